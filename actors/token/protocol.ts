@@ -1,0 +1,80 @@
+/**
+ * TokenActor: the authorization server's state — users, roles, the registered client and refresh
+ * tokens. Build messages with the functions below and send them with `ask`.
+ */
+import type { Request } from '../../src/messaging/ask.ts';
+import type { Ref } from '../../src/messaging/nact.ts';
+import type { Reply } from '../../src/messaging/reply.ts';
+import type { GrantType } from '../../src/config.ts';
+
+export type ErrorCode =
+  | 'client.invalid' // unknown client or wrong secret
+  | 'grant.invalid' // bad user credentials; unknown, expired, revoked or reused refresh token
+  | 'grant.unauthorized' // the grant type is not enabled for the client
+  | 'scope.invalid'; // a scope the client (or the refresh token) does not have
+
+export interface ClientView {
+  readonly clientId: string;
+  readonly grantTypes: readonly GrantType[];
+  readonly scopes: readonly string[];
+}
+
+export interface TokenGrant {
+  readonly accessToken: string;
+  readonly tokenType: 'bearer';
+  /** Absent when the client may not use the refresh_token grant. */
+  readonly refreshToken: string | undefined;
+  /** Seconds until the access token expires. */
+  readonly expiresIn: number;
+  readonly scope: readonly string[];
+  readonly jti: string;
+}
+
+export interface RoleView {
+  readonly id: number;
+  readonly roleName: string;
+  readonly description: string;
+}
+
+export interface UserView {
+  readonly id: number;
+  readonly username: string;
+  /** BCrypt hash. */
+  readonly password: string;
+  readonly firstName: string;
+  readonly lastName: string;
+  readonly roles: readonly RoleView[];
+}
+
+export type ClientReply = Reply<ClientView, 'client.invalid'>;
+export type GrantReply = Reply<TokenGrant, ErrorCode>;
+export type UsersReply = Reply<readonly UserView[]>;
+
+export type Command =
+  | { readonly type: 'AuthenticateClient'; readonly clientId: string; readonly clientSecret: string; readonly sender: Ref<ClientReply> }
+  | {
+    readonly type: 'IssueToken'; readonly clientId: string; readonly username: string; readonly password: string;
+    /** Undefined: every scope of the client. */
+    readonly scope: readonly string[] | undefined; readonly sender: Ref<GrantReply>;
+  }
+  | {
+    readonly type: 'Refresh'; readonly clientId: string; readonly refreshToken: string;
+    /** Undefined: the refresh token's scope; otherwise it may only narrow it. */
+    readonly scope: readonly string[] | undefined; readonly sender: Ref<GrantReply>;
+  }
+  | { readonly type: 'ListUsers'; readonly sender: Ref<UsersReply> };
+
+/** Checks client credentials (HTTP Basic or client_secret_post). */
+export const authenticateClient = (clientId: string, clientSecret: string): Request<Command, ClientReply> =>
+  (sender) => ({ type: 'AuthenticateClient', clientId, clientSecret, sender });
+
+/** Password grant for an already authenticated client. */
+export const issueToken = (p: { clientId: string; username: string; password: string; scope?: readonly string[] | undefined }): Request<Command, GrantReply> =>
+  (sender) => ({ type: 'IssueToken', clientId: p.clientId, username: p.username, password: p.password, scope: p.scope, sender });
+
+/** Refresh-token grant: rotates the token; a token presented twice revokes its whole login. */
+export const refresh = (p: { clientId: string; refreshToken: string; scope?: readonly string[] | undefined }): Request<Command, GrantReply> =>
+  (sender) => ({ type: 'Refresh', clientId: p.clientId, refreshToken: p.refreshToken, scope: p.scope, sender });
+
+/** Every user with its roles, ordered by id. */
+export const listUsers = (): Request<Command, UsersReply> => (sender) => ({ type: 'ListUsers', sender });

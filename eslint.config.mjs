@@ -1,0 +1,41 @@
+// Lint: recommended rules, no `any`, and the dependency direction of the layout (see README).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const restrict = (files, patterns) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns }] },
+});
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'data/**', 'bench/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  // Only src/messaging/nact.ts may import nact.
+  restrict(['**/*.ts'], [{ group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' }]),
+  { files: ['src/messaging/nact.ts'], rules: { 'no-restricted-imports': 'off' } },
+  // HTTP speaks to actors through their protocols, never their implementations or the stores.
+  restrict(['http/**/*.ts'], [
+    { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },
+    { group: ['**/actors/*/actor.ts', '**/actors/*/router.ts'], message: 'import the protocol, not the actor' },
+    { group: ['**/src/stores/*'], message: 'HTTP never touches a store' },
+  ]),
+  // Actors see store ports, never adapters or HTTP.
+  restrict(['actors/**/*.ts'], [
+    { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },
+    { group: ['**/http/**'], message: 'actors do not know HTTP' },
+    { group: ['**/stores/*.sqlite.ts', '**/stores/*.mongo.ts', '**/stores/sqlite.ts'], message: 'actors depend on store ports only' },
+  ]),
+  // Store adapters know neither actors nor HTTP.
+  restrict(['src/stores/**/*.ts'], [
+    { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },
+    { group: ['**/actors/**', '**/http/**'], message: 'adapters point inward only' },
+  ]),
+);

@@ -1,0 +1,61 @@
+import Koa from 'koa';
+import type Router from '@koa/router';
+import type * as Token from '../actors/token/protocol.ts';
+import type { Config } from '../src/config.ts';
+import type { Logger } from '../src/logger.ts';
+import type { Ref } from '../src/messaging/nact.ts';
+import type { TokenVerifier } from '../src/security/jwt.ts';
+import { bearerAuth } from './middleware/bearer-auth.ts';
+import { errorHandler } from './middleware/error-handler.ts';
+import { requestId } from './middleware/request-id.ts';
+import { requestLog } from './middleware/request-log.ts';
+import { appRoutes } from './routes/app.ts';
+import { oauthRoutes } from './routes/oauth.ts';
+import { opsRoutes } from './routes/ops.ts';
+import type { AppState } from './state.ts';
+
+export interface AppRefs {
+  readonly token: Ref<Token.Command>;
+}
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly refs: AppRefs;
+  readonly verifyToken: TokenVerifier;
+  readonly logger: Logger;
+  readonly ready: () => Promise<void>;
+}
+
+const under = (prefix: string) => (path: string): boolean => path === prefix || path.startsWith(`${prefix}/`);
+
+function mount(app: Koa<AppState>, router: Router<AppState>): void {
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+}
+
+/**
+ * The middleware order: request id → request log → error handler → resource-server guard → routers.
+ * The guard runs before routing, so an unknown path under /app is 401 without a token, as in Spring.
+ */
+export function createApp(deps: AppDeps): Koa<AppState> {
+  const { config, refs } = deps;
+  const app = new Koa<AppState>({ proxy: false });
+  app.silent = true;
+  app.use(requestId());
+  app.use(requestLog(deps.logger));
+  app.use(errorHandler(deps.logger));
+
+  const guard = bearerAuth({ enabled: config.security.enabled, realm: config.security.realm, verify: deps.verifyToken });
+  const isApp = under('/app');
+  app.use(async function guardResources(ctx, next) {
+    return isApp(ctx.path) ? guard(ctx, next) : next();
+  });
+
+  mount(app, opsRoutes({ ready: deps.ready }));
+  if (config.services.has('secured')) {
+    const askTimeoutMs = config.actors.askTimeoutMs;
+    mount(app, oauthRoutes({ token: refs.token, realm: config.security.realm, askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes }));
+    mount(app, appRoutes({ token: refs.token, askTimeoutMs, includePasswordHash: config.app.listAllIncludePasswordHash }));
+  }
+  return app;
+}

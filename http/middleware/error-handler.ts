@@ -1,0 +1,66 @@
+import type { Context, Middleware } from 'koa';
+import type { Logger } from '../../src/logger.ts';
+import { ActorUnavailableError, AskTimeoutError } from '../../src/messaging/ask.ts';
+import { HttpProblem, OAuthError, problemBody } from '../problems.ts';
+import type { AppState } from '../state.ts';
+
+const RETRY_AFTER_SECONDS = '1';
+
+const isOAuthPath = (path: string): boolean => path === '/oauth' || path.startsWith('/oauth/');
+
+/** Errors thrown by Koa's helpers (body parser, router): `status` plus an `expose`d message. */
+function exposedStatus(error: unknown): { status: number; message: string } | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown };
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  return { status, message: expose === true && typeof message === 'string' ? message : 'The request could not be processed' };
+}
+
+function renderOAuth(ctx: Context, e: OAuthError): void {
+  ctx.status = e.status;
+  ctx.set(e.headers);
+  ctx.body = { error: e.error, error_description: e.description };
+}
+
+function renderProblem(ctx: Context, state: AppState, e: HttpProblem): void {
+  ctx.status = e.status;
+  ctx.set(e.headers);
+  ctx.body = problemBody(e.status, e.code, e.detail, state.requestId, e.errors);
+  ctx.type = 'application/problem+json';
+}
+
+function toKnown(ctx: Context, error: unknown): HttpProblem | OAuthError | undefined {
+  if (error instanceof HttpProblem || error instanceof OAuthError) return error;
+  if (error instanceof AskTimeoutError || error instanceof ActorUnavailableError) {
+    return new HttpProblem(503, 'unavailable', 'The service is busy; try again shortly', { headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
+  }
+  const exposed = exposedStatus(error);
+  if (!exposed) return undefined;
+  if (isOAuthPath(ctx.path)) return new OAuthError(exposed.status, 'invalid_request', exposed.message);
+  const detail = exposed.status === 400 ? 'The request body is not valid JSON' : exposed.message;
+  return new HttpProblem(exposed.status, exposed.status === 413 ? 'payload_too_large' : 'bad_request', detail);
+}
+
+/**
+ * First in the chain: renders every error (problem+json, or OAuth JSON under /oauth and for
+ * authentication), turns unmatched routes into 404/405 problems, and logs 5xx with the request id
+ * but never the error's text to the client.
+ */
+export function errorHandler(logger: Logger): Middleware<AppState> {
+  return async function handleErrors(ctx, next) {
+    try {
+      await next();
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw new HttpProblem(404, 'not_found', `No resource at ${ctx.path}`);
+        if (ctx.status === 405) throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: ctx.response.get('Allow') } });
+        if (ctx.status === 501) throw new HttpProblem(501, 'not_implemented', `${ctx.method} is not supported`);
+      }
+    } catch (error) {
+      const known = toKnown(ctx, error);
+      if (known instanceof OAuthError) return renderOAuth(ctx, known);
+      if (known) return renderProblem(ctx, ctx.state, known);
+      logger.error({ requestId: ctx.state.requestId, err: error }, 'request failed');
+      renderProblem(ctx, ctx.state, new HttpProblem(500, 'internal', `The server failed; quote request id ${ctx.state.requestId}`));
+    }
+  };
+}

@@ -1,0 +1,28 @@
+// Runs every uvu suite under test/ (through tsx) and ends with one line: "N passed, N failed[, N skipped]".
+import { spawn } from 'node:child_process';
+
+const pattern = process.argv[2] ?? '\\.test\\.ts$';
+const child = spawn(process.execPath, ['--import', 'tsx', 'node_modules/uvu/bin.js', 'test', pattern, '--no-color'],
+  { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } });
+
+let out = '';
+child.stdout.on('data', (chunk) => {
+  out += chunk;
+  process.stdout.write(chunk);
+});
+
+child.on('close', (code) => {
+  // eslint-disable-next-line no-control-regex -- strips ANSI colour codes
+  const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
+  const count = (label) => Number(plain.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'))?.[1] ?? NaN);
+  const total = count('Total');
+  const passed = count('Passed');
+  const skipped = count('Skipped') || 0;
+  if (Number.isNaN(total)) {
+    console.log('0 passed, 1 failed');
+    process.exit(code || 1);
+  }
+  const failed = total - passed; // uvu leaves skipped tests out of Total; a suite whose before() threw counts here
+  console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
+  process.exit(code || failed > 0 || total === 0 ? 1 : 0);
+});

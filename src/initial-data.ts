@@ -1,0 +1,45 @@
+/** Roles and users loaded at start-up from JSON (BCrypt hashes only), idempotently. */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError } from './config.ts';
+import type { CredentialStore } from './stores/credential-store.ts';
+
+const bcryptHash = z.string().regex(/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/, 'must be a BCrypt hash, never a plain password');
+
+const schema = z.object({
+  roles: z.array(z.object({ roleName: z.string().min(1), description: z.string().default('') }).strict()),
+  users: z.array(z.object({
+    username: z.string().min(1),
+    password: bcryptHash,
+    firstName: z.string().default(''),
+    lastName: z.string().default(''),
+    roles: z.array(z.string().min(1)),
+  }).strict()),
+}).strict();
+
+export type InitialData = z.infer<typeof schema>;
+
+export function readInitialData(path: string): InitialData {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const why = error instanceof SyntaxError ? 'not valid JSON' : ((error as NodeJS.ErrnoException).code ?? 'unreadable');
+    throw new ConfigError(`Invalid configuration: app.initial-data: ${path} is ${why}`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`Invalid configuration: app.initial-data: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`);
+  }
+  return parsed.data;
+}
+
+/** Saves every role, then every user with its roles; running it twice changes nothing. */
+export function loadInitialData(store: CredentialStore, data: InitialData): void {
+  const descriptions = new Map(data.roles.map((r) => [r.roleName, r.description]));
+  for (const role of data.roles) store.saveRole(role);
+  for (const user of data.users) {
+    store.saveUser({ ...user, roles: user.roles.map((roleName) => ({ roleName, description: descriptions.get(roleName) ?? '' })) });
+  }
+}

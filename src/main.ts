@@ -1,0 +1,36 @@
+/** `npm start`: serve all configured services until SIGTERM/SIGINT. */
+import { ConfigError, configFromProcess } from './config.ts';
+import { createLogger } from './logger.ts';
+import { startTroupe, type Troupe } from './server.ts';
+
+/** Bad configuration ends start-up with its one line, no stack. */
+async function orExit<T>(step: () => Promise<T> | T): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+function onSignals(troupe: Troupe, log: ReturnType<typeof createLogger>): void {
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    troupe.close().then(() => process.exit(0), (error: unknown) => {
+      log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+const config = await orExit(() => configFromProcess());
+const logger = createLogger(config.logging.level);
+const troupe = await orExit(() => startTroupe(config, logger));
+logger.info({ url: troupe.url, services: [...config.services] }, 'troupe listening');
+onSignals(troupe, logger);

@@ -1,0 +1,183 @@
+/**
+ * The only importer of `nact`. nact ships partial, loosely typed declarations and two stop bugs
+ * (stopping an actor leaves its children running; stopping the system stops no actor), so the rest
+ * of the code speaks to actors through the typed functions here.
+ */
+import { createRequire } from 'node:module';
+import nact from 'nact';
+
+declare const protocol: unique symbol;
+
+/** A reference to an actor (or reply slot) that accepts messages of type `M`. */
+export interface Ref<M> {
+  readonly type: 'actor' | 'temp' | 'system' | 'nobody';
+  /** Phantom: makes `Ref<M>` contravariant in `M`, never present at run time. */
+  readonly [protocol]?: (message: M) => void;
+}
+
+/** Any reference, whatever it accepts (refs are contravariant, so this is the widest one). */
+export type AnyRef = Ref<never>;
+
+/** The root of an actor tree; top-level actors are spawned under it. */
+export interface ActorSystem extends Ref<never> {
+  readonly type: 'system';
+  readonly name: string;
+}
+
+/** What an actor's handler sees besides its state and message. */
+export interface Ctx<M> {
+  readonly self: Ref<M>;
+  readonly name: string;
+  /** Path such as `troupe://activity/42`. */
+  readonly path: string;
+  readonly children: ReadonlyMap<string, AnyRef>;
+}
+
+export type Decision = 'resume' | 'reset' | 'stop';
+
+/** Decides what happens to an actor whose handler threw while handling `message`. */
+export type CrashPolicy = (message: unknown, error: unknown, path: string) => Decision;
+
+export type Handler<S, M> = (state: S, message: M, ctx: Ctx<M>) => S | Promise<S>;
+
+export interface SpawnOptions<S, M> {
+  readonly name?: string;
+  readonly initialState: (ctx: Ctx<M>) => S;
+  /** Stop the actor after this many idle milliseconds (it can be spawned again later). */
+  readonly shutdownAfterMs?: number;
+  readonly onCrash?: CrashPolicy;
+  readonly afterStop?: (state: S, ctx: Ctx<M>) => void;
+}
+
+/** A node of the live actor tree, for introspection (REPL, metrics). */
+export interface ActorInfo {
+  readonly name: string;
+  readonly path: string;
+  readonly mailbox: number;
+  readonly children: readonly ActorInfo[];
+}
+
+// ---- the untyped run time, described once ------------------------------------------------------
+
+interface RawPath { readonly parts: readonly string[]; toString(): string }
+interface RawRef extends AnyRef { readonly system: { readonly name: string }; readonly path: RawPath; readonly name?: string }
+interface RawCtx {
+  readonly self: RawRef; readonly name: string; readonly path: RawPath;
+  readonly children: Map<string, RawRef>;
+}
+type RawSupervisionCtx = RawCtx & Record<'resume' | 'reset' | 'stop', symbol>;
+interface RawProps {
+  initialStateFunc: (ctx: RawCtx) => unknown;
+  shutdownAfter?: number;
+  onCrash: (message: unknown, error: unknown, ctx: RawSupervisionCtx) => symbol;
+  afterStop: (state: unknown, ctx: RawCtx) => void;
+}
+interface RawNact {
+  start(options: { name: string }): RawRef;
+  spawn(parent: RawRef, f: (state: unknown, message: unknown, ctx: RawCtx) => unknown, name: string | undefined, props: RawProps): RawRef;
+  dispatch(ref: RawRef, message: unknown): void;
+  query(ref: RawRef, build: (sender: RawRef) => unknown, timeoutMs: number): Promise<unknown>;
+}
+interface RawActor {
+  readonly name: string; readonly reference: RawRef; readonly path: RawPath;
+  readonly children: Map<string, RawActor>; readonly mailbox: { readonly length: number };
+  stop(): void;
+}
+interface RawSystem { readonly children: Map<string, RawActor>; stop(): void }
+interface RawSystemMap { find(systemName: string, ref?: RawRef): RawActor | RawSystem | undefined }
+
+const runtime = nact as unknown as RawNact;
+const systemMap = createRequire(import.meta.url)('nact/lib/system-map.js') as RawSystemMap;
+
+const raw = (ref: AnyRef): RawRef => ref as RawRef;
+const typed = <M>(ref: RawRef): Ref<M> => ref as Ref<M>;
+
+function wrapCtx<M>(ctx: RawCtx): Ctx<M> {
+  return { self: typed<M>(ctx.self), name: ctx.name, path: ctx.path.toString(), children: ctx.children };
+}
+
+// ---- the typed API ------------------------------------------------------------------------------
+
+/** Starts an actor system. Stop it with {@link stopSystem}. */
+export function startSystem(name: string): ActorSystem {
+  return runtime.start({ name }) as unknown as ActorSystem;
+}
+
+/** Spawns an actor under `parent` (a system, or an actor's `ctx.self`). */
+export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: SpawnOptions<S, M>): Ref<M> {
+  const onCrash = options.onCrash ?? (() => 'stop');
+  const props: RawProps = {
+    initialStateFunc: (ctx) => options.initialState(wrapCtx<M>(ctx)),
+    onCrash: (message, error, ctx) => ctx[onCrash(message, error, ctx.path.toString())],
+    afterStop: (state, ctx) => options.afterStop?.(state as S, wrapCtx<M>(ctx)),
+    ...(options.shutdownAfterMs === undefined ? {} : { shutdownAfter: options.shutdownAfterMs }),
+  };
+  const f = (state: unknown, message: unknown, ctx: RawCtx): unknown =>
+    handler(state as S, message as M, wrapCtx<M>(ctx));
+  return typed<M>(runtime.spawn(raw(parent), f, options.name, props));
+}
+
+/** Sends `message` to `ref`. A stopped or unknown actor drops it silently, as in nact. */
+export function tell<M>(ref: Ref<M>, message: M): void {
+  runtime.dispatch(raw(ref as AnyRef), message);
+}
+
+/**
+ * Sends the message built with a fresh reply slot and resolves with the first reply.
+ * Rejects with nact's plain errors; {@link ../messaging/ask.ts} turns them into typed ones.
+ */
+export function query<M, R>(ref: Ref<M>, build: (sender: Ref<R>) => M, timeoutMs: number): Promise<R> {
+  return runtime.query(raw(ref as AnyRef), (sender) => build(typed<R>(sender)), timeoutMs) as Promise<R>;
+}
+
+function concrete(ref: AnyRef): RawActor | RawSystem | undefined {
+  const r = raw(ref);
+  return systemMap.find(r.system.name, r);
+}
+
+const isActor = (node: RawActor | RawSystem): node is RawActor => 'mailbox' in node;
+
+function stopTree(actor: RawActor): void {
+  for (const child of [...actor.children.values()]) stopTree(child);
+  actor.stop();
+}
+
+/** Stops an actor and, bottom-up, every actor below it. */
+export function stop(ref: AnyRef): void {
+  const actor = concrete(ref);
+  if (actor && isActor(actor)) stopTree(actor);
+}
+
+/** Stops every actor of the system, bottom-up, then the system: no idle timer is left behind. */
+export function stopSystem(system: ActorSystem): void {
+  const sys = concrete(system);
+  if (!sys || isActor(sys)) return;
+  for (const actor of [...sys.children.values()]) stopTree(actor);
+  sys.stop();
+}
+
+/** Whether the actor behind `ref` is alive. */
+export function isAlive(ref: AnyRef): boolean {
+  return concrete(ref) !== undefined;
+}
+
+/** How many messages wait in the actor's mailbox (0 for an unknown actor). */
+export function mailboxSize(ref: AnyRef): number {
+  const actor = concrete(ref);
+  return actor && isActor(actor) ? actor.mailbox.length : 0;
+}
+
+function describe(actor: RawActor): ActorInfo {
+  return {
+    name: actor.name,
+    path: actor.path.toString(),
+    mailbox: actor.mailbox.length,
+    children: [...actor.children.values()].map(describe),
+  };
+}
+
+/** The live actor tree under a system or an actor. */
+export function actorTree(ref: AnyRef): readonly ActorInfo[] {
+  const node = concrete(ref);
+  return node ? [...node.children.values()].map(describe) : [];
+}

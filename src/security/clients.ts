@@ -1,0 +1,59 @@
+/** The registered OAuth client and HTTP Basic client authentication (RFC 6749 §2.3.1). */
+import { createHash } from 'node:crypto';
+import type { GrantType } from '../config.ts';
+import type { PasswordHasher } from './passwords.ts';
+
+export interface Client {
+  readonly clientId: string;
+  /** BCrypt hash of the client secret. */
+  readonly secretHash: string;
+  readonly grantTypes: readonly GrantType[];
+  readonly scopes: readonly string[];
+  readonly resourceIds: readonly string[];
+}
+
+export interface ClientCredentials {
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+function formDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}
+
+/** Parses `Basic base64(urlencode(id):urlencode(secret))`; undefined when malformed. */
+export function parseBasic(header: string): ClientCredentials | undefined {
+  const m = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header);
+  if (!m?.[1]) return undefined;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return undefined;
+  return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+}
+
+const CACHE_LIMIT = 64;
+
+/**
+ * Checks client credentials against the registrations. A secret that matched once is remembered
+ * (by its SHA-256, never in clear, bounded), so a token request costs one BCrypt check, not two.
+ */
+export function createClientAuthenticator(clients: readonly Client[], hasher: PasswordHasher) {
+  const verified = new Map<string, Client>();
+  return async function authenticateClient(credentials: ClientCredentials): Promise<Client | undefined> {
+    const key = createHash('sha256').update(`${credentials.clientId}\0${credentials.clientSecret}`).digest('base64url');
+    const hit = verified.get(key);
+    if (hit) return hit;
+    const client = clients.find((c) => c.clientId === credentials.clientId);
+    const matches = await hasher.verify(credentials.clientSecret, client?.secretHash ?? clients[0]?.secretHash ?? '');
+    if (!client || !matches) return undefined;
+    if (verified.size >= CACHE_LIMIT) verified.delete(verified.keys().next().value ?? '');
+    verified.set(key, client);
+    return client;
+  };
+}
+
+export type ClientAuthenticator = ReturnType<typeof createClientAuthenticator>;

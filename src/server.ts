@@ -1,0 +1,80 @@
+/** Composition: config → stores → actors → Koa → listen, and the reverse on close. */
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createApp } from '../http/app.ts';
+import type { Config } from './config.ts';
+import { loadInitialData, readInitialData } from './initial-data.ts';
+import type { Logger } from './logger.ts';
+import { createClientAuthenticator, type Client } from './security/clients.ts';
+import { createTokenSigner, createTokenVerifier } from './security/jwt.ts';
+import { loadSigningKey } from './security/keys.ts';
+import { costOf, createPasswordHasher } from './security/passwords.ts';
+import { sqliteCredentialStore } from './stores/credential-store.sqlite.ts';
+import { sqliteRefreshTokenStore } from './stores/refresh-token-store.sqlite.ts';
+import { openDatabase } from './stores/sqlite.ts';
+import { startActors } from './system.ts';
+
+export interface Troupe {
+  readonly server: Server;
+  /** `http://host:port` as actually bound. */
+  readonly url: string;
+  /** Stops accepting, lets in-flight requests finish (bounded), stops the actors, closes the stores. */
+  close(): Promise<void>;
+}
+
+function registeredClient(config: Config): Client {
+  const jwt = config.security.jwt;
+  return {
+    clientId: jwt.clientId, secretHash: jwt.clientSecretHash, grantTypes: jwt.grantTypes,
+    scopes: [jwt.scopeRead, jwt.scopeWrite], resourceIds: [jwt.resourceId],
+  };
+}
+
+async function closeServer(server: Server, timeoutMs: number): Promise<void> {
+  const closed = once(server, 'close');
+  server.close();
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+  await closed;
+  clearTimeout(timer);
+}
+
+export async function startTroupe(config: Config, logger: Logger): Promise<Troupe> {
+  const db = openDatabase(config.data.dir, { synchronous: config.data.synchronous });
+  const credentials = sqliteCredentialStore(db);
+  const initial = readInitialData(config.app.initialData);
+  loadInitialData(credentials, initial);
+  const key = await loadSigningKey({ signingKey: config.security.signingKey, encodingStrength: config.security.encodingStrength, dataDir: config.data.dir },
+    (path) => logger.warn({ path }, 'generated a development signing key; set security.signing-key in production'));
+  const passwords = createPasswordHasher();
+  const cost = costOf(initial.users[0]?.password ?? '') ?? 10;
+  const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
+  const clients = [registeredClient(config)];
+  const settings = { issuer: config.security.jwt.issuer, audience: config.security.jwt.resourceId, validity: config.security.jwt.accessTokenValidity };
+  const actors = startActors({
+    logger,
+    token: {
+      clients, authenticateClient: createClientAuthenticator(clients, passwords), credentials, refreshTokens: sqliteRefreshTokenStore(db),
+      passwords, signAccessToken: createTokenSigner(key, settings), refreshTokenValidity: config.security.jwt.refreshTokenValidity, dummyHash,
+    },
+  });
+  const app = createApp({
+    config, logger, refs: { token: actors.token }, verifyToken: createTokenVerifier(key, settings),
+    ready: async () => { db.prepare('select 1').get(); },
+  });
+  const server = app.listen(config.server.port, config.server.host);
+  await once(server, 'listening');
+  const { address, port } = server.address() as AddressInfo;
+  const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  return {
+    server, url,
+    async close() {
+      await closeServer(server, config.server.shutdownTimeoutMs);
+      actors.stop();
+      await passwords.close();
+      db.close();
+    },
+  };
+}

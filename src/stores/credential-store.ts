@@ -1,0 +1,43 @@
+/** Port: the users and roles of the secured service. */
+
+export interface Role {
+  readonly id: number;
+  readonly roleName: string;
+  readonly description: string;
+}
+
+export interface UserRecord {
+  readonly id: number;
+  readonly username: string;
+  /** BCrypt hash. */
+  readonly password: string;
+  readonly firstName: string;
+  readonly lastName: string;
+  /** Ordered by role id. */
+  readonly roles: readonly Role[];
+}
+
+export interface RoleInput {
+  readonly roleName: string;
+  readonly description?: string;
+}
+
+export interface UserInput {
+  readonly username: string;
+  /** BCrypt hash, never a plain password. */
+  readonly password: string;
+  readonly firstName?: string;
+  readonly lastName?: string;
+  /** Saving a user saves these roles too (created when missing) and replaces its role set. */
+  readonly roles: readonly RoleInput[];
+}
+
+export interface CredentialStore {
+  findByUsername(username: string): UserRecord | undefined;
+  /** Every user with its roles, ordered by id. */
+  listAll(): readonly UserRecord[];
+  /** Inserts or updates (by role name). */
+  saveRole(role: RoleInput): Role;
+  /** Inserts or updates (by username), in one transaction with its roles. */
+  saveUser(user: UserInput): UserRecord;
+}

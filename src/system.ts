@@ -1,0 +1,27 @@
+/** Starts the actor tree and hands out the named refs; stops it bottom-up. */
+import { randomBytes } from 'node:crypto';
+import { spawnTokenActor, type TokenActorDeps } from '../actors/token/actor.ts';
+import type * as Token from '../actors/token/protocol.ts';
+import type { Logger } from './logger.ts';
+import { startSystem, stopSystem, type ActorSystem, type Ref } from './messaging/nact.ts';
+import { replyThenResume } from './messaging/supervision.ts';
+
+export interface Actors {
+  readonly system: ActorSystem;
+  readonly token: Ref<Token.Command>;
+  stop(): void;
+}
+
+export interface ActorDeps {
+  readonly token: Omit<TokenActorDeps, 'onCrash'>;
+  readonly logger: Logger;
+}
+
+export function startActors(deps: ActorDeps): Actors {
+  const system = startSystem(`troupe-${randomBytes(4).toString('hex')}`);
+  const report = (error: unknown, path: string, decision: string): void => {
+    deps.logger.error({ err: error, actor: path, decision }, 'actor crashed');
+  };
+  const token = spawnTokenActor(system, { ...deps.token, onCrash: replyThenResume(report) });
+  return { system, token, stop: () => stopSystem(system) };
+}

@@ -1,0 +1,95 @@
+import { spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError, DEV_CLIENT_SECRET_HASH, loadConfig } from '../src/config.ts';
+import { tempDir } from './helpers/server.ts';
+
+const t = suite('config');
+const OTHER_HASH = '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK';
+
+function rejects(sources: Parameters<typeof loadConfig>[0], pattern: RegExp, production = false): string {
+  try {
+    loadConfig(sources, production);
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    assert.match((error as Error).message, pattern);
+    return (error as Error).message;
+  }
+  return assert.unreachable('expected a ConfigError');
+}
+
+t('development defaults match the contract', () => {
+  const c = loadConfig();
+  assert.is(c.server.host, '127.0.0.1');
+  assert.is(c.server.port, 8080);
+  assert.is(c.server.maxBodyBytes, 1024 * 1024);
+  assert.is(c.security.encodingStrength, 256);
+  assert.is(c.security.realm, 'troupe');
+  assert.is(c.security.jwt.clientId, 'troupe-client');
+  assert.is(c.security.jwt.clientSecretHash, DEV_CLIENT_SECRET_HASH);
+  assert.equal(c.security.jwt.grantTypes, ['password', 'refresh_token']);
+  assert.is(c.security.jwt.resourceId, 'troupe-api');
+  assert.is(c.security.jwt.issuer, 'http://127.0.0.1:8080');
+  assert.is(c.security.jwt.accessTokenValidity, 3600);
+  assert.is(c.security.jwt.refreshTokenValidity, 2592000);
+  assert.equal([...c.services], ['secured', 'employee', 'userdata']);
+  assert.is(c.mongodb.uri, undefined);
+  assert.ok(Object.isFrozen(c.security.jwt));
+});
+
+t('application.properties overrides defaults, the environment overrides the file', () => {
+  const dir = tempDir();
+  const file = join(dir, 'application.properties');
+  writeFileSync(file, '# Spring style\nsecurity.security-realm=file-realm\nserver.port: 9000\nsecurity.jwt.client-id = from-file\n');
+  const c = loadConfig({ file, env: { SECURITY_JWT_CLIENT_ID: 'from-env', PORT: '9100' } });
+  assert.is(c.security.realm, 'file-realm');
+  assert.is(c.security.jwt.clientId, 'from-env');
+  assert.is(c.server.port, 9100);
+  rmSync(dir, { recursive: true });
+});
+
+t('relaxed binding reaches dotted and dashed keys; MONGODB_URI works', () => {
+  const c = loadConfig({ env: { SECURITY_JWT_ACCESS_TOKEN_VALIDITY: '60', MONGODB_URI: 'mongodb://localhost:27017/x', SERVICES: 'secured, employee' } });
+  assert.is(c.security.jwt.accessTokenValidity, 60);
+  assert.is(c.mongodb.uri, 'mongodb://localhost:27017/x');
+  assert.equal([...c.services], ['secured', 'employee']);
+});
+
+t('the seed spelling refresh-token is accepted', () => {
+  assert.equal(loadConfig({ properties: { 'security.jwt.grant-type': 'password,refresh-token' } }).security.jwt.grantTypes, ['password', 'refresh_token']);
+});
+
+t('a bad value is one line naming the key', () => {
+  const message = rejects({ env: { SECURITY_ENCODING_STRENGTH: '999' } }, /security\.encoding-strength/);
+  assert.not.match(message, /\n/);
+  rejects({ properties: { 'server.port': 'eighty' } }, /server\.port: must be a whole number/);
+  rejects({ properties: { services: 'secured,payroll' } }, /services: unknown value\(s\) payroll/);
+  rejects({ properties: { 'security.jwt.grant-type': 'client_credentials' } }, /security\.jwt\.grant-type/);
+});
+
+t('a bad secret is named but never echoed', () => {
+  const message = rejects({ properties: { 'security.jwt.client-secret': 'plain-text-secret' } }, /security\.jwt\.client-secret: must be a BCrypt hash/);
+  assert.not.match(message, /plain-text-secret/);
+});
+
+t('production refuses development secrets and disabled security', () => {
+  const key = 'k'.repeat(64);
+  rejects({}, /security\.signing-key must be set/, true);
+  rejects({ properties: { 'security.signing-key': key } }, /security\.jwt\.client-secret must be set/, true);
+  rejects({ properties: { 'security.signing-key': key, 'security.jwt.client-secret': OTHER_HASH, 'security.enabled': 'false' } }, /security\.enabled=false is refused/, true);
+  const c = loadConfig({ properties: { 'security.signing-key': key, 'security.jwt.client-secret': OTHER_HASH } }, true);
+  assert.is(c.production, true);
+});
+
+t('start-up with a bad value exits 1 with one line naming the key', () => {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    encoding: 'utf8', timeout: 20_000, env: { ...process.env, SECURITY_ENCODING_STRENGTH: '999', CONFIG_FILE: '/dev/null' },
+  });
+  assert.is(run.status, 1);
+  assert.is(run.stderr.trim().split('\n').length, 1);
+  assert.match(run.stderr, /^Invalid configuration: security\.encoding-strength/);
+});
+
+t.run();

@@ -1,0 +1,36 @@
+/** Token requests as a client would make them. */
+export const CLIENT_ID = 'troupe-client';
+export const CLIENT_SECRET = 'troupe-secret';
+
+export const basic = (id = CLIENT_ID, secret = CLIENT_SECRET): string =>
+  `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+export const USERS = {
+  admin: { username: 'admin', password: 'admin-password' },
+  john: { username: 'john.doe', password: 'john-password' },
+} as const;
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: string;
+  refresh_token?: string;
+  expires_in: number;
+  scope: string;
+  jti: string;
+}
+
+export async function postToken(url: string, form: Record<string, string>, headers: Record<string, string> = { Authorization: basic() }): Promise<Response> {
+  return fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form).toString(),
+  });
+}
+
+export async function login(url: string, user: { username: string; password: string } = USERS.john, scope?: string): Promise<TokenResponse> {
+  const res = await postToken(url, { grant_type: 'password', ...user, ...(scope ? { scope } : {}) });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as TokenResponse;
+}
+
+export const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });

@@ -1,0 +1,123 @@
+import { spawnSync } from 'node:child_process';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ActorUnavailableError, ask, AskTimeoutError } from '../../src/messaging/ask.ts';
+import { actorTree, isAlive, spawn, startSystem, stop, stopSystem, tell, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
+import { replyThenResume } from '../../src/messaging/supervision.ts';
+import { createProbe } from '../helpers/probe.ts';
+
+type CounterMsg =
+  | { type: 'Add'; n: number }
+  | { type: 'Get'; sender: Ref<Reply<number>> }
+  | { type: 'Boom'; sender: Ref<Reply<number>> }
+  | { type: 'Ignore'; sender: Ref<Reply<number>> };
+
+const ctx = { system: undefined as unknown as ActorSystem, crashes: [] as string[] };
+const t = suite('messaging: typed nact wrapper', ctx);
+
+t.before.each(() => {
+  ctx.system = startSystem(`test-${Math.random().toString(36).slice(2)}`);
+  ctx.crashes = [];
+});
+t.after.each(() => stopSystem(ctx.system));
+
+const spawnCounter = (name = 'counter'): Ref<CounterMsg> =>
+  spawn<number, CounterMsg>(ctx.system, (n, msg) => {
+    switch (msg.type) {
+      case 'Add': return n + msg.n;
+      case 'Get': tell(msg.sender, ok(n)); return n;
+      case 'Boom': throw new Error('boom');
+      case 'Ignore': return n;
+    }
+  }, {
+    name, initialState: () => 10,
+    onCrash: replyThenResume((_e, path, decision) => ctx.crashes.push(`${path} ${decision}`), { maxCrashes: 2, withinMs: 60_000 }),
+  });
+
+t('ask: the reply dispatched to the sender resolves the ask', async () => {
+  const counter = spawnCounter();
+  tell(counter, { type: 'Add', n: 5 });
+  assert.equal(await ask(counter, (sender) => ({ type: 'Get', sender }), 1000), ok(15));
+});
+
+t('ask: an actor that never answers rejects with AskTimeoutError', async () => {
+  const counter = spawnCounter();
+  try {
+    await ask(counter, (sender) => ({ type: 'Ignore', sender }), 50);
+    assert.unreachable('should time out');
+  } catch (error) {
+    assert.instance(error, AskTimeoutError);
+    assert.is((error as AskTimeoutError).timeoutMs, 50);
+  }
+});
+
+t('ask: a stopped actor rejects at once with ActorUnavailableError', async () => {
+  const counter = spawnCounter();
+  stop(counter);
+  try {
+    await ask(counter, (sender) => ({ type: 'Get', sender }), 5000);
+    assert.unreachable('should reject');
+  } catch (error) {
+    assert.instance(error, ActorUnavailableError);
+  }
+});
+
+t('supervision: a crash answers the sender with internal and keeps the state', async () => {
+  const counter = spawnCounter();
+  const probe = createProbe<Reply<number>>(ctx.system);
+  tell(counter, { type: 'Add', n: 1 });
+  tell(counter, { type: 'Boom', sender: probe.ref });
+  assert.equal(await probe.expectMessage(), fail('internal', 'internal error'));
+  tell(counter, { type: 'Get', sender: probe.ref });
+  assert.equal(await probe.expectMessage(), ok(11));
+  assert.equal(ctx.crashes.length, 1);
+  assert.match(ctx.crashes[0] ?? '', /counter resume$/);
+});
+
+t('supervision: past the restart budget the actor is reset to its initial state', async () => {
+  const counter = spawnCounter();
+  const probe = createProbe<Reply<number>>(ctx.system);
+  tell(counter, { type: 'Add', n: 5 });
+  for (let i = 0; i < 3; i++) {
+    tell(counter, { type: 'Boom', sender: probe.ref });
+    await probe.expectMessage();
+  }
+  tell(counter, { type: 'Get', sender: probe.ref });
+  assert.equal(await probe.expectMessage(), ok(10));
+  assert.match(ctx.crashes.at(-1) ?? '', /reset$/);
+});
+
+t('stop: stopping a parent stops its children too', async () => {
+  const parent = spawn<null, { type: 'Spawn'; sender: Ref<Reply<string>> }>(ctx.system, (s, msg, actor) => {
+    const child = spawn(actor.self, (x: null) => x, { name: 'child', initialState: () => null });
+    tell(msg.sender, ok(String(isAlive(child))));
+    return s;
+  }, { name: 'parent', initialState: () => null });
+  assert.equal(await ask(parent, (sender) => ({ type: 'Spawn', sender }), 1000), ok('true'));
+  assert.equal(actorTree(ctx.system).map((a) => [a.name, a.children.map((c) => c.name)]), [['parent', ['child']]]);
+  stop(parent);
+  assert.equal(actorTree(ctx.system), []);
+  assert.is(isAlive(parent), false);
+});
+
+t('probe: expectNoMessage passes on silence and fails on a message', async () => {
+  const probe = createProbe<string>(ctx.system);
+  await probe.expectNoMessage(20);
+  tell(probe.ref, 'hello');
+  try {
+    await probe.expectNoMessage(20);
+    assert.unreachable('should fail');
+  } catch (error) {
+    assert.match(String(error), /unexpected message "hello"/);
+  }
+});
+
+t('stopSystem: actors with idle timers and children are all stopped, so the process exits', () => {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/fixtures/stop-system.ts'], { encoding: 'utf8', timeout: 20_000 });
+  assert.is(run.stdout.trim(), 'stopped');
+  assert.is(run.signal, null, 'the process had to be killed: something kept it alive');
+  assert.is(run.status, 0);
+});
+
+t.run();
