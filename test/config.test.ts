@@ -17,7 +17,7 @@ function rejects(sources: Parameters<typeof loadConfig>[0], pattern: RegExp, pro
     assert.match((error as Error).message, pattern);
     return (error as Error).message;
   }
-  return assert.unreachable('expected a ConfigError');
+  throw new Error('expected a ConfigError');
 }
 
 t('development defaults match the contract', () => {

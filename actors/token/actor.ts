@@ -59,17 +59,17 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   };
 
   /** The client's checks that come before any credential is looked at. */
-  const checkGrant = (clientId: string, grant: 'password' | 'refresh_token', scope: readonly string[] | undefined, allowed: readonly string[] | undefined) => {
+  const checkGrant = (clientId: string, grant: 'password' | 'refresh_token', scope: readonly string[] | undefined) => {
     const client = clientOf(clientId);
     if (!client) return fail('client.invalid', 'Unknown client');
     if (!client.grantTypes.includes(grant)) return fail('grant.unauthorized', `The client may not use the ${grant} grant`);
-    const bad = (scope ?? []).filter((s) => !client.scopes.includes(s) || (allowed !== undefined && !allowed.includes(s)));
+    const bad = (scope ?? []).filter((s) => !client.scopes.includes(s));
     if (bad.length > 0) return fail('scope.invalid', `Invalid scope: ${bad.join(' ')}`);
     return client;
   };
 
   const onIssueToken = (msg: IssueToken, ctx: Ctx<Msg>): void => {
-    const client = checkGrant(msg.clientId, 'password', msg.scope, undefined);
+    const client = checkGrant(msg.clientId, 'password', msg.scope);
     if ('ok' in client) return tell(msg.sender, client);
     if (isTooLong(msg.password)) return tell(msg.sender, fail('grant.invalid', BAD_CREDENTIALS));
     const user = deps.credentials.findByUsername(msg.username);
@@ -110,6 +110,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const refused = (msg: Refresh, description: string): void => tell(msg.sender, fail('grant.invalid', description));
 
   const onRefresh = async (msg: Refresh): Promise<void> => {
+    const client = checkGrant(msg.clientId, 'refresh_token', msg.scope);
+    if ('ok' in client) return tell(msg.sender, client);
     const record = deps.refreshTokens.find(hashToken(msg.refreshToken));
     if (!record || record.clientId !== msg.clientId) return refused(msg, 'Invalid refresh token');
     if (record.revokedAt !== null) return refused(msg, 'Refresh token revoked');
@@ -118,8 +120,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       return refused(msg, 'Refresh token already used; every token of this login is revoked');
     }
     if (record.expiresAt <= seconds()) return refused(msg, 'Refresh token expired');
-    const client = checkGrant(msg.clientId, 'refresh_token', msg.scope, record.scope);
-    if ('ok' in client) return tell(msg.sender, client);
+    const wider = (msg.scope ?? []).filter((s) => !record.scope.includes(s));
+    if (wider.length > 0) return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
     const user = deps.credentials.findByUsername(record.username);
     if (!user) return refused(msg, 'The user no longer exists');
     const next = newRefresh(client, user, record.scope, record.familyId, record.expiresAt);

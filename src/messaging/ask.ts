@@ -28,7 +28,7 @@ export type ReplyOf<B> = B extends Request<unknown, infer R> ? R : never;
  * Sends a request to an actor and waits for the reply dispatched to its `sender`.
  * Rejects with {@link AskTimeoutError} or {@link ActorUnavailableError}, never hangs.
  */
-export async function ask<M, R>(ref: Ref<M>, build: Request<M, R>, timeoutMs: number): Promise<R> {
+export async function ask<M, R>(ref: Ref<M>, build: Request<NoInfer<M>, R>, timeoutMs: number): Promise<R> {
   try {
     return await query(ref, build, timeoutMs);
   } catch (error) {

@@ -13,6 +13,8 @@ type CounterMsg =
   | { type: 'Boom'; sender: Ref<Reply<number>> }
   | { type: 'Ignore'; sender: Ref<Reply<number>> };
 
+const getCount = (sender: Ref<Reply<number>>): CounterMsg => ({ type: 'Get', sender });
+
 const ctx = { system: undefined as unknown as ActorSystem, crashes: [] as string[] };
 const t = suite('messaging: typed nact wrapper', ctx);
 
@@ -38,13 +40,13 @@ const spawnCounter = (name = 'counter'): Ref<CounterMsg> =>
 t('ask: the reply dispatched to the sender resolves the ask', async () => {
   const counter = spawnCounter();
   tell(counter, { type: 'Add', n: 5 });
-  assert.equal(await ask(counter, (sender) => ({ type: 'Get', sender }), 1000), ok(15));
+  assert.equal(await ask(counter, getCount, 1000), ok(15));
 });
 
 t('ask: an actor that never answers rejects with AskTimeoutError', async () => {
   const counter = spawnCounter();
   try {
-    await ask(counter, (sender) => ({ type: 'Ignore', sender }), 50);
+    await ask(counter, (sender: Ref<Reply<number>>): CounterMsg => ({ type: 'Ignore', sender }), 50);
     assert.unreachable('should time out');
   } catch (error) {
     assert.instance(error, AskTimeoutError);
@@ -56,7 +58,7 @@ t('ask: a stopped actor rejects at once with ActorUnavailableError', async () =>
   const counter = spawnCounter();
   stop(counter);
   try {
-    await ask(counter, (sender) => ({ type: 'Get', sender }), 5000);
+    await ask(counter, getCount, 5000);
     assert.unreachable('should reject');
   } catch (error) {
     assert.instance(error, ActorUnavailableError);
@@ -94,7 +96,7 @@ t('stop: stopping a parent stops its children too', async () => {
     tell(msg.sender, ok(String(isAlive(child))));
     return s;
   }, { name: 'parent', initialState: () => null });
-  assert.equal(await ask(parent, (sender) => ({ type: 'Spawn', sender }), 1000), ok('true'));
+  assert.equal(await ask(parent, (sender: Ref<Reply<string>>) => ({ type: 'Spawn' as const, sender }), 1000), ok('true'));
   assert.equal(actorTree(ctx.system).map((a) => [a.name, a.children.map((c) => c.name)]), [['parent', ['child']]]);
   stop(parent);
   assert.equal(actorTree(ctx.system), []);

@@ -1,0 +1,184 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnTokenActor } from '../../actors/token/actor.ts';
+import * as Token from '../../actors/token/protocol.ts';
+import { DEV_CLIENT_SECRET_HASH } from '../../src/config.ts';
+import { readInitialData, loadInitialData } from '../../src/initial-data.ts';
+import { tell, startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import { replyThenResume } from '../../src/messaging/supervision.ts';
+import { createClientAuthenticator, type Client } from '../../src/security/clients.ts';
+import { createTokenSigner, createTokenVerifier } from '../../src/security/jwt.ts';
+import { loadSigningKey } from '../../src/security/keys.ts';
+import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
+import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
+import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
+import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
+import { createProbe, type Probe } from '../helpers/probe.ts';
+
+const settings = { issuer: 'http://issuer.test', audience: 'troupe-api', validity: 3600 };
+const CLIENT: Client = { clientId: 'troupe-client', secretHash: DEV_CLIENT_SECRET_HASH, grantTypes: ['password', 'refresh_token'], scopes: ['read', 'write'], resourceIds: ['troupe-api'] };
+const PASSWORD_ONLY: Client = { ...CLIENT, clientId: 'password-only', grantTypes: ['password'] };
+const OTHER: Client = { ...CLIENT, clientId: 'other-client' };
+
+interface Ctx {
+  system: ActorSystem; db: Db; hasher: PasswordHasher; token: Ref<Token.Command>; clock: { now: number };
+  probe: Probe<Token.GrantReply>; verify: ReturnType<typeof createTokenVerifier>;
+}
+const ctx = {} as Ctx;
+const t = suite('TokenActor', ctx);
+
+t.before(async () => {
+  ctx.hasher = createPasswordHasher(2);
+  const key = await loadSigningKey({ signingKey: 'a-test-signing-key-of-at-least-32-bytes!', encodingStrength: 256, dataDir: '/nonexistent' });
+  ctx.verify = createTokenVerifier(key, settings);
+  ctx.clock = { now: Date.now() };
+  ctx.db = openDatabase(':memory:', { synchronous: 'NORMAL' });
+  const credentials = sqliteCredentialStore(ctx.db);
+  loadInitialData(credentials, readInitialData('data/initial-data.json'));
+  ctx.system = startSystem('token-test');
+  const clients = [CLIENT, PASSWORD_ONLY, OTHER];
+  ctx.token = spawnTokenActor(ctx.system, {
+    clients, authenticateClient: createClientAuthenticator(clients, ctx.hasher), credentials, refreshTokens: sqliteRefreshTokenStore(ctx.db),
+    passwords: ctx.hasher, signAccessToken: createTokenSigner(key, settings), refreshTokenValidity: 600,
+    dummyHash: await ctx.hasher.hash('dummy', 10), onCrash: replyThenResume(() => {}), now: () => ctx.clock.now,
+  });
+  ctx.probe = createProbe<Token.GrantReply>(ctx.system);
+});
+
+t.after(async () => {
+  stopSystem(ctx.system);
+  await ctx.hasher.close();
+  ctx.db.close();
+});
+
+async function grant(request: ReturnType<typeof Token.issueToken>): Promise<Token.GrantReply> {
+  tell(ctx.token, request(ctx.probe.ref));
+  return ctx.probe.expectMessage(5000);
+}
+
+const password = (username: string, pw: string, extra: { clientId?: string; scope?: string[] } = {}) =>
+  grant(Token.issueToken({ clientId: extra.clientId ?? 'troupe-client', username, password: pw, scope: extra.scope }));
+const refresh = (refreshToken: string, extra: { clientId?: string; scope?: string[] } = {}) =>
+  grant(Token.refresh({ clientId: extra.clientId ?? 'troupe-client', refreshToken, scope: extra.scope }));
+
+function value(reply: Token.GrantReply): Token.TokenGrant {
+  if (!reply.ok) throw new Error(`expected a grant, got ${reply.code}`);
+  return reply.value;
+}
+
+t('AuthenticateClient: the right secret is accepted, a wrong one refused; the reply goes to the sender', async () => {
+  const probe = createProbe<Token.ClientReply>(ctx.system);
+  tell(ctx.token, Token.authenticateClient('troupe-client', 'troupe-secret')(probe.ref));
+  assert.equal(await probe.expectMessage(5000), { ok: true, value: { clientId: 'troupe-client', grantTypes: ['password', 'refresh_token'], scopes: ['read', 'write'] } });
+  tell(ctx.token, Token.authenticateClient('troupe-client', 'wrong')(probe.ref));
+  assert.equal(await probe.expectMessage(5000), { ok: false, code: 'client.invalid', message: 'Bad client credentials' });
+  tell(ctx.token, Token.authenticateClient('nobody', 'troupe-secret')(probe.ref));
+  assert.is((await probe.expectMessage(5000)).ok, false);
+  await probe.expectNoMessage(20);
+});
+
+t('IssueToken: a signed access token with the user\'s authorities, and a refresh token', async () => {
+  const g = value(await password('john.doe', 'john-password'));
+  assert.is(g.tokenType, 'bearer');
+  assert.equal(g.scope, ['read', 'write']);
+  assert.ok(g.expiresIn >= 3599 && g.expiresIn <= 3600);
+  assert.match(g.refreshToken ?? '', /^[A-Za-z0-9_-]{43}$/);
+  const p = await ctx.verify(g.accessToken, ctx.clock.now);
+  assert.is(p.username, 'john.doe');
+  assert.is(p.jti, g.jti);
+  assert.equal(p.authorities, ['ADMIN', 'USER']);
+});
+
+t('IssueToken: wrong password and unknown user both answer grant.invalid "Bad credentials"', async () => {
+  assert.equal(await password('john.doe', 'nope'), { ok: false, code: 'grant.invalid', message: 'Bad credentials' });
+  assert.equal(await password('ghost', 'john-password'), { ok: false, code: 'grant.invalid', message: 'Bad credentials' });
+  assert.equal(await password('john.doe', 'john-password' + 'x'.repeat(80)), { ok: false, code: 'grant.invalid', message: 'Bad credentials' });
+});
+
+t('IssueToken: a narrower scope is granted; an unknown scope is scope.invalid', async () => {
+  assert.equal(value(await password('admin', 'admin-password', { scope: ['read'] })).scope, ['read']);
+  const bad = await password('admin', 'admin-password', { scope: ['read', 'delete'] });
+  assert.equal(bad, { ok: false, code: 'scope.invalid', message: 'Invalid scope: delete' });
+});
+
+t('Refresh: a client without the refresh_token grant gets no refresh token and may not refresh', async () => {
+  const g = value(await password('admin', 'admin-password', { clientId: 'password-only' }));
+  assert.is(g.refreshToken, undefined);
+  const other = value(await password('admin', 'admin-password'));
+  const reply = await refresh(other.refreshToken ?? '', { clientId: 'password-only' });
+  assert.is(reply.ok ? '' : reply.code, 'grant.unauthorized');
+});
+
+t('Refresh: rotates the token, may narrow but not widen the scope', async () => {
+  const first = value(await password('admin', 'admin-password', { scope: ['read'] }));
+  const widened = await refresh(first.refreshToken ?? '', { scope: ['read', 'write'] });
+  assert.is(widened.ok ? '' : widened.code, 'scope.invalid');
+  const second = value(await refresh(first.refreshToken ?? ''));
+  assert.is.not(second.refreshToken, first.refreshToken);
+  assert.equal(second.scope, ['read']);
+  assert.ok(value(await refresh(second.refreshToken ?? '')).accessToken);
+});
+
+t('Refresh: a token used twice is refused and revokes every token of that login', async () => {
+  const first = value(await password('john.doe', 'john-password'));
+  const second = value(await refresh(first.refreshToken ?? ''));
+  const reuse = await refresh(first.refreshToken ?? '');
+  assert.is(reuse.ok ? '' : reuse.code, 'grant.invalid');
+  const afterReuse = await refresh(second.refreshToken ?? '');
+  assert.equal(afterReuse, { ok: false, code: 'grant.invalid', message: 'Refresh token revoked' });
+});
+
+t('Refresh: unknown, another client\'s, and expired tokens are grant.invalid', async () => {
+  assert.is((await refresh('A'.repeat(43))).ok, false);
+  const g = value(await password('john.doe', 'john-password'));
+  const other = await refresh(g.refreshToken ?? '', { clientId: 'other-client' });
+  assert.is(other.ok ? '' : other.message, 'Invalid refresh token');
+  ctx.clock.now += 601_000;
+  try {
+    assert.equal(await refresh(g.refreshToken ?? ''), { ok: false, code: 'grant.invalid', message: 'Refresh token expired' });
+  } finally {
+    ctx.clock.now -= 601_000;
+  }
+});
+
+t('ListUsers: both users with their roles, ordered by id', async () => {
+  const probe = createProbe<Token.UsersReply>(ctx.system);
+  tell(ctx.token, Token.listUsers()(probe.ref));
+  const reply = await probe.expectMessage();
+  assert.ok(reply.ok);
+  if (!reply.ok) return;
+  assert.equal(reply.value.map((u) => [u.id, u.username, u.roles.map((r) => r.roleName)]), [[1, 'admin', ['ADMIN']], [2, 'john.doe', ['ADMIN', 'USER']]]);
+  assert.match(reply.value[0]?.password ?? '', /^\$2b\$10\$/);
+});
+
+t.run();
+
+const timing = suite('TokenActor: unknown users cost a BCrypt comparison too');
+
+timing('an unknown user is compared against the dummy hash, so both failures take the same work', async () => {
+  const real = createPasswordHasher(1);
+  const seen: string[] = [];
+  const counting: PasswordHasher = { ...real, verify: (pw, hash) => { seen.push(hash); return real.verify(pw, hash); } };
+  const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
+  const credentials = sqliteCredentialStore(db);
+  loadInitialData(credentials, readInitialData('data/initial-data.json'));
+  const key = await loadSigningKey({ signingKey: 'a-test-signing-key-of-at-least-32-bytes!', encodingStrength: 256, dataDir: '/nonexistent' });
+  const system = startSystem('token-timing');
+  const dummyHash = await real.hash('dummy', 10);
+  const token = spawnTokenActor(system, {
+    clients: [CLIENT], authenticateClient: createClientAuthenticator([CLIENT], counting), credentials, refreshTokens: sqliteRefreshTokenStore(db),
+    passwords: counting, signAccessToken: createTokenSigner(key, settings), refreshTokenValidity: 600, dummyHash, onCrash: replyThenResume(() => {}),
+  });
+  const probe = createProbe<Token.GrantReply>(system);
+  try {
+    tell(token, Token.issueToken({ clientId: 'troupe-client', username: 'ghost', password: 'whatever' })(probe.ref));
+    assert.is((await probe.expectMessage(5000)).ok, false);
+    assert.equal(seen, [dummyHash]);
+  } finally {
+    stopSystem(system);
+    await real.close();
+    db.close();
+  }
+});
+
+timing.run();
