@@ -47,8 +47,11 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   const guard = bearerAuth({ enabled: config.security.enabled, realm: config.security.realm, verify: deps.verifyToken });
   const isApp = under('/app');
+  const isApi = under('/api');
+  const protectApi = config.security.protectApi;
   app.use(async function guardResources(ctx, next) {
-    return isApp(ctx.path) ? guard(ctx, next) : next();
+    if (isApp(ctx.path) || (protectApi && isApi(ctx.path))) return guard(ctx, next);
+    return next();
   });
 
   mount(app, opsRoutes({ ready: deps.ready }));
