@@ -1,0 +1,36 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+const ctx = {} as { server: TestServer };
+const t = suite('README quick start', ctx);
+t.before(async () => {
+  ctx.server = await startTestServer();
+});
+t.after(async () => ctx.server?.close());
+
+function quickstart(): string {
+  const readme = readFileSync('README.md', 'utf8');
+  const m = /<!-- quickstart -->\s*```bash\n([\s\S]*?)```\s*<!-- \/quickstart -->/.exec(readme);
+  if (!m?.[1]) throw new Error('README has no quickstart block');
+  return m[1];
+}
+
+// The server runs in this process, so the script must run asynchronously.
+const run = promisify(execFile);
+
+t('the curl session runs as written against a real server', async () => {
+  const script = quickstart().replaceAll('http://127.0.0.1:8080', ctx.server.url);
+  const result = await run('bash', ['-euo', 'pipefail', '-c', script], { encoding: 'utf8', timeout: 60_000 });
+  assert.is(result.stderr, '');
+  assert.match(result.stdout, /"username":"admin"/);
+  assert.match(result.stdout, /"username":"john.doe"/);
+  assert.match(result.stdout, /Hello john\.doe, you are an administrator\./);
+  assert.match(result.stdout, /Hello john\.doe, you are a user\./);
+  assert.not.match(result.stdout, /"error"/);
+});
+
+t.run();
