@@ -5,12 +5,16 @@ import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Ref } from '../src/messaging/nact.ts';
 import type { TokenVerifier } from '../src/security/jwt.ts';
+import type { SigningKey } from '../src/security/keys.ts';
+import { createLoginThrottle } from '../src/security/login-throttle.ts';
 import { bearerAuth } from './middleware/bearer-auth.ts';
 import { errorHandler } from './middleware/error-handler.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { appRoutes } from './routes/app.ts';
+import { discoveryRoutes } from './routes/discovery.ts';
 import { oauthRoutes } from './routes/oauth.ts';
+import { oauthTokenRoutes } from './routes/oauth-tokens.ts';
 import { opsRoutes } from './routes/ops.ts';
 import type { AppState } from './state.ts';
 
@@ -22,6 +26,7 @@ export interface AppDeps {
   readonly config: Config;
   readonly refs: AppRefs;
   readonly verifyToken: TokenVerifier;
+  readonly key: SigningKey;
   readonly logger: Logger;
   readonly ready: () => Promise<void>;
 }
@@ -57,7 +62,11 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   mount(app, opsRoutes({ ready: deps.ready }));
   if (config.services.has('secured')) {
     const askTimeoutMs = config.actors.askTimeoutMs;
-    mount(app, oauthRoutes({ token: refs.token, realm: config.security.realm, askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes }));
+    const oauth = { token: refs.token, realm: config.security.realm, askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes, throttle: createLoginThrottle(config.security.loginThrottle) };
+    mount(app, oauthRoutes(oauth));
+    const jwt = config.security.jwt;
+    mount(app, oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceId }));
+    mount(app, discoveryRoutes({ key: deps.key, issuer: jwt.issuer, grantTypes: jwt.grantTypes, scopes: [jwt.scopeRead, jwt.scopeWrite] }));
     mount(app, appRoutes({ token: refs.token, askTimeoutMs, includePasswordHash: config.app.listAllIncludePasswordHash }));
   }
   return app;

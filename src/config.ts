@@ -48,6 +48,9 @@ const schema = z.object({
   'security.jwt.access-token-validity': int(1, 31_536_000).default(3600), // seconds
   'security.jwt.refresh-token-validity': int(1, 315_360_000).default(2_592_000), // seconds
   'security.protect-api': bool.default(true), // /api/** needs a token with the read or write scope
+  'security.login-throttle.max-failures-per-user': int(1, 1_000_000).default(10), // failed logins per username per window
+  'security.login-throttle.max-failures-per-address': int(1, 1_000_000).default(50), // failed logins per client address per window
+  'security.login-throttle.window-seconds': int(1, 86_400).default(600), // how long a failure counts
   'app.initial-data': text.default('data/initial-data.json'), // roles and users loaded at start-up
   'app.list-all.include-password-hash': bool.default(true), // keep the seed's password field in /app/listAll
   'data.dir': text.default('./data'), // where SQLite files and the generated key live
@@ -71,6 +74,7 @@ export interface Config {
     readonly signingKey: string | undefined;
     readonly realm: string;
     readonly protectApi: boolean;
+    readonly loginThrottle: { readonly maxFailuresPerUser: number; readonly maxFailuresPerAddress: number; readonly windowSeconds: number };
     readonly jwt: {
       readonly clientId: string; readonly clientSecretHash: string; readonly grantTypes: readonly GrantType[];
       readonly scopeRead: string; readonly scopeWrite: string; readonly resourceId: string; readonly issuer: string;
@@ -148,6 +152,11 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
       signingKey: v['security.signing-key'],
       realm: v['security.security-realm'],
       protectApi: v['security.protect-api'],
+      loginThrottle: {
+        maxFailuresPerUser: v['security.login-throttle.max-failures-per-user'],
+        maxFailuresPerAddress: v['security.login-throttle.max-failures-per-address'],
+        windowSeconds: v['security.login-throttle.window-seconds'],
+      },
       jwt: {
         clientId: v['security.jwt.client-id'], clientSecretHash: v['security.jwt.client-secret'].replace(/^\{bcrypt\}/, ''),
         grantTypes: v['security.jwt.grant-type'], scopeRead: v['security.jwt.scope-read'], scopeWrite: v['security.jwt.scope-write'],

@@ -8,11 +8,13 @@ import type { Config } from './config.ts';
 import { loadInitialData, readInitialData } from './initial-data.ts';
 import type { Logger } from './logger.ts';
 import { createClientAuthenticator, type Client } from './security/clients.ts';
+import { createDenylist } from './security/denylist.ts';
 import { createTokenSigner, createTokenVerifier } from './security/jwt.ts';
 import { loadSigningKey } from './security/keys.ts';
 import { costOf, createPasswordHasher } from './security/passwords.ts';
 import { sqliteCredentialStore } from './stores/credential-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from './stores/refresh-token-store.sqlite.ts';
+import { sqliteRevocationStore } from './stores/revocation-store.sqlite.ts';
 import { openDatabase } from './stores/sqlite.ts';
 import { startActors } from './system.ts';
 
@@ -53,15 +55,18 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
   const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
   const clients = [registeredClient(config)];
   const settings = { issuer: config.security.jwt.issuer, audience: config.security.jwt.resourceId, validity: config.security.jwt.accessTokenValidity };
+  const denylist = createDenylist(sqliteRevocationStore(db));
+  const verifyToken = createTokenVerifier(key, settings, denylist.isRevoked);
   const actors = startActors({
     logger,
     token: {
       clients, authenticateClient: createClientAuthenticator(clients, passwords), credentials, refreshTokens: sqliteRefreshTokenStore(db),
-      passwords, signAccessToken: createTokenSigner(key, settings), refreshTokenValidity: config.security.jwt.refreshTokenValidity, dummyHash,
+      passwords, signAccessToken: createTokenSigner(key, settings), verifyAccessToken: verifyToken, denylist,
+      refreshTokenValidity: config.security.jwt.refreshTokenValidity, dummyHash,
     },
   });
   const app = createApp({
-    config, logger, refs: { token: actors.token }, verifyToken: createTokenVerifier(key, settings),
+    config, logger, refs: { token: actors.token }, verifyToken, key,
     ready: async () => { db.prepare('select 1').get(); },
   });
   const server = app.listen(config.server.port, config.server.host);

@@ -11,7 +11,8 @@ export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
   | 'grant.invalid' // bad user credentials; unknown, expired, revoked or reused refresh token
   | 'grant.unauthorized' // the grant type is not enabled for the client
-  | 'scope.invalid'; // a scope the client (or the refresh token) does not have
+  | 'scope.invalid' // a scope the client (or the refresh token) does not have
+  | 'client.mismatch'; // the token was issued to another client
 
 export interface ClientView {
   readonly clientId: string;
@@ -46,7 +47,21 @@ export interface UserView {
   readonly roles: readonly RoleView[];
 }
 
+/** RFC 7662 introspection, in this project's casing; HTTP writes the wire names. */
+export type Introspection =
+  | { readonly active: false }
+  | {
+    readonly active: true; readonly tokenType: 'access_token' | 'refresh_token'; readonly scope: readonly string[];
+    readonly clientId: string; readonly username: string; readonly exp: number; readonly iat: number;
+    /** Access tokens only. */
+    readonly jti: string | undefined;
+  };
+
+export type TokenTypeHint = 'access_token' | 'refresh_token';
+
 export type ClientReply = Reply<ClientView, 'client.invalid'>;
+export type RevokeReply = Reply<null, 'client.mismatch'>;
+export type IntrospectReply = Reply<Introspection>;
 export type GrantReply = Reply<TokenGrant, ErrorCode>;
 export type UsersReply = Reply<readonly UserView[]>;
 
@@ -62,7 +77,9 @@ export type Command =
     /** Undefined: the refresh token's scope; otherwise it may only narrow it. */
     readonly scope: readonly string[] | undefined; readonly sender: Ref<GrantReply>;
   }
-  | { readonly type: 'ListUsers'; readonly sender: Ref<UsersReply> };
+  | { readonly type: 'ListUsers'; readonly sender: Ref<UsersReply> }
+  | { readonly type: 'Revoke'; readonly clientId: string; readonly token: string; readonly hint: TokenTypeHint | undefined; readonly sender: Ref<RevokeReply> }
+  | { readonly type: 'Introspect'; readonly clientId: string; readonly token: string; readonly hint: TokenTypeHint | undefined; readonly sender: Ref<IntrospectReply> };
 
 /** Checks client credentials (HTTP Basic or client_secret_post). */
 export const authenticateClient = (clientId: string, clientSecret: string): Request<Command, ClientReply> =>
@@ -78,3 +95,11 @@ export const refresh = (p: { clientId: string; refreshToken: string; scope?: rea
 
 /** Every user with its roles, ordered by id. */
 export const listUsers = (): Request<Command, UsersReply> => (sender) => ({ type: 'ListUsers', sender });
+
+/** RFC 7009: a refresh token revokes its whole login; an access token is refused until it expires. Unknown tokens are ignored. */
+export const revoke = (p: { clientId: string; token: string; hint?: TokenTypeHint | undefined }): Request<Command, RevokeReply> =>
+  (sender) => ({ type: 'Revoke', clientId: p.clientId, token: p.token, hint: p.hint, sender });
+
+/** RFC 7662: whether a token is active, and its claims when it is. */
+export const introspect = (p: { clientId: string; token: string; hint?: TokenTypeHint | undefined }): Request<Command, IntrospectReply> =>
+  (sender) => ({ type: 'Introspect', clientId: p.clientId, token: p.token, hint: p.hint, sender });

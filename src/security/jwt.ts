@@ -89,7 +89,8 @@ function toPrincipal(p: JWTPayload, nowSeconds: number): Principal {
   return { username: sub, clientId, scope: scope.split(' ').filter(Boolean), authorities, jti, exp, iat };
 }
 
-export function createTokenVerifier(key: SigningKey, settings: TokenSettings) {
+/** `isRevoked` is consulted for every token that otherwise verifies. */
+export function createTokenVerifier(key: SigningKey, settings: TokenSettings, isRevoked: (jti: string) => boolean = () => false) {
   const options = {
     algorithms: [key.alg], typ: 'at+jwt', issuer: settings.issuer, audience: settings.audience,
     clockTolerance: CLOCK_SKEW, requiredClaims: ['exp', 'iat', 'jti', 'sub'],
@@ -101,7 +102,9 @@ export function createTokenVerifier(key: SigningKey, settings: TokenSettings) {
     } catch (error) {
       throw new InvalidTokenError(describe(error));
     }
-    return toPrincipal(payload, Math.floor(nowMs / 1000));
+    const principal = toPrincipal(payload, Math.floor(nowMs / 1000));
+    if (isRevoked(principal.jti)) throw new InvalidTokenError('Access token revoked');
+    return principal;
   };
 }
 

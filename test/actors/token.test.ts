@@ -1,22 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnTokenActor } from '../../actors/token/actor.ts';
 import * as Token from '../../actors/token/protocol.ts';
-import { DEV_CLIENT_SECRET_HASH } from '../../src/config.ts';
-import { readInitialData, loadInitialData } from '../../src/initial-data.ts';
 import { tell, startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
-import { replyThenResume } from '../../src/messaging/supervision.ts';
-import { createClientAuthenticator, type Client } from '../../src/security/clients.ts';
-import { createTokenSigner, createTokenVerifier } from '../../src/security/jwt.ts';
-import { loadSigningKey } from '../../src/security/keys.ts';
+import type { Client } from '../../src/security/clients.ts';
+import type { createTokenVerifier } from '../../src/security/jwt.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
-import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
-import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
-import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
+import type { Db } from '../../src/stores/sqlite.ts';
+import { CLIENT, startTokenActor } from '../helpers/token-actor.ts';
 import { createProbe, type Probe } from '../helpers/probe.ts';
 
-const settings = { issuer: 'http://issuer.test', audience: 'troupe-api', validity: 3600 };
-const CLIENT: Client = { clientId: 'troupe-client', secretHash: DEV_CLIENT_SECRET_HASH, grantTypes: ['password', 'refresh_token'], scopes: ['read', 'write'], resourceIds: ['troupe-api'] };
 const PASSWORD_ONLY: Client = { ...CLIENT, clientId: 'password-only', grantTypes: ['password'] };
 const OTHER: Client = { ...CLIENT, clientId: 'other-client' };
 
@@ -29,19 +21,12 @@ const t = suite('TokenActor', ctx);
 
 t.before(async () => {
   ctx.hasher = createPasswordHasher(2);
-  const key = await loadSigningKey({ signingKey: 'a-test-signing-key-of-at-least-32-bytes!', encodingStrength: 256, dataDir: '/nonexistent' });
-  ctx.verify = createTokenVerifier(key, settings);
   ctx.clock = { now: Date.now() };
-  ctx.db = openDatabase(':memory:', { synchronous: 'NORMAL' });
-  const credentials = sqliteCredentialStore(ctx.db);
-  loadInitialData(credentials, readInitialData('data/initial-data.json'));
   ctx.system = startSystem('token-test');
-  const clients = [CLIENT, PASSWORD_ONLY, OTHER];
-  ctx.token = spawnTokenActor(ctx.system, {
-    clients, authenticateClient: createClientAuthenticator(clients, ctx.hasher), credentials, refreshTokens: sqliteRefreshTokenStore(ctx.db),
-    passwords: ctx.hasher, signAccessToken: createTokenSigner(key, settings), refreshTokenValidity: 600,
-    dummyHash: await ctx.hasher.hash('dummy', 10), onCrash: replyThenResume(() => {}), now: () => ctx.clock.now,
-  });
+  const setup = await startTokenActor(ctx.system, { hasher: ctx.hasher, clients: [CLIENT, PASSWORD_ONLY, OTHER], now: () => ctx.clock.now });
+  ctx.token = setup.token;
+  ctx.db = setup.db;
+  ctx.verify = setup.verify;
   ctx.probe = createProbe<Token.GrantReply>(ctx.system);
 });
 
@@ -159,21 +144,17 @@ timing('an unknown user is compared against the dummy hash, so both failures tak
   const real = createPasswordHasher(1);
   const seen: string[] = [];
   const counting: PasswordHasher = { ...real, verify: (pw, hash) => { seen.push(hash); return real.verify(pw, hash); } };
-  const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
-  const credentials = sqliteCredentialStore(db);
-  loadInitialData(credentials, readInitialData('data/initial-data.json'));
-  const key = await loadSigningKey({ signingKey: 'a-test-signing-key-of-at-least-32-bytes!', encodingStrength: 256, dataDir: '/nonexistent' });
   const system = startSystem('token-timing');
-  const dummyHash = await real.hash('dummy', 10);
-  const token = spawnTokenActor(system, {
-    clients: [CLIENT], authenticateClient: createClientAuthenticator([CLIENT], counting), credentials, refreshTokens: sqliteRefreshTokenStore(db),
-    passwords: counting, signAccessToken: createTokenSigner(key, settings), refreshTokenValidity: 600, dummyHash, onCrash: replyThenResume(() => {}),
-  });
+  const { token, db } = await startTokenActor(system, { hasher: counting });
   const probe = createProbe<Token.GrantReply>(system);
   try {
     tell(token, Token.issueToken({ clientId: 'troupe-client', username: 'ghost', password: 'whatever' })(probe.ref));
     assert.is((await probe.expectMessage(5000)).ok, false);
-    assert.equal(seen, [dummyHash]);
+    tell(token, Token.issueToken({ clientId: 'troupe-client', username: 'admin', password: 'wrong' })(probe.ref));
+    assert.is((await probe.expectMessage(5000)).ok, false);
+    assert.is(seen.length, 2);
+    assert.is.not(seen[0], seen[1]);
+    assert.match(seen[0] ?? '', /^\$2b\$10\$/);
   } finally {
     stopSystem(system);
     await real.close();

@@ -1,0 +1,70 @@
+/** What every client-authenticated OAuth endpoint shares: form parameters and client authentication. */
+import type { Context } from 'koa';
+import * as Token from '../actors/token/protocol.ts';
+import { ask } from '../src/messaging/ask.ts';
+import type { Ref } from '../src/messaging/nact.ts';
+import { parseBasic, type ClientCredentials } from '../src/security/clients.ts';
+import type { LoginThrottle } from '../src/security/login-throttle.ts';
+import { OAuthError } from './problems.ts';
+
+export interface OAuthDeps {
+  readonly token: Ref<Token.Command>;
+  readonly throttle: LoginThrottle;
+  readonly realm: string;
+  readonly askTimeoutMs: number;
+  readonly maxBodyBytes: number;
+}
+
+const QUERY_CREDENTIALS = ['client_id', 'client_secret', 'username', 'password', 'refresh_token', 'token'];
+
+export const invalidRequest = (description: string): OAuthError => new OAuthError(400, 'invalid_request', description);
+
+export function invalidClient(realm: string, description: string): OAuthError {
+  return new OAuthError(401, 'invalid_client', description, { 'WWW-Authenticate': `Basic realm="${realm}"` });
+}
+
+/** One value per parameter (RFC 6749 §3.2): a repeated one is an invalid request. */
+export function single(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  if (values.length > 1) throw invalidRequest(`Parameter ${name} is repeated`);
+  return values[0];
+}
+
+export function required(params: URLSearchParams, name: string): string {
+  const value = single(params, name);
+  if (value === undefined || value === '') throw invalidRequest(`Missing parameter: ${name}`);
+  return value;
+}
+
+/** Middleware for OAuth endpoints: no caching, and no credentials in the query string. */
+export async function noStoreNoQueryCredentials(ctx: Context, next: () => Promise<unknown>): Promise<void> {
+  ctx.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  const query = new URLSearchParams(ctx.querystring);
+  if (QUERY_CREDENTIALS.some((name) => query.has(name))) throw invalidRequest('Credentials are not accepted in the query string');
+  await next();
+}
+
+/** HTTP Basic, or client_id + client_secret in the body; never both. */
+function clientCredentials(ctx: Context, params: URLSearchParams, realm: string): ClientCredentials {
+  const header = ctx.get('Authorization');
+  const bodyId = single(params, 'client_id');
+  const bodySecret = single(params, 'client_secret');
+  if (header !== '' && bodySecret !== undefined) throw invalidRequest('Use one client authentication method, not two');
+  if (header !== '') {
+    const basic = parseBasic(header);
+    if (!basic) throw invalidClient(realm, 'Malformed client credentials');
+    if (bodyId !== undefined && bodyId !== basic.clientId) throw invalidRequest('client_id does not match the authenticated client');
+    return basic;
+  }
+  if (bodyId === undefined || bodySecret === undefined) throw invalidClient(realm, 'Client authentication is required');
+  return { clientId: bodyId, clientSecret: bodySecret };
+}
+
+/** Authenticates the client of the request; 401 invalid_client otherwise. */
+export async function authenticateClient(ctx: Context, params: URLSearchParams, deps: OAuthDeps): Promise<Token.ClientView> {
+  const credentials = clientCredentials(ctx, params, deps.realm);
+  const reply = await ask(deps.token, Token.authenticateClient(credentials.clientId, credentials.clientSecret), deps.askTimeoutMs);
+  if (reply.ok) return reply.value;
+  if (reply.code === 'client.invalid') throw invalidClient(deps.realm, 'Bad client credentials');
+  throw new Error(reply.message);
+}

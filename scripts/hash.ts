@@ -1,0 +1,28 @@
+// `npm run hash -- <secret> [--cost N]` prints a BCrypt hash for security.jwt.client-secret or the
+// initial data. Without <secret> it reads one line from standard input, which keeps the secret out
+// of the shell history.
+import bcrypt from 'bcryptjs';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { MAX_PASSWORD_BYTES } from '../src/security/passwords.ts';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { cost: { type: 'string', default: '10' } } });
+const cost = Number(values.cost);
+
+async function readSecret(): Promise<string> {
+  if (positionals[0] !== undefined) return positionals[0];
+  const rl = createInterface({ input: process.stdin });
+  for await (const line of rl) return line;
+  return '';
+}
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+const secret = await readSecret();
+if (!Number.isInteger(cost) || cost < 4 || cost > 31) fail('--cost must be a whole number from 4 to 31');
+if (secret === '') fail('usage: npm run hash -- <secret> [--cost N]   (or pipe the secret on standard input)');
+if (Buffer.byteLength(secret, 'utf8') > MAX_PASSWORD_BYTES) fail(`refused: BCrypt uses only the first ${MAX_PASSWORD_BYTES} bytes, and this secret is longer`);
+process.stdout.write(`${bcrypt.hashSync(secret, cost)}\n`);

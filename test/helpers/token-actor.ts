@@ -1,0 +1,44 @@
+/** A TokenActor on an in-memory SQLite database with the repository's initial data, for actor tests. */
+import { spawnTokenActor, type TokenActorDeps } from '../../actors/token/actor.ts';
+import type * as Token from '../../actors/token/protocol.ts';
+import { DEV_CLIENT_SECRET_HASH } from '../../src/config.ts';
+import { loadInitialData, readInitialData } from '../../src/initial-data.ts';
+import type { ActorSystem, Ref } from '../../src/messaging/nact.ts';
+import { replyThenResume } from '../../src/messaging/supervision.ts';
+import { createClientAuthenticator, type Client } from '../../src/security/clients.ts';
+import { createDenylist } from '../../src/security/denylist.ts';
+import { createTokenSigner, createTokenVerifier, type TokenSettings } from '../../src/security/jwt.ts';
+import { loadSigningKey } from '../../src/security/keys.ts';
+import type { PasswordHasher } from '../../src/security/passwords.ts';
+import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
+import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
+import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
+import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
+
+export const SETTINGS: TokenSettings = { issuer: 'http://issuer.test', audience: 'troupe-api', validity: 3600 };
+export const CLIENT: Client = { clientId: 'troupe-client', secretHash: DEV_CLIENT_SECRET_HASH, grantTypes: ['password', 'refresh_token'], scopes: ['read', 'write'], resourceIds: ['troupe-api'] };
+
+export interface TokenActorSetup {
+  readonly token: Ref<Token.Command>;
+  readonly db: Db;
+  readonly verify: ReturnType<typeof createTokenVerifier>;
+}
+
+export async function startTokenActor(system: ActorSystem, options: {
+  hasher: PasswordHasher; clients?: readonly Client[]; now?: () => number; refreshTokenValidity?: number;
+}): Promise<TokenActorSetup> {
+  const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
+  const credentials = sqliteCredentialStore(db);
+  loadInitialData(credentials, readInitialData('data/initial-data.json'));
+  const key = await loadSigningKey({ signingKey: 'a-test-signing-key-of-at-least-32-bytes!', encodingStrength: 256, dataDir: '/nonexistent' });
+  const clients = options.clients ?? [CLIENT];
+  const denylist = createDenylist(sqliteRevocationStore(db));
+  const verify = createTokenVerifier(key, SETTINGS, denylist.isRevoked);
+  const deps: TokenActorDeps = {
+    clients, authenticateClient: createClientAuthenticator(clients, options.hasher), credentials, refreshTokens: sqliteRefreshTokenStore(db),
+    passwords: options.hasher, signAccessToken: createTokenSigner(key, SETTINGS), verifyAccessToken: verify, denylist,
+    refreshTokenValidity: options.refreshTokenValidity ?? 600, dummyHash: await options.hasher.hash('dummy', 10),
+    onCrash: replyThenResume(() => {}), ...(options.now ? { now: options.now } : {}),
+  };
+  return { token: spawnTokenActor(system, deps), db, verify };
+}

@@ -1,0 +1,179 @@
+import { createSecretKey, generateKeyPairSync } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JSONWebKeySet } from 'jose';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { basic, bearer, login, postToken, USERS } from '../helpers/tokens.ts';
+
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const RSA_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+const form = (url: string, path: string, params: Record<string, string>, headers: Record<string, string> = { Authorization: basic() }) =>
+  fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(params).toString() });
+
+const rsa = suite('authorization server with an RSA key', {} as { server: TestServer });
+rsa.before(async (c) => { c.server = await startTestServer({ 'security.signing-key': RSA_PEM }); });
+rsa.after(async (c) => c.server?.close());
+
+rsa('GET /.well-known/jwks.json › the public key verifies an issued token with jose alone', async ({ server }) => {
+  const res = await fetch(`${server.url}/.well-known/jwks.json`);
+  assert.is(res.status, 200);
+  const jwks = (await res.json()) as JSONWebKeySet;
+  assert.is(jwks.keys.length, 1);
+  const [jwk] = jwks.keys;
+  assert.is(jwk?.alg, 'RS256');
+  assert.is(jwk?.use, 'sig');
+  assert.is(jwk?.['d'], undefined, 'no private part');
+  const token = (await login(server.url)).access_token;
+  assert.is(decodeProtectedHeader(token).kid, jwk?.kid);
+  const { payload } = await jwtVerify(token, createLocalJWKSet(jwks), {
+    algorithms: ['RS256'], issuer: server.config.security.jwt.issuer, audience: 'troupe-api', typ: 'at+jwt',
+  });
+  assert.is(payload.sub, 'john.doe');
+});
+
+rsa('GET /oauth/token_key › the PEM public key with Spring\'s algorithm name', async ({ server }) => {
+  const body = (await (await fetch(`${server.url}/oauth/token_key`)).json()) as { alg: string; value: string };
+  assert.is(body.alg, 'SHA256withRSA');
+  assert.match(body.value, /^-----BEGIN PUBLIC KEY-----/);
+  assert.not.match(body.value, /PRIVATE/);
+});
+
+rsa('hostile tokens › HS256 signed with the RSA public key, alg none, another RSA key → 401', async ({ server }) => {
+  const publicPem = ((await (await fetch(`${server.url}/oauth/token_key`)).json()) as { value: string }).value;
+  const jwt = server.config.security.jwt;
+  const claims = { iss: jwt.issuer, aud: jwt.resourceId, sub: 'john.doe', jti: crypto.randomUUID(), client_id: 'troupe-client', scope: 'read write', authorities: ['ADMIN'] };
+  const now = Math.floor(Date.now() / 1000);
+  const confused = await new SignJWT({ ...claims, iat: now, exp: now + 600 }).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).sign(createSecretKey(Buffer.from(publicPem)));
+  const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const foreign = await new SignJWT({ ...claims, iat: now, exp: now + 600 }).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt' }).sign(other);
+  const none = `${Buffer.from('{"alg":"none","typ":"at+jwt"}').toString('base64url')}.${Buffer.from(JSON.stringify({ ...claims, iat: now, exp: now + 600 })).toString('base64url')}.`;
+  for (const token of [confused, foreign, none]) {
+    const res = await fetch(`${server.url}/app/listAll`, { headers: bearer(token) });
+    assert.is(res.status, 401);
+    assert.is(((await res.json()) as { error: string }).error, 'invalid_token');
+  }
+});
+
+rsa('GET /.well-known/oauth-authorization-server › RFC 8414 metadata', async ({ server }) => {
+  const meta = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+  const issuer = server.config.security.jwt.issuer;
+  assert.is(meta['issuer'], issuer);
+  assert.is(meta['token_endpoint'], `${issuer}/oauth/token`);
+  assert.is(meta['revocation_endpoint'], `${issuer}/oauth/revoke`);
+  assert.is(meta['introspection_endpoint'], `${issuer}/oauth/introspect`);
+  assert.is(meta['jwks_uri'], `${issuer}/.well-known/jwks.json`);
+  assert.equal(meta['grant_types_supported'], ['password', 'refresh_token']);
+  assert.equal(meta['scopes_supported'], ['read', 'write']);
+  assert.equal(meta['token_endpoint_auth_methods_supported'], ['client_secret_basic', 'client_secret_post']);
+});
+
+rsa.run();
+
+const rs512 = suite('authorization server with an RSA key at encoding strength 512', {} as { server: TestServer });
+rs512.before(async (c) => { c.server = await startTestServer({ 'security.signing-key': RSA_PEM, 'security.encoding-strength': '512' }); });
+rs512.after(async (c) => c.server?.close());
+rs512('tokens are RS512 and the resource server accepts them', async ({ server }) => {
+  const token = (await login(server.url)).access_token;
+  assert.is(decodeProtectedHeader(token).alg, 'RS512');
+  assert.is((await fetch(`${server.url}/app/listAll`, { headers: bearer(token) })).status, 200);
+  assert.is(((await (await fetch(`${server.url}/oauth/token_key`)).json()) as { alg: string }).alg, 'SHA512withRSA');
+});
+rs512.run();
+
+const MAC = 'a-mac-signing-key-that-must-never-leave-the-server-0123456789';
+const mac = suite('authorization server with a MAC key', {} as { server: TestServer });
+mac.before(async (c) => { c.server = await startTestServer({ 'security.signing-key': MAC }); });
+mac.after(async (c) => c.server?.close());
+
+mac('GET /oauth/token_key → 403; GET /.well-known/jwks.json → no keys', async ({ server }) => {
+  const res = await fetch(`${server.url}/oauth/token_key`);
+  assert.is(res.status, 403);
+  assert.is(((await res.json()) as { error: string }).error, 'access_denied');
+  assert.equal(await (await fetch(`${server.url}/.well-known/jwks.json`)).json(), { keys: [] });
+});
+
+mac('the MAC key appears in no response', async ({ server }) => {
+  const tokens = await login(server.url);
+  const responses = await Promise.all([
+    fetch(`${server.url}/oauth/token_key`), fetch(`${server.url}/.well-known/jwks.json`), fetch(`${server.url}/.well-known/oauth-authorization-server`),
+    form(server.url, '/oauth/introspect', { token: tokens.access_token }), postToken(server.url, { grant_type: 'password', ...USERS.admin }),
+    fetch(`${server.url}/app/listAll`, { headers: bearer(tokens.access_token) }), fetch(`${server.url}/nowhere`),
+  ]);
+  const b64 = Buffer.from(MAC).toString('base64url');
+  for (const res of responses) {
+    const text = `${[...res.headers].join('\n')}\n${await res.text()}`;
+    assert.not.ok(text.includes(MAC) || text.includes(b64), `leaked by ${res.url}`);
+  }
+});
+
+mac('POST /oauth/revoke › an access token is refused from then on, and after a restart', async ({ server }) => {
+  const tokens = await login(server.url);
+  assert.is((await fetch(`${server.url}/app/listAll`, { headers: bearer(tokens.access_token) })).status, 200);
+  const res = await form(server.url, '/oauth/revoke', { token: tokens.access_token, token_type_hint: 'access_token' });
+  assert.is(res.status, 200);
+  const after = await fetch(`${server.url}/app/listAll`, { headers: bearer(tokens.access_token) });
+  assert.is(after.status, 401);
+  assert.match(after.headers.get('www-authenticate') ?? '', /error_description="Access token revoked"/);
+  const dir = tempDir();
+  const a = await startTestServer({ 'security.signing-key': MAC }, dir);
+  const t2 = await login(a.url);
+  await form(a.url, '/oauth/revoke', { token: t2.access_token });
+  await a.stop();
+  const b = await startTestServer({ 'security.signing-key': MAC }, dir);
+  try {
+    assert.is((await fetch(`${b.url}/app/listAll`, { headers: bearer(t2.access_token) })).status, 401);
+  } finally {
+    await b.close();
+  }
+});
+
+mac('POST /oauth/revoke › a refresh token revokes its whole login', async ({ server }) => {
+  const first = await login(server.url);
+  const rotated = (await (await postToken(server.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '' })).json()) as { refresh_token: string };
+  assert.is((await form(server.url, '/oauth/revoke', { token: rotated.refresh_token, token_type_hint: 'refresh_token' })).status, 200);
+  const res = await postToken(server.url, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token });
+  assert.is(res.status, 400);
+  assert.is(((await res.json()) as { error: string }).error, 'invalid_grant');
+});
+
+mac('POST /oauth/revoke › 200 for unknown tokens; 401 without client authentication; 400 without a token', async ({ server }) => {
+  assert.is((await form(server.url, '/oauth/revoke', { token: 'no-such-token' })).status, 200);
+  const anonymous = await form(server.url, '/oauth/revoke', { token: 'x' }, {});
+  assert.is(anonymous.status, 401);
+  assert.is(((await anonymous.json()) as { error: string }).error, 'invalid_client');
+  const missing = await form(server.url, '/oauth/revoke', {});
+  assert.is(missing.status, 400);
+  assert.is(((await missing.json()) as { error: string }).error, 'invalid_request');
+});
+
+mac('POST /oauth/introspect › an active access token with its claims', async ({ server }) => {
+  const tokens = await login(server.url, USERS.john, 'read');
+  const body = (await (await form(server.url, '/oauth/introspect', { token: tokens.access_token })).json()) as Record<string, unknown>;
+  assert.is(body['active'], true);
+  assert.is(body['scope'], 'read');
+  assert.is(body['client_id'], 'troupe-client');
+  assert.is(body['username'], 'john.doe');
+  assert.is(body['sub'], 'john.doe');
+  assert.is(body['token_type'], 'Bearer');
+  assert.is(body['aud'], 'troupe-api');
+  assert.is(body['iss'], server.config.security.jwt.issuer);
+  assert.is(body['jti'], tokens.jti);
+  assert.type(body['exp'], 'number');
+  assert.type(body['iat'], 'number');
+});
+
+mac('POST /oauth/introspect › refresh tokens; revoked, spent and unknown tokens are inactive; /oauth/check_token too', async ({ server }) => {
+  const tokens = await login(server.url);
+  const refresh = (await (await form(server.url, '/oauth/introspect', { token: tokens.refresh_token ?? '' })).json()) as Record<string, unknown>;
+  assert.is(refresh['active'], true);
+  assert.is(refresh['token_type'], 'refresh_token');
+  await postToken(server.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '' });
+  assert.equal(await (await form(server.url, '/oauth/check_token', { token: tokens.refresh_token ?? '' })).json(), { active: false });
+  await form(server.url, '/oauth/revoke', { token: tokens.access_token });
+  assert.equal(await (await form(server.url, '/oauth/introspect', { token: tokens.access_token })).json(), { active: false });
+  assert.equal(await (await form(server.url, '/oauth/check_token', { token: 'garbage' })).json(), { active: false });
+  assert.is((await form(server.url, '/oauth/introspect', { token: 'x' }, {})).status, 401);
+});
+
+mac.run();
