@@ -162,4 +162,26 @@ timing('an unknown user is compared against the dummy hash, so both failures tak
   }
 });
 
+timing('the client secret costs one BCrypt check per distinct secret: a token request then costs one (the password)', async () => {
+  const real = createPasswordHasher(1);
+  const seen: string[] = [];
+  const counting: PasswordHasher = { ...real, verify: (pw, hash) => { seen.push(pw); return real.verify(pw, hash); } };
+  const system = startSystem('token-client-cache');
+  const { token, db } = await startTokenActor(system, { hasher: counting });
+  const probe = createProbe<Token.ClientReply>(system);
+  try {
+    for (let i = 0; i < 3; i++) {
+      tell(token, Token.authenticateClient('troupe-client', 'troupe-secret')(probe.ref));
+      assert.is((await probe.expectMessage(5000)).ok, true);
+    }
+    tell(token, Token.authenticateClient('troupe-client', 'wrong')(probe.ref));
+    assert.is((await probe.expectMessage(5000)).ok, false);
+    assert.equal(seen, ['troupe-secret', 'wrong']);
+  } finally {
+    stopSystem(system);
+    await real.close();
+    db.close();
+  }
+});
+
 timing.run();

@@ -108,6 +108,8 @@ t('invalid tokens → 401 invalid_token: expired, future iat, wrong aud, iss, ty
   await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { iat: now - 7200, exp: now - 3600 } }))), /expired/);
   await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { iat: now + 3600, exp: now + 7200 } }))), /iat/);
   await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { exp: undefined } }))), /exp/);
+  await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { nbf: now + 3600 } }))), /nbf/);
+  assert.is((await get('/app/listAll', bearer(await forge({ claims: { nbf: now + 10, iat: now + 10 } })))).status, 200, 'within 30 s of skew');
   await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { aud: 'someone-else' } }))), /aud/);
   await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { iss: 'https://evil.example' } }))), /iss/);
   await expectInvalidToken(await get('/app/listAll', bearer(await forge({ header: { typ: 'JWT' } }))), /typ/);
