@@ -1,6 +1,8 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
 import type * as Token from '../actors/token/protocol.ts';
+import type * as Activity from '../actors/activity/protocol.ts';
+import type * as User from '../actors/user/protocol.ts';
 import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Ref } from '../src/messaging/nact.ts';
@@ -11,15 +13,19 @@ import { bearerAuth } from './middleware/bearer-auth.ts';
 import { errorHandler } from './middleware/error-handler.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requestLog } from './middleware/request-log.ts';
+import { activityRoutes } from './routes/activity.ts';
 import { appRoutes } from './routes/app.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { oauthTokenRoutes } from './routes/oauth-tokens.ts';
 import { opsRoutes } from './routes/ops.ts';
+import { userRoutes } from './routes/user.ts';
 import type { AppState } from './state.ts';
 
 export interface AppRefs {
   readonly token: Ref<Token.Command>;
+  readonly users: Ref<User.Command>;
+  readonly activity: Ref<Activity.RouterCommand>;
 }
 
 export interface AppDeps {
@@ -68,6 +74,14 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     mount(app, oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceId }));
     mount(app, discoveryRoutes({ key: deps.key, issuer: jwt.issuer, grantTypes: jwt.grantTypes, scopes: [jwt.scopeRead, jwt.scopeWrite] }));
     mount(app, appRoutes({ token: refs.token, askTimeoutMs, includePasswordHash: config.app.listAllIncludePasswordHash }));
+  }
+  if (config.services.has('userdata')) {
+    const options = {
+      askTimeoutMs: config.actors.askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes, realm: config.security.realm,
+      scopeRead: config.security.jwt.scopeRead, scopeWrite: config.security.jwt.scopeWrite,
+    };
+    mount(app, userRoutes({ ...options, users: refs.users }));
+    mount(app, activityRoutes({ ...options, users: refs.users, activity: refs.activity }));
   }
   return app;
 }

@@ -68,6 +68,10 @@ const REPLY_STATUS: Readonly<Record<string, number>> = {
   'grant.invalid': 400,
   'grant.unauthorized': 400,
   'scope.invalid': 400,
+  'user.not_found': 404,
+  'user.email_taken': 409,
+  'user.version_conflict': 412,
+  'activity.user_not_found': 404,
 };
 
 export const statusOfReply = (code: string): number => REPLY_STATUS[code] ?? 500;

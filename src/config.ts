@@ -57,6 +57,7 @@ const schema = z.object({
   'data.sqlite.synchronous': z.enum(['FULL', 'NORMAL']).default('FULL'), // FULL: a commit survives power loss too
   'mongodb.uri': z.string().trim().optional(), // set → employees in MongoDB
   'actors.ask-timeout-ms': int(1, 600_000).default(10_000), // an actor silent this long → 503
+  'actors.activity.idle-ms': int(1, 2_147_483_647).default(60_000), // a user's ActivityActor stops after this long idle, ms
   'logging.level': z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -86,6 +87,8 @@ export interface Config {
   readonly data: { readonly dir: string; readonly synchronous: 'FULL' | 'NORMAL' };
   readonly mongodb: { readonly uri: string | undefined };
   readonly actors: { readonly askTimeoutMs: number };
+  /** Milliseconds a user's ActivityActor stays idle before it stops. */
+  readonly activity: { readonly idleMs: number };
   readonly logging: { readonly level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
 }
 
@@ -168,6 +171,7 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
     data: { dir: resolve(v['data.dir']), synchronous: v['data.sqlite.synchronous'] },
     mongodb: { uri: v['mongodb.uri'] || undefined },
     actors: { askTimeoutMs: v['actors.ask-timeout-ms'] },
+    activity: { idleMs: v['actors.activity.idle-ms'] },
     logging: { level: v['logging.level'] },
   };
   if (production) guardProduction(config);

@@ -15,6 +15,8 @@ import { costOf, createPasswordHasher } from './security/passwords.ts';
 import { sqliteCredentialStore } from './stores/credential-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from './stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from './stores/revocation-store.sqlite.ts';
+import { sqliteActivityStore } from './stores/activity-store.sqlite.ts';
+import { sqliteUserStore } from './stores/user-store.sqlite.ts';
 import { openDatabase } from './stores/sqlite.ts';
 import { startActors } from './system.ts';
 
@@ -64,9 +66,11 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
       passwords, signAccessToken: createTokenSigner(key, settings), verifyAccessToken: verifyToken, denylist,
       refreshTokenValidity: config.security.jwt.refreshTokenValidity, dummyHash,
     },
+    users: { store: sqliteUserStore(db), askTimeoutMs: config.actors.askTimeoutMs },
+    activity: { store: sqliteActivityStore(db), idleMs: config.activity.idleMs },
   });
   const app = createApp({
-    config, logger, refs: { token: actors.token }, verifyToken, key,
+    config, logger, refs: { token: actors.token, users: actors.users, activity: actors.activity }, verifyToken, key,
     ready: async () => { db.prepare('select 1').get(); },
   });
   const server = app.listen(config.server.port, config.server.host);

@@ -2,6 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import { spawnTokenActor, type TokenActorDeps } from '../actors/token/actor.ts';
 import type * as Token from '../actors/token/protocol.ts';
+import { spawnActivityRouter, type ActivityActorDeps } from '../actors/activity/router.ts';
+import type * as Activity from '../actors/activity/protocol.ts';
+import { spawnUserActor, type UserActorDeps } from '../actors/user/actor.ts';
+import type * as User from '../actors/user/protocol.ts';
 import type { Logger } from './logger.ts';
 import { startSystem, stopSystem, type ActorSystem, type Ref } from './messaging/nact.ts';
 import { replyThenResume } from './messaging/supervision.ts';
@@ -9,11 +13,16 @@ import { replyThenResume } from './messaging/supervision.ts';
 export interface Actors {
   readonly system: ActorSystem;
   readonly token: Ref<Token.Command>;
+  readonly users: Ref<User.Command>;
+  /** The activity router: one ActivityActor per user id below it. */
+  readonly activity: Ref<Activity.RouterCommand>;
   stop(): void;
 }
 
 export interface ActorDeps {
   readonly token: Omit<TokenActorDeps, 'onCrash'>;
+  readonly users: Omit<UserActorDeps, 'onCrash' | 'activity'>;
+  readonly activity: Omit<ActivityActorDeps, 'crashPolicy'>;
   readonly logger: Logger;
 }
 
@@ -23,5 +32,7 @@ export function startActors(deps: ActorDeps): Actors {
     deps.logger.error({ err: error, actor: path, decision }, 'actor crashed');
   };
   const token = spawnTokenActor(system, { ...deps.token, onCrash: replyThenResume(report) });
-  return { system, token, stop: () => stopSystem(system) };
+  const activity = spawnActivityRouter(system, { ...deps.activity, crashPolicy: () => replyThenResume(report) });
+  const users = spawnUserActor(system, { ...deps.users, activity, onCrash: replyThenResume(report) });
+  return { system, token, users, activity, stop: () => stopSystem(system) };
 }

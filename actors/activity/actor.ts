@@ -1,0 +1,82 @@
+import { newId, type ObjectIdString } from '../../src/ids.ts';
+import { mailboxSize, spawn, stop, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { assertNever, fail, ok } from '../../src/messaging/reply.ts';
+import type { ActivityRecord, ActivityStore } from '../../src/stores/activity-store.ts';
+import type { Activity, RouterCommand } from './protocol.ts';
+
+export interface ActivityActorDeps {
+  readonly store: ActivityStore;
+  /** Stop after this many idle milliseconds; the next message spawns the actor again. */
+  readonly idleMs: number;
+  /** One policy per actor, so each has its own restart budget. */
+  readonly crashPolicy: () => CrashPolicy;
+  /** How many of the newest activities the actor keeps in memory (default 50). */
+  readonly cacheSize?: number;
+  readonly now?: () => number;
+}
+
+/**
+ * A cache of the user's newest activities, newest first; `complete` when it holds all of them.
+ * The store is the truth: the cache is loaded on the first message and only follows appends made
+ * by this actor (the only writer of this user's history while it runs).
+ */
+interface Cache {
+  readonly recent: readonly ActivityRecord[];
+  readonly complete: boolean;
+}
+
+type State = Cache | undefined;
+type Msg = RouterCommand;
+
+const DEFAULT_CACHE_SIZE = 50;
+
+const view = ({ seq: _, ...activity }: ActivityRecord): Activity => activity;
+
+/** Spawns the ActivityActor of one user under `parent` (the router); its name is the user id. */
+export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps: ActivityActorDeps): Ref<Msg> {
+  const size = deps.cacheSize ?? DEFAULT_CACHE_SIZE;
+  const now = deps.now ?? Date.now;
+
+  const load = (): Cache => {
+    const page = deps.store.page(userId, { limit: size });
+    return { recent: page.items, complete: !page.hasMore };
+  };
+
+  const onRecord = (cache: Cache, msg: Extract<Msg, { type: 'Record' }>): Cache => {
+    const saved = deps.store.append({ id: newId(), userId, type: msg.activityType, detail: msg.detail, at: new Date(now()).toISOString() });
+    if (!saved) {
+      tell(msg.sender, fail('activity.user_not_found', `No user with id ${userId}`));
+      return cache;
+    }
+    tell(msg.sender, ok(view(saved)));
+    return { recent: [saved, ...cache.recent].slice(0, size), complete: cache.complete && cache.recent.length < size };
+  };
+
+  /** The newest page comes from the cache when it can answer it whole; older pages from the store. */
+  const onHistory = (cache: Cache, msg: Extract<Msg, { type: 'History' }>): Cache => {
+    const cached = msg.before === undefined && (cache.complete || cache.recent.length > msg.limit);
+    const page = cached
+      ? { items: cache.recent.slice(0, msg.limit), hasMore: cache.recent.length > msg.limit }
+      : deps.store.page(userId, { limit: msg.limit, beforeSeq: msg.before });
+    const last = page.items.at(-1);
+    tell(msg.sender, ok({ activities: page.items.map(view), next: page.hasMore && last ? last.seq : null }));
+    return cache;
+  };
+
+  /** The user is gone (its rows went with it): drop the cache, and stop unless more work is queued. */
+  const onForget = (msg: Extract<Msg, { type: 'Forget' }>, ctx: Ctx<Msg>): State => {
+    tell(msg.sender, ok(null));
+    if (mailboxSize(ctx.self) === 0) stop(ctx.self);
+    return undefined;
+  };
+
+  return spawn<State, Msg>(parent, (state, msg, ctx) => {
+    const cache = state ?? load();
+    switch (msg.type) {
+      case 'Record': return onRecord(cache, msg);
+      case 'History': return onHistory(cache, msg);
+      case 'Forget': return onForget(msg, ctx);
+      default: return assertNever(msg);
+    }
+  }, { name: userId, initialState: () => undefined, shutdownAfterMs: deps.idleMs, onCrash: deps.crashPolicy() });
+}

@@ -1,0 +1,118 @@
+import { newId } from '../../src/ids.ts';
+import { ask, type Request } from '../../src/messaging/ask.ts';
+import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { pipe } from '../../src/messaging/pipe.ts';
+import { assertNever, fail, ok, type Reply } from '../../src/messaging/reply.ts';
+import type { UserStore, WriteResult } from '../../src/stores/user-store.ts';
+import * as Activity from '../activity/protocol.ts';
+import type { Command, ErrorCode } from './protocol.ts';
+
+export interface UserActorDeps {
+  readonly store: UserStore;
+  /** The activity router: USER_CREATED and USER_UPDATED are recorded there, and Forget on delete. */
+  readonly activity: Ref<Activity.RouterCommand>;
+  readonly askTimeoutMs: number;
+  readonly onCrash: CrashPolicy;
+  readonly now?: () => number;
+}
+
+type Post = Extract<Command, { type: 'Post' }>;
+type Put = Extract<Command, { type: 'Put' }>;
+type Delete = Extract<Command, { type: 'Delete' }>;
+
+/** How the activity router answered a notification this actor sent it (off the request path). */
+type Internal =
+  | { readonly type: 'Noted'; readonly what: string; readonly reply: Reply<unknown, string> }
+  | { readonly type: 'NoteFailed'; readonly what: string; readonly error: unknown };
+
+type Msg = Command | Internal;
+
+const FAILURES: Readonly<Record<Extract<WriteResult, { ok: false }>['reason'], ErrorCode>> = {
+  email_taken: 'user.email_taken',
+  not_found: 'user.not_found',
+  version_conflict: 'user.version_conflict',
+};
+
+const notFound = (id: string) => fail('user.not_found', `No user with id ${id}`);
+
+function failureOf(result: Extract<WriteResult, { ok: false }>, id: string, email: string | undefined) {
+  const code = FAILURES[result.reason];
+  if (code === 'user.email_taken') return fail(code, `The email ${email ?? ''} is taken`);
+  if (code === 'user.version_conflict') return fail(code, 'The user was changed meanwhile; read it again');
+  return notFound(id);
+}
+
+export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Command> {
+  const iso = (): string => new Date((deps.now ?? Date.now)()).toISOString();
+
+  /**
+   * Tells the activity router without waiting for it. The message leaves before the caller's reply,
+   * so a caller that reads the activity after its write sees it. A failure reaches supervision.
+   */
+  const note = (ctx: Ctx<Msg>, what: string, request: Request<Activity.RouterCommand, Reply<unknown, string>>): void => {
+    pipe(ask(deps.activity, request, deps.askTimeoutMs), ctx.self,
+      (reply): Msg => ({ type: 'Noted', what, reply }),
+      (error): Msg => ({ type: 'NoteFailed', what, error }));
+  };
+
+  const onNoted = (msg: Extract<Internal, { type: 'Noted' }>): void => {
+    // A user deleted right after the write has nothing left to record.
+    if (msg.reply.ok || msg.reply.code === 'activity.user_not_found') return;
+    throw new Error(`${msg.what} was not recorded: ${msg.reply.message}`);
+  };
+
+  const onPost = (msg: Post, ctx: Ctx<Msg>): void => {
+    const at = iso();
+    const result = deps.store.insert({ id: newId(), name: msg.name, email: msg.email, createdAt: at, updatedAt: at });
+    if (!result.ok) return tell(msg.sender, fail('user.email_taken', `The email ${msg.email} is taken`));
+    note(ctx, Activity.USER_CREATED, Activity.record({ userId: result.user.id, type: Activity.USER_CREATED }));
+    tell(msg.sender, ok(result.user));
+  };
+
+  /** Only fields whose value differs count as changes; a PUT that changes nothing keeps the version. */
+  const onPut = (msg: Put, ctx: Ctx<Msg>): void => {
+    const current = deps.store.find(msg.id);
+    if (!current) return tell(msg.sender, notFound(msg.id));
+    if (msg.expectedVersion !== undefined && msg.expectedVersion !== current.version) {
+      return tell(msg.sender, failureOf({ ok: false, reason: 'version_conflict' }, msg.id, undefined));
+    }
+    const name = msg.name !== undefined && msg.name !== current.name ? msg.name : undefined;
+    const email = msg.email !== undefined && msg.email !== current.email ? msg.email : undefined;
+    const fields = [...(name === undefined ? [] : ['name']), ...(email === undefined ? [] : ['email'])];
+    if (fields.length === 0) return tell(msg.sender, ok(current));
+    const result = deps.store.update(msg.id, current.version, { name, email, updatedAt: iso() });
+    if (!result.ok) return tell(msg.sender, failureOf(result, msg.id, email));
+    note(ctx, Activity.USER_UPDATED, Activity.record({ userId: msg.id, type: Activity.USER_UPDATED, detail: { fields } }));
+    tell(msg.sender, ok(result.user));
+  };
+
+  /** The store deletes the activity with the user; the router then stops the user's actor. */
+  const onDelete = (msg: Delete, ctx: Ctx<Msg>): void => {
+    const deleted = deps.store.delete(msg.id);
+    if (!deleted) return tell(msg.sender, notFound(msg.id));
+    note(ctx, 'Forget', Activity.forget(msg.id));
+    tell(msg.sender, ok(deleted));
+  };
+
+  const onGet = (msg: Extract<Command, { type: 'Get' }>): void => {
+    const user = deps.store.find(msg.id);
+    tell(msg.sender, user ? ok(user) : notFound(msg.id));
+  };
+
+  const handle = (msg: Msg, ctx: Ctx<Msg>): void => {
+    switch (msg.type) {
+      case 'Get': return onGet(msg);
+      case 'Post': return onPost(msg, ctx);
+      case 'Put': return onPut(msg, ctx);
+      case 'Delete': return onDelete(msg, ctx);
+      case 'Noted': return onNoted(msg);
+      case 'NoteFailed': throw msg.error;
+      default: return assertNever(msg);
+    }
+  };
+
+  return spawn<null, Msg>(parent, (state, msg, ctx) => {
+    handle(msg, ctx);
+    return state;
+  }, { name: 'users', initialState: () => null, onCrash: deps.onCrash });
+}

@@ -1,0 +1,57 @@
+/**
+ * UserActor: the users of the user-data service. Its four message kinds are the seed's Get, Post,
+ * Put and Delete; each carries the `sender`, and the actor answers by dispatching its reply to it.
+ * Build messages with the functions below and send them with `ask`.
+ */
+import type { Request } from '../../src/messaging/ask.ts';
+import type { Ref } from '../../src/messaging/nact.ts';
+import type { Reply } from '../../src/messaging/reply.ts';
+import type { ObjectIdString } from '../../src/ids.ts';
+
+export type ErrorCode =
+  | 'user.not_found' // no user with that id
+  | 'user.email_taken' // another user has that email (compared case-insensitively)
+  | 'user.version_conflict'; // the user is not at the version the caller expected (If-Match)
+
+export interface User {
+  readonly id: ObjectIdString;
+  readonly name: string;
+  readonly email: string;
+  /** ISO-8601. */
+  readonly createdAt: string;
+  /** ISO-8601. */
+  readonly updatedAt: string;
+  /** 1 on creation, + 1 on every change. */
+  readonly version: number;
+}
+
+export type GetReply = Reply<User, 'user.not_found'>;
+export type PostReply = Reply<User, 'user.email_taken'>;
+export type PutReply = Reply<User, ErrorCode>;
+/** The deleted user. */
+export type DeleteReply = Reply<User, 'user.not_found'>;
+
+export type Command =
+  | { readonly type: 'Get'; readonly id: ObjectIdString; readonly sender: Ref<GetReply> }
+  | { readonly type: 'Post'; readonly name: string; readonly email: string; readonly sender: Ref<PostReply> }
+  | {
+    readonly type: 'Put'; readonly id: ObjectIdString; readonly name: string | undefined; readonly email: string | undefined;
+    /** Undefined: whatever the current version is. */
+    readonly expectedVersion: number | undefined; readonly sender: Ref<PutReply>;
+  }
+  | { readonly type: 'Delete'; readonly id: ObjectIdString; readonly sender: Ref<DeleteReply> };
+
+/** The user with this id. */
+export const get = (id: ObjectIdString): Request<Command, GetReply> => (sender) => ({ type: 'Get', id, sender });
+
+/** Creates a user (and records USER_CREATED). */
+export const post = (p: { name: string; email: string }): Request<Command, PostReply> =>
+  (sender) => ({ type: 'Post', name: p.name, email: p.email, sender });
+
+/** Changes the name and/or email (and records USER_UPDATED with the changed fields). */
+export const put = (p: { id: ObjectIdString; name?: string | undefined; email?: string | undefined; expectedVersion?: number | undefined }): Request<Command, PutReply> =>
+  (sender) => ({ type: 'Put', id: p.id, name: p.name, email: p.email, expectedVersion: p.expectedVersion, sender });
+
+/** Deletes the user and its activity. Exported as `delete`: `User.delete(id)`. */
+const remove = (id: ObjectIdString): Request<Command, DeleteReply> => (sender) => ({ type: 'Delete', id, sender });
+export { remove as delete };

@@ -1,0 +1,80 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import * as Activity from '../../actors/activity/protocol.ts';
+import * as User from '../../actors/user/protocol.ts';
+import { decodeCursor, encodeCursor } from '../../src/cursor.ts';
+import type { ObjectIdString } from '../../src/ids.ts';
+import { ask } from '../../src/messaging/ask.ts';
+import type { Ref } from '../../src/messaging/nact.ts';
+import { requireScope } from '../middleware/bearer-auth.ts';
+import { jsonBody } from '../middleware/body.ts';
+import { HttpProblem, problemFromReply } from '../problems.ts';
+import type { AppState } from '../state.ts';
+import { jsonObject, queryObject, validate } from '../validation.ts';
+import { objectId, type UserDataRouteOptions } from './user-fields.ts';
+
+export interface ActivityRouteDeps extends UserDataRouteOptions {
+  readonly users: Ref<User.Command>;
+  readonly activity: Ref<Activity.RouterCommand>;
+}
+
+const DETAIL_MAX_BYTES = 4096;
+const RESERVED_TYPES: readonly string[] = [Activity.USER_CREATED, Activity.USER_UPDATED];
+
+const historyQuery = z.strictObject({
+  userId: objectId,
+  limit: z.string().regex(/^\d{1,3}$/, 'must be a whole number from 1 to 500').transform(Number)
+    .pipe(z.number().min(1, 'must be at least 1').max(500, 'must be at most 500')).optional(),
+  before: z.string().optional(),
+});
+
+const recordSchema = z.strictObject({
+  userId: objectId,
+  type: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters')
+    .regex(/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/, 'must be UPPER_SNAKE_CASE, such as PASSWORD_CHANGED')
+    .refine((t) => !RESERVED_TYPES.includes(t), 'is recorded by the service itself'),
+  detail: z.record(z.string(), z.unknown(), 'must be a JSON object')
+    .refine((d) => Buffer.byteLength(JSON.stringify(d), 'utf8') <= DETAIL_MAX_BYTES, `must be at most ${DETAIL_MAX_BYTES} bytes as JSON`)
+    .optional(),
+});
+
+const cursorShape = z.strictObject({ u: z.string(), s: z.number().int().positive() });
+
+/** The `before` cursor names a position in this user's history; any other value is a 400. */
+function beforeSeq(cursor: string | undefined, userId: ObjectIdString): number | undefined {
+  if (cursor === undefined) return undefined;
+  const parsed = cursorShape.safeParse(decodeCursor(cursor));
+  if (parsed.success && parsed.data.u === userId) return parsed.data.s;
+  throw new HttpProblem(400, 'validation', 'The query is not valid', { errors: [{ field: 'before', message: 'is not a cursor of this user\'s activity' }] });
+}
+
+async function userWithActivity(deps: ActivityRouteDeps, ctx: Context): Promise<unknown> {
+  const query = validate(historyQuery, queryObject(ctx), 'query');
+  const before = beforeSeq(query.before, query.userId);
+  const user = await ask(deps.users, User.get(query.userId), deps.askTimeoutMs);
+  if (!user.ok) throw problemFromReply(user.code, user.message);
+  const page = await ask(deps.activity, Activity.history({ userId: query.userId, limit: query.limit ?? 50, before }), deps.askTimeoutMs);
+  if (!page.ok) throw problemFromReply(page.code, page.message);
+  const { activities, next } = page.value;
+  return { user: user.value, activities, nextCursor: next === null ? null : encodeCursor({ u: query.userId, s: next }) };
+}
+
+/** Service C's activity resource: a user with its activity history, and custom activities. */
+export function activityRoutes(deps: ActivityRouteDeps): Router<AppState> {
+  const router = new Router<AppState>();
+
+  router.get('/api/users/activity', requireScope(deps.scopeRead, deps.realm), async function readUserActivity(ctx) {
+    ctx.body = await userWithActivity(deps, ctx);
+  });
+
+  router.post('/api/users/activity', requireScope(deps.scopeWrite, deps.realm), jsonBody(deps.maxBodyBytes), async function recordActivity(ctx) {
+    const input = validate(recordSchema, jsonObject(ctx));
+    const reply = await ask(deps.activity, Activity.record(input), deps.askTimeoutMs);
+    if (!reply.ok) throw problemFromReply(reply.code, reply.message);
+    ctx.status = 201;
+    ctx.body = reply.value;
+  });
+
+  return router;
+}

@@ -1,0 +1,72 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import * as User from '../../actors/user/protocol.ts';
+import type { ObjectIdString } from '../../src/ids.ts';
+import { ask } from '../../src/messaging/ask.ts';
+import type { Ref } from '../../src/messaging/nact.ts';
+import { requireScope } from '../middleware/bearer-auth.ts';
+import { jsonBody } from '../middleware/body.ts';
+import { HttpProblem, problemFromReply } from '../problems.ts';
+import type { AppState } from '../state.ts';
+import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
+import { objectId, userEmail, userName, type UserDataRouteOptions } from './user-fields.ts';
+
+export interface UserRouteDeps extends UserDataRouteOptions {
+  readonly users: Ref<User.Command>;
+}
+
+const createSchema = z.strictObject({ name: userName, email: userEmail });
+const updateSchema = z.strictObject({ id: objectId, name: userName.optional(), email: userEmail.optional() })
+  .refine((u) => u.name !== undefined || u.email !== undefined, { message: 'name or email is required' });
+const idOnly = z.strictObject({ id: objectId.optional() });
+
+const badId = (message: string): HttpProblem =>
+  new HttpProblem(400, 'validation', 'The request is not valid', { errors: [{ field: 'id', message }] });
+
+/** DELETE names the user in the query or in a JSON body; both at once must agree. */
+function idToDelete(ctx: Context): ObjectIdString {
+  const fromQuery = validate(idOnly, queryObject(ctx), 'query').id;
+  const fromBody = ctx.request.body === undefined ? undefined : validate(idOnly, jsonObject(ctx)).id;
+  if (fromQuery && fromBody && fromQuery !== fromBody) throw badId('differs between the query and the body');
+  const id = fromQuery ?? fromBody;
+  if (!id) throw badId('required, in the query or the body');
+  return id;
+}
+
+function respondWithUser(ctx: Context, status: number, user: User.User): void {
+  ctx.status = status;
+  ctx.set('ETag', `"${user.version}"`);
+  ctx.body = user;
+}
+
+/** Service C's user resource: POST, PUT and DELETE /api/user. */
+export function userRoutes(deps: UserRouteDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  const write = requireScope(deps.scopeWrite, deps.realm);
+  const body = jsonBody(deps.maxBodyBytes);
+
+  router.post('/api/user', write, body, async function createUser(ctx) {
+    const input = validate(createSchema, jsonObject(ctx));
+    const reply = await ask(deps.users, User.post(input), deps.askTimeoutMs);
+    if (!reply.ok) throw problemFromReply(reply.code, reply.message);
+    ctx.set('Location', `/api/users/activity?userId=${reply.value.id}`);
+    respondWithUser(ctx, 201, reply.value);
+  });
+
+  router.put('/api/user', write, body, async function updateUser(ctx) {
+    const expectedVersion = ifMatchVersion(ctx);
+    const input = validate(updateSchema, jsonObject(ctx));
+    const reply = await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs);
+    if (!reply.ok) throw problemFromReply(reply.code, reply.message);
+    respondWithUser(ctx, 200, reply.value);
+  });
+
+  router.delete('/api/user', write, body, async function deleteUser(ctx) {
+    const reply = await ask(deps.users, User.delete(idToDelete(ctx)), deps.askTimeoutMs);
+    if (!reply.ok) throw problemFromReply(reply.code, reply.message);
+    ctx.status = 204;
+  });
+
+  return router;
+}

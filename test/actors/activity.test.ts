@@ -1,0 +1,186 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as Activity from '../../actors/activity/protocol.ts';
+import { spawnActivityRouter } from '../../actors/activity/router.ts';
+import { newId, type ObjectIdString } from '../../src/ids.ts';
+import { ask } from '../../src/messaging/ask.ts';
+import { actorTree, isAlive, startSystem, stopSystem, tell, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import { replyThenResume } from '../../src/messaging/supervision.ts';
+import type { ActivityStore } from '../../src/stores/activity-store.ts';
+import { sqliteActivityStore } from '../../src/stores/activity-store.sqlite.ts';
+import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
+import { sqliteUserStore } from '../../src/stores/user-store.sqlite.ts';
+import type { UserStore } from '../../src/stores/user-store.ts';
+import { createProbe } from '../helpers/probe.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+interface Ctx { system: ActorSystem; db: Db; users: UserStore; store: ActivityStore; crashes: string[] }
+const ctx = {} as Ctx;
+const t = suite('ActivityActor: one per user id under the router', ctx);
+
+t.before.each(() => {
+  ctx.db = openDatabase(':memory:', { synchronous: 'NORMAL' });
+  ctx.users = sqliteUserStore(ctx.db);
+  ctx.store = sqliteActivityStore(ctx.db);
+  ctx.system = startSystem(`activity-${Math.random().toString(36).slice(2)}`);
+  ctx.crashes = [];
+});
+t.after.each(() => {
+  stopSystem(ctx.system);
+  ctx.db.close();
+});
+
+function newUser(): ObjectIdString {
+  const id = newId();
+  const at = new Date().toISOString();
+  const result = ctx.users.insert({ id, name: 'Ann', email: `${id}@example.com`, createdAt: at, updatedAt: at });
+  assert.ok(result.ok);
+  return id;
+}
+
+function router(options: { idleMs?: number; cacheSize?: number; store?: ActivityStore } = {}): Ref<Activity.RouterCommand> {
+  return spawnActivityRouter(ctx.system, {
+    store: options.store ?? ctx.store, idleMs: options.idleMs ?? 60_000, cacheSize: options.cacheSize,
+    crashPolicy: () => replyThenResume((error, path) => ctx.crashes.push(`${path}: ${String(error)}`)),
+  });
+}
+
+const children = (ref: Ref<Activity.RouterCommand>): string[] => actorTree(ref).map((a) => a.name).sort();
+
+async function record(ref: Ref<Activity.RouterCommand>, userId: ObjectIdString, type = 'LOGIN', detail?: Activity.Detail): Promise<Activity.Activity> {
+  const reply = await ask(ref, Activity.record({ userId, type, detail }), 2000);
+  if (!reply.ok) throw new Error(`record failed: ${reply.code}`);
+  return reply.value;
+}
+
+async function history(ref: Ref<Activity.RouterCommand>, userId: ObjectIdString, limit = 50, before?: number): Promise<Activity.HistoryPage> {
+  const reply = await ask(ref, Activity.history({ userId, limit, before }), 2000);
+  if (!reply.ok) throw new Error(`history failed: ${reply.code}`);
+  return reply.value;
+}
+
+t('Record and History › replies arrive at the sender given in the message', async () => {
+  const ref = router();
+  const userId = newUser();
+  const probe = createProbe<Activity.RecordReply>(ctx.system);
+  tell(ref, Activity.record({ userId, type: 'LOGIN', detail: { ip: '10.0.0.1' } })(probe.ref));
+  const reply = await probe.expectMessage();
+  assert.ok(reply.ok);
+  if (!reply.ok) return;
+  assert.match(reply.value.id, /^[0-9a-f]{24}$/);
+  assert.equal({ ...reply.value, id: '', at: '' }, { id: '', userId, type: 'LOGIN', detail: { ip: '10.0.0.1' }, at: '' });
+  assert.ok(!Number.isNaN(Date.parse(reply.value.at)));
+  const pages = createProbe<Activity.HistoryReply>(ctx.system);
+  tell(ref, Activity.history({ userId, limit: 10 })(pages.ref));
+  assert.equal(await pages.expectMessage(), { ok: true, value: { activities: [reply.value], next: null } });
+  await probe.expectNoMessage(20);
+});
+
+t('spawn on demand › no child before the first message, then one child per user id, named by the id', async () => {
+  const ref = router();
+  const [a, b] = [newUser(), newUser()];
+  assert.equal(children(ref), []);
+  await history(ref, a);
+  assert.equal(children(ref), [a]);
+  await record(ref, a);
+  await record(ref, b);
+  assert.equal(children(ref), [a, b].sort());
+});
+
+t('idle stop › the child stops after the idle period and is spawned again with its history intact', async () => {
+  const ref = router({ idleMs: 20 });
+  const userId = newUser();
+  const first = await record(ref, userId, 'FIRST');
+  await waitFor(() => children(ref).length === 0, 'the idle stop');
+  const second = await record(ref, userId, 'SECOND');
+  assert.equal(children(ref), [userId]);
+  await waitFor(() => children(ref).length === 0, 'the second idle stop');
+  assert.equal((await history(ref, userId)).activities, [second, first]);
+});
+
+t('idle stop › messages sent to a user whose actor keeps stopping are never lost', async () => {
+  const ref = router({ idleMs: 1 });
+  const userId = newUser();
+  for (let i = 0; i < 30; i++) {
+    await record(ref, userId, 'TICK', { i });
+    if (i % 3 === 0) await waitFor(() => children(ref).length === 0, 'an idle stop');
+  }
+  const page = await history(ref, userId, 100);
+  assert.equal(page.activities.map((a) => a.detail['i']), Array.from({ length: 30 }, (_, i) => 29 - i));
+});
+
+t('order › 1,000 concurrent records per user keep their order, with two users interleaved', async () => {
+  const ref = router();
+  const users = [newUser(), newUser()];
+  const probe = createProbe<Activity.RecordReply>(ctx.system);
+  for (let n = 0; n < 1000; n++) for (const userId of users) tell(ref, Activity.record({ userId, type: 'STEP', detail: { n } })(probe.ref));
+  const seen = new Map<string, number[]>(users.map((u) => [u, []]));
+  for (let i = 0; i < 2000; i++) {
+    const reply = await probe.expectMessage(5000);
+    if (!reply.ok) throw new Error(reply.code);
+    seen.get(reply.value.userId)?.push(reply.value.detail['n'] as number);
+  }
+  const expected = Array.from({ length: 1000 }, (_, n) => n);
+  for (const userId of users) {
+    assert.equal(seen.get(userId), expected);
+    const first = await history(ref, userId, 500);
+    const rest = await history(ref, userId, 500, first.next ?? undefined);
+    assert.is(rest.next, null);
+    assert.equal([...first.activities, ...rest.activities].map((a) => a.detail['n']), [...expected].reverse());
+  }
+});
+
+t('History › pages are newest first and the cursor visits every activity once, across the cache boundary', async () => {
+  const ref = router({ cacheSize: 3 });
+  const userId = newUser();
+  const recorded: string[] = [];
+  for (let i = 0; i < 7; i++) recorded.unshift((await record(ref, userId, 'STEP', { i })).id);
+  for (const limit of [1, 2, 3, 4, 7, 8]) {
+    const ids: string[] = [];
+    let before: number | undefined;
+    let pages = 0;
+    do {
+      const page = await history(ref, userId, limit, before);
+      ids.push(...page.activities.map((a) => a.id));
+      before = page.next ?? undefined;
+      pages++;
+    } while (before !== undefined);
+    assert.equal(ids, recorded, `limit ${limit}`);
+    assert.is(pages, Math.ceil(7 / limit), `pages for limit ${limit}`);
+  }
+});
+
+t('Record › an unknown user → activity.user_not_found', async () => {
+  const ref = router();
+  const reply = await ask(ref, Activity.record({ userId: newId(), type: 'LOGIN' }), 2000);
+  assert.is(reply.ok ? '' : reply.code, 'activity.user_not_found');
+});
+
+t('Forget › the user\'s actor stops; a Forget for a user without an actor is answered too', async () => {
+  const ref = router();
+  const userId = newUser();
+  await record(ref, userId);
+  assert.ok(ctx.users.delete(userId));
+  assert.equal(await ask(ref, Activity.forget(userId), 2000), { ok: true, value: null });
+  await waitFor(() => children(ref).length === 0, 'the stop after Forget');
+  assert.equal(await ask(ref, Activity.forget(newId()), 2000), { ok: true, value: null });
+  assert.equal((await history(ref, userId)).activities, []);
+});
+
+t('supervision › a store fault is answered with internal and the user\'s actor carries on', async () => {
+  const faulty: ActivityStore = {
+    ...ctx.store,
+    append: (a) => { if (a.type === 'BOOM') throw new Error('disk on fire'); return ctx.store.append(a); },
+  };
+  const ref = router({ store: faulty });
+  const userId = newUser();
+  const kept = await record(ref, userId, 'BEFORE');
+  const reply = await ask(ref, Activity.record({ userId, type: 'BOOM' }), 2000);
+  assert.equal(reply, { ok: false, code: 'internal', message: 'internal error' });
+  assert.is(ctx.crashes.length, 1);
+  const after = await record(ref, userId, 'AFTER');
+  assert.equal((await history(ref, userId)).activities, [after, kept]);
+  assert.ok(isAlive(ref));
+});
+
+t.run();
