@@ -92,3 +92,34 @@ slow('an actor that does not answer within its ask timeout → 503 with Retry-Af
 });
 
 slow.run();
+
+const bodies = suite('JSON bodies', {} as { server: TestServer; token: string });
+bodies.before(async (c) => {
+  c.server = await startTestServer();
+  c.token = (await login(c.server.url)).access_token;
+});
+bodies.after(async (c) => c.server?.close());
+
+bodies('an empty POST (Content-Length: 0, no type) → 400 problem, not 415', async (c) => {
+  const res = await fetch(`${c.server.url}/api/user`, { method: 'POST', headers: bearer(c.token) });
+  assert.is(res.status, 400);
+  assert.match(res.headers.get('content-type') ?? '', /problem\+json/);
+});
+
+bodies('malformed JSON → 400 problem, never 500; another media type → 415', async (c) => {
+  const bad = await fetch(`${c.server.url}/api/user`, { method: 'POST', headers: { ...bearer(c.token), 'Content-Type': 'application/json' }, body: '{"name": ' });
+  assert.is(bad.status, 400);
+  assert.is(((await bad.json()) as { status: number }).status, 400);
+  const xml = await fetch(`${c.server.url}/api/user`, { method: 'POST', headers: { ...bearer(c.token), 'Content-Type': 'application/xml' }, body: '<user/>' });
+  assert.is(xml.status, 415);
+});
+
+bodies('a JSON body over server.max-body-bytes → 413 problem', async (c) => {
+  const res = await fetch(`${c.server.url}/api/user`, {
+    method: 'POST', headers: { ...bearer(c.token), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(1_100_000), email: 'a@b.co' }),
+  });
+  assert.is(res.status, 413);
+  assert.match(res.headers.get('content-type') ?? '', /problem\+json/);
+});
+
+bodies.run();
