@@ -9,7 +9,10 @@ import type { Ref } from '../src/messaging/nact.ts';
 import type { TokenVerifier } from '../src/security/jwt.ts';
 import type { SigningKey } from '../src/security/keys.ts';
 import { createLoginThrottle } from '../src/security/login-throttle.ts';
+import type { Metrics } from '../src/metrics.ts';
 import { bearerAuth } from './middleware/bearer-auth.ts';
+import { corsFor } from './middleware/cors.ts';
+import { requestMetrics } from './middleware/metrics.ts';
 import { errorHandler } from './middleware/error-handler.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requestLog } from './middleware/request-log.ts';
@@ -35,6 +38,7 @@ export interface AppDeps {
   readonly key: SigningKey;
   readonly logger: Logger;
   readonly ready: () => Promise<void>;
+  readonly metrics: Metrics;
 }
 
 const under = (prefix: string) => (path: string): boolean => path === prefix || path.startsWith(`${prefix}/`);
@@ -45,7 +49,8 @@ function mount(app: Koa<AppState>, router: Router<AppState>): void {
 }
 
 /**
- * The middleware order: request id → request log → error handler → resource-server guard → routers.
+ * The middleware order: request id → request log → metrics → error handler → CORS → resource-server
+ * guard → routers.
  * The guard runs before routing, so an unknown path under /app is 401 without a token, as in Spring.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
@@ -54,7 +59,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.silent = true;
   app.use(requestId());
   app.use(requestLog(deps.logger));
+  app.use(requestMetrics(deps.metrics));
   app.use(errorHandler(deps.logger));
+  app.use(corsFor(config.server.corsAllowedOrigins));
 
   const guard = bearerAuth({ enabled: config.security.enabled, realm: config.security.realm, verify: deps.verifyToken });
   const isApp = under('/app');
@@ -65,7 +72,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     return next();
   });
 
-  mount(app, opsRoutes({ ready: deps.ready }));
+  mount(app, opsRoutes({ ready: deps.ready, metrics: deps.metrics.registry }));
   if (config.services.has('secured')) {
     const askTimeoutMs = config.actors.askTimeoutMs;
     const oauth = { token: refs.token, realm: config.security.realm, askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes, throttle: createLoginThrottle(config.security.loginThrottle) };

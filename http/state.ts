@@ -9,4 +9,6 @@ export type Auth =
 export interface AppState {
   requestId: string;
   auth?: Auth;
+  /** Set when an actor did not answer in time (the request became a 503). */
+  askTimedOut?: boolean;
 }

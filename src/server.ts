@@ -19,6 +19,7 @@ import { sqliteActivityStore } from './stores/activity-store.sqlite.ts';
 import { sqliteUserStore } from './stores/user-store.sqlite.ts';
 import { openDatabase } from './stores/sqlite.ts';
 import { startActors } from './system.ts';
+import { createMetrics } from './metrics.ts';
 
 export interface Troupe {
   readonly server: Server;
@@ -69,7 +70,10 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     users: { store: sqliteUserStore(db), askTimeoutMs: config.actors.askTimeoutMs },
     activity: { store: sqliteActivityStore(db), idleMs: config.activity.idleMs },
   });
+  const metrics = createMetrics();
+  metrics.watch(actors.system);
   const app = createApp({
+    metrics,
     config, logger, refs: { token: actors.token, users: actors.users, activity: actors.activity }, verifyToken, key,
     ready: async () => { db.prepare('select 1').get(); },
   });

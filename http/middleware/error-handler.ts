@@ -56,6 +56,7 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
         if (ctx.status === 501) throw new HttpProblem(501, 'not_implemented', `${ctx.method} is not supported`);
       }
     } catch (error) {
+      if (error instanceof AskTimeoutError) ctx.state.askTimedOut = true;
       const known = toKnown(ctx, error);
       if (known instanceof OAuthError) return renderOAuth(ctx, known);
       if (known) return renderProblem(ctx, ctx.state, known);

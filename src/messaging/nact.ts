@@ -112,9 +112,29 @@ export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: Spa
     afterStop: (state, ctx) => options.afterStop?.(state as S, wrapCtx<M>(ctx)),
     ...(options.shutdownAfterMs === undefined ? {} : { shutdownAfter: options.shutdownAfterMs }),
   };
-  const f = (state: unknown, message: unknown, ctx: RawCtx): unknown =>
-    handler(state as S, message as M, wrapCtx<M>(ctx));
+  const f = async (state: unknown, message: unknown, ctx: RawCtx): Promise<unknown> => {
+    const observer = observers.get(ctx.self.system.name);
+    try {
+      const next = await handler(state as S, message as M, wrapCtx<M>(ctx));
+      observer?.(ctx.path.parts, 'handled');
+      return next;
+    } catch (error) {
+      observer?.(ctx.path.parts, 'failed');
+      throw error;
+    }
+  };
   return typed<M>(runtime.spawn(raw(parent), f, options.name, props));
+}
+
+/** Told of every message an actor of the system finished handling, by actor path parts. */
+export type MessageObserver = (path: readonly string[], outcome: 'handled' | 'failed') => void;
+
+const observers = new Map<string, MessageObserver>();
+
+/** Observes every actor of `system` (one observer per system; metrics use it). */
+export function observe(system: ActorSystem, observer: MessageObserver | undefined): void {
+  if (observer) observers.set(system.name, observer);
+  else observers.delete(system.name);
 }
 
 /** Sends `message` to `ref`. A stopped or unknown actor drops it silently, as in nact. */
@@ -154,6 +174,7 @@ export function stopSystem(system: ActorSystem): void {
   if (!sys || isActor(sys)) return;
   for (const actor of [...sys.children.values()]) stopTree(actor);
   sys.stop();
+  observers.delete(system.name);
 }
 
 /** Whether the actor behind `ref` is alive. */

@@ -1,5 +1,5 @@
 /** A real troupe on an ephemeral port with a temporary data directory. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -21,11 +21,22 @@ export function tempDir(prefix = 'troupe-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export async function startTestServer(properties: Record<string, string> = {}, dataDir = tempDir()): Promise<TestServer> {
+let runLog: WriteStream | undefined;
+
+/** The log file of the whole test run (`TROUPE_TEST_LOG`, set by scripts/test.mjs), if any. */
+function testRunLog(): WriteStream | undefined {
+  const path = process.env['TROUPE_TEST_LOG'];
+  if (path && !runLog) runLog = createWriteStream(path, { flags: 'a' });
+  return runLog;
+}
+
+/** `logTo` receives the JSON log lines (use with a `logging.level` other than silent). */
+export async function startTestServer(properties: Record<string, string> = {}, dataDir = tempDir(), logTo?: NodeJS.WritableStream): Promise<TestServer> {
+  const sink = logTo ?? testRunLog();
   const config = loadConfig({
-    properties: { 'data.dir': dataDir, 'server.port': '0', 'logging.level': 'silent', 'data.sqlite.synchronous': 'NORMAL', ...properties },
+    properties: { 'data.dir': dataDir, 'server.port': '0', 'logging.level': sink ? 'debug' : 'silent', 'data.sqlite.synchronous': 'NORMAL', ...properties },
   });
-  const troupe = await startTroupe(config, createLogger(config.logging.level));
+  const troupe = await startTroupe(config, createLogger(config.logging.level, sink));
   let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;

@@ -1,0 +1,19 @@
+import type { Middleware } from 'koa';
+import type { Metrics } from '../../src/metrics.ts';
+import type { AppState } from '../state.ts';
+
+/** Counts every request by route template (never the raw path: unbounded labels) and status. */
+export function requestMetrics(metrics: Metrics): Middleware<AppState> {
+  return async function measureRequest(ctx, next) {
+    const end = metrics.httpDuration.startTimer();
+    try {
+      await next();
+    } finally {
+      const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+      const route = matched === undefined ? 'unmatched' : String(matched);
+      end({ method: ctx.method, route });
+      metrics.httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
+      if (ctx.state.askTimedOut) metrics.askTimeouts.inc({ route });
+    }
+  };
+}

@@ -1,0 +1,102 @@
+import { Writable } from 'node:stream';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { basic, bearer, login, postToken, USERS } from '../helpers/tokens.ts';
+
+const ORIGIN = 'https://app.example';
+const ctx = {} as { server: TestServer };
+const t = suite('operations: metrics and CORS', ctx);
+t.before(async () => { ctx.server = await startTestServer({ 'server.cors.allowed-origins': `${ORIGIN}, https://other.example` }); });
+t.after(async () => ctx.server?.close());
+
+t('GET /metrics › requests by route template and status, actor messages, live actors, mailboxes', async () => {
+  const { url } = ctx.server;
+  const token = (await login(url)).access_token;
+  await fetch(`${url}/app/listAll`, { headers: bearer(token) });
+  await fetch(`${url}/nowhere/${crypto.randomUUID()}`);
+  const created = await fetch(`${url}/api/user`, { method: 'POST', headers: { ...bearer(token), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Mo', email: 'mo@example.com' }) });
+  assert.is(created.status, 201);
+  const res = await fetch(`${url}/metrics`);
+  assert.is(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+  const text = await res.text();
+  assert.match(text, /http_requests_total\{method="GET",route="\/app\/listAll",status="200"\} 1/);
+  assert.match(text, /http_requests_total\{method="GET",route="unmatched",status="404"\} 1/);
+  assert.match(text, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/app\/listAll"\}/);
+  assert.match(text, /actor_messages_total\{actor="token",outcome="handled"\} \d+/);
+  assert.match(text, /actor_live\{actor="activity\/\*"\} 1/);
+  assert.match(text, /actor_mailbox_depth\{actor="token"\} 0/);
+  assert.match(text, /actor_ask_timeouts_total/);
+  assert.not.match(text, /nowhere/);
+});
+
+t('CORS › a preflight from an allowed origin is answered without a token, also on /oauth/token', async () => {
+  for (const path of ['/oauth/token', '/api/user', '/app/listAll']) {
+    const res = await fetch(`${ctx.server.url}${path}`, { method: 'OPTIONS', headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' } });
+    assert.ok(res.status === 204 || res.status === 200, `${path}: ${res.status}`);
+    assert.is(res.headers.get('access-control-allow-origin'), ORIGIN);
+    assert.match(res.headers.get('access-control-allow-headers') ?? '', /Authorization/);
+  }
+  const actual = await fetch(`${ctx.server.url}/health`, { headers: { Origin: ORIGIN } });
+  assert.is(actual.headers.get('access-control-allow-origin'), ORIGIN);
+  assert.match(actual.headers.get('access-control-expose-headers') ?? '', /X-Request-Id/);
+});
+
+t('CORS › another origin gets no CORS headers, and a preflight still needs no token', async () => {
+  const res = await fetch(`${ctx.server.url}/api/user`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
+  assert.is(res.headers.get('access-control-allow-origin'), null);
+  assert.is.not(res.status, 401);
+});
+
+t.run();
+
+const none = suite('operations: CORS by default', {} as { server: TestServer });
+none.before(async (c) => { c.server = await startTestServer(); });
+none.after(async (c) => c.server?.close());
+none('no origin is allowed by default', async ({ server }) => {
+  const res = await fetch(`${server.url}/oauth/token`, { method: 'OPTIONS', headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST' } });
+  assert.is(res.headers.get('access-control-allow-origin'), null);
+});
+none.run();
+
+const SIGNING_KEY = 'logging-test-signing-key-0123456789-abcdefghijklmnop';
+const logs = suite('operations: logs', {} as { server: TestServer; lines: string[] });
+logs.before(async (c) => {
+  c.lines = [];
+  const sink = new Writable({ write(chunk: Buffer, _enc, done) { c.lines.push(...chunk.toString().split('\n').filter(Boolean)); done(); } });
+  c.server = await startTestServer({ 'logging.level': 'trace', 'security.signing-key': SIGNING_KEY }, undefined, sink);
+});
+logs.after(async (c) => c.server?.close());
+
+logs('one JSON line per request: request id, method, route template, status, duration', async ({ server, lines }) => {
+  const res = await fetch(`${server.url}/health`, { headers: { 'X-Request-Id': 'log-check-1' } });
+  assert.is(res.status, 200);
+  const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['requestId'] === 'log-check-1');
+  assert.ok(line, 'a line for the request');
+  assert.is(line?.['method'], 'GET');
+  assert.is(line?.['route'], '/health');
+  assert.is(line?.['status'], 200);
+  assert.type(line?.['durationMs'], 'number');
+});
+
+logs('no password, client secret, token, key or Authorization header is ever logged', async ({ server, lines }) => {
+  const secrets: string[] = [USERS.john.password, USERS.admin.password, 'troupe-secret', SIGNING_KEY, basic()];
+  const tokens = await login(server.url, USERS.john);
+  secrets.push(tokens.access_token, tokens.refresh_token ?? '', tokens.access_token.split('.')[2] ?? '');
+  await postToken(server.url, { grant_type: 'password', username: 'admin', password: 'wrong-but-secret-password' });
+  secrets.push('wrong-but-secret-password');
+  const refreshed = await postToken(server.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '' });
+  const next = (await refreshed.json()) as { access_token: string; refresh_token: string };
+  secrets.push(next.access_token, next.refresh_token);
+  await fetch(`${server.url}/app/listAll`, { headers: bearer(next.access_token) });
+  await fetch(`${server.url}/app/listAll?access_token=${next.access_token}`, { headers: bearer(next.access_token) });
+  await fetch(`${server.url}/app/listAll`, { headers: bearer(`${next.access_token}x`) });
+  await postToken(server.url, { grant_type: 'password', ...USERS.john }, { Authorization: basic('troupe-client', 'a-wrong-client-secret') });
+  secrets.push('a-wrong-client-secret');
+  const all = lines.join('\n');
+  assert.ok(lines.length >= 8, 'the requests were logged');
+  for (const secret of secrets) assert.not.ok(secret !== '' && all.includes(secret), `a secret was logged: ${secret.slice(0, 6)}…`);
+});
+
+logs.run();
