@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
 import type * as Token from '../actors/token/protocol.ts';
+import type * as Employee from '../actors/employee/protocol.ts';
 import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Ref } from '../src/messaging/nact.ts';
@@ -10,12 +11,15 @@ import { errorHandler } from './middleware/error-handler.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { appRoutes } from './routes/app.ts';
+import { employeeRoutes } from './routes/employee.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { opsRoutes } from './routes/ops.ts';
 import type { AppState } from './state.ts';
 
 export interface AppRefs {
   readonly token: Ref<Token.Command>;
+  /** Present when the employee service is on. */
+  readonly employee?: Ref<Employee.Command> | undefined;
 }
 
 export interface AppDeps {
@@ -59,6 +63,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     const askTimeoutMs = config.actors.askTimeoutMs;
     mount(app, oauthRoutes({ token: refs.token, realm: config.security.realm, askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes }));
     mount(app, appRoutes({ token: refs.token, askTimeoutMs, includePasswordHash: config.app.listAllIncludePasswordHash }));
+  }
+  if (config.services.has('employee') && refs.employee) {
+    const { realm, jwt } = config.security;
+    mount(app, employeeRoutes({
+      employee: refs.employee, askTimeoutMs: config.actors.askTimeoutMs, realm,
+      scopeRead: jwt.scopeRead, scopeWrite: jwt.scopeWrite, maxBodyBytes: config.server.maxBodyBytes,
+    }));
   }
   return app;
 }

@@ -12,8 +12,11 @@ import { createTokenSigner, createTokenVerifier } from './security/jwt.ts';
 import { loadSigningKey } from './security/keys.ts';
 import { costOf, createPasswordHasher } from './security/passwords.ts';
 import { sqliteCredentialStore } from './stores/credential-store.sqlite.ts';
+import { openMongoEmployeeStore } from './stores/employee-store.mongo.ts';
+import { sqliteEmployeeStore } from './stores/employee-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from './stores/refresh-token-store.sqlite.ts';
-import { openDatabase } from './stores/sqlite.ts';
+import { openDatabase, type Db } from './stores/sqlite.ts';
+import type { EmployeeStore } from './stores/employee-store.ts';
 import { startActors } from './system.ts';
 
 export interface Troupe {
@@ -41,6 +44,12 @@ async function closeServer(server: Server, timeoutMs: number): Promise<void> {
   clearTimeout(timer);
 }
 
+/** MongoDB when `mongodb.uri` is set, else the embedded SQLite database; none when the service is off. */
+function openEmployeeStore(config: Config, db: Db): EmployeeStore | undefined {
+  if (!config.services.has('employee')) return undefined;
+  return config.mongodb.uri ? openMongoEmployeeStore(config.mongodb.uri) : sqliteEmployeeStore(db);
+}
+
 export async function startTroupe(config: Config, logger: Logger): Promise<Troupe> {
   const db = openDatabase(config.data.dir, { synchronous: config.data.synchronous });
   const credentials = sqliteCredentialStore(db);
@@ -52,6 +61,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
   const cost = costOf(initial.users[0]?.password ?? '') ?? 10;
   const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
   const clients = [registeredClient(config)];
+  const employees = openEmployeeStore(config, db);
   const settings = { issuer: config.security.jwt.issuer, audience: config.security.jwt.resourceId, validity: config.security.jwt.accessTokenValidity };
   const actors = startActors({
     logger,
@@ -59,10 +69,11 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
       clients, authenticateClient: createClientAuthenticator(clients, passwords), credentials, refreshTokens: sqliteRefreshTokenStore(db),
       passwords, signAccessToken: createTokenSigner(key, settings), refreshTokenValidity: config.security.jwt.refreshTokenValidity, dummyHash,
     },
+    employee: employees && { store: employees },
   });
   const app = createApp({
-    config, logger, refs: { token: actors.token }, verifyToken: createTokenVerifier(key, settings),
-    ready: async () => { db.prepare('select 1').get(); },
+    config, logger, refs: { token: actors.token, employee: actors.employee }, verifyToken: createTokenVerifier(key, settings),
+    ready: async () => { db.prepare('select 1').get(); await employees?.ping(); },
   });
   const server = app.listen(config.server.port, config.server.host);
   await once(server, 'listening');
@@ -73,6 +84,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     async close() {
       await closeServer(server, config.server.shutdownTimeoutMs);
       actors.stop();
+      await employees?.close();
       await passwords.close();
       db.close();
     },

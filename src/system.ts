@@ -2,6 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { spawnTokenActor, type TokenActorDeps } from '../actors/token/actor.ts';
 import type * as Token from '../actors/token/protocol.ts';
+import { spawnEmployeeActor, type EmployeeActorDeps } from '../actors/employee/actor.ts';
+import type * as Employee from '../actors/employee/protocol.ts';
 import type { Logger } from './logger.ts';
 import { startSystem, stopSystem, type ActorSystem, type Ref } from './messaging/nact.ts';
 import { replyThenResume } from './messaging/supervision.ts';
@@ -9,11 +11,14 @@ import { replyThenResume } from './messaging/supervision.ts';
 export interface Actors {
   readonly system: ActorSystem;
   readonly token: Ref<Token.Command>;
+  /** Spawned when its deps are given (the employee service is on). */
+  readonly employee: Ref<Employee.Command> | undefined;
   stop(): void;
 }
 
 export interface ActorDeps {
   readonly token: Omit<TokenActorDeps, 'onCrash'>;
+  readonly employee?: Omit<EmployeeActorDeps, 'onCrash'> | undefined;
   readonly logger: Logger;
 }
 
@@ -23,5 +28,6 @@ export function startActors(deps: ActorDeps): Actors {
     deps.logger.error({ err: error, actor: path, decision }, 'actor crashed');
   };
   const token = spawnTokenActor(system, { ...deps.token, onCrash: replyThenResume(report) });
-  return { system, token, stop: () => stopSystem(system) };
+  const employee = deps.employee && spawnEmployeeActor(system, { ...deps.employee, onCrash: replyThenResume(report) });
+  return { system, token, employee, stop: () => stopSystem(system) };
 }

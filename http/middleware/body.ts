@@ -5,8 +5,8 @@ import type { AppState } from '../state.ts';
 
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
-/** Koa's `is()` answers null when the request has no body at all. */
-const hasBody = (ctx: Context): boolean => ctx.request.is('*/*') !== null;
+/** Koa's `is()` answers null when the request has no body at all; `Content-Length: 0` is no body either. */
+const hasBody = (ctx: Context): boolean => ctx.request.is('*/*') !== null && ctx.request.length !== 0;
 
 /**
  * JSON request bodies: another media type is 415, malformed JSON 400, too large 413 (all as
