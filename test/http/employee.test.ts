@@ -90,8 +90,10 @@ t('GET /api/employee/:id › 200 record; unknown → 404; malformed → 400; rea
   const res = await call('GET', `/api/employee/${r.id}`, { token: ctx.readOnly });
   assert.is(res.status, 200);
   assert.equal(await res.json(), r);
+  assert.equal(await (await call('GET', `/api/employee/${r.id.toUpperCase()}`, { token: ctx.rw })).json(), r, 'upper-case hex is the same id');
   await expectProblem(await call('GET', '/api/employee/0123456789abcdef01234567', { token: ctx.rw }), 404);
   await expectProblem(await call('GET', '/api/employee/not-an-id', { token: ctx.rw }), 400, ['id']);
+  await expectProblem(await call('GET', '/api/employee/0123456789abcdef0123456', { token: ctx.rw }), 400, ['id']);
   await expectInsufficientScope(await call('GET', `/api/employee/${r.id}`, { token: ctx.writeOnly }), 'read');
 });
 
