@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import type * as Token from '../actors/token/protocol.ts';
 import type * as Activity from '../actors/activity/protocol.ts';
 import type * as User from '../actors/user/protocol.ts';
+import type * as Employee from '../actors/employee/protocol.ts';
 import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Ref } from '../src/messaging/nact.ts';
@@ -19,6 +20,7 @@ import { requestLog } from './middleware/request-log.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { appRoutes } from './routes/app.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
+import { employeeRoutes } from './routes/employee.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { oauthTokenRoutes } from './routes/oauth-tokens.ts';
 import { opsRoutes } from './routes/ops.ts';
@@ -29,6 +31,8 @@ export interface AppRefs {
   readonly token: Ref<Token.Command>;
   readonly users: Ref<User.Command>;
   readonly activity: Ref<Activity.RouterCommand>;
+  /** Present when the employee service is on. */
+  readonly employee?: Ref<Employee.Command> | undefined;
 }
 
 export interface AppDeps {
@@ -89,6 +93,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     };
     mount(app, userRoutes({ ...options, users: refs.users }));
     mount(app, activityRoutes({ ...options, users: refs.users, activity: refs.activity }));
+  }
+  if (config.services.has('employee') && refs.employee) {
+    const { realm, jwt } = config.security;
+    mount(app, employeeRoutes({
+      employee: refs.employee, askTimeoutMs: config.actors.askTimeoutMs, realm,
+      scopeRead: jwt.scopeRead, scopeWrite: jwt.scopeWrite, maxBodyBytes: config.server.maxBodyBytes,
+    }));
   }
   return app;
 }

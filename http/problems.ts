@@ -72,6 +72,9 @@ const REPLY_STATUS: Readonly<Record<string, number>> = {
   'user.email_taken': 409,
   'user.version_conflict': 412,
   'activity.user_not_found': 404,
+  'employee.not_found': 404,
+  'employee.version_conflict': 412,
+  'employee.unavailable': 503,
 };
 
 export const statusOfReply = (code: string): number => REPLY_STATUS[code] ?? 500;
@@ -88,5 +91,6 @@ export const OAUTH_ERROR: Readonly<Record<string, string>> = {
 export function problemFromReply(code: string, message: string): HttpProblem {
   const status = statusOfReply(code);
   if (status === 500) return new HttpProblem(500, 'internal', 'The server could not complete the request');
+  if (status === 503) return new HttpProblem(503, code, message, { headers: { 'Retry-After': '1' } });
   return new HttpProblem(status, code, message);
 }

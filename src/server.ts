@@ -13,11 +13,14 @@ import { createTokenSigner, createTokenVerifier } from './security/jwt.ts';
 import { loadSigningKey } from './security/keys.ts';
 import { costOf, createPasswordHasher } from './security/passwords.ts';
 import { sqliteCredentialStore } from './stores/credential-store.sqlite.ts';
+import { openMongoEmployeeStore } from './stores/employee-store.mongo.ts';
+import { sqliteEmployeeStore } from './stores/employee-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from './stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from './stores/revocation-store.sqlite.ts';
 import { sqliteActivityStore } from './stores/activity-store.sqlite.ts';
 import { sqliteUserStore } from './stores/user-store.sqlite.ts';
-import { openDatabase } from './stores/sqlite.ts';
+import { openDatabase, type Db } from './stores/sqlite.ts';
+import type { EmployeeStore } from './stores/employee-store.ts';
 import { startActors } from './system.ts';
 import { createMetrics } from './metrics.ts';
 
@@ -46,6 +49,12 @@ async function closeServer(server: Server, timeoutMs: number): Promise<void> {
   clearTimeout(timer);
 }
 
+/** MongoDB when `mongodb.uri` is set, else the embedded SQLite database; none when the service is off. */
+function openEmployeeStore(config: Config, db: Db): EmployeeStore | undefined {
+  if (!config.services.has('employee')) return undefined;
+  return config.mongodb.uri ? openMongoEmployeeStore(config.mongodb.uri) : sqliteEmployeeStore(db);
+}
+
 export async function startTroupe(config: Config, logger: Logger): Promise<Troupe> {
   const db = openDatabase(config.data.dir, { synchronous: config.data.synchronous });
   const credentials = sqliteCredentialStore(db);
@@ -57,6 +66,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
   const cost = costOf(initial.users[0]?.password ?? '') ?? 10;
   const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
   const clients = [registeredClient(config)];
+  const employees = openEmployeeStore(config, db);
   const settings = { issuer: config.security.jwt.issuer, audience: config.security.jwt.resourceId, validity: config.security.jwt.accessTokenValidity };
   const denylist = createDenylist(sqliteRevocationStore(db));
   const verifyToken = createTokenVerifier(key, settings, denylist.isRevoked);
@@ -69,13 +79,14 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     },
     users: { store: sqliteUserStore(db), askTimeoutMs: config.actors.askTimeoutMs },
     activity: { store: sqliteActivityStore(db), idleMs: config.activity.idleMs },
+    employee: employees && { store: employees },
   });
   const metrics = createMetrics();
   metrics.watch(actors.system);
   const app = createApp({
     metrics,
-    config, logger, refs: { token: actors.token, users: actors.users, activity: actors.activity }, verifyToken, key,
-    ready: async () => { db.prepare('select 1').get(); },
+    config, logger, refs: { token: actors.token, users: actors.users, activity: actors.activity, employee: actors.employee }, verifyToken, key,
+    ready: async () => { db.prepare('select 1').get(); await employees?.ping(); },
   });
   const server = app.listen(config.server.port, config.server.host);
   await once(server, 'listening');
@@ -86,6 +97,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     async close() {
       await closeServer(server, config.server.shutdownTimeoutMs);
       actors.stop();
+      await employees?.close();
       await passwords.close();
       db.close();
     },

@@ -6,6 +6,8 @@ import { spawnActivityRouter, type ActivityActorDeps } from '../actors/activity/
 import type * as Activity from '../actors/activity/protocol.ts';
 import { spawnUserActor, type UserActorDeps } from '../actors/user/actor.ts';
 import type * as User from '../actors/user/protocol.ts';
+import { spawnEmployeeActor, type EmployeeActorDeps } from '../actors/employee/actor.ts';
+import type * as Employee from '../actors/employee/protocol.ts';
 import type { Logger } from './logger.ts';
 import { startSystem, stopSystem, type ActorSystem, type Ref } from './messaging/nact.ts';
 import { replyThenResume } from './messaging/supervision.ts';
@@ -16,6 +18,8 @@ export interface Actors {
   readonly users: Ref<User.Command>;
   /** The activity router: one ActivityActor per user id below it. */
   readonly activity: Ref<Activity.RouterCommand>;
+  /** Spawned when its deps are given (the employee service is on). */
+  readonly employee: Ref<Employee.Command> | undefined;
   stop(): void;
 }
 
@@ -23,6 +27,7 @@ export interface ActorDeps {
   readonly token: Omit<TokenActorDeps, 'onCrash'>;
   readonly users: Omit<UserActorDeps, 'onCrash' | 'activity'>;
   readonly activity: Omit<ActivityActorDeps, 'crashPolicy'>;
+  readonly employee?: Omit<EmployeeActorDeps, 'onCrash'> | undefined;
   readonly logger: Logger;
 }
 
@@ -34,5 +39,6 @@ export function startActors(deps: ActorDeps): Actors {
   const token = spawnTokenActor(system, { ...deps.token, onCrash: replyThenResume(report) });
   const activity = spawnActivityRouter(system, { ...deps.activity, crashPolicy: () => replyThenResume(report) });
   const users = spawnUserActor(system, { ...deps.users, activity, onCrash: replyThenResume(report) });
-  return { system, token, users, activity, stop: () => stopSystem(system) };
+  const employee = deps.employee && spawnEmployeeActor(system, { ...deps.employee, onCrash: replyThenResume(report) });
+  return { system, token, users, activity, employee, stop: () => stopSystem(system) };
 }

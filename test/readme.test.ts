@@ -30,7 +30,10 @@ t('the curl session runs as written against a real server', async () => {
   assert.match(result.stdout, /"username":"john.doe"/);
   assert.match(result.stdout, /Hello john\.doe, you are an administrator\./);
   assert.match(result.stdout, /Hello john\.doe, you are a user\./);
-  assert.not.match(result.stdout, /"error"/);
+  assert.match(result.stdout, /"items":\[\{"id":"[0-9a-f]{24}","name":"Jane Roe","dateOfBirth":"1990-04-12"/);
+  assert.match(result.stdout, /"user":\{"id":"[0-9a-f]{24}","name":"Ada Lovelace","email":"ada@example.com"/);
+  assert.match(result.stdout, /"type":"USER_CREATED"/);
+  assert.not.match(result.stdout, /"error"|"status":[45]\d\d/);
 });
 
 t.run();

@@ -1,0 +1,82 @@
+import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { assertNever, fail, ok, type Failure } from '../../src/messaging/reply.ts';
+import { StoreUnavailableError, type EmployeeStore } from '../../src/stores/employee-store.ts';
+import { cursorOf, type Command, type CreateReply, type DeleteReply, type GetReply, type SearchReply, type UpdateReply } from './protocol.ts';
+
+export interface EmployeeActorDeps {
+  readonly store: EmployeeStore;
+  readonly onCrash: CrashPolicy;
+  readonly now?: () => number;
+}
+
+type Unavailable = Failure<'employee.unavailable'>;
+
+/** A store call that failed: it comes back to the actor, which answers or crashes (supervision). */
+type Internal = { readonly type: 'StoreFailed'; readonly error: unknown; readonly sender: Ref<Unavailable> };
+
+type Msg = Command | Internal;
+
+const UNAVAILABLE = 'The employee store cannot be reached; try again shortly';
+const notFound = (id: string) => fail('employee.not_found', `No employee with id ${id}`);
+
+/**
+ * Store calls run concurrently (the store is the truth and updates are versioned), so the actor
+ * does not wait for one before taking the next message. Its result goes straight to the sender;
+ * a failure comes back here.
+ */
+function answer<R>(sender: NoInfer<Ref<R | Unavailable>>, work: Promise<R>, self: Ref<Msg>): void {
+  work.then((reply) => tell(sender, reply), (error: unknown) => tell(self, { type: 'StoreFailed', error, sender }));
+}
+
+export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps): Ref<Command> {
+  const { store } = deps;
+  const at = (): string => new Date((deps.now ?? Date.now)()).toISOString();
+
+  const onCreate = async (msg: Extract<Command, { type: 'Create' }>): Promise<CreateReply> => ok(await store.insert(msg.employee, at()));
+
+  const onGet = async (msg: Extract<Command, { type: 'Get' }>): Promise<GetReply> => {
+    const record = await store.findById(msg.id);
+    return record ? ok(record) : notFound(msg.id);
+  };
+
+  const onSearch = async (msg: Extract<Command, { type: 'Search' }>): Promise<SearchReply> => {
+    const page = await store.search(msg.criteria);
+    return ok({ items: page.items, nextCursor: page.next === null ? null : cursorOf(page.next) });
+  };
+
+  const onUpdate = async (msg: Extract<Command, { type: 'Update' }>): Promise<UpdateReply> => {
+    const outcome = await store.update(msg.id, msg.changes, msg.expectedVersion, at());
+    switch (outcome.status) {
+      case 'updated': return ok(outcome.record);
+      case 'not_found': return notFound(msg.id);
+      case 'version_conflict':
+        return fail('employee.version_conflict', `Employee ${msg.id} is at version ${outcome.version}, not ${msg.expectedVersion}`);
+      default: return assertNever(outcome);
+    }
+  };
+
+  const onDelete = async (msg: Extract<Command, { type: 'Delete' }>): Promise<DeleteReply> =>
+    (await store.delete(msg.id)) ? ok({ id: msg.id }) : notFound(msg.id);
+
+  const onStoreFailed = (msg: Internal): void => {
+    if (msg.error instanceof StoreUnavailableError) return tell(msg.sender, fail('employee.unavailable', UNAVAILABLE));
+    throw msg.error;
+  };
+
+  const handle = (msg: Msg, ctx: Ctx<Msg>): void => {
+    switch (msg.type) {
+      case 'Create': return answer(msg.sender, onCreate(msg), ctx.self);
+      case 'Get': return answer(msg.sender, onGet(msg), ctx.self);
+      case 'Search': return answer(msg.sender, onSearch(msg), ctx.self);
+      case 'Update': return answer(msg.sender, onUpdate(msg), ctx.self);
+      case 'Delete': return answer(msg.sender, onDelete(msg), ctx.self);
+      case 'StoreFailed': return onStoreFailed(msg);
+      default: return assertNever(msg);
+    }
+  };
+
+  return spawn<null, Msg>(parent, (state, msg, ctx) => {
+    handle(msg, ctx);
+    return state;
+  }, { name: 'employee', initialState: () => null, onCrash: deps.onCrash });
+}

@@ -1,0 +1,65 @@
+/**
+ * EmployeeActor: employee records over an `EmployeeStore` (SQLite or MongoDB). Build messages with
+ * the functions below and send them with `ask`.
+ */
+import type { Request } from '../../src/messaging/ask.ts';
+import type { Ref } from '../../src/messaging/nact.ts';
+import type { Reply } from '../../src/messaging/reply.ts';
+import { decodeCursor, encodeCursor } from '../../src/cursor.ts';
+import { isObjectId, type ObjectIdString } from '../../src/ids.ts';
+import type { EmployeeChanges, EmployeeRecord, EmployeeSearch, NewEmployee, SearchKey } from '../../src/stores/employee-store.ts';
+
+export type { EmployeeChanges, EmployeeRecord, EmployeeSearch, NewEmployee, SearchKey };
+
+export type ErrorCode =
+  | 'employee.not_found' // no record with that id
+  | 'employee.version_conflict' // the record is not at the version the caller expected (If-Match)
+  | 'employee.unavailable'; // the store cannot be reached; retry later
+
+/** One page of a search; `nextCursor` is null after the last match. */
+export interface SearchPage {
+  readonly items: readonly EmployeeRecord[];
+  readonly nextCursor: string | null;
+}
+
+export type CreateReply = Reply<EmployeeRecord, 'employee.unavailable'>;
+export type GetReply = Reply<EmployeeRecord, 'employee.not_found' | 'employee.unavailable'>;
+export type SearchReply = Reply<SearchPage, 'employee.unavailable'>;
+export type UpdateReply = Reply<EmployeeRecord, ErrorCode>;
+export type DeleteReply = Reply<{ readonly id: ObjectIdString }, 'employee.not_found' | 'employee.unavailable'>;
+
+export type Command =
+  | { readonly type: 'Create'; readonly employee: NewEmployee; readonly sender: Ref<CreateReply> }
+  | { readonly type: 'Get'; readonly id: ObjectIdString; readonly sender: Ref<GetReply> }
+  | { readonly type: 'Search'; readonly criteria: EmployeeSearch; readonly sender: Ref<SearchReply> }
+  | {
+    readonly type: 'Update'; readonly id: ObjectIdString; readonly changes: EmployeeChanges;
+    /** Undefined: whatever the current version. */
+    readonly expectedVersion: number | undefined; readonly sender: Ref<UpdateReply>;
+  }
+  | { readonly type: 'Delete'; readonly id: ObjectIdString; readonly sender: Ref<DeleteReply> };
+
+/** Stores a new record (version 1). The input is already valid (trimmed name, real past date). */
+export const create = (employee: NewEmployee): Request<Command, CreateReply> => (sender) => ({ type: 'Create', employee, sender });
+
+export const get = (id: ObjectIdString): Request<Command, GetReply> => (sender) => ({ type: 'Get', id, sender });
+
+/** One page of matches, ordered by name (case-insensitively) then id. */
+export const search = (criteria: EmployeeSearch): Request<Command, SearchReply> => (sender) => ({ type: 'Search', criteria, sender });
+
+/** Applies `changes` and bumps the version; with `expectedVersion`, only if the record is at it. */
+export const update = (id: ObjectIdString, changes: EmployeeChanges, expectedVersion?: number): Request<Command, UpdateReply> =>
+  (sender) => ({ type: 'Update', id, changes, expectedVersion, sender });
+
+export const remove = (id: ObjectIdString): Request<Command, DeleteReply> => (sender) => ({ type: 'Delete', id, sender });
+
+/** The opaque cursor of a search position. */
+export const cursorOf = (key: SearchKey): string => encodeCursor({ n: key.nameKey, i: key.id });
+
+/** The search position of a cursor made by {@link cursorOf}, or undefined for anything else. */
+export function parseCursor(cursor: string): SearchKey | undefined {
+  const value = decodeCursor(cursor);
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { n, i } = value as { n?: unknown; i?: unknown };
+  return typeof n === 'string' && isObjectId(i) ? { nameKey: n, id: i } : undefined;
+}

@@ -1,0 +1,80 @@
+/** Port: employee records, kept in MongoDB or in the embedded SQLite database. */
+import type { ObjectIdString } from '../ids.ts';
+
+/** An employee record as every store returns it; timestamps are ISO-8601 in UTC. */
+export interface EmployeeRecord {
+  readonly id: ObjectIdString;
+  readonly name: string;
+  /** A calendar date, `YYYY-MM-DD`. */
+  readonly dateOfBirth: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** 1 on creation, + 1 on every update. */
+  readonly version: number;
+}
+
+export interface NewEmployee {
+  readonly name: string;
+  readonly dateOfBirth: string;
+}
+
+/** The fields an update replaces; absent ones are kept. */
+export interface EmployeeChanges {
+  readonly name?: string | undefined;
+  readonly dateOfBirth?: string | undefined;
+}
+
+/** A position in the search order: the lowercased name, then the id. */
+export interface SearchKey {
+  readonly nameKey: string;
+  readonly id: ObjectIdString;
+}
+
+/** Every given criterion must hold. */
+export interface EmployeeSearch {
+  /** Case-insensitive substring of the name. */
+  readonly name?: string | undefined;
+  readonly id?: ObjectIdString | undefined;
+  /** Inclusive bounds, `YYYY-MM-DD`. */
+  readonly bornFrom?: string | undefined;
+  readonly bornTo?: string | undefined;
+  readonly limit: number;
+  /** Only records strictly after this position. */
+  readonly after?: SearchKey | undefined;
+}
+
+export interface EmployeePage {
+  /** Ordered by lowercased name, then id. */
+  readonly items: readonly EmployeeRecord[];
+  /** The position of the last item when more matches follow, else null. */
+  readonly next: SearchKey | null;
+}
+
+export type UpdateOutcome =
+  | { readonly status: 'updated'; readonly record: EmployeeRecord }
+  | { readonly status: 'not_found' }
+  | { readonly status: 'version_conflict'; readonly version: number };
+
+/** The store cannot be reached (a network or server-selection failure); worth retrying later. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}
+
+/**
+ * Employee records. Ids have the ObjectId form in every adapter. Methods reject with
+ * {@link StoreUnavailableError} when the database cannot be reached, with anything else on a fault.
+ */
+export interface EmployeeStore {
+  /** Stores a new record (version 1) with a fresh id; `at` is an ISO-8601 instant. */
+  insert(input: NewEmployee, at: string): Promise<EmployeeRecord>;
+  findById(id: ObjectIdString): Promise<EmployeeRecord | undefined>;
+  search(criteria: EmployeeSearch): Promise<EmployeePage>;
+  /** Applies `changes` and increments the version, atomically; only at `expectedVersion` if given. */
+  update(id: ObjectIdString, changes: EmployeeChanges, expectedVersion: number | undefined, at: string): Promise<UpdateOutcome>;
+  /** False when there was no such record. */
+  delete(id: ObjectIdString): Promise<boolean>;
+  /** Resolves when the database answers. */
+  ping(): Promise<void>;
+  /** Releases what the adapter opened itself (a shared SQLite database stays open). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,133 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnEmployeeActor } from '../../actors/employee/actor.ts';
+import * as Employee from '../../actors/employee/protocol.ts';
+import { newId, type ObjectIdString } from '../../src/ids.ts';
+import type { Request } from '../../src/messaging/ask.ts';
+import { startSystem, stopSystem, tell, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import { replyThenResume } from '../../src/messaging/supervision.ts';
+import { StoreUnavailableError, type EmployeeRecord, type EmployeeStore } from '../../src/stores/employee-store.ts';
+import { sqliteEmployeeStore } from '../../src/stores/employee-store.sqlite.ts';
+import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
+import { createProbe } from '../helpers/probe.ts';
+
+const NOW = Date.parse('2024-05-01T10:00:00.000Z');
+
+interface Ctx {
+  system: ActorSystem; db: Db; store: EmployeeStore; clock: { now: number }; crashes: unknown[];
+  /** Replaces store methods for one test; cleared after each. */
+  overrides: Partial<EmployeeStore>;
+  employee: Ref<Employee.Command>;
+}
+const ctx = {} as Ctx;
+const t = suite('EmployeeActor', ctx);
+
+t.before(() => {
+  ctx.system = startSystem('employee-test');
+  ctx.db = openDatabase(':memory:', { synchronous: 'NORMAL' });
+  ctx.store = sqliteEmployeeStore(ctx.db);
+  ctx.clock = { now: NOW };
+  ctx.crashes = [];
+  ctx.overrides = {};
+  const store = new Proxy(ctx.store, { get: (target, key: keyof EmployeeStore) => ctx.overrides[key] ?? target[key] });
+  ctx.employee = spawnEmployeeActor(ctx.system, { store, onCrash: replyThenResume((error) => ctx.crashes.push(error)), now: () => ctx.clock.now });
+});
+t.after.each(() => {
+  ctx.overrides = {};
+});
+t.after(() => {
+  stopSystem(ctx.system);
+  ctx.db.close();
+});
+
+/** Sends the request with a fresh probe as sender and returns the one reply. */
+async function send<R>(request: Request<Employee.Command, R>): Promise<R> {
+  const probe = createProbe<R>(ctx.system);
+  tell(ctx.employee, request(probe.ref));
+  const reply = await probe.expectMessage();
+  await probe.expectNoMessage(20);
+  return reply;
+}
+
+function value<T>(reply: { ok: true; value: T } | { ok: false; code: string }): T {
+  if (!reply.ok) throw new Error(`expected a value, got ${reply.code}`);
+  return reply.value;
+}
+
+const create = async (name: string, dateOfBirth = '1990-04-12'): Promise<EmployeeRecord> => value(await send(Employee.create({ name, dateOfBirth })));
+
+t('Create: the sender gets the new record, version 1, stamped with the actor\'s clock', async () => {
+  const r = await create('Jane Roe');
+  assert.match(r.id, /^[0-9a-f]{24}$/);
+  assert.equal(r, { id: r.id, name: 'Jane Roe', dateOfBirth: '1990-04-12', createdAt: '2024-05-01T10:00:00.000Z', updatedAt: '2024-05-01T10:00:00.000Z', version: 1 });
+});
+
+t('Get: the record; an unknown id → employee.not_found', async () => {
+  const r = await create('John Doe');
+  assert.equal(await send(Employee.get(r.id)), { ok: true, value: r });
+  const unknown = newId();
+  assert.equal(await send(Employee.get(unknown)), { ok: false, code: 'employee.not_found', message: `No employee with id ${unknown}` });
+});
+
+t('Search: pages carry an opaque cursor that parses back to the last item\'s position; null at the end', async () => {
+  for (const n of ['Zed Alpha', 'zed beta', 'Zed Gamma']) await create(n);
+  const first = value(await send(Employee.search({ name: 'ZED', limit: 2 })));
+  assert.equal(first.items.map((r) => r.name), ['Zed Alpha', 'zed beta']);
+  const after = Employee.parseCursor(first.nextCursor ?? '');
+  assert.equal(after, { nameKey: 'zed beta', id: first.items[1]?.id });
+  const second = value(await send(Employee.search({ name: 'zed', limit: 2, after })));
+  assert.equal(second, { items: second.items, nextCursor: null });
+  assert.equal(second.items.map((r) => r.name), ['Zed Gamma']);
+});
+
+t('Update: version + 1 and updatedAt from the clock; a stale expected version → employee.version_conflict', async () => {
+  const r = await create('Jane Roe');
+  ctx.clock.now = NOW + 60_000;
+  const updated = value(await send(Employee.update(r.id, { name: 'Jane Doe' }, 1)));
+  assert.equal(updated, { ...r, name: 'Jane Doe', updatedAt: '2024-05-01T10:01:00.000Z', version: 2 });
+  assert.equal(await send(Employee.update(r.id, { name: 'Lost' }, 1)),
+    { ok: false, code: 'employee.version_conflict', message: `Employee ${r.id} is at version 2, not 1` });
+  assert.is(value(await send(Employee.update(r.id, { dateOfBirth: '1991-02-03' }))).version, 3);
+  const missing = await send(Employee.update(newId(), { name: 'X' }));
+  assert.is(missing.ok ? '' : missing.code, 'employee.not_found');
+});
+
+t('Delete: the id once, then employee.not_found', async () => {
+  const r = await create('Gone Soon');
+  assert.equal(await send(Employee.remove(r.id)), { ok: true, value: { id: r.id } });
+  assert.is((await send(Employee.get(r.id))).ok, false);
+  const again = await send(Employee.remove(r.id));
+  assert.is(again.ok ? '' : again.code, 'employee.not_found');
+});
+
+t('a store that cannot be reached → employee.unavailable to the sender, no crash', async () => {
+  ctx.overrides.insert = () => Promise.reject(new StoreUnavailableError('down'));
+  const before = ctx.crashes.length;
+  const reply = await send(Employee.create({ name: 'Jane', dateOfBirth: '1990-04-12' }));
+  assert.is(reply.ok ? '' : reply.code, 'employee.unavailable');
+  assert.is(ctx.crashes.length, before);
+});
+
+t('a store fault crashes the message: the sender gets internal, the actor carries on', async () => {
+  ctx.overrides.findById = () => Promise.reject(new Error('disk on fire'));
+  const reply = await send(Employee.get(newId()));
+  assert.equal(reply, { ok: false, code: 'internal', message: 'internal error' });
+  assert.is((ctx.crashes.at(-1) as Error).message, 'disk on fire');
+  ctx.overrides = {};
+  assert.is((await create('Still Here')).name, 'Still Here');
+});
+
+t('a slow store call does not hold up the next message; each reply goes to its own sender', async () => {
+  let release: (r: EmployeeRecord | undefined) => void = () => {};
+  const slowId = newId();
+  ctx.overrides.findById = (id: ObjectIdString) => (id === slowId ? new Promise((resolve) => { release = resolve; }) : ctx.store.findById(id));
+  const slow = createProbe<Employee.GetReply>(ctx.system);
+  tell(ctx.employee, Employee.get(slowId)(slow.ref));
+  const fast = await create('Fast One');
+  assert.equal(await send(Employee.get(fast.id)), { ok: true, value: fast });
+  await slow.expectNoMessage(20);
+  release(undefined);
+  assert.is(((await slow.expectMessage()) as { code?: string }).code, 'employee.not_found');
+});
+
+t.run();

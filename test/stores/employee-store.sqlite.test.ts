@@ -1,0 +1,17 @@
+import { sqliteEmployeeStore } from '../../src/stores/employee-store.sqlite.ts';
+import { openDatabase } from '../../src/stores/sqlite.ts';
+import { employeeStoreContract } from './employee-store.contract.ts';
+
+employeeStoreContract('SQLite', {
+  async open() {
+    const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
+    const store = sqliteEmployeeStore(db);
+    return {
+      store,
+      async dispose() {
+        await store.close();
+        db.close();
+      },
+    };
+  },
+});
