@@ -19,7 +19,9 @@ import { requestId } from './middleware/request-id.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { appRoutes } from './routes/app.ts';
+import { openApiFor } from './openapi/openapi.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
+import { docsRoutes } from './routes/docs.ts';
 import { employeeRoutes } from './routes/employee.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { oauthTokenRoutes } from './routes/oauth-tokens.ts';
@@ -47,7 +49,22 @@ export interface AppDeps {
 
 const under = (prefix: string) => (path: string): boolean => path === prefix || path.startsWith(`${prefix}/`);
 
+export interface RouteInfo {
+  readonly method: string;
+  readonly path: string;
+}
+
+const mounted = new WeakMap<Koa<AppState>, RouteInfo[]>();
+
+/** Every (method, path) the app's routers answer, HEAD aside: the OpenAPI document must list the same. */
+export const routesOf = (app: Koa<AppState>): readonly RouteInfo[] => mounted.get(app) ?? [];
+
 function mount(app: Koa<AppState>, router: Router<AppState>): void {
+  const routes = mounted.get(app) ?? [];
+  for (const layer of router.stack) {
+    for (const method of layer.methods) if (method !== 'HEAD') routes.push({ method, path: String(layer.path) });
+  }
+  mounted.set(app, routes);
   app.use(router.routes());
   app.use(router.allowedMethods());
 }
@@ -101,5 +118,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       scopeRead: jwt.scopeRead, scopeWrite: jwt.scopeWrite, maxBodyBytes: config.server.maxBodyBytes,
     }));
   }
+  mount(app, docsRoutes({ document: openApiFor(config) }));
   return app;
 }

@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type Koa from 'koa';
 import { createApp } from '../http/app.ts';
+import type { AppState } from '../http/state.ts';
 import type { Config } from './config.ts';
 import { loadInitialData, readInitialData } from './initial-data.ts';
 import type { Logger } from './logger.ts';
@@ -26,6 +28,8 @@ import { createMetrics } from './metrics.ts';
 
 export interface Troupe {
   readonly server: Server;
+  /** The Koa application (its routes: `routesOf(app)`). */
+  readonly app: Koa<AppState>;
   /** `http://host:port` as actually bound. */
   readonly url: string;
   /** Stops accepting, lets in-flight requests finish (bounded), stops the actors, closes the stores. */
@@ -93,7 +97,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   return {
-    server, url,
+    server, url, app,
     async close() {
       await closeServer(server, config.server.shutdownTimeoutMs);
       actors.stop();

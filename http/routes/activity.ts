@@ -22,14 +22,14 @@ export interface ActivityRouteDeps extends UserDataRouteOptions {
 const DETAIL_MAX_BYTES = 4096;
 const RESERVED_TYPES: readonly string[] = [Activity.USER_CREATED, Activity.USER_UPDATED];
 
-const historyQuery = z.strictObject({
+export const historyQuery = z.strictObject({
   userId: objectId,
   limit: z.string().regex(/^\d{1,3}$/, 'must be a whole number from 1 to 500').transform(Number)
     .pipe(z.number().min(1, 'must be at least 1').max(500, 'must be at most 500')).optional(),
   before: z.string().optional(),
 });
 
-const recordSchema = z.strictObject({
+export const recordSchema = z.strictObject({
   userId: objectId,
   type: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters')
     .regex(/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/, 'must be UPPER_SNAKE_CASE, such as PASSWORD_CHANGED')

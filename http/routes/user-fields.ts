@@ -2,7 +2,11 @@
 import { z } from 'zod';
 import { isObjectId, type ObjectIdString } from '../../src/ids.ts';
 
-export const objectId = z.custom<ObjectIdString>((v) => isObjectId(v), { message: 'must be an id of 24 lowercase hexadecimal characters' });
+const ID_MESSAGE = 'must be an id of 24 lowercase hexadecimal characters';
+
+/** A string schema (so that it documents itself in OpenAPI) whose output is the branded id. */
+export const objectId = z.string({ error: ID_MESSAGE }).regex(/^[0-9a-f]{24}$/, ID_MESSAGE)
+  .refine((v): v is ObjectIdString => isObjectId(v), ID_MESSAGE);
 
 /** Trimmed, 1–200 characters. */
 export const userName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');

@@ -16,10 +16,10 @@ export interface UserRouteDeps extends UserDataRouteOptions {
   readonly users: Ref<User.Command>;
 }
 
-const createSchema = z.strictObject({ name: userName, email: userEmail });
-const updateSchema = z.strictObject({ id: objectId, name: userName.optional(), email: userEmail.optional() })
+export const createSchema = z.strictObject({ name: userName, email: userEmail });
+export const updateSchema = z.strictObject({ id: objectId, name: userName.optional(), email: userEmail.optional() })
   .refine((u) => u.name !== undefined || u.email !== undefined, { message: 'name or email is required' });
-const idOnly = z.strictObject({ id: objectId.optional() });
+export const idOnly = z.strictObject({ id: objectId.optional() });
 
 const badId = (message: string): HttpProblem =>
   new HttpProblem(400, 'validation', 'The request is not valid', { errors: [{ field: 'id', message }] });

@@ -1,0 +1,100 @@
+/** Builds the OpenAPI 3.1 document from the operations' zod schemas (the validators themselves). */
+import { z } from 'zod';
+
+export type Tag = 'secured' | 'employee' | 'userdata' | 'operations';
+type Json = Record<string, unknown>;
+
+export interface ResponseSpec {
+  readonly description: string;
+  readonly schema?: z.ZodType;
+  /** Defaults to application/json when a schema is given. */
+  readonly type?: string;
+  readonly headers?: readonly string[];
+}
+
+export interface Operation {
+  readonly method: 'get' | 'post' | 'put' | 'delete';
+  /** OpenAPI form: `/api/employee/{id}`. */
+  readonly path: string;
+  readonly tag: Tag;
+  readonly summary: string;
+  /** bearer: a token with `scope` (or any token); basic: client authentication; none. */
+  readonly security: 'bearer' | 'basic' | 'none';
+  readonly scope?: 'read' | 'write';
+  readonly query?: z.ZodObject;
+  readonly pathParams?: z.ZodObject;
+  readonly body?: { readonly type: 'application/json' | 'application/x-www-form-urlencoded'; readonly schema: z.ZodType; readonly required?: boolean };
+  readonly responses: Readonly<Record<string, ResponseSpec>>;
+}
+
+/** JSON Schema 2020-12 (the dialect of OpenAPI 3.1) of what a request may send. */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+  return rest;
+}
+
+function parameters(op: Operation): Json[] {
+  const list = (where: 'query' | 'path', shape: z.ZodObject | undefined): Json[] => {
+    if (!shape) return [];
+    const schema = jsonSchema(shape) as { properties?: Record<string, Json>; required?: string[] };
+    return Object.entries(schema.properties ?? {}).map(([name, s]) => ({
+      name, in: where, required: where === 'path' || (schema.required ?? []).includes(name), schema: s,
+    }));
+  };
+  return [...list('path', op.pathParams), ...list('query', op.query)];
+}
+
+const HEADER_DOCS: Readonly<Record<string, string>> = {
+  Location: 'Where the new resource lives', ETag: 'The record version, for If-Match', 'Retry-After': 'Seconds to wait',
+  'WWW-Authenticate': 'RFC 6750 / RFC 7617 challenge', Allow: 'The allowed methods',
+};
+
+function responses(op: Operation): Json {
+  const out: Json = {};
+  for (const [status, spec] of Object.entries(op.responses)) {
+    const type = spec.type ?? 'application/json';
+    out[status] = {
+      description: spec.description,
+      ...(spec.schema ? { content: { [type]: { schema: jsonSchema(spec.schema, 'output') } } } : {}),
+      ...(spec.headers ? { headers: Object.fromEntries(spec.headers.map((h) => [h, { description: HEADER_DOCS[h] ?? h, schema: { type: 'string' } }])) } : {}),
+    };
+  }
+  return out;
+}
+
+function operation(op: Operation): Json {
+  const security = op.security === 'none' ? [] : op.security === 'basic' ? [{ clientBasic: [] }] : [{ bearer: op.scope ? [op.scope] : [] }];
+  return {
+    tags: [op.tag], summary: op.summary, operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    security, parameters: parameters(op),
+    ...(op.body ? { requestBody: { required: op.body.required ?? true, content: { [op.body.type]: { schema: jsonSchema(op.body.schema) } } } } : {}),
+    responses: responses(op),
+  };
+}
+
+export interface DocumentInfo {
+  readonly version: string;
+  readonly issuer: string;
+}
+
+export function buildDocument(ops: readonly Operation[], info: DocumentInfo): Json {
+  const paths: Record<string, Json> = {};
+  for (const op of ops) paths[op.path] = { ...paths[op.path], [op.method]: operation(op) };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'troupe', version: info.version, description: 'Secured service (OAuth 2.0 + JWT), employee service and user-data service, served by supervised actors.' },
+    servers: [{ url: '/' }],
+    tags: [
+      { name: 'secured', description: 'Users and roles, the OAuth 2.0 authorization server and the /app resources' },
+      { name: 'employee', description: 'Employee records' }, { name: 'userdata', description: 'Users and their activity' },
+      { name: 'operations', description: 'Health, readiness, metrics and this description' },
+    ],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'oauth2', description: 'JWT access token in `Authorization: Bearer`', flows: { password: { tokenUrl: `${info.issuer}/oauth/token`, scopes: { read: 'read', write: 'write' } } } },
+        clientBasic: { type: 'http', scheme: 'basic', description: 'Client authentication: client id and secret' },
+      },
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import Router from '@koa/router';
+import { HttpProblem } from '../problems.ts';
+import type { AppState } from '../state.ts';
+
+export interface DocsDeps {
+  readonly document: Readonly<Record<string, unknown>>;
+}
+
+/** The only files served from swagger-ui-dist (installed locally: no CDN). */
+const ASSETS: Readonly<Record<string, string>> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+const INIT = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, displayRequestDuration: true });
+});
+`;
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>troupe API</title>
+  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/init.js"></script>
+</body>
+</html>
+`;
+
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'";
+
+/** GET /openapi.json and GET /docs (Swagger UI from local files). */
+export function docsRoutes(deps: DocsDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  const cache = new Map<string, Buffer>();
+
+  router.get('/openapi.json', async function openapi(ctx) {
+    ctx.body = deps.document;
+  });
+  router.get('/docs', async function docsPage(ctx) {
+    ctx.set('Content-Security-Policy', CSP);
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = PAGE;
+  });
+  router.get('/docs/assets/:file', async function docsAsset(ctx) {
+    const file = ctx.params['file'] ?? '';
+    if (file === 'init.js') {
+      ctx.type = ASSETS['swagger-ui-bundle.js'] ?? '';
+      ctx.body = INIT;
+      return;
+    }
+    const type = ASSETS[file];
+    if (type === undefined) throw new HttpProblem(404, 'not_found', `No asset ${file.slice(0, 64)}`);
+    if (!cache.has(file)) cache.set(file, readFileSync(join(dir, file)));
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.type = type;
+    ctx.body = cache.get(file);
+  });
+  return router;
+}
