@@ -29,6 +29,12 @@ function renderProblem(ctx: Context, state: AppState, e: HttpProblem): void {
   ctx.type = 'application/problem+json';
 }
 
+/** Under /oauth every error speaks RFC 6749 §5.2, whatever raised it. */
+function asOAuth(problem: HttpProblem): OAuthError {
+  const error = problem.status === 503 ? 'temporarily_unavailable' : problem.status >= 500 ? 'server_error' : 'invalid_request';
+  return new OAuthError(problem.status, error, problem.detail, { ...problem.headers });
+}
+
 function toKnown(ctx: Context, error: unknown): HttpProblem | OAuthError | undefined {
   if (error instanceof HttpProblem || error instanceof OAuthError) return error;
   if (error instanceof AskTimeoutError || error instanceof ActorUnavailableError) {
@@ -57,11 +63,14 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
       }
     } catch (error) {
       if (error instanceof AskTimeoutError) ctx.state.askTimedOut = true;
-      const known = toKnown(ctx, error);
+      let known = toKnown(ctx, error);
+      if (!known) {
+        logger.error({ requestId: ctx.state.requestId, err: error }, 'request failed');
+        known = new HttpProblem(500, 'internal', `The server failed; quote request id ${ctx.state.requestId}`);
+      }
+      if (known instanceof HttpProblem && isOAuthPath(ctx.path)) known = asOAuth(known);
       if (known instanceof OAuthError) return renderOAuth(ctx, known);
-      if (known) return renderProblem(ctx, ctx.state, known);
-      logger.error({ requestId: ctx.state.requestId, err: error }, 'request failed');
-      renderProblem(ctx, ctx.state, new HttpProblem(500, 'internal', `The server failed; quote request id ${ctx.state.requestId}`));
+      renderProblem(ctx, ctx.state, known);
     }
   };
 }

@@ -1,0 +1,77 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { routesOf, type RouteInfo } from '../../http/app.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { bearer, login } from '../helpers/tokens.ts';
+
+const ctx = {} as { server: TestServer; token: string; routes: readonly RouteInfo[] };
+const t = suite('consistent error bodies on every route', ctx);
+t.before(async () => {
+  ctx.server = await startTestServer();
+  ctx.token = (await login(ctx.server.url)).access_token;
+  ctx.routes = routesOf(ctx.server.troupe.app).filter((r) => !r.path.includes(':file'));
+});
+t.after(async () => ctx.server?.close());
+
+const concrete = (path: string): string => path.replace(/:[A-Za-z]+/g, 'not-an-id');
+type Kind = 'problem' | 'oauth';
+
+async function expectBody(res: Response, kind: Kind, what: string): Promise<void> {
+  const type = res.headers.get('content-type') ?? '';
+  const body = (await res.json()) as Record<string, unknown>;
+  if (kind === 'problem') {
+    assert.match(type, /^application\/problem\+json/, what);
+    for (const key of ['type', 'title', 'status', 'detail']) assert.ok(key in body, `${what}: ${key}`);
+    assert.is(body['status'], res.status, what);
+  } else {
+    assert.match(type, /^application\/json/, what);
+    assert.type(body['error'], 'string', what);
+    assert.type(body['error_description'], 'string', what);
+  }
+}
+
+const kindOf = (path: string): Kind => (path.startsWith('/oauth/') ? 'oauth' : 'problem');
+
+t('a method the route does not take → 405 with Allow, in the body type of its prefix', async () => {
+  for (const route of ctx.routes) {
+    const res = await fetch(`${ctx.server.url}${concrete(route.path)}`, { method: 'PATCH', headers: bearer(ctx.token) });
+    const what = `PATCH ${route.path}`;
+    assert.is(res.status, 405, what);
+    assert.ok((res.headers.get('allow') ?? '').length > 0, what);
+    await expectBody(res, kindOf(route.path), what);
+  }
+});
+
+t('a malformed request → 4xx: problem+json under /api, OAuth JSON under /oauth and for authentication', async () => {
+  for (const route of ctx.routes) {
+    const path = concrete(route.path);
+    const what = `${route.method} ${route.path}`;
+    if (path.startsWith('/oauth/') && route.method === 'POST') {
+      const res = await fetch(`${ctx.server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"grant_type":' });
+      assert.is(res.status, 400, what);
+      await expectBody(res, 'oauth', what);
+    } else if (path.startsWith('/api/')) {
+      const body = route.method === 'GET' ? undefined : '<not-json/>';
+      const headers = { ...bearer(ctx.token), 'Content-Type': 'application/xml' };
+      const res = await fetch(`${ctx.server.url}${path}?bogus=%00`, { method: route.method, headers, ...(body ? { body } : {}) });
+      assert.ok(res.status === 400 || res.status === 415, `${what}: ${res.status}`);
+      await expectBody(res, 'problem', what);
+    } else if (path.startsWith('/app/')) {
+      const res = await fetch(`${ctx.server.url}${path}`, { headers: { Authorization: 'Bearer not.a.token' } });
+      assert.is(res.status, 401, what);
+      assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer realm="troupe", error="invalid_token"/, what);
+      await expectBody(res, 'oauth', what);
+    }
+  }
+});
+
+t('authentication failures under /api speak OAuth JSON with a challenge', async () => {
+  for (const route of ctx.routes.filter((r) => r.path.startsWith('/api/'))) {
+    const res = await fetch(`${ctx.server.url}${concrete(route.path)}`, { method: route.method });
+    assert.is(res.status, 401, route.path);
+    assert.is(res.headers.get('www-authenticate'), 'Bearer realm="troupe"');
+    await expectBody(res, 'oauth', route.path);
+  }
+});
+
+t.run();
