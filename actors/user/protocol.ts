@@ -7,23 +7,15 @@ import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
+import type { UserRecord } from '../../src/stores/user-store.ts';
 
 export type ErrorCode =
   | 'user.not_found' // no user with that id
   | 'user.email_taken' // another user has that email (compared case-insensitively)
   | 'user.version_conflict'; // the user is not at the version the caller expected (If-Match)
 
-export interface User {
-  readonly id: ObjectIdString;
-  readonly name: string;
-  readonly email: string;
-  /** ISO-8601. */
-  readonly createdAt: string;
-  /** ISO-8601. */
-  readonly updatedAt: string;
-  /** 1 on creation, + 1 on every change. */
-  readonly version: number;
-}
+/** A user as the service answers it: the stored record. */
+export type User = UserRecord;
 
 export type GetReply = Reply<User, 'user.not_found'>;
 export type PostReply = Reply<User, 'user.email_taken'>;
