@@ -70,7 +70,33 @@ async function drain(server: Child, max: number, timeoutMs: number): Promise<{ l
   return { live, ms: performance.now() - started };
 }
 
+/** Runs the load while sampling the live actor count and RSS every 2 s. */
+async function touchAndWatch(server: Child, spec: LoadSpec): Promise<{ touched: LoadResult; peakLive: number; peakRss: number }> {
+  let peakLive = 0;
+  let peakRss = server.rss();
+  const touching = load(spec);
+  let done = false;
+  void touching.finally(() => { done = true; });
+  while (!done) {
+    await sleep(2000);
+    peakLive = Math.max(peakLive, await liveActivityActors(server));
+    peakRss = Math.max(peakRss, server.rss());
+  }
+  return { touched: await touching, peakLive, peakRss };
+}
+
 export interface ActivitySettings { readonly users: number; readonly idleMs: number }
+
+interface ActivityFigures { readonly peakLive: number; readonly endLive: number; readonly startRss: number; readonly peakRss: number; readonly endRss: number }
+
+function reportActivity(report: Report, a: ActivitySettings, touched: LoadResult, f: ActivityFigures): void {
+  report.measurements.push(row(`GET /api/users/activity, ${a.users} distinct users`, touched, f.endRss,
+    `idle-ms ${a.idleMs}; live actors: peak ${f.peakLive}, end ${f.endLive}; RSS MiB: start ${f.startRss.toFixed(0)}, peak ${f.peakRss.toFixed(0)}, end ${f.endRss.toFixed(0)}`));
+  report.claims.push(
+    { claim: `6. live ActivityActors after idle / users touched (${a.users})`, ratio: f.endLive / a.users, op: '<=', bound: 0.01,
+      meaning: 'idle actors stop' },
+    { claim: '6. RSS after idle / RSS before the touch', ratio: f.endRss / f.startRss, op: '<=', bound: 1.5, meaning: 'stopped actors give their memory back' });
+}
 
 /** Scenario 6: touch many users' ActivityActors, wait past the idle time, count and weigh what is left. */
 export async function activity(report: Report, s: BenchSettings, a: ActivitySettings): Promise<void> {
@@ -87,28 +113,13 @@ export async function activity(report: Report, s: BenchSettings, a: ActivitySett
     await drain(server, 0, a.idleMs + 10_000);
     const startRss = server.rss();
     s.log(`activity: touching ${a.users} users' ActivityActors (idle-ms ${a.idleMs}), start RSS ${startRss.toFixed(0)} MiB`);
-    let peakLive = 0;
-    let peakRss = startRss;
-    const touching = load({ ...spec, amount: a.users, linesFile: paths(ids.slice(0, a.users), 'touch.txt') });
-    let done = false;
-    void touching.finally(() => { done = true; });
-    while (!done) {
-      await sleep(2000);
-      peakLive = Math.max(peakLive, await liveActivityActors(server));
-      peakRss = Math.max(peakRss, server.rss());
-    }
-    const touched = await touching;
+    const { touched, peakLive, peakRss } = await touchAndWatch(server, { ...spec, amount: a.users, linesFile: paths(ids.slice(0, a.users), 'touch.txt') });
     const after = await drain(server, Math.floor(a.users / 100), a.idleMs + 60_000);
     await sleep(2000);
     const endLive = await liveActivityActors(server);
     const endRss = server.rss();
     s.log(`activity: peak ${peakLive} live, ${endLive} after ${Math.round(after.ms)} ms; RSS peak ${peakRss.toFixed(0)}, end ${endRss.toFixed(0)} MiB`);
-    report.measurements.push(row(`GET /api/users/activity, ${a.users} distinct users`, touched, endRss,
-      `idle-ms ${a.idleMs}; live actors: peak ${peakLive}, end ${endLive}; RSS MiB: start ${startRss.toFixed(0)}, peak ${peakRss.toFixed(0)}, end ${endRss.toFixed(0)}`));
-    report.claims.push(
-      { claim: `6. live ActivityActors after idle / users touched (${a.users})`, ratio: endLive / a.users, op: '<=', bound: 0.01,
-        meaning: 'idle actors stop' },
-      { claim: '6. RSS after idle / RSS before the touch', ratio: endRss / startRss, op: '<=', bound: 1.5, meaning: 'stopped actors give their memory back' });
+    reportActivity(report, a, touched, { peakLive, endLive, startRss, peakRss, endRss });
   } finally {
     await server.stop();
   }
