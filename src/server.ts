@@ -13,6 +13,7 @@ import { createClientAuthenticator, type Client } from './security/clients.ts';
 import { createDenylist } from './security/denylist.ts';
 import { createTokenSigner, createTokenVerifier } from './security/jwt.ts';
 import { loadSigningKey } from './security/keys.ts';
+import { cachedVerifier, TOKEN_CACHE_MAX } from './security/token-cache.ts';
 import { costOf, createPasswordHasher } from './security/passwords.ts';
 import { sqliteCredentialStore } from './stores/credential-store.sqlite.ts';
 import { openMongoEmployeeStore } from './stores/employee-store.mongo.ts';
@@ -89,7 +90,9 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
   metrics.watch(actors.system);
   const app = createApp({
     metrics,
-    config, logger, refs: { token: actors.token, users: actors.users, activity: actors.activity, employee: actors.employee }, verifyToken, key,
+    config, logger, refs: { token: actors.token, users: actors.users, activity: actors.activity, employee: actors.employee }, key,
+    // The resource server sees each token many times; introspection above keeps the uncached verifier.
+    verifyToken: cachedVerifier(verifyToken, { max: TOKEN_CACHE_MAX, isRevoked: denylist.isRevoked }),
     ready: async () => { db.prepare('select 1').get(); await employees?.ping(); },
   });
   const server = app.listen(config.server.port, config.server.host);

@@ -1,0 +1,147 @@
+/** Child processes of the bench: the real server, the bare baseline server, and the load generator. */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const NODE = process.execPath;
+const LOAD_WORKER = new URL('./load-worker.mjs', import.meta.url).pathname;
+const BARE_SERVER = new URL('./bare-server.ts', import.meta.url).pathname;
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), `troupe-bench-${prefix}-`));
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const address = probe.address();
+  probe.close();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** Resident set size of a process, in MiB, from /proc/<pid>/status. */
+export function rssMiB(pid: number): number {
+  const kb = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (kb === undefined) throw new Error(`no VmRSS for ${pid}`);
+  return Number(kb) / 1024;
+}
+
+export interface Child {
+  readonly url: string;
+  readonly pid: number;
+  /** Milliseconds from spawn to the first 200 of the ready path. */
+  readonly startMs: number;
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+/** Polls `url` until it answers 200; fails when the process exits first or after `timeoutMs`. */
+async function waitFor200(url: string, proc: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`process exited (${proc.exitCode ?? proc.signalCode}) before ${url} answered`);
+    const status = await fetch(url).then((r) => r.status, () => 0);
+    if (status === 200) return;
+    await sleep(20);
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+}
+
+async function startChild(args: readonly string[], env: Record<string, string>, readyPath: string, logFile: string): Promise<Child> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const proc = spawn(NODE, [...args], { env: { ...baseEnv(), ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = createWriteStream(logFile, { flags: 'a' });
+  proc.stdout?.pipe(log);
+  proc.stderr?.pipe(log);
+  await waitFor200(url + readyPath, proc);
+  const startMs = performance.now() - started;
+  const pid = proc.pid ?? 0;
+  return { url, pid, startMs, rss: () => rssMiB(pid), stop: () => stopProcess(proc) };
+}
+
+async function stopProcess(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`server had already exited (${proc.exitCode ?? proc.signalCode})`);
+  const exited = once(proc, 'exit');
+  proc.kill('SIGTERM');
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The parent's environment without anything that would change the server's configuration. */
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && k !== 'NODE_ENV' && k !== 'MONGODB_URI' && !/^(SERVER|SECURITY|APP|DATA|ACTORS|LOGGING|SERVICES)_/.test(k)) env[k] = v;
+  }
+  return env;
+}
+
+/** `node --import tsx src/main.ts` on loopback with its own data directory and an empty properties file. */
+export async function startTroupe(dataDir: string, settings: Record<string, string> = {}): Promise<Child> {
+  const configFile = join(dataDir, 'bench.properties');
+  writeFileSync(configFile, '');
+  const env = {
+    DATA_DIR: dataDir, CONFIG_FILE: configFile, LOGGING_LEVEL: 'warn', SERVER_HOST: '127.0.0.1',
+    SECURITY_LOGIN_THROTTLE_MAX_FAILURES_PER_USER: '1000000', SECURITY_LOGIN_THROTTLE_MAX_FAILURES_PER_ADDRESS: '1000000',
+    ...settings,
+  };
+  return startChild(['--import', 'tsx', 'src/main.ts'], env, '/ready', join(dataDir, 'server.log'));
+}
+
+export async function startBare(dbFile: string, logDir: string): Promise<Child> {
+  return startChild(['--import', 'tsx', BARE_SERVER], { DB_FILE: dbFile }, '/app/listAll', join(logDir, 'bare.log'));
+}
+
+export interface LoadSpec {
+  readonly url: string;
+  readonly path: string;
+  readonly method?: 'GET' | 'POST';
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+  readonly connections?: number;
+  /** Seconds; ignored when `amount` is set. */
+  readonly duration?: number;
+  readonly amount?: number;
+  /** Requests per second from all connections; unset → as fast as the server answers. */
+  readonly overallRate?: number;
+  readonly idReplacement?: boolean;
+  /** One path (or body) per line, used in turn. */
+  readonly linesFile?: string;
+  readonly linesAs?: 'path' | 'body';
+}
+
+export interface LoadResult {
+  readonly total: number;
+  readonly seconds: number;
+  readonly ok: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  /** Milliseconds. */
+  readonly p50: number;
+  readonly p99: number;
+  readonly rps: number;
+}
+
+/** One autocannon run in a separate process. */
+export async function load(spec: LoadSpec): Promise<LoadResult> {
+  const { stdout } = await run(NODE, [LOAD_WORKER, JSON.stringify(spec)], { maxBuffer: 1 << 20, timeout: 600_000 });
+  const r = JSON.parse(stdout) as Omit<LoadResult, 'rps'>;
+  return { ...r, rps: r.total / Math.max(r.seconds, 1e-9) };
+}
+
+/** A short run whose figures are thrown away: JIT, caches and connection set-up. */
+export async function warmUp(spec: LoadSpec, seconds = 2): Promise<void> {
+  const { amount: _amount, ...rest } = spec;
+  await load({ ...rest, duration: seconds });
+}

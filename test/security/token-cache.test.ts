@@ -1,0 +1,124 @@
+import { rmSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createTokenSigner, createTokenVerifier, InvalidTokenError, type Principal, type TokenRequest } from '../../src/security/jwt.ts';
+import { loadSigningKey, type SigningKey } from '../../src/security/keys.ts';
+import { cachedVerifier, type Verify } from '../../src/security/token-cache.ts';
+import { tempDir } from '../helpers/server.ts';
+
+const settings = { issuer: 'http://127.0.0.1:8080', audience: 'troupe-api', validity: 60 };
+const request: TokenRequest = { username: 'john.doe', clientId: 'troupe-client', scope: ['read'], authorities: ['USER'] };
+const T0 = Date.UTC(2030, 0, 1);
+
+const ctx = { dir: '', key: undefined as SigningKey | undefined, other: undefined as SigningKey | undefined };
+const t = suite('security: cache of verified tokens', ctx);
+t.before(async () => {
+  ctx.dir = tempDir('troupe-token-cache-');
+  ctx.key = await loadSigningKey({ signingKey: 'k'.repeat(32), encodingStrength: 256, dataDir: ctx.dir });
+  ctx.other = await loadSigningKey({ signingKey: 'o'.repeat(32), encodingStrength: 256, dataDir: ctx.dir });
+});
+t.after(() => rmSync(ctx.dir, { recursive: true, force: true }));
+
+const keyOf = (k: SigningKey | undefined): SigningKey => k ?? assert.unreachable('no key') as never;
+
+/** A real verifier, counted, over a denylist the test controls. */
+function setup(max = 100) {
+  const revoked = new Set<string>();
+  const isRevoked = (jti: string): boolean => revoked.has(jti);
+  const real = createTokenVerifier(keyOf(ctx.key), settings, isRevoked);
+  const calls = { n: 0 };
+  const counted: Verify = (token, nowMs) => { calls.n++; return real(token, nowMs); };
+  const sign = async (at = T0): Promise<string> => (await createTokenSigner(keyOf(ctx.key), settings)(request, at)).token;
+  return { revoked, calls, sign, verify: cachedVerifier(counted, { max, isRevoked }) };
+}
+
+async function refusal(p: Promise<Principal>): Promise<string> {
+  try {
+    await p;
+  } catch (error) {
+    assert.instance(error, InvalidTokenError);
+    return (error as InvalidTokenError).description;
+  }
+  return assert.unreachable('the token was accepted') as never;
+}
+
+t('a token verified once is answered from the cache, with the same principal', async () => {
+  const { calls, sign, verify } = setup();
+  const token = await sign();
+  const first = await verify(token, T0);
+  const again = await verify(token, T0 + 1000);
+  assert.equal(again, first);
+  assert.is(first.username, 'john.doe');
+  assert.is(calls.n, 1);
+});
+
+t('an entry never outlives exp: at exp the verifier is asked again, and past the skew refuses', async () => {
+  const { calls, sign, verify } = setup();
+  const token = await sign();
+  await verify(token, T0);
+  const exp = T0 + settings.validity * 1000;
+  await verify(token, exp); // within the verifier's 30 s of skew: accepted, but by the verifier
+  assert.is(calls.n, 2);
+  assert.is(await refusal(verify(token, exp + 31_000)), 'Access token expired');
+  assert.is(await refusal(verify(token, exp + 60_000)), 'Access token expired');
+  assert.is(calls.n, 4);
+});
+
+t('a jti revoked after caching is refused on the next request', async () => {
+  const { revoked, sign, verify } = setup();
+  const token = await sign();
+  const principal = await verify(token, T0);
+  revoked.add(principal.jti);
+  assert.is(await refusal(verify(token, T0 + 1)), 'Access token revoked');
+  assert.is(await refusal(verify(token, T0 + 2)), 'Access token revoked');
+});
+
+t('a different token is verified on its own: a tampered or foreign-key copy is refused', async () => {
+  const { calls, sign, verify } = setup();
+  const token = await sign();
+  await verify(token, T0);
+  const [header, payload, signature] = token.split('.');
+  const tampered = `${header}.${payload}.${signature?.slice(0, -2)}${signature?.endsWith('AA') ? 'BB' : 'AA'}`;
+  assert.is(await refusal(verify(tampered, T0)), 'Access token signature is invalid');
+  const foreign = (await createTokenSigner(keyOf(ctx.other), settings)(request, T0)).token;
+  assert.is(await refusal(verify(foreign, T0)), 'Access token signature is invalid');
+  assert.is(calls.n, 3);
+});
+
+t('a refused token is not cached as valid', async () => {
+  const { calls, sign, verify } = setup();
+  const early = await sign(T0 + 120_000); // iat 2 minutes ahead: refused now, acceptable later
+  assert.match(await refusal(verify(early, T0)), /"iat"/);
+  assert.match(await refusal(verify(early, T0)), /"iat"/);
+  assert.is(calls.n, 2);
+  assert.is(verify.size(), 0);
+});
+
+t('a clock set back before the verification goes to the verifier again', async () => {
+  const { calls, sign, verify } = setup();
+  const token = await sign(T0 + 120_000);
+  await verify(token, T0 + 120_000);
+  assert.match(await refusal(verify(token, T0)), /"iat"/);
+  assert.is(calls.n, 2);
+});
+
+t('the bound is respected, and the least recently used token goes first', async () => {
+  const { calls, sign, verify } = setup(3);
+  const tokens = await Promise.all([0, 1, 2, 3].map((i) => sign(T0 + i)));
+  for (const token of tokens.slice(0, 3)) await verify(token, T0 + 10);
+  await verify(tokens[0] ?? '', T0 + 10); // 0 is now the most recent; 1 is the oldest
+  await verify(tokens[3] ?? '', T0 + 10); // evicts 1
+  assert.is(verify.size(), 3);
+  assert.is(calls.n, 4);
+  await verify(tokens[0] ?? '', T0 + 10);
+  assert.is(calls.n, 4);
+  await verify(tokens[1] ?? '', T0 + 10);
+  assert.is(calls.n, 5);
+  assert.is(verify.size(), 3);
+});
+
+t('a bound below one is refused', () => {
+  assert.throws(() => cachedVerifier(async () => assert.unreachable() as never, { max: 0, isRevoked: () => false }), /positive integer/);
+});
+
+t.run();
