@@ -24,7 +24,8 @@ const run = promisify(execFile);
 
 t('the curl session runs as written against a real server', async () => {
   const script = quickstart().replaceAll('http://127.0.0.1:8080', ctx.server.url);
-  const result = await run('bash', ['-euo', 'pipefail', '-c', script], { encoding: 'utf8', timeout: 60_000 });
+  const env = { ...process.env, BASH_ENV: undefined, ENV: undefined };
+  const result = await run('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], { encoding: 'utf8', timeout: 60_000, env });
   assert.is(result.stderr, '');
   assert.match(result.stdout, /"username":"admin"/);
   assert.match(result.stdout, /"username":"john.doe"/);

@@ -17,7 +17,7 @@ export function spawnActivityRouter(parent: Ref<never>, deps: ActivityActorDeps)
    * runs while the child's mailbox is empty, and a send clears it).
    */
   const childFor = (userId: string, ctx: Ctx<RouterCommand>): Ref<RouterCommand> | undefined => {
-    const child = ctx.children.get(userId);
+    const child = ctx.child(userId);
     return child && isAlive(child) ? (child as Ref<RouterCommand>) : undefined;
   };
 

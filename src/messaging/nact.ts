@@ -30,7 +30,10 @@ export interface Ctx<M> {
   readonly name: string;
   /** Path such as `troupe://activity/42`. */
   readonly path: string;
+  /** A copy of the child map, made when read: O(children). */
   readonly children: ReadonlyMap<string, AnyRef>;
+  /** The live child of that name, in O(1). */
+  child(name: string): AnyRef | undefined;
 }
 
 export type Decision = 'resume' | 'reset' | 'stop';
@@ -93,7 +96,36 @@ const raw = (ref: AnyRef): RawRef => ref as RawRef;
 const typed = <M>(ref: RawRef): Ref<M> => ref as Ref<M>;
 
 function wrapCtx<M>(ctx: RawCtx): Ctx<M> {
-  return { self: typed<M>(ctx.self), name: ctx.name, path: ctx.path.toString(), children: ctx.children };
+  return {
+    self: typed<M>(ctx.self), name: ctx.name,
+    get path() { return ctx.path.toString(); },
+    get children() { return ctx.children; },
+    child(name) {
+      const actor = concrete(ctx.self);
+      return actor && isActor(actor) ? actor.children.get(name)?.reference : undefined;
+    },
+  };
+}
+
+interface RawActorInternals {
+  readonly parent?: { readonly reference: RawRef };
+  readonly path: RawPath; readonly reference: RawRef; readonly name: string;
+  readonly childReferences: Map<string, RawRef>; readonly log: unknown;
+}
+const actorClass = createRequire(import.meta.url)('nact/lib/actor.js') as { Actor: { prototype: { createContext(sender: unknown): unknown } } };
+// nact copies the parent's whole child map into the context of every message it handles, which
+// makes each message to a parent of many children (the activity router) cost O(children). The
+// copy is made only when `children` is read instead; everything else is as nact builds it.
+actorClass.Actor.prototype.createContext = function createContext(this: RawActorInternals, sender: unknown) {
+  return lazyContext(this, sender);
+};
+
+function lazyContext(actor: RawActorInternals, sender: unknown) {
+  return {
+    parent: actor.parent?.reference, path: actor.path, self: actor.reference, name: actor.name,
+    get children() { return new Map(actor.childReferences); },
+    sender, log: actor.log,
+  };
 }
 
 // ---- the typed API ------------------------------------------------------------------------------
