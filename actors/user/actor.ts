@@ -50,7 +50,8 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
    * so a caller that reads the activity after its write sees it. A failure reaches supervision.
    */
   const note = (ctx: Ctx<Msg>, what: string, request: Request<Activity.RouterCommand, Reply<unknown, string>>): void => {
-    pipe(ask(deps.activity, request, deps.askTimeoutMs), ctx.self,
+    // Already admitted work: a full router mailbox must not lose the user's activity.
+    pipe(ask(deps.activity, request, deps.askTimeoutMs, { ignoreMailboxLimit: true }), ctx.self,
       (reply): Msg => ({ type: 'Noted', what, reply }),
       (error): Msg => ({ type: 'NoteFailed', what, error }));
   };
