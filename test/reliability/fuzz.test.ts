@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
 import { openReader } from '../helpers/faults.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { SOAK } from '../helpers/soak.ts';
@@ -142,7 +143,8 @@ async function fuzz(route: Route): Promise<void> {
   });
   if (details.failed) {
     const report = fc.defaultReportMessage(details) ?? 'failed';
-    throw new Error(`${route.method} ${report.slice(0, 4000)}`);
+    const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    throw new Error(`${error}\n${report.slice(0, 3000)}`);
   }
 }
 
@@ -156,6 +158,15 @@ ROUTE_NAMES.forEach((name, i) => {
     if (!route) throw new Error(`no route ${i}`);
     await fuzz(route);
   });
+});
+
+t('POST /api/users/activity › a detail nested 100 000 deep is a 400 (it once overflowed the stack: 500)', async () => {
+  const userId = ctx.known[1] ?? '';
+  const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
+  await check({ method: 'POST', path: '/api/users/activity', body: `{"userId":"${userId}","type":"DEEP","detail":${deep}}`, contentType: 'application/json', auth: `Bearer ${ctx.token}`, ifMatch: null, requestId: null });
+  const res = await send(ctx.server.url, 'POST', '/api/users/activity', { token: ctx.token, json: `{"userId":"${userId}","type":"DEEP","detail":${deep}}` });
+  assert.is(res.status, 400);
+  assert.equal((res.body as { errors: { field: string }[] }).errors.map((e) => e.field), ['detail']);
 });
 
 t.run();
