@@ -57,6 +57,7 @@ const schema = z.object({
   'data.sqlite.synchronous': z.enum(['FULL', 'NORMAL']).default('FULL'), // FULL: a commit survives power loss too
   'mongodb.uri': z.string().trim().optional(), // set → employees in MongoDB
   'actors.ask-timeout-ms': int(1, 600_000).default(10_000), // an actor silent this long → 503
+  'actors.mailbox-limit': int(1, 1_000_000).default(1000), // asks to an actor with this many waiting messages → 503 at once
   'actors.activity.idle-ms': int(1, 2_147_483_647).default(60_000), // a user's ActivityActor stops after this long idle, ms
   'logging.level': z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -86,7 +87,11 @@ export interface Config {
   readonly app: { readonly initialData: string; readonly listAllIncludePasswordHash: boolean };
   readonly data: { readonly dir: string; readonly synchronous: 'FULL' | 'NORMAL' };
   readonly mongodb: { readonly uri: string | undefined };
-  readonly actors: { readonly askTimeoutMs: number };
+  readonly actors: {
+    readonly askTimeoutMs: number;
+    /** Waiting messages past which asks to a top-level actor are refused (503). */
+    readonly mailboxLimit: number;
+  };
   /** Milliseconds a user's ActivityActor stays idle before it stops. */
   readonly activity: { readonly idleMs: number };
   readonly logging: { readonly level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
@@ -170,7 +175,7 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
     app: { initialData: v['app.initial-data'], listAllIncludePasswordHash: v['app.list-all.include-password-hash'] },
     data: { dir: resolve(v['data.dir']), synchronous: v['data.sqlite.synchronous'] },
     mongodb: { uri: v['mongodb.uri'] || undefined },
-    actors: { askTimeoutMs: v['actors.ask-timeout-ms'] },
+    actors: { askTimeoutMs: v['actors.ask-timeout-ms'], mailboxLimit: v['actors.mailbox-limit'] },
     activity: { idleMs: v['actors.activity.idle-ms'] },
     logging: { level: v['logging.level'] },
   };

@@ -77,6 +77,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
   const verifyToken = createTokenVerifier(key, settings, denylist.isRevoked);
   const actors = startActors({
     logger,
+    mailboxLimit: config.actors.mailboxLimit,
     token: {
       clients, authenticateClient: createClientAuthenticator(clients, passwords), credentials, refreshTokens: sqliteRefreshTokenStore(db),
       passwords, signAccessToken: createTokenSigner(key, settings), verifyAccessToken: verifyToken, denylist,

@@ -9,7 +9,7 @@ import type * as User from '../actors/user/protocol.ts';
 import { spawnEmployeeActor, type EmployeeActorDeps } from '../actors/employee/actor.ts';
 import type * as Employee from '../actors/employee/protocol.ts';
 import type { Logger } from './logger.ts';
-import { startSystem, stopSystem, type ActorSystem, type Ref } from './messaging/nact.ts';
+import { limitMailbox, startSystem, stopSystem, type ActorSystem, type Ref } from './messaging/nact.ts';
 import { replyThenResume } from './messaging/supervision.ts';
 
 export interface Actors {
@@ -29,6 +29,8 @@ export interface ActorDeps {
   readonly activity: Omit<ActivityActorDeps, 'crashPolicy'>;
   readonly employee?: Omit<EmployeeActorDeps, 'onCrash'> | undefined;
   readonly logger: Logger;
+  /** Asks to a top-level actor with this many waiting messages are refused at once; unset: unbounded. */
+  readonly mailboxLimit?: number | undefined;
 }
 
 export function startActors(deps: ActorDeps): Actors {
@@ -40,5 +42,8 @@ export function startActors(deps: ActorDeps): Actors {
   const activity = spawnActivityRouter(system, { ...deps.activity, crashPolicy: () => replyThenResume(report) });
   const users = spawnUserActor(system, { ...deps.users, activity, onCrash: replyThenResume(report) });
   const employee = deps.employee && spawnEmployeeActor(system, { ...deps.employee, onCrash: replyThenResume(report) });
+  if (deps.mailboxLimit !== undefined) {
+    for (const ref of [token, users, activity, employee]) if (ref) limitMailbox(ref, deps.mailboxLimit);
+  }
   return { system, token, users, activity, employee, stop: () => stopSystem(system) };
 }

@@ -12,10 +12,14 @@ export type { TokenActorDeps } from './handlers.ts';
 type IssueToken = Extract<Command, { type: 'IssueToken' }>;
 type AuthenticateClient = Extract<Command, { type: 'AuthenticateClient' }>;
 
-/** Completions of work done off the actor (BCrypt on the worker pool), and housekeeping. */
+/**
+ * Completions of work done off the actor (BCrypt on the worker pool), and housekeeping. A completion
+ * carries its caller's `sender` at the top, where supervision looks for it: a crash while handling
+ * it answers the caller at once instead of leaving it to time out.
+ */
 type Internal =
-  | { readonly type: 'ClientChecked'; readonly request: AuthenticateClient; readonly client: Client | undefined }
-  | { readonly type: 'PasswordChecked'; readonly request: IssueToken; readonly client: Client; readonly user: UserRecord | undefined }
+  | { readonly type: 'ClientChecked'; readonly request: AuthenticateClient; readonly client: Client | undefined; readonly sender: Ref<ClientReply> }
+  | { readonly type: 'PasswordChecked'; readonly request: IssueToken; readonly client: Client; readonly user: UserRecord | undefined; readonly sender: Ref<GrantReply> }
   | { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: Ref<GrantReply> | Ref<ClientReply> }
   | { readonly type: 'Purge' };
 
@@ -29,7 +33,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
 
   const onAuthenticateClient = (msg: AuthenticateClient, ctx: Ctx<Msg>): void => {
     pipe(deps.authenticateClient({ clientId: msg.clientId, clientSecret: msg.clientSecret }), ctx.self,
-      (client): Msg => ({ type: 'ClientChecked', request: msg, client }),
+      (client): Msg => ({ type: 'ClientChecked', request: msg, client, sender: msg.sender }),
       (error): Msg => ({ type: 'WorkFailed', error, sender: msg.sender }));
   };
 
@@ -46,7 +50,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     if (isTooLong(msg.password)) return tell(msg.sender, fail('grant.invalid', BAD_CREDENTIALS));
     const user = deps.credentials.findByUsername(msg.username);
     pipe(deps.passwords.verify(msg.password, user?.password ?? deps.dummyHash), ctx.self,
-      (matches): Msg => ({ type: 'PasswordChecked', request: msg, client, user: matches ? user : undefined }),
+      (matches): Msg => ({ type: 'PasswordChecked', request: msg, client, user: matches ? user : undefined, sender: msg.sender }),
       (error): Msg => ({ type: 'WorkFailed', error, sender: msg.sender }));
   };
 

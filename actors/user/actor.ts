@@ -5,7 +5,7 @@ import { pipe } from '../../src/messaging/pipe.ts';
 import { assertNever, fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import type { UserStore, WriteResult } from '../../src/stores/user-store.ts';
 import * as Activity from '../activity/protocol.ts';
-import type { Command, ErrorCode } from './protocol.ts';
+import type { Command, ErrorCode, User } from './protocol.ts';
 
 export interface UserActorDeps {
   readonly store: UserStore;
@@ -20,10 +20,13 @@ type Post = Extract<Command, { type: 'Post' }>;
 type Put = Extract<Command, { type: 'Put' }>;
 type Delete = Extract<Command, { type: 'Delete' }>;
 
+/** A caller's answer held back until its activity is stored (the `sender` is where supervision looks). */
+interface Held { readonly sender: Ref<Reply<User, never>>; readonly answer: Reply<User, never> }
+
 /** How the activity router answered a notification this actor sent it (off the request path). */
 type Internal =
-  | { readonly type: 'Noted'; readonly what: string; readonly reply: Reply<unknown, string> }
-  | { readonly type: 'NoteFailed'; readonly what: string; readonly error: unknown };
+  | ({ readonly type: 'Noted'; readonly what: string; readonly reply: Reply<unknown, string> } & Partial<Held>)
+  | ({ readonly type: 'NoteFailed'; readonly what: string; readonly error: unknown } & Partial<Held>);
 
 type Msg = Command | Internal;
 
@@ -46,27 +49,29 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
   const iso = (): string => new Date((deps.now ?? Date.now)()).toISOString();
 
   /**
-   * Tells the activity router without waiting for it. The message leaves before the caller's reply,
-   * so a caller that reads the activity after its write sees it. A failure reaches supervision.
+   * Asks the activity router without waiting for it (the actor takes its next message meanwhile).
+   * With `held`, the caller's answer goes out only once the activity is stored: an acknowledged
+   * write never lacks its activity, even after a crash, and a caller that reads after its write
+   * sees it. A failure reaches supervision, which answers the held caller with `internal`.
    */
-  const note = (ctx: Ctx<Msg>, what: string, request: Request<Activity.RouterCommand, Reply<unknown, string>>): void => {
-    pipe(ask(deps.activity, request, deps.askTimeoutMs), ctx.self,
-      (reply): Msg => ({ type: 'Noted', what, reply }),
-      (error): Msg => ({ type: 'NoteFailed', what, error }));
+  const note = (ctx: Ctx<Msg>, what: string, request: Request<Activity.RouterCommand, Reply<unknown, string>>, held?: Held): void => {
+    // Already admitted work: a full router mailbox must not lose the user's activity.
+    pipe(ask(deps.activity, request, deps.askTimeoutMs, { ignoreMailboxLimit: true }), ctx.self,
+      (reply): Msg => ({ type: 'Noted', what, reply, ...held }),
+      (error): Msg => ({ type: 'NoteFailed', what, error, ...held }));
   };
 
   const onNoted = (msg: Extract<Internal, { type: 'Noted' }>): void => {
     // A user deleted right after the write has nothing left to record.
-    if (msg.reply.ok || msg.reply.code === 'activity.user_not_found') return;
-    throw new Error(`${msg.what} was not recorded: ${msg.reply.message}`);
+    if (!msg.reply.ok && msg.reply.code !== 'activity.user_not_found') throw new Error(`${msg.what} was not recorded: ${msg.reply.message}`);
+    if (msg.sender && msg.answer) tell(msg.sender, msg.answer);
   };
 
   const onPost = (msg: Post, ctx: Ctx<Msg>): void => {
     const at = iso();
     const result = deps.store.insert({ id: newId(), name: msg.name, email: msg.email, createdAt: at, updatedAt: at });
     if (!result.ok) return tell(msg.sender, fail('user.email_taken', `The email ${msg.email} is taken`));
-    note(ctx, Activity.USER_CREATED, Activity.record({ userId: result.user.id, type: Activity.USER_CREATED }));
-    tell(msg.sender, ok(result.user));
+    note(ctx, Activity.USER_CREATED, Activity.record({ userId: result.user.id, type: Activity.USER_CREATED }), { sender: msg.sender, answer: ok(result.user) });
   };
 
   /** Only fields whose value differs count as changes; a PUT that changes nothing keeps the version. */
@@ -82,8 +87,7 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
     if (fields.length === 0) return tell(msg.sender, ok(current));
     const result = deps.store.update(msg.id, current.version, { name, email, updatedAt: iso() });
     if (!result.ok) return tell(msg.sender, failureOf(result, msg.id, email));
-    note(ctx, Activity.USER_UPDATED, Activity.record({ userId: msg.id, type: Activity.USER_UPDATED, detail: { fields } }));
-    tell(msg.sender, ok(result.user));
+    note(ctx, Activity.USER_UPDATED, Activity.record({ userId: msg.id, type: Activity.USER_UPDATED, detail: { fields } }), { sender: msg.sender, answer: ok(result.user) });
   };
 
   /** The store deletes the activity with the user; the router then stops the user's actor. */

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../../src/logger.ts';
-import { ActorUnavailableError, AskTimeoutError } from '../../src/messaging/ask.ts';
+import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
 import { HttpProblem, OAuthError, problemBody } from '../problems.ts';
 import type { AppState } from '../state.ts';
 
@@ -37,7 +37,7 @@ function asOAuth(problem: HttpProblem): OAuthError {
 
 function toKnown(ctx: Context, error: unknown): HttpProblem | OAuthError | undefined {
   if (error instanceof HttpProblem || error instanceof OAuthError) return error;
-  if (error instanceof AskTimeoutError || error instanceof ActorUnavailableError) {
+  if (error instanceof AskTimeoutError || error instanceof ActorUnavailableError || error instanceof MailboxFullError) {
     return new HttpProblem(503, 'unavailable', 'The service is busy; try again shortly', { headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
   }
   const exposed = exposedStatus(error);

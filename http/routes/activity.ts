@@ -22,6 +22,18 @@ export interface ActivityRouteDeps extends UserDataRouteOptions {
 const DETAIL_MAX_BYTES = 4096;
 const RESERVED_TYPES: readonly string[] = [Activity.USER_CREATED, Activity.USER_UPDATED];
 
+/**
+ * UTF-8 size of `value` as JSON. JSON.parse accepts nesting far deeper than JSON.stringify can
+ * write back (it overflows the stack, once a 500); such a value is far over any size limit anyway.
+ */
+function jsonBytes(value: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(value), 'utf8');
+  } catch {
+    return Infinity;
+  }
+}
+
 export const historyQuery = z.strictObject({
   userId: objectId,
   limit: z.string().regex(/^\d{1,3}$/, 'must be a whole number from 1 to 500').transform(Number)
@@ -35,7 +47,7 @@ export const recordSchema = z.strictObject({
     .regex(/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/, 'must be UPPER_SNAKE_CASE, such as PASSWORD_CHANGED')
     .refine((t) => !RESERVED_TYPES.includes(t), 'is recorded by the service itself'),
   detail: z.record(z.string(), z.unknown(), 'must be a JSON object')
-    .refine((d) => Buffer.byteLength(JSON.stringify(d), 'utf8') <= DETAIL_MAX_BYTES, `must be at most ${DETAIL_MAX_BYTES} bytes as JSON`)
+    .refine((d) => jsonBytes(d) <= DETAIL_MAX_BYTES, `must be at most ${DETAIL_MAX_BYTES} bytes as JSON`)
     .optional(),
 });
 

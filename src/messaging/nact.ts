@@ -214,6 +214,24 @@ export function isAlive(ref: AnyRef): boolean {
   return concrete(ref) !== undefined;
 }
 
+const mailboxLimits = new WeakMap<RawActor, number>();
+
+/**
+ * Bounds how many messages may wait in the actor's mailbox before {@link ../messaging/ask.ts}
+ * refuses new requests to it (Akka's bounded mailbox, for asks only: replies and an actor's own
+ * completions are never dropped). Keyed by the live actor, so a respawned actor starts unbounded.
+ */
+export function limitMailbox(ref: AnyRef, limit: number): void {
+  const actor = concrete(ref);
+  if (actor && isActor(actor)) mailboxLimits.set(actor, limit);
+}
+
+/** The bound set with {@link limitMailbox}, if any. */
+export function mailboxLimit(ref: AnyRef): number | undefined {
+  const actor = concrete(ref);
+  return actor && isActor(actor) ? mailboxLimits.get(actor) : undefined;
+}
+
 /** How many messages wait in the actor's mailbox (0 for an unknown actor). */
 export function mailboxSize(ref: AnyRef): number {
   const actor = concrete(ref);
