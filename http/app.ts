@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import type * as Token from '../actors/token/protocol.ts';
 import type * as Activity from '../actors/activity/protocol.ts';
 import type * as User from '../actors/user/protocol.ts';
@@ -59,23 +59,61 @@ const mounted = new WeakMap<Koa<AppState>, RouteInfo[]>();
 /** Every (method, path) the app's routers answer, HEAD aside: the OpenAPI document must list the same. */
 export const routesOf = (app: Koa<AppState>): readonly RouteInfo[] => mounted.get(app) ?? [];
 
-function mount(app: Koa<AppState>, router: Router<AppState>): void {
-  const routes = mounted.get(app) ?? [];
-  for (const layer of router.stack) {
-    for (const method of layer.methods) if (method !== 'HEAD') routes.push({ method, path: String(layer.path) });
+/**
+ * All routers under one root router: one route match per request instead of one per router, and
+ * one 405/OPTIONS answer from the union of their methods.
+ */
+function mountAll(app: Koa<AppState>, routers: readonly Router<AppState>[]): void {
+  const root = new Router<AppState>();
+  const routes: RouteInfo[] = [];
+  for (const router of routers) {
+    for (const layer of router.stack) {
+      for (const method of layer.methods) if (method !== 'HEAD') routes.push({ method, path: String(layer.path) });
+    }
+    root.use(router.routes());
   }
   mounted.set(app, routes);
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(root.routes());
+  app.use(root.allowedMethods());
+}
+
+function securedRouters(deps: AppDeps): Router<AppState>[] {
+  const { config, refs } = deps;
+  const jwt = config.security.jwt;
+  const askTimeoutMs = config.actors.askTimeoutMs;
+  const oauth = { token: refs.token, realm: config.security.realm, askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes, throttle: createLoginThrottle(config.security.loginThrottle) };
+  return [
+    oauthRoutes(oauth),
+    oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceId }),
+    discoveryRoutes({ key: deps.key, issuer: jwt.issuer, grantTypes: jwt.grantTypes, scopes: [jwt.scopeRead, jwt.scopeWrite] }),
+    appRoutes({ token: refs.token, askTimeoutMs, includePasswordHash: config.app.listAllIncludePasswordHash }),
+  ];
+}
+
+function apiOptions(config: Config) {
+  const { realm, jwt } = config.security;
+  return { askTimeoutMs: config.actors.askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes, realm, scopeRead: jwt.scopeRead, scopeWrite: jwt.scopeWrite };
+}
+
+function serviceRouters(deps: AppDeps): Router<AppState>[] {
+  const { config, refs } = deps;
+  const routers = [opsRoutes({ ready: deps.ready, metrics: deps.metrics.registry })];
+  if (config.services.has('secured')) routers.push(...securedRouters(deps));
+  if (config.services.has('userdata')) {
+    routers.push(userRoutes({ ...apiOptions(config), users: refs.users }), activityRoutes({ ...apiOptions(config), users: refs.users, activity: refs.activity }));
+  }
+  if (config.services.has('employee') && refs.employee) routers.push(employeeRoutes({ ...apiOptions(config), employee: refs.employee }));
+  routers.push(docsRoutes({ document: openApiFor(config) }));
+  return routers;
 }
 
 /**
  * The middleware order: request id → request log → metrics → error handler → CORS → resource-server
- * guard → routers.
- * The guard runs before routing, so an unknown path under /app is 401 without a token, as in Spring.
+ * guard → routers. The guard runs before routing, so an unknown path under /app is 401 without a
+ * token, as in Spring.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
-  const { config, refs } = deps;
+  const { config } = deps;
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true;
   app.use(requestId());
@@ -83,7 +121,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(requestMetrics(deps.metrics));
   app.use(errorHandler(deps.logger));
   app.use(corsFor(config.server.corsAllowedOrigins));
-
   const guard = bearerAuth({ enabled: config.security.enabled, realm: config.security.realm, verify: deps.verifyToken });
   const isApp = under('/app');
   const isApi = under('/api');
@@ -92,32 +129,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (isApp(ctx.path) || (protectApi && isApi(ctx.path))) return guard(ctx, next);
     return next();
   });
-
-  mount(app, opsRoutes({ ready: deps.ready, metrics: deps.metrics.registry }));
-  if (config.services.has('secured')) {
-    const askTimeoutMs = config.actors.askTimeoutMs;
-    const oauth = { token: refs.token, realm: config.security.realm, askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes, throttle: createLoginThrottle(config.security.loginThrottle) };
-    mount(app, oauthRoutes(oauth));
-    const jwt = config.security.jwt;
-    mount(app, oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceId }));
-    mount(app, discoveryRoutes({ key: deps.key, issuer: jwt.issuer, grantTypes: jwt.grantTypes, scopes: [jwt.scopeRead, jwt.scopeWrite] }));
-    mount(app, appRoutes({ token: refs.token, askTimeoutMs, includePasswordHash: config.app.listAllIncludePasswordHash }));
-  }
-  if (config.services.has('userdata')) {
-    const options = {
-      askTimeoutMs: config.actors.askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes, realm: config.security.realm,
-      scopeRead: config.security.jwt.scopeRead, scopeWrite: config.security.jwt.scopeWrite,
-    };
-    mount(app, userRoutes({ ...options, users: refs.users }));
-    mount(app, activityRoutes({ ...options, users: refs.users, activity: refs.activity }));
-  }
-  if (config.services.has('employee') && refs.employee) {
-    const { realm, jwt } = config.security;
-    mount(app, employeeRoutes({
-      employee: refs.employee, askTimeoutMs: config.actors.askTimeoutMs, realm,
-      scopeRead: jwt.scopeRead, scopeWrite: jwt.scopeWrite, maxBodyBytes: config.server.maxBodyBytes,
-    }));
-  }
-  mount(app, docsRoutes({ document: openApiFor(config) }));
+  mountAll(app, serviceRouters(deps));
   return app;
 }
