@@ -67,3 +67,14 @@ export const history = (p: { userId: ObjectIdString; limit: number; before?: num
 /** The user is gone: its actor drops its cache and stops. */
 export const forget = (userId: ObjectIdString): Request<RouterCommand, ForgetReply> =>
   (sender) => ({ type: 'Forget', userId, sender });
+
+/**
+ * One call per message kind the router accepts, as a REPL user would type it
+ * (`await ask(activity, <example>)`); the REPL's `.protocol activity` lists them. A new message
+ * kind without an example fails to compile.
+ */
+export const examples = {
+  Record: "Activity.record({ userId: '6b0233279e487a81ed925cc1', type: 'PASSWORD_CHANGED', detail: { via: 'email' } })",
+  History: "Activity.history({ userId: '6b0233279e487a81ed925cc1', limit: 10 })",
+  Forget: "Activity.forget('6b0233279e487a81ed925cc1')",
+} as const satisfies Record<RouterCommand['type'], string>;

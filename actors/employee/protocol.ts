@@ -63,3 +63,15 @@ export function parseCursor(cursor: string): SearchKey | undefined {
   const { n, i } = value as { n?: unknown; i?: unknown };
   return typeof n === 'string' && isObjectId(i) ? { nameKey: n, id: i } : undefined;
 }
+
+/**
+ * One call per message kind, as a REPL user would type it (`await ask(employees, <example>)`); the
+ * REPL's `.protocol employees` lists them. A new message kind without an example fails to compile.
+ */
+export const examples = {
+  Create: "Employee.create({ name: 'Jane Roe', dateOfBirth: '1990-04-12' })",
+  Get: "Employee.get('6b0233279e487a81ed925ceb')",
+  Search: "Employee.search({ name: 'roe', limit: 10 })",
+  Update: "Employee.update('6b0233279e487a81ed925ceb', { name: 'Jane A. Roe' }, 1)",
+  Delete: "Employee.remove('6b0233279e487a81ed925ceb')",
+} as const satisfies Record<Command['type'], string>;

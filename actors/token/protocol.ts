@@ -103,3 +103,16 @@ export const revoke = (p: { clientId: string; token: string; hint?: TokenTypeHin
 /** RFC 7662: whether a token is active, and its claims when it is. */
 export const introspect = (p: { clientId: string; token: string; hint?: TokenTypeHint | undefined }): Request<Command, IntrospectReply> =>
   (sender) => ({ type: 'Introspect', clientId: p.clientId, token: p.token, hint: p.hint, sender });
+
+/**
+ * One call per message kind, as a REPL user would type it (`await ask(token, <example>)`); the
+ * REPL's `.protocol token` lists them. A new message kind without an example fails to compile.
+ */
+export const examples = {
+  AuthenticateClient: "Token.authenticateClient('troupe-client', 'troupe-secret')",
+  IssueToken: "Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password', scope: ['read'] })",
+  Refresh: "Token.refresh({ clientId: 'troupe-client', refreshToken: '<refreshToken of an IssueToken reply>' })",
+  ListUsers: 'Token.listUsers()',
+  Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
+  Introspect: "Token.introspect({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
+} as const satisfies Record<Command['type'], string>;

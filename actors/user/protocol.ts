@@ -47,3 +47,14 @@ export const put = (p: { id: ObjectIdString; name?: string | undefined; email?: 
 /** Deletes the user and its activity. Exported as `delete`: `User.delete(id)`. */
 const remove = (id: ObjectIdString): Request<Command, DeleteReply> => (sender) => ({ type: 'Delete', id, sender });
 export { remove as delete };
+
+/**
+ * One call per message kind, as a REPL user would type it (`await ask(users, <example>)`); the REPL's
+ * `.protocol users` lists them. A new message kind without an example fails to compile.
+ */
+export const examples = {
+  Get: "User.get('6b0233279e487a81ed925cc1')",
+  Post: "User.post({ name: 'Ada Lovelace', email: 'ada@example.com' })",
+  Put: "User.put({ id: '6b0233279e487a81ed925cc1', name: 'Ada King', expectedVersion: 1 })",
+  Delete: "User.delete('6b0233279e487a81ed925cc1')",
+} as const satisfies Record<Command['type'], string>;

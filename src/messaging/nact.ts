@@ -252,3 +252,13 @@ export function actorTree(ref: AnyRef): readonly ActorInfo[] {
   const node = concrete(ref);
   return node ? [...node.children.values()].map(describe) : [];
 }
+
+/**
+ * How many asks to the system's actors still wait for their reply. nact keeps each one's timeout
+ * timer running until the reply or the timeout, even after the system stops, so a process that
+ * wants to end by itself lets them settle before stopping the actors.
+ */
+export function pendingAsks(system: ActorSystem): number {
+  const sys = concrete(system) as (RawSystem & { readonly tempReferences?: ReadonlyMap<unknown, unknown> }) | undefined;
+  return sys?.tempReferences?.size ?? 0;
+}

@@ -54,7 +54,8 @@ t('mongodb.uri set but unreachable › 503 problem with Retry-After (never a han
   await expectProblem(await call('POST', '/api/employee/create', { token, body: { name: '' } }), 400, ['name', 'dateOfBirth']);
   const ready = await call('GET', '/ready');
   assert.is(ready.status, 503);
-  assert.match(JSON.stringify(await ready.json()), /MongoDB cannot be reached/);
+  const detail = ((await ready.json()) as { detail: string }).detail;
+  assert.match(detail, /^store "employees" \(MongoDB\) does not answer: .*MongoDB cannot be reached/, "names the failing store");
 });
 
 t.run();

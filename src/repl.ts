@@ -1,0 +1,72 @@
+/**
+ * `npm run repl [-- --memory]`: the actor system on the configured stores (or, with `--memory`,
+ * on a temporary data directory removed on exit), no HTTP port, and a Node REPL to talk to it.
+ * `.exit` or Ctrl-D stops the actors and closes the stores; the process then ends by itself.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, configFromProcess, type Config } from './config.ts';
+import { createLogger } from './logger.ts';
+import { pendingAsks, type ActorSystem } from './messaging/nact.ts';
+import { openRepl } from './repl/session.ts';
+import { startRuntime } from './runtime.ts';
+
+/**
+ * Lets asks between actors that are still in flight (UserActor → activity, say) finish before the
+ * actors stop: nact keeps an unanswered ask's timer, and so the process, alive until it times out.
+ */
+async function settle(system: ActorSystem, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (pendingAsks(system) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+const USAGE = 'usage: npm run repl [-- --memory]';
+
+function readArgs(args: readonly string[]): { memory: boolean } {
+  const unknown = args.filter((a) => a !== '--memory');
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown argument ${unknown.join(' ')}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  return { memory: args.includes('--memory') };
+}
+
+/** Bad configuration ends start-up with its one line, no stack. */
+function loadConfigOrExit(dataDir: string | undefined): Config {
+  try {
+    return configFromProcess(dataDir === undefined ? process.env : { ...process.env, DATA_DIR: dataDir });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+const banner = (config: Config, memory: boolean): string => [
+  `troupe REPL: actors on ${config.data.dir}${memory ? ' (temporary, removed on exit)' : ''}; no HTTP port.`,
+  'In scope: token, employees, users, activity; ask(ref, msg, timeoutMs?), tell(ref, msg);',
+  '  Get, Post, Put, Delete (UserActor); Token, Employee, User, Activity (every protocol).',
+  'Commands: .actors, .protocol NAME, .help; .exit or Ctrl-D to leave.',
+].join('\n');
+
+const { memory } = readArgs(process.argv.slice(2));
+const memoryDir = memory ? mkdtempSync(join(tmpdir(), 'troupe-repl-')) : undefined;
+const config = loadConfigOrExit(memoryDir);
+// Logs go to stderr, so they never mix with what the session prints.
+const logger = createLogger(config.logging.level, process.stderr);
+const runtime = await startRuntime(config, logger);
+const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !process.env['NODE_NO_READLINE'];
+const server = await openRepl({
+  actors: runtime.actors, input: process.stdin, output: process.stdout, terminal,
+  colors: terminal && process.stdout.hasColors(), historyFile: join(config.data.dir, 'repl_history'), banner: banner(config, memory),
+});
+server.once('exit', () => {
+  settle(runtime.actors.system, config.actors.askTimeoutMs).then(() => runtime.close()).then(() => {
+    if (memoryDir) rmSync(memoryDir, { recursive: true, force: true });
+  }, (error: unknown) => {
+    logger.error({ err: error }, 'closing the stores failed');
+    process.exitCode = 1;
+  });
+});
+process.once('SIGTERM', () => server.close());

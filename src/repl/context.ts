@@ -1,0 +1,78 @@
+/**
+ * The globals of a REPL session: the actor refs by name, `ask` and `tell`, and the protocols'
+ * message builders.
+ */
+import type { Actors } from '../system.ts';
+import { ActorUnavailableError, AskTimeoutError, ask as askActor, type Request } from '../messaging/ask.ts';
+import { spawn, tell as tellActor, type AnyRef, type Ref } from '../messaging/nact.ts';
+import { PROTOCOLS, shortBuilders, userBuilders, type RefName } from './protocols.ts';
+
+/** How long `ask` waits when no timeout is given, in milliseconds. */
+export const DEFAULT_ASK_TIMEOUT_MS = 5000;
+
+/** Where the session writes what is not an expression's value. */
+export interface ReplIo {
+  /** One line of text. */
+  say(line: string): void;
+  /** A value that arrived on its own (a reply to `tell`). */
+  show(label: string, value: unknown): void;
+}
+
+type Refs = Readonly<Record<RefName, AnyRef | undefined>>;
+
+const isRef = (value: unknown): value is AnyRef =>
+  typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+
+/** A builder (`Get(id)`), or a message literal without its `sender`, which is then filled in. */
+function asRequest(msg: unknown, fn: string): Request<unknown, unknown> {
+  if (typeof msg === 'function') return msg as Request<unknown, unknown>;
+  if (typeof msg === 'object' && msg !== null) return (sender) => ({ ...msg, sender });
+  throw new TypeError(`${fn}(ref, msg): msg must be a message such as Get(id) or User.post({ name, email })`);
+}
+
+function checkRef(ref: unknown, fn: string, refs: Refs): asserts ref is AnyRef {
+  if (isRef(ref)) return;
+  const off = ref === undefined && refs.employees === undefined ? ' (employees is undefined: the employee service is off)' : '';
+  throw new TypeError(`${fn}(ref, msg): ref must be an actor: ${Object.keys(refs).join(', ')}${off}`);
+}
+
+function askFor(refs: Refs, io: ReplIo) {
+  const nameOf = (ref: AnyRef): string => Object.entries(refs).find(([, r]) => r === ref)?.[0] ?? 'the actor';
+  /** Sends the message with a fresh `sender` and resolves with the reply; a silent or stopped actor prints one line. */
+  return async function ask(ref: unknown, msg: unknown, timeoutMs: number = DEFAULT_ASK_TIMEOUT_MS): Promise<unknown> {
+    checkRef(ref, 'ask', refs);
+    const request = asRequest(msg, 'ask');
+    try {
+      return await askActor(ref as Ref<unknown>, request, timeoutMs);
+    } catch (error) {
+      if (error instanceof AskTimeoutError) io.say(`no reply from ${nameOf(ref)} within ${timeoutMs} ms`);
+      else if (error instanceof ActorUnavailableError) io.say(`${nameOf(ref)} is stopped`);
+      else throw error;
+      return undefined;
+    }
+  };
+}
+
+/** `tell`'s replies go to one small actor, spawned on first use, that prints them as they come. */
+function tellFor(actors: Actors, refs: Refs, io: ReplIo) {
+  let inbox: Ref<unknown> | undefined;
+  const inboxRef = (): Ref<unknown> => inbox ??= spawn<null, unknown>(actors.system, (state, reply) => {
+    io.show('reply to tell:', reply);
+    return state;
+  }, { name: 'repl-inbox', initialState: () => null });
+  /** Sends the message and returns at once; the reply is printed when it arrives. */
+  return function tell(ref: unknown, msg: unknown): void {
+    checkRef(ref, 'tell', refs);
+    tellActor(ref as Ref<unknown>, asRequest(msg, 'tell')(inboxRef()));
+  };
+}
+
+/** Every global of the session, by name. */
+export function replGlobals(actors: Actors, io: ReplIo): Record<string, unknown> {
+  const refs: Refs = { token: actors.token, employees: actors.employee, users: actors.users, activity: actors.activity };
+  const namespaces = Object.fromEntries(PROTOCOLS.map((p) => [p.namespace, p.module]));
+  return {
+    ...refs, ...namespaces, ...userBuilders, ...Object.fromEntries(shortBuilders()),
+    ask: askFor(refs, io), tell: tellFor(actors, refs, io),
+  };
+}

@@ -1,0 +1,58 @@
+/** The four actor protocols as the REPL presents them: the ref's name, the namespace, the examples. */
+import * as Activity from '../../actors/activity/protocol.ts';
+import * as Employee from '../../actors/employee/protocol.ts';
+import * as Token from '../../actors/token/protocol.ts';
+import * as User from '../../actors/user/protocol.ts';
+
+export type RefName = 'token' | 'employees' | 'users' | 'activity';
+
+export interface ProtocolEntry {
+  /** The REPL global holding the actor's ref. */
+  readonly ref: RefName;
+  /** The REPL global holding the protocol module. */
+  readonly namespace: string;
+  readonly actor: string;
+  readonly module: Readonly<Record<string, unknown>>;
+  /** Message kind → a builder call, such as `User.get('…')`. */
+  readonly examples: Readonly<Record<string, string>>;
+}
+
+export const PROTOCOLS: readonly ProtocolEntry[] = [
+  { ref: 'token', namespace: 'Token', actor: 'TokenActor', module: Token, examples: Token.examples },
+  { ref: 'employees', namespace: 'Employee', actor: 'EmployeeActor', module: Employee, examples: Employee.examples },
+  { ref: 'users', namespace: 'User', actor: 'UserActor', module: User, examples: User.examples },
+  { ref: 'activity', namespace: 'Activity', actor: 'the activity router (one ActivityActor per user id)', module: Activity, examples: Activity.examples },
+];
+
+/** The entry named by its ref (`users`) or its namespace (`User`), in any case. */
+export function findProtocol(name: string): ProtocolEntry | undefined {
+  const wanted = name.trim().toLowerCase();
+  return PROTOCOLS.find((p) => p.ref === wanted || p.namespace.toLowerCase() === wanted);
+}
+
+/** The builder functions a protocol's examples call (`User.get(…)` → `get`): its client API. */
+export function builderNames(entry: ProtocolEntry): string[] {
+  const names = Object.values(entry.examples).map((example) => /^\w+\.(\w+)\(/.exec(example)?.[1]);
+  return [...new Set(names.filter((n): n is string => n !== undefined && typeof entry.module[n] === 'function'))];
+}
+
+/** The UserActor's builders under the seed's message names: `Get`, `Post`, `Put`, `Delete`. */
+export const userBuilders = { Get: User.get, Post: User.post, Put: User.put, Delete: User.delete } as const;
+
+/**
+ * Builders callable without their namespace: those whose name only one protocol uses (`get` is
+ * both User's and Employee's, so it is not among them). UserActor's are already there under the
+ * seed's names ({@link userBuilders}).
+ */
+export function shortBuilders(): Map<string, unknown> {
+  const owners = new Map<string, ProtocolEntry[]>();
+  for (const entry of PROTOCOLS) {
+    for (const name of builderNames(entry)) owners.set(name, [...(owners.get(name) ?? []), entry]);
+  }
+  const short = new Map<string, unknown>();
+  for (const [name, entries] of owners) {
+    if (entries.length === 1 && entries[0] && entries[0].namespace !== 'User') short.set(name, entries[0].module[name]);
+  }
+  return short;
+}
+

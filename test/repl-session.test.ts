@@ -1,0 +1,130 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AsyncCompleter } from 'node:readline';
+import type { REPLServer } from 'node:repl';
+import { PassThrough } from 'node:stream';
+import { runInContext } from 'node:vm';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as Activity from '../actors/activity/protocol.ts';
+import * as Employee from '../actors/employee/protocol.ts';
+import * as User from '../actors/user/protocol.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { ask, type Request } from '../src/messaging/ask.ts';
+import type { Ref } from '../src/messaging/nact.ts';
+import { PROTOCOLS } from '../src/repl/protocols.ts';
+import { openRepl } from '../src/repl/session.ts';
+import { startRuntime, type Runtime } from '../src/runtime.ts';
+import { tempDir } from './helpers/server.ts';
+import { waitFor } from './helpers/wait.ts';
+
+interface Ctx { dataDir: string; runtime: Runtime | undefined }
+const t = suite<Ctx>('REPL session (in process)', { dataDir: '', runtime: undefined });
+
+t.before(async (ctx) => {
+  ctx.dataDir = tempDir('troupe-repl-session-');
+  const config = loadConfig({ properties: { 'data.dir': ctx.dataDir, 'logging.level': 'silent', 'data.sqlite.synchronous': 'NORMAL' } });
+  ctx.runtime = await startRuntime(config, createLogger('silent'));
+});
+
+t.after(async (ctx) => {
+  await ctx.runtime?.close();
+  rmSync(ctx.dataDir, { recursive: true, force: true });
+});
+
+async function session(ctx: Ctx, options: { terminal?: boolean; historyFile?: string } = {}): Promise<{ server: REPLServer; input: PassThrough; printed: () => string }> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let printed = '';
+  output.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
+  const server = await openRepl({ actors: ctx.runtime!.actors, input, output, terminal: options.terminal ?? false, colors: false, historyFile: options.historyFile });
+  return { server, input, printed: () => printed };
+}
+
+const complete = (server: REPLServer, line: string): Promise<string[]> => new Promise((resolve, reject) => {
+  (server.completer as AsyncCompleter)(line, (error, result) => (error ? reject(error) : resolve(result?.[0] ?? [])));
+});
+
+t('Tab completes the refs, ask and tell, the protocols and their builders', async (ctx) => {
+  const { server } = await session(ctx);
+  try {
+    assert.equal(await complete(server, 'Po'), ['Post']);
+    assert.ok((await complete(server, 'us')).includes('users'));
+    assert.ok((await complete(server, 'Emp')).includes('Employee'));
+    assert.ok((await complete(server, 'emp')).includes('employees'));
+    assert.ok((await complete(server, 'as')).includes('ask'));
+    assert.ok((await complete(server, 'Activity.hi')).includes('Activity.history'));
+    assert.ok((await complete(server, 'rec')).includes('record'));
+  } finally {
+    server.close();
+  }
+});
+
+t('short names exist only where one protocol owns the name', async (ctx) => {
+  const { server } = await session(ctx);
+  try {
+    const g = server.context as Record<string, unknown>;
+    assert.is(g['Get'], User.get);
+    assert.is(g['Delete'], User.delete);
+    assert.is(g['record'], Activity.record);
+    assert.is(g['create'], Employee.create);
+    assert.is(g['get'], undefined, 'User.get and Employee.get share the name');
+    assert.is(g['cursorOf'], undefined, 'not a message builder');
+    assert.is(g['post'], undefined, 'UserActor\'s builders go by the seed\'s names');
+  } finally {
+    server.close();
+  }
+});
+
+t('every example of .protocol is a message its actor answers', async (ctx) => {
+  const { server } = await session(ctx);
+  try {
+    for (const entry of PROTOCOLS) {
+      const ref = server.context[entry.ref] as Ref<unknown>;
+      for (const [kind, example] of Object.entries(entry.examples)) {
+        const build = runInContext(example, server.context) as Request<unknown, { ok: boolean }>;
+        const reply = await ask(ref, build, 5000);
+        assert.type(reply.ok, 'boolean', `${entry.ref} ${kind}: ${example}`);
+        assert.is((build(ref) as { type: string }).type, kind, `${example} builds a ${kind}`);
+      }
+    }
+  } finally {
+    server.close();
+  }
+});
+
+t('ask takes a message literal and fills in the sender; a wrong ref is one clear error', async (ctx) => {
+  const { server } = await session(ctx);
+  try {
+    const replAsk = server.context['ask'] as (ref: unknown, msg: unknown, timeoutMs?: number) => Promise<unknown>;
+    const reply = await replAsk(server.context['users'], { type: 'Get', id: '000000000000000000000000' });
+    assert.equal((reply as { code: string }).code, 'user.not_found');
+    try {
+      await replAsk('users', User.get('000000000000000000000000' as never));
+      assert.unreachable('a string is not a ref');
+    } catch (error) {
+      assert.instance(error, TypeError);
+      assert.match((error as Error).message, 'ref must be an actor: token, employees, users, activity');
+    }
+  } finally {
+    server.close();
+  }
+});
+
+t('history persists in the given file between sessions', async (ctx) => {
+  const historyFile = join(ctx.dataDir, 'repl_history');
+  const first = await session(ctx, { terminal: true, historyFile });
+  first.input.write('1 + 1\n');
+  first.input.write('.protocol users\n');
+  await waitFor(() => readFileSync(historyFile, 'utf8').includes('.protocol users'), 'the history written');
+  first.server.close();
+  const second = await session(ctx, { terminal: true, historyFile });
+  try {
+    assert.equal((second.server as unknown as { history: string[] }).history.slice(0, 2), ['.protocol users', '1 + 1'], 'newest first');
+  } finally {
+    second.server.close();
+  }
+});
+
+t.run();

@@ -1,0 +1,142 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startReplChild, type ReplChild } from './helpers/repl.ts';
+import { startTestServer, tempDir } from './helpers/server.ts';
+import { send, type UserActivityJson } from './helpers/user-data.ts';
+
+/** The 24-hex id printed in a reply such as `{ ok: true, value: { id: '6b02…', … } }`. */
+function idIn(text: string): string {
+  const id = /id: '([0-9a-f]{24})'/.exec(text)?.[1];
+  assert.ok(id, `no id in:\n${text}`);
+  return id;
+}
+
+async function createUser(repl: ReplChild): Promise<string> {
+  const created = await repl.type("await ask(users, Post({ name: 'Ada Lovelace', email: 'ada@example.com' }))");
+  assert.match(created, /ok: true/);
+  assert.match(created, /name: 'Ada Lovelace'/);
+  const id = idIn(created);
+  assert.is(await repl.type('const id = _.value.id'), '', 'a declaration prints nothing');
+  return id;
+}
+
+interface Session { dataDir: string; repl: ReplChild | undefined; id: string }
+const s = suite<Session>('npm run repl › one session, typed line by line', { dataDir: '', repl: undefined, id: '' });
+
+s.before(async (ctx) => {
+  ctx.dataDir = tempDir('troupe-repl-');
+  ctx.repl = await startReplChild({ DATA_DIR: ctx.dataDir, APP_INITIAL_DATA: 'test/fixtures/initial-data-slow.json' });
+});
+
+s.after((ctx) => {
+  ctx.repl?.child.kill('SIGKILL');
+  rmSync(ctx.dataDir, { recursive: true, force: true });
+});
+
+s('the banner names the data dir; .actors lists the four actors', async ({ repl, dataDir }) => {
+  assert.match(repl!.output(), `actors on ${dataDir}; no HTTP port.`);
+  const tree = await repl!.type('.actors');
+  for (const name of ['token', 'employee', 'users', 'activity']) assert.match(tree, new RegExp(`^  ${name} +mailbox 0$`, 'm'));
+});
+
+s('create a user, record an activity, read the history newest first', async (ctx) => {
+  const repl = ctx.repl!;
+  ctx.id = await createUser(repl);
+  const recorded = await repl.type("await ask(activity, record({ userId: id, type: 'PASSWORD_CHANGED', detail: { via: 'email' } }))");
+  assert.match(recorded, /ok: true/);
+  assert.match(recorded, /type: 'PASSWORD_CHANGED'/);
+  const history = await repl.type('await ask(activity, Activity.history({ userId: id, limit: 10 }))');
+  assert.match(history, /type: 'PASSWORD_CHANGED',\s+detail: \{ via: 'email' \}[\s\S]*type: 'USER_CREATED'/, 'nested values printed in full');
+});
+
+s('.actors shows the user\'s ActivityActor under the router until it stops', async ({ repl, id }) => {
+  const during = await repl!.type('.actors');
+  assert.match(during, new RegExp(`^  activity +mailbox 0\\n    activity/${id} +mailbox 0$`, 'm'));
+  assert.match(await repl!.type('await ask(activity, Activity.forget(id))'), /ok: true, value: null/);
+  assert.not.match(await repl!.type('.actors'), id, 'the stopped ActivityActor has left the tree');
+});
+
+s('.protocol users lists the message kinds with an example each; an unknown name prints the usage', async ({ repl }) => {
+  const protocol = await repl!.type('.protocol users');
+  assert.match(protocol, /^users: UserActor, protocol User \(Get \| Post \| Put \| Delete\)$/m);
+  for (const kind of ['Get', 'Post', 'Put', 'Delete']) assert.match(protocol, new RegExp(`^  ${kind} +await ask\\(users, User\\.`, 'm'));
+  assert.match(await repl!.type('.protocol nobody'), /^usage: \.protocol token\|employees\|users\|activity\n$/);
+});
+
+s('an ask that gets no reply in time prints one line; an expected failure prints the reply', async ({ repl }) => {
+  // The slow user's BCrypt cost is 13 (≈0.7 s of work), so the token actor cannot answer within 50 ms.
+  const silent = await repl!.type("await ask(token, Token.issueToken({ clientId: 'troupe-client', username: 'slow', password: 'slow-password' }), 50)");
+  assert.is(silent, 'no reply from token within 50 ms\n');
+  assert.match(await repl!.type("await ask(users, Get('000000000000000000000000'))"), /ok: false,\s+code: 'user\.not_found'/);
+});
+
+s('tell returns at once; the reply is printed when it arrives', async ({ repl }) => {
+  const mark = repl!.output().length;
+  await repl!.type('tell(users, Get(id))');
+  const told = await repl!.waitForOutput(/reply to tell: \{[^}]*name: 'Ada Lovelace'/, mark);
+  assert.match(told, /reply to tell: \{\s+ok: true,/);
+  assert.not.match(told, 'undefined', 'tell itself prints nothing');
+});
+
+s('.exit: the process ends by itself with 0; the history file is in the data dir', async ({ repl, dataDir }) => {
+  repl!.child.stdin.write('.exit\n');
+  assert.is(await repl!.exited(), 0);
+  assert.ok(existsSync(join(dataDir, 'repl_history')));
+});
+
+s.run();
+
+const t = suite('npm run repl › around a session');
+
+t('data written in the REPL is served over HTTP after Ctrl-D', async () => {
+  const dataDir = tempDir('troupe-repl-');
+  // A long ask timeout: an ask between actors left pending at exit would hold the process that long.
+  const repl = await startReplChild({ DATA_DIR: dataDir, ACTORS_ASK_TIMEOUT_MS: '60000' });
+  let id: string;
+  try {
+    id = await createUser(repl);
+    // The last line comes with the end of input (Ctrl-D), so the REPL exits while the UserActor's
+    // note of USER_UPDATED to the activity actor may still be on its way: it must not be lost.
+    const mark = repl.output().length;
+    repl.child.stdin.end("await ask(users, Put({ id, name: 'Ada King' }))\n");
+    assert.is(await repl.exited(), 0, 'end of input stops the actors, closes the stores, and the process ends by itself');
+    assert.match(repl.output().slice(mark), /version: 2/);
+    assert.is(repl.stderr().includes('Error'), false, repl.stderr());
+  } finally {
+    repl.child.kill('SIGKILL');
+  }
+  const server = await startTestServer({ 'security.protect-api': 'false' }, dataDir);
+  try {
+    const res = await send(server.url, 'GET', `/api/users/activity?userId=${id}`);
+    assert.is(res.status, 200);
+    const body = res.body as UserActivityJson;
+    assert.is(body.user.name, 'Ada King');
+    assert.is(body.user.email, 'ada@example.com');
+    assert.equal(body.activities.map((a) => a.type), ['USER_UPDATED', 'USER_CREATED']);
+  } finally {
+    await server.close();
+  }
+});
+
+t('--memory: a temporary data dir, removed on exit', async () => {
+  const dataDir = tempDir('troupe-repl-');
+  const repl = await startReplChild({ DATA_DIR: dataDir }, ['--memory']);
+  try {
+    const dir = /actors on (\S+) \(temporary, removed on exit\)/.exec(repl.output())?.[1];
+    assert.ok(dir, repl.output());
+    assert.is.not(dir, dataDir);
+    assert.ok(existsSync(join(dir, 'troupe.db')));
+    await createUser(repl);
+    repl.child.stdin.write('.exit\n');
+    assert.is(await repl.exited(), 0);
+    assert.is(existsSync(dir), false);
+    assert.is(existsSync(join(dataDir, 'troupe.db')), false, 'the configured data dir was not used');
+  } finally {
+    repl.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+t.run();
