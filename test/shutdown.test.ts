@@ -1,37 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { startChildServer } from './helpers/child.ts';
 import { tempDir } from './helpers/server.ts';
 import { postToken } from './helpers/tokens.ts';
 
 const t = suite('graceful shutdown (SIGTERM)');
 
-/** Starts `npm start`'s entry point in a child process; resolves with its URL once it listens. */
-async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, APP_INITIAL_DATA: 'test/fixtures/initial-data-slow.json', LOGGING_LEVEL: 'info', CONFIG_FILE: '/dev/null', DATA_SQLITE_SYNCHRONOUS: 'FULL' },
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /"url":"(http:\/\/[^"]+)".*"msg":"troupe listening"/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`exited early with ${code}`)));
-  });
-  return { child, url };
-}
-
 t('an in-flight request completes, new connections are refused, the process exits 0, the database is intact', async () => {
   const dataDir = tempDir();
-  const { child, url } = await startChild(dataDir);
-  const exited = once(child, 'exit');
+  const server = await startChildServer(dataDir, { APP_INITIAL_DATA: 'test/fixtures/initial-data-slow.json', DATA_SQLITE_SYNCHRONOUS: 'FULL' });
+  const { child, url } = server;
   try {
     // The user's BCrypt cost is 13 (≈0.7 s), so this login is still running when SIGTERM arrives.
     const inFlight = postToken(url, { grant_type: 'password', username: 'slow', password: 'slow-password' });
@@ -43,7 +24,7 @@ t('an in-flight request completes, new connections are refused, the process exit
     const res = await inFlight;
     assert.is(res.status, 200);
     assert.type(((await res.json()) as { access_token: string }).access_token, 'string');
-    const [code, signal] = await exited;
+    const [code, signal] = await server.exited;
     assert.is(signal, null);
     assert.is(code, 0);
     const db = new Database(join(dataDir, 'troupe.db'), { readonly: true });
