@@ -1,18 +1,10 @@
-import { createServer } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { caller, expectProblem } from '../helpers/employee-api.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { login, USERS } from '../helpers/tokens.ts';
+import { closedPort } from '../helpers/ports.ts';
 
-/** A port where nothing listens: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const ctx = {} as { server: TestServer | undefined };
 const t = suite('employee service: configuration', ctx);

@@ -3,7 +3,6 @@
  * for the run; otherwise a visible skip. The unreachable-server behaviour is checked on every run.
  */
 import { accessSync, constants } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import type { MongoMemoryServer } from 'mongodb-memory-server-core';
@@ -13,6 +12,7 @@ import { newId } from '../../src/ids.ts';
 import { mongoEmployeeStore, openMongoEmployeeStore } from '../../src/stores/employee-store.mongo.ts';
 import { StoreUnavailableError } from '../../src/stores/employee-store.ts';
 import { employeeStoreContract } from './employee-store.contract.ts';
+import { closedPort } from '../helpers/ports.ts';
 
 function onPath(binary: string): string | undefined {
   for (const dir of (process.env['PATH'] ?? '').split(':').filter(Boolean)) {
@@ -62,14 +62,6 @@ if (!envUri && !mongod) {
   });
 }
 
-/** A port where nothing listens: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const down = suite('EmployeeStore (MongoDB unreachable)');
 
