@@ -50,10 +50,15 @@ export interface KeySettings {
 const GENERATED_FILE = 'signing.key';
 const MIN_RSA_BITS = 2048;
 
+const PEM_BEGIN = '-----BEGIN ';
+
+/** The first line of a PEM block with this label, such as `OPENSSH PRIVATE KEY`. */
+export const pemHeader = (label: string): string => `${PEM_BEGIN}${label}-----`;
+
 const invalid = (why: string): ConfigError => new ConfigError(`Invalid configuration: security.signing-key: ${why}`);
 
 function readConfigured(value: string): string {
-  if (!value.startsWith('file:')) return value.includes('-----BEGIN') && !value.includes('\n') ? value.replaceAll('\\n', '\n') : value;
+  if (!value.startsWith('file:')) return value.includes(PEM_BEGIN) && !value.includes('\n') ? value.replaceAll('\\n', '\n') : value;
   const path = value.slice('file:'.length);
   try {
     return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
@@ -85,7 +90,7 @@ async function macKey(secret: string, strength: 256 | 384 | 512, generated: bool
 function parsePrivateKey(pem: string): KeyObject {
   let openssh: sshpk.PrivateKey | undefined;
   try {
-    if (!pem.includes('-----BEGIN OPENSSH PRIVATE KEY-----')) return createPrivateKey(pem);
+    if (!pem.includes(pemHeader('OPENSSH PRIVATE KEY'))) return createPrivateKey(pem);
     openssh = sshpk.parsePrivateKey(pem, 'ssh');
   } catch (error) {
     const encrypted = /encrypted|passphrase/i.test(String(error));
