@@ -12,3 +12,9 @@ export interface AppState {
   /** Set when an actor did not answer in time (the request became a 503). */
   askTimedOut?: boolean;
 }
+
+/** The template of the route that answered (`/api/employee/:id`), or undefined when none did. */
+export function matchedRoute(ctx: object): string | undefined {
+  const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+  return route === undefined ? undefined : String(route);
+}

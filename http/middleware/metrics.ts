@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Metrics } from '../../src/metrics.ts';
-import type { AppState } from '../state.ts';
+import { matchedRoute, type AppState } from '../state.ts';
 
 /** Counts every request by route template (never the raw path: unbounded labels) and status. */
 export function requestMetrics(metrics: Metrics): Middleware<AppState> {
@@ -9,8 +9,7 @@ export function requestMetrics(metrics: Metrics): Middleware<AppState> {
     try {
       await next();
     } finally {
-      const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-      const route = matched === undefined ? 'unmatched' : String(matched);
+      const route = matchedRoute(ctx) ?? 'unmatched';
       end({ method: ctx.method, route });
       metrics.httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
       if (ctx.state.askTimedOut) metrics.askTimeouts.inc({ route });

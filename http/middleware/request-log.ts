@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../../src/logger.ts';
-import type { AppState } from '../state.ts';
+import { matchedRoute, type AppState } from '../state.ts';
 
 /**
  * One log line per request: request id, method, route template, status, duration. The URL itself
@@ -8,13 +8,13 @@ import type { AppState } from '../state.ts';
  */
 export function requestLog(logger: Logger): Middleware<AppState> {
   return async function logRequest(ctx, next) {
+    if (!logger.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();
     try {
       await next();
     } finally {
-      const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
       logger.info({
-        requestId: ctx.state.requestId, method: ctx.method, route: route === undefined ? null : String(route),
+        requestId: ctx.state.requestId, method: ctx.method, route: matchedRoute(ctx) ?? null,
         status: ctx.status, durationMs: Number(process.hrtime.bigint() - started) / 1e6,
       }, 'request');
     }

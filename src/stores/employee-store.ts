@@ -19,10 +19,7 @@ export interface NewEmployee {
 }
 
 /** The fields an update replaces; absent ones are kept. */
-export interface EmployeeChanges {
-  readonly name?: string | undefined;
-  readonly dateOfBirth?: string | undefined;
-}
+export type EmployeeChanges = Partial<NewEmployee>;
 
 /** A position in the search order: the lowercased name, then the id. */
 export interface SearchKey {

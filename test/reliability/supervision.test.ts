@@ -28,6 +28,8 @@ async function expectInternal(res: { status: number; headers: Headers; body: unk
   assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
   assert.is((res.body as { status: number }).status, 500);
   assert.not.match(JSON.stringify(res.body), /injected fault/);
+  assert.is((res.body as { requestId: string }).requestId, res.headers.get('x-request-id'), 'the problem carries the request id');
+  assert.not.match(JSON.stringify(res.body), /\bat \S+ \(|\.ts:\d+/, 'no stack trace');
 }
 
 async function alive(): Promise<void> {
