@@ -14,7 +14,7 @@ import { startRuntime } from './runtime.ts';
 
 /**
  * Lets asks between actors that are still in flight (UserActor → activity, say) finish before the
- * actors stop: nact keeps an unanswered ask's timer, and so the process, alive until it times out.
+ * actors stop: stopping the system would reject them, and the work they carry would be cut short.
  */
 async function settle(system: ActorSystem, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import nact from 'nact';
+import { ActorUnavailableError, AskTimeoutError } from './errors.ts';
 
 declare const protocol: unique symbol;
 
@@ -79,14 +80,20 @@ interface RawNact {
   start(options: { name: string }): RawRef;
   spawn(parent: RawRef, f: (state: unknown, message: unknown, ctx: RawCtx) => unknown, name: string | undefined, props: RawProps): RawRef;
   dispatch(ref: RawRef, message: unknown): void;
-  query(ref: RawRef, build: (sender: RawRef) => unknown, timeoutMs: number): Promise<unknown>;
 }
 interface RawActor {
   readonly name: string; readonly reference: RawRef; readonly path: RawPath;
   readonly children: Map<string, RawActor>; readonly mailbox: { readonly length: number };
+  dispatch(message: unknown, sender: unknown): void;
   stop(): void;
 }
-interface RawSystem { readonly children: Map<string, RawActor>; stop(): void }
+/** A pending ask, under its reply slot's id; nact's `find` resolves it with the first reply. */
+interface RawReplySlot { resolve(reply: unknown): void; reject(error: Error): void }
+interface RawSystem {
+  readonly name: string; readonly children: Map<string, RawActor>;
+  readonly tempReferences: Map<unknown, RawReplySlot>;
+  stop(): void;
+}
 interface RawSystemMap { find(systemName: string, ref?: RawRef): RawActor | RawSystem | undefined }
 
 const runtime = nact as unknown as RawNact;
@@ -174,12 +181,37 @@ export function tell<M>(ref: Ref<M>, message: M): void {
   runtime.dispatch(raw(ref as AnyRef), message);
 }
 
+/** nact's longest timer; a longer one would fire at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+let lastReplySlot = 0;
+
 /**
- * Sends the message built with a fresh reply slot and resolves with the first reply.
- * Rejects with nact's plain errors; {@link ../messaging/ask.ts} turns them into typed ones.
+ * Sends the message built with a fresh reply slot and resolves with the first reply; rejects with
+ * {@link AskTimeoutError}, or {@link ActorUnavailableError} when the actor is stopped or its system
+ * stops first. nact's own query names its reply slots with a random 32-bit number, so two of a few
+ * thousand concurrent asks can share one: one caller then gets the other's reply and the other times
+ * out. The slots here are numbered in sequence (as strings, never equal to a numeric nact id).
  */
 export function query<M, R>(ref: Ref<M>, build: (sender: Ref<R>) => M, timeoutMs: number): Promise<R> {
-  return runtime.query(raw(ref as AnyRef), (sender) => build(typed<R>(sender)), timeoutMs) as Promise<R>;
+  const system = systemMap.find(raw(ref).system.name) as RawSystem | undefined;
+  const actor = concrete(ref);
+  if (!system || !actor || !isActor(actor)) return Promise.reject(new ActorUnavailableError());
+  const id = `ask-${++lastReplySlot}`;
+  const sender = { type: 'temp', id, system: { name: system.name } };
+  const message = build(sender as unknown as Ref<R>);
+  return new Promise<R>((resolve, reject) => {
+    const timer = setTimeout(() => slot.reject(new AskTimeoutError(timeoutMs)), Math.min(timeoutMs, MAX_TIMEOUT_MS));
+    const settled = (): void => {
+      clearTimeout(timer);
+      system.tempReferences.delete(id);
+    };
+    const slot: RawReplySlot = {
+      resolve: (reply) => { settled(); resolve(reply as R); },
+      reject: (error) => { settled(); reject(error); },
+    };
+    system.tempReferences.set(id, slot);
+    actor.dispatch(message, sender);
+  });
 }
 
 function concrete(ref: AnyRef): RawActor | RawSystem | undefined {
@@ -200,11 +232,15 @@ export function stop(ref: AnyRef): void {
   if (actor && isActor(actor)) stopTree(actor);
 }
 
-/** Stops every actor of the system, bottom-up, then the system: no idle timer is left behind. */
+/**
+ * Stops every actor of the system, bottom-up, then the system, and rejects the asks still waiting
+ * for a reply: no idle or ask timer is left behind.
+ */
 export function stopSystem(system: ActorSystem): void {
   const sys = concrete(system);
   if (!sys || isActor(sys)) return;
   for (const actor of [...sys.children.values()]) stopTree(actor);
+  for (const slot of [...sys.tempReferences.values()]) slot.reject(new ActorUnavailableError());
   sys.stop();
   observers.delete(system.name);
 }
@@ -253,12 +289,8 @@ export function actorTree(ref: AnyRef): readonly ActorInfo[] {
   return node ? [...node.children.values()].map(describe) : [];
 }
 
-/**
- * How many asks to the system's actors still wait for their reply. nact keeps each one's timeout
- * timer running until the reply or the timeout, even after the system stops, so a process that
- * wants to end by itself lets them settle before stopping the actors.
- */
+/** How many asks to the system's actors still wait for their reply. */
 export function pendingAsks(system: ActorSystem): number {
-  const sys = concrete(system) as (RawSystem & { readonly tempReferences?: ReadonlyMap<unknown, unknown> }) | undefined;
-  return sys?.tempReferences?.size ?? 0;
+  const sys = concrete(system) as RawSystem | undefined;
+  return sys?.tempReferences.size ?? 0;
 }

@@ -65,6 +65,34 @@ t('ask: a stopped actor rejects at once with ActorUnavailableError', async () =>
   }
 });
 
+t('ask: concurrent asks each get their own reply, even when Math.random repeats itself', async () => {
+  type Echo = { type: 'Echo'; n: number; sender: Ref<number> };
+  const echo = spawn<null, Echo>(ctx.system, (s, msg) => {
+    tell(msg.sender, msg.n);
+    return s;
+  }, { name: 'echo', initialState: () => null });
+  const random = Math.random;
+  Math.random = () => 0.5; // every reply slot named at random would be the same one
+  try {
+    const asks = Array.from({ length: 200 }, (_, n) => ask(echo, (sender: Ref<number>): Echo => ({ type: 'Echo', n, sender }), 2000));
+    assert.equal(await Promise.all(asks), Array.from({ length: 200 }, (_, n) => n));
+  } finally {
+    Math.random = random;
+  }
+});
+
+t('stopSystem: an ask still waiting for its reply rejects with ActorUnavailableError', async () => {
+  const counter = spawnCounter();
+  const waiting = ask(counter, (sender: Ref<Reply<number>>): CounterMsg => ({ type: 'Ignore', sender }), 60_000);
+  stopSystem(ctx.system);
+  try {
+    await waiting;
+    assert.unreachable('should reject');
+  } catch (error) {
+    assert.instance(error, ActorUnavailableError);
+  }
+});
+
 t('supervision: a crash answers the sender with internal and keeps the state', async () => {
   const counter = spawnCounter();
   const probe = createProbe<Reply<number>>(ctx.system);
