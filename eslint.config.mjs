@@ -8,7 +8,7 @@ const restrict = (files, patterns) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'bench/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'bench/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -13,9 +13,15 @@ export interface ChildServer {
   kill(): Promise<void>;
 }
 
-/** Starts the server on a free port with `dataDir`; resolves once it listens. */
-export async function startChildServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/** `npm start`'s command line: the TypeScript entry point through tsx. */
+const SOURCE_ENTRY = ['--import', 'tsx', 'src/main.ts'];
+
+/**
+ * Starts the server on a free port with `dataDir`; resolves once it listens. `entry` is node's
+ * arguments (default: `src/main.ts` through tsx; the build test passes the compiled `main.js`).
+ */
+export async function startChildServer(dataDir: string, env: Record<string, string> = {}, entry: readonly string[] = SOURCE_ENTRY): Promise<ChildServer> {
+  const child = spawn(process.execPath, [...entry], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, CONFIG_FILE: '/dev/null', LOGGING_LEVEL: 'info', ...env },
   });
