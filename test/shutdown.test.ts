@@ -9,6 +9,16 @@ import { postToken } from './helpers/tokens.ts';
 
 const t = suite('graceful shutdown (SIGTERM)');
 
+/** Asks for /health until a connection is refused (the listener closed) or `timeoutMs` passes. */
+async function refusedWithin(url: string, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const outcome = await fetch(`${url}/health`).then(() => 'answered', (error: unknown) => String((error as { cause?: { code?: string } }).cause?.code));
+    if (outcome !== 'answered' || Date.now() > deadline) return outcome;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 t('an in-flight request completes, new connections are refused, the process exits 0, the database is intact', async () => {
   const dataDir = tempDir();
   const server = await startChildServer(dataDir, { APP_INITIAL_DATA: 'test/fixtures/initial-data-slow.json', DATA_SQLITE_SYNCHRONOUS: 'FULL' });
@@ -18,9 +28,7 @@ t('an in-flight request completes, new connections are refused, the process exit
     const inFlight = postToken(url, { grant_type: 'password', username: 'slow', password: 'slow-password' });
     await new Promise((resolve) => setTimeout(resolve, 150));
     child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const refused = await fetch(`${url}/health`).then(() => 'answered', (error: unknown) => String((error as { cause?: { code?: string } }).cause?.code));
-    assert.is(refused, 'ECONNREFUSED');
+    assert.is(await refusedWithin(url, 3000), 'ECONNREFUSED');
     const res = await inFlight;
     assert.is(res.status, 200);
     assert.type(((await res.json()) as { access_token: string }).access_token, 'string');

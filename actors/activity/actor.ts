@@ -42,11 +42,18 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
     return { recent: page.items, complete: !page.hasMore };
   };
 
-  const onRecord = (cache: Cache, msg: Extract<Msg, { type: 'Record' }>): Cache => {
+  /** Stops the actor unless more work is queued for it (the next message then spawns it again). */
+  const stopIfIdle = (ctx: Ctx<Msg>): undefined => {
+    if (mailboxSize(ctx.self) === 0) stop(ctx.self);
+    return undefined;
+  };
+
+  /** A Record for an id with no user stops the actor at once: unknown ids never pile up actors. */
+  const onRecord = (cache: Cache, msg: Extract<Msg, { type: 'Record' }>, ctx: Ctx<Msg>): State => {
     const saved = deps.store.append({ id: newId(), userId, type: msg.activityType, detail: msg.detail, at: new Date(now()).toISOString() });
     if (!saved) {
       tell(msg.sender, fail('activity.user_not_found', `No user with id ${userId}`));
-      return cache;
+      return stopIfIdle(ctx);
     }
     tell(msg.sender, ok(view(saved)));
     return { recent: [saved, ...cache.recent].slice(0, size), complete: cache.complete && cache.recent.length < size };
@@ -66,14 +73,13 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
   /** The user is gone (its rows went with it): drop the cache, and stop unless more work is queued. */
   const onForget = (msg: Extract<Msg, { type: 'Forget' }>, ctx: Ctx<Msg>): State => {
     tell(msg.sender, ok(null));
-    if (mailboxSize(ctx.self) === 0) stop(ctx.self);
-    return undefined;
+    return stopIfIdle(ctx);
   };
 
   return spawn<State, Msg>(parent, (state, msg, ctx) => {
     const cache = state ?? load();
     switch (msg.type) {
-      case 'Record': return onRecord(cache, msg);
+      case 'Record': return onRecord(cache, msg, ctx);
       case 'History': return onHistory(cache, msg);
       case 'Forget': return onForget(msg, ctx);
       default: return assertNever(msg);

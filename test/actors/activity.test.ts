@@ -156,6 +156,17 @@ t('Record › an unknown user → activity.user_not_found', async () => {
   assert.is(reply.ok ? '' : reply.code, 'activity.user_not_found');
 });
 
+t('Record › the actor of an unknown user stops at once, not after the idle period', async () => {
+  const ref = router({ idleMs: 60_000 });
+  const unknown = Array.from({ length: 50 }, () => newId());
+  const replies = await Promise.all(unknown.map((userId) => ask(ref, Activity.record({ userId, type: 'LOGIN' }), 2000)));
+  assert.ok(replies.every((r) => !r.ok && r.code === 'activity.user_not_found'));
+  await waitFor(() => children(ref).length === 0, 'the stop of every unknown user\'s actor', 1000);
+  const userId = newUser();
+  await record(ref, userId);
+  assert.equal(children(ref), [userId], 'a known user\'s actor stays');
+});
+
 t('Forget › the user\'s actor stops; a Forget for a user without an actor is answered too', async () => {
   const ref = router();
   const userId = newUser();
