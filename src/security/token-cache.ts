@@ -7,7 +7,7 @@
  * A verifier's verdict on one token can only change with time at `iat`/`nbf` (lower bounds) and
  * `exp` (upper bound), so an entry answers only between the moment it was verified and `exp`.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Principal } from './jwt.ts';
 
 export type Verify = (token: string, nowMs?: number) => Promise<Principal>;
@@ -29,7 +29,7 @@ interface Entry {
   readonly verifiedAt: number;
 }
 
-const keyOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
+const keyOf = (token: string): string => hash('sha256', token, 'base64url');
 
 /** Wraps `verify` with the cache; same signature, same refusals (they always come from `verify`). */
 export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Verify & { readonly size: () => number } {
