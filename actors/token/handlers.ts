@@ -112,9 +112,18 @@ export function createHandlers(deps: TokenActorDeps) {
   const findRefresh = (token: string): RefreshTokenRecord | undefined =>
     (looksLikeRefreshToken(token) ? deps.refreshTokens.find(hashToken(token)) : undefined);
 
+  /**
+   * The token as a refresh-token record or as access-token claims. A `token_type_hint` may only
+   * order the search (RFC 7009 §2.1, RFC 7662 §2.1): a wrong hint must not hide the token. The
+   * token's own form tells the two kinds apart at once, so both are always looked for.
+   */
+  const locate = async (token: string) => {
+    const record = findRefresh(token);
+    return { record, claims: record ? undefined : await accessClaims(token) };
+  };
+
   const revoke = async (msg: Of<'Revoke'>): Promise<void> => {
-    const record = msg.hint === 'access_token' ? undefined : findRefresh(msg.token);
-    const claims = record ? undefined : await accessClaims(msg.token);
+    const { record, claims } = await locate(msg.token);
     const owner = record?.clientId ?? claims?.clientId;
     if (owner !== undefined && owner !== msg.clientId) return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
     if (record) deps.refreshTokens.revokeFamily(record.familyId, seconds());
@@ -128,8 +137,7 @@ export function createHandlers(deps: TokenActorDeps) {
       : { active: true, tokenType: 'refresh_token', scope: record.scope, clientId: record.clientId, username: record.username, exp: record.expiresAt, iat: record.issuedAt, jti: undefined });
 
   const introspect = async (msg: Of<'Introspect'>): Promise<void> => {
-    const record = msg.hint === 'access_token' ? undefined : findRefresh(msg.token);
-    const claims = record ? undefined : await accessClaims(msg.token);
+    const { record, claims } = await locate(msg.token);
     const found: Introspection = record ? introspectRefresh(record)
       : claims ? { active: true, tokenType: 'access_token', scope: claims.scope, clientId: claims.clientId, username: claims.username, exp: claims.exp, iat: claims.iat, jti: claims.jti }
         : { active: false };

@@ -137,6 +137,21 @@ mac('POST /oauth/revoke › a refresh token revokes its whole login', async ({ s
   assert.is(((await res.json()) as { error: string }).error, 'invalid_grant');
 });
 
+mac('token_type_hint › a wrong hint neither hides a token from introspection nor keeps it from being revoked', async ({ server }) => {
+  const first = await login(server.url);
+  const refresh = first.refresh_token ?? '';
+  const seen = (await (await form(server.url, '/oauth/introspect', { token: refresh, token_type_hint: 'access_token' })).json()) as Record<string, unknown>;
+  assert.is(seen['active'], true, 'a refresh token hinted as an access token');
+  const access = (await (await form(server.url, '/oauth/introspect', { token: first.access_token, token_type_hint: 'refresh_token' })).json()) as Record<string, unknown>;
+  assert.is(access['active'], true, 'an access token hinted as a refresh token');
+  assert.is((await form(server.url, '/oauth/revoke', { token: refresh, token_type_hint: 'access_token' })).status, 200);
+  const res = await postToken(server.url, { grant_type: 'refresh_token', refresh_token: refresh });
+  assert.is(res.status, 400, 'the refresh token was revoked despite the hint');
+  const second = await login(server.url);
+  assert.is((await form(server.url, '/oauth/revoke', { token: second.access_token, token_type_hint: 'refresh_token' })).status, 200);
+  assert.is((await fetch(`${server.url}/app/listAll`, { headers: bearer(second.access_token) })).status, 401, 'the access token was revoked despite the hint');
+});
+
 mac('POST /oauth/revoke › 200 for unknown tokens; 401 without client authentication; 400 without a token', async ({ server }) => {
   assert.is((await form(server.url, '/oauth/revoke', { token: 'no-such-token' })).status, 200);
   const anonymous = await form(server.url, '/oauth/revoke', { token: 'x' }, {});
