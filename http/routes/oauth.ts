@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
+import type { LoginAttempt } from '../../src/security/login-throttle.ts';
 import { MAX_PASSWORD_BYTES } from '../../src/security/passwords.ts';
 import { formBody, formParams } from '../middleware/body.ts';
 import { authenticateClient, invalidRequest, noStoreNoQueryCredentials, required, single, type OAuthDeps } from '../oauth-client.ts';
@@ -37,15 +38,31 @@ function grantRequest(params: URLSearchParams, clientId: string) {
   throw new OAuthError(400, 'unsupported_grant_type', `Unsupported grant type: ${grantType.slice(0, 64)}`);
 }
 
-/** 429 before any BCrypt work while the username or the address is throttled. */
-async function throttled(deps: OAuthDeps, params: URLSearchParams, address: string): Promise<string | undefined> {
+/**
+ * A password grant is admitted by the login throttle (429 before any BCrypt work when it is not);
+ * other grants are not throttled.
+ */
+async function admit(deps: OAuthDeps, params: URLSearchParams, address: string): Promise<LoginAttempt | undefined> {
   if (params.get('grant_type') !== 'password') return undefined;
-  const username = required(params, 'username');
-  const wait = await deps.throttle.retryAfter(username, address);
-  if (wait > 0) {
-    throw new OAuthError(429, 'too_many_requests', `Too many failed logins; retry in ${wait} seconds`, { 'Retry-After': String(wait) });
+  const admission = await deps.throttle.begin(required(params, 'username'), address);
+  if ('attempt' in admission) return admission.attempt;
+  const wait = admission.retryAfter;
+  throw new OAuthError(429, 'too_many_requests', `Too many failed logins; retry in ${wait} seconds`, { 'Retry-After': String(wait) });
+}
+
+/** Asks TokenActor for the grant and settles the throttled attempt with the outcome. */
+async function grant(deps: OAuthDeps, request: ReturnType<typeof grantRequest>, attempt: LoginAttempt | undefined): Promise<Token.GrantReply> {
+  let reply: Token.GrantReply;
+  try {
+    reply = await ask(deps.token, request, deps.askTimeoutMs);
+  } catch (error) {
+    await attempt?.abandoned();
+    throw error;
   }
-  return username;
+  if (reply.ok) await attempt?.succeeded();
+  else if (reply.code === 'grant.invalid') await attempt?.failed();
+  else await attempt?.abandoned();
+  return reply;
 }
 
 function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {
@@ -63,10 +80,7 @@ export function oauthRoutes(deps: OAuthDeps): Router<AppState> {
     const params = formParams(ctx);
     const client = await authenticateClient(ctx, params, deps);
     const request = grantRequest(params, client.clientId);
-    const username = await throttled(deps, params, ctx.ip);
-    const reply = await ask(deps.token, request, deps.askTimeoutMs);
-    if (username !== undefined && reply.ok) await deps.throttle.succeeded(username);
-    if (username !== undefined && !reply.ok && reply.code === 'grant.invalid') await deps.throttle.failed(username, ctx.ip);
+    const reply = await grant(deps, request, await admit(deps, params, ctx.ip));
     if (!reply.ok) {
       const error = OAUTH_ERROR[reply.code];
       if (error === undefined) throw new Error(reply.message);

@@ -1,44 +1,84 @@
 import { execFile } from 'node:child_process';
+import { request } from 'node:http';
 import { promisify } from 'node:util';
 import bcrypt from 'bcryptjs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { postToken, USERS } from '../helpers/tokens.ts';
+import { basic, postToken, USERS } from '../helpers/tokens.ts';
 
-const t = suite('POST /oauth/token › failed-login throttling', {} as { server: TestServer });
-t.before(async (c) => {
+interface Answer { readonly status: number; readonly retryAfter: number; readonly error: string | undefined }
+
+/** A password grant sent from the loopback address `from` (127.0.0.0/8 all reach the server). */
+function attempt(url: string, username: string, password: string, from = '127.0.0.1'): Promise<Answer> {
+  const body = new URLSearchParams({ grant_type: 'password', username, password }).toString();
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/oauth/token`, {
+      method: 'POST', localAddress: from, agent: false,
+      headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(body) },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; }).on('end', () => resolve({
+        status: res.statusCode ?? 0, retryAfter: Number(res.headers['retry-after'] ?? 0),
+        error: (JSON.parse(text) as { error?: string }).error,
+      }));
+    });
+    req.on('error', reject).end(body);
+  });
+}
+
+const statuses = async (answers: Promise<Answer>[]): Promise<number[]> => (await Promise.all(answers)).map((a) => a.status);
+
+const t = suite('POST /oauth/token › failed-login throttling', {} as { server: TestServer; url: string });
+t.before.each(async (c) => {
   c.server = await startTestServer({
     'security.login-throttle.max-failures-per-user': '3', 'security.login-throttle.max-failures-per-address': '8', 'security.login-throttle.window-seconds': '60',
   });
+  c.url = c.server.url;
 });
-t.after(async (c) => c.server?.close());
+t.after.each(async (c) => c.server?.close());
 
-const attempt = (url: string, username: string, password: string) => postToken(url, { grant_type: 'password', username, password });
-
-t('failures per username past the limit → 429 with Retry-After, even with the right password', async ({ server }) => {
-  for (let i = 0; i < 3; i++) assert.is((await attempt(server.url, 'admin', 'wrong')).status, 400);
-  const res = await attempt(server.url, 'admin', 'admin-password');
+t('failures per username past the limit → 429 with Retry-After, also with the right password from an address that never logged in as the user', async ({ url }) => {
+  for (let i = 0; i < 3; i++) assert.is((await attempt(url, 'admin', 'wrong', '127.0.0.2')).status, 400);
+  const res = await attempt(url, 'admin', 'admin-password', '127.0.0.3');
   assert.is(res.status, 429);
-  const wait = Number(res.headers.get('retry-after'));
-  assert.ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
-  assert.is(((await res.json()) as { error: string }).error, 'too_many_requests');
-  assert.is((await attempt(server.url, 'ADMIN', 'whatever')).status, 429, 'usernames are compared case-insensitively');
+  assert.ok(res.retryAfter >= 1 && res.retryAfter <= 60, `Retry-After ${res.retryAfter}`);
+  assert.is(res.error, 'too_many_requests');
+  assert.is((await attempt(url, 'ADMIN', 'whatever', '127.0.0.2')).status, 429, 'usernames are compared case-insensitively');
 });
 
-t('a successful login resets the username\'s failures', async ({ server }) => {
-  for (let i = 0; i < 2; i++) assert.is((await attempt(server.url, 'john.doe', 'wrong')).status, 400);
-  assert.is((await attempt(server.url, 'john.doe', 'john-password')).status, 200);
-  for (let i = 0; i < 2; i++) assert.is((await attempt(server.url, 'john.doe', 'wrong')).status, 400);
-  assert.is((await attempt(server.url, 'john.doe', USERS.john.password)).status, 200);
+t('no lock-out: failures from elsewhere never keep a user out of an address it has logged in from', async ({ url }) => {
+  assert.is((await attempt(url, 'john.doe', USERS.john.password, '127.0.0.5')).status, 200);
+  for (let i = 0; i < 3; i++) assert.is((await attempt(url, 'john.doe', 'wrong', '127.0.0.6')).status, 400);
+  assert.is((await attempt(url, 'john.doe', USERS.john.password, '127.0.0.7')).status, 429, 'a new address is held back');
+  assert.is((await attempt(url, 'john.doe', USERS.john.password, '127.0.0.5')).status, 200, 'the known address is not');
 });
 
-t('failures per client address past the limit → 429, whatever the username', async ({ server }) => {
-  // 3 failures for admin and 4 for john.doe so far come from this address; one more reaches 8.
-  assert.is((await attempt(server.url, 'ghost-1', 'x')).status, 400);
-  const res = await attempt(server.url, 'ghost-2', 'x');
+t('an address the user logged in from is still held back by its own failures for that user', async ({ url }) => {
+  assert.is((await attempt(url, 'john.doe', USERS.john.password, '127.0.0.8')).status, 200);
+  for (let i = 0; i < 3; i++) assert.is((await attempt(url, 'john.doe', 'wrong', '127.0.0.8')).status, 400);
+  assert.is((await attempt(url, 'john.doe', USERS.john.password, '127.0.0.8')).status, 429);
+});
+
+t('parallel guesses: no more than the limit reach the password check', async ({ url }) => {
+  const answers = await statuses(Array.from({ length: 20 }, () => attempt(url, 'admin', 'wrong', '127.0.0.9')));
+  assert.is(answers.filter((s) => s === 400).length, 3, `statuses ${answers.join(' ')}`);
+  assert.is(answers.filter((s) => s === 429).length, 17);
+});
+
+t('a successful login resets the failures of its address', async ({ url }) => {
+  for (let i = 0; i < 2; i++) assert.is((await attempt(url, 'john.doe', 'wrong')).status, 400);
+  assert.is((await attempt(url, 'john.doe', USERS.john.password)).status, 200);
+  for (let i = 0; i < 2; i++) assert.is((await attempt(url, 'john.doe', 'wrong')).status, 400);
+  assert.is((await postToken(url, { grant_type: 'password', ...USERS.john })).status, 200);
+});
+
+t('failures per client address past the limit → 429, whatever the username', async ({ url }) => {
+  for (let i = 0; i < 8; i++) assert.is((await attempt(url, `ghost-${i}`, 'x', '127.0.0.10')).status, 400);
+  const res = await attempt(url, 'ghost-9', 'x', '127.0.0.10');
   assert.is(res.status, 429);
-  assert.ok(Number(res.headers.get('retry-after')) >= 1);
+  assert.ok(res.retryAfter >= 1);
+  assert.is((await attempt(url, 'ghost-9', 'x', '127.0.0.11')).status, 400, 'other addresses are not held back');
 });
 
 t.run();
@@ -47,7 +87,7 @@ const long = suite('POST /oauth/token › passwords over 72 bytes', {} as { serv
 long.before(async (c) => { c.server = await startTestServer(); });
 long.after(async (c) => c.server?.close());
 long('a password over 72 bytes → 400 invalid_request instead of a silently truncated comparison', async ({ server }) => {
-  const res = await attempt(server.url, 'john.doe', `john-password${'€'.repeat(20)}`);
+  const res = await postToken(server.url, { grant_type: 'password', username: 'john.doe', password: `john-password${'€'.repeat(20)}` });
   assert.is(res.status, 400);
   const body = (await res.json()) as { error: string; error_description: string };
   assert.is(body.error, 'invalid_request');
