@@ -9,12 +9,15 @@ export interface DocsDeps {
   readonly document: Readonly<Record<string, unknown>>;
 }
 
-/** The only files served from swagger-ui-dist (installed locally: no CDN). */
-const ASSETS: Readonly<Record<string, string>> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+/**
+ * The only files served from swagger-ui-dist (installed locally: no CDN), with their types. A Map,
+ * not an object literal: a request for `constructor` or `__proto__` must not find an inherited key.
+ */
+const ASSETS: ReadonlyMap<string, string> = new Map([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+]);
 
 const INIT = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, displayRequestDuration: true });
@@ -56,11 +59,11 @@ export function docsRoutes(deps: DocsDeps): Router<AppState> {
   router.get('/docs/assets/:file', async function docsAsset(ctx) {
     const file = ctx.params['file'] ?? '';
     if (file === 'init.js') {
-      ctx.type = ASSETS['swagger-ui-bundle.js'] ?? '';
+      ctx.type = ASSETS.get('swagger-ui-bundle.js') ?? '';
       ctx.body = INIT;
       return;
     }
-    const type = ASSETS[file];
+    const type = ASSETS.get(file);
     if (type === undefined) throw new HttpProblem(404, 'not_found', `No asset ${file.slice(0, 64)}`);
     if (!cache.has(file)) cache.set(file, readFileSync(join(dir, file)));
     ctx.set('Cache-Control', 'public, max-age=3600');

@@ -47,6 +47,9 @@ t('GET /docs › a page that loads Swagger UI from this server (no CDN)', async 
   }
   assert.is((await fetch(`${ctx.server.url}/docs/assets/package.json`)).status, 404);
   assert.is((await fetch(`${ctx.server.url}/docs/assets/..%2Fpackage.json`)).status, 404);
+  for (const inherited of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+    assert.is((await fetch(`${ctx.server.url}/docs/assets/${inherited}`)).status, 404, `${inherited} once was a 500`);
+  }
 });
 
 t.run();

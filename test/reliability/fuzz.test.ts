@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { routesOf } from '../../http/app.ts';
 import { openReader } from '../helpers/faults.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { SOAK } from '../helpers/soak.ts';
@@ -98,7 +99,11 @@ function queryOf(fields: readonly string[]): fc.Arbitrary<string> {
 /** Percent-encodes a path segment; a lone surrogate (which `encodeURIComponent` refuses) becomes invalid UTF-8. */
 const encodeSegment = (s: string): string => s.split(/(\p{Cs})/u).map((part) => (/^\p{Cs}$/u.test(part) ? '%ED%A0%80' : encodeURIComponent(part))).join('');
 
-interface Route { method: string; path: fc.Arbitrary<string>; body: fc.Arbitrary<string | undefined>; type: string | undefined; auth: Auth }
+interface Route {
+  /** The registered routes (`METHOD /template`, as Koa lists them) these requests aim at. */
+  covers: readonly string[];
+  method: string; path: fc.Arbitrary<string>; body: fc.Arbitrary<string | undefined>; type: string | undefined; auth: Auth;
+}
 
 function routes(): Route[] {
   const none = fc.constant(undefined);
@@ -107,22 +112,28 @@ function routes(): Route[] {
   const formType = 'application/x-www-form-urlencoded';
   const segment = fc.oneof(fc.constantFrom(...ctx.known), hostileString(ctx.known).map(encodeSegment), fc.constantFrom('%', '%E0%A4%A', '..', '%2e%2e', 'search', 'update', 'x'.repeat(5000)));
   const q = (path: string, fields: readonly string[]) => queryOf(fields).map((query) => `${path}?${query}`);
+  const get = (path: string, auth: Auth = 'none'): Route => ({ covers: [`GET ${path}`], method: 'GET', path: q(path, ['x']), body: none, type: undefined, auth });
+  const asset = fc.oneof(fc.constantFrom('swagger-ui.css', 'init.js', 'constructor', '__proto__', 'toString', 'package.json', '..%2Fpackage.json'), segment);
   return [
-    { method: 'POST', path: q('/oauth/token', ['grant_type']), body: form, type: formType, auth: 'basic' },
-    { method: 'POST', path: fc.constant('/oauth/revoke'), body: form, type: formType, auth: 'basic' },
-    { method: 'POST', path: fc.constant('/oauth/introspect'), body: form, type: formType, auth: 'basic' },
-    { method: 'GET', path: fc.constantFrom('/app/listAll', '/app/admin', '/app/user', '/app/x', '/app/listAll/..'), body: none, type: undefined, auth: 'bearer' },
-    { method: 'GET', path: q('/api/employee/create', ['name', 'dateOfBirth']), body: none, type: undefined, auth: 'bearer' },
-    { method: 'POST', path: fc.constant('/api/employee/create'), body: jsonBodyOf(['name', 'dateOfBirth']), type: json, auth: 'bearer' },
-    { method: 'GET', path: segment.map((s) => `/api/employee/${s}`), body: none, type: undefined, auth: 'bearer' },
-    { method: 'POST', path: fc.constant('/api/employee/search'), body: jsonBodyOf(['name', 'id', 'bornFrom', 'bornTo', 'limit', 'cursor']), type: json, auth: 'bearer' },
-    { method: 'PUT', path: q('/api/employee/update', ['id']), body: jsonBodyOf(['id', 'name', 'dateOfBirth']), type: json, auth: 'bearer' },
-    { method: 'DELETE', path: q('/api/employee/delete', ['id']), body: jsonBodyOf(['id']), type: json, auth: 'bearer' },
-    { method: 'POST', path: fc.constant('/api/user'), body: jsonBodyOf(['name', 'email']), type: json, auth: 'bearer' },
-    { method: 'PUT', path: fc.constant('/api/user'), body: jsonBodyOf(['id', 'name', 'email']), type: json, auth: 'bearer' },
-    { method: 'DELETE', path: q('/api/user', ['id']), body: jsonBodyOf(['id']), type: json, auth: 'bearer' },
-    { method: 'GET', path: q('/api/users/activity', ['userId', 'limit', 'before']), body: none, type: undefined, auth: 'bearer' },
-    { method: 'POST', path: fc.constant('/api/users/activity'), body: jsonBodyOf(['userId', 'type', 'detail']), type: json, auth: 'bearer' },
+    { covers: ['POST /oauth/token'], method: 'POST', path: q('/oauth/token', ['grant_type']), body: form, type: formType, auth: 'basic' },
+    { covers: ['POST /oauth/revoke'], method: 'POST', path: fc.constant('/oauth/revoke'), body: form, type: formType, auth: 'basic' },
+    { covers: ['POST /oauth/introspect'], method: 'POST', path: fc.constant('/oauth/introspect'), body: form, type: formType, auth: 'basic' },
+    { covers: ['POST /oauth/check_token'], method: 'POST', path: q('/oauth/check_token', ['token']), body: form, type: formType, auth: 'basic' },
+    { covers: ['GET /app/listAll', 'GET /app/admin', 'GET /app/user'], method: 'GET', path: fc.constantFrom('/app/listAll', '/app/admin', '/app/user', '/app/x', '/app/listAll/..'), body: none, type: undefined, auth: 'bearer' },
+    { covers: ['GET /api/employee/create'], method: 'GET', path: q('/api/employee/create', ['name', 'dateOfBirth']), body: none, type: undefined, auth: 'bearer' },
+    { covers: ['POST /api/employee/create'], method: 'POST', path: fc.constant('/api/employee/create'), body: jsonBodyOf(['name', 'dateOfBirth']), type: json, auth: 'bearer' },
+    { covers: ['GET /api/employee/:id'], method: 'GET', path: segment.map((s) => `/api/employee/${s}`), body: none, type: undefined, auth: 'bearer' },
+    { covers: ['POST /api/employee/search'], method: 'POST', path: fc.constant('/api/employee/search'), body: jsonBodyOf(['name', 'id', 'bornFrom', 'bornTo', 'limit', 'cursor']), type: json, auth: 'bearer' },
+    { covers: ['PUT /api/employee/update'], method: 'PUT', path: q('/api/employee/update', ['id']), body: jsonBodyOf(['id', 'name', 'dateOfBirth']), type: json, auth: 'bearer' },
+    { covers: ['DELETE /api/employee/delete'], method: 'DELETE', path: q('/api/employee/delete', ['id']), body: jsonBodyOf(['id']), type: json, auth: 'bearer' },
+    { covers: ['POST /api/user'], method: 'POST', path: fc.constant('/api/user'), body: jsonBodyOf(['name', 'email']), type: json, auth: 'bearer' },
+    { covers: ['PUT /api/user'], method: 'PUT', path: fc.constant('/api/user'), body: jsonBodyOf(['id', 'name', 'email']), type: json, auth: 'bearer' },
+    { covers: ['DELETE /api/user'], method: 'DELETE', path: q('/api/user', ['id']), body: jsonBodyOf(['id']), type: json, auth: 'bearer' },
+    { covers: ['GET /api/users/activity'], method: 'GET', path: q('/api/users/activity', ['userId', 'limit', 'before']), body: none, type: undefined, auth: 'bearer' },
+    { covers: ['POST /api/users/activity'], method: 'POST', path: fc.constant('/api/users/activity'), body: jsonBodyOf(['userId', 'type', 'detail']), type: json, auth: 'bearer' },
+    get('/oauth/token_key', 'basic'), get('/.well-known/jwks.json'), get('/.well-known/oauth-authorization-server'),
+    get('/health'), get('/ready'), get('/metrics'), get('/openapi.json'), get('/docs'),
+    { covers: ['GET /docs/assets/:file'], method: 'GET', path: asset.map((file) => `/docs/assets/${file}`), body: none, type: undefined, auth: 'none' },
   ];
 }
 
@@ -148,9 +159,18 @@ async function fuzz(route: Route): Promise<void> {
   }
 }
 
-const ROUTE_NAMES = ['POST /oauth/token', 'POST /oauth/revoke', 'POST /oauth/introspect', 'GET /app/*', 'GET /api/employee/create',
-  'POST /api/employee/create', 'GET /api/employee/:id', 'POST /api/employee/search', 'PUT /api/employee/update',
-  'DELETE /api/employee/delete', 'POST /api/user', 'PUT /api/user', 'DELETE /api/user', 'GET /api/users/activity', 'POST /api/users/activity'];
+// The routes are built inside each test (they need the fixtures of before()); their names are fixed here.
+const ROUTE_NAMES = ['POST /oauth/token', 'POST /oauth/revoke', 'POST /oauth/introspect', 'POST /oauth/check_token', 'GET /app/*',
+  'GET /api/employee/create', 'POST /api/employee/create', 'GET /api/employee/:id', 'POST /api/employee/search', 'PUT /api/employee/update',
+  'DELETE /api/employee/delete', 'POST /api/user', 'PUT /api/user', 'DELETE /api/user', 'GET /api/users/activity', 'POST /api/users/activity',
+  'GET /oauth/token_key', 'GET /.well-known/jwks.json', 'GET /.well-known/oauth-authorization-server', 'GET /health', 'GET /ready',
+  'GET /metrics', 'GET /openapi.json', 'GET /docs', 'GET /docs/assets/:file'];
+
+t('every route the server registers is fuzzed below', () => {
+  const registered = routesOf(ctx.server.troupe.app).map((r) => `${r.method} ${r.path}`).sort();
+  assert.equal([...new Set(routes().flatMap((r) => r.covers))].sort(), registered);
+  assert.is(routes().length, ROUTE_NAMES.length);
+});
 
 ROUTE_NAMES.forEach((name, i) => {
   t(`${name} › ${RUNS_PER_ROUTE} hostile requests: 4xx or success, no hang, failures change nothing`, async () => {
