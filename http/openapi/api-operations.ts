@@ -34,7 +34,7 @@ export const employeeOperations: readonly Operation[] = [
   },
   {
     method: 'put', path: '/api/employee/update', tag: 'employee', summary: 'Update name and/or dateOfBirth (optional If-Match)', security: 'bearer', scope: 'write',
-    query: IdQuery, body: json(UpdateInput), responses: { 200: { description: 'The record, version + 1', schema: S.Employee, headers: ['ETag'] }, ...bodyErrors, 404: notFound, 412: stale, ...common },
+    query: IdQuery, body: json(UpdateInput), ifMatch: true, responses: { 200: { description: 'The record, version + 1', schema: S.Employee, headers: ['ETag'] }, ...bodyErrors, 404: notFound, 412: stale, ...common },
   },
   {
     method: 'delete', path: '/api/employee/delete', tag: 'employee', summary: 'Delete (id in the query or the body)', security: 'bearer', scope: 'write',
@@ -49,7 +49,7 @@ export const userDataOperations: readonly Operation[] = [
   },
   {
     method: 'put', path: '/api/user', tag: 'userdata', summary: 'Update a user (records USER_UPDATED; optional If-Match)', security: 'bearer', scope: 'write',
-    body: json(updateSchema), responses: { 200: { description: 'The user', schema: S.User, headers: ['ETag'] }, ...bodyErrors, 404: notFound, 409: problem('The email is taken'), 412: stale, ...common },
+    body: json(updateSchema), ifMatch: true, responses: { 200: { description: 'The user', schema: S.User, headers: ['ETag'] }, ...bodyErrors, 404: notFound, 409: problem('The email is taken'), 412: stale, ...common },
   },
   {
     method: 'delete', path: '/api/user', tag: 'userdata', summary: 'Delete a user and its activity (id in the query or the body)', security: 'bearer', scope: 'write',

@@ -1,5 +1,6 @@
 /** Builds the OpenAPI 3.1 document from the operations' zod schemas (the validators themselves). */
 import { z } from 'zod';
+import { OAuthErrorBody as OAuthError, Problem } from './shapes.ts';
 
 export type Tag = 'secured' | 'employee' | 'userdata' | 'operations';
 type Json = Record<string, unknown>;
@@ -24,6 +25,8 @@ export interface Operation {
   readonly query?: z.ZodObject;
   readonly pathParams?: z.ZodObject;
   readonly body?: { readonly type: 'application/json' | 'application/x-www-form-urlencoded'; readonly schema: z.ZodType; readonly required?: boolean };
+  /** Takes an optional `If-Match: "<version>"` (412 when it names an older version). */
+  readonly ifMatch?: boolean;
   readonly responses: Readonly<Record<string, ResponseSpec>>;
 }
 
@@ -41,22 +44,41 @@ function parameters(op: Operation): Json[] {
       name, in: where, required: where === 'path' || (schema.required ?? []).includes(name), schema: s,
     }));
   };
-  return [...list('path', op.pathParams), ...list('query', op.query)];
+  const header = (name: string, description: string): Json => ({ name, in: 'header', required: false, description, schema: { type: 'string' } });
+  return [
+    ...list('path', op.pathParams), ...list('query', op.query),
+    ...(op.ifMatch ? [header('If-Match', 'The version the change is based on, quoted: `"3"`')] : []),
+    header('X-Request-Id', 'Echoed back; 1–128 characters of `A-Za-z0-9._~:+=/-`, else a new id is made'),
+  ];
 }
 
 const HEADER_DOCS: Readonly<Record<string, string>> = {
   Location: 'Where the new resource lives', ETag: 'The record version, for If-Match', 'Retry-After': 'Seconds to wait',
   'WWW-Authenticate': 'RFC 6750 / RFC 7617 challenge', Allow: 'The allowed methods',
+  'X-Request-Id': 'The request id: the caller\'s, or a new one',
 };
+
+/**
+ * What every route can answer besides its own rows (contract §0): 405 with `Allow` for another
+ * method and 500 for an unexpected failure, in the error body of the route's prefix.
+ */
+function commonResponses(path: string): Readonly<Record<string, ResponseSpec>> {
+  const oauth = path.startsWith('/oauth/');
+  const body = (description: string, headers?: string[]): ResponseSpec => (oauth
+    ? { description, schema: OAuthError, ...(headers ? { headers } : {}) }
+    : { description, schema: Problem, type: 'application/problem+json', ...(headers ? { headers } : {}) });
+  return { 405: body('Another method than the route takes', ['Allow']), 500: body('An unexpected failure; the body names the request id, never a stack') };
+}
 
 function responses(op: Operation): Json {
   const out: Json = {};
-  for (const [status, spec] of Object.entries(op.responses)) {
+  for (const [status, spec] of Object.entries({ ...commonResponses(op.path), ...op.responses })) {
     const type = spec.type ?? 'application/json';
+    const headers = [...(spec.headers ?? []), 'X-Request-Id'];
     out[status] = {
       description: spec.description,
       ...(spec.schema ? { content: { [type]: { schema: jsonSchema(spec.schema, 'output') } } } : {}),
-      ...(spec.headers ? { headers: Object.fromEntries(spec.headers.map((h) => [h, { description: HEADER_DOCS[h] ?? h, schema: { type: 'string' } }])) } : {}),
+      headers: Object.fromEntries(headers.map((h) => [h, { description: HEADER_DOCS[h] ?? h, schema: { type: 'string' } }])),
     };
   }
   return out;

@@ -13,6 +13,7 @@ const clientErrors = {
   401: oauthError('`invalid_client`: no, malformed or wrong client credentials', ['WWW-Authenticate']),
   415: oauthError('Never: a body of another type is 400 `invalid_request`'),
 } as const;
+const overloaded = oauthError('`temporarily_unavailable`: overloaded', ['Retry-After']);
 const form = (schema: z.ZodType) => ({ type: 'application/x-www-form-urlencoded' as const, schema });
 const text = (description: string): ResponseSpec => ({ description, schema: z.string(), type: 'text/plain' });
 
@@ -25,20 +26,20 @@ export const securedOperations: readonly Operation[] = [
       400: oauthError('`invalid_request`, `unsupported_grant_type`, `unauthorized_client`, `invalid_grant` (Bad credentials; refresh token unknown, expired, revoked or reused), `invalid_scope`'),
       401: clientErrors[401], 413: oauthError('Body too large'),
       429: oauthError('`too_many_requests`: too many failed logins for the username or address', ['Retry-After']),
-      503: { description: 'Overloaded', schema: S.Problem, headers: ['Retry-After'] },
+      503: overloaded,
     },
   },
   {
     method: 'post', path: '/oauth/revoke', tag: 'secured', summary: 'Revoke a token (RFC 7009)', security: 'basic', body: form(S.TokenForm),
-    responses: { 200: { description: 'Revoked, or unknown', schema: z.object({}) }, 400: clientErrors[400], 401: clientErrors[401] },
+    responses: { 200: { description: 'Revoked, or unknown', schema: z.object({}) }, 400: clientErrors[400], 401: clientErrors[401], 503: overloaded },
   },
   {
     method: 'post', path: '/oauth/introspect', tag: 'secured', summary: 'Introspect a token (RFC 7662)', security: 'basic', body: form(S.TokenForm),
-    responses: { 200: { description: 'Active with its claims, or inactive', schema: S.Introspection }, 400: clientErrors[400], 401: clientErrors[401] },
+    responses: { 200: { description: 'Active with its claims, or inactive', schema: S.Introspection }, 400: clientErrors[400], 401: clientErrors[401], 503: overloaded },
   },
   {
     method: 'post', path: '/oauth/check_token', tag: 'secured', summary: 'Introspection under Spring\'s name', security: 'basic', body: form(S.TokenForm),
-    responses: { 200: { description: 'As /oauth/introspect', schema: S.Introspection }, 400: clientErrors[400], 401: clientErrors[401] },
+    responses: { 200: { description: 'As /oauth/introspect', schema: S.Introspection }, 400: clientErrors[400], 401: clientErrors[401], 503: overloaded },
   },
   {
     method: 'get', path: '/oauth/token_key', tag: 'secured', summary: 'The RSA public key (Spring\'s token_key)', security: 'none',
@@ -48,7 +49,10 @@ export const securedOperations: readonly Operation[] = [
   { method: 'get', path: '/.well-known/oauth-authorization-server', tag: 'secured', summary: 'Server metadata (RFC 8414)', security: 'none', responses: { 200: { description: 'Metadata', schema: S.Metadata } } },
   {
     method: 'get', path: '/app/listAll', tag: 'secured', summary: 'Every user with its roles, ordered by id', security: 'bearer',
-    responses: { 200: { description: 'The users', schema: z.array(S.SecuredUser) }, ...authErrors },
+    responses: {
+      200: { description: 'The users', schema: z.array(S.SecuredUser) }, ...authErrors,
+      503: { description: 'Overloaded', schema: S.Problem, type: 'application/problem+json', headers: ['Retry-After'] },
+    },
   },
   {
     method: 'get', path: '/app/admin', tag: 'secured', summary: 'Greeting for ADMIN holders (checked after the handler)', security: 'bearer',

@@ -19,7 +19,7 @@ export const TokenResponse = z.object({
 }).meta({ title: 'TokenResponse' });
 
 export const TokenRequest = z.object({
-  grant_type: z.enum(['password', 'refresh_token']), username: z.string().optional(), password: z.string().optional(),
+  grant_type: z.enum(['password', 'refresh_token', 'refresh-token']).meta({ description: '`refresh-token` is accepted as a spelling of `refresh_token`' }), username: z.string().optional(), password: z.string().optional(),
   refresh_token: z.string().optional(), scope: z.string().optional(),
   client_id: z.string().optional().meta({ description: 'client_secret_post only; prefer HTTP Basic' }), client_secret: z.string().optional(),
 }).meta({ title: 'TokenRequest' });
