@@ -27,7 +27,7 @@ import { oauthRoutes } from './routes/oauth.ts';
 import { oauthTokenRoutes } from './routes/oauth-tokens.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { userRoutes } from './routes/user.ts';
-import type { AppState } from './state.ts';
+import { matchedRoute, type AppState } from './state.ts';
 
 export interface AppRefs {
   readonly token: Ref<Token.Command>;
@@ -61,9 +61,9 @@ export const routesOf = (app: Koa<AppState>): readonly RouteInfo[] => mounted.ge
 
 /**
  * All routers under one root router: one route match per request instead of one per router, and
- * one 405/OPTIONS answer from the union of their methods.
+ * one 405/OPTIONS answer from the union of their methods. Mount it with {@link mountRoot}.
  */
-function mountAll(app: Koa<AppState>, routers: readonly Router<AppState>[]): void {
+function rootRouter(app: Koa<AppState>, routers: readonly Router<AppState>[]): Router<AppState> {
   const root = new Router<AppState>();
   const routes: RouteInfo[] = [];
   for (const router of routers) {
@@ -73,8 +73,29 @@ function mountAll(app: Koa<AppState>, routers: readonly Router<AppState>[]): voi
     root.use(router.routes());
   }
   mounted.set(app, routes);
+  return root;
+}
+
+function mountRoot(app: Koa<AppState>, root: Router<AppState>): void {
   app.use(root.routes());
   app.use(root.allowedMethods());
+}
+
+/**
+ * Names the route template of a request that never reached its route (a 401 from the guard, a
+ * 405), so the request log and the metrics label it by its route rather than as unmatched.
+ */
+function routeOfUnrouted(root: Router<AppState>): Koa.Middleware<AppState> {
+  return async function nameRoute(ctx, next) {
+    try {
+      await next();
+    } finally {
+      if (matchedRoute(ctx) === undefined) {
+        const layer = root.match(ctx.path, ctx.method).path.find((l) => l.methods.length > 0);
+        if (layer) ctx.state.route = String(layer.path);
+      }
+    }
+  };
 }
 
 function securedRouters(deps: AppDeps): Router<AppState>[] {
@@ -116,11 +137,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const { config } = deps;
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true;
+  const root = rootRouter(app, serviceRouters(deps));
   app.use(requestId());
   app.use(requestLog(deps.logger));
   app.use(requestMetrics(deps.metrics));
   app.use(errorHandler(deps.logger));
   app.use(corsFor(config.server.corsAllowedOrigins));
+  app.use(routeOfUnrouted(root));
   const guard = bearerAuth({ enabled: config.security.enabled, realm: config.security.realm, verify: deps.verifyToken });
   const isApp = under('/app');
   const isApi = under('/api');
@@ -129,6 +152,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (isApp(ctx.path) || (protectApi && isApi(ctx.path))) return guard(ctx, next);
     return next();
   });
-  mountAll(app, serviceRouters(deps));
+  mountRoot(app, root);
   return app;
 }

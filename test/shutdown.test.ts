@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
@@ -9,11 +10,19 @@ import { postToken } from './helpers/tokens.ts';
 
 const t = suite('graceful shutdown (SIGTERM)');
 
-/** Asks for /health until a connection is refused (the listener closed) or `timeoutMs` passes. */
+/** One GET /health on a new connection (no keep-alive: an open connection outlives the listener). */
+function probe(url: string): Promise<string> {
+  return new Promise((resolve) => {
+    get(`${url}/health`, { agent: false }, (res) => { res.resume(); resolve('answered'); })
+      .on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+  });
+}
+
+/** Probes /health until a connection is refused (the listener closed) or `timeoutMs` passes. */
 async function refusedWithin(url: string, timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const outcome = await fetch(`${url}/health`).then(() => 'answered', (error: unknown) => String((error as { cause?: { code?: string } }).cause?.code));
+    const outcome = await probe(url);
     if (outcome !== 'answered' || Date.now() > deadline) return outcome;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -15,6 +15,8 @@ t('GET /metrics › requests by route template and status, actor messages, live 
   const token = (await login(url)).access_token;
   await fetch(`${url}/app/listAll`, { headers: bearer(token) });
   await fetch(`${url}/nowhere/${crypto.randomUUID()}`);
+  assert.is((await fetch(`${url}/app/listAll`)).status, 401);
+  assert.is((await fetch(`${url}/api/user`, { method: 'PATCH', headers: bearer(token) })).status, 405);
   const created = await fetch(`${url}/api/user`, { method: 'POST', headers: { ...bearer(token), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Mo', email: 'mo@example.com' }) });
   assert.is(created.status, 201);
   const res = await fetch(`${url}/metrics`);
@@ -23,12 +25,24 @@ t('GET /metrics › requests by route template and status, actor messages, live 
   const text = await res.text();
   assert.match(text, /http_requests_total\{method="GET",route="\/app\/listAll",status="200"\} 1/);
   assert.match(text, /http_requests_total\{method="GET",route="unmatched",status="404"\} 1/);
+  assert.match(text, /http_requests_total\{method="GET",route="\/app\/listAll",status="401"\} 1/, 'refused before routing, still labelled by its route');
+  assert.match(text, /http_requests_total\{method="PATCH",route="\/api\/user",status="405"\} 1/);
   assert.match(text, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/app\/listAll"\}/);
   assert.match(text, /actor_messages_total\{actor="token",outcome="handled"\} \d+/);
   assert.match(text, /actor_live\{actor="activity\/\*"\} 1/);
   assert.match(text, /actor_mailbox_depth\{actor="token"\} 0/);
-  assert.match(text, /actor_ask_timeouts_total/);
   assert.not.match(text, /nowhere/);
+});
+
+t('GET /metrics › an ask that times out is counted by route', async () => {
+  const slow = await startTestServer({ 'actors.ask-timeout-ms': '1' });
+  try {
+    assert.is((await postToken(slow.url, { grant_type: 'password', ...USERS.john })).status, 503);
+    const text = await (await fetch(`${slow.url}/metrics`)).text();
+    assert.match(text, /actor_ask_timeouts_total\{route="\/oauth\/token"\} 1/);
+  } finally {
+    await slow.close();
+  }
 });
 
 t('CORS › a preflight from an allowed origin is answered without a token, also on /oauth/token', async () => {
