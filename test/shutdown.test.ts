@@ -8,7 +8,7 @@ import { startChildServer } from './helpers/child.ts';
 import { tempDir } from './helpers/server.ts';
 import { postToken } from './helpers/tokens.ts';
 
-const t = suite('graceful shutdown (SIGTERM)');
+const t = suite('graceful shutdown (SIGTERM, SIGINT)');
 
 /** One GET /health on a new connection (no keep-alive: an open connection outlives the listener). */
 function probe(url: string): Promise<string> {
@@ -50,6 +50,24 @@ t('an in-flight request completes, new connections are refused, the process exit
     db.close();
   } finally {
     child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+t('SIGINT (Ctrl-C) shuts down the same way: exit 0, the database intact', async () => {
+  const dataDir = tempDir();
+  const server = await startChildServer(dataDir, { DATA_SQLITE_SYNCHRONOUS: 'FULL' });
+  try {
+    assert.is((await postToken(server.url, { grant_type: 'password', username: 'john.doe', password: 'john-password' })).status, 200);
+    server.child.kill('SIGINT');
+    const [code, signal] = await server.exited;
+    assert.equal([code, signal], [0, null]);
+    const db = new Database(join(dataDir, 'troupe.db'), { readonly: true });
+    assert.is(db.pragma('integrity_check', { simple: true }), 'ok');
+    assert.is(db.prepare('select count(*) from refresh_tokens').pluck().get(), 1);
+    db.close();
+  } finally {
+    server.child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

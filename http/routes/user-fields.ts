@@ -5,7 +5,7 @@ import { isObjectId, type ObjectIdString } from '../../src/ids.ts';
 const ID_MESSAGE = 'must be an id of 24 lowercase hexadecimal characters';
 
 /** A string schema (so that it documents itself in OpenAPI) whose output is the branded id. */
-export const objectId = z.string({ error: ID_MESSAGE }).regex(/^[0-9a-f]{24}$/, ID_MESSAGE)
+export const objectId = z.string({ error: ID_MESSAGE }).regex(/^[0-9a-f]{24}$/, { message: ID_MESSAGE, abort: true }) // one error, not two
   .refine((v): v is ObjectIdString => isObjectId(v), ID_MESSAGE);
 
 /** Trimmed, 1–200 characters. */

@@ -1,7 +1,7 @@
 /** `npm start`'s entry point (`src/main.ts`) in a child process, as an operator would run it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 
 export interface ChildServer {
   readonly child: ChildProcess;
@@ -26,10 +26,15 @@ export async function startChildServer(dataDir: string, env: Record<string, stri
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, CONFIG_FILE: '/dev/null', LOGGING_LEVEL: 'info', ...env },
   });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  // Its log lines join the run's log, which the last suite audits for secrets (zz-log-audit.test.ts).
+  const runLogPath = process.env['TROUPE_TEST_LOG'];
+  const runLog = runLogPath === undefined ? undefined : createWriteStream(runLogPath, { flags: 'a' });
+  void exited.then(() => runLog?.end());
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     // Keep reading stdout for the child's whole life: a full pipe would block its logging.
     child.stdout?.on('data', (chunk: Buffer) => {
+      runLog?.write(chunk);
       out += chunk.toString();
       const m = /"url":"(http:\/\/[^"]+)".*"msg":"troupe listening"/.exec(out);
       if (m?.[1]) resolve(m[1]);

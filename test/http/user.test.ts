@@ -115,7 +115,9 @@ t('PUT /api/user › If-Match with the current version → 200; a stale one → 
 
 t('PUT /api/user › unknown id → 404; malformed id, nothing to change, unknown field → 400', async () => {
   expectProblem(await api('PUT', '/api/user', { json: { id: '0123456789abcdef01234567', name: 'X' } }), 404);
-  expectProblem(await api('PUT', '/api/user', { json: { id: 'nope', name: 'X' } }), 400, ['id']);
+  const malformed = await api('PUT', '/api/user', { json: { id: 'nope', name: 'X' } });
+  expectProblem(malformed, 400, ['id']);
+  assert.is((malformed.body as { errors: unknown[] }).errors.length, 1, 'one error for the id, not one per failed check');
   expectProblem(await api('PUT', '/api/user', { json: { name: 'X' } }), 400, ['id']);
   const user = await createUser();
   expectProblem(await api('PUT', '/api/user', { json: { id: user.id } }), 400, ['(body)']);
