@@ -60,11 +60,22 @@ function clientCredentials(ctx: Context, params: URLSearchParams, realm: string)
   return { clientId: bodyId, clientSecret: bodySecret };
 }
 
-/** Authenticates the client of the request; 401 invalid_client otherwise. */
+/** 429 `too_many_requests` with `Retry-After`. */
+export function tooManyRequests(wait: number, what: string): OAuthError {
+  return new OAuthError(429, 'too_many_requests', `Too many failed ${what}; retry in ${wait} seconds`, { 'Retry-After': String(wait) });
+}
+
+/**
+ * Authenticates the client of the request; 401 invalid_client otherwise, and 429 before any
+ * BCrypt work for an address past its count of failed client authentications.
+ */
 export async function authenticateClient(ctx: Context, params: URLSearchParams, deps: OAuthDeps): Promise<Token.ClientView> {
   const credentials = clientCredentials(ctx, params, deps.realm);
+  const wait = await deps.throttle.clientRetryAfter(ctx.ip);
+  if (wait > 0) throw tooManyRequests(wait, 'client authentications');
   const reply = await ask(deps.token, Token.authenticateClient(credentials.clientId, credentials.clientSecret), deps.askTimeoutMs);
   if (reply.ok) return reply.value;
-  if (reply.code === 'client.invalid') throw invalidClient(deps.realm, 'Bad client credentials');
-  throw new Error(reply.message);
+  if (reply.code !== 'client.invalid') throw new Error(reply.message);
+  await deps.throttle.clientFailed(ctx.ip);
+  throw invalidClient(deps.realm, 'Bad client credentials');
 }

@@ -12,6 +12,7 @@ const clientErrors = {
   400: oauthError('`invalid_request`: not form-encoded, a missing or repeated parameter, credentials in the query string'),
   401: oauthError('`invalid_client`: no, malformed or wrong client credentials', ['WWW-Authenticate']),
   415: oauthError('Never: a body of another type is 400 `invalid_request`'),
+  429: oauthError('`too_many_requests`: too many failed client authentications from the address', ['Retry-After']),
 } as const;
 const overloaded = oauthError('`temporarily_unavailable`: overloaded', ['Retry-After']);
 const form = (schema: z.ZodType) => ({ type: 'application/x-www-form-urlencoded' as const, schema });
@@ -25,21 +26,21 @@ export const securedOperations: readonly Operation[] = [
       200: { description: 'Tokens (Cache-Control: no-store)', schema: S.TokenResponse },
       400: oauthError('`invalid_request`, `unsupported_grant_type`, `unauthorized_client`, `invalid_grant` (Bad credentials; refresh token unknown, expired, revoked or reused), `invalid_scope`'),
       401: clientErrors[401], 413: oauthError('Body too large'),
-      429: oauthError('`too_many_requests`: too many failed logins for the username or address', ['Retry-After']),
+      429: oauthError('`too_many_requests`: too many failed logins for the username or address, or failed client authentications from the address', ['Retry-After']),
       503: overloaded,
     },
   },
   {
     method: 'post', path: '/oauth/revoke', tag: 'secured', summary: 'Revoke a token (RFC 7009)', security: 'basic', body: form(S.TokenForm),
-    responses: { 200: { description: 'Revoked, or unknown', schema: z.object({}) }, 400: clientErrors[400], 401: clientErrors[401], 503: overloaded },
+    responses: { 200: { description: 'Revoked, or unknown', schema: z.object({}) }, 400: clientErrors[400], 401: clientErrors[401], 429: clientErrors[429], 503: overloaded },
   },
   {
     method: 'post', path: '/oauth/introspect', tag: 'secured', summary: 'Introspect a token (RFC 7662)', security: 'basic', body: form(S.TokenForm),
-    responses: { 200: { description: 'Active with its claims, or inactive', schema: S.Introspection }, 400: clientErrors[400], 401: clientErrors[401], 503: overloaded },
+    responses: { 200: { description: 'Active with its claims, or inactive', schema: S.Introspection }, 400: clientErrors[400], 401: clientErrors[401], 429: clientErrors[429], 503: overloaded },
   },
   {
     method: 'post', path: '/oauth/check_token', tag: 'secured', summary: 'Introspection under Spring\'s name', security: 'basic', body: form(S.TokenForm),
-    responses: { 200: { description: 'As /oauth/introspect', schema: S.Introspection }, 400: clientErrors[400], 401: clientErrors[401], 503: overloaded },
+    responses: { 200: { description: 'As /oauth/introspect', schema: S.Introspection }, 400: clientErrors[400], 401: clientErrors[401], 429: clientErrors[429], 503: overloaded },
   },
   {
     method: 'get', path: '/oauth/token_key', tag: 'secured', summary: 'The RSA public key (Spring\'s token_key)', security: 'none',

@@ -4,7 +4,7 @@ import { ask } from '../../src/messaging/ask.ts';
 import type { LoginAttempt } from '../../src/security/login-throttle.ts';
 import { MAX_PASSWORD_BYTES } from '../../src/security/passwords.ts';
 import { formBody, formParams } from '../middleware/body.ts';
-import { authenticateClient, invalidRequest, noStoreNoQueryCredentials, required, single, type OAuthDeps } from '../oauth-client.ts';
+import { authenticateClient, invalidRequest, noStoreNoQueryCredentials, required, single, tooManyRequests, type OAuthDeps } from '../oauth-client.ts';
 import { OAUTH_ERROR, OAuthError, statusOfReply } from '../problems.ts';
 import type { AppState } from '../state.ts';
 
@@ -46,8 +46,7 @@ async function admit(deps: OAuthDeps, params: URLSearchParams, address: string):
   if (params.get('grant_type') !== 'password') return undefined;
   const admission = await deps.throttle.begin(required(params, 'username'), address);
   if ('attempt' in admission) return admission.attempt;
-  const wait = admission.retryAfter;
-  throw new OAuthError(429, 'too_many_requests', `Too many failed logins; retry in ${wait} seconds`, { 'Retry-After': String(wait) });
+  throw tooManyRequests(admission.retryAfter, 'logins');
 }
 
 /** Asks TokenActor for the grant and settles the throttled attempt with the outcome. */

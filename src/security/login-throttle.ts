@@ -33,6 +33,14 @@ export type Admission = { readonly retryAfter: number } | { readonly attempt: Lo
 export interface LoginThrottle {
   /** Counts an attempt of `username` from `address`, or refuses it with the seconds to wait. */
   begin(username: string, address: string): Promise<Admission>;
+  /**
+   * Seconds the address must wait after too many failed client authentications, or 0. Client
+   * secrets are long random strings, so these are not guesses worth racing for: the count only
+   * keeps one address from spending the BCrypt pool on wrong secrets.
+   */
+  clientRetryAfter(address: string): Promise<number>;
+  /** A client authentication from `address` failed. */
+  clientFailed(address: string): Promise<void>;
 }
 
 /** Pairs of (username, address) that logged in successfully, most recent last; the oldest go first. */
@@ -59,6 +67,7 @@ export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
   const users = new RateLimiterMemory({ keyPrefix: 'user', points: settings.maxFailuresPerUser, ...window });
   const pairs = new RateLimiterMemory({ keyPrefix: 'pair', points: settings.maxFailuresPerUser, ...window });
   const addresses = new RateLimiterMemory({ keyPrefix: 'addr', points: settings.maxFailuresPerAddress, ...window });
+  const clients = new RateLimiterMemory({ keyPrefix: 'client', points: settings.maxFailuresPerAddress, ...window });
   const trusted = new Set<string>();
 
   const trust = (pair: string): void => {
@@ -88,6 +97,13 @@ export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
       if (retryAfter === 0) return { attempt: attempt(pair, counters) };
       await Promise.all(counters.map(giveBack)); // a refused attempt is not counted
       return { retryAfter };
+    },
+    async clientRetryAfter(address) {
+      const state = await clients.get(address);
+      return state && state.consumedPoints >= settings.maxFailuresPerAddress ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : 0;
+    },
+    async clientFailed(address) {
+      await clients.penalty(address, 1);
     },
   };
 }

@@ -81,6 +81,20 @@ t('failures per client address past the limit → 429, whatever the username', a
   assert.is((await attempt(url, 'ghost-9', 'x', '127.0.0.11')).status, 400, 'other addresses are not held back');
 });
 
+t('failed client authentications per address past the limit → 429 on every client-authenticated endpoint', async ({ url }) => {
+  const from = '127.0.0.12';
+  const form = (path: string, authorization: string) => new Promise<number>((resolve, reject) => {
+    const body = 'token=x';
+    request(`${url}${path}`, {
+      method: 'POST', localAddress: from, agent: false,
+      headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': body.length },
+    }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject).end(body);
+  });
+  for (let i = 0; i < 8; i++) assert.is(await form('/oauth/introspect', basic('troupe-client', `wrong-${i}`)), 401);
+  for (const path of ['/oauth/introspect', '/oauth/revoke', '/oauth/check_token', '/oauth/token']) assert.is(await form(path, basic()), 429, path);
+  assert.is((await attempt(url, 'john.doe', USERS.john.password, '127.0.0.13')).status, 200, 'other addresses are not held back');
+});
+
 t.run();
 
 const long = suite('POST /oauth/token › passwords over 72 bytes', {} as { server: TestServer });
