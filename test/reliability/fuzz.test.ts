@@ -2,7 +2,8 @@
  * Property-based fuzzing against a real server: for every route, generated paths, query strings,
  * bodies (wrong types, unicode, NUL, lone surrogates, huge and deeply nested JSON, duplicate and
  * prototype-polluting keys, malformed text) and headers get a 4xx or a success: never a 5xx, never
- * a hang (each request is bounded by a timeout), and a request that fails changes no stored row.
+ * a hang (each request is bounded by a timeout); a request that fails changes no stored row, and one
+ * that succeeds changes no table but those its route writes.
  * A failure prints fast-check's seed and path; replay it with FUZZ_SEED=<seed> FUZZ_PATH=<path>.
  */
 import fc from 'fast-check';
@@ -39,15 +40,18 @@ t.before(async () => {
 });
 t.after(async () => ctx.server?.close());
 
-/** Every stored row of every table, as one string. */
-function snapshot(): string {
+/** Every stored row of every table, one string per table. */
+function snapshot(): string[] {
   const db = openReader(ctx.server.dataDir);
   try {
-    return JSON.stringify(TABLES.map((table) => db.prepare(`select * from ${table} order by 1`).all()));
+    return TABLES.map((table) => JSON.stringify(db.prepare(`select * from ${table} order by 1`).all()));
   } finally {
     db.close();
   }
 }
+
+/** The tables that differ between two snapshots. */
+const changed = (before: readonly string[], after: readonly string[]): string[] => TABLES.filter((_, i) => before[i] !== after[i]);
 
 interface Req { method: string; path: string; body: string | undefined; contentType: string | undefined; auth: string | undefined; ifMatch: string | null; requestId: string | null }
 
@@ -60,16 +64,24 @@ function headersOf(req: Req): Record<string, string> {
   return headers;
 }
 
-/** One request: never a 5xx or a hang; a failure leaves every row as it was; error bodies are JSON. */
-async function check(req: Req): Promise<void> {
+/**
+ * One request: never a 5xx or a hang; a failure leaves every row as it was, a success changes no
+ * table but those its route writes; error bodies are JSON.
+ */
+async function check(req: Req, writes: readonly string[]): Promise<void> {
   const before = snapshot();
   const res = await fetch(`${ctx.server.url}${req.path}`, {
     method: req.method, headers: headersOf(req), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(req.body === undefined ? {} : { body: req.body }),
   });
   const text = await res.text();
   if (res.status >= 500) throw new Error(`${req.method} ${req.path} → ${res.status} ${text.slice(0, 300)}`);
-  if (res.status < 400) return;
-  if (snapshot() !== before) throw new Error(`${req.method} ${req.path} → ${res.status}, yet stored rows changed`);
+  const tables = changed(before, snapshot());
+  if (res.status < 400) {
+    const stray = tables.filter((table) => !writes.includes(table));
+    if (stray.length > 0) throw new Error(`${req.method} ${req.path} → ${res.status}, yet it changed ${stray.join(', ')}`);
+    return;
+  }
+  if (tables.length > 0) throw new Error(`${req.method} ${req.path} → ${res.status}, yet stored rows changed in ${tables.join(', ')}`);
   if (/json/.test(res.headers.get('content-type') ?? '')) JSON.parse(text);
 }
 
@@ -99,9 +111,34 @@ function queryOf(fields: readonly string[]): fc.Arbitrary<string> {
 /** Percent-encodes a path segment; a lone surrogate (which `encodeURIComponent` refuses) becomes invalid UTF-8. */
 const encodeSegment = (s: string): string => s.split(/(\p{Cs})/u).map((part) => (/^\p{Cs}$/u.test(part) ? '%ED%A0%80' : encodeURIComponent(part))).join('');
 
+/**
+ * Valid bodies with unusual but legal values, mixed into a write route's bodies so that successes
+ * happen too (and the tables they change are checked). Known ids are employees at even and users
+ * at odd positions of `ctx.known`.
+ */
+function validBodies() {
+  const name = fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' }).filter((n) => n.trim().length > 0);
+  const born = fc.date({ min: new Date('1900-01-01'), max: new Date('2020-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+  const known = (parity: number) => fc.constantFrom(...ctx.known.filter((_, i) => i % 2 === parity));
+  const json = <T>(a: fc.Arbitrary<T>) => a.map((v) => JSON.stringify(v));
+  return {
+    employee: json(fc.record({ name, dateOfBirth: born })),
+    employeeChange: json(fc.record({ name }, { requiredKeys: [] })),
+    user: json(fc.record({ name, email: fc.uuid().map((u) => `${u}@example.com`) })),
+    userChange: json(fc.record({ id: known(1), name })),
+    activity: json(fc.record({ userId: known(1), type: fc.constantFrom('LOGIN', 'PASSWORD_CHANGED', 'A1_B2'), detail: fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }) })),
+  };
+}
+
+/** A route's bodies with valid ones mixed in. */
+const orValid = (bodies: fc.Arbitrary<string | undefined>, valid: fc.Arbitrary<string>): fc.Arbitrary<string | undefined> =>
+  fc.oneof({ weight: 1, arbitrary: valid }, { weight: 2, arbitrary: bodies });
+
 interface Route {
   /** The registered routes (`METHOD /template`, as Koa lists them) these requests aim at. */
   covers: readonly string[];
+  /** The tables a successful request may change. */
+  writes?: readonly string[];
   method: string; path: fc.Arbitrary<string>; body: fc.Arbitrary<string | undefined>; type: string | undefined; auth: Auth;
 }
 
@@ -112,25 +149,26 @@ function routes(): Route[] {
   const formType = 'application/x-www-form-urlencoded';
   const segment = fc.oneof(fc.constantFrom(...ctx.known), hostileString(ctx.known).map(encodeSegment), fc.constantFrom('%', '%E0%A4%A', '..', '%2e%2e', 'search', 'update', 'x'.repeat(5000)));
   const q = (path: string, fields: readonly string[]) => queryOf(fields).map((query) => `${path}?${query}`);
+  const valid = validBodies();
   const get = (path: string, auth: Auth = 'none'): Route => ({ covers: [`GET ${path}`], method: 'GET', path: q(path, ['x']), body: none, type: undefined, auth });
   const asset = fc.oneof(fc.constantFrom('swagger-ui.css', 'init.js', 'constructor', '__proto__', 'toString', 'package.json', '..%2Fpackage.json'), segment);
   return [
-    { covers: ['POST /oauth/token'], method: 'POST', path: q('/oauth/token', ['grant_type']), body: form, type: formType, auth: 'basic' },
-    { covers: ['POST /oauth/revoke'], method: 'POST', path: fc.constant('/oauth/revoke'), body: form, type: formType, auth: 'basic' },
+    { covers: ['POST /oauth/token'], writes: ['refresh_tokens'], method: 'POST', path: q('/oauth/token', ['grant_type']), body: form, type: formType, auth: 'basic' },
+    { covers: ['POST /oauth/revoke'], writes: ['refresh_tokens', 'revoked_access_tokens'], method: 'POST', path: fc.constant('/oauth/revoke'), body: form, type: formType, auth: 'basic' },
     { covers: ['POST /oauth/introspect'], method: 'POST', path: fc.constant('/oauth/introspect'), body: form, type: formType, auth: 'basic' },
     { covers: ['POST /oauth/check_token'], method: 'POST', path: q('/oauth/check_token', ['token']), body: form, type: formType, auth: 'basic' },
     { covers: ['GET /app/listAll', 'GET /app/admin', 'GET /app/user'], method: 'GET', path: fc.constantFrom('/app/listAll', '/app/admin', '/app/user', '/app/x', '/app/listAll/..'), body: none, type: undefined, auth: 'bearer' },
-    { covers: ['GET /api/employee/create'], method: 'GET', path: q('/api/employee/create', ['name', 'dateOfBirth']), body: none, type: undefined, auth: 'bearer' },
-    { covers: ['POST /api/employee/create'], method: 'POST', path: fc.constant('/api/employee/create'), body: jsonBodyOf(['name', 'dateOfBirth']), type: json, auth: 'bearer' },
+    { covers: ['GET /api/employee/create'], writes: ['employees'], method: 'GET', path: q('/api/employee/create', ['name', 'dateOfBirth']), body: none, type: undefined, auth: 'bearer' },
+    { covers: ['POST /api/employee/create'], writes: ['employees'], method: 'POST', path: fc.constant('/api/employee/create'), body: orValid(jsonBodyOf(['name', 'dateOfBirth']), valid.employee), type: json, auth: 'bearer' },
     { covers: ['GET /api/employee/:id'], method: 'GET', path: segment.map((s) => `/api/employee/${s}`), body: none, type: undefined, auth: 'bearer' },
     { covers: ['POST /api/employee/search'], method: 'POST', path: fc.constant('/api/employee/search'), body: jsonBodyOf(['name', 'id', 'bornFrom', 'bornTo', 'limit', 'cursor']), type: json, auth: 'bearer' },
-    { covers: ['PUT /api/employee/update'], method: 'PUT', path: q('/api/employee/update', ['id']), body: jsonBodyOf(['id', 'name', 'dateOfBirth']), type: json, auth: 'bearer' },
-    { covers: ['DELETE /api/employee/delete'], method: 'DELETE', path: q('/api/employee/delete', ['id']), body: jsonBodyOf(['id']), type: json, auth: 'bearer' },
-    { covers: ['POST /api/user'], method: 'POST', path: fc.constant('/api/user'), body: jsonBodyOf(['name', 'email']), type: json, auth: 'bearer' },
-    { covers: ['PUT /api/user'], method: 'PUT', path: fc.constant('/api/user'), body: jsonBodyOf(['id', 'name', 'email']), type: json, auth: 'bearer' },
-    { covers: ['DELETE /api/user'], method: 'DELETE', path: q('/api/user', ['id']), body: jsonBodyOf(['id']), type: json, auth: 'bearer' },
+    { covers: ['PUT /api/employee/update'], writes: ['employees'], method: 'PUT', path: fc.oneof(q('/api/employee/update', ['id']), fc.constantFrom(...ctx.known.filter((_, i) => i % 2 === 0)).map((id) => `/api/employee/update?id=${id}`)), body: orValid(jsonBodyOf(['id', 'name', 'dateOfBirth']), valid.employeeChange), type: json, auth: 'bearer' },
+    { covers: ['DELETE /api/employee/delete'], writes: ['employees'], method: 'DELETE', path: q('/api/employee/delete', ['id']), body: jsonBodyOf(['id']), type: json, auth: 'bearer' },
+    { covers: ['POST /api/user'], writes: ['user_data', 'user_activity'], method: 'POST', path: fc.constant('/api/user'), body: orValid(jsonBodyOf(['name', 'email']), valid.user), type: json, auth: 'bearer' },
+    { covers: ['PUT /api/user'], writes: ['user_data', 'user_activity'], method: 'PUT', path: fc.constant('/api/user'), body: orValid(jsonBodyOf(['id', 'name', 'email']), valid.userChange), type: json, auth: 'bearer' },
+    { covers: ['DELETE /api/user'], writes: ['user_data', 'user_activity'], method: 'DELETE', path: q('/api/user', ['id']), body: jsonBodyOf(['id']), type: json, auth: 'bearer' },
     { covers: ['GET /api/users/activity'], method: 'GET', path: q('/api/users/activity', ['userId', 'limit', 'before']), body: none, type: undefined, auth: 'bearer' },
-    { covers: ['POST /api/users/activity'], method: 'POST', path: fc.constant('/api/users/activity'), body: jsonBodyOf(['userId', 'type', 'detail']), type: json, auth: 'bearer' },
+    { covers: ['POST /api/users/activity'], writes: ['user_activity'], method: 'POST', path: fc.constant('/api/users/activity'), body: orValid(jsonBodyOf(['userId', 'type', 'detail']), valid.activity), type: json, auth: 'bearer' },
     get('/oauth/token_key', 'basic'), get('/.well-known/jwks.json'), get('/.well-known/oauth-authorization-server'),
     get('/health'), get('/ready'), get('/metrics'), get('/openapi.json'), get('/docs'),
     { covers: ['GET /docs/assets/:file'], method: 'GET', path: asset.map((file) => `/docs/assets/${file}`), body: none, type: undefined, auth: 'none' },
@@ -149,7 +187,7 @@ function requests(route: Route): fc.Arbitrary<Req> {
 async function fuzz(route: Route): Promise<void> {
   const seed = process.env['FUZZ_SEED'];
   const path = process.env['FUZZ_PATH'];
-  const details = await fc.check(fc.asyncProperty(requests(route), check), {
+  const details = await fc.check(fc.asyncProperty(requests(route), (req) => check(req, route.writes ?? [])), {
     numRuns: RUNS_PER_ROUTE, ...(seed === undefined ? {} : { seed: Number(seed) }), ...(path === undefined ? {} : { path }),
   });
   if (details.failed) {
@@ -173,7 +211,7 @@ t('every route the server registers is fuzzed below', () => {
 });
 
 ROUTE_NAMES.forEach((name, i) => {
-  t(`${name} › ${RUNS_PER_ROUTE} hostile requests: 4xx or success, no hang, failures change nothing`, async () => {
+  t(`${name} › ${RUNS_PER_ROUTE} hostile requests: 4xx or success, no hang, failures change nothing, successes only their tables`, async () => {
     const route = routes()[i];
     if (!route) throw new Error(`no route ${i}`);
     await fuzz(route);
@@ -183,7 +221,7 @@ ROUTE_NAMES.forEach((name, i) => {
 t('POST /api/users/activity › a detail nested 100 000 deep is a 400 (it once overflowed the stack: 500)', async () => {
   const userId = ctx.known[1] ?? '';
   const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
-  await check({ method: 'POST', path: '/api/users/activity', body: `{"userId":"${userId}","type":"DEEP","detail":${deep}}`, contentType: 'application/json', auth: `Bearer ${ctx.token}`, ifMatch: null, requestId: null });
+  await check({ method: 'POST', path: '/api/users/activity', body: `{"userId":"${userId}","type":"DEEP","detail":${deep}}`, contentType: 'application/json', auth: `Bearer ${ctx.token}`, ifMatch: null, requestId: null }, ['user_activity']);
   const res = await send(ctx.server.url, 'POST', '/api/users/activity', { token: ctx.token, json: `{"userId":"${userId}","type":"DEEP","detail":${deep}}` });
   assert.is(res.status, 400);
   assert.equal((res.body as { errors: { field: string }[] }).errors.map((e) => e.field), ['detail']);
