@@ -130,6 +130,21 @@ t('order › 1,000 concurrent records per user keep their order, with two users 
   }
 });
 
+t('backlog › a burst for one user waits in the router\'s mailbox (which actors.mailbox-limit bounds), not in the user\'s actor', async () => {
+  const ref = router();
+  const userId = newUser();
+  const probe = createProbe<Activity.RecordReply>(ctx.system);
+  for (let n = 0; n < 500; n++) tell(ref, Activity.record({ userId, type: 'STEP', detail: { n } })(probe.ref));
+  const depth = () => actorTree(ctx.system)[0]?.children[0]?.mailbox ?? 0;
+  assert.is(actorTree(ctx.system)[0]?.mailbox, 499, 'all of it queued at the router (the first is being handled)');
+  let deepest = 0;
+  for (let i = 0; i < 500; i++) {
+    await probe.expectMessage(5000);
+    deepest = Math.max(deepest, depth());
+  }
+  assert.ok(deepest <= 1, `the user's actor held ${deepest} waiting messages`);
+});
+
 t('History › pages are newest first and the cursor visits every activity once, across the cache boundary', async () => {
   const ref = router({ cacheSize: 3 });
   const userId = newUser();
