@@ -135,7 +135,10 @@ function serviceRouters(deps: AppDeps): Router<AppState>[] {
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { config } = deps;
-  const app = new Koa<AppState>({ proxy: false });
+  // Behind N proxies, the client is the N-th address from the end of X-Forwarded-For (entries
+  // further left are the client's own claims); with none, the socket's address.
+  const proxies = config.server.trustedProxies;
+  const app = new Koa<AppState>({ proxy: proxies > 0, maxIpsCount: proxies });
   app.silent = true;
   const root = rootRouter(app, serviceRouters(deps));
   app.use(requestId());

@@ -4,7 +4,7 @@ import * as Token from '../actors/token/protocol.ts';
 import { ask } from '../src/messaging/ask.ts';
 import type { Ref } from '../src/messaging/nact.ts';
 import { parseBasic, type ClientCredentials } from '../src/security/clients.ts';
-import type { LoginThrottle } from '../src/security/login-throttle.ts';
+import type { Attempt, LoginThrottle } from '../src/security/login-throttle.ts';
 import { OAuthError } from './problems.ts';
 
 export interface OAuthDeps {
@@ -71,11 +71,27 @@ export function tooManyRequests(wait: number, what: string): OAuthError {
  */
 export async function authenticateClient(ctx: Context, params: URLSearchParams, deps: OAuthDeps): Promise<Token.ClientView> {
   const credentials = clientCredentials(ctx, params, deps.realm);
-  const wait = await deps.throttle.clientRetryAfter(ctx.ip);
-  if (wait > 0) throw tooManyRequests(wait, 'client authentications');
-  const reply = await ask(deps.token, Token.authenticateClient(credentials.clientId, credentials.clientSecret), deps.askTimeoutMs);
+  const admission = await deps.throttle.beginClient(ctx.ip);
+  if ('retryAfter' in admission) throw tooManyRequests(admission.retryAfter, 'client authentications');
+  const reply = await settle(admission.attempt, ask(deps.token, Token.authenticateClient(credentials.clientId, credentials.clientSecret), deps.askTimeoutMs),
+    (r) => (r.ok ? 'succeeded' : r.code === 'client.invalid' ? 'failed' : 'abandoned'));
   if (reply.ok) return reply.value;
   if (reply.code !== 'client.invalid') throw new Error(reply.message);
-  await deps.throttle.clientFailed(ctx.ip);
   throw invalidClient(deps.realm, 'Bad client credentials');
+}
+
+/**
+ * Waits for `work` and settles the throttled attempt with its outcome; an attempt whose work threw
+ * (a timeout, a full mailbox) was never judged and is given back.
+ */
+export async function settle<R>(attempt: Attempt | undefined, work: Promise<R>, outcome: (result: R) => keyof Attempt): Promise<R> {
+  let result: R;
+  try {
+    result = await work;
+  } catch (error) {
+    await attempt?.abandoned();
+    throw error;
+  }
+  await attempt?.[outcome(result)]();
+  return result;
 }

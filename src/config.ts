@@ -32,6 +32,7 @@ const schema = z.object({
   'server.max-body-bytes': int(1, 64 * 1024 * 1024).default(1024 * 1024), // request body limit, bytes
   'server.cors.allowed-origins': z.string().default('').transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
   'server.shutdown-timeout-ms': int(0, 600_000).default(10_000), // in-flight requests get this long on SIGTERM
+  'server.trusted-proxies': int(0, 10).default(0), // reverse proxies in front whose X-Forwarded-For entries name the client
   services: list(['secured', 'employee', 'userdata'] as const).default(['secured', 'employee', 'userdata']),
   'security.enabled': bool.default(true), // false opens /app/** and /api/** (refused in production)
   'security.encoding-strength': z.enum(['256', '384', '512']).transform(Number).default(256), // SHA-2 size of the JWT signature
@@ -67,7 +68,10 @@ export const CONFIG_KEYS = Object.keys(schema.shape) as readonly (keyof typeof s
 /** The typed, frozen configuration every other module receives as a parameter. */
 export interface Config {
   readonly production: boolean;
-  readonly server: { readonly host: string; readonly port: number; readonly maxBodyBytes: number; readonly corsAllowedOrigins: readonly string[]; readonly shutdownTimeoutMs: number };
+  readonly server: { readonly host: string; readonly port: number; readonly maxBodyBytes: number; readonly corsAllowedOrigins: readonly string[]; readonly shutdownTimeoutMs: number;
+    /** How many reverse proxies append to X-Forwarded-For; 0: the socket's address is the client's. */
+    readonly trustedProxies: number;
+  };
   readonly services: ReadonlySet<ServiceName>;
   readonly security: {
     readonly enabled: boolean;
@@ -152,7 +156,7 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
   const host = v['server.host'];
   const config: Config = {
     production,
-    server: { host, port: v['server.port'], maxBodyBytes: v['server.max-body-bytes'], corsAllowedOrigins: v['server.cors.allowed-origins'], shutdownTimeoutMs: v['server.shutdown-timeout-ms'] },
+    server: { host, port: v['server.port'], maxBodyBytes: v['server.max-body-bytes'], corsAllowedOrigins: v['server.cors.allowed-origins'], shutdownTimeoutMs: v['server.shutdown-timeout-ms'], trustedProxies: v['server.trusted-proxies'] },
     services: new Set(v.services),
     security: {
       enabled: v['security.enabled'],

@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import type { LoginAttempt } from '../../src/security/login-throttle.ts';
+import type { Attempt } from '../../src/security/login-throttle.ts';
 import { MAX_PASSWORD_BYTES } from '../../src/security/passwords.ts';
 import { formBody, formParams } from '../middleware/body.ts';
-import { authenticateClient, invalidRequest, noStoreNoQueryCredentials, required, single, tooManyRequests, type OAuthDeps } from '../oauth-client.ts';
+import { authenticateClient, invalidRequest, noStoreNoQueryCredentials, required, settle, single, tooManyRequests, type OAuthDeps } from '../oauth-client.ts';
 import { OAUTH_ERROR, OAuthError, statusOfReply } from '../problems.ts';
 import type { AppState } from '../state.ts';
 
@@ -42,7 +42,7 @@ function grantRequest(params: URLSearchParams, clientId: string) {
  * A password grant is admitted by the login throttle (429 before any BCrypt work when it is not);
  * other grants are not throttled.
  */
-async function admit(deps: OAuthDeps, params: URLSearchParams, address: string): Promise<LoginAttempt | undefined> {
+async function admit(deps: OAuthDeps, params: URLSearchParams, address: string): Promise<Attempt | undefined> {
   if (params.get('grant_type') !== 'password') return undefined;
   const admission = await deps.throttle.begin(required(params, 'username'), address);
   if ('attempt' in admission) return admission.attempt;
@@ -50,18 +50,9 @@ async function admit(deps: OAuthDeps, params: URLSearchParams, address: string):
 }
 
 /** Asks TokenActor for the grant and settles the throttled attempt with the outcome. */
-async function grant(deps: OAuthDeps, request: ReturnType<typeof grantRequest>, attempt: LoginAttempt | undefined): Promise<Token.GrantReply> {
-  let reply: Token.GrantReply;
-  try {
-    reply = await ask(deps.token, request, deps.askTimeoutMs);
-  } catch (error) {
-    await attempt?.abandoned();
-    throw error;
-  }
-  if (reply.ok) await attempt?.succeeded();
-  else if (reply.code === 'grant.invalid') await attempt?.failed();
-  else await attempt?.abandoned();
-  return reply;
+function grant(deps: OAuthDeps, request: ReturnType<typeof grantRequest>, attempt: Attempt | undefined): Promise<Token.GrantReply> {
+  return settle(attempt, ask(deps.token, request, deps.askTimeoutMs),
+    (reply) => (reply.ok ? 'succeeded' : reply.code === 'grant.invalid' ? 'failed' : 'abandoned'));
 }
 
 function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {

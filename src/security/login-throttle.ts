@@ -1,14 +1,17 @@
 /**
- * Throttles password logins per username and per client address (rate-limiter-flexible, in
- * memory), without handing attackers a lock-out tool:
- * - every attempt is counted before its password is checked, so parallel guesses cannot all slip
- *   through before the first failure is recorded; a success or an attempt that never reached the
- *   password check gives its count back;
+ * Throttles password logins per username and per client address, and failed client
+ * authentications per address (rate-limiter-flexible, in memory), without handing attackers a
+ * lock-out tool:
+ * - every attempt is counted before its secret is checked, so parallel guesses cannot all slip
+ *   through before the first failure is recorded; a success, or an attempt that never reached the
+ *   check, gives its count back; a refused attempt leaves no count (and no key) behind;
  * - a username's count across all addresses only holds back addresses that never logged in as that
  *   user: once an address has logged in successfully, it is held back by its own failures for that
  *   username (and by the address's count) only, so failures from elsewhere never lock the user out
  *   of a place it has logged in from.
+ * Usernames are kept as SHA-256 digests: a key's size does not depend on what a client sends.
  */
+import { hash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface ThrottleSettings {
@@ -18,52 +21,63 @@ export interface ThrottleSettings {
   readonly windowSeconds: number;
 }
 
-/** One admitted attempt; settle it once with the outcome of the password check. */
-export interface LoginAttempt {
-  /** Wrong password: the attempt stays counted. */
+/** One admitted attempt; settle it once with the outcome of the check. */
+export interface Attempt {
+  /** Wrong secret: the attempt stays counted. */
   failed(): Promise<void>;
-  /** Right password: the attempt is given back, the address's failures for this user are forgotten and the address is trusted for this user. */
+  /** Right secret: the attempt is given back (a login also makes the address known for the user). */
   succeeded(): Promise<void>;
-  /** The password was never judged (an error, a timeout): the attempt is given back. */
+  /** The secret was never judged (an error, a timeout): the attempt is given back. */
   abandoned(): Promise<void>;
 }
 
-export type Admission = { readonly retryAfter: number } | { readonly attempt: LoginAttempt };
+export type Admission = { readonly retryAfter: number } | { readonly attempt: Attempt };
 
 export interface LoginThrottle {
-  /** Counts an attempt of `username` from `address`, or refuses it with the seconds to wait. */
+  /** Counts a password attempt of `username` from `address`, or refuses it with the seconds to wait. */
   begin(username: string, address: string): Promise<Admission>;
-  /**
-   * Seconds the address must wait after too many failed client authentications, or 0. Client
-   * secrets are long random strings, so these are not guesses worth racing for: the count only
-   * keeps one address from spending the BCrypt pool on wrong secrets.
-   */
-  clientRetryAfter(address: string): Promise<number>;
-  /** A client authentication from `address` failed. */
-  clientFailed(address: string): Promise<void>;
+  /** Counts a client authentication from `address`, or refuses it with the seconds to wait. */
+  beginClient(address: string): Promise<Admission>;
 }
 
 /** Pairs of (username, address) that logged in successfully, most recent last; the oldest go first. */
 const MAX_TRUSTED_PAIRS = 100_000;
 
-interface Counter { readonly limiter: RateLimiterMemory; readonly key: string }
+interface Counter { readonly limiter: RateLimiterMemory; readonly key: string; readonly max: number }
+/** A counted attempt: where, and when that count's window ends (epoch ms). */
+interface Counted extends Counter { readonly windowEnds: number }
 
-/** Gives an attempt back, unless its window has ended meanwhile (a new window starts at zero). */
-async function giveBack({ limiter, key }: Counter): Promise<void> {
-  if (await limiter.get(key)) await limiter.reward(key, 1);
+const resOf = (r: PromiseSettledResult<RateLimiterRes>): RateLimiterRes | undefined =>
+  (r.status === 'fulfilled' ? r.value : r.reason instanceof RateLimiterRes ? r.reason : undefined);
+
+/** Gives a count back, only within the window it was counted in (a new window starts at zero). */
+async function giveBack({ limiter, key, windowEnds }: Counted): Promise<void> {
+  const now = Date.now();
+  const state = await limiter.get(key);
+  if (state && state.msBeforeNext > 0 && Math.abs(now + state.msBeforeNext - windowEnds) < 50) await limiter.reward(key, 1);
 }
 
-/** Counts the attempt on every counter at once; the longest wait of those past their limit, or 0. */
-async function count(counters: readonly Counter[]): Promise<number> {
-  // consume() counts synchronously, so no other request can come between these counts.
-  const results = await Promise.allSettled(counters.map(({ limiter, key }) => limiter.consume(key, 1)));
-  const waits = results.map((r) => (r.status === 'fulfilled' ? 0 : r.reason instanceof RateLimiterRes ? r.reason.msBeforeNext : Infinity));
-  const longest = Math.max(0, ...waits);
-  return longest === 0 ? 0 : Math.max(1, Math.ceil(Math.min(longest, 86_400_000) / 1000));
+/**
+ * Counts the attempt on every counter at once (consume() counts synchronously, so no other request
+ * comes in between). Refused when any counter is past its limit: then every count just made is
+ * undone (a key it created is deleted) and the longest wait is returned.
+ */
+async function count(counters: readonly Counter[]): Promise<Counted[] | number> {
+  const started = Date.now();
+  const results = (await Promise.allSettled(counters.map(({ limiter, key }) => limiter.consume(key, 1)))).map(resOf);
+  const counted = counters.map((c, i) => ({ ...c, windowEnds: started + (results[i]?.msBeforeNext ?? 0) }));
+  if (results.every((r, i) => r !== undefined && r.consumedPoints <= (counters[i]?.max ?? 0))) return counted;
+  await Promise.all(counted.map(async (c, i) => {
+    if (results[i]?.isFirstInDuration) await c.limiter.delete(c.key);
+    else await c.limiter.reward(c.key, 1);
+  }));
+  const waits = results.map((r) => r?.msBeforeNext ?? 1000);
+  return Math.max(1, Math.ceil(Math.min(Math.max(...waits), 86_400_000) / 1000));
 }
 
 export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
   const window = { duration: settings.windowSeconds };
+  const { maxFailuresPerUser: perUser, maxFailuresPerAddress: perAddress } = settings;
   const users = new RateLimiterMemory({ keyPrefix: 'user', points: settings.maxFailuresPerUser, ...window });
   const pairs = new RateLimiterMemory({ keyPrefix: 'pair', points: settings.maxFailuresPerUser, ...window });
   const addresses = new RateLimiterMemory({ keyPrefix: 'addr', points: settings.maxFailuresPerAddress, ...window });
@@ -77,33 +91,33 @@ export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
     if (trusted.size > MAX_TRUSTED_PAIRS && !oldest.done) trusted.delete(oldest.value);
   };
 
-  const attempt = (pair: string, counters: readonly Counter[]): LoginAttempt => ({
+  const attempt = (counted: readonly Counted[], onSuccess: () => Promise<void>): Attempt => ({
     failed: async () => {},
     succeeded: async () => {
-      await Promise.all(counters.map(giveBack));
-      await pairs.delete(pair);
-      trust(pair);
+      await Promise.all(counted.map(giveBack));
+      await onSuccess();
     },
-    abandoned: async () => { await Promise.all(counters.map(giveBack)); },
+    abandoned: async () => { await Promise.all(counted.map(giveBack)); },
   });
 
+  const admit = async (counters: readonly Counter[], onSuccess: () => Promise<void>): Promise<Admission> => {
+    const counted = await count(counters);
+    return typeof counted === 'number' ? { retryAfter: counted } : { attempt: attempt(counted, onSuccess) };
+  };
+
   return {
-    async begin(username, address) {
-      const user = username.toLowerCase();
+    begin(username, address) {
+      const user = hash('sha256', username.toLowerCase(), 'base64url');
       const pair = `${user}\n${address}`;
-      const counters: Counter[] = [{ limiter: pairs, key: pair }, { limiter: addresses, key: address }];
-      if (!trusted.has(pair)) counters.push({ limiter: users, key: user });
-      const retryAfter = await count(counters);
-      if (retryAfter === 0) return { attempt: attempt(pair, counters) };
-      await Promise.all(counters.map(giveBack)); // a refused attempt is not counted
-      return { retryAfter };
+      const counters: Counter[] = [{ limiter: pairs, key: pair, max: perUser }, { limiter: addresses, key: address, max: perAddress }];
+      if (!trusted.has(pair)) counters.push({ limiter: users, key: user, max: perUser });
+      return admit(counters, async () => {
+        await pairs.delete(pair);
+        trust(pair);
+      });
     },
-    async clientRetryAfter(address) {
-      const state = await clients.get(address);
-      return state && state.consumedPoints >= settings.maxFailuresPerAddress ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : 0;
-    },
-    async clientFailed(address) {
-      await clients.penalty(address, 1);
+    beginClient(address) {
+      return admit([{ limiter: clients, key: address, max: perAddress }], async () => {});
     },
   };
 }

@@ -81,7 +81,7 @@ t('failures per client address past the limit → 429, whatever the username', a
   assert.is((await attempt(url, 'ghost-9', 'x', '127.0.0.11')).status, 400, 'other addresses are not held back');
 });
 
-t('failed client authentications per address past the limit → 429 on every client-authenticated endpoint', async ({ url }) => {
+t('failed client authentications per address past the limit, in parallel too → 429 on every client-authenticated endpoint', async ({ url }) => {
   const from = '127.0.0.12';
   const form = (path: string, authorization: string) => new Promise<number>((resolve, reject) => {
     const body = 'token=x';
@@ -90,12 +90,32 @@ t('failed client authentications per address past the limit → 429 on every cli
       headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': body.length },
     }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject).end(body);
   });
-  for (let i = 0; i < 8; i++) assert.is(await form('/oauth/introspect', basic('troupe-client', `wrong-${i}`)), 401);
+  const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => form('/oauth/introspect', basic('troupe-client', `wrong-${i}`))));
+  assert.equal([burst.filter((s) => s === 401).length, burst.filter((s) => s === 429).length], [8, 12], 'a parallel burst gets no more than the limit to BCrypt');
   for (const path of ['/oauth/introspect', '/oauth/revoke', '/oauth/check_token', '/oauth/token']) assert.is(await form(path, basic()), 429, path);
   assert.is((await attempt(url, 'john.doe', USERS.john.password, '127.0.0.13')).status, 200, 'other addresses are not held back');
 });
 
+t('X-Forwarded-For is ignored without trusted proxies: forged addresses share the socket\'s count', async ({ url }) => {
+  const forged = (i: number) => postToken(url, { grant_type: 'password', username: `ghost-${i}`, password: 'x' }, { Authorization: basic(), 'X-Forwarded-For': `203.0.113.${i}` });
+  for (let i = 0; i < 8; i++) assert.is((await forged(i)).status, 400);
+  assert.is((await forged(9)).status, 429);
+});
+
 t.run();
+
+const proxied = suite('POST /oauth/token › throttling behind a trusted proxy', {} as { server: TestServer });
+proxied.before(async (c) => {
+  c.server = await startTestServer({ 'server.trusted-proxies': '1', 'security.login-throttle.max-failures-per-address': '3' });
+});
+proxied.after(async (c) => c.server?.close());
+proxied('each client is counted by the address its proxy appended to X-Forwarded-For', async ({ server }) => {
+  const from = (forwarded: string, i: number) => postToken(server.url, { grant_type: 'password', username: `ghost-${i}`, password: 'x' }, { Authorization: basic(), 'X-Forwarded-For': forwarded });
+  for (let i = 0; i < 3; i++) assert.is((await from(`198.51.100.${i}, 203.0.113.1`, i)).status, 400);
+  assert.is((await from('198.51.100.99, 203.0.113.1', 4)).status, 429, 'a forged left-hand entry changes nothing');
+  assert.is((await from('203.0.113.2', 5)).status, 400, 'another client behind the proxy has its own count');
+});
+proxied.run();
 
 const long = suite('POST /oauth/token › passwords over 72 bytes', {} as { server: TestServer });
 long.before(async (c) => { c.server = await startTestServer(); });
