@@ -83,17 +83,14 @@ interface RawNact {
 }
 interface RawActor {
   readonly name: string; readonly reference: RawRef; readonly path: RawPath;
-  readonly children: Map<string, RawActor>; readonly mailbox: { readonly length: number };
+  readonly children: Map<string, RawActor>;
+  readonly mailbox: { readonly length: number; toArray(): readonly { readonly sender?: { readonly type?: string; readonly id?: unknown } }[] };
   dispatch(message: unknown, sender: unknown): void;
   stop(): void;
 }
 /** A pending ask, under its reply slot's id; nact's `find` resolves it with the first reply. */
 interface RawReplySlot { resolve(reply: unknown): void; reject(error: Error): void }
-interface RawSystem {
-  readonly name: string; readonly children: Map<string, RawActor>;
-  readonly tempReferences: Map<unknown, RawReplySlot>;
-  stop(): void;
-}
+interface RawSystem { readonly name: string; readonly children: Map<string, RawActor>; readonly tempReferences: Map<unknown, RawReplySlot>; stop(): void }
 interface RawSystemMap { find(systemName: string, ref?: RawRef): RawActor | RawSystem | undefined }
 
 const runtime = nact as unknown as RawNact;
@@ -181,16 +178,15 @@ export function tell<M>(ref: Ref<M>, message: M): void {
   runtime.dispatch(raw(ref as AnyRef), message);
 }
 
-/** nact's longest timer; a longer one would fire at once. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
+const MAX_TIMEOUT_MS = 2_147_483_647; // Node's longest timer; a longer one would fire at once
 let lastReplySlot = 0;
 
 /**
  * Sends the message built with a fresh reply slot and resolves with the first reply; rejects with
- * {@link AskTimeoutError}, or {@link ActorUnavailableError} when the actor is stopped or its system
- * stops first. nact's own query names its reply slots with a random 32-bit number, so two of a few
- * thousand concurrent asks can share one: one caller then gets the other's reply and the other times
- * out. The slots here are numbered in sequence (as strings, never equal to a numeric nact id).
+ * {@link AskTimeoutError}, or {@link ActorUnavailableError} when the actor is not running or is
+ * stopped ({@link stop}, {@link stopSystem}) before it answers. nact's own query names its reply
+ * slots with a random 32-bit number, so among thousands of concurrent asks two can share one (one
+ * caller gets the other's reply); the slots here are numbered in sequence (strings: never a nact id).
  */
 export function query<M, R>(ref: Ref<M>, build: (sender: Ref<R>) => M, timeoutMs: number): Promise<R> {
   const system = systemMap.find(raw(ref).system.name) as RawSystem | undefined;
@@ -221,8 +217,13 @@ function concrete(ref: AnyRef): RawActor | RawSystem | undefined {
 
 const isActor = (node: RawActor | RawSystem): node is RawActor => 'mailbox' in node;
 
+/** Stops the actor after its children; the asks still queued in its mailbox are rejected at once. */
 function stopTree(actor: RawActor): void {
   for (const child of [...actor.children.values()]) stopTree(child);
+  const system = systemMap.find(actor.reference.system.name) as RawSystem | undefined;
+  for (const { sender } of actor.mailbox.toArray()) {
+    if (sender?.type === 'temp') system?.tempReferences.get(sender.id)?.reject(new ActorUnavailableError());
+  }
   actor.stop();
 }
 

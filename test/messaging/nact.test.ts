@@ -93,6 +93,20 @@ t('stopSystem: an ask still waiting for its reply rejects with ActorUnavailableE
   }
 });
 
+t('stop: the asks still queued at an actor that is stopped reject at once with ActorUnavailableError', async () => {
+  type Slow = { type: 'Slow'; sender: Ref<string> };
+  const slow = spawn<null, Slow>(ctx.system, async (s, msg) => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    tell(msg.sender, 'done');
+    return s;
+  }, { name: 'slow', initialState: () => null });
+  const asks = Array.from({ length: 3 }, () => ask(slow, (sender: Ref<string>): Slow => ({ type: 'Slow', sender }), 10_000).then(String, (e: unknown) => (e as Error).name));
+  await new Promise((resolve) => setImmediate(resolve)); // the first is being handled, two wait
+  stop(slow);
+  const outcomes = await Promise.all(asks);
+  assert.equal(outcomes.slice(1), ['ActorUnavailableError', 'ActorUnavailableError'], 'rejected, not left to time out');
+});
+
 t('supervision: a crash answers the sender with internal and keeps the state', async () => {
   const counter = spawnCounter();
   const probe = createProbe<Reply<number>>(ctx.system);
