@@ -1,9 +1,8 @@
 // Stopped ActivityActors give their memory back: rounds of many short-lived actors leave the heap,
 // after a full collection, where it started. (RSS in the bench can stay high: V8 keeps heap pages.)
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { heapMiB } from '../helpers/heap.ts';
 import * as Activity from '../../actors/activity/protocol.ts';
 import { spawnActivityRouter } from '../../actors/activity/router.ts';
 import { newId } from '../../src/ids.ts';
@@ -13,14 +12,6 @@ import { replyThenResume } from '../../src/messaging/supervision.ts';
 import { sqliteActivityStore } from '../../src/stores/activity-store.sqlite.ts';
 import { openDatabase } from '../../src/stores/sqlite.ts';
 import { waitFor } from '../helpers/wait.ts';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const heapMiB = (): number => {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed / 1048576;
-};
 
 const t = suite('ActivityActors: memory after idle stops');
 

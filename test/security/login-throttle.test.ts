@@ -1,16 +1,7 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { heapMiB } from '../helpers/heap.ts';
 import { createLoginThrottle, type Admission, type Attempt } from '../../src/security/login-throttle.ts';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const heapMiB = (): number => {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed / 1048576;
-};
 
 const admitted = (a: Admission): Attempt => {
   if ('retryAfter' in a) throw new Error(`refused for ${a.retryAfter} s`);
