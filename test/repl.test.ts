@@ -2,8 +2,9 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { startChildServer } from './helpers/child.ts';
 import { startReplChild, type ReplChild } from './helpers/repl.ts';
-import { startTestServer, tempDir } from './helpers/server.ts';
+import { tempDir } from './helpers/server.ts';
 import { send, type UserActivityJson } from './helpers/user-data.ts';
 
 /** The 24-hex id printed in a reply such as `{ ok: true, value: { id: '6b02…', … } }`. */
@@ -107,7 +108,8 @@ t('data written in the REPL is served over HTTP after Ctrl-D', async () => {
   } finally {
     repl.child.kill('SIGKILL');
   }
-  const server = await startTestServer({ 'security.protect-api': 'false' }, dataDir);
+  // What the session wrote is what `npm start` (its entry point, in its own process) then serves.
+  const server = await startChildServer(dataDir, { SECURITY_PROTECT_API: 'false' });
   try {
     const res = await send(server.url, 'GET', `/api/users/activity?userId=${id}`);
     assert.is(res.status, 200);
@@ -116,7 +118,7 @@ t('data written in the REPL is served over HTTP after Ctrl-D', async () => {
     assert.is(body.user.email, 'ada@example.com');
     assert.equal(body.activities.map((a) => a.type), ['USER_UPDATED', 'USER_CREATED']);
   } finally {
-    await server.close();
+    await server.kill();
   }
 });
 
