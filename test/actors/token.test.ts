@@ -140,14 +140,28 @@ t.run();
 
 const timing = suite('TokenActor: unknown users cost a BCrypt comparison too');
 
-timing('an unknown user is compared against the dummy hash, so both failures take the same work', async () => {
+/**
+ * A TokenActor on a hasher that notes every BCrypt check (`note` picks what to keep of it); the
+ * actor, its system, its database and the hasher are shut down after `body`.
+ */
+async function withCountingHasher(name: string, note: (password: string, hash: string) => string, body: (token: Awaited<ReturnType<typeof startTokenActor>>['token'], system: ActorSystem, seen: string[]) => Promise<void>): Promise<void> {
   const real = createPasswordHasher(1);
   const seen: string[] = [];
-  const counting: PasswordHasher = { ...real, verify: (pw, hash) => { seen.push(hash); return real.verify(pw, hash); } };
-  const system = startSystem('token-timing');
+  const counting: PasswordHasher = { ...real, verify: (pw, hash) => { seen.push(note(pw, hash)); return real.verify(pw, hash); } };
+  const system = startSystem(name);
   const { token, db } = await startTokenActor(system, { hasher: counting });
-  const probe = createProbe<Token.GrantReply>(system);
   try {
+    await body(token, system, seen);
+  } finally {
+    stopSystem(system);
+    await real.close();
+    db.close();
+  }
+}
+
+timing('an unknown user is compared against the dummy hash, so both failures take the same work', () =>
+  withCountingHasher('token-timing', (_pw, hash) => hash, async (token, system, seen) => {
+    const probe = createProbe<Token.GrantReply>(system);
     tell(token, Token.issueToken({ clientId: 'troupe-client', username: 'ghost', password: 'whatever' })(probe.ref));
     assert.is((await probe.expectMessage(5000)).ok, false);
     tell(token, Token.issueToken({ clientId: 'troupe-client', username: 'admin', password: 'wrong' })(probe.ref));
@@ -155,21 +169,11 @@ timing('an unknown user is compared against the dummy hash, so both failures tak
     assert.is(seen.length, 2);
     assert.is.not(seen[0], seen[1]);
     assert.match(seen[0] ?? '', /^\$2b\$10\$/);
-  } finally {
-    stopSystem(system);
-    await real.close();
-    db.close();
-  }
-});
+  }));
 
-timing('the client secret costs one BCrypt check per distinct secret: a token request then costs one (the password)', async () => {
-  const real = createPasswordHasher(1);
-  const seen: string[] = [];
-  const counting: PasswordHasher = { ...real, verify: (pw, hash) => { seen.push(pw); return real.verify(pw, hash); } };
-  const system = startSystem('token-client-cache');
-  const { token, db } = await startTokenActor(system, { hasher: counting });
-  const probe = createProbe<Token.ClientReply>(system);
-  try {
+timing('the client secret costs one BCrypt check per distinct secret: a token request then costs one (the password)', () =>
+  withCountingHasher('token-client-cache', (pw) => pw, async (token, system, seen) => {
+    const probe = createProbe<Token.ClientReply>(system);
     for (let i = 0; i < 3; i++) {
       tell(token, Token.authenticateClient('troupe-client', 'troupe-secret')(probe.ref));
       assert.is((await probe.expectMessage(5000)).ok, true);
@@ -177,11 +181,6 @@ timing('the client secret costs one BCrypt check per distinct secret: a token re
     tell(token, Token.authenticateClient('troupe-client', 'wrong')(probe.ref));
     assert.is((await probe.expectMessage(5000)).ok, false);
     assert.equal(seen, ['troupe-secret', 'wrong']);
-  } finally {
-    stopSystem(system);
-    await real.close();
-    db.close();
-  }
-});
+  }));
 
 timing.run();

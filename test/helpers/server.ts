@@ -2,6 +2,7 @@
 import { createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { suite, type Test } from 'uvu';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startTroupe, type Troupe } from '../../src/server.ts';
@@ -50,4 +51,12 @@ export async function startTestServer(properties: Record<string, string> = {}, d
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A uvu suite with a server of its own: started with `properties` before its tests, closed after. */
+export function serverSuite(name: string, properties: Record<string, string> = {}): Test<{ server: TestServer }> {
+  const s = suite(name, {} as { server: TestServer });
+  s.before(async (c) => { c.server = await startTestServer(properties); });
+  s.after(async (c) => c.server?.close());
+  return s;
 }

@@ -2,7 +2,7 @@ import { createSecretKey } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SignJWT } from 'jose';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverSuite, startTestServer, type TestServer } from '../helpers/server.ts';
 import { bearer, login, USERS } from '../helpers/tokens.ts';
 
 const KEY = 'resource-server-test-key-0123456789abcdef';
@@ -160,11 +160,7 @@ t('roles come from the token: a token without authorities is denied both greetin
 
 t.run();
 
-const userOnly = suite('resource server: a USER-only user', {} as { server: TestServer });
-userOnly.before(async (c) => {
-  c.server = await startTestServer({ 'app.initial-data': 'test/fixtures/initial-data-user-only.json' });
-});
-userOnly.after(async (c) => c.server?.close());
+const userOnly = serverSuite('resource server: a USER-only user', { 'app.initial-data': 'test/fixtures/initial-data-user-only.json' });
 
 userOnly('GET /app/admin → 403 access_denied; GET /app/user → 200', async (c) => {
   const token = (await login(c.server.url, { username: 'jane', password: 'jane-password' })).access_token;
@@ -176,11 +172,7 @@ userOnly('GET /app/admin → 403 access_denied; GET /app/user → 200', async (c
 
 userOnly.run();
 
-const open = suite('resource server: security.enabled=false', {} as { server: TestServer });
-open.before(async (c) => {
-  c.server = await startTestServer({ 'security.enabled': 'false', 'app.list-all.include-password-hash': 'false' });
-});
-open.after(async (c) => c.server?.close());
+const open = serverSuite('resource server: security.enabled=false', { 'security.enabled': 'false', 'app.list-all.include-password-hash': 'false' });
 
 open('GET /app/listAll answers without a token ("before security is added"); password hashes can be left out', async (c) => {
   const res = await fetch(`${c.server.url}/app/listAll`);

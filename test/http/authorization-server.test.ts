@@ -1,8 +1,7 @@
 import { createSecretKey, generateKeyPairSync } from 'node:crypto';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JSONWebKeySet } from 'jose';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { serverSuite, startTestServer, tempDir } from '../helpers/server.ts';
 import { basic, bearer, login, postToken, USERS } from '../helpers/tokens.ts';
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -11,9 +10,7 @@ const RSA_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const form = (url: string, path: string, params: Record<string, string>, headers: Record<string, string> = { Authorization: basic() }) =>
   fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(params).toString() });
 
-const rsa = suite('authorization server with an RSA key', {} as { server: TestServer });
-rsa.before(async (c) => { c.server = await startTestServer({ 'security.signing-key': RSA_PEM }); });
-rsa.after(async (c) => c.server?.close());
+const rsa = serverSuite('authorization server with an RSA key', { 'security.signing-key': RSA_PEM });
 
 rsa('GET /.well-known/jwks.json › the public key verifies an issued token with jose alone', async ({ server }) => {
   const res = await fetch(`${server.url}/.well-known/jwks.json`);
@@ -70,9 +67,7 @@ rsa('GET /.well-known/oauth-authorization-server › RFC 8414 metadata', async (
 
 rsa.run();
 
-const rs512 = suite('authorization server with an RSA key at encoding strength 512', {} as { server: TestServer });
-rs512.before(async (c) => { c.server = await startTestServer({ 'security.signing-key': RSA_PEM, 'security.encoding-strength': '512' }); });
-rs512.after(async (c) => c.server?.close());
+const rs512 = serverSuite('authorization server with an RSA key at encoding strength 512', { 'security.signing-key': RSA_PEM, 'security.encoding-strength': '512' });
 rs512('tokens are RS512 and the resource server accepts them', async ({ server }) => {
   const token = (await login(server.url)).access_token;
   assert.is(decodeProtectedHeader(token).alg, 'RS512');
@@ -82,9 +77,7 @@ rs512('tokens are RS512 and the resource server accepts them', async ({ server }
 rs512.run();
 
 const MAC = 'a-mac-signing-key-that-must-never-leave-the-server-0123456789';
-const mac = suite('authorization server with a MAC key', {} as { server: TestServer });
-mac.before(async (c) => { c.server = await startTestServer({ 'security.signing-key': MAC }); });
-mac.after(async (c) => c.server?.close());
+const mac = serverSuite('authorization server with a MAC key', { 'security.signing-key': MAC });
 
 mac('GET /oauth/token_key → 403; GET /.well-known/jwks.json → no keys', async ({ server }) => {
   const res = await fetch(`${server.url}/oauth/token_key`);

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { serverSuite, startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { basic, bearer, login, postToken, USERS } from '../helpers/tokens.ts';
 
 const ctx = {} as { server: TestServer };
@@ -78,11 +78,7 @@ t('a restart keeps the users (no duplicates), the signing key and live tokens', 
 
 t.run();
 
-const slow = suite('overload', {} as { server: TestServer });
-slow.before(async (c) => {
-  c.server = await startTestServer({ 'actors.ask-timeout-ms': '1' });
-});
-slow.after(async (c) => c.server?.close());
+const slow = serverSuite('overload', { 'actors.ask-timeout-ms': '1' });
 
 slow('an actor that does not answer within its ask timeout → 503 with Retry-After', async (c) => {
   const res = await postToken(c.server.url, { grant_type: 'password', ...USERS.john });

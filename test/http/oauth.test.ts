@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverSuite, startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, bearer, login, postToken, USERS } from '../helpers/tokens.ts';
 
 const ctx = {} as { server: TestServer; url: string };
@@ -168,11 +168,7 @@ t('GET /oauth/token → 405 with an Allow header', async () => {
 
 t.run();
 
-const limited = suite('POST /oauth/token with limited configuration', {} as { server: TestServer });
-limited.before(async (c) => {
-  c.server = await startTestServer({ 'security.jwt.grant-type': 'password' });
-});
-limited.after(async (c) => c.server?.close());
+const limited = serverSuite('POST /oauth/token with limited configuration', { 'security.jwt.grant-type': 'password' });
 
 limited('grant type not in security.jwt.grant-type → 400 unauthorized_client; no refresh token issued', async (c) => {
   const tokens = await login(c.server.url);

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverSuite, startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, bearer, login, postToken, USERS } from '../helpers/tokens.ts';
 
 const ORIGIN = 'https://app.example';
@@ -65,9 +65,7 @@ t('CORS › another origin gets no CORS headers, and a preflight still needs no 
 
 t.run();
 
-const none = suite('operations: CORS by default', {} as { server: TestServer });
-none.before(async (c) => { c.server = await startTestServer(); });
-none.after(async (c) => c.server?.close());
+const none = serverSuite('operations: CORS by default');
 none('no origin is allowed by default', async ({ server }) => {
   const res = await fetch(`${server.url}/oauth/token`, { method: 'OPTIONS', headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST' } });
   assert.is(res.headers.get('access-control-allow-origin'), null);

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import bcrypt from 'bcryptjs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverSuite, startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, postToken, USERS } from '../helpers/tokens.ts';
 
 interface Answer { readonly status: number; readonly retryAfter: number; readonly error: string | undefined }
@@ -104,11 +104,7 @@ t('X-Forwarded-For is ignored without trusted proxies: forged addresses share th
 
 t.run();
 
-const proxied = suite('POST /oauth/token › throttling behind a trusted proxy', {} as { server: TestServer });
-proxied.before(async (c) => {
-  c.server = await startTestServer({ 'server.trusted-proxies': '1', 'security.login-throttle.max-failures-per-address': '3' });
-});
-proxied.after(async (c) => c.server?.close());
+const proxied = serverSuite('POST /oauth/token › throttling behind a trusted proxy', { 'server.trusted-proxies': '1', 'security.login-throttle.max-failures-per-address': '3' });
 proxied('each client is counted by the address its proxy appended to X-Forwarded-For', async ({ server }) => {
   const from = (forwarded: string, i: number) => postToken(server.url, { grant_type: 'password', username: `ghost-${i}`, password: 'x' }, { Authorization: basic(), 'X-Forwarded-For': forwarded });
   for (let i = 0; i < 3; i++) assert.is((await from(`198.51.100.${i}, 203.0.113.1`, i)).status, 400);
@@ -117,9 +113,7 @@ proxied('each client is counted by the address its proxy appended to X-Forwarded
 });
 proxied.run();
 
-const long = suite('POST /oauth/token › passwords over 72 bytes', {} as { server: TestServer });
-long.before(async (c) => { c.server = await startTestServer(); });
-long.after(async (c) => c.server?.close());
+const long = serverSuite('POST /oauth/token › passwords over 72 bytes');
 long('a password over 72 bytes → 400 invalid_request instead of a silently truncated comparison', async ({ server }) => {
   const res = await postToken(server.url, { grant_type: 'password', username: 'john.doe', password: `john-password${'€'.repeat(20)}` });
   assert.is(res.status, 400);
