@@ -5,8 +5,9 @@ declare const idBrand: unique symbol;
 /** A 24-hex-character ObjectId string. */
 export type ObjectIdString = string & { readonly [idBrand]: true };
 
-const HEX24 = /^[0-9a-f]{24}$/;
+/** The form of an id: 24 lowercase hexadecimal characters. */
+export const OBJECT_ID = /^[0-9a-f]{24}$/;
 
 export const newId = (): ObjectIdString => new ObjectId().toHexString() as ObjectIdString;
 
-export const isObjectId = (s: unknown): s is ObjectIdString => typeof s === 'string' && HEX24.test(s);
+export const isObjectId = (s: unknown): s is ObjectIdString => typeof s === 'string' && OBJECT_ID.test(s);

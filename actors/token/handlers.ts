@@ -113,9 +113,8 @@ export function createHandlers(deps: TokenActorDeps) {
     (looksLikeRefreshToken(token) ? deps.refreshTokens.find(hashToken(token)) : undefined);
 
   /**
-   * The token as a refresh-token record or as access-token claims. A `token_type_hint` may only
-   * order the search (RFC 7009 §2.1, RFC 7662 §2.1): a wrong hint must not hide the token. The
-   * token's own form tells the two kinds apart at once, so both are always looked for.
+   * The token as a refresh-token record or as access-token claims. The token's own form tells the
+   * two kinds apart at once, so both are always looked for (no `token_type_hint` is needed).
    */
   const locate = async (token: string) => {
     const record = findRefresh(token);

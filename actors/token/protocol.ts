@@ -57,7 +57,6 @@ export type Introspection =
     readonly jti: string | undefined;
   };
 
-export type TokenTypeHint = 'access_token' | 'refresh_token';
 
 export type ClientReply = Reply<ClientView, 'client.invalid'>;
 export type RevokeReply = Reply<null, 'client.mismatch'>;
@@ -78,8 +77,8 @@ export type Command =
     readonly scope: readonly string[] | undefined; readonly sender: Ref<GrantReply>;
   }
   | { readonly type: 'ListUsers'; readonly sender: Ref<UsersReply> }
-  | { readonly type: 'Revoke'; readonly clientId: string; readonly token: string; readonly hint: TokenTypeHint | undefined; readonly sender: Ref<RevokeReply> }
-  | { readonly type: 'Introspect'; readonly clientId: string; readonly token: string; readonly hint: TokenTypeHint | undefined; readonly sender: Ref<IntrospectReply> };
+  | { readonly type: 'Revoke'; readonly clientId: string; readonly token: string; readonly sender: Ref<RevokeReply> }
+  | { readonly type: 'Introspect'; readonly clientId: string; readonly token: string; readonly sender: Ref<IntrospectReply> };
 
 /** Checks client credentials (HTTP Basic or client_secret_post). */
 export const authenticateClient = (clientId: string, clientSecret: string): Request<Command, ClientReply> =>
@@ -97,12 +96,12 @@ export const refresh = (p: { clientId: string; refreshToken: string; scope?: rea
 export const listUsers = (): Request<Command, UsersReply> => (sender) => ({ type: 'ListUsers', sender });
 
 /** RFC 7009: a refresh token revokes its whole login; an access token is refused until it expires. Unknown tokens are ignored. */
-export const revoke = (p: { clientId: string; token: string; hint?: TokenTypeHint | undefined }): Request<Command, RevokeReply> =>
-  (sender) => ({ type: 'Revoke', clientId: p.clientId, token: p.token, hint: p.hint, sender });
+export const revoke = (p: { clientId: string; token: string }): Request<Command, RevokeReply> =>
+  (sender) => ({ type: 'Revoke', clientId: p.clientId, token: p.token, sender });
 
 /** RFC 7662: whether a token is active, and its claims when it is. */
-export const introspect = (p: { clientId: string; token: string; hint?: TokenTypeHint | undefined }): Request<Command, IntrospectReply> =>
-  (sender) => ({ type: 'Introspect', clientId: p.clientId, token: p.token, hint: p.hint, sender });
+export const introspect = (p: { clientId: string; token: string }): Request<Command, IntrospectReply> =>
+  (sender) => ({ type: 'Introspect', clientId: p.clientId, token: p.token, sender });
 
 /**
  * One call per message kind, as a REPL user would type it (`await ask(token, <example>)`); the

@@ -1,7 +1,8 @@
 /** Response shapes of the contract, as zod schemas, for the OpenAPI document. */
 import { z } from 'zod';
+import { OBJECT_ID } from '../../src/ids.ts';
 
-const id = z.string().regex(/^[0-9a-f]{24}$/).meta({ description: 'ObjectId form: 24 hexadecimal characters', example: '6b0233279e487a81ed925ceb' });
+const id = z.string().regex(OBJECT_ID).meta({ description: 'ObjectId form: 24 hexadecimal characters', example: '6b0233279e487a81ed925ceb' });
 const instant = z.string().meta({ format: 'date-time' });
 
 export const Problem = z.object({

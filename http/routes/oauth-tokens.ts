@@ -12,16 +12,14 @@ export interface TokenInfoDeps extends OAuthDeps {
   readonly audience: string;
 }
 
-function hintOf(params: URLSearchParams): Token.TokenTypeHint | undefined {
-  const hint = single(params, 'token_type_hint');
-  // RFC 7009 §2.1: an unknown hint is ignored, the token is looked up everywhere.
-  return hint === 'access_token' || hint === 'refresh_token' ? hint : undefined;
-}
 
 async function tokenRequest(ctx: Context, deps: OAuthDeps) {
   const params = formParams(ctx);
   const client = await authenticateClient(ctx, params, deps);
-  return { clientId: client.clientId, token: required(params, 'token'), hint: hintOf(params) };
+  // RFC 7009 §2.1, RFC 7662 §2.1: a hint may only order the search, and the token's own form tells
+  // the two kinds apart, so it is not passed on; it must still not be repeated.
+  single(params, 'token_type_hint');
+  return { clientId: client.clientId, token: required(params, 'token') };
 }
 
 function introspectionBody(found: Token.Introspection, deps: TokenInfoDeps): Record<string, unknown> {

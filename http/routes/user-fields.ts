@@ -1,11 +1,11 @@
 /** Request fields shared by the user-data routes (user.ts and activity.ts). */
 import { z } from 'zod';
-import { isObjectId, type ObjectIdString } from '../../src/ids.ts';
+import { isObjectId, OBJECT_ID, type ObjectIdString } from '../../src/ids.ts';
 
 const ID_MESSAGE = 'must be an id of 24 lowercase hexadecimal characters';
 
 /** A string schema (so that it documents itself in OpenAPI) whose output is the branded id. */
-export const objectId = z.string({ error: ID_MESSAGE }).regex(/^[0-9a-f]{24}$/, { message: ID_MESSAGE, abort: true }) // one error, not two
+export const objectId = z.string({ error: ID_MESSAGE }).regex(OBJECT_ID, { message: ID_MESSAGE, abort: true }) // one error, not two
   .refine((v): v is ObjectIdString => isObjectId(v), ID_MESSAGE);
 
 /** Trimmed, 1–200 characters. */

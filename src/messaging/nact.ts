@@ -31,8 +31,6 @@ export interface Ctx<M> {
   readonly name: string;
   /** Path such as `troupe://activity/42`. */
   readonly path: string;
-  /** A copy of the child map, made when read: O(children). */
-  readonly children: ReadonlyMap<string, AnyRef>;
   /** The live child of that name, in O(1). */
   child(name: string): AnyRef | undefined;
 }
@@ -103,7 +101,6 @@ function wrapCtx<M>(ctx: RawCtx): Ctx<M> {
   return {
     self: typed<M>(ctx.self), name: ctx.name,
     get path() { return ctx.path.toString(); },
-    get children() { return ctx.children; },
     child(name) {
       const actor = concrete(ctx.self);
       return actor && isActor(actor) ? actor.children.get(name)?.reference : undefined;

@@ -5,7 +5,7 @@
 import type { RevocationStore } from '../stores/revocation-store.ts';
 
 export interface Denylist {
-  isRevoked(jti: string, nowSeconds?: number): boolean;
+  isRevoked(jti: string): boolean;
   /** Refuses `jti` until `expiresAt` (epoch seconds). */
   revoke(jti: string, expiresAt: number): void;
   /** Forgets entries whose tokens have expired anyway. */

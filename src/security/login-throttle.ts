@@ -43,7 +43,7 @@ export interface LoginThrottle {
 /** Pairs of (username, address) that logged in successfully, most recent last; the oldest go first. */
 const MAX_TRUSTED_PAIRS = 100_000;
 
-interface Counter { readonly limiter: RateLimiterMemory; readonly key: string; readonly max: number }
+interface Counter { readonly limiter: RateLimiterMemory; readonly key: string }
 /** A counted attempt: where, and when that count's window ends (epoch ms). */
 interface Counted extends Counter { readonly windowEnds: number }
 
@@ -64,9 +64,10 @@ async function giveBack({ limiter, key, windowEnds }: Counted): Promise<void> {
  */
 async function count(counters: readonly Counter[]): Promise<Counted[] | number> {
   const started = Date.now();
-  const results = (await Promise.allSettled(counters.map(({ limiter, key }) => limiter.consume(key, 1)))).map(resOf);
+  const settled = await Promise.allSettled(counters.map(({ limiter, key }) => limiter.consume(key, 1)));
+  const results = settled.map(resOf);
   const counted = counters.map((c, i) => ({ ...c, windowEnds: started + (results[i]?.msBeforeNext ?? 0) }));
-  if (results.every((r, i) => r !== undefined && r.consumedPoints <= (counters[i]?.max ?? 0))) return counted;
+  if (settled.every((r) => r.status === 'fulfilled')) return counted; // consume() refuses past the limit
   await Promise.all(counted.map(async (c, i) => {
     if (results[i]?.isFirstInDuration) await c.limiter.delete(c.key);
     else await c.limiter.reward(c.key, 1);
@@ -77,7 +78,6 @@ async function count(counters: readonly Counter[]): Promise<Counted[] | number> 
 
 export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
   const window = { duration: settings.windowSeconds };
-  const { maxFailuresPerUser: perUser, maxFailuresPerAddress: perAddress } = settings;
   const users = new RateLimiterMemory({ keyPrefix: 'user', points: settings.maxFailuresPerUser, ...window });
   const pairs = new RateLimiterMemory({ keyPrefix: 'pair', points: settings.maxFailuresPerUser, ...window });
   const addresses = new RateLimiterMemory({ keyPrefix: 'addr', points: settings.maxFailuresPerAddress, ...window });
@@ -109,15 +109,15 @@ export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
     begin(username, address) {
       const user = hash('sha256', username.toLowerCase(), 'base64url');
       const pair = `${user}\n${address}`;
-      const counters: Counter[] = [{ limiter: pairs, key: pair, max: perUser }, { limiter: addresses, key: address, max: perAddress }];
-      if (!trusted.has(pair)) counters.push({ limiter: users, key: user, max: perUser });
+      const counters: Counter[] = [{ limiter: pairs, key: pair }, { limiter: addresses, key: address }];
+      if (!trusted.has(pair)) counters.push({ limiter: users, key: user });
       return admit(counters, async () => {
         await pairs.delete(pair);
         trust(pair);
       });
     },
     beginClient(address) {
-      return admit([{ limiter: clients, key: address, max: perAddress }], async () => {});
+      return admit([{ limiter: clients, key: address }], async () => {});
     },
   };
 }

@@ -7,8 +7,8 @@
  * A verifier's verdict on one token can only change with time at `iat`/`nbf` (lower bounds) and
  * `exp` (upper bound), so an entry answers only between the moment it was verified and `exp`.
  */
-import { hash } from 'node:crypto';
 import type { Principal } from './jwt.ts';
+import { hashToken } from './refresh-tokens.ts';
 
 export type Verify = (token: string, nowMs?: number) => Promise<Principal>;
 
@@ -28,8 +28,6 @@ interface Entry {
   /** Epoch milliseconds of the verification that let it in. */
   readonly verifiedAt: number;
 }
-
-const keyOf = (token: string): string => hash('sha256', token, 'base64url');
 
 /** Wraps `verify` with the cache; same signature, same refusals (they always come from `verify`). */
 export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Verify & { readonly size: () => number } {
@@ -58,7 +56,7 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Veri
   };
 
   const cached = async (token: string, nowMs: number = now()): Promise<Principal> => {
-    const key = keyOf(token);
+    const key = hashToken(token);
     const found = hit(key, nowMs);
     if (found) return found;
     const principal = await verify(token, nowMs);
