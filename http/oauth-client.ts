@@ -19,7 +19,7 @@ const QUERY_CREDENTIALS = ['client_id', 'client_secret', 'username', 'password',
 
 export const invalidRequest = (description: string): OAuthError => new OAuthError(400, 'invalid_request', description);
 
-export function invalidClient(realm: string, description: string): OAuthError {
+function invalidClient(realm: string, description: string): OAuthError {
   return new OAuthError(401, 'invalid_client', description, { 'WWW-Authenticate': `Basic realm="${realm}"` });
 }
 

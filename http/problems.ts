@@ -62,6 +62,9 @@ export function problemBody(status: number, code: string, detail: string, reques
   };
 }
 
+/** Seconds a client is told to wait after a 503. */
+export const RETRY_AFTER_SECONDS = '1';
+
 /** HTTP status of every reply code an actor can send; unknown codes are 500. */
 const REPLY_STATUS: Readonly<Record<string, number>> = {
   'client.invalid': 401,
@@ -91,6 +94,6 @@ export const OAUTH_ERROR: Readonly<Record<string, string>> = {
 export function problemFromReply(code: string, message: string): HttpProblem {
   const status = statusOfReply(code);
   if (status === 500) return new HttpProblem(500, 'internal', 'The server could not complete the request');
-  if (status === 503) return new HttpProblem(503, code, message, { headers: { 'Retry-After': '1' } });
+  if (status === 503) return new HttpProblem(503, code, message, { headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
   return new HttpProblem(status, code, message);
 }

@@ -1,10 +1,9 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../../src/logger.ts';
 import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
-import { HttpProblem, OAuthError, problemBody } from '../problems.ts';
+import { HttpProblem, OAuthError, problemBody, RETRY_AFTER_SECONDS } from '../problems.ts';
 import type { AppState } from '../state.ts';
 
-const RETRY_AFTER_SECONDS = '1';
 
 const isOAuthPath = (path: string): boolean => path === '/oauth' || path.startsWith('/oauth/');
 

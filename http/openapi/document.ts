@@ -31,7 +31,7 @@ export interface Operation {
 }
 
 /** JSON Schema 2020-12 (the dialect of OpenAPI 3.1) of what a request may send. */
-export function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
   return rest;
 }

@@ -7,7 +7,7 @@ import { operationsOperations, securedOperations } from './secured-operations.ts
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-export function operationsFor(config: Config): readonly Operation[] {
+function operationsFor(config: Config): readonly Operation[] {
   return [
     ...(config.services.has('secured') ? securedOperations : []),
     ...(config.services.has('employee') ? employeeOperations : []),

@@ -11,7 +11,6 @@ const authErrors = {
 const clientErrors = {
   400: oauthError('`invalid_request`: not form-encoded, a missing or repeated parameter, credentials in the query string'),
   401: oauthError('`invalid_client`: no, malformed or wrong client credentials', ['WWW-Authenticate']),
-  415: oauthError('Never: a body of another type is 400 `invalid_request`'),
   429: oauthError('`too_many_requests`: too many failed client authentications from the address', ['Retry-After']),
 } as const;
 const overloaded = oauthError('`temporarily_unavailable`: overloaded', ['Retry-After']);

@@ -28,22 +28,24 @@ export function discoveryRoutes(deps: DiscoveryDeps): Router<AppState> {
     ctx.body = { keys: key.kind === 'rsa' ? [key.publicJwk] : [] };
   });
 
+  const authMethods = ['client_secret_basic', 'client_secret_post'];
+  // RFC 8414 metadata: it depends only on the configuration, so it is built once.
+  const serverMetadata = {
+    issuer,
+    token_endpoint: `${issuer}/oauth/token`,
+    revocation_endpoint: `${issuer}/oauth/revoke`,
+    introspection_endpoint: `${issuer}/oauth/introspect`,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    grant_types_supported: deps.grantTypes,
+    response_types_supported: [],
+    scopes_supported: deps.scopes,
+    token_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint_auth_methods_supported: authMethods,
+    introspection_endpoint_auth_methods_supported: authMethods,
+    token_endpoint_auth_signing_alg_values_supported: [key.alg],
+  };
   router.get('/.well-known/oauth-authorization-server', async function metadata(ctx) {
-    const authMethods = ['client_secret_basic', 'client_secret_post'];
-    ctx.body = {
-      issuer,
-      token_endpoint: `${issuer}/oauth/token`,
-      revocation_endpoint: `${issuer}/oauth/revoke`,
-      introspection_endpoint: `${issuer}/oauth/introspect`,
-      jwks_uri: `${issuer}/.well-known/jwks.json`,
-      grant_types_supported: deps.grantTypes,
-      response_types_supported: [],
-      scopes_supported: deps.scopes,
-      token_endpoint_auth_methods_supported: authMethods,
-      revocation_endpoint_auth_methods_supported: authMethods,
-      introspection_endpoint_auth_methods_supported: authMethods,
-      token_endpoint_auth_signing_alg_values_supported: [key.alg],
-    };
+    ctx.body = serverMetadata;
   });
   return router;
 }

@@ -48,8 +48,10 @@ export function docsRoutes(deps: DocsDeps): Router<AppState> {
   const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const cache = new Map<string, Buffer>();
 
+  const documentJson = JSON.stringify(deps.document); // the same for every request: serialised once
   router.get('/openapi.json', async function openapi(ctx) {
-    ctx.body = deps.document;
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = documentJson;
   });
   router.get('/docs', async function docsPage(ctx) {
     ctx.set('Content-Security-Policy', CSP);

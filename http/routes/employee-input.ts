@@ -34,12 +34,12 @@ const checked = (problemOf: (s: string) => string | undefined) => (s: string, ct
 const text = (what: string) => z.string({ error: (issue) => (issue.input === undefined ? 'is required' : `must be ${what}`) });
 
 /** A name: trimmed, 1–200 characters. */
-export const name = text('a string').trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const name = text('a string').trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 /** A date of birth: a real date, from 1900-01-01 to today. */
-export const dateOfBirth = text('a date YYYY-MM-DD').superRefine(checked(birthProblem));
+const dateOfBirth = text('a date YYYY-MM-DD').superRefine(checked(birthProblem));
 const date = text('a date YYYY-MM-DD').superRefine(checked(dateProblem));
 /** An id of the ObjectId form (either case; lowercased). */
-export const id = text('an id of 24 hexadecimal characters').regex(/^[0-9a-fA-F]{24}$/, 'must be 24 hexadecimal characters')
+const id = text('an id of 24 hexadecimal characters').regex(/^[0-9a-fA-F]{24}$/, 'must be 24 hexadecimal characters')
   .transform((s) => s.toLowerCase() as ObjectIdString);
 
 const cursor = text('a cursor').transform((s, ctx) => {

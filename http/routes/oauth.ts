@@ -8,7 +8,6 @@ import { authenticateClient, invalidRequest, noStoreNoQueryCredentials, required
 import { OAUTH_ERROR, OAuthError, statusOfReply } from '../problems.ts';
 import type { AppState } from '../state.ts';
 
-export type { OAuthDeps } from '../oauth-client.ts';
 
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 

@@ -178,3 +178,15 @@ limited('grant type not in security.jwt.grant-type → 400 unauthorized_client; 
 });
 
 limited.run();
+
+const shortLived = serverSuite('POST /oauth/token with one-second refresh tokens', { 'security.jwt.refresh-token-validity': '1' });
+
+shortLived('refresh token expired → 400 invalid_grant', async (c) => {
+  const tokens = await login(c.server.url);
+  await new Promise((resolve) => setTimeout(resolve, 2100)); // past its expiry, counted in whole seconds
+  const res = await postToken(c.server.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '' });
+  assert.is(res.status, 400);
+  assert.is(((await res.json()) as { error: string }).error, 'invalid_grant');
+});
+
+shortLived.run();
