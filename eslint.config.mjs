@@ -7,6 +7,13 @@ const restrict = (files, patterns) => ({
   rules: { 'no-restricted-imports': ['error', { patterns }] },
 });
 
+const noRouter = { group: ['@koa/router'], message: 'declare routes with route() from http/routing.ts' };
+const httpRules = [
+  { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },
+  { group: ['**/actors/*/actor.ts', '**/actors/*/router.ts'], message: 'import the protocol, not the actor' },
+  { group: ['**/src/stores/*'], message: 'HTTP never touches a store' },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'bench/**', 'dist/**'] },
   js.configs.recommended,
@@ -18,15 +25,13 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
     },
   },
-  // Only src/messaging/nact.ts may import nact.
-  restrict(['**/*.ts'], [{ group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' }]),
+  // Only src/messaging/nact.ts may import nact, and only http/routing.ts makes a router (so that no
+  // route is registered without its access check).
+  restrict(['**/*.ts'], [{ group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' }, noRouter]),
   { files: ['src/messaging/nact.ts'], rules: { 'no-restricted-imports': 'off' } },
   // HTTP speaks to actors through their protocols, never their implementations or the stores.
-  restrict(['http/**/*.ts'], [
-    { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },
-    { group: ['**/actors/*/actor.ts', '**/actors/*/router.ts'], message: 'import the protocol, not the actor' },
-    { group: ['**/src/stores/*'], message: 'HTTP never touches a store' },
-  ]),
+  restrict(['http/**/*.ts'], [...httpRules, noRouter]),
+  restrict(['http/routing.ts'], httpRules),
   // Actors see store ports, never adapters or HTTP.
   restrict(['actors/**/*.ts'], [
     { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },

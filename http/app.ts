@@ -1,5 +1,4 @@
 import Koa from 'koa';
-import Router from '@koa/router';
 import type * as Token from '../actors/token/protocol.ts';
 import type * as Activity from '../actors/activity/protocol.ts';
 import type * as User from '../actors/user/protocol.ts';
@@ -10,8 +9,9 @@ import type { Ref } from '../src/messaging/nact.ts';
 import type { TokenVerifier } from '../src/security/jwt.ts';
 import type { SigningKey } from '../src/security/keys.ts';
 import { createLoginThrottle } from '../src/security/login-throttle.ts';
+import { clientAuthentication, type OAuthDeps } from './oauth-client.ts';
 import type { Metrics } from '../src/metrics.ts';
-import { bearerAuth } from './middleware/bearer-auth.ts';
+import { bearerAuthenticator } from './middleware/bearer-auth.ts';
 import { corsFor } from './middleware/cors.ts';
 import { requestMetrics } from './middleware/metrics.ts';
 import { errorHandler } from './middleware/error-handler.ts';
@@ -27,7 +27,8 @@ import { oauthRoutes } from './routes/oauth.ts';
 import { oauthTokenRoutes } from './routes/oauth-tokens.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { userRoutes } from './routes/user.ts';
-import { matchedRoute, type AppState } from './state.ts';
+import { mountRoutes, nameUnroutedRequests, PUBLIC, refuseUnroutedUnderSecuredPrefix, routeTable, token, type Access, type Guards, type Route, type RouteInfo } from './routing.ts';
+import type { AppState } from './state.ts';
 
 export interface AppRefs {
   readonly token: Ref<Token.Command>;
@@ -47,91 +48,56 @@ export interface AppDeps {
   readonly metrics: Metrics;
 }
 
-const under = (prefix: string) => (path: string): boolean => path === prefix || path.startsWith(`${prefix}/`);
+export type { RouteInfo } from './routing.ts';
 
-export interface RouteInfo {
-  readonly method: string;
-  readonly path: string;
-}
+const mounted = new WeakMap<Koa<AppState>, readonly RouteInfo[]>();
 
-const mounted = new WeakMap<Koa<AppState>, RouteInfo[]>();
-
-/** Every (method, path) the app's routers answer, HEAD aside: the OpenAPI document must list the same. */
+/** Every (method, path, access) the app's router answers, HEAD aside, read off the router's own stack. */
 export const routesOf = (app: Koa<AppState>): readonly RouteInfo[] => mounted.get(app) ?? [];
 
-/**
- * All routers under one root router: one route match per request instead of one per router, and
- * one 405/OPTIONS answer from the union of their methods. Mount it with {@link mountRoot}.
- */
-function rootRouter(app: Koa<AppState>, routers: readonly Router<AppState>[]): Router<AppState> {
-  const root = new Router<AppState>();
-  const routes: RouteInfo[] = [];
-  for (const router of routers) {
-    for (const layer of router.stack) {
-      for (const method of layer.methods) if (method !== 'HEAD') routes.push({ method, path: String(layer.path) });
-    }
-    root.use(router.routes());
-  }
-  mounted.set(app, routes);
-  return root;
-}
-
-function mountRoot(app: Koa<AppState>, root: Router<AppState>): void {
-  app.use(root.routes());
-  app.use(root.allowedMethods());
-}
-
-/**
- * Names the route template of a request that never reached its route (a 401 from the guard, a
- * 405), so the request log and the metrics label it by its route rather than as unmatched.
- */
-function routeOfUnrouted(root: Router<AppState>): Koa.Middleware<AppState> {
-  return async function nameRoute(ctx, next) {
-    try {
-      await next();
-    } finally {
-      if (matchedRoute(ctx) === undefined) {
-        const layer = root.match(ctx.path, ctx.method).path.find((l) => l.methods.length > 0);
-        if (layer) ctx.state.route = String(layer.path);
-      }
-    }
-  };
-}
-
-function securedRouters(deps: AppDeps): Router<AppState>[] {
+function securedRoutes(deps: AppDeps, oauth: OAuthDeps): Route[] {
   const { config, refs } = deps;
   const jwt = config.security.jwt;
-  const askTimeoutMs = config.actors.askTimeoutMs;
-  const oauth = { token: refs.token, realm: config.security.realm, askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes, throttle: createLoginThrottle(config.security.loginThrottle) };
   return [
-    oauthRoutes(oauth),
-    oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceId }),
-    discoveryRoutes({ key: deps.key, issuer: jwt.issuer, grantTypes: jwt.grantTypes, scopes: [jwt.scopeRead, jwt.scopeWrite] }),
-    appRoutes({ token: refs.token, askTimeoutMs, includePasswordHash: config.app.listAllIncludePasswordHash }),
+    ...oauthRoutes(oauth),
+    ...oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceId }),
+    ...discoveryRoutes({ key: deps.key, issuer: jwt.issuer, grantTypes: jwt.grantTypes, scopes: [jwt.scopeRead, jwt.scopeWrite] }),
+    ...appRoutes({ token: refs.token, askTimeoutMs: config.actors.askTimeoutMs, includePasswordHash: config.app.listAllIncludePasswordHash }),
   ];
 }
 
-function apiOptions(config: Config) {
-  const { realm, jwt } = config.security;
-  return { askTimeoutMs: config.actors.askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes, realm, scopeRead: jwt.scopeRead, scopeWrite: jwt.scopeWrite };
+/** Who may read and write under /api: a token with the read or write scope, or anyone when `security.protect-api=false`. */
+function apiOptions(config: Config): { askTimeoutMs: number; maxBodyBytes: number; read: Access; write: Access } {
+  const { jwt, protectApi } = config.security;
+  return {
+    askTimeoutMs: config.actors.askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes,
+    read: protectApi ? token(jwt.scopeRead) : PUBLIC, write: protectApi ? token(jwt.scopeWrite) : PUBLIC,
+  };
 }
 
-function serviceRouters(deps: AppDeps): Router<AppState>[] {
+function serviceRoutes(deps: AppDeps, oauth: OAuthDeps): Route[] {
   const { config, refs } = deps;
-  const routers = [opsRoutes({ ready: deps.ready, metrics: deps.metrics.registry })];
-  if (config.services.has('secured')) routers.push(...securedRouters(deps));
+  const routes = opsRoutes({ ready: deps.ready, metrics: deps.metrics.registry });
+  if (config.services.has('secured')) routes.push(...securedRoutes(deps, oauth));
   if (config.services.has('userdata')) {
-    routers.push(userRoutes({ ...apiOptions(config), users: refs.users }), activityRoutes({ ...apiOptions(config), users: refs.users, activity: refs.activity }));
+    routes.push(...userRoutes({ ...apiOptions(config), users: refs.users }), ...activityRoutes({ ...apiOptions(config), users: refs.users, activity: refs.activity }));
   }
-  if (config.services.has('employee') && refs.employee) routers.push(employeeRoutes({ ...apiOptions(config), employee: refs.employee }));
-  routers.push(docsRoutes({ document: openApiFor(config) }));
-  return routers;
+  if (config.services.has('employee') && refs.employee) routes.push(...employeeRoutes({ ...apiOptions(config), employee: refs.employee }));
+  return routes;
+}
+
+function oauthDeps(deps: AppDeps): OAuthDeps {
+  const { config } = deps;
+  return {
+    token: deps.refs.token, realm: config.security.realm, askTimeoutMs: config.actors.askTimeoutMs,
+    maxBodyBytes: config.server.maxBodyBytes, throttle: createLoginThrottle(config.security.loginThrottle),
+  };
 }
 
 /**
- * The middleware order: request id → request log → metrics → error handler → CORS → resource-server
- * guard → routers. The guard runs before routing, so an unknown path under /app is 401 without a
- * token, as in Spring.
+ * The middleware order: request id → request log → metrics → error handler → CORS → one router,
+ * whose every route runs the check of its own access declaration first (`http/routing.ts`). A
+ * request that runs no route under a secured prefix is 401 without a token, as in Spring.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { config } = deps;
@@ -140,21 +106,24 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const proxies = config.server.trustedProxies;
   const app = new Koa<AppState>({ proxy: proxies > 0, maxIpsCount: proxies });
   app.silent = true;
-  const root = rootRouter(app, serviceRouters(deps));
+  const oauth = oauthDeps(deps);
+  const guards: Guards = {
+    authenticate: bearerAuthenticator({ enabled: config.security.enabled, realm: config.security.realm, verify: deps.verifyToken }),
+    client: clientAuthentication(oauth),
+    realm: config.security.realm,
+  };
+  let routes: readonly RouteInfo[] = [];
+  const root = mountRoutes([...serviceRoutes(deps, oauth), ...docsRoutes({ document: () => openApiFor(config, routes) })], guards);
+  routes = routeTable(root);
+  mounted.set(app, routes);
   app.use(requestId());
   app.use(requestLog(deps.logger));
   app.use(requestMetrics(deps.metrics));
   app.use(errorHandler(deps.logger));
   app.use(corsFor(config.server.corsAllowedOrigins));
-  app.use(routeOfUnrouted(root));
-  const guard = bearerAuth({ enabled: config.security.enabled, realm: config.security.realm, verify: deps.verifyToken });
-  const isApp = under('/app');
-  const isApi = under('/api');
-  const protectApi = config.security.protectApi;
-  app.use(async function guardResources(ctx, next) {
-    if (isApp(ctx.path) || (protectApi && isApi(ctx.path))) return guard(ctx, next);
-    return next();
-  });
-  mountRoot(app, root);
+  app.use(nameUnroutedRequests(root));
+  app.use(refuseUnroutedUnderSecuredPrefix(routes, guards));
+  app.use(root.routes());
+  app.use(root.allowedMethods());
   return app;
 }

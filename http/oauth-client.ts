@@ -1,11 +1,13 @@
 /** What every client-authenticated OAuth endpoint shares: form parameters and client authentication. */
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import * as Token from '../actors/token/protocol.ts';
 import { ask } from '../src/messaging/ask.ts';
 import type { Ref } from '../src/messaging/nact.ts';
 import { parseBasic, type ClientCredentials } from '../src/security/clients.ts';
 import type { Attempt, LoginThrottle } from '../src/security/login-throttle.ts';
+import { formBody, formParams } from './middleware/body.ts';
 import { OAuthError } from './problems.ts';
+import type { AppState } from './state.ts';
 
 export interface OAuthDeps {
   readonly token: Ref<Token.Command>;
@@ -37,7 +39,7 @@ export function required(params: URLSearchParams, name: string): string {
 }
 
 /** Middleware for OAuth endpoints: no caching, and no credentials in the query string. */
-export async function noStoreNoQueryCredentials(ctx: Context, next: () => Promise<unknown>): Promise<void> {
+async function noStoreNoQueryCredentials(ctx: Context, next: () => Promise<unknown>): Promise<void> {
   ctx.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
   const query = new URLSearchParams(ctx.querystring);
   if (QUERY_CREDENTIALS.some((name) => query.has(name))) throw invalidRequest('Credentials are not accepted in the query string');
@@ -69,7 +71,7 @@ export function tooManyRequests(wait: number, what: string): OAuthError {
  * Authenticates the client of the request; 401 invalid_client otherwise, and 429 before any
  * BCrypt work for an address past its count of failed client authentications.
  */
-export async function authenticateClient(ctx: Context, params: URLSearchParams, deps: OAuthDeps): Promise<Token.ClientView> {
+async function authenticateClient(ctx: Context, params: URLSearchParams, deps: OAuthDeps): Promise<Token.ClientView> {
   const credentials = clientCredentials(ctx, params, deps.realm);
   const admission = await deps.throttle.beginClient(ctx.ip);
   if ('retryAfter' in admission) throw tooManyRequests(admission.retryAfter, 'client authentications');
@@ -78,6 +80,20 @@ export async function authenticateClient(ctx: Context, params: URLSearchParams, 
   if (reply.ok) return reply.value;
   if (reply.code !== 'client.invalid') throw new Error(reply.message);
   throw invalidClient(deps.realm, 'Bad client credentials');
+}
+
+/**
+ * The access check of `client` routes: no caching, no credentials in the query string, a form
+ * body, and an authenticated client in `ctx.state.client` before the handler runs.
+ */
+export function clientAuthentication(deps: OAuthDeps): Middleware<AppState> {
+  const form = formBody(deps.maxBodyBytes);
+  return async function authenticateOAuthClient(ctx, next) {
+    await noStoreNoQueryCredentials(ctx, () => form(ctx, async () => {
+      ctx.state.client = await authenticateClient(ctx, formParams(ctx), deps);
+      await next();
+    }));
+  };
 }
 
 /**

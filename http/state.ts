@@ -1,3 +1,4 @@
+import type { ClientView } from '../actors/token/protocol.ts';
 import type { Principal } from '../src/security/jwt.ts';
 
 /** What the authentication middleware decided for a request. */
@@ -9,6 +10,8 @@ export type Auth =
 export interface AppState {
   requestId: string;
   auth?: Auth;
+  /** The OAuth client a `client` route authenticated. */
+  client?: ClientView;
   /** Set when an actor did not answer in time (the request became a 503). */
   askTimedOut?: boolean;
   /** The route template of a request answered before routing (a 401 from the guard, a 405). */

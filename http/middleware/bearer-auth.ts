@@ -1,7 +1,6 @@
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { InvalidTokenError, type Principal, type TokenVerifier } from '../../src/security/jwt.ts';
 import { OAuthError } from '../problems.ts';
-import type { AppState } from '../state.ts';
 
 export interface BearerOptions {
   readonly enabled: boolean;
@@ -47,14 +46,17 @@ function extractToken(ctx: Context, realm: string): string {
   return token;
 }
 
-/** Resource-server guard: a valid bearer token, or the contract's 400/401 with its challenge. */
-export function bearerAuth(options: BearerOptions): Middleware<AppState> {
-  return async function authenticateBearer(ctx, next) {
+/**
+ * The resource server's authentication: a valid bearer token, or the contract's 400/401 with its
+ * challenge. The decision is recorded in `ctx.state.auth`; with security switched off there is no
+ * principal (undefined), and with it on there is always one or an error.
+ */
+export function bearerAuthenticator(options: BearerOptions): (ctx: Context) => Promise<Principal | undefined> {
+  return async function authenticateBearer(ctx) {
     if (!options.enabled) {
       ctx.state.auth = { enabled: false };
-      return next();
+      return undefined;
     }
-    if (ctx.method === 'OPTIONS') return next();
     const token = extractToken(ctx, options.realm);
     let principal: Principal;
     try {
@@ -64,19 +66,20 @@ export function bearerAuth(options: BearerOptions): Middleware<AppState> {
       throw error;
     }
     ctx.state.auth = { enabled: true, principal };
-    await next();
+    return principal;
   };
 }
 
-/** 403 `insufficient_scope` unless the token carries `scope` (RFC 6750 §3.1). */
-export function requireScope(scope: string, realm: string): Middleware<AppState> {
-  return async function checkScope(ctx, next) {
-    const auth = ctx.state.auth;
-    if (auth?.enabled && !auth.principal.scope.includes(scope)) {
-      const description = `The access token lacks the "${scope}" scope`;
-      throw new OAuthError(403, 'insufficient_scope', description,
-        { 'WWW-Authenticate': bearerChallenge(realm, { error: 'insufficient_scope', error_description: description, scope }) });
-    }
-    await next();
-  };
+/** 403 `insufficient_scope` with its challenge (RFC 6750 §3.1). */
+export function insufficientScope(realm: string, scope: string): OAuthError {
+  const description = `The access token lacks the "${scope}" scope`;
+  return new OAuthError(403, 'insufficient_scope', description,
+    { 'WWW-Authenticate': bearerChallenge(realm, { error: 'insufficient_scope', error_description: description, scope }) });
 }
+
+/**
+ * 403 `access_denied` of post-authorization (Spring's `@PostAuthorize`, declared on a route as
+ * `role(name)`): the handler ran, its result is discarded. No challenge: the token is fine, the
+ * role is missing.
+ */
+export const accessDenied = (): OAuthError => new OAuthError(403, 'access_denied', 'Access is denied');

@@ -1,5 +1,6 @@
 /** Builds the OpenAPI 3.1 document from the operations' zod schemas (the validators themselves). */
 import { z } from 'zod';
+import type { Access } from '../routing.ts';
 import { OAuthErrorBody as OAuthError, Problem } from './shapes.ts';
 
 export type Tag = 'secured' | 'employee' | 'userdata' | 'operations';
@@ -19,9 +20,6 @@ export interface Operation {
   readonly path: string;
   readonly tag: Tag;
   readonly summary: string;
-  /** bearer: a token with `scope` (or any token); basic: client authentication; none. */
-  readonly security: 'bearer' | 'basic' | 'none';
-  readonly scope?: 'read' | 'write';
   readonly query?: z.ZodObject;
   readonly pathParams?: z.ZodObject;
   readonly body?: { readonly type: 'application/json' | 'application/x-www-form-urlencoded'; readonly schema: z.ZodType; readonly required?: boolean };
@@ -84,11 +82,22 @@ function responses(op: Operation): Json {
   return out;
 }
 
-function operation(op: Operation): Json {
-  const security = op.security === 'none' ? [] : op.security === 'basic' ? [{ clientBasic: [] }] : [{ bearer: op.scope ? [op.scope] : [] }];
+/** OpenAPI's `security` of a route's access declaration. */
+function securityOf(access: Access): Json[] {
+  switch (access.kind) {
+    case 'public': return [];
+    case 'client': return [{ clientBasic: [] }];
+    case 'token': return [{ bearer: access.scope === undefined ? [] : [access.scope] }];
+    case 'role': return [{ bearer: [] }];
+    default: return access satisfies never;
+  }
+}
+
+function operation(op: Operation, access: Access): Json {
+  const role = access.kind === 'role' ? { description: `Needs the ${access.role} role, checked after the handler has run.` } : {};
   return {
-    tags: [op.tag], summary: op.summary, operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
-    security, parameters: parameters(op),
+    tags: [op.tag], summary: op.summary, ...role, security: securityOf(access), operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    parameters: parameters(op),
     ...(op.body ? { requestBody: { required: op.body.required ?? true, content: { [op.body.type]: { schema: jsonSchema(op.body.schema) } } } } : {}),
     responses: responses(op),
   };
@@ -97,11 +106,15 @@ function operation(op: Operation): Json {
 export interface DocumentInfo {
   readonly version: string;
   readonly issuer: string;
+  /** The configured scope names. */
+  readonly scopes: readonly string[];
+  /** The access declared by the route serving an operation (OpenAPI path form). */
+  readonly accessOf: (method: Operation['method'], path: string) => Access;
 }
 
 export function buildDocument(ops: readonly Operation[], info: DocumentInfo): Json {
   const paths: Record<string, Json> = {};
-  for (const op of ops) paths[op.path] = { ...paths[op.path], [op.method]: operation(op) };
+  for (const op of ops) paths[op.path] = { ...paths[op.path], [op.method]: operation(op, info.accessOf(op.method, op.path)) };
   return {
     openapi: '3.1.0',
     info: { title: 'troupe', version: info.version, description: 'Secured service (OAuth 2.0 + JWT), employee service and user-data service, served by supervised actors.' },
@@ -114,7 +127,7 @@ export function buildDocument(ops: readonly Operation[], info: DocumentInfo): Js
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: 'oauth2', description: 'JWT access token in `Authorization: Bearer`', flows: { password: { tokenUrl: `${info.issuer}/oauth/token`, scopes: { read: 'read', write: 'write' } } } },
+        bearer: { type: 'oauth2', description: 'JWT access token in `Authorization: Bearer`', flows: { password: { tokenUrl: `${info.issuer}/oauth/token`, scopes: Object.fromEntries(info.scopes.map((s) => [s, s])) } } },
         clientBasic: { type: 'http', scheme: 'basic', description: 'Client authentication: client id and secret' },
       },
     },

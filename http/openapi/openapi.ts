@@ -1,6 +1,7 @@
 /** The OpenAPI document of the services this configuration serves. */
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../src/config.ts';
+import type { Access, RouteInfo } from '../routing.ts';
 import { employeeOperations, userDataOperations } from './api-operations.ts';
 import { buildDocument, type Operation } from './document.ts';
 import { operationsOperations, securedOperations } from './secured-operations.ts';
@@ -16,6 +17,18 @@ function operationsFor(config: Config): readonly Operation[] {
   ];
 }
 
-export function openApiFor(config: Config): Record<string, unknown> {
-  return buildDocument(operationsFor(config), { version: VERSION, issuer: config.security.jwt.issuer });
+/**
+ * The document of the routes as mounted: each operation's `security` comes from its route's access
+ * declaration (the same one that is checked), so the two cannot drift apart.
+ */
+export function openApiFor(config: Config, routes: readonly RouteInfo[]): Record<string, unknown> {
+  const { enabled, jwt } = config.security;
+  const declared = new Map(routes.map((r) => [`${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`, r.access]));
+  const accessOf = (method: string, path: string): Access => {
+    const access = declared.get(`${method.toUpperCase()} ${path}`);
+    if (access === undefined) throw new Error(`the OpenAPI document describes ${method.toUpperCase()} ${path}, which no route serves`);
+    // With security switched off, no token is checked: the document says so.
+    return enabled || access.kind === 'public' || access.kind === 'client' ? access : { kind: 'public' };
+  };
+  return buildDocument(operationsFor(config), { version: VERSION, issuer: jwt.issuer, scopes: [jwt.scopeRead, jwt.scopeWrite], accessOf });
 }

@@ -1,4 +1,3 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import * as Activity from '../../actors/activity/protocol.ts';
@@ -7,14 +6,13 @@ import { decodeCursor, encodeCursor } from '../../src/cursor.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
-import { requireScope } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, problemFromReply } from '../problems.ts';
-import type { AppState } from '../state.ts';
+import { route, type Route } from '../routing.ts';
 import { jsonObject, queryObject, validate } from '../validation.ts';
-import { objectId, type UserDataRouteOptions } from './user-fields.ts';
+import { objectId, type ApiRouteOptions } from './user-fields.ts';
 
-export interface ActivityRouteDeps extends UserDataRouteOptions {
+export interface ActivityRouteDeps extends ApiRouteOptions {
   readonly users: Ref<User.Command>;
   readonly activity: Ref<Activity.RouterCommand>;
 }
@@ -73,20 +71,17 @@ async function userWithActivity(deps: ActivityRouteDeps, ctx: Context): Promise<
 }
 
 /** Service C's activity resource: a user with its activity history, and custom activities. */
-export function activityRoutes(deps: ActivityRouteDeps): Router<AppState> {
-  const router = new Router<AppState>();
-
-  router.get('/api/users/activity', requireScope(deps.scopeRead, deps.realm), async function readUserActivity(ctx) {
-    ctx.body = await userWithActivity(deps, ctx);
-  });
-
-  router.post('/api/users/activity', requireScope(deps.scopeWrite, deps.realm), jsonBody(deps.maxBodyBytes), async function recordActivity(ctx) {
-    const input = validate(recordSchema, jsonObject(ctx));
-    const reply = await ask(deps.activity, Activity.record(input), deps.askTimeoutMs);
-    if (!reply.ok) throw problemFromReply(reply.code, reply.message);
-    ctx.status = 201;
-    ctx.body = reply.value;
-  });
-
-  return router;
+export function activityRoutes(deps: ActivityRouteDeps): Route[] {
+  return [
+    route('GET', '/api/users/activity', deps.read, async function readUserActivity(ctx) {
+      ctx.body = await userWithActivity(deps, ctx);
+    }),
+    route('POST', '/api/users/activity', deps.write, jsonBody(deps.maxBodyBytes), async function recordActivity(ctx) {
+      const input = validate(recordSchema, jsonObject(ctx));
+      const reply = await ask(deps.activity, Activity.record(input), deps.askTimeoutMs);
+      if (!reply.ok) throw problemFromReply(reply.code, reply.message);
+      ctx.status = 201;
+      ctx.body = reply.value;
+    }),
+  ];
 }

@@ -1,8 +1,7 @@
-import Router from '@koa/router';
 import type { GrantType } from '../../src/config.ts';
 import type { SigningKey } from '../../src/security/keys.ts';
 import { OAuthError } from '../problems.ts';
-import type { AppState } from '../state.ts';
+import { PUBLIC, route, type Route } from '../routing.ts';
 
 export interface DiscoveryDeps {
   readonly key: SigningKey;
@@ -14,19 +13,8 @@ export interface DiscoveryDeps {
 const JAVA_ALG = { RS256: 'SHA256withRSA', RS384: 'SHA384withRSA', RS512: 'SHA512withRSA' } as const;
 
 /** Public key material and server metadata; a MAC key is never disclosed. */
-export function discoveryRoutes(deps: DiscoveryDeps): Router<AppState> {
-  const router = new Router<AppState>();
+export function discoveryRoutes(deps: DiscoveryDeps): Route[] {
   const { key, issuer } = deps;
-
-  router.get('/oauth/token_key', async function tokenKey(ctx) {
-    if (key.kind !== 'rsa') throw new OAuthError(403, 'access_denied', 'The signing key is a MAC key, which is never disclosed');
-    ctx.body = { alg: JAVA_ALG[key.alg], value: key.publicPem };
-  });
-
-  router.get('/.well-known/jwks.json', async function jwks(ctx) {
-    ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.body = { keys: key.kind === 'rsa' ? [key.publicJwk] : [] };
-  });
 
   const authMethods = ['client_secret_basic', 'client_secret_post'];
   // RFC 8414 metadata: it depends only on the configuration, so it is built once.
@@ -44,8 +32,17 @@ export function discoveryRoutes(deps: DiscoveryDeps): Router<AppState> {
     introspection_endpoint_auth_methods_supported: authMethods,
     token_endpoint_auth_signing_alg_values_supported: [key.alg],
   };
-  router.get('/.well-known/oauth-authorization-server', async function metadata(ctx) {
-    ctx.body = serverMetadata;
-  });
-  return router;
+  return [
+    route('GET', '/oauth/token_key', PUBLIC, async function tokenKey(ctx) {
+      if (key.kind !== 'rsa') throw new OAuthError(403, 'access_denied', 'The signing key is a MAC key, which is never disclosed');
+      ctx.body = { alg: JAVA_ALG[key.alg], value: key.publicPem };
+    }),
+    route('GET', '/.well-known/jwks.json', PUBLIC, async function jwks(ctx) {
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = { keys: key.kind === 'rsa' ? [key.publicJwk] : [] };
+    }),
+    route('GET', '/.well-known/oauth-authorization-server', PUBLIC, async function metadata(ctx) {
+      ctx.body = serverMetadata;
+    }),
+  ];
 }

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import Router from '@koa/router';
 import { HttpProblem } from '../problems.ts';
-import type { AppState } from '../state.ts';
+import { PUBLIC, route, type Route } from '../routing.ts';
 
 export interface DocsDeps {
-  readonly document: Readonly<Record<string, unknown>>;
+  /** The OpenAPI document; asked for once, on the first request (it describes these routes too). */
+  readonly document: () => Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -43,34 +43,34 @@ const PAGE = `<!doctype html>
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'";
 
 /** GET /openapi.json and GET /docs (Swagger UI from local files). */
-export function docsRoutes(deps: DocsDeps): Router<AppState> {
-  const router = new Router<AppState>();
+export function docsRoutes(deps: DocsDeps): Route[] {
   const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const cache = new Map<string, Buffer>();
-
-  const documentJson = JSON.stringify(deps.document); // the same for every request: serialised once
-  router.get('/openapi.json', async function openapi(ctx) {
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = documentJson;
-  });
-  router.get('/docs', async function docsPage(ctx) {
-    ctx.set('Content-Security-Policy', CSP);
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = PAGE;
-  });
-  router.get('/docs/assets/:file', async function docsAsset(ctx) {
-    const file = ctx.params['file'] ?? '';
-    if (file === 'init.js') {
-      ctx.type = ASSETS.get('swagger-ui-bundle.js') ?? '';
-      ctx.body = INIT;
-      return;
-    }
-    const type = ASSETS.get(file);
-    if (type === undefined) throw new HttpProblem(404, 'not_found', `No asset ${file.slice(0, 64)}`);
-    if (!cache.has(file)) cache.set(file, readFileSync(join(dir, file)));
-    ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.type = type;
-    ctx.body = cache.get(file);
-  });
-  return router;
+  let documentJson: string | undefined; // the same for every request: serialised once
+  return [
+    route('GET', '/openapi.json', PUBLIC, async function openapi(ctx) {
+      documentJson ??= JSON.stringify(deps.document());
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = documentJson;
+    }),
+    route('GET', '/docs', PUBLIC, async function docsPage(ctx) {
+      ctx.set('Content-Security-Policy', CSP);
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = PAGE;
+    }),
+    route('GET', '/docs/assets/:file', PUBLIC, async function docsAsset(ctx) {
+      const file = ctx.params['file'] ?? '';
+      if (file === 'init.js') {
+        ctx.type = ASSETS.get('swagger-ui-bundle.js') ?? '';
+        ctx.body = INIT;
+        return;
+      }
+      const type = ASSETS.get(file);
+      if (type === undefined) throw new HttpProblem(404, 'not_found', `No asset ${file.slice(0, 64)}`);
+      if (!cache.has(file)) cache.set(file, readFileSync(join(dir, file)));
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.type = type;
+      ctx.body = cache.get(file);
+    }),
+  ];
 }

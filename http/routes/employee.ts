@@ -1,24 +1,18 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import * as Employee from '../../actors/employee/protocol.ts';
 import { ask, type Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
-import { requireScope } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, problemFromReply } from '../problems.ts';
-import type { AppState } from '../state.ts';
+import { route, type Route } from '../routing.ts';
+import type { ApiRouteOptions } from './user-fields.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
 import { CreateInput, IdQuery, SearchInput, UpdateInput } from './employee-input.ts';
 
-export interface EmployeeDeps {
+export interface EmployeeDeps extends ApiRouteOptions {
   readonly employee: Ref<Employee.Command>;
-  readonly askTimeoutMs: number;
-  readonly realm: string;
-  readonly scopeRead: string;
-  readonly scopeWrite: string;
-  readonly maxBodyBytes: number;
 }
 
 /** The action paths, for a 405 rather than "malformed id" when one is used with GET. */
@@ -47,45 +41,43 @@ function sendCreated(ctx: Context, record: Employee.EmployeeRecord): void {
 }
 
 /** Service B: create, get, search, update and delete employee records through the EmployeeActor. */
-export function employeeRoutes(deps: EmployeeDeps): Router<AppState> {
-  const router = new Router<AppState>({ prefix: '/api/employee' });
-  const read = requireScope(deps.scopeRead, deps.realm);
-  const write = requireScope(deps.scopeWrite, deps.realm);
+export function employeeRoutes(deps: EmployeeDeps): Route[] {
+  const { read, write } = deps;
   const body = jsonBody(deps.maxBodyBytes);
   const call = async <T, C extends string>(build: Request<Employee.Command, Reply<T, C>>): Promise<T> => {
     const reply = await ask(deps.employee, build, deps.askTimeoutMs);
     if (!reply.ok) throw problemFromReply(reply.code, reply.message);
     return reply.value;
   };
-
-  router.get('/create', write, async function createFromQuery(ctx) {
-    sendCreated(ctx, await call(Employee.create(validate(CreateInput, queryObject(ctx), 'query'))));
-  });
-  router.post('/create', write, body, async function create(ctx) {
-    sendCreated(ctx, await call(Employee.create(validate(CreateInput, jsonObject(ctx)))));
-  });
-  router.post('/search', read, body, async function search(ctx) {
-    const { cursor, ...criteria } = validate(SearchInput, jsonObject(ctx));
-    ctx.body = await call(Employee.search({ ...criteria, after: cursor }));
-  });
-  router.put('/update', write, body, async function update(ctx) {
-    const query = validate(IdQuery, queryObject(ctx), 'query');
-    const { id, ...changes } = validate(UpdateInput, jsonObject(ctx));
-    const expected = ifMatchVersion(ctx);
-    sendRecord(ctx, await call(Employee.update(idOf(query.id, id), changes, expected)));
-  });
-  router.delete('/delete', write, body, async function remove(ctx) {
-    const query = validate(IdQuery, queryObject(ctx), 'query');
-    const fromBody = ctx.request.body === undefined ? {} : validate(IdQuery, jsonObject(ctx));
-    await call(Employee.remove(idOf(query.id, fromBody.id)));
-    ctx.status = 204;
-  });
-  router.get('/:id', read, async function getOne(ctx) {
-    const action = ctx.params['id'] ?? '';
-    const allowed = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
-    if (allowed) throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: allowed } });
-    const { id } = validate(IdQuery.required(), { id: ctx.params['id'] }, 'path');
-    sendRecord(ctx, await call(Employee.get(id)));
-  });
-  return router;
+  return [
+    route('GET', '/api/employee/create', write, async function createFromQuery(ctx) {
+      sendCreated(ctx, await call(Employee.create(validate(CreateInput, queryObject(ctx), 'query'))));
+    }),
+    route('POST', '/api/employee/create', write, body, async function create(ctx) {
+      sendCreated(ctx, await call(Employee.create(validate(CreateInput, jsonObject(ctx)))));
+    }),
+    route('POST', '/api/employee/search', read, body, async function search(ctx) {
+      const { cursor, ...criteria } = validate(SearchInput, jsonObject(ctx));
+      ctx.body = await call(Employee.search({ ...criteria, after: cursor }));
+    }),
+    route('PUT', '/api/employee/update', write, body, async function update(ctx) {
+      const query = validate(IdQuery, queryObject(ctx), 'query');
+      const { id, ...changes } = validate(UpdateInput, jsonObject(ctx));
+      const expected = ifMatchVersion(ctx);
+      sendRecord(ctx, await call(Employee.update(idOf(query.id, id), changes, expected)));
+    }),
+    route('DELETE', '/api/employee/delete', write, body, async function remove(ctx) {
+      const query = validate(IdQuery, queryObject(ctx), 'query');
+      const fromBody = ctx.request.body === undefined ? {} : validate(IdQuery, jsonObject(ctx));
+      await call(Employee.remove(idOf(query.id, fromBody.id)));
+      ctx.status = 204;
+    }),
+    route('GET', '/api/employee/:id', read, async function getOne(ctx) {
+      const action = ctx.params['id'] ?? '';
+      const allowed = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
+      if (allowed) throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: allowed } });
+      const { id } = validate(IdQuery.required(), { id: ctx.params['id'] }, 'path');
+      sendRecord(ctx, await call(Employee.get(id)));
+    }),
+  ];
 }

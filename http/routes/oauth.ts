@@ -1,12 +1,11 @@
-import Router from '@koa/router';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Attempt } from '../../src/security/login-throttle.ts';
 import { MAX_PASSWORD_BYTES } from '../../src/security/passwords.ts';
-import { formBody, formParams } from '../middleware/body.ts';
-import { authenticateClient, invalidRequest, noStoreNoQueryCredentials, required, settle, single, tooManyRequests, type OAuthDeps } from '../oauth-client.ts';
+import { formParams } from '../middleware/body.ts';
+import { invalidRequest, required, settle, single, tooManyRequests, type OAuthDeps } from '../oauth-client.ts';
 import { OAUTH_ERROR, OAuthError, statusOfReply } from '../problems.ts';
-import type { AppState } from '../state.ts';
+import { clientOf, CLIENT, route, type Route } from '../routing.ts';
 
 
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -63,19 +62,18 @@ function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {
 }
 
 /** POST /oauth/token: the password and refresh_token grants (RFC 6749 §4.3, §6). */
-export function oauthRoutes(deps: OAuthDeps): Router<AppState> {
-  const router = new Router<AppState>();
-  router.post('/oauth/token', noStoreNoQueryCredentials, formBody(deps.maxBodyBytes), async function token(ctx) {
-    const params = formParams(ctx);
-    const client = await authenticateClient(ctx, params, deps);
-    const request = grantRequest(params, client.clientId);
-    const reply = await grant(deps, request, await admit(deps, params, ctx.ip));
-    if (!reply.ok) {
-      const error = OAUTH_ERROR[reply.code];
-      if (error === undefined) throw new Error(reply.message);
-      throw new OAuthError(statusOfReply(reply.code), error, reply.message);
-    }
-    ctx.body = tokenBody(reply.value);
-  });
-  return router;
+export function oauthRoutes(deps: OAuthDeps): Route[] {
+  return [
+    route('POST', '/oauth/token', CLIENT, async function token(ctx) {
+      const params = formParams(ctx);
+      const request = grantRequest(params, clientOf(ctx).clientId);
+      const reply = await grant(deps, request, await admit(deps, params, ctx.ip));
+      if (!reply.ok) {
+        const error = OAUTH_ERROR[reply.code];
+        if (error === undefined) throw new Error(reply.message);
+        throw new OAuthError(statusOfReply(reply.code), error, reply.message);
+      }
+      ctx.body = tokenBody(reply.value);
+    }),
+  ];
 }

@@ -1,5 +1,6 @@
 /** Request fields shared by the user-data routes (user.ts and activity.ts). */
 import { z } from 'zod';
+import type { Access } from '../routing.ts';
 import { isObjectId, OBJECT_ID, type ObjectIdString } from '../../src/ids.ts';
 
 const ID_MESSAGE = 'must be an id of 24 lowercase hexadecimal characters';
@@ -14,11 +15,11 @@ export const userName = z.string().trim().min(1, 'must not be empty').max(200, '
 /** Trimmed; a practical address (ASCII, so that lower-casing compares every case) of at most 254 characters. */
 export const userEmail = z.string().trim().max(254, 'must be at most 254 characters').pipe(z.email('must be an email address'));
 
-/** What the user-data routes need from the app. */
-export interface UserDataRouteOptions {
+/** What the /api routes need from the app, their access declarations included. */
+export interface ApiRouteOptions {
   readonly askTimeoutMs: number;
   readonly maxBodyBytes: number;
-  readonly realm: string;
-  readonly scopeRead: string;
-  readonly scopeWrite: string;
+  /** Who may read, and who may write (a token with the read or write scope, unless the API is open). */
+  readonly read: Access;
+  readonly write: Access;
 }

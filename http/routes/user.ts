@@ -1,18 +1,16 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import * as User from '../../actors/user/protocol.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
-import { requireScope } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, problemFromReply } from '../problems.ts';
-import type { AppState } from '../state.ts';
+import { route, type Route } from '../routing.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
-import { objectId, userEmail, userName, type UserDataRouteOptions } from './user-fields.ts';
+import { objectId, userEmail, userName, type ApiRouteOptions } from './user-fields.ts';
 
-export interface UserRouteDeps extends UserDataRouteOptions {
+export interface UserRouteDeps extends ApiRouteOptions {
   readonly users: Ref<User.Command>;
 }
 
@@ -41,32 +39,27 @@ function respondWithUser(ctx: Context, status: number, user: User.User): void {
 }
 
 /** Service C's user resource: POST, PUT and DELETE /api/user. */
-export function userRoutes(deps: UserRouteDeps): Router<AppState> {
-  const router = new Router<AppState>();
-  const write = requireScope(deps.scopeWrite, deps.realm);
+export function userRoutes(deps: UserRouteDeps): Route[] {
   const body = jsonBody(deps.maxBodyBytes);
-
-  router.post('/api/user', write, body, async function createUser(ctx) {
-    const input = validate(createSchema, jsonObject(ctx));
-    const reply = await ask(deps.users, User.post(input), deps.askTimeoutMs);
-    if (!reply.ok) throw problemFromReply(reply.code, reply.message);
-    ctx.set('Location', `/api/users/activity?userId=${reply.value.id}`);
-    respondWithUser(ctx, 201, reply.value);
-  });
-
-  router.put('/api/user', write, body, async function updateUser(ctx) {
-    const expectedVersion = ifMatchVersion(ctx);
-    const input = validate(updateSchema, jsonObject(ctx));
-    const reply = await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs);
-    if (!reply.ok) throw problemFromReply(reply.code, reply.message);
-    respondWithUser(ctx, 200, reply.value);
-  });
-
-  router.delete('/api/user', write, body, async function deleteUser(ctx) {
-    const reply = await ask(deps.users, User.delete(idToDelete(ctx)), deps.askTimeoutMs);
-    if (!reply.ok) throw problemFromReply(reply.code, reply.message);
-    ctx.status = 204;
-  });
-
-  return router;
+  return [
+    route('POST', '/api/user', deps.write, body, async function createUser(ctx) {
+      const input = validate(createSchema, jsonObject(ctx));
+      const reply = await ask(deps.users, User.post(input), deps.askTimeoutMs);
+      if (!reply.ok) throw problemFromReply(reply.code, reply.message);
+      ctx.set('Location', `/api/users/activity?userId=${reply.value.id}`);
+      respondWithUser(ctx, 201, reply.value);
+    }),
+    route('PUT', '/api/user', deps.write, body, async function updateUser(ctx) {
+      const expectedVersion = ifMatchVersion(ctx);
+      const input = validate(updateSchema, jsonObject(ctx));
+      const reply = await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs);
+      if (!reply.ok) throw problemFromReply(reply.code, reply.message);
+      respondWithUser(ctx, 200, reply.value);
+    }),
+    route('DELETE', '/api/user', deps.write, body, async function deleteUser(ctx) {
+      const reply = await ask(deps.users, User.delete(idToDelete(ctx)), deps.askTimeoutMs);
+      if (!reply.ok) throw problemFromReply(reply.code, reply.message);
+      ctx.status = 204;
+    }),
+  ];
 }

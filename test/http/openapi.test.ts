@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { routesOf } from '../../http/app.ts';
+import { routesOf, type RouteInfo } from '../../http/app.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const ctx = {} as { server: TestServer; doc: { paths: Record<string, Record<string, unknown>> } & Record<string, unknown> };
@@ -27,6 +27,34 @@ t('every route registered in Koa is described, and every described route is regi
   assert.equal([...registered].filter((r) => !described.has(r)), [], 'registered but not described');
   assert.equal([...described].filter((d) => !registered.has(d)), [], 'described but not registered');
   assert.ok(registered.size >= 26, `only ${registered.size} routes`);
+});
+
+t('each operation\'s security is the access its route declares (the one the server checks)', () => {
+  const expected = (access: RouteInfo['access']): unknown[] => {
+    if (access.kind === 'public') return [];
+    if (access.kind === 'client') return [{ clientBasic: [] }];
+    return [{ bearer: access.kind === 'token' && access.scope !== undefined ? [access.scope] : [] }];
+  };
+  const routes = routesOf(ctx.server.troupe.app).filter((r) => !r.path.includes(':file'));
+  for (const r of routes) {
+    const op = ctx.doc.paths[r.path.replace(/:([A-Za-z]+)/g, '{$1}')]?.[r.method.toLowerCase()] as { security: unknown[] } | undefined;
+    assert.equal(op?.security, expected(r.access), `${r.method} ${r.path}`);
+  }
+  assert.equal(routes.filter((r) => r.access.kind === 'role').map((r) => r.path), ['/app/admin', '/app/user']);
+  assert.equal((ctx.doc.paths['/api/employee/create']?.['post'] as { security: unknown }).security, [{ bearer: ['write'] }]);
+});
+
+t('with security.protect-api=false the /api operations need no token, in the document as on the wire', async () => {
+  const open = await startTestServer({ 'security.protect-api': 'false' });
+  try {
+    const doc = (await (await fetch(`${open.url}/openapi.json`)).json()) as typeof ctx.doc;
+    assert.equal((doc.paths['/api/employee/search']?.['post'] as { security: unknown }).security, []);
+    assert.equal((doc.paths['/app/listAll']?.['get'] as { security: unknown }).security, [{ bearer: [] }]);
+    const res = await fetch(`${open.url}/api/employee/search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    assert.is(res.status, 200);
+  } finally {
+    await open.close();
+  }
 });
 
 t('request schemas come from the validators: the employee create body has the contract\'s limits', () => {

@@ -13,6 +13,7 @@ import { routesOf } from '../../http/app.ts';
 import { openReader } from '../helpers/faults.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { SOAK } from '../helpers/soak.ts';
+import { spellings } from '../helpers/spellings.ts';
 import { basic, login } from '../helpers/tokens.ts';
 import { send } from '../helpers/user-data.ts';
 import { headerValue, hostileForm, hostileJson, hostileQuery, hostileString, nearlyValid, rawJson } from './hostile.ts';
@@ -66,17 +67,23 @@ function headersOf(req: Req): Record<string, string> {
   return headers;
 }
 
+/** Whether the request carries credentials that could pass (a good token or client secret). */
+const credentialed = (req: Req): boolean =>
+  [`Bearer ${ctx.token}`, `bearer ${ctx.token}`, `Bearer ${ctx.readToken}`, basic()].includes(req.auth ?? '') || (req.body ?? '').includes('troupe-secret');
+
 /**
  * One request: never a 5xx or a hang; a failure leaves every row as it was, a success changes no
- * table but those its route writes; error bodies are JSON.
+ * table but those its route writes; error bodies are JSON. Without credentials, a route that
+ * needs them never answers 2xx, whatever the spelling of its path.
  */
-async function check(req: Req, writes: readonly string[]): Promise<void> {
+async function check(req: Req, writes: readonly string[], secured = false): Promise<void> {
   const before = snapshot();
   const res = await fetch(`${ctx.server.url}${req.path}`, {
     method: req.method, headers: headersOf(req), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(req.body === undefined ? {} : { body: req.body }),
   });
   const text = await res.text();
   if (res.status >= 500) throw new Error(`${req.method} ${req.path} → ${res.status} ${text.slice(0, 300)}`);
+  if (secured && res.status < 300 && !credentialed(req)) throw new Error(`${req.method} ${req.path} → ${res.status} without credentials`);
   const tables = changed(before, snapshot());
   if (res.status < 400) {
     const stray = tables.filter((table) => !writes.includes(table));
@@ -177,10 +184,19 @@ function routes(): Route[] {
   ];
 }
 
+/** The route's paths, and now and then one of their other spellings (`test/helpers/spellings.ts`). */
+const respelled = (paths: fc.Arbitrary<string>): fc.Arbitrary<string> => fc.oneof(
+  { weight: 4, arbitrary: paths },
+  { weight: 1, arbitrary: paths.chain((p) => {
+    const [path = p, query] = p.split(/\?(.*)/s);
+    return fc.constantFrom(...spellings(path)).map((s) => (query === undefined ? s : `${s}?${query}`));
+  }) },
+);
+
 function requests(route: Route): fc.Arbitrary<Req> {
   const types = route.type === undefined ? fc.constant(undefined) : fc.oneof({ weight: 5, arbitrary: fc.constant(route.type) }, fc.constantFrom(...CONTENT_TYPES), fc.constant(undefined));
   return fc.record({
-    method: fc.constant(route.method), path: route.path, body: route.body, contentType: types, auth: authOf(route.auth),
+    method: fc.constant(route.method), path: respelled(route.path), body: route.body, contentType: types, auth: authOf(route.auth),
     ifMatch: fc.option(headerValue, { freq: 3 }), requestId: fc.option(headerValue, { freq: 3 }),
   });
 }
@@ -189,7 +205,9 @@ function requests(route: Route): fc.Arbitrary<Req> {
 async function fuzz(route: Route): Promise<void> {
   const seed = process.env['FUZZ_SEED'];
   const path = process.env['FUZZ_PATH'];
-  const details = await fc.check(fc.asyncProperty(requests(route), (req) => check(req, route.writes ?? [])), {
+  const declared = new Map(routesOf(ctx.server.troupe.app).map((r) => [`${r.method} ${r.path}`, r.access.kind]));
+  const secured = route.covers.some((c) => declared.get(c) !== 'public');
+  const details = await fc.check(fc.asyncProperty(requests(route), (req) => check(req, route.writes ?? [], secured)), {
     numRuns: RUNS_PER_ROUTE, ...(seed === undefined ? {} : { seed: Number(seed) }), ...(path === undefined ? {} : { path }),
   });
   if (details.failed) {

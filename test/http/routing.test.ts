@@ -1,0 +1,141 @@
+/**
+ * The access layer on its own (`http/routing.ts`): a small Koa app of declared routes behind the
+ * real bearer authentication, with a verifier that knows two tokens.
+ */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { bearerAuthenticator } from '../../http/middleware/bearer-auth.ts';
+import { errorHandler } from '../../http/middleware/error-handler.ts';
+import { mountRoutes, PUBLIC, refuseUnroutedUnderSecuredPrefix, role, route, routeTable, token, type Guards, type Route } from '../../http/routing.ts';
+import type { AppState } from '../../http/state.ts';
+import { createLogger } from '../../src/logger.ts';
+import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
+
+const principal = (username: string, authorities: string[], scope: string[]): Principal =>
+  ({ username, clientId: 'c', scope, authorities, jti: username, exp: Math.floor(Date.now() / 1000) + 60, iat: 0 });
+const PRINCIPALS: Record<string, Principal> = { admin: principal('admin', ['ADMIN'], ['read']), user: principal('user', ['USER'], ['read', 'write']) };
+
+function guardsFor(enabled: boolean): Guards {
+  const verify = async (t: string): Promise<Principal> => {
+    const p = PRINCIPALS[t];
+    if (!p) throw new InvalidTokenError('Access token is malformed');
+    return p;
+  };
+  return { authenticate: bearerAuthenticator({ enabled, realm: 'test', verify }), client: async () => { throw new Error('no client routes here'); }, realm: 'test' };
+}
+
+interface Ctx { server: Server; url: string; ran: string[]; open: { server: Server; url: string } }
+const ctx = { ran: [] } as unknown as Ctx;
+
+function routes(): Route[] {
+  const handler = (name: string) => async (c: Koa.ParameterizedContext<AppState>) => {
+    ctx.ran.push(name);
+    c.body = `${name} for ${c.state.auth?.enabled ? c.state.auth.principal.username : 'anyone'}`;
+  };
+  return [
+    route('GET', '/open', PUBLIC, handler('open')),
+    route('GET', '/app/any', token(), handler('any')),
+    route('POST', '/app/write', token('write'), handler('write')),
+    route('GET', '/app/admin', role('ADMIN'), handler('admin')),
+  ];
+}
+
+async function serve(enabled: boolean): Promise<{ server: Server; url: string }> {
+  const app = new Koa<AppState>();
+  app.silent = true;
+  const guards = guardsFor(enabled);
+  const router = mountRoutes(routes(), guards);
+  app.use(async (c, next) => { c.state.requestId = 'r'; await next(); });
+  app.use(errorHandler(createLogger('silent')));
+  app.use(refuseUnroutedUnderSecuredPrefix(routeTable(router), guards));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+const t = suite('routing: every route runs the check of its own access declaration', ctx);
+t.before(async () => {
+  ({ server: ctx.server, url: ctx.url } = await serve(true));
+  ctx.open = await serve(false);
+});
+t.before.each(() => { ctx.ran.length = 0; });
+t.after(async () => {
+  ctx.server?.close();
+  ctx.open?.server.close();
+});
+
+const call = (path: string, tokenName?: string, method = 'GET', base = ctx.url): Promise<Response> =>
+  fetch(`${base}${path}`, { method, headers: tokenName === undefined ? {} : { Authorization: `Bearer ${tokenName}` } });
+
+t('public runs for anyone; token needs a token (401 with the bare challenge, the handler never runs)', async () => {
+  assert.is((await call('/open')).status, 200);
+  const res = await call('/app/any');
+  assert.is(res.status, 401);
+  assert.is(res.headers.get('www-authenticate'), 'Bearer realm="test"');
+  assert.equal(ctx.ran, ['open']);
+  assert.is(await (await call('/app/any', 'admin')).text(), 'any for admin');
+});
+
+t('a scope: without a token 401, with a token lacking it 403 insufficient_scope, with it 200', async () => {
+  assert.is((await call('/app/write', undefined, 'POST')).status, 401);
+  const res = await call('/app/write', 'admin', 'POST');
+  assert.is(res.status, 403);
+  assert.match(res.headers.get('www-authenticate') ?? '', /error="insufficient_scope", error_description="[^"]+", scope="write"/);
+  assert.is((await call('/app/write', 'user', 'POST')).status, 200);
+  assert.equal(ctx.ran, ['write']);
+});
+
+t('a role: without a token 401 before the handler; with a token the handler runs, then a missing role discards its result (403)', async () => {
+  assert.is((await call('/app/admin')).status, 401);
+  assert.equal(ctx.ran, []);
+  const denied = await call('/app/admin', 'user');
+  assert.is(denied.status, 403);
+  assert.equal(await denied.json(), { error: 'access_denied', error_description: 'Access is denied' });
+  assert.equal(ctx.ran, ['admin'], 'post-authorization: the handler ran first');
+  assert.is(await (await call('/app/admin', 'admin')).text(), 'admin for admin');
+});
+
+t('matching is exact: other cases and a trailing slash run no route (401 under a secured prefix without a token, 404 with one)', async () => {
+  for (const path of ['/APP/any', '/App/any', '/app/ANY', '/app/any/', '/%61pp/any']) {
+    assert.is((await call(path)).status, 401, path);
+    assert.is((await call(path, 'admin')).status, 404, path);
+  }
+  assert.is((await call('/OPEN')).status, 404);
+  assert.equal(ctx.ran, []);
+});
+
+t('a wrong method under a secured prefix is 401 without a token (no Allow leaks), 405 with Allow with one', async () => {
+  const anonymous = await call('/app/any', undefined, 'DELETE');
+  assert.is(anonymous.status, 401);
+  assert.is(anonymous.headers.get('allow'), null);
+  const known = await call('/app/any', 'admin', 'DELETE');
+  assert.is(known.status, 405);
+  assert.match(known.headers.get('allow') ?? '', /GET/);
+});
+
+t('security switched off: every route runs without a token, roles are not checked', async () => {
+  assert.is(await (await call('/app/admin', undefined, 'GET', ctx.open.url)).text(), 'admin for anyone');
+  assert.is((await call('/app/write', undefined, 'POST', ctx.open.url)).status, 200);
+});
+
+t('a route that declares no access does not compile, and does not start', () => {
+  // @ts-expect-error a route must declare its access
+  const undeclared: Route = { method: 'GET', path: '/x', run: [] };
+  assert.throws(() => mountRoutes([undeclared], guardsFor(true)), /GET \/x declares no access/);
+  // @ts-expect-error an unknown kind of access
+  assert.throws(() => mountRoutes([route('GET', '/y', { kind: 'anyone' })], guardsFor(true)), /unknown access/);
+});
+
+t('a layer added to the router behind the declarations\' back stops the route table (and so the start-up)', () => {
+  const router = mountRoutes(routes(), guardsFor(true));
+  router.get('/sneaky', async (c) => { c.body = 'open'; });
+  assert.throws(() => routeTable(router), /GET \/sneaky declares no access/);
+});
+
+t.run();
