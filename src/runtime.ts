@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import { loadInitialData, readInitialData } from './initial-data.ts';
 import type { Logger } from './logger.ts';
 import { createClientAuthenticator, type Client } from './security/clients.ts';
-import { createDenylist } from './security/denylist.ts';
+import { createDenylist, type Revocable } from './security/denylist.ts';
 import { createTokenSigner, createTokenVerifier, type TokenVerifier } from './security/jwt.ts';
 import { loadSigningKey, type SigningKey } from './security/keys.ts';
 import { costOf, createPasswordHasher } from './security/passwords.ts';
@@ -27,8 +27,8 @@ export interface Runtime {
   readonly actors: Actors;
   readonly key: SigningKey;
   readonly verifyToken: TokenVerifier;
-  /** Whether an access token's `jti` was revoked. */
-  readonly isRevoked: (jti: string) => boolean;
+  /** Whether an access token, or its login, was revoked. */
+  readonly isRevoked: (token: Revocable) => boolean;
   /** Resolves when every store answers; rejects naming the one that does not. */
   ready(): Promise<void>;
   /** Stops the actors (bottom-up), then closes the stores and the password workers. */
@@ -65,7 +65,7 @@ async function tokenDeps(config: Config, logger: Logger, db: Db): Promise<ActorD
   return {
     key, clients, authenticateClient: createClientAuthenticator(clients, passwords), credentials, refreshTokens: sqliteRefreshTokenStore(db),
     passwords, signAccessToken: createTokenSigner(key, settings), verifyAccessToken: createTokenVerifier(key, settings, denylist.isRevoked), denylist,
-    refreshTokenValidity: config.security.jwt.refreshTokenValidity, dummyHash,
+    refreshTokenValidity: config.security.jwt.refreshTokenValidity, accessTokenValidity: settings.validity, dummyHash,
   };
 }
 

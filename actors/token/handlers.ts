@@ -4,7 +4,7 @@ import { tell, type CrashPolicy } from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import type { Client, ClientAuthenticator } from '../../src/security/clients.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
-import { InvalidTokenError, type TokenSigner, type TokenVerifier } from '../../src/security/jwt.ts';
+import { CLOCK_SKEW, InvalidTokenError, type TokenSigner, type TokenVerifier } from '../../src/security/jwt.ts';
 import type { PasswordHasher } from '../../src/security/passwords.ts';
 import { hashToken, looksLikeRefreshToken, newRefreshToken } from '../../src/security/refresh-tokens.ts';
 import type { CredentialStore, UserRecord } from '../../src/stores/credential-store.ts';
@@ -23,6 +23,8 @@ export interface TokenActorDeps {
   readonly denylist: Denylist;
   /** Seconds a login's refresh tokens live, counted from the login. */
   readonly refreshTokenValidity: number;
+  /** Seconds an access token lives: how long a revoked login's tokens must still be refused. */
+  readonly accessTokenValidity: number;
   /** Compared against when the user is unknown, so both failures take the same time. */
   readonly dummyHash: string;
   readonly onCrash: CrashPolicy;
@@ -45,9 +47,10 @@ export function createHandlers(deps: TokenActorDeps) {
     return client;
   };
 
-  const grant = async (client: Client, user: UserRecord, scope: readonly string[], refreshToken: string | undefined): Promise<TokenGrant> => {
+  /** An access token of the login `loginId` (the refresh-token family id), with its refresh token if any. */
+  const grant = async (client: Client, user: UserRecord, scope: readonly string[], loginId: string, refreshToken: string | undefined): Promise<TokenGrant> => {
     const issued = await deps.signAccessToken({
-      username: user.username, clientId: client.clientId, scope, authorities: user.roles.map((r) => r.roleName),
+      username: user.username, clientId: client.clientId, scope, authorities: user.roles.map((r) => r.roleName), loginId,
     }, now());
     const expiresIn = Math.floor((issued.exp * 1000 - now()) / 1000);
     return { accessToken: issued.token, tokenType: 'bearer', refreshToken, expiresIn, scope, jti: issued.jti };
@@ -66,13 +69,24 @@ export function createHandlers(deps: TokenActorDeps) {
   /** The password grant after the password matched. */
   const issue = async (msg: Of<'IssueToken'>, client: Client, user: UserRecord): Promise<void> => {
     const scope = msg.scope ?? client.scopes;
-    const refresh = newRefresh(client, user, scope, randomUUID(), seconds() + deps.refreshTokenValidity);
-    const granted = await grant(client, user, scope, refresh?.token);
+    const loginId = randomUUID();
+    const refresh = newRefresh(client, user, scope, loginId, seconds() + deps.refreshTokenValidity);
+    const granted = await grant(client, user, scope, loginId, refresh?.token);
     if (refresh) deps.refreshTokens.insert(refresh.record);
     tell(msg.sender, ok(granted));
   };
 
   const refused = (msg: Of<'Refresh'>, description: string): void => tell(msg.sender, fail('grant.invalid', description));
+
+  /**
+   * Revokes a whole login: its refresh tokens, and every access token issued in it (the first and
+   * every rotation's), until the last of them would have expired anyway. The access tokens first:
+   * a crash between the two leaves the refresh tokens usable, never the access tokens.
+   */
+  const revokeLogin = (familyId: string): void => {
+    deps.denylist.revokeLogin(familyId, seconds() + deps.accessTokenValidity + CLOCK_SKEW);
+    deps.refreshTokens.revokeFamily(familyId, seconds());
+  };
 
   /** A live refresh token of this client, or the reason it is not one. */
   const liveRefresh = (msg: Of<'Refresh'>): RefreshTokenRecord | string => {
@@ -80,7 +94,7 @@ export function createHandlers(deps: TokenActorDeps) {
     if (!record || record.clientId !== msg.clientId) return 'Invalid refresh token';
     if (record.revokedAt !== null) return 'Refresh token revoked';
     if (record.usedAt !== null) {
-      deps.refreshTokens.revokeFamily(record.familyId, seconds());
+      revokeLogin(record.familyId);
       return 'Refresh token already used; every token of this login is revoked';
     }
     return record.expiresAt <= seconds() ? 'Refresh token expired' : record;
@@ -97,7 +111,7 @@ export function createHandlers(deps: TokenActorDeps) {
     if (!user) return refused(msg, 'The user no longer exists');
     const next = newRefresh(client, user, record.scope, record.familyId, record.expiresAt);
     if (!next || !deps.refreshTokens.rotate(record.tokenHash, next.record, seconds())) return refused(msg, 'Invalid refresh token');
-    tell(msg.sender, ok(await grant(client, user, msg.scope ?? record.scope, next.token)));
+    tell(msg.sender, ok(await grant(client, user, msg.scope ?? record.scope, record.familyId, next.token)));
   };
 
   const accessClaims = async (token: string) => {
@@ -125,7 +139,7 @@ export function createHandlers(deps: TokenActorDeps) {
     const { record, claims } = await locate(msg.token);
     const owner = record?.clientId ?? claims?.clientId;
     if (owner !== undefined && owner !== msg.clientId) return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
-    if (record) deps.refreshTokens.revokeFamily(record.familyId, seconds());
+    if (record) revokeLogin(record.familyId);
     if (claims) deps.denylist.revoke(claims.jti, claims.exp);
     tell(msg.sender, ok(null));
   };

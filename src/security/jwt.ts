@@ -1,6 +1,7 @@
 /** Access tokens: JWS with `typ: at+jwt`, signed and verified with the configured key only. */
 import { randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { Revocable } from './denylist.ts';
 import type { SigningKey } from './keys.ts';
 
 export interface TokenSettings {
@@ -21,6 +22,8 @@ export interface Principal {
   /** Epoch seconds. */
   readonly exp: number;
   readonly iat: number;
+  /** The login the token was issued in (`sid`): revoking the login refuses all of its tokens. */
+  readonly loginId: string | undefined;
 }
 
 export interface IssuedToken {
@@ -35,6 +38,8 @@ export interface TokenRequest {
   readonly clientId: string;
   readonly scope: readonly string[];
   readonly authorities: readonly string[];
+  /** Names the login (password grant) every token of it carries, as `sid`. */
+  readonly loginId: string;
 }
 
 /** Allowed clock skew for `exp`, `nbf` and `iat`, seconds. */
@@ -46,7 +51,7 @@ export function createTokenSigner(key: SigningKey, settings: TokenSettings) {
     const exp = iat + settings.validity;
     const jti = randomUUID();
     const token = await new SignJWT({
-      client_id: req.clientId, scope: req.scope.join(' '), user_name: req.username, authorities: [...req.authorities],
+      client_id: req.clientId, scope: req.scope.join(' '), user_name: req.username, authorities: [...req.authorities], sid: req.loginId,
     })
       .setProtectedHeader({ alg: key.alg, typ: 'at+jwt', kid: key.kid })
       .setIssuer(settings.issuer).setSubject(req.username).setAudience(settings.audience)
@@ -82,15 +87,16 @@ function toPrincipal(p: JWTPayload, nowSeconds: number): Principal {
   const clientId = p['client_id'];
   const scope = p['scope'];
   const authorities = p['authorities'] ?? [];
+  const sid = p['sid'];
   if (typeof sub !== 'string' || typeof jti !== 'string' || typeof exp !== 'number' || typeof clientId !== 'string'
-    || typeof scope !== 'string' || !strings(authorities)) {
+    || typeof scope !== 'string' || !strings(authorities) || (sid !== undefined && typeof sid !== 'string')) {
     throw new InvalidTokenError('Access token claims are incomplete');
   }
-  return { username: sub, clientId, scope: scope.split(' ').filter(Boolean), authorities, jti, exp, iat };
+  return { username: sub, clientId, scope: scope.split(' ').filter(Boolean), authorities, jti, exp, iat, loginId: sid };
 }
 
-/** `isRevoked` is consulted for every token that otherwise verifies. */
-export function createTokenVerifier(key: SigningKey, settings: TokenSettings, isRevoked: (jti: string) => boolean = () => false) {
+/** `isRevoked` (the token, or its login) is consulted for every token that otherwise verifies. */
+export function createTokenVerifier(key: SigningKey, settings: TokenSettings, isRevoked: (token: Revocable) => boolean = () => false) {
   const options = {
     algorithms: [key.alg], typ: 'at+jwt', issuer: settings.issuer, audience: settings.audience,
     clockTolerance: CLOCK_SKEW, requiredClaims: ['exp', 'iat', 'jti', 'sub'],
@@ -103,7 +109,7 @@ export function createTokenVerifier(key: SigningKey, settings: TokenSettings, is
       throw new InvalidTokenError(describe(error));
     }
     const principal = toPrincipal(payload, Math.floor(nowMs / 1000));
-    if (isRevoked(principal.jti)) throw new InvalidTokenError('Access token revoked');
+    if (isRevoked(principal)) throw new InvalidTokenError('Access token revoked');
     return principal;
   };
 }

@@ -3,10 +3,11 @@
  * ≈150–230 µs, about as much as the rest of a small request, while a client sends the same token
  * for its whole life. The cache never accepts what the verifier would refuse: an entry is keyed by
  * the SHA-256 of the whole token, lives no longer than the token's `exp`, is dropped as soon as
- * its `jti` is revoked (the denylist is consulted on every hit), and only accepted tokens enter it.
+ * the token or its login is revoked (the denylist is consulted on every hit), and only accepted tokens enter it.
  * A verifier's verdict on one token can only change with time at `iat`/`nbf` (lower bounds) and
  * `exp` (upper bound), so an entry answers only between the moment it was verified and `exp`.
  */
+import type { Revocable } from './denylist.ts';
 import type { Principal } from './jwt.ts';
 import { hashToken } from './refresh-tokens.ts';
 
@@ -17,7 +18,7 @@ export interface TokenCacheOptions {
   readonly max: number;
   /** Epoch milliseconds; used when the caller passes no time of its own. */
   readonly now?: () => number;
-  readonly isRevoked: (jti: string) => boolean;
+  readonly isRevoked: (token: Revocable) => boolean;
 }
 
 /** The default bound: ≈10k principals are a few MiB. */
@@ -41,7 +42,7 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Veri
     entries.delete(key);
     // Past exp, before it was verified (a clock set back), or revoked since: forget it, ask the verifier.
     const { principal, verifiedAt } = entry;
-    if (nowMs >= principal.exp * 1000 || nowMs < verifiedAt || options.isRevoked(principal.jti)) return undefined;
+    if (nowMs >= principal.exp * 1000 || nowMs < verifiedAt || options.isRevoked(principal)) return undefined;
     entries.set(key, entry); // most recently used goes last
     return principal;
   };

@@ -1,13 +1,22 @@
-/** Port: revoked access tokens by `jti`, kept until the token would have expired. Times are epoch seconds. */
-export interface RevokedToken {
-  readonly jti: string;
+/**
+ * Port: revoked access tokens by `jti`, and revoked logins by id (every access token of the login),
+ * each kept until no token it covers can still be valid. Times are epoch seconds.
+ */
+export interface Revoked {
+  /** A token's `jti`, or a login's id. */
+  readonly id: string;
   readonly expiresAt: number;
 }
 
 export interface RevocationStore {
-  add(token: RevokedToken): void;
-  /** Every entry that has not expired at `now`. */
-  live(now: number): readonly RevokedToken[];
+  /** Refuses one access token. */
+  add(token: Revoked): void;
+  /** Refuses every access token of a login. */
+  addLogin(login: Revoked): void;
+  /** Every token entry that has not expired at `now`. */
+  live(now: number): readonly Revoked[];
+  /** Every login entry that has not expired at `now`. */
+  liveLogins(now: number): readonly Revoked[];
   /** Deletes entries that expired before `now`; returns how many. */
   purgeExpired(now: number): number;
 }

@@ -113,6 +113,24 @@ t('Refresh: a token used twice is refused and revokes every token of that login'
   assert.equal(afterReuse, { ok: false, code: 'grant.invalid', message: 'Refresh token revoked' });
 });
 
+/** Whether the verifier (the resource server's and introspection's) still accepts the token. */
+const accepted = (token: string): Promise<boolean> => ctx.verify(token, ctx.clock.now).then(() => true, () => false);
+
+t('Refresh: reuse revokes the login\'s access tokens too, the first and every rotation\'s; other logins keep theirs', async () => {
+  const first = value(await password('john.doe', 'john-password'));
+  const second = value(await refresh(first.refreshToken ?? ''));
+  const third = value(await refresh(second.refreshToken ?? ''));
+  const other = value(await password('john.doe', 'john-password'));
+  const claims = (t: string) => JSON.parse(Buffer.from(t.split('.')[1] ?? '', 'base64url').toString()) as { sid: string; jti: string };
+  assert.is(claims(first.accessToken).sid, claims(third.accessToken).sid, 'one login, one sid');
+  assert.is.not(claims(first.accessToken).sid, claims(other.accessToken).sid);
+  for (const t of [first, second, third, other]) assert.ok(await accepted(t.accessToken));
+  assert.is((await refresh(first.refreshToken ?? '')).ok, false);
+  for (const t of [first, second, third]) assert.not.ok(await accepted(t.accessToken), 'an access token of the revoked login is still accepted');
+  assert.ok(await accepted(other.accessToken), 'another login of the same user was revoked too');
+  assert.ok(value(await refresh(other.refreshToken ?? '')).accessToken);
+});
+
 t('Refresh: unknown, another client\'s, and expired tokens are grant.invalid', async () => {
   assert.is((await refresh('A'.repeat(43))).ok, false);
   const g = value(await password('john.doe', 'john-password'));

@@ -37,7 +37,7 @@ export async function startTokenActor(system: ActorSystem, options: {
   const deps: TokenActorDeps = {
     clients, authenticateClient: createClientAuthenticator(clients, options.hasher), credentials, refreshTokens: sqliteRefreshTokenStore(db),
     passwords: options.hasher, signAccessToken: createTokenSigner(key, SETTINGS), verifyAccessToken: verify, denylist,
-    refreshTokenValidity: options.refreshTokenValidity ?? 600, dummyHash: await options.hasher.hash('dummy', 10),
+    refreshTokenValidity: options.refreshTokenValidity ?? 600, accessTokenValidity: SETTINGS.validity, dummyHash: await options.hasher.hash('dummy', 10),
     onCrash: replyThenResume(() => {}), ...(options.now ? { now: options.now } : {}),
   };
   return { token: spawnTokenActor(system, deps), db, verify };

@@ -2,7 +2,7 @@ import { createSecretKey, generateKeyPairSync } from 'node:crypto';
 import * as assert from 'uvu/assert';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JSONWebKeySet } from 'jose';
 import { serverSuite, startTestServer, tempDir } from '../helpers/server.ts';
-import { basic, bearer, login, postToken, USERS } from '../helpers/tokens.ts';
+import { basic, bearer, login, postToken, USERS, type TokenResponse } from '../helpers/tokens.ts';
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const RSA_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -121,13 +121,63 @@ mac('POST /oauth/revoke › an access token is refused from then on, and after a
   }
 });
 
-mac('POST /oauth/revoke › a refresh token revokes its whole login', async ({ server }) => {
-  const first = await login(server.url);
-  const rotated = (await (await postToken(server.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '' })).json()) as { refresh_token: string };
-  assert.is((await form(server.url, '/oauth/revoke', { token: rotated.refresh_token, token_type_hint: 'refresh_token' })).status, 200);
-  const res = await postToken(server.url, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token });
-  assert.is(res.status, 400);
-  assert.is(((await res.json()) as { error: string }).error, 'invalid_grant');
+/** Whether the resource server accepts the token, and whether introspection calls it active. */
+async function standing(url: string, token: string): Promise<[number, boolean]> {
+  const status = (await fetch(`${url}/app/listAll`, { headers: bearer(token) })).status;
+  const active = ((await (await form(url, '/oauth/introspect', { token })).json()) as { active: boolean }).active;
+  return [status, active];
+}
+
+const refreshed = async (url: string, refreshToken: string | undefined): Promise<TokenResponse> =>
+  (await (await postToken(url, { grant_type: 'refresh_token', refresh_token: refreshToken ?? '' })).json()) as TokenResponse;
+
+/**
+ * A login with one rotation (two access tokens) and a second login of the same user; `revoke`
+ * revokes the first login. Every access token of it is refused at the resource server and by
+ * introspection, also after a restart; the other login is untouched.
+ */
+async function revokesWholeLogin(revoke: (url: string, first: TokenResponse, rotated: TokenResponse) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const a = await startTestServer({ 'security.signing-key': MAC }, dir);
+  let first: TokenResponse, rotated: TokenResponse, other: TokenResponse;
+  try {
+    first = await login(a.url);
+    rotated = await refreshed(a.url, first.refresh_token);
+    other = await login(a.url);
+    for (const token of [first, rotated, other]) assert.equal(await standing(a.url, token.access_token), [200, true]);
+    await revoke(a.url, first, rotated);
+    for (const token of [first, rotated]) assert.equal(await standing(a.url, token.access_token), [401, false], 'an access token of the revoked login');
+    assert.equal(await standing(a.url, other.access_token), [200, true], 'another login of the same user');
+  } catch (error) {
+    await a.close();
+    throw error;
+  }
+  await a.stop();
+  const b = await startTestServer({ 'security.signing-key': MAC }, dir);
+  try {
+    for (const token of [first, rotated]) assert.equal(await standing(b.url, token.access_token), [401, false], 'after a restart');
+    assert.equal(await standing(b.url, other.access_token), [200, true]);
+    assert.is((await postToken(b.url, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token ?? '' })).status, 400);
+  } finally {
+    await b.close();
+  }
+}
+
+mac('POST /oauth/revoke › a refresh token revokes its whole login: its refresh tokens and every access token issued in it', async () => {
+  await revokesWholeLogin(async (url, _first, rotated) => {
+    assert.is((await form(url, '/oauth/revoke', { token: rotated.refresh_token ?? '', token_type_hint: 'refresh_token' })).status, 200);
+    const res = await postToken(url, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token ?? '' });
+    assert.is(res.status, 400);
+    assert.is(((await res.json()) as { error: string }).error, 'invalid_grant');
+  });
+});
+
+mac('refresh token reuse › every access token of the login is refused from then on, and after a restart', async () => {
+  await revokesWholeLogin(async (url, first) => {
+    const reuse = await postToken(url, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '' });
+    assert.is(reuse.status, 400);
+    assert.match(((await reuse.json()) as { error_description: string }).error_description, /every token of this login is revoked/);
+  });
 });
 
 mac('token_type_hint › a wrong hint neither hides a token from introspection nor keeps it from being revoked', async ({ server }) => {

@@ -52,6 +52,8 @@ t('access token › header alg/typ/kid and every claim of the contract', async (
   assert.is(c['user_name'], 'john.doe');
   assert.equal(c['authorities'], ['ADMIN', 'USER']);
   assert.is((c.exp ?? 0) - (c.iat ?? 0), 3600);
+  assert.match(String(c['sid']), /^[0-9a-f-]{36}$/, 'sid names the login, so that revoking it refuses all of its tokens');
+  assert.is(Object.keys(c).length, 11, `claims: ${Object.keys(c).join(', ')}`);
 });
 
 t('client_secret_post › client credentials in the body are accepted', async () => {

@@ -16,7 +16,7 @@ import { createLogger } from '../../src/logger.ts';
 import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
 
 const principal = (username: string, authorities: string[], scope: string[]): Principal =>
-  ({ username, clientId: 'c', scope, authorities, jti: username, exp: Math.floor(Date.now() / 1000) + 60, iat: 0 });
+  ({ username, clientId: 'c', scope, authorities, jti: username, exp: Math.floor(Date.now() / 1000) + 60, iat: 0, loginId: undefined });
 const PRINCIPALS: Record<string, Principal> = { admin: principal('admin', ['ADMIN'], ['read']), user: principal('user', ['USER'], ['read', 'write']) };
 
 function guardsFor(enabled: boolean): Guards {

@@ -1,13 +1,14 @@
 import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { Revocable } from '../../src/security/denylist.ts';
 import { createTokenSigner, createTokenVerifier, InvalidTokenError, type Principal, type TokenRequest } from '../../src/security/jwt.ts';
 import { loadSigningKey, type SigningKey } from '../../src/security/keys.ts';
 import { cachedVerifier, type Verify } from '../../src/security/token-cache.ts';
 import { tempDir } from '../helpers/server.ts';
 
 const settings = { issuer: 'http://127.0.0.1:8080', audience: 'troupe-api', validity: 60 };
-const request: TokenRequest = { username: 'john.doe', clientId: 'troupe-client', scope: ['read'], authorities: ['USER'] };
+const request: TokenRequest = { username: 'john.doe', clientId: 'troupe-client', scope: ['read'], authorities: ['USER'], loginId: 'login-1' };
 const T0 = Date.UTC(2030, 0, 1);
 
 const ctx = { dir: '', key: undefined as SigningKey | undefined, other: undefined as SigningKey | undefined };
@@ -24,7 +25,7 @@ const keyOf = (k: SigningKey | undefined): SigningKey => k ?? assert.unreachable
 /** A real verifier, counted, over a denylist the test controls. */
 function setup(max = 100) {
   const revoked = new Set<string>();
-  const isRevoked = (jti: string): boolean => revoked.has(jti);
+  const isRevoked = (token: Revocable): boolean => revoked.has(token.jti) || revoked.has(token.loginId ?? '');
   const real = createTokenVerifier(keyOf(ctx.key), settings, isRevoked);
   const calls = { n: 0 };
   const counted: Verify = (token, nowMs) => { calls.n++; return real(token, nowMs); };
@@ -71,6 +72,15 @@ t('a jti revoked after caching is refused on the next request', async () => {
   revoked.add(principal.jti);
   assert.is(await refusal(verify(token, T0 + 1)), 'Access token revoked');
   assert.is(await refusal(verify(token, T0 + 2)), 'Access token revoked');
+});
+
+t('a login revoked after caching: its cached token is refused on the next request', async () => {
+  const { revoked, sign, verify } = setup();
+  const token = await sign();
+  const principal = await verify(token, T0);
+  assert.is(principal.loginId, 'login-1');
+  revoked.add('login-1');
+  assert.is(await refusal(verify(token, T0 + 1)), 'Access token revoked');
 });
 
 t('a different token is verified on its own: a tampered or foreign-key copy is refused', async () => {
