@@ -5,6 +5,7 @@ import { ask } from '../src/messaging/ask.ts';
 import type { Ref } from '../src/messaging/nact.ts';
 import { parseBasic, type ClientCredentials } from '../src/security/clients.ts';
 import type { Attempt, LoginThrottle } from '../src/security/login-throttle.ts';
+import { isTooLong, MAX_PASSWORD_BYTES } from '../src/security/passwords.ts';
 import { formBody, formParams } from './middleware/body.ts';
 import { OAuthError } from './problems.ts';
 import type { AppState } from './state.ts';
@@ -73,6 +74,8 @@ export function tooManyRequests(wait: number, what: string): OAuthError {
  */
 async function authenticateClient(ctx: Context, params: URLSearchParams, deps: OAuthDeps): Promise<Token.ClientView> {
   const credentials = clientCredentials(ctx, params, deps.realm);
+  // BCrypt would compare only the first 72 bytes: a longer secret is refused, not truncated.
+  if (isTooLong(credentials.clientSecret)) throw invalidClient(deps.realm, `Client secrets longer than ${MAX_PASSWORD_BYTES} bytes are not accepted`);
   const admission = await deps.throttle.beginClient(ctx.ip);
   if ('retryAfter' in admission) throw tooManyRequests(admission.retryAfter, 'client authentications');
   const reply = await settle(admission.attempt, ask(deps.token, Token.authenticateClient(credentials.clientId, credentials.clientSecret), deps.askTimeoutMs),

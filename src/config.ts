@@ -33,6 +33,9 @@ const schema = z.object({
   'server.cors.allowed-origins': z.string().default('').transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
   'server.shutdown-timeout-ms': int(0, 600_000).default(10_000), // in-flight requests get this long on SIGTERM
   'server.trusted-proxies': int(0, 10).default(0), // reverse proxies in front whose X-Forwarded-For entries name the client
+  'server.request-timeout-ms': int(1, 3_600_000).default(30_000), // a request's headers and body must arrive within this, or 408
+  'server.headers-timeout-ms': int(1, 3_600_000).default(10_000), // its headers within this (at most the request timeout), or 408
+  'server.keep-alive-timeout-ms': int(0, 600_000).default(5_000), // an idle kept-alive connection is closed after this; 0 never
   services: list(['secured', 'employee', 'userdata'] as const).default(['secured', 'employee', 'userdata']),
   'security.enabled': bool.default(true), // false opens /app/** and /api/** (refused in production)
   'security.encoding-strength': z.enum(['256', '384', '512']).transform(Number).default(256), // SHA-2 size of the JWT signature
@@ -53,7 +56,7 @@ const schema = z.object({
   'security.login-throttle.max-failures-per-address': int(1, 1_000_000).default(50), // failed logins per client address per window
   'security.login-throttle.window-seconds': int(1, 86_400).default(600), // how long a failure counts
   'app.initial-data': text.default('data/initial-data.json'), // roles and users loaded at start-up
-  'app.list-all.include-password-hash': bool.default(true), // keep the seed's password field in /app/listAll
+  'app.list-all.include-password-hash': bool.default(false), // true: /app/listAll shows each user's BCrypt hash, as the seed did
   'data.dir': text.default('./data'), // where SQLite files and the generated key live
   'data.sqlite.synchronous': z.enum(['FULL', 'NORMAL']).default('FULL'), // FULL: a commit survives power loss too
   'mongodb.uri': z.string().trim().optional(), // set → employees in MongoDB
@@ -71,6 +74,8 @@ export interface Config {
   readonly server: { readonly host: string; readonly port: number; readonly maxBodyBytes: number; readonly corsAllowedOrigins: readonly string[]; readonly shutdownTimeoutMs: number;
     /** How many reverse proxies append to X-Forwarded-For; 0: the socket's address is the client's. */
     readonly trustedProxies: number;
+    /** Milliseconds for a whole request (headers and body) to arrive; for its headers; an idle kept-alive connection. */
+    readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly keepAliveTimeoutMs: number;
   };
   readonly services: ReadonlySet<ServiceName>;
   readonly security: {
@@ -153,10 +158,14 @@ function parse(raw: Record<string, string>): z.infer<typeof schema> {
 /** Loads, validates and freezes the configuration. Throws {@link ConfigError}. */
 export function loadConfig(sources: ConfigSources = {}, production = false): Config {
   const v = parse(collect(sources));
+  if (v['server.headers-timeout-ms'] > v['server.request-timeout-ms']) {
+    throw new ConfigError(`Invalid configuration: server.headers-timeout-ms: must not exceed server.request-timeout-ms (${v['server.request-timeout-ms']})`);
+  }
   const host = v['server.host'];
   const config: Config = {
     production,
-    server: { host, port: v['server.port'], maxBodyBytes: v['server.max-body-bytes'], corsAllowedOrigins: v['server.cors.allowed-origins'], shutdownTimeoutMs: v['server.shutdown-timeout-ms'], trustedProxies: v['server.trusted-proxies'] },
+    server: { host, port: v['server.port'], maxBodyBytes: v['server.max-body-bytes'], corsAllowedOrigins: v['server.cors.allowed-origins'], shutdownTimeoutMs: v['server.shutdown-timeout-ms'], trustedProxies: v['server.trusted-proxies'],
+      requestTimeoutMs: v['server.request-timeout-ms'], headersTimeoutMs: v['server.headers-timeout-ms'], keepAliveTimeoutMs: v['server.keep-alive-timeout-ms'] },
     services: new Set(v.services),
     security: {
       enabled: v['security.enabled'],

@@ -1,7 +1,7 @@
 /** Composition: config → runtime (stores → actors, `src/runtime.ts`) → Koa → listen, and the reverse on close. */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
 import { createApp } from '../http/app.ts';
 import type { AppState } from '../http/state.ts';
@@ -30,6 +30,21 @@ async function closeServer(server: Server, timeoutMs: number): Promise<void> {
   clearTimeout(timer);
 }
 
+/**
+ * The HTTP server with bounds on slow clients: a request whose headers, or whose headers and body,
+ * do not arrive in time is answered 408 and its connection closed (a dripping body is cut off).
+ * Node checks these bounds periodically, every `connectionsCheckingInterval`: a fraction of them.
+ */
+function listen(app: Koa<AppState>, config: Config): Server {
+  const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config.server;
+  const server = createServer({
+    requestTimeout: requestTimeoutMs, headersTimeout: headersTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeoutMs / 4))),
+  }, app.callback());
+  server.listen(config.server.port, config.server.host);
+  return server;
+}
+
 export async function startTroupe(config: Config, logger: Logger): Promise<Troupe> {
   const runtime = await startRuntime(config, logger);
   const { actors } = runtime;
@@ -42,7 +57,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     verifyToken: cachedVerifier(runtime.verifyToken, { max: TOKEN_CACHE_MAX, isRevoked: runtime.isRevoked }),
     key: runtime.key, ready: runtime.ready,
   });
-  const server = app.listen(config.server.port, config.server.host);
+  const server = listen(app, config);
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;

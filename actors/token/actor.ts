@@ -68,7 +68,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       case 'Refresh': return h.refresh(msg);
       case 'Revoke': return h.revoke(msg);
       case 'Introspect': return h.introspect(msg);
-      case 'ListUsers': return tell(msg.sender, ok(deps.credentials.listAll()));
+      case 'ListUsers': return tell(msg.sender, ok(msg.includePasswordHash ? deps.credentials.listAll() : deps.credentials.listAll().map(({ password: _, ...user }) => user)));
       case 'WorkFailed': throw msg.error;
       case 'Purge': return h.purge();
       default: return assertNever(msg);

@@ -154,7 +154,9 @@ export function createHandlers(deps: TokenActorDeps) {
     const found: Introspection = record ? introspectRefresh(record)
       : claims ? { active: true, tokenType: 'access_token', scope: claims.scope, clientId: claims.clientId, username: claims.username, exp: claims.exp, iat: claims.iat, jti: claims.jti }
         : { active: false };
-    tell(msg.sender, ok(found.active && found.clientId !== msg.clientId ? { active: false } : found));
+    // Another client's token, or one whose user no longer exists, is inactive to this caller.
+    const standing = found.active && found.clientId === msg.clientId && deps.credentials.findByUsername(found.username) !== undefined;
+    tell(msg.sender, ok(standing ? found : { active: false }));
   };
 
   const purge = (): void => {

@@ -40,8 +40,8 @@ export interface RoleView {
 export interface UserView {
   readonly id: number;
   readonly username: string;
-  /** BCrypt hash. */
-  readonly password: string;
+  /** BCrypt hash: present only when the request asked for it. */
+  readonly password?: string;
   readonly firstName: string;
   readonly lastName: string;
   readonly roles: readonly RoleView[];
@@ -76,7 +76,7 @@ export type Command =
     /** Undefined: the refresh token's scope; otherwise it may only narrow it. */
     readonly scope: readonly string[] | undefined; readonly sender: Ref<GrantReply>;
   }
-  | { readonly type: 'ListUsers'; readonly sender: Ref<UsersReply> }
+  | { readonly type: 'ListUsers'; readonly includePasswordHash: boolean; readonly sender: Ref<UsersReply> }
   | { readonly type: 'Revoke'; readonly clientId: string; readonly token: string; readonly sender: Ref<RevokeReply> }
   | { readonly type: 'Introspect'; readonly clientId: string; readonly token: string; readonly sender: Ref<IntrospectReply> };
 
@@ -92,8 +92,9 @@ export const issueToken = (p: { clientId: string; username: string; password: st
 export const refresh = (p: { clientId: string; refreshToken: string; scope?: readonly string[] | undefined }): Request<Command, GrantReply> =>
   (sender) => ({ type: 'Refresh', clientId: p.clientId, refreshToken: p.refreshToken, scope: p.scope, sender });
 
-/** Every user with its roles, ordered by id. */
-export const listUsers = (): Request<Command, UsersReply> => (sender) => ({ type: 'ListUsers', sender });
+/** Every user with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
+export const listUsers = (options: { includePasswordHash?: boolean } = {}): Request<Command, UsersReply> =>
+  (sender) => ({ type: 'ListUsers', includePasswordHash: options.includePasswordHash === true, sender });
 
 /** RFC 7009: a refresh token revokes its whole login; an access token is refused until it expires. Unknown tokens are ignored. */
 export const revoke = (p: { clientId: string; token: string }): Request<Command, RevokeReply> =>

@@ -1,5 +1,5 @@
 import { bodyParser } from '@koa/bodyparser';
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware, ParameterizedContext } from 'koa';
 import { HttpProblem, OAuthError } from '../problems.ts';
 import type { AppState } from '../state.ts';
 
@@ -7,6 +7,20 @@ const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Koa's `is()` answers null when the request has no body at all; `Content-Length: 0` is none either. */
 const hasBody = (ctx: Context): boolean => ctx.request.length !== 0 && ctx.request.is('*/*') !== null;
+
+/**
+ * Runs a body parser. A body that does not decode as its `Content-Encoding` says (gzip, deflate or
+ * br garbage) makes zlib throw a plain error with no status: that is the client's mistake, a 400.
+ */
+async function parseWith(parse: Middleware<AppState>, ctx: ParameterizedContext<AppState>): Promise<void> {
+  try {
+    await parse(ctx, async () => {});
+  } catch (error) {
+    const status = (error as { status?: unknown } | null)?.status;
+    if (typeof status === 'number' || !/^(gzip|x-gzip|deflate|br)$/i.test(ctx.get('Content-Encoding').trim())) throw error;
+    throw new HttpProblem(400, 'bad_request', `The request body is not valid ${ctx.get('Content-Encoding').trim().toLowerCase()} data`);
+  }
+}
 
 /**
  * JSON request bodies: another media type is 415, malformed JSON 400, too large 413 (all as
@@ -19,7 +33,7 @@ export function jsonBody(maxBytes: number): Middleware<AppState> {
     if (!ctx.request.is('application/json', '+json')) {
       throw new HttpProblem(415, 'unsupported_media_type', 'The request body must be application/json');
     }
-    await parse(ctx, async () => {});
+    await parseWith(parse, ctx);
     await next();
   };
 }
@@ -34,7 +48,7 @@ export function formBody(maxBytes: number): Middleware<AppState> {
     if (!hasBody(ctx) || !ctx.request.is('application/x-www-form-urlencoded')) {
       throw new OAuthError(400, 'invalid_request', 'The request body must be application/x-www-form-urlencoded');
     }
-    await parse(ctx, async () => {});
+    await parseWith(parse, ctx);
     ctx.request.body = new URLSearchParams(ctx.request.rawBody);
     await next();
   };

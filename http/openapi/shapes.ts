@@ -35,7 +35,7 @@ export const Introspection = z.object({
 
 const Role = z.object({ id: z.number().int(), roleName: z.string(), description: z.string() });
 export const SecuredUser = z.object({
-  id: z.number().int(), username: z.string(), password: z.string().optional().meta({ description: 'BCrypt hash, as in the seed' }),
+  id: z.number().int(), username: z.string(), password: z.string().optional().meta({ description: 'BCrypt hash, only with app.list-all.include-password-hash=true (as the seed had it)' }),
   firstName: z.string(), lastName: z.string(), roles: z.array(Role),
 }).meta({ title: 'SecuredUser' });
 

@@ -17,9 +17,9 @@ const whoAmI = (state: AppState): string => (state.auth?.enabled ? state.auth.pr
 export function appRoutes(deps: AppDeps): Route[] {
   return [
     route('GET', '/app/listAll', token(), async function listAll(ctx) {
-      const reply = await ask(deps.token, Token.listUsers(), deps.askTimeoutMs);
+      const reply = await ask(deps.token, Token.listUsers({ includePasswordHash: deps.includePasswordHash }), deps.askTimeoutMs);
       if (!reply.ok) throw problemFromReply(reply.code, reply.message);
-      ctx.body = deps.includePasswordHash ? reply.value : reply.value.map(({ password: _, ...user }) => user);
+      ctx.body = reply.value;
     }),
     route('GET', '/app/admin', role('ADMIN'), async function adminGreeting(ctx) {
       ctx.type = 'text/plain; charset=utf-8';

@@ -17,7 +17,8 @@ export function discoveryRoutes(deps: DiscoveryDeps): Route[] {
   const { key, issuer } = deps;
 
   const authMethods = ['client_secret_basic', 'client_secret_post'];
-  // RFC 8414 metadata: it depends only on the configuration, so it is built once.
+  // RFC 8414 metadata, only what this server supports (no *_auth_signing_alg_values_supported: no
+  // JWT client authentication); it depends only on the configuration, so it is built once.
   const serverMetadata = {
     issuer,
     token_endpoint: `${issuer}/oauth/token`,
@@ -30,7 +31,6 @@ export function discoveryRoutes(deps: DiscoveryDeps): Route[] {
     token_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: authMethods,
     introspection_endpoint_auth_methods_supported: authMethods,
-    token_endpoint_auth_signing_alg_values_supported: [key.alg],
   };
   return [
     route('GET', '/oauth/token_key', PUBLIC, async function tokenKey(ctx) {

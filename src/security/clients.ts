@@ -1,7 +1,7 @@
 /** The registered OAuth client and HTTP Basic client authentication (RFC 6749 §2.3.1). */
 import { createHash } from 'node:crypto';
 import type { GrantType } from '../config.ts';
-import type { PasswordHasher } from './passwords.ts';
+import { isTooLong, type PasswordHasher } from './passwords.ts';
 
 export interface Client {
   readonly clientId: string;
@@ -44,6 +44,7 @@ const CACHE_LIMIT = 64;
 export function createClientAuthenticator(clients: readonly Client[], hasher: PasswordHasher) {
   const verified = new Map<string, Client>();
   return async function authenticateClient(credentials: ClientCredentials): Promise<Client | undefined> {
+    if (isTooLong(credentials.clientSecret)) return undefined; // BCrypt would ignore everything past 72 bytes
     const key = createHash('sha256').update(`${credentials.clientId}\0${credentials.clientSecret}`).digest('base64url');
     const hit = verified.get(key);
     if (hit) return hit;

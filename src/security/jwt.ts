@@ -109,6 +109,8 @@ export function createTokenVerifier(key: SigningKey, settings: TokenSettings, is
       throw new InvalidTokenError(describe(error));
     }
     const principal = toPrincipal(payload, Math.floor(nowMs / 1000));
+    // Longer-lived than any token this server issues: not one of ours, whatever its signature says.
+    if (principal.exp - principal.iat > settings.validity + CLOCK_SKEW) throw new InvalidTokenError('Access token lifetime is longer than this server issues');
     if (isRevoked(principal)) throw new InvalidTokenError('Access token revoked');
     return principal;
   };

@@ -144,14 +144,17 @@ t('Refresh: unknown, another client\'s, and expired tokens are grant.invalid', a
   }
 });
 
-t('ListUsers: both users with their roles, ordered by id', async () => {
+t('ListUsers: both users with their roles, ordered by id; no BCrypt hash unless asked for', async () => {
   const probe = createProbe<Token.UsersReply>(ctx.system);
   tell(ctx.token, Token.listUsers()(probe.ref));
   const reply = await probe.expectMessage();
   assert.ok(reply.ok);
   if (!reply.ok) return;
   assert.equal(reply.value.map((u) => [u.id, u.username, u.roles.map((r) => r.roleName)]), [[1, 'admin', ['ADMIN']], [2, 'john.doe', ['ADMIN', 'USER']]]);
-  assert.match(reply.value[0]?.password ?? '', /^\$2b\$10\$/);
+  assert.ok(reply.value.every((u) => !('password' in u)), 'a hash left the actor without being asked for');
+  tell(ctx.token, Token.listUsers({ includePasswordHash: true })(probe.ref));
+  const withHashes = await probe.expectMessage();
+  assert.match(withHashes.ok ? withHashes.value[0]?.password ?? '' : '', /^\$2b\$10\$/);
 });
 
 t.run();

@@ -1,7 +1,7 @@
 /**
  * The baseline for GET /app/listAll: a bare Koa handler that opens the server's SQLite file
- * read-only and answers the same JSON straight from the credential store, without middleware,
- * actors or security. Run as a child process: PORT and DB_FILE from the environment.
+ * read-only and answers the same JSON straight from the credential store (without the BCrypt
+ * hashes, as the server by default), without middleware, actors or security. Run as a child process: PORT and DB_FILE from the environment.
  */
 import Database from 'better-sqlite3';
 import Koa from 'koa';
@@ -14,7 +14,7 @@ const store = sqliteCredentialStore(new Database(file, { readonly: true, fileMus
 const app = new Koa();
 app.use(async function listAll(ctx) {
   if (ctx.path !== '/app/listAll') return;
-  ctx.body = store.listAll();
+  ctx.body = store.listAll().map(({ password: _, ...user }) => user);
 });
 const server = app.listen(Number(process.env['PORT'] ?? 0), '127.0.0.1');
 process.once('SIGTERM', () => server.close(() => process.exit(0)));

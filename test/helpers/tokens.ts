@@ -27,8 +27,8 @@ export async function postToken(url: string, form: Record<string, string>, heade
   });
 }
 
-export async function login(url: string, user: { username: string; password: string } = USERS.john, scope?: string): Promise<TokenResponse> {
-  const res = await postToken(url, { grant_type: 'password', ...user, ...(scope ? { scope } : {}) });
+export async function login(url: string, user: { username: string; password: string } = USERS.john, scope?: string, clientAuth = basic()): Promise<TokenResponse> {
+  const res = await postToken(url, { grant_type: 'password', ...user, ...(scope ? { scope } : {}) }, { Authorization: clientAuth });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as TokenResponse;
 }

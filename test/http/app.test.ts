@@ -58,14 +58,15 @@ async function expectInvalidToken(res: Response, description?: RegExp): Promise<
   if (description) assert.match(body.error_description, description);
 }
 
-t('GET /app/listAll › both users with roles, ordered by id, password hashes included', async () => {
+t('GET /app/listAll › both users with roles, ordered by id, and no password hash by default', async () => {
   const res = await get('/app/listAll', bearer(ctx.johnToken));
   assert.is(res.status, 200);
-  const users = (await res.json()) as { id: number; username: string; password: string; firstName: string; lastName: string; roles: { id: number; roleName: string; description: string }[] }[];
+  const users = (await res.json()) as { id: number; username: string; password?: string; firstName: string; lastName: string; roles: { id: number; roleName: string; description: string }[] }[];
   assert.equal(users.map((u) => u.username), ['admin', 'john.doe']);
   assert.equal(users.map((u) => u.id), [1, 2]);
   assert.equal(users[1]?.roles.map((r) => r.roleName), ['ADMIN', 'USER']);
-  assert.match(users[0]?.password ?? '', /^\$2[aby]\$/);
+  assert.ok(users.every((u) => !('password' in u)), 'a BCrypt hash was sent without app.list-all.include-password-hash=true');
+  assert.equal(Object.keys(users[0] ?? {}), ['id', 'username', 'firstName', 'lastName', 'roles']);
   assert.type(users[0]?.roles[0]?.description, 'string');
 });
 
@@ -172,9 +173,9 @@ userOnly('GET /app/admin → 403 access_denied; GET /app/user → 200', async (c
 
 userOnly.run();
 
-const open = serverSuite('resource server: security.enabled=false', { 'security.enabled': 'false', 'app.list-all.include-password-hash': 'false' });
+const open = serverSuite('resource server: security.enabled=false', { 'security.enabled': 'false' });
 
-open('GET /app/listAll answers without a token ("before security is added"); password hashes can be left out', async (c) => {
+open('GET /app/listAll answers without a token ("before security is added"), still without hashes', async (c) => {
   const res = await fetch(`${c.server.url}/app/listAll`);
   assert.is(res.status, 200);
   const users = (await res.json()) as Record<string, unknown>[];
@@ -184,3 +185,14 @@ open('GET /app/listAll answers without a token ("before security is added"); pas
 });
 
 open.run();
+
+const seed = serverSuite('resource server: app.list-all.include-password-hash=true', { 'app.list-all.include-password-hash': 'true' });
+
+seed('GET /app/listAll › the seed\'s output, BCrypt hashes included, when configured so', async (c) => {
+  const token = (await login(c.server.url)).access_token;
+  const users = (await (await fetch(`${c.server.url}/app/listAll`, { headers: bearer(token) })).json()) as { password?: string }[];
+  assert.is(users.length, 2);
+  for (const u of users) assert.match(u.password ?? '', /^\$2[aby]\$10\$/);
+});
+
+seed.run();
