@@ -17,8 +17,10 @@ export interface ActivityActorDeps {
 
 /**
  * A cache of the user's newest activities, newest first; `complete` when it holds all of them.
- * The store is the truth: the cache is loaded on the first message and only follows appends made
- * by this actor (the only writer of this user's history while it runs).
+ * The store is the truth, and other processes (the server's other workers, another instance, the
+ * REPL) append to the same history: before the cache answers, the store's newest `seq` for the
+ * user is compared with the cache's, and a cache that is behind is loaded again. A Record drops
+ * the cache; the next History loads it.
  */
 interface Cache {
   readonly recent: readonly ActivityRecord[];
@@ -49,18 +51,24 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
   };
 
   /** A Record for an id with no user stops the actor at once: unknown ids never pile up actors. */
-  const onRecord = (cache: Cache, msg: Extract<Msg, { type: 'Record' }>, ctx: Ctx<Msg>): State => {
+  const onRecord = (msg: Extract<Msg, { type: 'Record' }>, ctx: Ctx<Msg>): State => {
     const saved = deps.store.append({ id: newId(), userId, type: msg.activityType, detail: msg.detail, at: new Date(now()).toISOString() });
     if (!saved) {
       tell(msg.sender, fail('activity.user_not_found', `No user with id ${userId}`));
       return stopIfIdle(ctx);
     }
     tell(msg.sender, ok(view(saved)));
-    return { recent: [saved, ...cache.recent].slice(0, size), complete: cache.complete && cache.recent.length < size };
+    // Not prepended to the cache: another process may have appended just before, and the cache's
+    // newest seq would then hide that row from the check in `current`. The next History loads.
+    return undefined;
   };
 
+  /** The cache as the store has it now: reloaded when another process appended (or deleted the user). */
+  const current = (cache: Cache): Cache => (deps.store.latestSeq(userId) === cache.recent[0]?.seq ? cache : load());
+
   /** The newest page comes from the cache when it can answer it whole; older pages from the store. */
-  const onHistory = (cache: Cache, msg: Extract<Msg, { type: 'History' }>): Cache => {
+  const onHistory = (stale: Cache, msg: Extract<Msg, { type: 'History' }>): Cache => {
+    const cache = msg.before === undefined ? current(stale) : stale;
     const cached = msg.before === undefined && (cache.complete || cache.recent.length > msg.limit);
     const page = cached
       ? { items: cache.recent.slice(0, msg.limit), hasMore: cache.recent.length > msg.limit }
@@ -77,10 +85,9 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
   };
 
   return spawn<State, Msg>(parent, (state, msg, ctx) => {
-    const cache = state ?? load();
     switch (msg.type) {
-      case 'Record': return onRecord(cache, msg, ctx);
-      case 'History': return onHistory(cache, msg);
+      case 'Record': return onRecord(msg, ctx);
+      case 'History': return onHistory(state ?? load(), msg);
       case 'Forget': return onForget(msg, ctx);
       default: return assertNever(msg);
     }

@@ -36,6 +36,9 @@ const FAILURES: Readonly<Record<Extract<WriteResult, { ok: false }>['reason'], E
   version_conflict: 'user.version_conflict',
 };
 
+/** How often a PUT without If-Match is applied again when other processes keep changing the user. */
+const MAX_PUT_ATTEMPTS = 5;
+
 const notFound = (id: string) => fail('user.not_found', `No user with id ${id}`);
 
 function failureOf(result: Extract<WriteResult, { ok: false }>, id: string, email: string | undefined) {
@@ -74,8 +77,12 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
     note(ctx, Activity.USER_CREATED, Activity.record({ userId: result.user.id, type: Activity.USER_CREATED }), { sender: msg.sender, answer: ok(result.user) });
   };
 
-  /** Only fields whose value differs count as changes; a PUT that changes nothing keeps the version. */
-  const onPut = (msg: Put, ctx: Ctx<Msg>): void => {
+  /**
+   * Only fields whose value differs count as changes; a PUT that changes nothing keeps the version.
+   * Without `expectedVersion`, a change committed by another process between the read and the
+   * conditional write is no conflict for the caller: the PUT is applied again on the new version.
+   */
+  const onPut = (msg: Put, ctx: Ctx<Msg>, attempt = 1): void => {
     const current = deps.store.find(msg.id);
     if (!current) return tell(msg.sender, notFound(msg.id));
     if (msg.expectedVersion !== undefined && msg.expectedVersion !== current.version) {
@@ -86,6 +93,7 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
     const fields = [...(name === undefined ? [] : ['name']), ...(email === undefined ? [] : ['email'])];
     if (fields.length === 0) return tell(msg.sender, ok(current));
     const result = deps.store.update(msg.id, current.version, { name, email, updatedAt: iso() });
+    if (!result.ok && result.reason === 'version_conflict' && msg.expectedVersion === undefined && attempt < MAX_PUT_ATTEMPTS) return onPut(msg, ctx, attempt + 1);
     if (!result.ok) return tell(msg.sender, failureOf(result, msg.id, email));
     note(ctx, Activity.USER_UPDATED, Activity.record({ userId: msg.id, type: Activity.USER_UPDATED, detail: { fields } }), { sender: msg.sender, answer: ok(result.user) });
   };

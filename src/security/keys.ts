@@ -4,7 +4,7 @@
  * the data directory.
  */
 import { createPrivateKey, createPublicKey, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import sshpk from 'sshpk';
@@ -67,15 +67,28 @@ function readConfigured(value: string): string {
   }
 }
 
-/** Reads `dataDir/signing.key`, creating it (mode 0600) on first start. */
+/**
+ * Reads `dataDir/signing.key`, creating it (mode 0600) on first start. Several processes may start
+ * together on one data directory: the key is written to a file of this process's own and linked
+ * into place, which only one of them can do (`link` fails when the name exists), so every process
+ * reads the one complete key.
+ */
 function generatedSecret(dataDir: string, onGenerated: (path: string) => void): string {
   const path = join(dataDir, GENERATED_FILE);
-  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(64).toString('base64url');
-  writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-  onGenerated(path);
-  return secret;
+  if (!existsSync(path)) {
+    mkdirSync(dataDir, { recursive: true });
+    const draft = join(dataDir, `.${GENERATED_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);
+    writeFileSync(draft, `${randomBytes(64).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    try {
+      linkSync(draft, path);
+      onGenerated(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(draft);
+    }
+  }
+  return readFileSync(path, 'utf8').trim();
 }
 
 async function macKey(secret: string, strength: 256 | 384 | 512, generated: boolean): Promise<MacKey> {

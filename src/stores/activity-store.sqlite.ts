@@ -16,6 +16,7 @@ export function sqliteActivityStore(db: Db): ActivityStore {
     'insert into user_activity (id, user_id, type, detail, at) values (?, ?, ?, ?, ?) returning *');
   const newest = db.prepare<[string, number], Row>(
     'select * from user_activity where user_id = ? order by seq desc limit ?');
+  const latest = db.prepare<[string], number>('select seq from user_activity where user_id = ? order by seq desc limit 1').pluck();
   const older = db.prepare<[string, number, number], Row>(
     'select * from user_activity where user_id = ? and seq < ? order by seq desc limit ?');
 
@@ -30,6 +31,7 @@ export function sqliteActivityStore(db: Db): ActivityStore {
         throw error;
       }
     },
+    latestSeq: (userId) => latest.get(userId),
     page(userId, { limit, beforeSeq }) {
       const rows = beforeSeq === undefined ? newest.all(userId, limit + 1) : older.all(userId, beforeSeq, limit + 1);
       return { items: rows.slice(0, limit).map(toActivity), hasMore: rows.length > limit };

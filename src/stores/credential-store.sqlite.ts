@@ -1,4 +1,4 @@
-import type { Db } from './sqlite.ts';
+import { writeTransaction, type Db } from './sqlite.ts';
 import type { CredentialStore, Role, RoleInput, UserInput, UserRecord } from './credential-store.ts';
 
 interface UserRow { id: number; username: string; password: string; first_name: string; last_name: string }
@@ -34,7 +34,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     return saved;
   };
 
-  const saveUser = db.transaction((user: UserInput): number => {
+  const saveUser = writeTransaction(db, (user: UserInput): number => {
     const row = upsertUser.get(user.username, user.password, user.firstName ?? '', user.lastName ?? '');
     if (!row) throw new Error('user upsert returned no row');
     clearRoles.run(row.id);
@@ -52,7 +52,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
       for (const r of allRoles.all()) roles.set(r.user_id, [...(roles.get(r.user_id) ?? []), toRole(r)]);
       return allUsers.all().map((row) => withRoles(row, roles.get(row.id) ?? []));
     },
-    saveRole: db.transaction(saveRole),
+    saveRole: writeTransaction(db, saveRole),
     saveUser(user) {
       saveUser(user);
       const saved = this.findByUsername(user.username);

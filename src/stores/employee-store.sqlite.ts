@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { newId, type ObjectIdString } from '../ids.ts';
 import { keyOf, nameKeyOf, sqliteSearch } from './employee-query.ts';
-import type { Db } from './sqlite.ts';
+import { writeTransaction, type Db } from './sqlite.ts';
 import type { EmployeeChanges, EmployeeRecord, EmployeeStore, UpdateOutcome } from './employee-store.ts';
 
 interface Row {
@@ -30,7 +30,7 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
     return cached;
   };
 
-  const update = db.transaction((id: string, changes: EmployeeChanges, expected: number | undefined, at: string): UpdateOutcome => {
+  const update = writeTransaction(db, (id: string, changes: EmployeeChanges, expected: number | undefined, at: string): UpdateOutcome => {
     const current = byId.get(id);
     if (!current) return { status: 'not_found' };
     if (expected !== undefined && current.version !== expected) return { status: 'version_conflict', version: current.version };

@@ -1,4 +1,4 @@
-import type { Db } from './sqlite.ts';
+import { writeTransaction, type Db } from './sqlite.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-token-store.ts';
 
 interface Row {
@@ -27,7 +27,7 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
   const insert = (r: RefreshTokenRecord): void => {
     insertRow.run(r.tokenHash, r.familyId, r.clientId, r.username, r.scope.join(' '), r.issuedAt, r.expiresAt);
   };
-  const rotate = db.transaction((oldHash: string, next: RefreshTokenRecord, at: number): boolean => {
+  const rotate = writeTransaction(db, (oldHash: string, next: RefreshTokenRecord, at: number): boolean => {
     if (markUsed.run(at, oldHash).changes !== 1) return false;
     insert(next);
     return true;

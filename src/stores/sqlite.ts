@@ -25,6 +25,18 @@ export function openDatabase(dir: string, options: OpenOptions): Db {
   return db;
 }
 
+/**
+ * A write transaction that takes the write lock at BEGIN (`BEGIN IMMEDIATE`). Several processes
+ * share the database file: a deferred transaction that reads and then writes fails at once with
+ * SQLITE_BUSY when another process committed in between (the busy timeout does not apply to that
+ * upgrade), while an immediate one waits for the lock within the busy timeout and then sees the
+ * latest rows.
+ */
+export function writeTransaction<A extends unknown[], R>(db: Db, fn: (...args: A) => R): (...args: A) => R {
+  const transaction = db.transaction(fn);
+  return (...args) => transaction.immediate(...args);
+}
+
 interface Migration { readonly version: number; readonly name: string; readonly sql: string }
 
 function migrations(): Migration[] {
@@ -34,16 +46,18 @@ function migrations(): Migration[] {
     .map((name) => ({ version: Number(name.slice(0, 3)), name, sql: readFileSync(join(MIGRATIONS_DIR, name), 'utf8') }));
 }
 
-/** Applies every migration newer than `PRAGMA user_version`, each in its own transaction. */
+/**
+ * Applies every migration newer than `PRAGMA user_version`, each in its own write transaction
+ * that reads the version again under the lock: processes starting together apply each migration once.
+ */
 export function migrate(db: Db): number {
-  let current = db.pragma('user_version', { simple: true }) as number;
+  const apply = writeTransaction(db, (m: Migration): void => {
+    if ((db.pragma('user_version', { simple: true }) as number) >= m.version) return;
+    db.exec(m.sql);
+    db.pragma(`user_version = ${m.version}`);
+  });
   for (const m of migrations()) {
-    if (m.version <= current) continue;
-    db.transaction(() => {
-      db.exec(m.sql);
-      db.pragma(`user_version = ${m.version}`);
-    })();
-    current = m.version;
+    if ((db.pragma('user_version', { simple: true }) as number) < m.version) apply(m);
   }
-  return current;
+  return db.pragma('user_version', { simple: true }) as number;
 }

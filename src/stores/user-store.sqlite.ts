@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { ObjectIdString } from '../ids.ts';
-import type { Db } from './sqlite.ts';
+import { writeTransaction, type Db } from './sqlite.ts';
 import type { UserChanges, UserRecord, UserStore, WriteResult } from './user-store.ts';
 
 interface Row { id: string; name: string; email: string; created_at: string; updated_at: string; version: number }
@@ -32,7 +32,7 @@ export function sqliteUserStore(db: Db): UserStore {
      where id = @id and version = @version returning *`);
   const remove = db.prepare<[string], Row>('delete from user_data where id = ? returning *');
 
-  const conditionalUpdate = db.transaction((id: ObjectIdString, version: number, changes: UserChanges): WriteResult => {
+  const conditionalUpdate = writeTransaction(db, (id: ObjectIdString, version: number, changes: UserChanges): WriteResult => {
     const row = update.get({ id, version, name: changes.name ?? null, email: changes.email ?? null, updatedAt: changes.updatedAt });
     if (row) return { ok: true, user: toUser(row) };
     return { ok: false, reason: byId.get(id) ? 'version_conflict' : 'not_found' };

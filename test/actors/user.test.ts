@@ -125,6 +125,41 @@ t('Put › stale version → user.version_conflict; unknown id → user.not_foun
   await ctx.activity.expectNoMessage(30);
 });
 
+t('Put › another process changing the user between the read and the write: without If-Match the PUT applies to the new version; with it, 412', async () => {
+  const user = await created();
+  const store = sqliteUserStore(ctx.db);
+  let interfere = 0;
+  // Another process's commit lands between the actor's read and its conditional write.
+  const racing = {
+    ...store,
+    update: (id: typeof user.id, version: number, changes: Parameters<typeof store.update>[2]) => {
+      if (interfere > 0) {
+        interfere--;
+        const now = store.find(id);
+        if (now) store.update(id, now.version, { name: `${now.name}!`, updatedAt: changes.updatedAt });
+      }
+      return store.update(id, version, changes);
+    },
+  };
+  const elsewhere = startSystem(`users-racing-${Math.random().toString(36).slice(2)}`);
+  const other = spawnUserActor(elsewhere, { store: racing, activity: ctx.activity.ref, askTimeoutMs: 2000, onCrash: replyThenResume(() => {}) });
+  const put = async (request: ReturnType<typeof User.put>): Promise<User.PutReply> => {
+    const probe = createProbe<User.PutReply>(ctx.system);
+    tell(other, request(probe.ref));
+    const msg = await ctx.activity.expectMessage(1000).catch(() => undefined);
+    if (msg) answerActivity(msg);
+    return probe.expectMessage();
+  };
+  interfere = 2;
+  const applied = await put(User.put({ id: user.id, email: 'ann@example.org' }));
+  assert.ok(applied.ok, 'a PUT without If-Match was refused for a change it never named');
+  assert.equal(applied.ok && [applied.value.email, applied.value.name, applied.value.version], ['ann@example.org', 'Ann Lee!!', 4]);
+  interfere = 1;
+  const conditional = await put(User.put({ id: user.id, email: 'ann@example.net', expectedVersion: 4 }));
+  assert.is(conditional.ok ? '' : conditional.code, 'user.version_conflict');
+  stopSystem(elsewhere);
+});
+
 t('Delete › the deleted user arrives at the sender, the router is told to forget it; a second Delete → user.not_found', async () => {
   const user = await created();
   assert.equal(await send(User.delete(user.id)), { ok: true, value: user });

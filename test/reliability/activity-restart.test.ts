@@ -1,6 +1,6 @@
 /**
- * A user's ActivityActor that crashes: past its restart budget it is reset (its cache rebuilt from
- * the store), and one that a policy stops is spawned again by the router on the next message.
+ * A user's ActivityActor that crashes: past its restart budget it is reset (its cache dropped and
+ * loaded again from the store), and one that a policy stops is spawned again by the router on the next message.
  * Either way the history it answers is the store's, and no caller waits for a timeout.
  */
 import { suite } from 'uvu';
@@ -35,10 +35,14 @@ t.after.each(() => {
   ctx.db.close();
 });
 
-/** The store, except that appending a `BOOM` throws. */
+/** Loads of a history page from the store, counted by {@link faulty}. */
+const loads = { n: 0 };
+
+/** The store, except that appending a `BOOM` throws; page loads are counted. */
 const faulty = (): ActivityStore => ({
   ...ctx.store,
   append: (a) => { if (a.type === 'BOOM') throw new Error('disk on fire'); return ctx.store.append(a); },
+  page: (userId, options) => { loads.n++; return ctx.store.page(userId, options); },
 });
 
 const router = (crashPolicy: () => CrashPolicy): Ref<Activity.RouterCommand> =>
@@ -52,22 +56,40 @@ async function types(ref: Ref<Activity.RouterCommand>): Promise<string[]> {
   return reply.value.activities.map((a) => a.type);
 }
 
-/** Appended behind the actor's back: only a cache rebuilt from the store can know of it. */
+/** Appended behind the actor's back, as another process would. */
 const sneak = (): void => {
   ctx.store.append({ id: newId(), userId: ctx.userId, type: 'SNUCK_IN', detail: {}, at: new Date().toISOString() });
 };
 
-t('past the restart budget the child is reset: its cache is rebuilt from the store', async () => {
+t('past the restart budget the child is reset: its cache is dropped and loaded again from the store', async () => {
   const ref = router(() => replyThenResume(() => {}, { maxCrashes: 1, withinMs: 60_000 }));
   assert.ok((await record(ref, 'FIRST')).ok);
-  sneak();
-  assert.equal(await types(ref), ['FIRST'], 'the cache (complete) answers before the reset');
+  assert.equal(await types(ref), ['FIRST']);
+  const loaded = loads.n;
+  assert.equal(await types(ref), ['FIRST'], 'the cache answers');
+  assert.is(loads.n, loaded);
   assert.equal(await record(ref, 'BOOM'), fail('internal', 'internal error'));
   assert.equal(await types(ref), ['FIRST'], 'resumed: the cache is kept');
+  assert.is(loads.n, loaded, 'resumed: no load');
   assert.equal(await record(ref, 'BOOM'), fail('internal', 'internal error'));
-  assert.equal(await types(ref), ['SNUCK_IN', 'FIRST'], 'reset: reloaded from the store');
+  assert.equal(await types(ref), ['FIRST'], 'reset: loaded from the store');
+  assert.is(loads.n, loaded + 1, 'reset: the cache was dropped');
   assert.ok((await record(ref, 'LAST')).ok);
-  assert.equal(await types(ref), ['LAST', 'SNUCK_IN', 'FIRST']);
+  assert.equal(await types(ref), ['LAST', 'FIRST']);
+});
+
+t('an activity appended by another process is in the next history at once (the cache is checked against the store)', async () => {
+  const ref = router(() => replyThenResume(() => {}));
+  assert.ok((await record(ref, 'FIRST')).ok);
+  assert.equal(await types(ref), ['FIRST']);
+  sneak();
+  assert.equal(await types(ref), ['SNUCK_IN', 'FIRST']);
+  assert.ok((await record(ref, 'MINE')).ok);
+  sneak();
+  assert.equal(await types(ref), ['SNUCK_IN', 'MINE', 'SNUCK_IN', 'FIRST']);
+  const loaded = loads.n;
+  assert.equal(await types(ref), ['SNUCK_IN', 'MINE', 'SNUCK_IN', 'FIRST']);
+  assert.is(loads.n, loaded, 'an unchanged history is answered from the cache');
 });
 
 t('a child that is stopped on a crash is spawned again by the router on the next message', async () => {

@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -51,6 +51,26 @@ t('no key configured: one is generated into the data dir (0600) and reused', asy
   assert.equal(generated, [join(ctx.dir, 'signing.key')]);
   assert.is(first.kid, second.kid);
   assert.ok(first.generated);
+});
+
+t('processes starting together on one data dir generate one key, and all read it whole', async () => {
+  const dir = tempDir('troupe-keys-race-');
+  try {
+    const runs = Array.from({ length: 6 }, () => new Promise<{ kid: string; generated: boolean }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/generated-key.ts'], { env: { ...process.env, DATA_DIR: dir } });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+      child.stderr.on('data', (c: Buffer) => { err += c.toString(); });
+      child.on('exit', (code) => (code === 0 ? resolve({ kid: out.trim(), generated: err.includes('generated') }) : reject(new Error(err))));
+    }));
+    const results = await Promise.all(runs);
+    assert.is(new Set(results.map((r) => r.kid)).size, 1, 'the processes signed with different keys');
+    assert.is(results.filter((r) => r.generated).length, 1);
+    assert.equal(readdirSync(dir), ['signing.key'], 'a draft was left behind');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 t('RSA in PEM PKCS#8 and PKCS#1, inline and as file:PATH, gives RS256/384/512', async () => {
