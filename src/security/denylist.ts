@@ -1,7 +1,10 @@
 /**
  * Revoked access tokens (by `jti`) and revoked logins (by login id: every access token of the
- * login), in memory for the per-request check and in the store so that a restart keeps them.
- * TokenActor is the only writer; the resource server only reads.
+ * login), held in memory for the per-request check. The store is the truth, and other processes
+ * (the server's workers, another instance on the same data, the REPL) add to it: before every
+ * answer the store is asked whether anything changed (a counter read), and if so the entries added
+ * since the last read are pulled in. A revocation acknowledged by any process is thus honoured by
+ * every other on its next request, and a restart starts from the store.
  */
 import type { RevocationStore } from '../stores/revocation-store.ts';
 
@@ -13,7 +16,7 @@ export interface Revocable {
 }
 
 export interface Denylist {
-  /** The token itself, or its whole login, was revoked. */
+  /** The token itself, or its whole login, was revoked (by this process or another). */
   isRevoked(token: Revocable): boolean;
   /** Refuses `jti` until `expiresAt` (epoch seconds). */
   revoke(jti: string, expiresAt: number): void;
@@ -23,26 +26,38 @@ export interface Denylist {
   purge(nowSeconds: number): void;
 }
 
-export function createDenylist(store: RevocationStore, nowSeconds = Math.floor(Date.now() / 1000)): Denylist {
-  const tokens = new Map(store.live(nowSeconds).map((t) => [t.id, t.expiresAt]));
-  const logins = new Map(store.liveLogins(nowSeconds).map((l) => [l.id, l.expiresAt]));
-  const forgetExpired = (entries: Map<string, number>, now: number): void => {
-    for (const [id, exp] of entries) if (exp < now) entries.delete(id);
+const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+export function createDenylist(store: RevocationStore, now: () => number = nowSeconds): Denylist {
+  const revoked = { token: new Map<string, number>(), login: new Map<string, number>() };
+  let cursor = 0;
+  const pull = (): void => {
+    const added = store.since(cursor, now());
+    for (const r of added.revocations) revoked[r.kind].set(r.id, Math.max(r.expiresAt, revoked[r.kind].get(r.id) ?? 0));
+    cursor = added.cursor;
+  };
+  store.changed();
+  pull();
+  const forgetExpired = (entries: Map<string, number>, at: number): void => {
+    for (const [id, exp] of entries) if (exp < at) entries.delete(id);
   };
   return {
-    isRevoked: (token) => tokens.has(token.jti) || (token.loginId !== undefined && logins.has(token.loginId)),
+    isRevoked(token) {
+      if (store.changed()) pull();
+      return revoked.token.has(token.jti) || (token.loginId !== undefined && revoked.login.has(token.loginId));
+    },
     revoke(jti, expiresAt) {
-      store.add({ id: jti, expiresAt });
-      tokens.set(jti, expiresAt);
+      store.add({ kind: 'token', id: jti, expiresAt });
+      revoked.token.set(jti, expiresAt);
     },
     revokeLogin(loginId, expiresAt) {
-      store.addLogin({ id: loginId, expiresAt });
-      logins.set(loginId, Math.max(expiresAt, logins.get(loginId) ?? 0));
+      store.add({ kind: 'login', id: loginId, expiresAt });
+      revoked.login.set(loginId, Math.max(expiresAt, revoked.login.get(loginId) ?? 0));
     },
-    purge(now) {
-      store.purgeExpired(now);
-      forgetExpired(tokens, now);
-      forgetExpired(logins, now);
+    purge(at) {
+      store.purgeExpired(at);
+      forgetExpired(revoked.token, at);
+      forgetExpired(revoked.login, at);
     },
   };
 }

@@ -1,21 +1,32 @@
 import type { Db } from './sqlite.ts';
-import type { RevocationStore, Revoked } from './revocation-store.ts';
+import type { Revocation, RevocationStore } from './revocation-store.ts';
 
-/** SQLite adapter of {@link RevocationStore}. */
+interface Row { seq: number; kind: 'token' | 'login'; id: string; expiresAt: number }
+
+/**
+ * SQLite adapter of {@link RevocationStore}. `changed` reads `PRAGMA data_version`, which changes
+ * for a connection when any other connection (another process) commits to the file: a counter
+ * read, no table read, so it can be asked on every request.
+ */
 export function sqliteRevocationStore(db: Db): RevocationStore {
-  const insert = db.prepare<[string, number]>('insert or ignore into revoked_access_tokens (jti, expires_at) values (?, ?)');
-  // A login revoked twice keeps the later bound: tokens issued in between live that long.
-  const insertLogin = db.prepare<[string, number]>(
-    'insert into revoked_logins (login_id, expires_at) values (?, ?) on conflict (login_id) do update set expires_at = max(expires_at, excluded.expires_at)');
-  const live = db.prepare<[number], Revoked>('select jti as id, expires_at as expiresAt from revoked_access_tokens where expires_at >= ?');
-  const liveLogins = db.prepare<[number], Revoked>('select login_id as id, expires_at as expiresAt from revoked_logins where expires_at >= ?');
-  const purgeTokens = db.prepare<[number]>('delete from revoked_access_tokens where expires_at < ?');
-  const purgeLogins = db.prepare<[number]>('delete from revoked_logins where expires_at < ?');
+  const insert = db.prepare<[string, string, number]>('insert or ignore into revocations (kind, id, expires_at) values (?, ?, ?)');
+  const after = db.prepare<[number], Row>('select seq, kind, id, expires_at as expiresAt from revocations where seq > ? order by seq');
+  const purge = db.prepare<[number]>('delete from revocations where expires_at < ?');
+  const dataVersion = db.prepare<[], number>('pragma data_version').pluck();
+  let seen = -1;
   return {
-    add: (t) => { insert.run(t.id, t.expiresAt); },
-    addLogin: (l) => { insertLogin.run(l.id, l.expiresAt); },
-    live: (now) => live.all(now),
-    liveLogins: (now) => liveLogins.all(now),
-    purgeExpired: (now) => purgeTokens.run(now).changes + purgeLogins.run(now).changes,
+    add: (r) => { insert.run(r.kind, r.id, r.expiresAt); },
+    since(cursor, now) {
+      const rows = after.all(cursor);
+      const revocations: Revocation[] = rows.filter((r) => r.expiresAt >= now).map(({ kind, id, expiresAt }) => ({ kind, id, expiresAt }));
+      return { revocations, cursor: rows.at(-1)?.seq ?? cursor };
+    },
+    changed() {
+      const version = dataVersion.get() ?? 0;
+      const changed = version !== seen;
+      seen = version;
+      return changed;
+    },
+    purgeExpired: (now) => purge.run(now).changes,
   };
 }

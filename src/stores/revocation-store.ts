@@ -1,22 +1,28 @@
 /**
- * Port: revoked access tokens by `jti`, and revoked logins by id (every access token of the login),
- * each kept until no token it covers can still be valid. Times are epoch seconds.
+ * Port: revoked access tokens (by `jti`) and revoked logins (by login id: every access token of
+ * the login), each kept until no token it covers can still be valid. Times are epoch seconds.
+ * Several processes add to one store; each reads what the others added with {@link RevocationStore.since}.
  */
-export interface Revoked {
+export interface Revocation {
+  readonly kind: 'token' | 'login';
   /** A token's `jti`, or a login's id. */
   readonly id: string;
   readonly expiresAt: number;
 }
 
 export interface RevocationStore {
-  /** Refuses one access token. */
-  add(token: Revoked): void;
-  /** Refuses every access token of a login. */
-  addLogin(login: Revoked): void;
-  /** Every token entry that has not expired at `now`. */
-  live(now: number): readonly Revoked[];
-  /** Every login entry that has not expired at `now`. */
-  liveLogins(now: number): readonly Revoked[];
+  /** Records a revocation (once: adding it again changes nothing). */
+  add(revocation: Revocation): void;
+  /**
+   * The unexpired revocations added after `cursor` (0: all of them), in the order they were added,
+   * and the cursor to read from next time.
+   */
+  since(cursor: number, now: number): { readonly revocations: readonly Revocation[]; readonly cursor: number };
+  /**
+   * False when nothing can have been added by another process since the last call: a cheap check
+   * made before every read of the list. May answer true needlessly, never false wrongly.
+   */
+  changed(): boolean;
   /** Deletes entries that expired before `now`; returns how many. */
   purgeExpired(now: number): number;
 }

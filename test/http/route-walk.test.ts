@@ -19,7 +19,7 @@ interface Ctx { server: TestServer; token: string; employeeId: string; userId: s
 const ctx = {} as Ctx;
 const t = suite('route walk: no route that needs credentials answers 2xx without them, however its path is spelled', ctx);
 
-const TABLES = ['employees', 'user_data', 'user_activity', 'users', 'user_roles', 'roles', 'refresh_tokens', 'revoked_access_tokens'];
+const TABLES = ['employees', 'user_data', 'user_activity', 'users', 'user_roles', 'roles', 'refresh_tokens', 'revocations'];
 
 t.before(async () => {
   ctx.server = await startTestServer();

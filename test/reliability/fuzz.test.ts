@@ -20,7 +20,7 @@ import { headerValue, hostileForm, hostileJson, hostileQuery, hostileString, nea
 
 const RUNS_PER_ROUTE = SOAK ? 1000 : 30;
 const REQUEST_TIMEOUT_MS = 5000;
-const TABLES = ['employees', 'user_data', 'user_activity', 'users', 'user_roles', 'roles', 'refresh_tokens', 'revoked_access_tokens'];
+const TABLES = ['employees', 'user_data', 'user_activity', 'users', 'user_roles', 'roles', 'refresh_tokens', 'revocations'];
 const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'application/x-www-form-urlencoded', 'text/plain',
   'application/merge-patch+json', 'application/json; charset=latin1', 'multipart/form-data; boundary=x', '*/*', 'json', ''];
 
@@ -163,7 +163,7 @@ function routes(): Route[] {
   const asset = fc.oneof(fc.constantFrom('swagger-ui.css', 'init.js', 'constructor', '__proto__', 'toString', 'package.json', '..%2Fpackage.json'), segment);
   return [
     { covers: ['POST /oauth/token'], writes: ['refresh_tokens'], method: 'POST', path: q('/oauth/token', ['grant_type']), body: form, type: formType, auth: 'basic' },
-    { covers: ['POST /oauth/revoke'], writes: ['refresh_tokens', 'revoked_access_tokens'], method: 'POST', path: fc.constant('/oauth/revoke'), body: form, type: formType, auth: 'basic' },
+    { covers: ['POST /oauth/revoke'], writes: ['refresh_tokens', 'revocations'], method: 'POST', path: fc.constant('/oauth/revoke'), body: form, type: formType, auth: 'basic' },
     { covers: ['POST /oauth/introspect'], method: 'POST', path: fc.constant('/oauth/introspect'), body: form, type: formType, auth: 'basic' },
     { covers: ['POST /oauth/check_token'], method: 'POST', path: q('/oauth/check_token', ['token']), body: form, type: formType, auth: 'basic' },
     { covers: ['GET /app/listAll', 'GET /app/admin', 'GET /app/user'], method: 'GET', path: fc.constantFrom('/app/listAll', '/app/admin', '/app/user', '/app/x', '/app/listAll/..'), body: none, type: undefined, auth: 'bearer' },

@@ -1,0 +1,76 @@
+/**
+ * The denylist over the store, as two processes see it: two connections to one SQLite file, each
+ * with its own denylist. What one revokes, the other refuses on its next check.
+ */
+import { rmSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createDenylist, type Denylist } from '../../src/security/denylist.ts';
+import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
+import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
+import { tempDir } from '../helpers/server.ts';
+
+interface Ctx { dir: string; dbs: Db[]; clock: { now: number } }
+const ctx = { dbs: [], clock: { now: 1_000_000 } } as unknown as Ctx;
+const t = suite('security: denylist shared by processes through the store', ctx);
+t.before.each(() => { ctx.dir = tempDir('troupe-denylist-'); });
+t.after.each(() => {
+  for (const db of ctx.dbs.splice(0)) db.close();
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
+
+/** A process: its own connection to the shared file, and its own denylist. */
+function aProcess(): Denylist {
+  const db = openDatabase(ctx.dir, { synchronous: 'NORMAL' });
+  ctx.dbs.push(db);
+  return createDenylist(sqliteRevocationStore(db), () => ctx.clock.now);
+}
+
+const token = (jti: string, loginId?: string) => ({ jti, loginId });
+
+t('a token revoked by one process is refused by the other on its next check', () => {
+  const [a, b] = [aProcess(), aProcess()];
+  assert.is(b.isRevoked(token('j1')), false);
+  a.revoke('j1', ctx.clock.now + 60);
+  assert.is(a.isRevoked(token('j1')), true);
+  assert.is(b.isRevoked(token('j1')), true);
+  assert.is(b.isRevoked(token('j2')), false);
+});
+
+t('a login revoked by one process refuses every token of it in the other; other logins pass', () => {
+  const [a, b] = [aProcess(), aProcess()];
+  assert.is(b.isRevoked(token('x', 'login-1')), false);
+  a.revokeLogin('login-1', ctx.clock.now + 60);
+  assert.is(b.isRevoked(token('x', 'login-1')), true);
+  assert.is(b.isRevoked(token('y', 'login-1')), true);
+  assert.is(b.isRevoked(token('z', 'login-2')), false);
+  assert.is(b.isRevoked(token('z')), false);
+});
+
+t('a process started later reads every live revocation; expired ones are left out and purged', () => {
+  const a = aProcess();
+  a.revoke('old', ctx.clock.now - 1);
+  a.revoke('live', ctx.clock.now + 60);
+  a.revokeLogin('login-live', ctx.clock.now + 60);
+  const b = aProcess();
+  assert.is(b.isRevoked(token('live')), true);
+  assert.is(b.isRevoked(token('any', 'login-live')), true);
+  assert.is(b.isRevoked(token('old')), false);
+  ctx.clock.now += 120;
+  a.purge(ctx.clock.now);
+  const [row] = ctx.dbs[0]?.prepare('select count(*) as n from revocations').all() as { n: number }[];
+  assert.is(row?.n, 0);
+  b.purge(ctx.clock.now);
+  assert.is(b.isRevoked(token('live')), false);
+});
+
+t('writes of other kinds by the other process only cost a look, never a wrong answer', () => {
+  const [a, b] = [aProcess(), aProcess()];
+  ctx.dbs[0]?.prepare("insert into roles (role_name) values ('OTHER')").run();
+  assert.is(b.isRevoked(token('j')), false);
+  a.revoke('j', ctx.clock.now + 60);
+  ctx.dbs[0]?.prepare("insert into roles (role_name) values ('MORE')").run();
+  assert.is(b.isRevoked(token('j')), true);
+});
+
+t.run();
