@@ -8,7 +8,7 @@ import type { Logger } from '../src/logger.ts';
 import type { Ref } from '../src/messaging/nact.ts';
 import type { TokenVerifier } from '../src/security/jwt.ts';
 import type { SigningKey } from '../src/security/keys.ts';
-import { createLoginThrottle } from '../src/security/login-throttle.ts';
+import type { LoginThrottle } from '../src/security/login-throttle.ts';
 import { clientAuthentication, type OAuthDeps } from './oauth-client.ts';
 import type { Metrics } from '../src/metrics.ts';
 import { bearerAuthenticator } from './middleware/bearer-auth.ts';
@@ -46,6 +46,8 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly ready: () => Promise<void>;
   readonly metrics: Metrics;
+  /** Counts failed logins and client authentications (429 past the limits). */
+  readonly throttle: LoginThrottle;
 }
 
 export type { RouteInfo } from './routing.ts';
@@ -90,7 +92,7 @@ function oauthDeps(deps: AppDeps): OAuthDeps {
   const { config } = deps;
   return {
     token: deps.refs.token, realm: config.security.realm, askTimeoutMs: config.actors.askTimeoutMs,
-    maxBodyBytes: config.server.maxBodyBytes, throttle: createLoginThrottle(config.security.loginThrottle),
+    maxBodyBytes: config.server.maxBodyBytes, throttle: deps.throttle,
   };
 }
 

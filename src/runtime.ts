@@ -8,6 +8,8 @@ import { loadInitialData, readInitialData } from './initial-data.ts';
 import type { Logger } from './logger.ts';
 import { createClientAuthenticator, type Client } from './security/clients.ts';
 import { createDenylist, type Revocable } from './security/denylist.ts';
+import { createLoginThrottle, type LoginThrottle } from './security/login-throttle.ts';
+import { sqliteLoginThrottleStore } from './stores/login-throttle-store.sqlite.ts';
 import { createTokenSigner, createTokenVerifier, type TokenVerifier } from './security/jwt.ts';
 import { loadSigningKey, type SigningKey } from './security/keys.ts';
 import { costOf, createPasswordHasher } from './security/passwords.ts';
@@ -27,6 +29,8 @@ export interface Runtime {
   readonly actors: Actors;
   readonly key: SigningKey;
   readonly verifyToken: TokenVerifier;
+  /** Password logins and client authentications counted in the store, for every process alike. */
+  readonly throttle: LoginThrottle;
   /** Whether an access token, or its login, was revoked. */
   readonly isRevoked: (token: Revocable) => boolean;
   /** Resolves when every store answers; rejects naming the one that does not. */
@@ -95,10 +99,15 @@ export async function startRuntime(config: Config, logger: Logger): Promise<Runt
     activity: { store: sqliteActivityStore(db), idleMs: config.activity.idleMs },
     employee: employees && { store: employees },
   });
+  const throttleStore = sqliteLoginThrottleStore(db);
+  // Ended counts are only clutter (an ended window counts from zero anyway): swept hourly.
+  const sweep = setInterval(() => { void throttleStore.purgeExpired(Date.now()).catch((error: unknown) => logger.warn({ err: error }, 'sweeping the login throttle failed')); }, 3_600_000).unref();
   return {
     actors, key, verifyToken: token.verifyAccessToken, isRevoked: token.denylist.isRevoked,
+    throttle: createLoginThrottle(config.security.loginThrottle, throttleStore),
     ready: () => ready(db, employees, config.mongodb.uri ? 'MongoDB' : 'SQLite'),
     async close() {
+      clearInterval(sweep);
       actors.stop();
       await employees?.close();
       await token.passwords.close();

@@ -55,7 +55,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     config, logger, refs: { token: actors.token, users: actors.users, activity: actors.activity, employee: actors.employee },
     // The resource server sees each token many times; introspection keeps the uncached verifier.
     verifyToken: cachedVerifier(runtime.verifyToken, { max: TOKEN_CACHE_MAX, isRevoked: runtime.isRevoked }),
-    key: runtime.key, ready: runtime.ready,
+    key: runtime.key, ready: runtime.ready, throttle: runtime.throttle,
   });
   const server = listen(app, config);
   await once(server, 'listening');

@@ -10,9 +10,12 @@
  *   username (and by the address's count) only, so failures from elsewhere never lock the user out
  *   of a place it has logged in from.
  * Usernames are kept as SHA-256 digests: a key's size does not depend on what a client sends.
+ * The counts and the known pairs live in the store ({@link LoginThrottleStore}), shared by every
+ * process serving it: the limits hold for the service as a whole.
  */
 import { hash } from 'node:crypto';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { LoginThrottleStore } from '../stores/login-throttle-store.ts';
 
 export interface ThrottleSettings {
   readonly maxFailuresPerUser: number;
@@ -43,7 +46,7 @@ export interface LoginThrottle {
 /** Pairs of (username, address) that logged in successfully, most recent last; the oldest go first. */
 const MAX_TRUSTED_PAIRS = 100_000;
 
-interface Counter { readonly limiter: RateLimiterMemory; readonly key: string }
+interface Counter { readonly limiter: RateLimiterAbstract; readonly key: string }
 /** A counted attempt: where, and when that count's window ends (epoch ms). */
 interface Counted extends Counter { readonly windowEnds: number }
 
@@ -58,9 +61,10 @@ async function giveBack({ limiter, key, windowEnds }: Counted): Promise<void> {
 }
 
 /**
- * Counts the attempt on every counter at once (consume() counts synchronously, so no other request
- * comes in between). Refused when any counter is past its limit: then every count just made is
- * undone (a key it created is deleted) and the longest wait is returned.
+ * Counts the attempt on every counter (each count is one atomic upsert in the store, which answers
+ * the new total: concurrent attempts, in this process or another, each see their own). Refused
+ * when any counter is past its limit: then every count just made is undone (a key it created is
+ * deleted) and the longest wait is returned.
  */
 async function count(counters: readonly Counter[]): Promise<Counted[] | number> {
   const started = Date.now();
@@ -76,20 +80,12 @@ async function count(counters: readonly Counter[]): Promise<Counted[] | number> 
   return Math.max(1, Math.ceil(Math.min(Math.max(...waits), 86_400_000) / 1000));
 }
 
-export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
+export function createLoginThrottle(settings: ThrottleSettings, store: LoginThrottleStore): LoginThrottle {
   const window = { duration: settings.windowSeconds };
-  const users = new RateLimiterMemory({ keyPrefix: 'user', points: settings.maxFailuresPerUser, ...window });
-  const pairs = new RateLimiterMemory({ keyPrefix: 'pair', points: settings.maxFailuresPerUser, ...window });
-  const addresses = new RateLimiterMemory({ keyPrefix: 'addr', points: settings.maxFailuresPerAddress, ...window });
-  const clients = new RateLimiterMemory({ keyPrefix: 'client', points: settings.maxFailuresPerAddress, ...window });
-  const trusted = new Set<string>();
-
-  const trust = (pair: string): void => {
-    trusted.delete(pair);
-    trusted.add(pair);
-    const oldest = trusted.values().next();
-    if (trusted.size > MAX_TRUSTED_PAIRS && !oldest.done) trusted.delete(oldest.value);
-  };
+  const users = store.counter({ keyPrefix: 'user', points: settings.maxFailuresPerUser, ...window });
+  const pairs = store.counter({ keyPrefix: 'pair', points: settings.maxFailuresPerUser, ...window });
+  const addresses = store.counter({ keyPrefix: 'addr', points: settings.maxFailuresPerAddress, ...window });
+  const clients = store.counter({ keyPrefix: 'client', points: settings.maxFailuresPerAddress, ...window });
 
   const attempt = (counted: readonly Counted[], onSuccess: () => Promise<void>): Attempt => ({
     failed: async () => {},
@@ -106,14 +102,14 @@ export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
   };
 
   return {
-    begin(username, address) {
+    async begin(username, address) {
       const user = hash('sha256', username.toLowerCase(), 'base64url');
       const pair = `${user}\n${address}`;
       const counters: Counter[] = [{ limiter: pairs, key: pair }, { limiter: addresses, key: address }];
-      if (!trusted.has(pair)) counters.push({ limiter: users, key: user });
+      if (!(await store.isKnown(pair))) counters.push({ limiter: users, key: user });
       return admit(counters, async () => {
         await pairs.delete(pair);
-        trust(pair);
+        await store.remember(pair, MAX_TRUSTED_PAIRS);
       });
     },
     beginClient(address) {

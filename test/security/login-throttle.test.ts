@@ -1,7 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { heapMiB } from '../helpers/heap.ts';
-import { createLoginThrottle, type Admission, type Attempt } from '../../src/security/login-throttle.ts';
+import { rmSync } from 'node:fs';
+import { tempDir } from '../helpers/server.ts';
+import { createLoginThrottle, type Admission, type Attempt, type LoginThrottle, type ThrottleSettings } from '../../src/security/login-throttle.ts';
+import { sqliteLoginThrottleStore } from '../../src/stores/login-throttle-store.sqlite.ts';
+import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
 
 const admitted = (a: Admission): Attempt => {
   if ('retryAfter' in a) throw new Error(`refused for ${a.retryAfter} s`);
@@ -9,10 +13,19 @@ const admitted = (a: Admission): Attempt => {
 };
 const refused = (a: Admission): boolean => 'retryAfter' in a;
 
-const t = suite('security: login throttle');
+const ctx = { dbs: [] as Db[] };
+const t = suite('security: login throttle', ctx);
+t.after.each(() => { for (const db of ctx.dbs.splice(0)) db.close(); });
+
+/** A throttle over its own store (SQLite in memory). */
+function throttleOf(settings: ThrottleSettings) {
+  const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
+  ctx.dbs.push(db);
+  return { db, throttle: createLoginThrottle(settings, sqliteLoginThrottleStore(db)) };
+}
 
 t('attempts count before their check: no more than the limit are admitted at once', async () => {
-  const throttle = createLoginThrottle({ maxFailuresPerUser: 3, maxFailuresPerAddress: 100, windowSeconds: 60 });
+  const { throttle } = throttleOf({ maxFailuresPerUser: 3, maxFailuresPerAddress: 100, windowSeconds: 60 });
   const all = await Promise.all(Array.from({ length: 10 }, () => throttle.begin('ann', '10.0.0.1')));
   assert.is(all.filter(refused).length, 7);
   const clients = await Promise.all(Array.from({ length: 150 }, () => throttle.beginClient('10.0.0.2')));
@@ -20,7 +33,7 @@ t('attempts count before their check: no more than the limit are admitted at onc
 });
 
 t('a success gives its count back; a failure keeps it; an attempt never judged gives it back', async () => {
-  const throttle = createLoginThrottle({ maxFailuresPerUser: 2, maxFailuresPerAddress: 100, windowSeconds: 60 });
+  const { throttle } = throttleOf({ maxFailuresPerUser: 2, maxFailuresPerAddress: 100, windowSeconds: 60 });
   await admitted(await throttle.begin('bo', '10.0.0.1')).abandoned();
   await admitted(await throttle.begin('bo', '10.0.0.1')).succeeded();
   await admitted(await throttle.begin('bo', '10.0.0.1')).failed();
@@ -28,22 +41,45 @@ t('a success gives its count back; a failure keeps it; an attempt never judged g
   assert.ok(refused(await throttle.begin('bo', '10.0.0.1')), 'two failures reach the limit of 2');
 });
 
-t('refused attempts leave nothing behind: 20,000 with 2 KiB usernames keep no memory', async () => {
-  const throttle = createLoginThrottle({ maxFailuresPerUser: 5, maxFailuresPerAddress: 1, windowSeconds: 600 });
+t('refused attempts leave nothing behind: 5,000 with 2 KiB usernames add no row and no memory', async () => {
+  const { db, throttle } = throttleOf({ maxFailuresPerUser: 5, maxFailuresPerAddress: 1, windowSeconds: 600 });
   await admitted(await throttle.begin('first', '10.0.0.9')).failed(); // the address is now at its limit
-  const before = heapMiB();
-  for (let i = 0; i < 20_000; i++) assert.ok(refused(await throttle.begin(`${i}-${'x'.repeat(2048)}`, '10.0.0.9')));
-  const grown = heapMiB() - before;
+  const rows = (): number => db.prepare<[], number>('select count(*) from login_throttle').pluck().get() ?? -1;
+  const before = { rows: rows(), heap: heapMiB() };
+  for (let i = 0; i < 5_000; i++) assert.ok(refused(await throttle.begin(`${i}-${'x'.repeat(2048)}`, '10.0.0.9')));
+  assert.is(rows(), before.rows);
+  const grown = heapMiB() - before.heap;
   assert.ok(grown < 4, `the heap grew by ${grown.toFixed(1)} MiB`);
 });
 
 t('a count given back after its window ended does not cancel a count of the next window', async () => {
-  const throttle = createLoginThrottle({ maxFailuresPerUser: 1, maxFailuresPerAddress: 100, windowSeconds: 1 });
+  const { throttle } = throttleOf({ maxFailuresPerUser: 1, maxFailuresPerAddress: 100, windowSeconds: 1 });
   const old = admitted(await throttle.begin('cy', '10.0.0.1'));
   await new Promise((resolve) => setTimeout(resolve, 1100));
   await admitted(await throttle.begin('cy', '10.0.0.1')).failed(); // the new window's one failure
   await old.abandoned();
   assert.ok(refused(await throttle.begin('cy', '10.0.0.1')), 'the new window is still at its limit');
+});
+
+t('two processes on one store count together, and share the addresses known for a user', async () => {
+  const dir = tempDir('troupe-throttle-');
+  try {
+    const settings = { maxFailuresPerUser: 4, maxFailuresPerAddress: 100, windowSeconds: 60 };
+    const [a, b] = [0, 1].map(() => {
+      const db = openDatabase(dir, { synchronous: 'NORMAL' });
+      ctx.dbs.push(db);
+      return createLoginThrottle(settings, sqliteLoginThrottleStore(db));
+    }) as [LoginThrottle, LoginThrottle];
+    await admitted(await a.begin('dee', '10.0.0.1')).succeeded(); // 10.0.0.1 is now known for dee, in both
+    const guesses = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).begin('dee', `10.0.1.${i}`)));
+    assert.is(guesses.filter((g) => !refused(g)).length, 4, 'two processes allowed more guesses than one');
+    for (const g of guesses) if (!refused(g)) await admitted(g).failed();
+    assert.ok(refused(await b.begin('dee', '10.0.2.1')), 'the user is held back from new addresses in the other process too');
+    assert.not.ok(refused(await b.begin('dee', '10.0.0.1')), 'the known address passes in the other process');
+  } finally {
+    for (const db of ctx.dbs.splice(0)) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 t.run();
