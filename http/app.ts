@@ -79,7 +79,7 @@ function apiOptions(config: Config): { askTimeoutMs: number; maxBodyBytes: numbe
 
 function serviceRoutes(deps: AppDeps, oauth: OAuthDeps): Route[] {
   const { config, refs } = deps;
-  const routes = opsRoutes({ ready: deps.ready, metrics: deps.metrics.registry });
+  const routes = opsRoutes({ ready: deps.ready, metrics: deps.metrics.text });
   if (config.services.has('secured')) routes.push(...securedRoutes(deps, oauth));
   if (config.services.has('userdata')) {
     routes.push(...userRoutes({ ...apiOptions(config), users: refs.users }), ...activityRoutes({ ...apiOptions(config), users: refs.users, activity: refs.activity }));

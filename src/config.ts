@@ -4,6 +4,7 @@
  * (`SECURITY_JWT_CLIENT_ID` sets `security.jwt.client-id`). The result is typed and frozen.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parse as parseProperties } from 'dot-properties';
 import { z } from 'zod';
@@ -36,6 +37,9 @@ const schema = z.object({
   'server.request-timeout-ms': int(1, 3_600_000).default(30_000), // a request's headers and body must arrive within this, or 408
   'server.headers-timeout-ms': int(1, 3_600_000).default(10_000), // its headers within this (at most the request timeout), or 408
   'server.keep-alive-timeout-ms': int(0, 600_000).default(5_000), // an idle kept-alive connection is closed after this; 0 never
+  'server.workers': z.string().trim().regex(/^(auto|\d{1,3})$/, 'must be a whole number from 1 to 256, or auto')
+    .transform((s) => (s === 'auto' ? availableParallelism() : Number(s))).pipe(z.number().int().min(1, 'must be at least 1').max(256, 'must be at most 256'))
+    .default(1), // processes serving HTTP on one port (node:cluster); auto: one per core
   services: list(['secured', 'employee', 'userdata'] as const).default(['secured', 'employee', 'userdata']),
   'security.enabled': bool.default(true), // false opens /app/** and /api/** (refused in production)
   'security.encoding-strength': z.enum(['256', '384', '512']).transform(Number).default(256), // SHA-2 size of the JWT signature
@@ -76,6 +80,8 @@ export interface Config {
     readonly trustedProxies: number;
     /** Milliseconds for a whole request (headers and body) to arrive; for its headers; an idle kept-alive connection. */
     readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly keepAliveTimeoutMs: number;
+    /** Worker processes serving one port; 1: this process serves alone. */
+    readonly workers: number;
   };
   readonly services: ReadonlySet<ServiceName>;
   readonly security: {
@@ -165,7 +171,7 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
   const config: Config = {
     production,
     server: { host, port: v['server.port'], maxBodyBytes: v['server.max-body-bytes'], corsAllowedOrigins: v['server.cors.allowed-origins'], shutdownTimeoutMs: v['server.shutdown-timeout-ms'], trustedProxies: v['server.trusted-proxies'],
-      requestTimeoutMs: v['server.request-timeout-ms'], headersTimeoutMs: v['server.headers-timeout-ms'], keepAliveTimeoutMs: v['server.keep-alive-timeout-ms'] },
+      requestTimeoutMs: v['server.request-timeout-ms'], headersTimeoutMs: v['server.headers-timeout-ms'], keepAliveTimeoutMs: v['server.keep-alive-timeout-ms'], workers: v['server.workers'] },
     services: new Set(v.services),
     security: {
       enabled: v['security.enabled'],

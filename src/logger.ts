@@ -1,4 +1,8 @@
-/** JSON-lines logging. Secrets are redacted by path as a second line of defence: code never logs them. */
+/**
+ * JSON-lines logging; every line carries the process id (`pid`), which tells the workers of one
+ * server, or several instances, apart. Secrets are redacted by path as a second line of defence:
+ * code never logs them.
+ */
 import { pino, type Logger } from 'pino';
 
 export type { Logger };
@@ -10,5 +14,5 @@ const REDACT = [
 ];
 
 export function createLogger(level: string, destination: NodeJS.WritableStream = process.stdout): Logger {
-  return pino({ level, base: undefined, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
+  return pino({ level, base: { pid: process.pid }, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
 }

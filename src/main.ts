@@ -1,4 +1,9 @@
-/** `npm start`: serve all configured services until SIGTERM/SIGINT. */
+/**
+ * `npm start`: serve all configured services until SIGTERM/SIGINT: in this process, or with
+ * `server.workers` above 1 in that many worker processes on one port (this one their primary).
+ */
+import cluster from 'node:cluster';
+import { runPrimary } from './cluster.ts';
 import { ConfigError, configFromProcess } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startTroupe, type Troupe } from './server.ts';
@@ -27,10 +32,16 @@ function onSignals(troupe: Troupe, log: ReturnType<typeof createLogger>): void {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  // A worker whose primary is gone (killed, say) has no one to restart it or to share its port: it stops.
+  if (cluster.isWorker) process.once('disconnect', () => shutdown('disconnect'));
 }
 
 const config = await orExit(() => configFromProcess());
 const logger = createLogger(config.logging.level);
-const troupe = await orExit(() => startTroupe(config, logger));
-logger.info({ url: troupe.url, services: [...config.services] }, 'troupe listening');
-onSignals(troupe, logger);
+if (config.server.workers > 1 && cluster.isPrimary) {
+  runPrimary(config, logger);
+} else {
+  const troupe = await orExit(() => startTroupe(config, logger));
+  logger.info({ url: troupe.url, services: [...config.services] }, cluster.isWorker ? 'worker listening' : 'troupe listening');
+  onSignals(troupe, logger);
+}

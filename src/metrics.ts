@@ -1,5 +1,12 @@
-/** Prometheus metrics (prom-client): HTTP traffic, actor messages, mailbox depths, ask timeouts. */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+/**
+ * Prometheus metrics (prom-client): HTTP traffic, actor messages, mailbox depths, ask timeouts.
+ * In a worker of several (`server.workers`), `/metrics` answers for the whole service: the worker
+ * asks the primary, which gathers every worker's registry with prom-client's AggregatorRegistry
+ * (counters and histograms summed). Actor gauges carry the process id, so each process's actors
+ * stay apart.
+ */
+import cluster from 'node:cluster';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { actorTree, observe, type ActorInfo, type ActorSystem } from './messaging/nact.ts';
 
 export interface Metrics {
@@ -9,6 +16,8 @@ export interface Metrics {
   readonly askTimeouts: Counter<'route'>;
   /** Counts the messages of the system's actors and reports their mailboxes. */
   watch(system: ActorSystem): void;
+  /** The Prometheus text for the service: this process's, or every worker's when it is one of several. */
+  text(): Promise<string>;
 }
 
 /** An actor's label: its name at the top level; children of one parent share `parent/*`. */
@@ -23,6 +32,48 @@ function walk(nodes: readonly ActorInfo[], parents: readonly string[], visit: (p
   }
 }
 
+/** IPC between a worker and the primary for the aggregated text. */
+export const METRICS_REQUEST = 'troupe:metrics';
+export const METRICS_REPLY = 'troupe:metrics-reply';
+interface MetricsReply { readonly type: typeof METRICS_REPLY; readonly id: number; readonly text?: string; readonly error?: string }
+const isReply = (m: unknown): m is MetricsReply => typeof m === 'object' && m !== null && (m as { type?: unknown }).type === METRICS_REPLY;
+
+/** A worker's question to the primary; rejects after `timeoutMs`. */
+function fromPrimary(): () => Promise<string> {
+  const waiting = new Map<number, (reply: MetricsReply) => void>();
+  let next = 0;
+  process.on('message', (m: unknown) => {
+    if (isReply(m)) waiting.get(m.id)?.(m);
+  });
+  return () => new Promise((resolve, reject) => {
+    const id = next++;
+    const timer = setTimeout(() => {
+      waiting.delete(id);
+      reject(new Error('the primary did not answer with the metrics'));
+    }, 5000);
+    waiting.set(id, (reply) => {
+      clearTimeout(timer);
+      waiting.delete(id);
+      if (reply.text === undefined) reject(new Error(reply.error ?? 'no metrics'));
+      else resolve(reply.text);
+    });
+    process.send?.({ type: METRICS_REQUEST, id });
+  });
+}
+
+/** In the primary: answers workers' requests with every worker's metrics, aggregated. */
+export function serveClusterMetrics(): void {
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker, m: unknown) => {
+    if (typeof m !== 'object' || m === null || (m as { type?: unknown }).type !== METRICS_REQUEST) return;
+    const id = (m as { id: number }).id;
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ type: METRICS_REPLY, id, text }),
+      (error: unknown) => worker.send({ type: METRICS_REPLY, id, error: error instanceof Error ? error.message : 'failed' }),
+    );
+  });
+}
+
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -34,22 +85,29 @@ export function createMetrics(): Metrics {
   const askTimeouts = new Counter({ name: 'actor_ask_timeouts_total', help: 'Requests answered 503 because an actor did not reply in time', labelNames: ['route'] as const, registers: [registry] });
   const messages = new Counter({ name: 'actor_messages_total', help: 'Messages handled by actors, by outcome', labelNames: ['actor', 'outcome'] as const, registers: [registry] });
   const systems: ActorSystem[] = [];
+  const pid = String(process.pid);
   new Gauge({
-    name: 'actor_mailbox_depth', help: 'Messages waiting in actor mailboxes', labelNames: ['actor'] as const, registers: [registry],
+    name: 'actor_mailbox_depth', help: 'Messages waiting in actor mailboxes, per process', labelNames: ['actor', 'pid'] as const, registers: [registry],
     collect() {
       this.reset();
-      for (const system of systems) walk(actorTree(system), [], (parts, node) => this.inc({ actor: actorLabel(parts) }, node.mailbox));
+      for (const system of systems) walk(actorTree(system), [], (parts, node) => this.inc({ actor: actorLabel(parts), pid }, node.mailbox));
     },
   });
   new Gauge({
-    name: 'actor_live', help: 'Live actors (for instance one ActivityActor per active user)', labelNames: ['actor'] as const, registers: [registry],
+    name: 'actor_live', help: 'Live actors (for instance one ActivityActor per active user), per process', labelNames: ['actor', 'pid'] as const, registers: [registry],
     collect() {
       this.reset();
-      for (const system of systems) walk(actorTree(system), [], (parts) => this.inc({ actor: actorLabel(parts) }));
+      for (const system of systems) walk(actorTree(system), [], (parts) => this.inc({ actor: actorLabel(parts), pid }));
     },
   });
+  let text = (): Promise<string> => registry.metrics();
+  if (cluster.isWorker) {
+    AggregatorRegistry.setRegistries([registry]);
+    new AggregatorRegistry(); // answers the primary's requests for this worker's registry
+    text = fromPrimary();
+  }
   return {
-    registry, httpRequests, httpDuration, askTimeouts,
+    registry, httpRequests, httpDuration, askTimeouts, text,
     watch(system) {
       systems.push(system);
       observe(system, (parts, outcome) => messages.inc({ actor: actorLabel(parts), outcome }));

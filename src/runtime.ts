@@ -3,6 +3,7 @@
  * stores → actors, and the reverse on close. No HTTP here.
  */
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import type { Config } from './config.ts';
 import { loadInitialData, readInitialData } from './initial-data.ts';
 import type { Logger } from './logger.ts';
@@ -60,7 +61,8 @@ async function tokenDeps(config: Config, logger: Logger, db: Db): Promise<ActorD
   loadInitialData(credentials, initial);
   const key = await loadSigningKey({ signingKey: config.security.signingKey, encodingStrength: config.security.encodingStrength, dataDir: config.data.dir },
     (path) => logger.warn({ path }, 'generated a development signing key; set security.signing-key in production'));
-  const passwords = createPasswordHasher();
+  // The BCrypt threads of all workers together stay within the cores.
+  const passwords = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
   const cost = costOf(initial.users[0]?.password ?? '') ?? 10;
   const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
   const clients = [registeredClient(config)];

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -81,6 +82,14 @@ t('production refuses development secrets and disabled security', () => {
   rejects({ properties: { 'security.signing-key': key, 'security.jwt.client-secret': OTHER_HASH, 'security.enabled': 'false' } }, /security\.enabled=false is refused/, true);
   const c = loadConfig({ properties: { 'security.signing-key': key, 'security.jwt.client-secret': OTHER_HASH } }, true);
   assert.is(c.production, true);
+});
+
+t('server.workers: a number, or auto for the available cores; default 1', () => {
+  assert.is(loadConfig({}).server.workers, 1);
+  assert.is(loadConfig({ env: { SERVER_WORKERS: '3' } }).server.workers, 3);
+  assert.is(loadConfig({ env: { SERVER_WORKERS: 'auto' } }).server.workers, availableParallelism());
+  rejects({ env: { SERVER_WORKERS: '0' } }, /server\.workers: must be at least 1/);
+  rejects({ env: { SERVER_WORKERS: 'many' } }, /server\.workers: must be a whole number from 1 to 256, or auto/);
 });
 
 t('start-up with a bad value exits 1 with one line naming the key', () => {

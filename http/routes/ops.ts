@@ -1,8 +1,9 @@
-import type { Registry } from 'prom-client';
+import { prometheusContentType } from 'prom-client';
 import { PUBLIC, route, type Route } from '../routing.ts';
 
 export interface OpsDeps {
-  readonly metrics: Registry;
+  /** The Prometheus text of the service (of every worker, when there are several). */
+  readonly metrics: () => Promise<string>;
   /** Resolves when every store answers; rejects naming the one that does not. */
   readonly ready: () => Promise<void>;
 }
@@ -23,8 +24,8 @@ export function opsRoutes(deps: OpsDeps): Route[] {
       }
     }),
     route('GET', '/metrics', PUBLIC, async function metrics(ctx) {
-      ctx.type = deps.metrics.contentType;
-      ctx.body = await deps.metrics.metrics();
+      ctx.type = prometheusContentType;
+      ctx.body = await deps.metrics();
     }),
   ];
 }

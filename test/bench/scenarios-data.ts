@@ -56,7 +56,7 @@ export async function employees(report: Report, s: BenchSettings): Promise<void>
 
 async function liveActivityActors(server: Child): Promise<number> {
   const text = await fetch(`${server.url}/metrics`).then((r) => r.text());
-  return Number(/^actor_live\{actor="activity\/\*"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+  return Number(/^actor_live\{actor="activity\/\*",pid="\d+"\} (\d+)$/m.exec(text)?.[1] ?? 0);
 }
 
 /** Polls until at most `max` activity actors are live; returns the count and the time it took. */

@@ -29,8 +29,8 @@ t('GET /metrics › requests by route template and status, actor messages, live 
   assert.match(text, /http_requests_total\{method="PATCH",route="\/api\/user",status="405"\} 1/);
   assert.match(text, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/app\/listAll"\}/);
   assert.match(text, /actor_messages_total\{actor="token",outcome="handled"\} \d+/);
-  assert.match(text, /actor_live\{actor="activity\/\*"\} 1/);
-  assert.match(text, /actor_mailbox_depth\{actor="token"\} 0/);
+  assert.match(text, new RegExp(`actor_live\\{actor="activity/\\*",pid="${process.pid}"\\} 1`));
+  assert.match(text, /actor_mailbox_depth\{actor="token",pid="\d+"\} 0/);
   assert.not.match(text, /nowhere/);
 });
 
