@@ -33,6 +33,12 @@ export function rssMiB(pid: number): number {
   return Number(kb) / 1024;
 }
 
+/** Resident set size of a process and its children (a cluster's primary and workers), in MiB. */
+export function treeRssMiB(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  return rssMiB(pid) + children.reduce((sum, child) => sum + treeRssMiB(child), 0);
+}
+
 export interface Child {
   readonly url: string;
   readonly pid: number;
@@ -65,7 +71,7 @@ async function startChild(args: readonly string[], env: Record<string, string>, 
   await waitFor200(url + readyPath, proc);
   const startMs = performance.now() - started;
   const pid = proc.pid ?? 0;
-  return { url, pid, startMs, rss: () => rssMiB(pid), stop: () => stopProcess(proc) };
+  return { url, pid, startMs, rss: () => treeRssMiB(pid), stop: () => stopProcess(proc) };
 }
 
 async function stopProcess(proc: ChildProcess): Promise<void> {

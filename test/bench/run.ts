@@ -13,6 +13,7 @@ import { markdown, machine, type Report } from './report.ts';
 import { tempDir } from './harness.ts';
 import { listAll, stormIsolation, tokenRate, type BenchSettings } from './scenarios-security.ts';
 import { activity, employees, startUp } from './scenarios-data.ts';
+import { sharedWrites, workers } from './scenarios-processes.ts';
 
 const envInt = (name: string, fallback: number): number => {
   const v = Number(process.env[name] ?? fallback);
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
   await secured.stop();
   await employees(report, settings);
   await activity(report, settings, { users, idleMs });
+  await workers(report, settings);
+  await sharedWrites(report, settings);
   await startUp(dir, report, settings);
   report.notes.push(...notes(settings.seconds, users, idleMs),
     `Load average of the machine (1 min): ${loadAtStart.toFixed(2)} at the start, ${(loadavg()[0] ?? 0).toFixed(2)} at the end; above the core count, other work competed for the cores and every figure is lower and noisier.`);
@@ -59,7 +62,8 @@ function notes(seconds: number, users: number, idleMs: number): string[] {
     'The login storm and the BCrypt baseline use john.doe\'s cost-10 hash from data/initial-data.json; the login throttle is set out of reach.',
     'Employees and users are seeded straight into SQLite (one transaction) before the server starts; creates go through HTTP.',
     `Activity: ${users} distinct users${users < 100_000 ? ' (scaled down from 100k; BENCH_ACTIVITY_USERS=100000 for the full size)' : ''}, each touched once by GET /api/users/activity; idle-ms ${idleMs} (the note of its row gives the peak of actors live at once, sampled every 2 s).`,
-    'RSS is VmRSS of the serving process from /proc/<pid>/status at the end of its measurement.',
+    'RSS is VmRSS of the serving process (with its workers, for server.workers=2) from /proc/<pid>/status at the end of its measurement.',
+    'Claim 8 runs both servers on one data directory, one after the other, best of two interleaved rounds each; autocannon runs on the same 2 cores as the workers.',
   ];
 }
 

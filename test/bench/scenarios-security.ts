@@ -17,15 +17,15 @@ const failedOf = (r: LoadResult): number => r.non2xx + r.errors + r.timeouts;
 export const row = (scenario: string, r: LoadResult, rss: number, note?: string): Measurement =>
   ({ scenario, rps: r.rps, p50: r.p50, p99: r.p99, rss, failed: failedOf(r), ...(note ? { note } : {}) });
 
-interface Target { readonly name: string; readonly child: Child; readonly headers: Record<string, string> }
+export interface Target { readonly name: string; readonly child: Child; readonly headers: Record<string, string> }
 
 /** Best of `rounds` interleaved runs per target, so a slow moment of the machine hits all alike. */
-async function interleaved(targets: readonly Target[], s: BenchSettings, rounds = 2): Promise<Map<string, { r: LoadResult; rss: number }>> {
+export async function interleaved(targets: readonly Target[], s: BenchSettings, rounds = 2, connections = 10): Promise<Map<string, { r: LoadResult; rss: number }>> {
   const best = new Map<string, { r: LoadResult; rss: number }>();
   for (const t of targets) await warmUp({ url: t.child.url, path: '/app/listAll', headers: t.headers });
   for (let round = 1; round <= rounds; round++) {
     for (const t of targets) {
-      const r = await load({ url: t.child.url, path: '/app/listAll', headers: t.headers, connections: 10, duration: s.seconds });
+      const r = await load({ url: t.child.url, path: '/app/listAll', headers: t.headers, connections, duration: s.seconds });
       s.log(`  ${t.name} round ${round}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, failed ${failedOf(r)}`);
       const prev = best.get(t.name);
       if (!prev || r.rps > prev.r.rps) best.set(t.name, { r, rss: t.child.rss() });
