@@ -25,6 +25,13 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
     },
   },
+  // Stores and actors are asynchronous: a promise nobody awaits loses its errors and its order
+  // (type-aware, so TypeScript files only).
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
   // Only src/messaging/nact.ts may import nact, and only http/routing.ts makes a router (so that no
   // route is registered without its access check).
   restrict(['**/*.ts'], [{ group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' }, noRouter]),

@@ -7,7 +7,7 @@ import { parseBasic, type ClientCredentials } from '../src/security/clients.ts';
 import type { Attempt, LoginThrottle } from '../src/security/login-throttle.ts';
 import { isTooLong, MAX_PASSWORD_BYTES } from '../src/security/passwords.ts';
 import { formBody, formParams } from './middleware/body.ts';
-import { OAuthError } from './problems.ts';
+import { OAuthError, problemFromReply } from './problems.ts';
 import type { AppState } from './state.ts';
 
 export interface OAuthDeps {
@@ -81,7 +81,7 @@ async function authenticateClient(ctx: Context, params: URLSearchParams, deps: O
   const reply = await settle(admission.attempt, ask(deps.token, Token.authenticateClient(credentials.clientId, credentials.clientSecret), deps.askTimeoutMs),
     (r) => (r.ok ? 'succeeded' : r.code === 'client.invalid' ? 'failed' : 'abandoned'));
   if (reply.ok) return reply.value;
-  if (reply.code !== 'client.invalid') throw new Error(reply.message);
+  if (reply.code !== 'client.invalid') throw problemFromReply(reply.code, reply.message);
   throw invalidClient(deps.realm, 'Bad client credentials');
 }
 

@@ -77,7 +77,7 @@ const REPLY_STATUS: Readonly<Record<string, number>> = {
   'activity.user_not_found': 404,
   'employee.not_found': 404,
   'employee.version_conflict': 412,
-  'employee.unavailable': 503,
+  unavailable: 503,
 };
 
 export const statusOfReply = (code: string): number => REPLY_STATUS[code] ?? 500;

@@ -59,11 +59,12 @@ const schema = z.object({
   'security.login-throttle.max-failures-per-user': int(1, 1_000_000).default(10), // failed logins per username per window
   'security.login-throttle.max-failures-per-address': int(1, 1_000_000).default(50), // failed logins per client address per window
   'security.login-throttle.window-seconds': int(1, 86_400).default(600), // how long a failure counts
+  'security.revocation-sync-ms': int(1, 600_000).default(1000), // with MongoDB: how often an instance reads the revocations others made
   'app.initial-data': text.default('data/initial-data.json'), // roles and users loaded at start-up
   'app.list-all.include-password-hash': bool.default(false), // true: /app/listAll shows each user's BCrypt hash, as the seed did
   'data.dir': text.default('./data'), // where SQLite files and the generated key live
   'data.sqlite.synchronous': z.enum(['FULL', 'NORMAL']).default('FULL'), // FULL: a commit survives power loss too
-  'mongodb.uri': z.string().trim().optional(), // set → employees in MongoDB
+  'mongodb.uri': z.string().trim().optional(), // set → every store in MongoDB (several machines can serve)
   'actors.ask-timeout-ms': int(1, 600_000).default(10_000), // an actor silent this long → 503
   'actors.mailbox-limit': int(1, 1_000_000).default(1000), // asks to an actor with this many waiting messages → 503 at once
   'actors.activity.idle-ms': int(1, 2_147_483_647).default(60_000), // a user's ActivityActor stops after this long idle, ms
@@ -92,6 +93,8 @@ export interface Config {
     readonly realm: string;
     readonly protectApi: boolean;
     readonly loginThrottle: { readonly maxFailuresPerUser: number; readonly maxFailuresPerAddress: number; readonly windowSeconds: number };
+    /** With MongoDB, the longest a revocation made by another instance goes unnoticed here, ms. */
+    readonly revocationSyncMs: number;
     readonly jwt: {
       readonly clientId: string; readonly clientSecretHash: string; readonly grantTypes: readonly GrantType[];
       readonly scopeRead: string; readonly scopeWrite: string; readonly resourceId: string; readonly issuer: string;
@@ -184,6 +187,7 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
         maxFailuresPerAddress: v['security.login-throttle.max-failures-per-address'],
         windowSeconds: v['security.login-throttle.window-seconds'],
       },
+      revocationSyncMs: v['security.revocation-sync-ms'],
       jwt: {
         clientId: v['security.jwt.client-id'], clientSecretHash: v['security.jwt.client-secret'].replace(/^\{bcrypt\}/, ''),
         grantTypes: v['security.jwt.grant-type'], scopeRead: v['security.jwt.scope-read'], scopeWrite: v['security.jwt.scope-write'],
@@ -199,6 +203,9 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
     logging: { level: v['logging.level'] },
   };
   if (production) guardProduction(config);
+  if (config.mongodb.uri !== undefined && config.security.signingKey === undefined && sources.env?.['NODE_ENV'] !== 'development') {
+    throw new ConfigError('Invalid configuration: security.signing-key must be set when mongodb.uri is set (a key generated on each machine would refuse the tokens of the others); only NODE_ENV=development allows a generated key');
+  }
   return deepFreeze(config);
 }
 

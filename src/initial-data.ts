@@ -35,11 +35,14 @@ export function readInitialData(path: string): InitialData {
   return parsed.data;
 }
 
-/** Saves every role, then every user with its roles; running it twice changes nothing. */
-export function loadInitialData(store: CredentialStore, data: InitialData): void {
+/**
+ * Saves every role, then every user with its roles, as upserts: running it twice, or in several
+ * processes starting at once, creates each role and user once.
+ */
+export async function loadInitialData(store: CredentialStore, data: InitialData): Promise<void> {
   const descriptions = new Map(data.roles.map((r) => [r.roleName, r.description]));
-  for (const role of data.roles) store.saveRole(role);
+  for (const role of data.roles) await store.saveRole(role);
   for (const user of data.users) {
-    store.saveUser({ ...user, roles: user.roles.map((roleName) => ({ roleName, description: descriptions.get(roleName) ?? '' })) });
+    await store.saveUser({ ...user, roles: user.roles.map((roleName) => ({ roleName, description: descriptions.get(roleName) ?? '' })) });
   }
 }

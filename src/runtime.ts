@@ -5,25 +5,19 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { Config } from './config.ts';
-import { loadInitialData, readInitialData } from './initial-data.ts';
+import { loadInitialData, readInitialData, type InitialData } from './initial-data.ts';
 import type { Logger } from './logger.ts';
 import { createClientAuthenticator, type Client } from './security/clients.ts';
 import { createDenylist, type Revocable } from './security/denylist.ts';
-import { createLoginThrottle, type LoginThrottle } from './security/login-throttle.ts';
-import { sqliteLoginThrottleStore } from './stores/login-throttle-store.sqlite.ts';
 import { createTokenSigner, createTokenVerifier, type TokenVerifier } from './security/jwt.ts';
 import { loadSigningKey, type SigningKey } from './security/keys.ts';
+import { createLoginThrottle, type LoginThrottle } from './security/login-throttle.ts';
 import { costOf, createPasswordHasher } from './security/passwords.ts';
-import { sqliteCredentialStore } from './stores/credential-store.sqlite.ts';
-import { openMongoEmployeeStore } from './stores/employee-store.mongo.ts';
-import { sqliteEmployeeStore } from './stores/employee-store.sqlite.ts';
-import { sqliteRefreshTokenStore } from './stores/refresh-token-store.sqlite.ts';
-import { sqliteRevocationStore } from './stores/revocation-store.sqlite.ts';
-import { sqliteActivityStore } from './stores/activity-store.sqlite.ts';
-import { sqliteUserStore } from './stores/user-store.sqlite.ts';
-import { openDatabase, type Db } from './stores/sqlite.ts';
-import type { EmployeeStore } from './stores/employee-store.ts';
+import type { Stores } from './stores/stores.ts';
+import { openMongoStores } from './stores/stores.mongo.ts';
+import { openSqliteStores } from './stores/stores.sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './system.ts';
+import { StoreUnavailableError } from './unavailable.ts';
 
 /** The stores with the actors running over them. */
 export interface Runtime {
@@ -33,7 +27,7 @@ export interface Runtime {
   /** Password logins and client authentications counted in the store, for every process alike. */
   readonly throttle: LoginThrottle;
   /** Whether an access token, or its login, was revoked. */
-  readonly isRevoked: (token: Revocable) => boolean;
+  readonly isRevoked: (token: Revocable) => Promise<boolean>;
   /** Resolves when every store answers; rejects naming the one that does not. */
   ready(): Promise<void>;
   /** Stops the actors (bottom-up), then closes the stores and the password workers. */
@@ -48,17 +42,43 @@ function registeredClient(config: Config): Client {
   };
 }
 
-/** MongoDB when `mongodb.uri` is set, else the embedded SQLite database; none when the service is off. */
-function openEmployeeStore(config: Config, db: Db): EmployeeStore | undefined {
-  if (!config.services.has('employee')) return undefined;
-  return config.mongodb.uri ? openMongoEmployeeStore(config.mongodb.uri) : sqliteEmployeeStore(db);
+/** Every store: in MongoDB when `mongodb.uri` is set (nothing in SQLite then), else in the SQLite file. */
+function openStores(config: Config): Stores {
+  return config.mongodb.uri
+    ? openMongoStores(config.mongodb.uri, { revocationSyncMs: config.security.revocationSyncMs })
+    : openSqliteStores(config.data.dir, { synchronous: config.data.synchronous });
 }
 
+/**
+ * The database made ready (indexes) and the initial users and roles loaded, as upserts. A database
+ * that cannot be reached at start-up is no obstacle: the server starts (answering 503 where it is
+ * needed, /ready naming it) and this is tried again every few seconds until it succeeds.
+ */
+async function prepare(stores: Stores, initial: InitialData, logger: Logger): Promise<() => void> {
+  const attempt = async (): Promise<void> => {
+    await stores.prepare();
+    await loadInitialData(stores.credentials, initial);
+  };
+  try {
+    await attempt();
+    return () => {};
+  } catch (error) {
+    if (!(error instanceof StoreUnavailableError)) throw error;
+    logger.warn({ store: stores.kind, err: error.message }, 'the store cannot be reached; starting anyway, and retrying its preparation');
+  }
+  const retry = setInterval(() => {
+    attempt().then(() => {
+      clearInterval(retry);
+      logger.info({ store: stores.kind }, 'the store is prepared');
+    }, (error: unknown) => logger.warn({ store: stores.kind, err: error instanceof Error ? error.message : 'error' }, 'preparing the store failed; retrying'));
+  }, PREPARE_RETRY_MS).unref();
+  return () => clearInterval(retry);
+}
+
+const PREPARE_RETRY_MS = 5000;
+
 /** The token actor's dependencies: signing key, password hashing, the client, the revocation list. */
-async function tokenDeps(config: Config, logger: Logger, db: Db): Promise<ActorDeps['token'] & { readonly key: SigningKey }> {
-  const credentials = sqliteCredentialStore(db);
-  const initial = readInitialData(config.app.initialData);
-  loadInitialData(credentials, initial);
+async function tokenDeps(config: Config, logger: Logger, stores: Stores, initial: InitialData): Promise<ActorDeps['token'] & { readonly key: SigningKey }> {
   const key = await loadSigningKey({ signingKey: config.security.signingKey, encodingStrength: config.security.encodingStrength, dataDir: config.data.dir },
     (path) => logger.warn({ path }, 'generated a development signing key; set security.signing-key in production'));
   // The BCrypt threads of all workers together stay within the cores.
@@ -67,53 +87,50 @@ async function tokenDeps(config: Config, logger: Logger, db: Db): Promise<ActorD
   const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
   const clients = [registeredClient(config)];
   const settings = { issuer: config.security.jwt.issuer, audience: config.security.jwt.resourceId, validity: config.security.jwt.accessTokenValidity };
-  const denylist = createDenylist(sqliteRevocationStore(db));
+  const denylist = createDenylist(stores.revocations);
   return {
-    key, clients, authenticateClient: createClientAuthenticator(clients, passwords), credentials, refreshTokens: sqliteRefreshTokenStore(db),
+    key, clients, authenticateClient: createClientAuthenticator(clients, passwords), credentials: stores.credentials, refreshTokens: stores.refreshTokens,
     passwords, signAccessToken: createTokenSigner(key, settings), verifyAccessToken: createTokenVerifier(key, settings, denylist.isRevoked), denylist,
     refreshTokenValidity: config.security.jwt.refreshTokenValidity, accessTokenValidity: settings.validity, dummyHash,
   };
 }
 
-/** Pings every store in turn; the error names the first that does not answer. */
-async function ready(db: Db, employees: EmployeeStore | undefined, employeeTech: string): Promise<void> {
+/** Resolves when the database answers; rejects naming it. */
+async function ready(stores: Stores): Promise<void> {
   try {
-    db.prepare('select 1').get();
+    await stores.ping();
   } catch (error) {
-    throw new Error(`store "sqlite" does not answer: ${error instanceof Error ? error.message : 'error'}`, { cause: error });
-  }
-  try {
-    await employees?.ping();
-  } catch (error) {
-    throw new Error(`store "employees" (${employeeTech}) does not answer: ${error instanceof Error ? error.message : 'error'}`, { cause: error });
+    throw new Error(`store "${stores.kind}" does not answer: ${error instanceof Error ? error.message : 'error'}`, { cause: error });
   }
 }
 
 export async function startRuntime(config: Config, logger: Logger): Promise<Runtime> {
-  const db = openDatabase(config.data.dir, { synchronous: config.data.synchronous });
-  const { key, ...token } = await tokenDeps(config, logger, db);
-  const employees = openEmployeeStore(config, db);
+  const stores = openStores(config);
+  const initial = readInitialData(config.app.initialData);
+  const stopPreparing = await prepare(stores, initial, logger);
+  const { key, ...token } = await tokenDeps(config, logger, stores, initial);
   const actors = startActors({
     logger,
     mailboxLimit: config.actors.mailboxLimit,
     token,
-    users: { store: sqliteUserStore(db), askTimeoutMs: config.actors.askTimeoutMs },
-    activity: { store: sqliteActivityStore(db), idleMs: config.activity.idleMs },
-    employee: employees && { store: employees },
+    users: { store: stores.users, askTimeoutMs: config.actors.askTimeoutMs },
+    activity: { store: stores.activity, idleMs: config.activity.idleMs },
+    employee: config.services.has('employee') ? { store: stores.employees } : undefined,
   });
-  const throttleStore = sqliteLoginThrottleStore(db);
   // Ended counts are only clutter (an ended window counts from zero anyway): swept hourly.
-  const sweep = setInterval(() => { void throttleStore.purgeExpired(Date.now()).catch((error: unknown) => logger.warn({ err: error }, 'sweeping the login throttle failed')); }, 3_600_000).unref();
+  const sweep = setInterval(() => {
+    stores.throttle.purgeExpired(Date.now()).catch((error: unknown) => logger.warn({ err: error }, 'sweeping the login throttle failed'));
+  }, 3_600_000).unref();
   return {
     actors, key, verifyToken: token.verifyAccessToken, isRevoked: token.denylist.isRevoked,
-    throttle: createLoginThrottle(config.security.loginThrottle, throttleStore),
-    ready: () => ready(db, employees, config.mongodb.uri ? 'MongoDB' : 'SQLite'),
+    throttle: createLoginThrottle(config.security.loginThrottle, stores.throttle),
+    ready: () => ready(stores),
     async close() {
       clearInterval(sweep);
+      stopPreparing();
       actors.stop();
-      await employees?.close();
       await token.passwords.close();
-      db.close();
+      await stores.close();
     },
   };
 }

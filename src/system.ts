@@ -9,8 +9,12 @@ import type * as User from '../actors/user/protocol.ts';
 import { spawnEmployeeActor, type EmployeeActorDeps } from '../actors/employee/actor.ts';
 import type * as Employee from '../actors/employee/protocol.ts';
 import type { Logger } from './logger.ts';
-import { limitMailbox, startSystem, stopSystem, type ActorSystem, type Ref } from './messaging/nact.ts';
-import { replyThenResume } from './messaging/supervision.ts';
+import { limitMailbox, startSystem, stopSystem, type ActorSystem, type CrashPolicy, type Ref } from './messaging/nact.ts';
+import { defaultBudget, replyThenResume, type FailureOf } from './messaging/supervision.ts';
+import { StoreUnavailableError } from './unavailable.ts';
+
+/** A store that cannot be reached is `unavailable` to the sender (HTTP 503), anything else `internal`. */
+export const failureOf: FailureOf = (error) => (error instanceof StoreUnavailableError ? 'unavailable' : 'internal');
 
 export interface Actors {
   readonly system: ActorSystem;
@@ -36,12 +40,14 @@ export interface ActorDeps {
 export function startActors(deps: ActorDeps): Actors {
   const system = startSystem(`troupe-${randomBytes(4).toString('hex')}`);
   const report = (error: unknown, path: string, decision: string): void => {
-    deps.logger.error({ err: error, actor: path, decision }, 'actor crashed');
+    if (error instanceof StoreUnavailableError) deps.logger.warn({ actor: path, err: error.message }, 'a store cannot be reached');
+    else deps.logger.error({ err: error, actor: path, decision }, 'actor crashed');
   };
-  const token = spawnTokenActor(system, { ...deps.token, onCrash: replyThenResume(report) });
-  const activity = spawnActivityRouter(system, { ...deps.activity, crashPolicy: () => replyThenResume(report) });
-  const users = spawnUserActor(system, { ...deps.users, activity, onCrash: replyThenResume(report) });
-  const employee = deps.employee && spawnEmployeeActor(system, { ...deps.employee, onCrash: replyThenResume(report) });
+  const supervised = (): CrashPolicy => replyThenResume(report, defaultBudget, failureOf);
+  const token = spawnTokenActor(system, { ...deps.token, onCrash: supervised() });
+  const activity = spawnActivityRouter(system, { ...deps.activity, crashPolicy: supervised });
+  const users = spawnUserActor(system, { ...deps.users, activity, onCrash: supervised() });
+  const employee = deps.employee && spawnEmployeeActor(system, { ...deps.employee, onCrash: supervised() });
   if (deps.mailboxLimit !== undefined) {
     for (const ref of [token, users, activity, employee]) if (ref) limitMailbox(ref, deps.mailboxLimit);
   }

@@ -52,7 +52,7 @@ t('application.properties overrides defaults, the environment overrides the file
 });
 
 t('relaxed binding reaches dotted and dashed keys; MONGODB_URI works', () => {
-  const c = loadConfig({ env: { SECURITY_JWT_ACCESS_TOKEN_VALIDITY: '60', MONGODB_URI: 'mongodb://localhost:27017/x', SERVICES: 'secured, employee' } });
+  const c = loadConfig({ env: { SECURITY_JWT_ACCESS_TOKEN_VALIDITY: '60', MONGODB_URI: 'mongodb://localhost:27017/x', SERVICES: 'secured, employee', NODE_ENV: 'development' } });
   assert.is(c.security.jwt.accessTokenValidity, 60);
   assert.is(c.mongodb.uri, 'mongodb://localhost:27017/x');
   assert.equal([...c.services], ['secured', 'employee']);
@@ -82,6 +82,14 @@ t('production refuses development secrets and disabled security', () => {
   rejects({ properties: { 'security.signing-key': key, 'security.jwt.client-secret': OTHER_HASH, 'security.enabled': 'false' } }, /security\.enabled=false is refused/, true);
   const c = loadConfig({ properties: { 'security.signing-key': key, 'security.jwt.client-secret': OTHER_HASH } }, true);
   assert.is(c.production, true);
+});
+
+t('mongodb.uri with a generated key is refused outside development, with one line saying why', () => {
+  const why = rejects({ env: { MONGODB_URI: 'mongodb://db.example:27017/troupe' } }, /security\.signing-key must be set when mongodb\.uri is set/);
+  assert.is(why.split('\n').length, 1);
+  assert.match(why, /refuse the tokens of the others/);
+  assert.is(loadConfig({ env: { MONGODB_URI: 'mongodb://db.example:27017/troupe', NODE_ENV: 'development' } }).security.signingKey, undefined);
+  assert.ok(loadConfig({ env: { MONGODB_URI: 'mongodb://db.example:27017/troupe', SECURITY_SIGNING_KEY: 'k'.repeat(32) } }).mongodb.uri);
 });
 
 t('server.workers: a number, or auto for the available cores; default 1', () => {

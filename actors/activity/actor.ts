@@ -39,8 +39,8 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
   const size = deps.cacheSize ?? DEFAULT_CACHE_SIZE;
   const now = deps.now ?? Date.now;
 
-  const load = (): Cache => {
-    const page = deps.store.page(userId, { limit: size });
+  const load = async (): Promise<Cache> => {
+    const page = await deps.store.page(userId, { limit: size });
     return { recent: page.items, complete: !page.hasMore };
   };
 
@@ -51,8 +51,8 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
   };
 
   /** A Record for an id with no user stops the actor at once: unknown ids never pile up actors. */
-  const onRecord = (msg: Extract<Msg, { type: 'Record' }>, ctx: Ctx<Msg>): State => {
-    const saved = deps.store.append({ id: newId(), userId, type: msg.activityType, detail: msg.detail, at: new Date(now()).toISOString() });
+  const onRecord = async (msg: Extract<Msg, { type: 'Record' }>, ctx: Ctx<Msg>): Promise<State> => {
+    const saved = await deps.store.append({ id: newId(), userId, type: msg.activityType, detail: msg.detail, at: new Date(now()).toISOString() });
     if (!saved) {
       tell(msg.sender, fail('activity.user_not_found', `No user with id ${userId}`));
       return stopIfIdle(ctx);
@@ -64,15 +64,15 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
   };
 
   /** The cache as the store has it now: reloaded when another process appended (or deleted the user). */
-  const current = (cache: Cache): Cache => (deps.store.latestSeq(userId) === cache.recent[0]?.seq ? cache : load());
+  const current = async (cache: Cache): Promise<Cache> => ((await deps.store.latestSeq(userId)) === cache.recent[0]?.seq ? cache : load());
 
   /** The newest page comes from the cache when it can answer it whole; older pages from the store. */
-  const onHistory = (stale: Cache, msg: Extract<Msg, { type: 'History' }>): Cache => {
-    const cache = msg.before === undefined ? current(stale) : stale;
+  const onHistory = async (stale: Cache, msg: Extract<Msg, { type: 'History' }>): Promise<Cache> => {
+    const cache = msg.before === undefined ? await current(stale) : stale;
     const cached = msg.before === undefined && (cache.complete || cache.recent.length > msg.limit);
     const page = cached
       ? { items: cache.recent.slice(0, msg.limit), hasMore: cache.recent.length > msg.limit }
-      : deps.store.page(userId, { limit: msg.limit, beforeSeq: msg.before });
+      : await deps.store.page(userId, { limit: msg.limit, beforeSeq: msg.before });
     const last = page.items.at(-1);
     tell(msg.sender, ok({ activities: page.items.map(view), next: page.hasMore && last ? last.seq : null }));
     return cache;
@@ -84,10 +84,10 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
     return stopIfIdle(ctx);
   };
 
-  return spawn<State, Msg>(parent, (state, msg, ctx) => {
+  return spawn<State, Msg>(parent, async (state, msg, ctx) => {
     switch (msg.type) {
       case 'Record': return onRecord(msg, ctx);
-      case 'History': return onHistory(state ?? load(), msg);
+      case 'History': return onHistory(state ?? await load(), msg);
       case 'Forget': return onForget(msg, ctx);
       default: return assertNever(msg);
     }

@@ -1,6 +1,6 @@
-import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
-import { assertNever, fail, ok, type Failure } from '../../src/messaging/reply.ts';
-import { StoreUnavailableError, type EmployeeStore } from '../../src/stores/employee-store.ts';
+import { spawn, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { assertNever, fail, ok } from '../../src/messaging/reply.ts';
+import type { EmployeeStore } from '../../src/stores/employee-store.ts';
 import { cursorOf, type Command, type CreateReply, type DeleteReply, type GetReply, type SearchReply, type UpdateReply } from './protocol.ts';
 
 export interface EmployeeActorDeps {
@@ -9,14 +9,14 @@ export interface EmployeeActorDeps {
   readonly now?: () => number;
 }
 
-type Unavailable = Failure<'employee.unavailable'>;
-
-/** A store call that failed: it comes back to the actor, which answers or crashes (supervision). */
-type Internal = { readonly type: 'StoreFailed'; readonly error: unknown; readonly sender: Ref<Unavailable> };
+/**
+ * A store call that failed: it comes back to the actor and crashes it there, so supervision
+ * answers the sender (`unavailable` for a store that cannot be reached, else `internal`).
+ */
+type Internal = { readonly type: 'StoreFailed'; readonly error: unknown; readonly sender: AnyRef };
 
 type Msg = Command | Internal;
 
-const UNAVAILABLE = 'The employee store cannot be reached; try again shortly';
 const notFound = (id: string) => fail('employee.not_found', `No employee with id ${id}`);
 
 /**
@@ -24,7 +24,7 @@ const notFound = (id: string) => fail('employee.not_found', `No employee with id
  * does not wait for one before taking the next message. Its result goes straight to the sender;
  * a failure comes back here.
  */
-function answer<R>(sender: NoInfer<Ref<R | Unavailable>>, work: Promise<R>, self: Ref<Msg>): void {
+function answer<R>(sender: NoInfer<Ref<R>>, work: Promise<R>, self: Ref<Msg>): void {
   work.then((reply) => tell(sender, reply), (error: unknown) => tell(self, { type: 'StoreFailed', error, sender }));
 }
 
@@ -58,8 +58,7 @@ export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps):
   const onDelete = async (msg: Extract<Command, { type: 'Delete' }>): Promise<DeleteReply> =>
     (await store.delete(msg.id)) ? ok({ id: msg.id }) : notFound(msg.id);
 
-  const onStoreFailed = (msg: Internal): void => {
-    if (msg.error instanceof StoreUnavailableError) return tell(msg.sender, fail('employee.unavailable', UNAVAILABLE));
+  const onStoreFailed = (msg: Internal): never => {
     throw msg.error;
   };
 

@@ -14,7 +14,7 @@ export type { EmployeeChanges, EmployeeRecord, EmployeeSearch, NewEmployee, Sear
 export type ErrorCode =
   | 'employee.not_found' // no record with that id
   | 'employee.version_conflict' // the record is not at the version the caller expected (If-Match)
-  | 'employee.unavailable'; // the store cannot be reached; retry later
+;
 
 /** One page of a search; `nextCursor` is null after the last match. */
 export interface SearchPage {
@@ -22,11 +22,11 @@ export interface SearchPage {
   readonly nextCursor: string | null;
 }
 
-export type CreateReply = Reply<EmployeeRecord, 'employee.unavailable'>;
-export type GetReply = Reply<EmployeeRecord, 'employee.not_found' | 'employee.unavailable'>;
-export type SearchReply = Reply<SearchPage, 'employee.unavailable'>;
+export type CreateReply = Reply<EmployeeRecord>;
+export type GetReply = Reply<EmployeeRecord, 'employee.not_found'>;
+export type SearchReply = Reply<SearchPage>;
 export type UpdateReply = Reply<EmployeeRecord, ErrorCode>;
-export type DeleteReply = Reply<{ readonly id: ObjectIdString }, 'employee.not_found' | 'employee.unavailable'>;
+export type DeleteReply = Reply<{ readonly id: ObjectIdString }, 'employee.not_found'>;
 
 export type Command =
   | { readonly type: 'Create'; readonly employee: NewEmployee; readonly sender: Ref<CreateReply> }

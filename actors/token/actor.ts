@@ -5,7 +5,7 @@ import type { Client } from '../../src/security/clients.ts';
 import { isTooLong } from '../../src/security/passwords.ts';
 import type { UserRecord } from '../../src/stores/credential-store.ts';
 import { createHandlers, type TokenActorDeps } from './handlers.ts';
-import type { ClientReply, Command, GrantReply } from './protocol.ts';
+import type { ClientReply, Command, GrantReply, UsersReply } from './protocol.ts';
 
 export type { TokenActorDeps } from './handlers.ts';
 
@@ -20,7 +20,7 @@ type AuthenticateClient = Extract<Command, { type: 'AuthenticateClient' }>;
 type Internal =
   | { readonly type: 'ClientChecked'; readonly request: AuthenticateClient; readonly client: Client | undefined; readonly sender: Ref<ClientReply> }
   | { readonly type: 'PasswordChecked'; readonly request: IssueToken; readonly client: Client; readonly user: UserRecord | undefined; readonly sender: Ref<GrantReply> }
-  | { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: Ref<GrantReply> | Ref<ClientReply> }
+  | { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: Ref<GrantReply> | Ref<ClientReply> | Ref<UsersReply> }
   | { readonly type: 'Purge' };
 
 type Msg = Command | Internal;
@@ -44,11 +44,11 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   };
 
   /** BCrypt runs on the worker pool; its verdict comes back as PasswordChecked. */
-  const onIssueToken = (msg: IssueToken, ctx: Ctx<Msg>): void => {
+  const onIssueToken = async (msg: IssueToken, ctx: Ctx<Msg>): Promise<void> => {
     const client = h.checkGrant(msg.clientId, 'password', msg.scope);
     if ('ok' in client) return tell(msg.sender, client);
     if (isTooLong(msg.password)) return tell(msg.sender, fail('grant.invalid', BAD_CREDENTIALS));
-    const user = deps.credentials.findByUsername(msg.username);
+    const user = await deps.credentials.findByUsername(msg.username);
     pipe(deps.passwords.verify(msg.password, user?.password ?? deps.dummyHash), ctx.self,
       (matches): Msg => ({ type: 'PasswordChecked', request: msg, client, user: matches ? user : undefined, sender: msg.sender }),
       (error): Msg => ({ type: 'WorkFailed', error, sender: msg.sender }));
@@ -57,6 +57,13 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const onPasswordChecked = async ({ request, client, user }: Extract<Internal, { type: 'PasswordChecked' }>): Promise<void> => {
     if (!user) return tell(request.sender, fail('grant.invalid', BAD_CREDENTIALS));
     await h.issue(request, client, user);
+  };
+
+  /** Read-only, so not awaited: the listing goes straight to the sender, a failure back here. */
+  const onListUsers = (msg: Extract<Command, { type: 'ListUsers' }>, ctx: Ctx<Msg>): void => {
+    deps.credentials.listAll().then(
+      (users) => tell(msg.sender, ok(msg.includePasswordHash ? users : users.map(({ password: _, ...user }) => user))),
+      (error: unknown) => tell(ctx.self, { type: 'WorkFailed', error, sender: msg.sender }));
   };
 
   const handle = async (msg: Msg, ctx: Ctx<Msg>): Promise<void> => {
@@ -68,7 +75,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       case 'Refresh': return h.refresh(msg);
       case 'Revoke': return h.revoke(msg);
       case 'Introspect': return h.introspect(msg);
-      case 'ListUsers': return tell(msg.sender, ok(msg.includePasswordHash ? deps.credentials.listAll() : deps.credentials.listAll().map(({ password: _, ...user }) => user)));
+      case 'ListUsers': return onListUsers(msg, ctx);
       case 'WorkFailed': throw msg.error;
       case 'Purge': return h.purge();
       default: return assertNever(msg);

@@ -72,7 +72,7 @@ export function createHandlers(deps: TokenActorDeps) {
     const loginId = randomUUID();
     const refresh = newRefresh(client, user, scope, loginId, seconds() + deps.refreshTokenValidity);
     const granted = await grant(client, user, scope, loginId, refresh?.token);
-    if (refresh) deps.refreshTokens.insert(refresh.record);
+    if (refresh) await deps.refreshTokens.insert(refresh.record);
     tell(msg.sender, ok(granted));
   };
 
@@ -83,18 +83,18 @@ export function createHandlers(deps: TokenActorDeps) {
    * every rotation's), until the last of them would have expired anyway. The access tokens first:
    * a crash between the two leaves the refresh tokens usable, never the access tokens.
    */
-  const revokeLogin = (familyId: string): void => {
-    deps.denylist.revokeLogin(familyId, seconds() + deps.accessTokenValidity + CLOCK_SKEW);
-    deps.refreshTokens.revokeFamily(familyId, seconds());
+  const revokeLogin = async (familyId: string): Promise<void> => {
+    await deps.denylist.revokeLogin(familyId, seconds() + deps.accessTokenValidity + CLOCK_SKEW);
+    await deps.refreshTokens.revokeFamily(familyId, seconds());
   };
 
   /** A live refresh token of this client, or the reason it is not one. */
-  const liveRefresh = (msg: Of<'Refresh'>): RefreshTokenRecord | string => {
-    const record = deps.refreshTokens.find(hashToken(msg.refreshToken));
+  const liveRefresh = async (msg: Of<'Refresh'>): Promise<RefreshTokenRecord | string> => {
+    const record = await deps.refreshTokens.find(hashToken(msg.refreshToken));
     if (!record || record.clientId !== msg.clientId) return 'Invalid refresh token';
     if (record.revokedAt !== null) return 'Refresh token revoked';
     if (record.usedAt !== null) {
-      revokeLogin(record.familyId);
+      await revokeLogin(record.familyId);
       return 'Refresh token already used; every token of this login is revoked';
     }
     return record.expiresAt <= seconds() ? 'Refresh token expired' : record;
@@ -103,14 +103,14 @@ export function createHandlers(deps: TokenActorDeps) {
   const refresh = async (msg: Of<'Refresh'>): Promise<void> => {
     const client = checkGrant(msg.clientId, 'refresh_token', msg.scope);
     if ('ok' in client) return tell(msg.sender, client);
-    const record = liveRefresh(msg);
+    const record = await liveRefresh(msg);
     if (typeof record === 'string') return refused(msg, record);
     const wider = (msg.scope ?? []).filter((s) => !record.scope.includes(s));
     if (wider.length > 0) return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
-    const user = deps.credentials.findByUsername(record.username);
+    const user = await deps.credentials.findByUsername(record.username);
     if (!user) return refused(msg, 'The user no longer exists');
     const next = newRefresh(client, user, record.scope, record.familyId, record.expiresAt);
-    if (!next || !deps.refreshTokens.rotate(record.tokenHash, next.record, seconds())) return refused(msg, 'Invalid refresh token');
+    if (!next || !(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds()))) return refused(msg, 'Invalid refresh token');
     tell(msg.sender, ok(await grant(client, user, msg.scope ?? record.scope, record.familyId, next.token)));
   };
 
@@ -123,7 +123,7 @@ export function createHandlers(deps: TokenActorDeps) {
     }
   };
 
-  const findRefresh = (token: string): RefreshTokenRecord | undefined =>
+  const findRefresh = async (token: string): Promise<RefreshTokenRecord | undefined> =>
     (looksLikeRefreshToken(token) ? deps.refreshTokens.find(hashToken(token)) : undefined);
 
   /**
@@ -131,7 +131,7 @@ export function createHandlers(deps: TokenActorDeps) {
    * two kinds apart at once, so both are always looked for (no `token_type_hint` is needed).
    */
   const locate = async (token: string) => {
-    const record = findRefresh(token);
+    const record = await findRefresh(token);
     return { record, claims: record ? undefined : await accessClaims(token) };
   };
 
@@ -139,8 +139,8 @@ export function createHandlers(deps: TokenActorDeps) {
     const { record, claims } = await locate(msg.token);
     const owner = record?.clientId ?? claims?.clientId;
     if (owner !== undefined && owner !== msg.clientId) return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
-    if (record) revokeLogin(record.familyId);
-    if (claims) deps.denylist.revoke(claims.jti, claims.exp);
+    if (record) await revokeLogin(record.familyId);
+    if (claims) await deps.denylist.revoke(claims.jti, claims.exp);
     tell(msg.sender, ok(null));
   };
 
@@ -155,13 +155,13 @@ export function createHandlers(deps: TokenActorDeps) {
       : claims ? { active: true, tokenType: 'access_token', scope: claims.scope, clientId: claims.clientId, username: claims.username, exp: claims.exp, iat: claims.iat, jti: claims.jti }
         : { active: false };
     // Another client's token, or one whose user no longer exists, is inactive to this caller.
-    const standing = found.active && found.clientId === msg.clientId && deps.credentials.findByUsername(found.username) !== undefined;
+    const standing = found.active && found.clientId === msg.clientId && (await deps.credentials.findByUsername(found.username)) !== undefined;
     tell(msg.sender, ok(standing ? found : { active: false }));
   };
 
-  const purge = (): void => {
-    deps.refreshTokens.purgeExpired(seconds());
-    deps.denylist.purge(seconds());
+  const purge = async (): Promise<void> => {
+    await deps.refreshTokens.purgeExpired(seconds());
+    await deps.denylist.purge(seconds());
   };
 
   return { checkGrant, issue, refresh, revoke, introspect, purge };

@@ -26,7 +26,8 @@ interface Held { readonly sender: Ref<Reply<User, never>>; readonly answer: Repl
 /** How the activity router answered a notification this actor sent it (off the request path). */
 type Internal =
   | ({ readonly type: 'Noted'; readonly what: string; readonly reply: Reply<unknown, string> } & Partial<Held>)
-  | ({ readonly type: 'NoteFailed'; readonly what: string; readonly error: unknown } & Partial<Held>);
+  | ({ readonly type: 'NoteFailed'; readonly what: string; readonly error: unknown } & Partial<Held>)
+  | { readonly type: 'ReadFailed'; readonly error: unknown; readonly sender: Ref<Reply<User, never>> };
 
 type Msg = Command | Internal;
 
@@ -70,9 +71,9 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
     if (msg.sender && msg.answer) tell(msg.sender, msg.answer);
   };
 
-  const onPost = (msg: Post, ctx: Ctx<Msg>): void => {
+  const onPost = async (msg: Post, ctx: Ctx<Msg>): Promise<void> => {
     const at = iso();
-    const result = deps.store.insert({ id: newId(), name: msg.name, email: msg.email, createdAt: at, updatedAt: at });
+    const result = await deps.store.insert({ id: newId(), name: msg.name, email: msg.email, createdAt: at, updatedAt: at });
     if (!result.ok) return tell(msg.sender, fail('user.email_taken', `The email ${msg.email} is taken`));
     note(ctx, Activity.USER_CREATED, Activity.record({ userId: result.user.id, type: Activity.USER_CREATED }), { sender: msg.sender, answer: ok(result.user) });
   };
@@ -82,8 +83,8 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
    * Without `expectedVersion`, a change committed by another process between the read and the
    * conditional write is no conflict for the caller: the PUT is applied again on the new version.
    */
-  const onPut = (msg: Put, ctx: Ctx<Msg>, attempt = 1): void => {
-    const current = deps.store.find(msg.id);
+  const onPut = async (msg: Put, ctx: Ctx<Msg>, attempt = 1): Promise<void> => {
+    const current = await deps.store.find(msg.id);
     if (!current) return tell(msg.sender, notFound(msg.id));
     if (msg.expectedVersion !== undefined && msg.expectedVersion !== current.version) {
       return tell(msg.sender, failureOf({ ok: false, reason: 'version_conflict' }, msg.id, undefined));
@@ -92,39 +93,42 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
     const email = msg.email !== undefined && msg.email !== current.email ? msg.email : undefined;
     const fields = [...(name === undefined ? [] : ['name']), ...(email === undefined ? [] : ['email'])];
     if (fields.length === 0) return tell(msg.sender, ok(current));
-    const result = deps.store.update(msg.id, current.version, { name, email, updatedAt: iso() });
+    const result = await deps.store.update(msg.id, current.version, { name, email, updatedAt: iso() });
     if (!result.ok && result.reason === 'version_conflict' && msg.expectedVersion === undefined && attempt < MAX_PUT_ATTEMPTS) return onPut(msg, ctx, attempt + 1);
     if (!result.ok) return tell(msg.sender, failureOf(result, msg.id, email));
     note(ctx, Activity.USER_UPDATED, Activity.record({ userId: msg.id, type: Activity.USER_UPDATED, detail: { fields } }), { sender: msg.sender, answer: ok(result.user) });
   };
 
   /** The store deletes the activity with the user; the router then stops the user's actor. */
-  const onDelete = (msg: Delete, ctx: Ctx<Msg>): void => {
-    const deleted = deps.store.delete(msg.id);
+  const onDelete = async (msg: Delete, ctx: Ctx<Msg>): Promise<void> => {
+    const deleted = await deps.store.delete(msg.id);
     if (!deleted) return tell(msg.sender, notFound(msg.id));
     note(ctx, 'Forget', Activity.forget(msg.id));
     tell(msg.sender, ok(deleted));
   };
 
-  const onGet = (msg: Extract<Command, { type: 'Get' }>): void => {
-    const user = deps.store.find(msg.id);
-    tell(msg.sender, user ? ok(user) : notFound(msg.id));
+  /** Read-only, so not awaited: the user goes straight to the sender, a failure back here. */
+  const onGet = (msg: Extract<Command, { type: 'Get' }>, ctx: Ctx<Msg>): void => {
+    deps.store.find(msg.id).then(
+      (user) => tell(msg.sender, user ? ok(user) : notFound(msg.id)),
+      (error: unknown) => tell(ctx.self, { type: 'ReadFailed', error, sender: msg.sender }));
   };
 
-  const handle = (msg: Msg, ctx: Ctx<Msg>): void => {
+  const handle = (msg: Msg, ctx: Ctx<Msg>): void | Promise<void> => {
     switch (msg.type) {
-      case 'Get': return onGet(msg);
+      case 'Get': return onGet(msg, ctx);
       case 'Post': return onPost(msg, ctx);
       case 'Put': return onPut(msg, ctx);
       case 'Delete': return onDelete(msg, ctx);
       case 'Noted': return onNoted(msg);
-      case 'NoteFailed': throw msg.error;
+      case 'NoteFailed':
+      case 'ReadFailed': throw msg.error;
       default: return assertNever(msg);
     }
   };
 
-  return spawn<null, Msg>(parent, (state, msg, ctx) => {
-    handle(msg, ctx);
+  return spawn<null, Msg>(parent, async (state, msg, ctx) => {
+    await handle(msg, ctx);
     return state;
   }, { name: 'users', initialState: () => null, onCrash: deps.onCrash });
 }

@@ -3,6 +3,7 @@ import type { Logger } from '../../src/logger.ts';
 import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
 import { HttpProblem, OAuthError, problemBody, RETRY_AFTER_SECONDS } from '../problems.ts';
 import type { AppState } from '../state.ts';
+import { StoreUnavailableError } from '../../src/unavailable.ts';
 
 
 const isOAuthPath = (path: string): boolean => path === '/oauth' || path.startsWith('/oauth/');
@@ -36,6 +37,9 @@ function asOAuth(problem: HttpProblem): OAuthError {
 
 function toKnown(ctx: Context, error: unknown): HttpProblem | OAuthError | undefined {
   if (error instanceof HttpProblem || error instanceof OAuthError) return error;
+  if (error instanceof StoreUnavailableError) {
+    return new HttpProblem(503, 'unavailable', 'A store cannot be reached; try again shortly', { headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
+  }
   if (error instanceof AskTimeoutError || error instanceof ActorUnavailableError || error instanceof MailboxFullError) {
     return new HttpProblem(503, 'unavailable', 'The service is busy; try again shortly', { headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
   }

@@ -1,4 +1,5 @@
 import { prometheusContentType } from 'prom-client';
+import { RETRY_AFTER_SECONDS } from '../problems.ts';
 import { PUBLIC, route, type Route } from '../routing.ts';
 
 export interface OpsDeps {
@@ -20,6 +21,7 @@ export function opsRoutes(deps: OpsDeps): Route[] {
         ctx.body = { status: 'ready' };
       } catch (error) {
         ctx.status = 503;
+        ctx.set('Retry-After', RETRY_AFTER_SECONDS);
         ctx.body = { status: 'unavailable', detail: error instanceof Error ? error.message : 'a store does not answer' };
       }
     }),

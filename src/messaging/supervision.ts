@@ -1,4 +1,4 @@
-import { fail, type Failure } from './reply.ts';
+import { fail, type Failure, type SystemCode } from './reply.ts';
 import { tell, type CrashPolicy, type Decision, type Ref } from './nact.ts';
 
 /** How many crashes an actor may have within a window before it is reset. */
@@ -11,6 +11,11 @@ export const defaultBudget: RestartBudget = { maxCrashes: 10, withinMs: 60_000 }
 
 export type CrashReporter = (error: unknown, path: string, decision: Decision) => void;
 
+/** What a crash tells the sender: `unavailable` for a store that cannot be reached, else `internal`. */
+export type FailureOf = (error: unknown) => SystemCode;
+
+const MESSAGES: Readonly<Record<SystemCode, string>> = { internal: 'internal error', unavailable: 'a store cannot be reached; try again shortly' };
+
 function senderOf(message: unknown): Ref<Failure<never>> | undefined {
   if (typeof message !== 'object' || message === null || !('sender' in message)) return undefined;
   const sender = (message as { sender: unknown }).sender;
@@ -20,17 +25,23 @@ function senderOf(message: unknown): Ref<Failure<never>> | undefined {
 /**
  * Reply-then-resume: the sender of the message that crashed gets `fail('internal')` at once (no
  * caller waits for a timeout), the error is reported, and the actor carries on with its state.
- * Past the restart budget the actor is reset to its initial state instead.
+ * Past the restart budget the actor is reset to its initial state instead. A store that cannot be
+ * reached is no fault of the actor: its sender gets `unavailable`, and it does not count.
  */
-export function replyThenResume(report: CrashReporter, budget: RestartBudget = defaultBudget): CrashPolicy {
+export function replyThenResume(report: CrashReporter, budget: RestartBudget = defaultBudget, failureOf: FailureOf = () => 'internal'): CrashPolicy {
   let crashes: number[] = [];
   return (message, error, path) => {
+    const code = failureOf(error);
+    const sender = senderOf(message);
+    if (sender) tell(sender, fail(code, MESSAGES[code]));
+    if (code === 'unavailable') {
+      report(error, path, 'resume');
+      return 'resume';
+    }
     const now = Date.now();
     crashes = [...crashes.filter((t) => now - t < budget.withinMs), now];
     const decision: Decision = crashes.length > budget.maxCrashes ? 'reset' : 'resume';
     if (decision === 'reset') crashes = [];
-    const sender = senderOf(message);
-    if (sender) tell(sender, fail('internal', 'internal error'));
     report(error, path, decision);
     return decision;
   };

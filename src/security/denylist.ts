@@ -2,8 +2,9 @@
  * Revoked access tokens (by `jti`) and revoked logins (by login id: every access token of the
  * login), held in memory for the per-request check. The store is the truth, and other processes
  * (the server's workers, another instance on the same data, the REPL) add to it: before every
- * answer the store is asked whether anything changed (a counter read), and if so the entries added
- * since the last read are pulled in. A revocation acknowledged by any process is thus honoured by
+ * answer the store is asked whether anything may have changed (SQLite: a counter read; MongoDB:
+ * whether `security.revocation-sync-ms` has passed), and if so the entries added since the last
+ * read are pulled in. A revocation acknowledged by any process is thus honoured by
  * every other on its next request, and a restart starts from the store.
  */
 import type { RevocationStore } from '../stores/revocation-store.ts';
@@ -17,13 +18,13 @@ export interface Revocable {
 
 export interface Denylist {
   /** The token itself, or its whole login, was revoked (by this process or another). */
-  isRevoked(token: Revocable): boolean;
+  isRevoked(token: Revocable): Promise<boolean>;
   /** Refuses `jti` until `expiresAt` (epoch seconds). */
-  revoke(jti: string, expiresAt: number): void;
+  revoke(jti: string, expiresAt: number): Promise<void>;
   /** Refuses every access token of the login until `expiresAt` (epoch seconds). */
-  revokeLogin(loginId: string, expiresAt: number): void;
+  revokeLogin(loginId: string, expiresAt: number): Promise<void>;
   /** Forgets entries whose tokens have expired anyway. */
-  purge(nowSeconds: number): void;
+  purge(nowSeconds: number): Promise<void>;
 }
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
@@ -31,31 +32,34 @@ const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 export function createDenylist(store: RevocationStore, now: () => number = nowSeconds): Denylist {
   const revoked = { token: new Map<string, number>(), login: new Map<string, number>() };
   let cursor = 0;
-  const pull = (): void => {
-    const added = store.since(cursor, now());
-    for (const r of added.revocations) revoked[r.kind].set(r.id, Math.max(r.expiresAt, revoked[r.kind].get(r.id) ?? 0));
-    cursor = added.cursor;
+  /** The pull under way, which every check waits for: one read of the store however many ask. */
+  let pulling: Promise<void> | undefined;
+  const pull = (): Promise<void> => {
+    pulling ??= store.since(cursor, now()).then((added) => {
+      for (const r of added.revocations) revoked[r.kind].set(r.id, Math.max(r.expiresAt, revoked[r.kind].get(r.id) ?? 0));
+      cursor = added.cursor;
+    }).finally(() => { pulling = undefined; });
+    return pulling;
   };
-  store.changed();
-  pull();
   const forgetExpired = (entries: Map<string, number>, at: number): void => {
     for (const [id, exp] of entries) if (exp < at) entries.delete(id);
   };
   return {
-    isRevoked(token) {
-      if (store.changed()) pull();
+    async isRevoked(token) {
+      if (store.changed()) await pull();
+      else if (pulling) await pulling;
       return revoked.token.has(token.jti) || (token.loginId !== undefined && revoked.login.has(token.loginId));
     },
-    revoke(jti, expiresAt) {
-      store.add({ kind: 'token', id: jti, expiresAt });
+    async revoke(jti, expiresAt) {
+      await store.add({ kind: 'token', id: jti, expiresAt });
       revoked.token.set(jti, expiresAt);
     },
-    revokeLogin(loginId, expiresAt) {
-      store.add({ kind: 'login', id: loginId, expiresAt });
+    async revokeLogin(loginId, expiresAt) {
+      await store.add({ kind: 'login', id: loginId, expiresAt });
       revoked.login.set(loginId, Math.max(expiresAt, revoked.login.get(loginId) ?? 0));
     },
-    purge(at) {
-      store.purgeExpired(at);
+    async purge(at) {
+      await store.purgeExpired(at);
       forgetExpired(revoked.token, at);
       forgetExpired(revoked.login, at);
     },

@@ -96,7 +96,7 @@ function toPrincipal(p: JWTPayload, nowSeconds: number): Principal {
 }
 
 /** `isRevoked` (the token, or its login) is consulted for every token that otherwise verifies. */
-export function createTokenVerifier(key: SigningKey, settings: TokenSettings, isRevoked: (token: Revocable) => boolean = () => false) {
+export function createTokenVerifier(key: SigningKey, settings: TokenSettings, isRevoked: (token: Revocable) => Promise<boolean> = async () => false) {
   const options = {
     algorithms: [key.alg], typ: 'at+jwt', issuer: settings.issuer, audience: settings.audience,
     clockTolerance: CLOCK_SKEW, requiredClaims: ['exp', 'iat', 'jti', 'sub'],
@@ -111,7 +111,7 @@ export function createTokenVerifier(key: SigningKey, settings: TokenSettings, is
     const principal = toPrincipal(payload, Math.floor(nowMs / 1000));
     // Longer-lived than any token this server issues: not one of ours, whatever its signature says.
     if (principal.exp - principal.iat > settings.validity + CLOCK_SKEW) throw new InvalidTokenError('Access token lifetime is longer than this server issues');
-    if (isRevoked(principal)) throw new InvalidTokenError('Access token revoked');
+    if (await isRevoked(principal)) throw new InvalidTokenError('Access token revoked');
     return principal;
   };
 }

@@ -16,6 +16,7 @@
 import { hash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { LoginThrottleStore } from '../stores/login-throttle-store.ts';
+import { StoreUnavailableError } from '../unavailable.ts';
 
 export interface ThrottleSettings {
   readonly maxFailuresPerUser: number;
@@ -69,6 +70,12 @@ async function giveBack({ limiter, key, windowEnds }: Counted): Promise<void> {
 async function count(counters: readonly Counter[]): Promise<Counted[] | number> {
   const started = Date.now();
   const settled = await Promise.allSettled(counters.map(({ limiter, key }) => limiter.consume(key, 1)));
+  const fault = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof RateLimiterRes));
+  if (fault) {
+    // The counts cannot be read: fail closed (no attempt is admitted), giving back what was counted.
+    await Promise.allSettled(counters.map(({ limiter, key }, i) => (settled[i]?.status === 'fulfilled' ? limiter.reward(key, 1) : undefined)));
+    throw new StoreUnavailableError('the login throttle\'s counts cannot be read', { cause: fault.reason });
+  }
   const results = settled.map(resOf);
   const counted = counters.map((c, i) => ({ ...c, windowEnds: started + (results[i]?.msBeforeNext ?? 0) }));
   if (settled.every((r) => r.status === 'fulfilled')) return counted; // consume() refuses past the limit

@@ -18,7 +18,7 @@ export interface TokenCacheOptions {
   readonly max: number;
   /** Epoch milliseconds; used when the caller passes no time of its own. */
   readonly now?: () => number;
-  readonly isRevoked: (token: Revocable) => boolean;
+  readonly isRevoked: (token: Revocable) => Promise<boolean>;
 }
 
 /** The default bound: ≈10k principals are a few MiB. */
@@ -36,13 +36,16 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Veri
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
 
-  const hit = (key: string, nowMs: number): Principal | undefined => {
+  const hit = async (key: string, nowMs: number): Promise<Principal | undefined> => {
     const entry = entries.get(key);
     if (entry === undefined) return undefined;
-    entries.delete(key);
     // Past exp, before it was verified (a clock set back), or revoked since: forget it, ask the verifier.
     const { principal, verifiedAt } = entry;
-    if (nowMs >= principal.exp * 1000 || nowMs < verifiedAt || options.isRevoked(principal)) return undefined;
+    if (nowMs >= principal.exp * 1000 || nowMs < verifiedAt || await options.isRevoked(principal)) {
+      entries.delete(key);
+      return undefined;
+    }
+    entries.delete(key);
     entries.set(key, entry); // most recently used goes last
     return principal;
   };
@@ -58,7 +61,7 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Veri
 
   const cached = async (token: string, nowMs: number = now()): Promise<Principal> => {
     const key = hashToken(token);
-    const found = hit(key, nowMs);
+    const found = await hit(key, nowMs);
     if (found) return found;
     const principal = await verify(token, nowMs);
     if (nowMs < principal.exp * 1000) remember(key, { principal, verifiedAt: nowMs });

@@ -21,7 +21,7 @@ export function sqliteActivityStore(db: Db): ActivityStore {
     'select * from user_activity where user_id = ? and seq < ? order by seq desc limit ?');
 
   return {
-    append(a) {
+    async append(a) {
       try {
         const row = insert.get(a.id, a.userId, a.type, JSON.stringify(a.detail), a.at);
         if (!row) throw new Error('activity insert returned no row');
@@ -31,8 +31,8 @@ export function sqliteActivityStore(db: Db): ActivityStore {
         throw error;
       }
     },
-    latestSeq: (userId) => latest.get(userId),
-    page(userId, { limit, beforeSeq }) {
+    latestSeq: async (userId) => latest.get(userId),
+    async page(userId, { limit, beforeSeq }) {
       const rows = beforeSeq === undefined ? newest.all(userId, limit + 1) : older.all(userId, beforeSeq, limit + 1);
       return { items: rows.slice(0, limit).map(toActivity), hasMore: rows.length > limit };
     },

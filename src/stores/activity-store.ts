@@ -25,9 +25,9 @@ export interface ActivityPage {
 
 export interface ActivityStore {
   /** Appends an activity; undefined when the user does not exist (activities need their user). */
-  append(activity: Omit<ActivityRecord, 'seq'>): ActivityRecord | undefined;
+  append(activity: Omit<ActivityRecord, 'seq'>): Promise<ActivityRecord | undefined>;
   /** The `seq` of the user's newest activity, undefined when it has none: a cheap check of a cached history. */
-  latestSeq(userId: ObjectIdString): number | undefined;
+  latestSeq(userId: ObjectIdString): Promise<number | undefined>;
   /** The user's activities newest first, only those older than `beforeSeq` when it is given. */
-  page(userId: ObjectIdString, options: { readonly limit: number; readonly beforeSeq?: number | undefined }): ActivityPage;
+  page(userId: ObjectIdString, options: { readonly limit: number; readonly beforeSeq?: number | undefined }): Promise<ActivityPage>;
 }

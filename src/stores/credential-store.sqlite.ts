@@ -42,20 +42,23 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     return row.id;
   });
 
+  const findByUsername = (username: string): UserRecord | undefined => {
+    const row = byName.get(username);
+    return row && withRoles(row, rolesOf.all(row.id).map(toRole));
+  };
+  const saveRoleAlone = writeTransaction(db, saveRole);
+
   return {
-    findByUsername(username) {
-      const row = byName.get(username);
-      return row && withRoles(row, rolesOf.all(row.id).map(toRole));
-    },
-    listAll() {
+    findByUsername: async (username) => findByUsername(username),
+    async listAll() {
       const roles = new Map<number, Role[]>();
       for (const r of allRoles.all()) roles.set(r.user_id, [...(roles.get(r.user_id) ?? []), toRole(r)]);
       return allUsers.all().map((row) => withRoles(row, roles.get(row.id) ?? []));
     },
-    saveRole: writeTransaction(db, saveRole),
-    saveUser(user) {
+    saveRole: async (role) => saveRoleAlone(role),
+    async saveUser(user) {
       saveUser(user);
-      const saved = this.findByUsername(user.username);
+      const saved = findByUsername(user.username);
       if (!saved) throw new Error('saved user vanished');
       return saved;
     },

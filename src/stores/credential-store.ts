@@ -33,11 +33,11 @@ export interface UserInput {
 }
 
 export interface CredentialStore {
-  findByUsername(username: string): UserRecord | undefined;
+  findByUsername(username: string): Promise<UserRecord | undefined>;
   /** Every user with its roles, ordered by id. */
-  listAll(): readonly UserRecord[];
+  listAll(): Promise<readonly UserRecord[]>;
   /** Inserts or updates (by role name). */
-  saveRole(role: RoleInput): Role;
+  saveRole(role: RoleInput): Promise<Role>;
   /** Inserts or updates (by username), in one transaction with its roles. */
-  saveUser(user: UserInput): UserRecord;
+  saveUser(user: UserInput): Promise<UserRecord>;
 }

@@ -4,7 +4,8 @@ import {
 } from 'mongodb';
 import { ConfigError } from '../config.ts';
 import { MONGO_SORT, keyOf, mongoFilter, mongoUpdate, mongoUpdateFilter, nameKeyOf, recordOfDoc, type EmployeeDoc } from './employee-query.ts';
-import { StoreUnavailableError, type EmployeeStore } from './employee-store.ts';
+import type { EmployeeStore } from './employee-store.ts';
+import { StoreUnavailableError } from '../unavailable.ts';
 
 /** How long an operation waits for a reachable server before it fails (the driver's default is 30 s). */
 const SERVER_SELECTION_TIMEOUT_MS = 3000;

@@ -52,14 +52,9 @@ export type UpdateOutcome =
   | { readonly status: 'not_found' }
   | { readonly status: 'version_conflict'; readonly version: number };
 
-/** The store cannot be reached (a network or server-selection failure); worth retrying later. */
-export class StoreUnavailableError extends Error {
-  override readonly name = 'StoreUnavailableError';
-}
-
 /**
  * Employee records. Ids have the ObjectId form in every adapter. Methods reject with
- * {@link StoreUnavailableError} when the database cannot be reached, with anything else on a fault.
+ * StoreUnavailableError (src/unavailable.ts) when the database cannot be reached, with anything else on a fault.
  */
 export interface EmployeeStore {
   /** Stores a new record (version 1) with a fresh id; `at` is an ISO-8601 instant. */

@@ -34,13 +34,13 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
   });
 
   return {
-    insert,
-    find: (hash) => {
+    insert: async (record) => insert(record),
+    find: async (hash) => {
       const row = findRow.get(hash);
       return row && toRecord(row);
     },
-    rotate: (oldHash, next, at) => rotate(oldHash, next, at),
-    revokeFamily: (familyId, at) => revoke.run(at, familyId).changes,
-    purgeExpired: (now) => purge.run(now).changes,
+    rotate: async (oldHash, next, at) => rotate(oldHash, next, at),
+    revokeFamily: async (familyId, at) => revoke.run(at, familyId).changes,
+    purgeExpired: async (now) => purge.run(now).changes,
   };
 }

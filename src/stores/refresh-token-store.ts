@@ -15,15 +15,15 @@ export interface RefreshTokenRecord {
 }
 
 export interface RefreshTokenStore {
-  insert(record: RefreshTokenRecord): void;
-  find(tokenHash: string): RefreshTokenRecord | undefined;
+  insert(record: RefreshTokenRecord): Promise<void>;
+  find(tokenHash: string): Promise<RefreshTokenRecord | undefined>;
   /**
    * Atomically marks `oldHash` used and inserts its successor. False (and nothing written) when
    * `oldHash` was already used or revoked: the caller then treats it as reuse.
    */
-  rotate(oldHash: string, next: RefreshTokenRecord, at: number): boolean;
+  rotate(oldHash: string, next: RefreshTokenRecord, at: number): Promise<boolean>;
   /** Revokes every live token of the family; returns how many. */
-  revokeFamily(familyId: string, at: number): number;
+  revokeFamily(familyId: string, at: number): Promise<number>;
   /** Deletes tokens that expired before `now`; returns how many. */
-  purgeExpired(now: number): number;
+  purgeExpired(now: number): Promise<number>;
 }

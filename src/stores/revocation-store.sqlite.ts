@@ -15,8 +15,8 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
   const dataVersion = db.prepare<[], number>('pragma data_version').pluck();
   let seen = -1;
   return {
-    add: (r) => { insert.run(r.kind, r.id, r.expiresAt); },
-    since(cursor, now) {
+    add: async (r) => { insert.run(r.kind, r.id, r.expiresAt); },
+    async since(cursor, now) {
       const rows = after.all(cursor);
       const revocations: Revocation[] = rows.filter((r) => r.expiresAt >= now).map(({ kind, id, expiresAt }) => ({ kind, id, expiresAt }));
       return { revocations, cursor: rows.at(-1)?.seq ?? cursor };
@@ -27,6 +27,6 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
       seen = version;
       return changed;
     },
-    purgeExpired: (now) => purge.run(now).changes,
+    purgeExpired: async (now) => purge.run(now).changes,
   };
 }

@@ -12,17 +12,17 @@ export interface Revocation {
 
 export interface RevocationStore {
   /** Records a revocation (once: adding it again changes nothing). */
-  add(revocation: Revocation): void;
+  add(revocation: Revocation): Promise<void>;
   /**
    * The unexpired revocations added after `cursor` (0: all of them), in the order they were added,
    * and the cursor to read from next time.
    */
-  since(cursor: number, now: number): { readonly revocations: readonly Revocation[]; readonly cursor: number };
+  since(cursor: number, now: number): Promise<{ readonly revocations: readonly Revocation[]; readonly cursor: number }>;
   /**
    * False when nothing can have been added by another process since the last call: a cheap check
    * made before every read of the list. May answer true needlessly, never false wrongly.
    */
   changed(): boolean;
   /** Deletes entries that expired before `now`; returns how many. */
-  purgeExpired(now: number): number;
+  purgeExpired(now: number): Promise<number>;
 }

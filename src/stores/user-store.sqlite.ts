@@ -39,21 +39,21 @@ export function sqliteUserStore(db: Db): UserStore {
   });
 
   return {
-    find(id) {
+    async find(id) {
       const row = byId.get(id);
       return row && toUser(row);
     },
-    insert(user) {
+    async insert(user) {
       return orEmailTaken(() => {
         const row = insert.get(user.id, user.name, user.email, user.createdAt, user.updatedAt);
         if (!row) throw new Error('user insert returned no row');
         return { ok: true, user: toUser(row) };
       });
     },
-    update(id, expectedVersion, changes) {
+    async update(id, expectedVersion, changes) {
       return orEmailTaken(() => conditionalUpdate(id, expectedVersion, changes));
     },
-    delete(id) {
+    async delete(id) {
       const row = remove.get(id);
       return row && toUser(row);
     },

@@ -27,14 +27,14 @@ export type WriteResult =
   | { readonly ok: false; readonly reason: 'email_taken' | 'not_found' | 'version_conflict' };
 
 export interface UserStore {
-  find(id: ObjectIdString): UserRecord | undefined;
+  find(id: ObjectIdString): Promise<UserRecord | undefined>;
   /** Inserts a new user at version 1; `email_taken` when another user has the email in any case. */
-  insert(user: Omit<UserRecord, 'version'>): WriteResult;
+  insert(user: Omit<UserRecord, 'version'>): Promise<WriteResult>;
   /**
    * Applies the changes and increments the version, only if the user is at `expectedVersion`
    * (`version_conflict` otherwise).
    */
-  update(id: ObjectIdString, expectedVersion: number, changes: UserChanges): WriteResult;
+  update(id: ObjectIdString, expectedVersion: number, changes: UserChanges): Promise<WriteResult>;
   /** Deletes the user and, in the same transaction, its activity. The deleted user, if any. */
-  delete(id: ObjectIdString): UserRecord | undefined;
+  delete(id: ObjectIdString): Promise<UserRecord | undefined>;
 }

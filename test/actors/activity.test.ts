@@ -30,10 +30,10 @@ t.after.each(() => {
   ctx.db.close();
 });
 
-function newUser(): ObjectIdString {
+async function newUser(): Promise<ObjectIdString> {
   const id = newId();
   const at = new Date().toISOString();
-  const result = ctx.users.insert({ id, name: 'Ann', email: `${id}@example.com`, createdAt: at, updatedAt: at });
+  const result = await ctx.users.insert({ id, name: 'Ann', email: `${id}@example.com`, createdAt: at, updatedAt: at });
   assert.ok(result.ok);
   return id;
 }
@@ -61,7 +61,7 @@ async function history(ref: Ref<Activity.RouterCommand>, userId: ObjectIdString,
 
 t('Record and History › replies arrive at the sender given in the message', async () => {
   const ref = router();
-  const userId = newUser();
+  const userId = await newUser();
   const probe = createProbe<Activity.RecordReply>(ctx.system);
   tell(ref, Activity.record({ userId, type: 'LOGIN', detail: { ip: '10.0.0.1' } })(probe.ref));
   const reply = await probe.expectMessage();
@@ -78,7 +78,7 @@ t('Record and History › replies arrive at the sender given in the message', as
 
 t('spawn on demand › no child before the first message, then one child per user id, named by the id', async () => {
   const ref = router();
-  const [a, b] = [newUser(), newUser()];
+  const [a, b] = [await newUser(), await newUser()];
   assert.equal(children(ref), []);
   await history(ref, a);
   assert.equal(children(ref), [a]);
@@ -89,7 +89,7 @@ t('spawn on demand › no child before the first message, then one child per use
 
 t('idle stop › the child stops after the idle period and is spawned again with its history intact', async () => {
   const ref = router({ idleMs: 20 });
-  const userId = newUser();
+  const userId = await newUser();
   const first = await record(ref, userId, 'FIRST');
   await waitFor(() => children(ref).length === 0, 'the idle stop');
   const second = await record(ref, userId, 'SECOND');
@@ -100,7 +100,7 @@ t('idle stop › the child stops after the idle period and is spawned again with
 
 t('idle stop › messages sent to a user whose actor keeps stopping are never lost', async () => {
   const ref = router({ idleMs: 1 });
-  const userId = newUser();
+  const userId = await newUser();
   for (let i = 0; i < 30; i++) {
     await record(ref, userId, 'TICK', { i });
     if (i % 3 === 0) await waitFor(() => children(ref).length === 0, 'an idle stop');
@@ -111,7 +111,7 @@ t('idle stop › messages sent to a user whose actor keeps stopping are never lo
 
 t('order › 1,000 concurrent records per user keep their order, with two users interleaved', async () => {
   const ref = router();
-  const users = [newUser(), newUser()];
+  const users = [await newUser(), await newUser()];
   const probe = createProbe<Activity.RecordReply>(ctx.system);
   for (let n = 0; n < 1000; n++) for (const userId of users) tell(ref, Activity.record({ userId, type: 'STEP', detail: { n } })(probe.ref));
   const seen = new Map<string, number[]>(users.map((u) => [u, []]));
@@ -132,7 +132,7 @@ t('order › 1,000 concurrent records per user keep their order, with two users 
 
 t('backlog › a burst for one user waits in the router\'s mailbox (which actors.mailbox-limit bounds), not in the user\'s actor', async () => {
   const ref = router();
-  const userId = newUser();
+  const userId = await newUser();
   const probe = createProbe<Activity.RecordReply>(ctx.system);
   for (let n = 0; n < 500; n++) tell(ref, Activity.record({ userId, type: 'STEP', detail: { n } })(probe.ref));
   const depth = () => actorTree(ctx.system)[0]?.children[0]?.mailbox ?? 0;
@@ -147,7 +147,7 @@ t('backlog › a burst for one user waits in the router\'s mailbox (which actors
 
 t('History › pages are newest first and the cursor visits every activity once, across the cache boundary', async () => {
   const ref = router({ cacheSize: 3 });
-  const userId = newUser();
+  const userId = await newUser();
   const recorded: string[] = [];
   for (let i = 0; i < 7; i++) recorded.unshift((await record(ref, userId, 'STEP', { i })).id);
   for (const limit of [1, 2, 3, 4, 7, 8]) {
@@ -177,16 +177,16 @@ t('Record › the actor of an unknown user stops at once, not after the idle per
   const replies = await Promise.all(unknown.map((userId) => ask(ref, Activity.record({ userId, type: 'LOGIN' }), 2000)));
   assert.ok(replies.every((r) => !r.ok && r.code === 'activity.user_not_found'));
   await waitFor(() => children(ref).length === 0, 'the stop of every unknown user\'s actor', 1000);
-  const userId = newUser();
+  const userId = await newUser();
   await record(ref, userId);
   assert.equal(children(ref), [userId], 'a known user\'s actor stays');
 });
 
 t('Forget › the user\'s actor stops; a Forget for a user without an actor is answered too', async () => {
   const ref = router();
-  const userId = newUser();
+  const userId = await newUser();
   await record(ref, userId);
-  assert.ok(ctx.users.delete(userId));
+  assert.ok(await ctx.users.delete(userId));
   assert.equal(await ask(ref, Activity.forget(userId), 2000), { ok: true, value: null });
   await waitFor(() => children(ref).length === 0, 'the stop after Forget');
   assert.equal(await ask(ref, Activity.forget(newId()), 2000), { ok: true, value: null });
@@ -199,7 +199,7 @@ t('supervision › a store fault is answered with internal and the user\'s actor
     append: (a) => { if (a.type === 'BOOM') throw new Error('disk on fire'); return ctx.store.append(a); },
   };
   const ref = router({ store: faulty });
-  const userId = newUser();
+  const userId = await newUser();
   const kept = await record(ref, userId, 'BEFORE');
   const reply = await ask(ref, Activity.record({ userId, type: 'BOOM' }), 2000);
   assert.equal(reply, { ok: false, code: 'internal', message: 'internal error' });

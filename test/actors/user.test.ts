@@ -132,11 +132,11 @@ t('Put › another process changing the user between the read and the write: wit
   // Another process's commit lands between the actor's read and its conditional write.
   const racing = {
     ...store,
-    update: (id: typeof user.id, version: number, changes: Parameters<typeof store.update>[2]) => {
+    update: async (id: typeof user.id, version: number, changes: Parameters<typeof store.update>[2]) => {
       if (interfere > 0) {
         interfere--;
-        const now = store.find(id);
-        if (now) store.update(id, now.version, { name: `${now.name}!`, updatedAt: changes.updatedAt });
+        const now = await store.find(id);
+        if (now) await store.update(id, now.version, { name: `${now.name}!`, updatedAt: changes.updatedAt });
       }
       return store.update(id, version, changes);
     },

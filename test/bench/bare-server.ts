@@ -14,7 +14,7 @@ const store = sqliteCredentialStore(new Database(file, { readonly: true, fileMus
 const app = new Koa();
 app.use(async function listAll(ctx) {
   if (ctx.path !== '/app/listAll') return;
-  ctx.body = store.listAll().map(({ password: _, ...user }) => user);
+  ctx.body = (await store.listAll()).map(({ password: _, ...user }) => user);
 });
 const server = app.listen(Number(process.env['PORT'] ?? 0), '127.0.0.1');
 process.once('SIGTERM', () => server.close(() => process.exit(0)));

@@ -29,7 +29,7 @@ export async function startTokenActor(system: ActorSystem, options: {
 }): Promise<TokenActorSetup> {
   const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
   const credentials = sqliteCredentialStore(db);
-  loadInitialData(credentials, readInitialData('data/initial-data.json'));
+  await loadInitialData(credentials, readInitialData('data/initial-data.json'));
   const key = await loadSigningKey({ signingKey: 'a-test-signing-key-of-at-least-32-bytes!', encodingStrength: 256, dataDir: '/nonexistent' });
   const clients = options.clients ?? [CLIENT];
   const denylist = createDenylist(sqliteRevocationStore(db));

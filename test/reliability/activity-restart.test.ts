@@ -22,13 +22,13 @@ interface Ctx { system: ActorSystem; db: Db; store: ActivityStore; userId: Objec
 const ctx = {} as Ctx;
 const t = suite('reliability: ActivityActor restarts', ctx);
 
-t.before.each(() => {
+t.before.each(async () => {
   ctx.db = openDatabase(':memory:', { synchronous: 'NORMAL' });
   ctx.store = sqliteActivityStore(ctx.db);
   ctx.system = startSystem(`restart-${Math.random().toString(36).slice(2)}`);
   ctx.userId = newId();
   const at = new Date().toISOString();
-  assert.ok(sqliteUserStore(ctx.db).insert({ id: ctx.userId, name: 'Ann', email: 'ann@example.com', createdAt: at, updatedAt: at }).ok);
+  assert.ok((await sqliteUserStore(ctx.db).insert({ id: ctx.userId, name: 'Ann', email: 'ann@example.com', createdAt: at, updatedAt: at })).ok);
 });
 t.after.each(() => {
   stopSystem(ctx.system);
@@ -57,8 +57,8 @@ async function types(ref: Ref<Activity.RouterCommand>): Promise<string[]> {
 }
 
 /** Appended behind the actor's back, as another process would. */
-const sneak = (): void => {
-  ctx.store.append({ id: newId(), userId: ctx.userId, type: 'SNUCK_IN', detail: {}, at: new Date().toISOString() });
+const sneak = async (): Promise<void> => {
+  await ctx.store.append({ id: newId(), userId: ctx.userId, type: 'SNUCK_IN', detail: {}, at: new Date().toISOString() });
 };
 
 t('past the restart budget the child is reset: its cache is dropped and loaded again from the store', async () => {
@@ -82,10 +82,10 @@ t('an activity appended by another process is in the next history at once (the c
   const ref = router(() => replyThenResume(() => {}));
   assert.ok((await record(ref, 'FIRST')).ok);
   assert.equal(await types(ref), ['FIRST']);
-  sneak();
+  await sneak();
   assert.equal(await types(ref), ['SNUCK_IN', 'FIRST']);
   assert.ok((await record(ref, 'MINE')).ok);
-  sneak();
+  await sneak();
   assert.equal(await types(ref), ['SNUCK_IN', 'MINE', 'SNUCK_IN', 'FIRST']);
   const loaded = loads.n;
   assert.equal(await types(ref), ['SNUCK_IN', 'MINE', 'SNUCK_IN', 'FIRST']);
@@ -103,7 +103,7 @@ t('a child that is stopped on a crash is spawned again by the router on the next
   assert.equal(actorTree(ref).map((a) => a.name), [ctx.userId]);
   assert.equal(await record(ref, 'BOOM'), fail('internal', 'internal error'));
   await waitFor(() => actorTree(ref).length === 0, 'the stop');
-  sneak();
+  await sneak();
   assert.ok((await record(ref, 'AFTER')).ok);
   assert.equal(actorTree(ref).map((a) => a.name), [ctx.userId]);
   assert.equal(await types(ref), ['AFTER', 'SNUCK_IN', 'FIRST']);

@@ -28,49 +28,49 @@ function aProcess(): Denylist {
 
 const token = (jti: string, loginId?: string) => ({ jti, loginId });
 
-t('a token revoked by one process is refused by the other on its next check', () => {
+t('a token revoked by one process is refused by the other on its next check', async () => {
   const [a, b] = [aProcess(), aProcess()];
-  assert.is(b.isRevoked(token('j1')), false);
-  a.revoke('j1', ctx.clock.now + 60);
-  assert.is(a.isRevoked(token('j1')), true);
-  assert.is(b.isRevoked(token('j1')), true);
-  assert.is(b.isRevoked(token('j2')), false);
+  assert.is(await b.isRevoked(token('j1')), false);
+  await a.revoke('j1', ctx.clock.now + 60);
+  assert.is(await a.isRevoked(token('j1')), true);
+  assert.is(await b.isRevoked(token('j1')), true);
+  assert.is(await b.isRevoked(token('j2')), false);
 });
 
-t('a login revoked by one process refuses every token of it in the other; other logins pass', () => {
+t('a login revoked by one process refuses every token of it in the other; other logins pass', async () => {
   const [a, b] = [aProcess(), aProcess()];
-  assert.is(b.isRevoked(token('x', 'login-1')), false);
-  a.revokeLogin('login-1', ctx.clock.now + 60);
-  assert.is(b.isRevoked(token('x', 'login-1')), true);
-  assert.is(b.isRevoked(token('y', 'login-1')), true);
-  assert.is(b.isRevoked(token('z', 'login-2')), false);
-  assert.is(b.isRevoked(token('z')), false);
+  assert.is(await b.isRevoked(token('x', 'login-1')), false);
+  await a.revokeLogin('login-1', ctx.clock.now + 60);
+  assert.is(await b.isRevoked(token('x', 'login-1')), true);
+  assert.is(await b.isRevoked(token('y', 'login-1')), true);
+  assert.is(await b.isRevoked(token('z', 'login-2')), false);
+  assert.is(await b.isRevoked(token('z')), false);
 });
 
-t('a process started later reads every live revocation; expired ones are left out and purged', () => {
+t('a process started later reads every live revocation; expired ones are left out and purged', async () => {
   const a = aProcess();
-  a.revoke('old', ctx.clock.now - 1);
-  a.revoke('live', ctx.clock.now + 60);
-  a.revokeLogin('login-live', ctx.clock.now + 60);
+  await a.revoke('old', ctx.clock.now - 1);
+  await a.revoke('live', ctx.clock.now + 60);
+  await a.revokeLogin('login-live', ctx.clock.now + 60);
   const b = aProcess();
-  assert.is(b.isRevoked(token('live')), true);
-  assert.is(b.isRevoked(token('any', 'login-live')), true);
-  assert.is(b.isRevoked(token('old')), false);
+  assert.is(await b.isRevoked(token('live')), true);
+  assert.is(await b.isRevoked(token('any', 'login-live')), true);
+  assert.is(await b.isRevoked(token('old')), false);
   ctx.clock.now += 120;
-  a.purge(ctx.clock.now);
+  await a.purge(ctx.clock.now);
   const [row] = ctx.dbs[0]?.prepare('select count(*) as n from revocations').all() as { n: number }[];
   assert.is(row?.n, 0);
-  b.purge(ctx.clock.now);
-  assert.is(b.isRevoked(token('live')), false);
+  await b.purge(ctx.clock.now);
+  assert.is(await b.isRevoked(token('live')), false);
 });
 
-t('writes of other kinds by the other process only cost a look, never a wrong answer', () => {
+t('writes of other kinds by the other process only cost a look, never a wrong answer', async () => {
   const [a, b] = [aProcess(), aProcess()];
   ctx.dbs[0]?.prepare("insert into roles (role_name) values ('OTHER')").run();
-  assert.is(b.isRevoked(token('j')), false);
-  a.revoke('j', ctx.clock.now + 60);
+  assert.is(await b.isRevoked(token('j')), false);
+  await a.revoke('j', ctx.clock.now + 60);
   ctx.dbs[0]?.prepare("insert into roles (role_name) values ('MORE')").run();
-  assert.is(b.isRevoked(token('j')), true);
+  assert.is(await b.isRevoked(token('j')), true);
 });
 
 t.run();

@@ -25,7 +25,7 @@ const keyOf = (k: SigningKey | undefined): SigningKey => k ?? assert.unreachable
 /** A real verifier, counted, over a denylist the test controls. */
 function setup(max = 100) {
   const revoked = new Set<string>();
-  const isRevoked = (token: Revocable): boolean => revoked.has(token.jti) || revoked.has(token.loginId ?? '');
+  const isRevoked = async (token: Revocable): Promise<boolean> => revoked.has(token.jti) || revoked.has(token.loginId ?? '');
   const real = createTokenVerifier(keyOf(ctx.key), settings, isRevoked);
   const calls = { n: 0 };
   const counted: Verify = (token, nowMs) => { calls.n++; return real(token, nowMs); };
@@ -128,7 +128,7 @@ t('the bound is respected, and the least recently used token goes first', async 
 });
 
 t('a bound below one is refused', () => {
-  assert.throws(() => cachedVerifier(async () => assert.unreachable() as never, { max: 0, isRevoked: () => false }), /positive integer/);
+  assert.throws(() => cachedVerifier(async () => assert.unreachable() as never, { max: 0, isRevoked: async () => false }), /positive integer/);
 });
 
 t.run();

@@ -2,50 +2,24 @@
  * The EmployeeStore contract against MongoDB: a server at MONGODB_URI, or a mongod on PATH started
  * for the run; otherwise a visible skip. The unreachable-server behaviour is checked on every run.
  */
-import { accessSync, constants } from 'node:fs';
-import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import type { MongoMemoryServer } from 'mongodb-memory-server-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newId } from '../../src/ids.ts';
 import { mongoEmployeeStore, openMongoEmployeeStore } from '../../src/stores/employee-store.mongo.ts';
-import { StoreUnavailableError } from '../../src/stores/employee-store.ts';
+import { StoreUnavailableError } from '../../src/unavailable.ts';
 import { employeeStoreContract } from './employee-store.contract.ts';
+import { MONGO_SKIP_REASON, mongoUri, skipWithReason, stopMongo } from '../helpers/mongo.ts';
 import { closedPort } from '../helpers/ports.ts';
 
-function onPath(binary: string): string | undefined {
-  for (const dir of (process.env['PATH'] ?? '').split(':').filter(Boolean)) {
-    try {
-      accessSync(join(dir, binary), constants.X_OK);
-      return join(dir, binary);
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
-
-const envUri = process.env['MONGODB_URI'];
-const mongod = envUri ? undefined : onPath('mongod');
-
-if (!envUri && !mongod) {
-  const skipped = suite('EmployeeStore contract (MongoDB)');
-  skipped.skip('needs MONGODB_URI or mongod on PATH', () => {});
-  skipped.run();
+if (MONGO_SKIP_REASON) {
+  skipWithReason('EmployeeStore contract (MongoDB)');
 } else {
   const run = `troupe_contract_${process.pid}_${Date.now().toString(36)}`;
-  const state = {} as { server?: MongoMemoryServer; client?: MongoClient; dbs: string[] };
-  state.dbs = [];
+  const state = { dbs: [] as string[] } as { client?: MongoClient; dbs: string[] };
   employeeStoreContract('MongoDB', {
     async setup() {
-      let uri = envUri;
-      if (!uri) {
-        const { MongoMemoryServer } = await import('mongodb-memory-server-core');
-        state.server = await MongoMemoryServer.create({ binary: { systemBinary: mongod } });
-        uri = state.server.getUri();
-      }
-      state.client = await new MongoClient(uri, { serverSelectionTimeoutMS: 3000 }).connect();
+      state.client = await new MongoClient(await mongoUri(), { serverSelectionTimeoutMS: 3000 }).connect();
     },
     async open() {
       const client = state.client;
@@ -57,11 +31,10 @@ if (!envUri && !mongod) {
     async teardown() {
       for (const name of state.dbs) await state.client?.db(name).dropDatabase().catch(() => undefined);
       await state.client?.close();
-      await state.server?.stop();
+      await stopMongo();
     },
   });
 }
-
 
 const down = suite('EmployeeStore (MongoDB unreachable)');
 

@@ -1,0 +1,65 @@
+import type { Db as MongoDb } from 'mongodb';
+import type { CredentialStore, Role, RoleInput, UserInput, UserRecord } from './credential-store.ts';
+import { guarded, isDuplicateKey, nextSeq } from './mongo.ts';
+import { accountByName, accountUpsert, BY_ID, roleByName, rolesByIds, roleUpsert, type AccountDoc, type RoleDoc } from './mongo-queries.ts';
+
+const toRole = (d: RoleDoc): Role => ({ id: d._id, roleName: d.roleName, description: d.description });
+
+const toUser = (d: AccountDoc, roles: readonly Role[]): UserRecord => ({
+  id: d._id, username: d.username, password: d.password, firstName: d.firstName, lastName: d.lastName, roles,
+});
+
+/**
+ * An upsert that another process may race: both miss, both insert, the unique index refuses one,
+ * which then applies its update to the document the other inserted.
+ */
+async function upsertOnce(write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (!isDuplicateKey(error)) throw error;
+    await write();
+  }
+}
+
+/**
+ * MongoDB adapter of {@link CredentialStore}: collections `roles` and `users`, numeric ids from the
+ * `counters` collection (the listing shows them, as SQLite's do).
+ */
+export function mongoCredentialStore(db: MongoDb): CredentialStore {
+  const roles = db.collection<RoleDoc>('roles');
+  const accounts = db.collection<AccountDoc>('users');
+
+  const saveRole = async (role: RoleInput): Promise<Role> => {
+    const id = (await roles.findOne(roleByName(role.roleName)))?._id ?? await nextSeq(db, 'roles');
+    await upsertOnce(() => roles.updateOne(roleByName(role.roleName), roleUpsert(role, id), { upsert: true }));
+    const saved = await roles.findOne(roleByName(role.roleName));
+    if (!saved) throw new Error('role upsert left no document');
+    return toRole(saved);
+  };
+
+  const findByUsername = async (username: string): Promise<UserRecord | undefined> => {
+    const account = await accounts.findOne(accountByName(username));
+    if (!account) return undefined;
+    return toUser(account, (await roles.find(rolesByIds(account.roleIds)).sort(BY_ID).toArray()).map(toRole));
+  };
+
+  return {
+    findByUsername: (username) => guarded(() => findByUsername(username)),
+    listAll: () => guarded(async () => {
+      const [all, allRoles] = await Promise.all([accounts.find().sort(BY_ID).toArray(), roles.find().sort(BY_ID).toArray()]);
+      const byId = new Map(allRoles.map((r) => [r._id, toRole(r)]));
+      return all.map((a) => toUser(a, a.roleIds.flatMap((id) => byId.get(id) ?? []).sort((x, y) => x.id - y.id)));
+    }),
+    saveRole: (role) => guarded(() => saveRole(role)),
+    saveUser: (user: UserInput) => guarded(async () => {
+      const roleIds: number[] = [];
+      for (const role of user.roles) roleIds.push((await saveRole(role)).id);
+      const id = (await accounts.findOne(accountByName(user.username)))?._id ?? await nextSeq(db, 'users');
+      await upsertOnce(() => accounts.updateOne(accountByName(user.username), accountUpsert(user, roleIds, id), { upsert: true }));
+      const saved = await findByUsername(user.username);
+      if (!saved) throw new Error('user upsert left no document');
+      return saved;
+    }),
+  };
+}

@@ -1,0 +1,29 @@
+import type { Db as MongoDb } from 'mongodb';
+import { guarded } from './mongo.ts';
+import { expiredBefore, liveInFamily, markRevoked, markUsed, refreshTokenDoc, refreshTokenRecord, unspentToken, type RefreshTokenDoc } from './mongo-queries.ts';
+import type { RefreshTokenStore } from './refresh-token-store.ts';
+
+/**
+ * MongoDB adapter of {@link RefreshTokenStore}: collection `refresh_tokens`, keyed by the token's
+ * hash. A rotation is decided by one atomic update (used only if unused and unrevoked): presented
+ * to two instances at once, a token is rotated once. The successor is inserted after; a crash in
+ * between leaves the login without a usable refresh token (its client logs in again), never two.
+ */
+export function mongoRefreshTokenStore(db: MongoDb): RefreshTokenStore {
+  const tokens = db.collection<RefreshTokenDoc>('refresh_tokens');
+  return {
+    insert: (record) => guarded(async () => { await tokens.insertOne(refreshTokenDoc(record)); }),
+    find: (hash) => guarded(async () => {
+      const doc = await tokens.findOne({ _id: hash });
+      return doc ? refreshTokenRecord(doc) : undefined;
+    }),
+    rotate: (oldHash, next, at) => guarded(async () => {
+      const spent = await tokens.findOneAndUpdate(unspentToken(oldHash), markUsed(at));
+      if (!spent) return false;
+      await tokens.insertOne(refreshTokenDoc(next));
+      return true;
+    }),
+    revokeFamily: (familyId, at) => guarded(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
+    purgeExpired: (now) => guarded(async () => (await tokens.deleteMany(expiredBefore(now))).deletedCount),
+  };
+}

@@ -1,0 +1,28 @@
+import { sqliteActivityStore } from './activity-store.sqlite.ts';
+import { sqliteCredentialStore } from './credential-store.sqlite.ts';
+import { sqliteEmployeeStore } from './employee-store.sqlite.ts';
+import { sqliteLoginThrottleStore } from './login-throttle-store.sqlite.ts';
+import { sqliteRefreshTokenStore } from './refresh-token-store.sqlite.ts';
+import { sqliteRevocationStore } from './revocation-store.sqlite.ts';
+import { openDatabase, type OpenOptions } from './sqlite.ts';
+import type { Stores } from './stores.ts';
+import { sqliteUserStore } from './user-store.sqlite.ts';
+
+/** Every store on `dir/troupe.db` (or in memory for `':memory:'`), migrated on open. */
+export function openSqliteStores(dir: string, options: OpenOptions): Stores {
+  const db = openDatabase(dir, options);
+  const ping = db.prepare('select 1');
+  return {
+    kind: 'SQLite',
+    credentials: sqliteCredentialStore(db),
+    refreshTokens: sqliteRefreshTokenStore(db),
+    revocations: sqliteRevocationStore(db),
+    users: sqliteUserStore(db),
+    activity: sqliteActivityStore(db),
+    employees: sqliteEmployeeStore(db),
+    throttle: sqliteLoginThrottleStore(db),
+    prepare: async () => {},
+    ping: async () => { ping.get(); },
+    close: async () => { db.close(); },
+  };
+}

@@ -1,0 +1,28 @@
+/** Every store of a process, on one database: the embedded SQLite file, or MongoDB. */
+import type { ActivityStore } from './activity-store.ts';
+import type { CredentialStore } from './credential-store.ts';
+import type { EmployeeStore } from './employee-store.ts';
+import type { LoginThrottleStore } from './login-throttle-store.ts';
+import type { RefreshTokenStore } from './refresh-token-store.ts';
+import type { RevocationStore } from './revocation-store.ts';
+import type { UserStore } from './user-store.ts';
+
+export interface Stores {
+  /** Which database holds them: named by /ready and the logs. */
+  readonly kind: 'SQLite' | 'MongoDB';
+  readonly credentials: CredentialStore;
+  readonly refreshTokens: RefreshTokenStore;
+  readonly revocations: RevocationStore;
+  readonly users: UserStore;
+  readonly activity: ActivityStore;
+  readonly employees: EmployeeStore;
+  readonly throttle: LoginThrottleStore;
+  /**
+   * Makes the database ready for the stores (SQLite: migrations, done on open; MongoDB: the
+   * indexes, idempotently). Rejects with StoreUnavailableError when the database cannot be reached.
+   */
+  prepare(): Promise<void>;
+  /** Resolves when the database answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,77 @@
+/**
+ * `mongodb.uri` set, but no server answers: the process starts all the same, and every route that
+ * needs a store answers 503 with Retry-After within the server-selection timeout (never a hang),
+ * in its prefix's error shape; logins fail closed; /ready names MongoDB; routes that need no store
+ * keep answering.
+ */
+import { createSecretKey } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { routesOf } from '../../http/app.ts';
+import { closedPort } from '../helpers/ports.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { basic, bearer, postToken, USERS } from '../helpers/tokens.ts';
+
+const KEY = 'a-signing-key-shared-by-every-instance-0123456789';
+const ctx = {} as { server: TestServer; token: string };
+const t = suite('MongoDB unreachable', ctx);
+
+t.before(async () => {
+  const uri = `mongodb://127.0.0.1:${await closedPort()}/troupe?serverSelectionTimeoutMS=300`;
+  ctx.server = await startTestServer({ 'mongodb.uri': uri, 'security.signing-key': KEY });
+  const jwt = ctx.server.config.security.jwt;
+  const now = Math.floor(Date.now() / 1000);
+  ctx.token = await new SignJWT({ client_id: 'troupe-client', scope: 'read write', authorities: ['ADMIN', 'USER'], sid: crypto.randomUUID() })
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer(jwt.issuer).setAudience(jwt.resourceId).setSubject('john.doe')
+    .setJti(crypto.randomUUID()).setIssuedAt(now).setExpirationTime(now + 600).sign(createSecretKey(Buffer.from(KEY)));
+});
+t.after(async () => ctx.server?.close());
+
+/** Sends the request and checks it was answered in bounded time. */
+async function timed(path: string, init: RequestInit = {}): Promise<Response> {
+  const started = Date.now();
+  const res = await fetch(`${ctx.server.url}${path}`, { ...init, signal: AbortSignal.timeout(10_000) });
+  assert.ok(Date.now() - started < 5000, `${path} took ${Date.now() - started} ms`);
+  return res;
+}
+
+t('the process started; /health 200, /ready 503 naming MongoDB', async () => {
+  assert.is((await timed('/health')).status, 200);
+  const ready = await timed('/ready');
+  assert.is(ready.status, 503);
+  assert.match(((await ready.json()) as { detail: string }).detail, /^store "MongoDB" does not answer: .*MongoDB cannot be reached/);
+});
+
+t('logins fail closed: 503 temporarily_unavailable with Retry-After, no token', async () => {
+  const res = await postToken(ctx.server.url, { grant_type: 'password', ...USERS.john });
+  assert.is(res.status, 503);
+  assert.is(res.headers.get('retry-after'), '1');
+  const body = (await res.json()) as Record<string, unknown>;
+  assert.is(body['error'], 'temporarily_unavailable');
+  assert.is(body['access_token'], undefined);
+});
+
+t('every route that needs a store answers 503 with Retry-After, in its prefix\'s shape; the others answer', async () => {
+  const noStore = new Set(['/health', '/metrics', '/openapi.json', '/docs', '/docs/assets/:file', '/.well-known/jwks.json', '/.well-known/oauth-authorization-server', '/oauth/token_key']);
+  for (const r of routesOf(ctx.server.troupe.app)) {
+    const path = r.path.replace(':id', '0123456789abcdef01234567').replace(':file', 'swagger-ui.css');
+    const headers: Record<string, string> = r.access.kind === 'client' ? { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' }
+      : { ...bearer(ctx.token), 'Content-Type': 'application/json' };
+    const body = r.method === 'GET' ? undefined : r.access.kind === 'client' ? 'grant_type=password&username=john.doe&password=john-password&token=x' : '{}';
+    const res = await timed(path, { method: r.method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await res.text();
+    if (noStore.has(r.path)) {
+      assert.ok(res.status < 500, `${r.method} ${r.path} → ${res.status}`);
+      continue;
+    }
+    assert.is(res.status, 503, `${r.method} ${r.path} → ${res.status} ${text.slice(0, 200)}`);
+    assert.is(res.headers.get('retry-after'), '1', `${r.method} ${r.path}`);
+    const shape = JSON.parse(text) as Record<string, unknown>;
+    if (r.path.startsWith('/oauth/')) assert.is(shape['error'], 'temporarily_unavailable', r.path);
+    else if (r.path === '/ready') assert.is(shape['status'], 'unavailable');
+    else assert.is(shape['status'], 503, r.path);
+  }
+});
+
+t.run();

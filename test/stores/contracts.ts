@@ -1,0 +1,248 @@
+/**
+ * One behaviour for every adapter of every store port (employees aside: employee-store.contract.ts).
+ * `storeContracts` registers the suites once per database; each test gets fresh, empty stores, and
+ * `another()` opens a second set on the same data, as another process would.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readInitialData, loadInitialData } from '../../src/initial-data.ts';
+import { newId, type ObjectIdString } from '../../src/ids.ts';
+import { createDenylist } from '../../src/security/denylist.ts';
+import { createLoginThrottle } from '../../src/security/login-throttle.ts';
+import type { RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
+import type { Stores } from '../../src/stores/stores.ts';
+
+export interface StoresUnderTest {
+  readonly stores: Stores;
+  /** A second set of stores on the same data (another connection, as another process has). */
+  another(): Promise<Stores>;
+  /** Removes what `open` created and closes what it opened. */
+  dispose(): Promise<void>;
+}
+
+export interface ContractTarget {
+  /** Once before the suites, e.g. start a server. */
+  readonly setup?: () => Promise<void>;
+  readonly open: () => Promise<StoresUnderTest>;
+  /** Once after the suites; runs even when `setup` failed. */
+  readonly teardown?: () => Promise<void>;
+}
+
+const AT = '2026-01-01T00:00:00.000Z';
+const HASH = '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK';
+
+const ctx = {} as { sut: StoresUnderTest | undefined };
+const stores = (): Stores => ctx.sut?.stores ?? (assert.unreachable('no stores opened') as never);
+
+function contractSuite(port: string, name: string, target: ContractTarget) {
+  const t = suite(`${port} contract (${name})`);
+  t.before.each(async () => { ctx.sut = await target.open(); });
+  t.after.each(async () => {
+    await ctx.sut?.dispose();
+    ctx.sut = undefined;
+  });
+  return t;
+}
+
+function credentials(name: string, target: ContractTarget): void {
+  const t = contractSuite('CredentialStore', name, target);
+  t('the initial data loads idempotently: loading twice, or from two processes at once, creates each user and role once', async () => {
+    const data = readInitialData('data/initial-data.json');
+    const other = await ctx.sut?.another();
+    await Promise.all([loadInitialData(stores().credentials, data), other && loadInitialData(other.credentials, data)]);
+    await loadInitialData(stores().credentials, data);
+    const users = await stores().credentials.listAll();
+    assert.equal(users.map((u) => [u.username, u.roles.map((r) => r.roleName)]), [['admin', ['ADMIN']], ['john.doe', ['ADMIN', 'USER']]]);
+    assert.equal(users.map((u) => u.id), [1, 2]);
+    assert.equal([...new Set(users.flatMap((u) => u.roles.map((r) => `${r.id} ${r.roleName}`)))].sort(), ['1 ADMIN', '2 USER']);
+  });
+  t('saving a user saves its roles (created when missing) and replaces its role set; ids stay', async () => {
+    const c = stores().credentials;
+    const saved = await c.saveUser({ username: 'jane', password: HASH, roles: [{ roleName: 'AUDITOR', description: 'reads logs' }, { roleName: 'USER' }] });
+    assert.equal(saved.roles.map((r) => r.roleName), ['AUDITOR', 'USER']);
+    assert.is(saved.roles[0]?.description, 'reads logs');
+    const again = await c.saveUser({ username: 'jane', password: HASH, firstName: 'Jane', roles: [{ roleName: 'USER' }] });
+    assert.is(again.id, saved.id);
+    assert.is(again.firstName, 'Jane');
+    assert.equal(again.roles.map((r) => r.roleName), ['USER']);
+    assert.equal(await c.findByUsername('jane'), again);
+    assert.is(await c.findByUsername('nobody'), undefined);
+    assert.is((await c.saveRole({ roleName: 'AUDITOR' })).description, 'reads logs', 'a role saved without a description keeps its own');
+  });
+  t.run();
+}
+
+const refreshRecord = (over: Partial<RefreshTokenRecord> = {}): RefreshTokenRecord => ({
+  tokenHash: newId(), familyId: 'family-1', clientId: 'troupe-client', username: 'john.doe', scope: ['read', 'write'],
+  issuedAt: 1000, expiresAt: 5000, usedAt: null, revokedAt: null, ...over,
+});
+
+function refreshTokens(name: string, target: ContractTarget): void {
+  const t = contractSuite('RefreshTokenStore', name, target);
+  t('insert and find; a rotation marks the token used and inserts its successor, once', async () => {
+    const r = stores().refreshTokens;
+    const first = refreshRecord();
+    await r.insert(first);
+    assert.equal(await r.find(first.tokenHash), first);
+    const next = refreshRecord();
+    assert.ok(await r.rotate(first.tokenHash, next, 2000));
+    assert.is((await r.find(first.tokenHash))?.usedAt, 2000);
+    assert.equal(await r.find(next.tokenHash), next);
+    assert.not.ok(await r.rotate(first.tokenHash, refreshRecord(), 2001), 'a used token rotates no more');
+    assert.is(await r.find('nothing'), undefined);
+  });
+  t('a token presented to two processes at once is rotated by exactly one', async () => {
+    const other = await ctx.sut?.another();
+    assert.ok(other);
+    for (let i = 0; i < 5; i++) {
+      const token = refreshRecord();
+      await stores().refreshTokens.insert(token);
+      const wins = await Promise.all([stores().refreshTokens.rotate(token.tokenHash, refreshRecord(), 2000), other.refreshTokens.rotate(token.tokenHash, refreshRecord(), 2000)]);
+      assert.is(wins.filter(Boolean).length, 1);
+    }
+  });
+  t('revoking a family revokes its live tokens only; a revoked token rotates no more; expired ones are purged', async () => {
+    const r = stores().refreshTokens;
+    const a = refreshRecord();
+    const b = refreshRecord({ expiresAt: 1500 });
+    const other = refreshRecord({ familyId: 'family-2' });
+    for (const x of [a, b, other]) await r.insert(x);
+    assert.is(await r.revokeFamily('family-1', 3000), 2);
+    assert.is(await r.revokeFamily('family-1', 3001), 0);
+    assert.is((await r.find(a.tokenHash))?.revokedAt, 3000);
+    assert.is((await r.find(other.tokenHash))?.revokedAt, null);
+    assert.not.ok(await r.rotate(a.tokenHash, refreshRecord(), 3002));
+    assert.is(await r.purgeExpired(2000), 1);
+    assert.is(await r.find(b.tokenHash), undefined);
+  });
+  t.run();
+}
+
+function revocations(name: string, target: ContractTarget): void {
+  const t = contractSuite('RevocationStore', name, target);
+  t('what one process adds, another reads since its cursor; expired entries are left out, then purged', async () => {
+    const other = await ctx.sut?.another();
+    assert.ok(other);
+    const first = await other.revocations.since(0, 100);
+    assert.equal(first.revocations, []);
+    await stores().revocations.add({ kind: 'token', id: 'jti-1', expiresAt: 500 });
+    await stores().revocations.add({ kind: 'login', id: 'login-1', expiresAt: 500 });
+    await stores().revocations.add({ kind: 'token', id: 'old', expiresAt: 50 });
+    await stores().revocations.add({ kind: 'token', id: 'jti-1', expiresAt: 500 }); // again: nothing new
+    const read = await other.revocations.since(first.cursor, 100);
+    assert.equal(read.revocations.map((r) => `${r.kind} ${r.id}`).sort(), ['login login-1', 'token jti-1']);
+    await stores().revocations.add({ kind: 'token', id: 'jti-2', expiresAt: 500 });
+    const next = await other.revocations.since(read.cursor, 100);
+    assert.ok(next.revocations.some((r) => r.id === 'jti-2'), 'a later addition is read from the cursor');
+    assert.is(await stores().revocations.purgeExpired(100), 1);
+  });
+  t('through the denylist: a revocation by one process is refused by the other once it looks again', async () => {
+    const other = await ctx.sut?.another();
+    assert.ok(other);
+    const now = () => 100;
+    const [a, b] = [createDenylist(stores().revocations, now), createDenylist(other.revocations, now)];
+    assert.not.ok(await b.isRevoked({ jti: 'j', loginId: 'l' }));
+    await a.revokeLogin('l', 500);
+    await waitUntil(() => b.isRevoked({ jti: 'x', loginId: 'l' }), 'the other process to see the revocation');
+  });
+  t.run();
+}
+
+/** Polls `condition` (a revocation may take `security.revocation-sync-ms` to be seen). */
+async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) assert.unreachable(`${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function addUser(email = `${newId()}@example.com`): Promise<ObjectIdString> {
+  const id = newId();
+  const result = await stores().users.insert({ id, name: 'Ann', email, createdAt: AT, updatedAt: AT });
+  assert.ok(result.ok);
+  return id;
+}
+
+function userData(name: string, target: ContractTarget): void {
+  const t = contractSuite('UserStore and ActivityStore', name, target);
+  t('emails are unique compared case-insensitively, for inserts and updates, also between processes; a violation is email_taken', async () => {
+    const u = stores().users;
+    await addUser('Ann@Example.com');
+    assert.equal(await u.insert({ id: newId(), name: 'B', email: 'ann@example.COM', createdAt: AT, updatedAt: AT }), { ok: false, reason: 'email_taken' });
+    const other = await ctx.sut?.another();
+    assert.equal(await other?.users.insert({ id: newId(), name: 'C', email: 'ANN@EXAMPLE.COM', createdAt: AT, updatedAt: AT }), { ok: false, reason: 'email_taken' });
+    const b = await addUser('bob@example.com');
+    assert.equal(await u.update(b, 1, { email: 'ANN@example.com', updatedAt: AT }), { ok: false, reason: 'email_taken' });
+  });
+  t('updates are conditional on the version; unknown ids are not_found; a change bumps the version', async () => {
+    const u = stores().users;
+    const id = await addUser('dee@example.com');
+    assert.equal(await u.update(id, 2, { name: 'X', updatedAt: AT }), { ok: false, reason: 'version_conflict' });
+    assert.equal(await u.update(newId(), 1, { name: 'X', updatedAt: AT }), { ok: false, reason: 'not_found' });
+    const later = '2026-01-02T00:00:00.000Z';
+    assert.equal(await u.update(id, 1, { name: 'Dee', updatedAt: later }), { ok: true, user: { id, name: 'Dee', email: 'dee@example.com', createdAt: AT, updatedAt: later, version: 2 } });
+    assert.equal(await u.find(id), { id, name: 'Dee', email: 'dee@example.com', createdAt: AT, updatedAt: later, version: 2 });
+  });
+  t('activities need their user, come newest first in pages, and go with their user', async () => {
+    const a = stores().activity;
+    const userId = await addUser();
+    assert.is(await a.append({ id: newId(), userId: newId(), type: 'LOGIN', detail: {}, at: AT }), undefined);
+    assert.is(await a.latestSeq(userId), undefined);
+    const saved = [];
+    for (let i = 0; i < 3; i++) saved.push(await a.append({ id: newId(), userId, type: 'STEP', detail: { i, 'odd.key': true, $also: 1 }, at: AT }));
+    assert.is(await a.latestSeq(userId), saved[2]?.seq);
+    const first = await a.page(userId, { limit: 2 });
+    assert.equal([first.items.map((x) => x.detail['i']), first.hasMore], [[2, 1], true]);
+    assert.equal(first.items[0]?.detail, { i: 2, 'odd.key': true, $also: 1 });
+    const rest = await a.page(userId, { limit: 2, beforeSeq: first.items[1]?.seq });
+    assert.equal([rest.items.map((x) => x.detail['i']), rest.hasMore], [[0], false]);
+    assert.ok(await stores().users.delete(userId));
+    assert.equal((await a.page(userId, { limit: 10 })).items, []);
+    assert.is(await stores().users.delete(userId), undefined);
+  });
+  t('appends from two processes at once get distinct, increasing seqs; both read one order', async () => {
+    const userId = await addUser();
+    const other = await ctx.sut?.another();
+    assert.ok(other);
+    const appended = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? stores() : other).activity.append({ id: newId(), userId, type: `T${i}`, detail: {}, at: AT })));
+    const seqs = appended.map((x) => x?.seq ?? -1);
+    assert.is(new Set(seqs).size, 20);
+    const mine = (await stores().activity.page(userId, { limit: 50 })).items.map((x) => x.id);
+    const theirs = (await other.activity.page(userId, { limit: 50 })).items.map((x) => x.id);
+    assert.equal(mine, theirs);
+    assert.equal(mine, [...appended].sort((x, y) => (y?.seq ?? 0) - (x?.seq ?? 0)).map((x) => x?.id));
+  });
+  t.run();
+}
+
+function throttle(name: string, target: ContractTarget): void {
+  const t = contractSuite('LoginThrottleStore', name, target);
+  t('counts of two processes add up; known pairs are shared', async () => {
+    const other = await ctx.sut?.another();
+    assert.ok(other);
+    const settings = { maxFailuresPerUser: 3, maxFailuresPerAddress: 100, windowSeconds: 60 };
+    const [a, b] = [createLoginThrottle(settings, stores().throttle), createLoginThrottle(settings, other.throttle)];
+    const attempts = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).begin('eve', `10.0.0.${i}`)));
+    assert.is(attempts.filter((x) => 'attempt' in x).length, 3);
+    assert.not.ok(await other.throttle.isKnown('pair-x'));
+    await stores().throttle.remember('pair-x', 100);
+    assert.ok(await other.throttle.isKnown('pair-x'));
+  });
+  t.run();
+}
+
+/** Registers every contract suite for the target's database. */
+export function storeContracts(name: string, target: ContractTarget): void {
+  const setup = suite(`store contracts (${name}): setup`);
+  setup('the database is ready', async () => { await target.setup?.(); });
+  setup.run();
+  credentials(name, target);
+  refreshTokens(name, target);
+  revocations(name, target);
+  userData(name, target);
+  throttle(name, target);
+  const teardown = suite(`store contracts (${name}): teardown`);
+  teardown('the database is released', async () => { await target.teardown?.(); });
+  teardown.run();
+}

@@ -1,0 +1,29 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError } from '../../src/config.ts';
+import { readInitialData } from '../../src/initial-data.ts';
+import { migrate, openDatabase } from '../../src/stores/sqlite.ts';
+
+const t = suite('stores: SQLite migrations and initial data');
+
+t('migrations run once, in order, recorded in user_version', () => {
+  const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
+  const version = db.pragma('user_version', { simple: true }) as number;
+  assert.ok(version >= 2);
+  assert.is(migrate(db), version);
+  const tables = db.prepare<[], { name: string }>("select name from sqlite_master where type = 'table' order by name").all().map((r) => r.name);
+  for (const name of ['refresh_tokens', 'roles', 'user_roles', 'users']) assert.ok(tables.includes(name), name);
+  db.close();
+});
+
+t('initial data with a plain-text password is refused, naming the setting', () => {
+  try {
+    readInitialData('test/fixtures/initial-data-plain.json');
+    assert.unreachable('should refuse');
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    assert.match((error as Error).message, /app\.initial-data: users\.0\.password must be a BCrypt hash/);
+  }
+});
+
+t.run();
