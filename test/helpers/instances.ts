@@ -13,17 +13,22 @@ export interface Instances {
   close(): Promise<void>;
 }
 
-/** Starts `count` processes on one fresh data directory, all at once (their start-ups race, as they may). */
-export async function startInstances(count: number, env: Record<string, string> = {}): Promise<Instances> {
+/**
+ * Starts `count` processes all at once (their start-ups race, as they may), on one fresh data
+ * directory, or with `separateDataDirs` each on its own (as on several machines, sharing only
+ * what `env` names: a MongoDB database, say).
+ */
+export async function startInstances(count: number, env: Record<string, string> = {}, options: { separateDataDirs?: boolean } = {}): Promise<Instances> {
   const dataDir = tempDir('troupe-multi-');
-  const started = await Promise.allSettled(Array.from({ length: count }, () => startChildServer(dataDir, { ...SHARED, ...env })));
+  const dirs = Array.from({ length: count }, (_, i) => (options.separateDataDirs ? tempDir(`troupe-multi-${i}-`) : dataDir));
+  const started = await Promise.allSettled(dirs.map((dir) => startChildServer(dir, { ...SHARED, ...env })));
   const servers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const close = async (): Promise<void> => {
     await Promise.all(servers.map(async (s) => {
       s.child.kill('SIGTERM');
       await s.exited;
     }));
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of new Set([dataDir, ...dirs])) rmSync(dir, { recursive: true, force: true });
   };
   const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
