@@ -1,28 +1,7 @@
-import {
-  MongoClient, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError, ObjectId,
-  type Db as MongoDb,
-} from 'mongodb';
-import { ConfigError } from '../config.ts';
+import { ObjectId, type Db as MongoDb } from 'mongodb';
 import { MONGO_SORT, keyOf, mongoFilter, mongoUpdate, mongoUpdateFilter, nameKeyOf, recordOfDoc, type EmployeeDoc } from './employee-query.ts';
 import type { EmployeeStore } from './employee-store.ts';
-import { StoreUnavailableError } from '../unavailable.ts';
-
-/** How long an operation waits for a reachable server before it fails (the driver's default is 30 s). */
-const SERVER_SELECTION_TIMEOUT_MS = 3000;
-
-const isUnreachable = (error: unknown): boolean =>
-  error instanceof MongoServerSelectionError || error instanceof MongoNetworkError
-  || error instanceof MongoTopologyClosedError || error instanceof MongoNotConnectedError;
-
-/** Runs `work`, turning "the server cannot be reached" into {@link StoreUnavailableError}. */
-async function guarded<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isUnreachable(error)) throw new StoreUnavailableError('MongoDB cannot be reached', { cause: error });
-    throw error;
-  }
-}
+import { guarded, openMongo } from './mongo.ts';
 
 /** MongoDB adapter of {@link EmployeeStore}: collection `employees` of `db`; the caller owns the client. */
 export function mongoEmployeeStore(db: MongoDb): EmployeeStore {
@@ -75,18 +54,8 @@ export function mongoEmployeeStore(db: MongoDb): EmployeeStore {
   };
 }
 
-/**
- * The process's one MongoClient for `uri` (its path names the database), wrapped as an employee
- * store whose `close()` closes the client. No I/O happens until the first operation.
- */
+/** An employee store on its own MongoClient for `uri`, whose `close()` closes the client. */
 export function openMongoEmployeeStore(uri: string): EmployeeStore {
-  const timeout = /[?&]serverSelectionTimeoutMS=/i.test(uri) ? {} : { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS };
-  let client: MongoClient;
-  try {
-    client = new MongoClient(uri, timeout);
-  } catch {
-    // The constructor does no I/O: it fails only on the URI, whose text may hold a password.
-    throw new ConfigError('Invalid configuration: mongodb.uri is not a valid MongoDB connection string');
-  }
-  return { ...mongoEmployeeStore(client.db()), close: () => client.close() };
+  const mongo = openMongo(uri);
+  return { ...mongoEmployeeStore(mongo.db), close: mongo.close };
 }
