@@ -13,10 +13,7 @@ import { clientAuthentication, type OAuthDeps } from './oauth-client.ts';
 import type { Metrics } from '../src/metrics.ts';
 import { bearerAuthenticator } from './middleware/bearer-auth.ts';
 import { corsFor } from './middleware/cors.ts';
-import { requestMetrics } from './middleware/metrics.ts';
-import { errorHandler } from './middleware/error-handler.ts';
-import { requestId } from './middleware/request-id.ts';
-import { requestLog } from './middleware/request-log.ts';
+import { requestFrame } from './middleware/frame.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { appRoutes } from './routes/app.ts';
 import { openApiFor } from './openapi/openapi.ts';
@@ -27,7 +24,7 @@ import { oauthRoutes } from './routes/oauth.ts';
 import { oauthTokenRoutes } from './routes/oauth-tokens.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { userRoutes } from './routes/user.ts';
-import { mountRoutes, nameUnroutedRequests, PUBLIC, refuseUnroutedUnderSecuredPrefix, routeTable, token, type Access, type Guards, type Route, type RouteInfo } from './routing.ts';
+import { dispatch, mountRoutes, PUBLIC, routeTable, token, type Access, type Guards, type Route, type RouteInfo } from './routing.ts';
 import type { AppState } from './state.ts';
 
 export interface AppRefs {
@@ -118,14 +115,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const root = mountRoutes([...serviceRoutes(deps, oauth), ...docsRoutes({ document: () => openApiFor(config, routes) })], guards);
   routes = routeTable(root);
   mounted.set(app, routes);
-  app.use(requestId());
-  app.use(requestLog(deps.logger));
-  app.use(requestMetrics(deps.metrics));
-  app.use(errorHandler(deps.logger));
-  app.use(corsFor(config.server.corsAllowedOrigins));
-  app.use(nameUnroutedRequests(root));
-  app.use(refuseUnroutedUnderSecuredPrefix(routes, guards));
-  app.use(root.routes());
-  app.use(root.allowedMethods());
+  app.use(requestFrame(deps.logger, deps.metrics));
+  // CORS headers go to allowed origins only: with none configured there is nothing to do.
+  if (config.server.corsAllowedOrigins.length > 0) app.use(corsFor(config.server.corsAllowedOrigins));
+  app.use(dispatch(root, guards));
   return app;
 }

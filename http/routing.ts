@@ -5,11 +5,12 @@
  * trailing slash), and this is the only module that creates a Koa router (lint keeps it so).
  */
 import Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware, ParameterizedContext } from 'koa';
+import compose, { type ComposedMiddleware } from 'koa-compose';
 import type { ClientView } from '../actors/token/protocol.ts';
 import type { Principal } from '../src/security/jwt.ts';
 import { accessDenied, insufficientScope } from './middleware/bearer-auth.ts';
-import { matchedRoute, type AppState } from './state.ts';
+import type { AppState } from './state.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -125,23 +126,6 @@ export function mountRoutes(routes: readonly Route[], guards: Guards): Router<Ap
   return router;
 }
 
-/**
- * Names the route template of a request that never reached its route (a 405), so the request log
- * and the metrics label it by its route rather than as unmatched.
- */
-export function nameUnroutedRequests(router: Router<AppState, RouteParams>): Middleware<AppState> {
-  return async function nameRoute(ctx, next) {
-    try {
-      await next();
-    } finally {
-      if (matchedRoute(ctx) === undefined) {
-        const layer = router.match(ctx.path, ctx.method).path.find((l) => l.methods.length > 0);
-        if (layer) ctx.state.route = String(layer.path);
-      }
-    }
-  };
-}
-
 /** The first path segment, decoded and lower-cased: what a lenient router or proxy might take for it. */
 function firstSegment(path: string): string {
   const segment = path.split('/').find((s) => s !== '' && s !== '.' && s !== '..') ?? '';
@@ -152,21 +136,67 @@ function firstSegment(path: string): string {
   }
 }
 
+type Layer = Router<AppState, RouteParams>['stack'][number];
+interface Compiled { readonly layer: Layer; readonly path: string; readonly methods: ReadonlySet<string>; readonly run: ComposedMiddleware<ParameterizedContext<AppState, RouteParams>> }
+
+/** The methods @koa/router's allowedMethods knows; another one is 501, as there. */
+const KNOWN_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE']);
+
 /**
- * A request that ran no route (404, 405) under a prefix whose routes need a token is refused
- * without one (401, as Spring does), so that probing a secured prefix tells nothing without a
- * token. This only ever refuses: what a request may run is decided by its route alone.
+ * The router's routes, run the router's way (the same layers, paths matched by their own
+ * expressions, in registration order, the first matching route running alone), with each route's
+ * middleware composed once at start-up rather than on every request, and a map from each plain
+ * path to its route. A request that runs no route gets what allowedMethods gives (404, 405 with
+ * `Allow`, 200 to OPTIONS, 501), and under a prefix whose routes need a token it is refused
+ * without one (401, as Spring does): probing a secured prefix tells nothing without a token. That
+ * refusal only ever refuses: what a request may run is decided by its route alone.
  */
-export function refuseUnroutedUnderSecuredPrefix(routes: readonly RouteInfo[], guards: Guards): Middleware<AppState> {
-  const secured = new Set(routes.filter((r) => r.access.kind === 'token' || r.access.kind === 'role').map((r) => firstSegment(r.path)));
-  return async function refuseUnrouted(ctx, next) {
-    await next();
-    const ran = (ctx as { routeMatched?: unknown }).routeMatched === true;
-    if (ran || ctx.method === 'OPTIONS' || !secured.has(firstSegment(ctx.path))) return;
+export function dispatch(router: Router<AppState, RouteParams>, guards: Guards): Middleware<AppState> {
+  // A layer's stack holds what mountRoutes registered: RouteMiddleware (the router's own context type is wider).
+  const compiled: Compiled[] = router.stack.map((layer) => ({
+    layer, path: String(layer.path), methods: new Set(layer.methods), run: compose(layer.stack as unknown as RouteMiddleware[]),
+  }));
+  // A plain path goes straight to its routes when no route registered before them also matches it.
+  const plain = new Map<string, Compiled[]>();
+  compiled.forEach((c, i) => {
+    if (c.layer.paramNames.length > 0 || compiled.slice(0, i).some((earlier) => earlier.layer.paramNames.length > 0 && earlier.layer.match(c.path))) return;
+    plain.set(c.path, [...(plain.get(c.path) ?? []), c]);
+  });
+  const secured = new Set(routeTable(router).filter((r) => r.access.kind === 'token' || r.access.kind === 'role').map((r) => firstSegment(r.path)));
+  const matching = (path: string): readonly Compiled[] => plain.get(path) ?? compiled.filter((c) => c.layer.match(path));
+
+  const unrouted = async (ctx: ParameterizedContext<AppState>, candidates: readonly Compiled[]): Promise<void> => {
+    const first = candidates[0];
+    if (first) {
+      ctx.state.route = first.path;
+      const allow = [...new Set(candidates.flatMap((c) => [...c.methods]))].join(', ');
+      if (ctx.method === 'OPTIONS') {
+        ctx.status = 200;
+        ctx.body = '';
+        ctx.set('Allow', allow);
+        return;
+      }
+      ctx.status = KNOWN_METHODS.has(ctx.method) ? 405 : 501;
+      if (ctx.status === 405) ctx.set('Allow', allow);
+    }
+    if (ctx.method === 'OPTIONS' || !secured.has(firstSegment(ctx.path))) return;
     const allow = ctx.response.get('Allow');
     ctx.remove('Allow'); // a 401 tells nothing about the methods
     await guards.authenticate(ctx);
     if (allow) ctx.set('Allow', allow);
+  };
+
+  return async function route(ctx, next) {
+    const candidates = matching(ctx.path);
+    const chosen = candidates.find((c) => c.methods.has(ctx.method));
+    if (!chosen) {
+      await unrouted(ctx, candidates);
+      return next();
+    }
+    const routed = ctx as ParameterizedContext<AppState, RouteParams>;
+    routed.params = chosen.layer.paramNames.length === 0 ? {} : chosen.layer.params(ctx.path, chosen.layer.captures(ctx.path), {});
+    ctx.state.route = chosen.path;
+    await chosen.run(routed);
   };
 }
 

@@ -14,15 +14,9 @@ export interface AppState {
   client?: ClientView;
   /** Set when an actor did not answer in time (the request became a 503). */
   askTimedOut?: boolean;
-  /** The route template of a request answered before routing (a 401 from the guard, a 405). */
+  /**
+   * The template of the request's route (`/api/employee/:id`): the one that ran, or for a 405 the
+   * one its path names; unset for a path no route has.
+   */
   route?: string;
-}
-
-/**
- * The template of the request's route (`/api/employee/:id`): the one that answered, or the one its
- * path names when it was answered before routing; undefined for a path no route has.
- */
-export function matchedRoute(ctx: { readonly state: AppState }): string | undefined {
-  const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-  return route === undefined ? ctx.state.route : String(route);
 }

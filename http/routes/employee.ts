@@ -18,6 +18,9 @@ export interface EmployeeDeps extends ApiRouteOptions {
 /** The action paths, for a 405 rather than "malformed id" when one is used with GET. */
 const ACTIONS: Readonly<Record<string, string>> = { search: 'POST', update: 'PUT', delete: 'DELETE' };
 
+/** The id in the path; built once (zod compiles a schema on its first use, per schema object). */
+const IdPath = IdQuery.required();
+
 const invalidId = (message: string): HttpProblem =>
   new HttpProblem(400, 'validation', 'The request is not valid', { errors: [{ field: 'id', message }] });
 
@@ -76,7 +79,7 @@ export function employeeRoutes(deps: EmployeeDeps): Route[] {
       const action = ctx.params['id'] ?? '';
       const allowed = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
       if (allowed) throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: allowed } });
-      const { id } = validate(IdQuery.required(), { id: ctx.params['id'] }, 'path');
+      const { id } = validate(IdPath, { id: ctx.params['id'] }, 'path');
       sendRecord(ctx, await call(Employee.get(id)));
     }),
   ];

@@ -9,10 +9,11 @@ import Koa from 'koa';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bearerAuthenticator } from '../../http/middleware/bearer-auth.ts';
-import { errorHandler } from '../../http/middleware/error-handler.ts';
-import { mountRoutes, PUBLIC, refuseUnroutedUnderSecuredPrefix, role, route, routeTable, token, type Guards, type Route } from '../../http/routing.ts';
+import { requestFrame } from '../../http/middleware/frame.ts';
+import { dispatch, mountRoutes, PUBLIC, role, route, routeTable, token, type Guards, type Route } from '../../http/routing.ts';
 import type { AppState } from '../../http/state.ts';
 import { createLogger } from '../../src/logger.ts';
+import { createMetrics } from '../../src/metrics.ts';
 import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
 
 const principal = (username: string, authorities: string[], scope: string[]): Principal =>
@@ -49,11 +50,8 @@ async function serve(enabled: boolean): Promise<{ server: Server; url: string }>
   app.silent = true;
   const guards = guardsFor(enabled);
   const router = mountRoutes(routes(), guards);
-  app.use(async (c, next) => { c.state.requestId = 'r'; await next(); });
-  app.use(errorHandler(createLogger('silent')));
-  app.use(refuseUnroutedUnderSecuredPrefix(routeTable(router), guards));
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(requestFrame(createLogger('silent'), createMetrics()));
+  app.use(dispatch(router, guards));
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };

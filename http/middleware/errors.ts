@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Logger } from '../../src/logger.ts';
 import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
 import { HttpProblem, OAuthError, problemBody, RETRY_AFTER_SECONDS } from '../problems.ts';
@@ -50,30 +50,28 @@ function toKnown(ctx: Context, error: unknown): HttpProblem | OAuthError | undef
   return new HttpProblem(exposed.status, exposed.status === 413 ? 'payload_too_large' : 'bad_request', detail);
 }
 
+/** A request no route answered (404, 405, 501 with no body) as the error the client gets. */
+export function unroutedError(ctx: Context): HttpProblem | undefined {
+  if (ctx.body !== undefined && ctx.body !== null) return undefined;
+  if (ctx.status === 404) return new HttpProblem(404, 'not_found', `No resource at ${ctx.path}`);
+  if (ctx.status === 405) return new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: ctx.response.get('Allow') } });
+  if (ctx.status === 501) return new HttpProblem(501, 'not_implemented', `${ctx.method} is not supported`);
+  return undefined;
+}
+
 /**
- * First in the chain: renders every error (problem+json, or OAuth JSON under /oauth and for
- * authentication), turns unmatched routes into 404/405 problems, and logs 5xx with the request id
- * but never the error's text to the client.
+ * Renders `error` as the response: problem+json, or OAuth JSON under /oauth and for
+ * authentication; anything unexpected is a 500 whose text never reaches the client, logged with
+ * the request id.
  */
-export function errorHandler(logger: Logger): Middleware<AppState> {
-  return async function handleErrors(ctx, next) {
-    try {
-      await next();
-      if (ctx.body === undefined || ctx.body === null) {
-        if (ctx.status === 404) throw new HttpProblem(404, 'not_found', `No resource at ${ctx.path}`);
-        if (ctx.status === 405) throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: ctx.response.get('Allow') } });
-        if (ctx.status === 501) throw new HttpProblem(501, 'not_implemented', `${ctx.method} is not supported`);
-      }
-    } catch (error) {
-      if (error instanceof AskTimeoutError) ctx.state.askTimedOut = true;
-      let known = toKnown(ctx, error);
-      if (!known) {
-        logger.error({ requestId: ctx.state.requestId, err: error }, 'request failed');
-        known = new HttpProblem(500, 'internal', `The server failed; quote request id ${ctx.state.requestId}`);
-      }
-      if (known instanceof HttpProblem && isOAuthPath(ctx.path)) known = asOAuth(known);
-      if (known instanceof OAuthError) return renderOAuth(ctx, known);
-      renderProblem(ctx, ctx.state, known);
-    }
-  };
+export function renderError(ctx: Context, state: AppState, error: unknown, logger: Logger): void {
+  if (error instanceof AskTimeoutError) state.askTimedOut = true;
+  let known = toKnown(ctx, error);
+  if (!known) {
+    logger.error({ requestId: state.requestId, err: error }, 'request failed');
+    known = new HttpProblem(500, 'internal', `The server failed; quote request id ${state.requestId}`);
+  }
+  if (known instanceof HttpProblem && isOAuthPath(ctx.path)) known = asOAuth(known);
+  if (known instanceof OAuthError) return renderOAuth(ctx, known);
+  renderProblem(ctx, state, known);
 }
