@@ -110,7 +110,14 @@ export function createMetrics(): Metrics {
     registry, httpRequests, httpDuration, askTimeouts, text,
     watch(system) {
       systems.push(system);
-      observe(system, (parts, outcome) => messages.inc({ actor: actorLabel(parts), outcome }));
+      // Label children cached per actor path (a bounded set: children of one parent share a label).
+      const children = new Map<string, Record<'handled' | 'failed', Counter.Internal>>();
+      observe(system, (parts, outcome) => {
+        const actor = actorLabel(parts);
+        let counters = children.get(actor);
+        if (!counters) children.set(actor, counters = { handled: messages.labels({ actor, outcome: 'handled' }), failed: messages.labels({ actor, outcome: 'failed' }) });
+        counters[outcome].inc();
+      });
     },
   };
 }

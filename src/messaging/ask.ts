@@ -1,5 +1,4 @@
-import { MailboxFullError } from './errors.ts';
-import { mailboxLimit, mailboxSize, query, type Ref } from './nact.ts';
+import { query, type Ref } from './nact.ts';
 
 export { ActorUnavailableError, AskTimeoutError, MailboxFullError } from './errors.ts';
 
@@ -23,7 +22,5 @@ export interface AskOptions {
  * {@link MailboxFullError} without sending when the actor's mailbox is at its bound (`limitMailbox`).
  */
 export async function ask<M, R>(ref: Ref<M>, build: Request<NoInfer<M>, R>, timeoutMs: number, options: AskOptions = {}): Promise<R> {
-  const limit = options.ignoreMailboxLimit ? undefined : mailboxLimit(ref);
-  if (limit !== undefined && mailboxSize(ref) >= limit) throw new MailboxFullError(limit);
-  return query(ref, build, timeoutMs);
+  return query(ref, build, timeoutMs, { bounded: options.ignoreMailboxLimit !== true });
 }

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import nact from 'nact';
-import { ActorUnavailableError, AskTimeoutError } from './errors.ts';
+import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from './errors.ts';
 
 declare const protocol: unique symbol;
 
@@ -97,7 +97,18 @@ const systemMap = createRequire(import.meta.url)('nact/lib/system-map.js') as Ra
 const raw = (ref: AnyRef): RawRef => ref as RawRef;
 const typed = <M>(ref: RawRef): Ref<M> => ref as Ref<M>;
 
+/** One context per actor (keyed by its reference, which nact keeps for the actor's life): none per message. */
+const contexts = new WeakMap<RawRef, Ctx<unknown>>();
+
 function wrapCtx<M>(ctx: RawCtx): Ctx<M> {
+  const known = contexts.get(ctx.self) as Ctx<M> | undefined;
+  if (known) return known;
+  const wrapped = newCtx<M>(ctx);
+  contexts.set(ctx.self, wrapped as Ctx<unknown>);
+  return wrapped;
+}
+
+function newCtx<M>(ctx: RawCtx): Ctx<M> {
   return {
     self: typed<M>(ctx.self), name: ctx.name,
     get path() { return ctx.path.toString(); },
@@ -181,14 +192,17 @@ let lastReplySlot = 0;
 /**
  * Sends the message built with a fresh reply slot and resolves with the first reply; rejects with
  * {@link AskTimeoutError}, or {@link ActorUnavailableError} when the actor is not running or is
- * stopped ({@link stop}, {@link stopSystem}) before it answers. nact's own query names its reply
+ * stopped ({@link stop}, {@link stopSystem}) before it answers, and with `bounded`, with
+ * {@link MailboxFullError} without sending when the actor's mailbox is at its {@link limitMailbox} bound. nact's own query names its reply
  * slots with a random 32-bit number, so among thousands of concurrent asks two can share one (one
  * caller gets the other's reply); the slots here are numbered in sequence (strings: never a nact id).
  */
-export function query<M, R>(ref: Ref<M>, build: (sender: Ref<R>) => M, timeoutMs: number): Promise<R> {
+export function query<M, R>(ref: Ref<M>, build: (sender: Ref<R>) => M, timeoutMs: number, options: { readonly bounded?: boolean } = {}): Promise<R> {
   const system = systemMap.find(raw(ref).system.name) as RawSystem | undefined;
-  const actor = concrete(ref);
+  const actor = system && (system as unknown as { find(ref: RawRef): RawActor | RawSystem | undefined }).find(raw(ref));
   if (!system || !actor || !isActor(actor)) return Promise.reject(new ActorUnavailableError());
+  const limit = options.bounded ? mailboxLimits.get(actor) : undefined;
+  if (limit !== undefined && actor.mailbox.length >= limit) return Promise.reject(new MailboxFullError(limit));
   const id = `ask-${++lastReplySlot}`;
   const sender = { type: 'temp', id, system: { name: system.name } };
   const message = build(sender as unknown as Ref<R>);
@@ -258,12 +272,6 @@ const mailboxLimits = new WeakMap<RawActor, number>();
 export function limitMailbox(ref: AnyRef, limit: number): void {
   const actor = concrete(ref);
   if (actor && isActor(actor)) mailboxLimits.set(actor, limit);
-}
-
-/** The bound set with {@link limitMailbox}, if any. */
-export function mailboxLimit(ref: AnyRef): number | undefined {
-  const actor = concrete(ref);
-  return actor && isActor(actor) ? mailboxLimits.get(actor) : undefined;
 }
 
 /** How many messages wait in the actor's mailbox (0 for an unknown actor). */
