@@ -5,7 +5,7 @@ import type { Client } from '../../src/security/clients.ts';
 import { isTooLong } from '../../src/security/passwords.ts';
 import type { UserRecord } from '../../src/stores/credential-store.ts';
 import { createHandlers, type TokenActorDeps } from './handlers.ts';
-import type { ClientReply, Command, GrantReply, UsersReply } from './protocol.ts';
+import type { ClientReply, Command, GrantReply, UsersReply, UserView } from './protocol.ts';
 
 export type { TokenActorDeps } from './handlers.ts';
 
@@ -24,6 +24,9 @@ type Internal =
   | { readonly type: 'Purge' };
 
 type Msg = Command | Internal;
+
+/** Every user with its roles, as of the store's change count `count`. */
+interface Listing { readonly count: number; readonly withHashes: readonly UserView[]; readonly withoutHashes: readonly UserView[] }
 
 const BAD_CREDENTIALS = 'Bad credentials';
 const PURGE_EVERY_MS = 3_600_000;
@@ -59,10 +62,25 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     await h.issue(request, client, user);
   };
 
+  /**
+   * The listing as of a change count of the store: kept between requests, and used while the
+   * store's count (moved by every change to users or roles, in any process) has not moved. The
+   * count is read before the listing, so a listing is never newer than the count it is kept under.
+   */
+  let listing: Listing | undefined;
+  const currentListing = async (): Promise<Listing> => {
+    const count = await deps.credentials.changeCount();
+    if (listing?.count === count) return listing;
+    const users = await deps.credentials.listAll();
+    const fresh: Listing = { count, withHashes: Object.freeze(users), withoutHashes: Object.freeze(users.map(({ password: _, ...user }) => user)) };
+    if (!listing || listing.count !== count) listing = fresh;
+    return fresh;
+  };
+
   /** Read-only, so not awaited: the listing goes straight to the sender, a failure back here. */
   const onListUsers = (msg: Extract<Command, { type: 'ListUsers' }>, ctx: Ctx<Msg>): void => {
-    deps.credentials.listAll().then(
-      (users) => tell(msg.sender, ok(msg.includePasswordHash ? users : users.map(({ password: _, ...user }) => user))),
+    currentListing().then(
+      (l) => tell(msg.sender, ok(msg.includePasswordHash ? l.withHashes : l.withoutHashes)),
       (error: unknown) => tell(ctx.self, { type: 'WorkFailed', error, sender: msg.sender }));
   };
 

@@ -15,11 +15,17 @@ const whoAmI = (state: AppState): string => (state.auth?.enabled ? state.auth.pr
 
 /** The secured service's resources under /app: any token for the listing, a role (checked after the handler) for the greetings. */
 export function appRoutes(deps: AppDeps): Route[] {
+  // The TokenActor answers with the same (frozen) listing while users and roles are unchanged, so
+  // its JSON is kept with it and written once per change, not once per request.
+  const json = new WeakMap<readonly Token.UserView[], string>();
   return [
     route('GET', '/app/listAll', token(), async function listAll(ctx) {
       const reply = await ask(deps.token, Token.listUsers({ includePasswordHash: deps.includePasswordHash }), deps.askTimeoutMs);
       if (!reply.ok) throw problemFromReply(reply.code, reply.message);
-      ctx.body = reply.value;
+      let body = json.get(reply.value);
+      if (body === undefined) json.set(reply.value, body = JSON.stringify(reply.value));
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = body;
     }),
     route('GET', '/app/admin', role('ADMIN'), async function adminGreeting(ctx) {
       ctx.type = 'text/plain; charset=utf-8';

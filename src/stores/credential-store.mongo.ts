@@ -1,7 +1,8 @@
 import type { Db as MongoDb } from 'mongodb';
 import type { CredentialStore, Role, RoleInput, UserInput, UserRecord } from './credential-store.ts';
 import { guarded, isDuplicateKey, nextSeq } from './mongo.ts';
-import { accountByName, accountUpsert, BY_ID, roleByName, rolesByIds, roleUpsert, type AccountDoc, type RoleDoc } from './mongo-queries.ts';
+import { accountByName, accountUpsert, BY_ID, CREDENTIAL_CHANGES, roleByName, rolesByIds, roleUpsert, type AccountDoc, type RoleDoc } from './mongo-queries.ts';
+import type { CounterDoc } from './mongo.ts';
 
 const toRole = (d: RoleDoc): Role => ({ id: d._id, roleName: d.roleName, description: d.description });
 
@@ -24,15 +25,19 @@ async function upsertOnce(write: () => Promise<unknown>): Promise<void> {
 
 /**
  * MongoDB adapter of {@link CredentialStore}: collections `roles` and `users`, numeric ids from the
- * `counters` collection (the listing shows them, as SQLite's do).
+ * `counters` collection (the listing shows them, as SQLite's do). Every save moves the
+ * `credential-changes` counter after its write; a change made to these collections by anything
+ * but this adapter does not move it.
  */
 export function mongoCredentialStore(db: MongoDb): CredentialStore {
   const roles = db.collection<RoleDoc>('roles');
   const accounts = db.collection<AccountDoc>('users');
 
+  const changed = (): Promise<number> => nextSeq(db, CREDENTIAL_CHANGES);
   const saveRole = async (role: RoleInput): Promise<Role> => {
     const id = (await roles.findOne(roleByName(role.roleName)))?._id ?? await nextSeq(db, 'roles');
     await upsertOnce(() => roles.updateOne(roleByName(role.roleName), roleUpsert(role, id), { upsert: true }));
+    await changed();
     const saved = await roles.findOne(roleByName(role.roleName));
     if (!saved) throw new Error('role upsert left no document');
     return toRole(saved);
@@ -46,6 +51,7 @@ export function mongoCredentialStore(db: MongoDb): CredentialStore {
 
   return {
     findByUsername: (username) => guarded(() => findByUsername(username)),
+    changeCount: () => guarded(async () => (await db.collection<CounterDoc>('counters').findOne({ _id: CREDENTIAL_CHANGES }))?.seq ?? 0),
     listAll: () => guarded(async () => {
       const [all, allRoles] = await Promise.all([accounts.find().sort(BY_ID).toArray(), roles.find().sort(BY_ID).toArray()]);
       const byId = new Map(allRoles.map((r) => [r._id, toRole(r)]));
@@ -57,6 +63,7 @@ export function mongoCredentialStore(db: MongoDb): CredentialStore {
       for (const role of user.roles) roleIds.push((await saveRole(role)).id);
       const id = (await accounts.findOne(accountByName(user.username)))?._id ?? await nextSeq(db, 'users');
       await upsertOnce(() => accounts.updateOne(accountByName(user.username), accountUpsert(user, roleIds, id), { upsert: true }));
+      await changed();
       const saved = await findByUsername(user.username);
       if (!saved) throw new Error('user upsert left no document');
       return saved;

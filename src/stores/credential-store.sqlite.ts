@@ -22,6 +22,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     `insert into users (username, password, first_name, last_name) values (?, ?, ?, ?)
      on conflict (username) do update set password = excluded.password, first_name = excluded.first_name, last_name = excluded.last_name
      returning id`);
+  const changes = db.prepare<[], number>("select n from change_counters where name = 'credentials'").pluck();
   const clearRoles = db.prepare<[number]>('delete from user_roles where user_id = ?');
   const addRole = db.prepare<[number, number]>('insert or ignore into user_roles (user_id, role_id) values (?, ?)');
 
@@ -50,6 +51,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
 
   return {
     findByUsername: async (username) => findByUsername(username),
+    changeCount: async () => changes.get() ?? 0,
     async listAll() {
       const roles = new Map<number, Role[]>();
       for (const r of allRoles.all()) roles.set(r.user_id, [...(roles.get(r.user_id) ?? []), toRole(r)]);

@@ -36,6 +36,11 @@ export interface CredentialStore {
   findByUsername(username: string): Promise<UserRecord | undefined>;
   /** Every user with its roles, ordered by id. */
   listAll(): Promise<readonly UserRecord[]>;
+  /**
+   * A number that changes whenever a user, a role or a user's roles change, whichever process
+   * made the change: a listing read after the number is current until the number moves.
+   */
+  changeCount(): Promise<number>;
   /** Inserts or updates (by role name). */
   saveRole(role: RoleInput): Promise<Role>;
   /** Inserts or updates (by username), in one transaction with its roles. */

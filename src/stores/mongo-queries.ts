@@ -34,6 +34,9 @@ export function accountUpsert(user: { password: string; firstName?: string | und
   return { $set: { password: user.password, firstName: user.firstName ?? '', lastName: user.lastName ?? '', roleIds: [...roleIds] }, $setOnInsert: { _id: id } };
 }
 
+/** The counter that moves with every change this service makes to users or roles (`counters` collection). */
+export const CREDENTIAL_CHANGES = 'credential-changes';
+
 export const rolesByIds = (ids: readonly number[]): Filter<RoleDoc> => ({ _id: { $in: [...ids] } });
 
 /** Users and roles in id order. */

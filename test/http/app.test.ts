@@ -2,6 +2,7 @@ import { createSecretKey } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SignJWT } from 'jose';
+import { openSqliteStores } from '../../src/stores/stores.sqlite.ts';
 import { serverSuite, startTestServer, type TestServer } from '../helpers/server.ts';
 import { bearer, login, USERS } from '../helpers/tokens.ts';
 
@@ -68,6 +69,26 @@ t('GET /app/listAll › both users with roles, ordered by id, and no password ha
   assert.ok(users.every((u) => !('password' in u)), 'a BCrypt hash was sent without app.list-all.include-password-hash=true');
   assert.equal(Object.keys(users[0] ?? {}), ['id', 'username', 'firstName', 'lastName', 'roles']);
   assert.type(users[0]?.roles[0]?.description, 'string');
+});
+
+t('GET /app/listAll › a change to users or roles made by another process is served on the very next request', async () => {
+  const list = async (): Promise<{ username: string; roles: { roleName: string }[] }[]> =>
+    (await get('/app/listAll', bearer(ctx.johnToken))).json() as Promise<{ username: string; roles: { roleName: string }[] }[]>;
+  assert.equal((await list()).map((u) => u.username), ['admin', 'john.doe']);
+  assert.equal((await list()).map((u) => u.username), ['admin', 'john.doe'], 'kept between requests');
+  // Another process on the same data (another instance, say): its own connection to the file.
+  const other = openSqliteStores(ctx.server.dataDir, { synchronous: 'NORMAL' });
+  try {
+    await other.credentials.saveUser({ username: 'grace', password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK', roles: [{ roleName: 'USER' }] });
+    assert.equal((await list()).map((u) => u.username), ['admin', 'john.doe', 'grace']);
+    await other.credentials.saveUser({ username: 'grace', password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK', roles: [{ roleName: 'ADMIN' }] });
+    assert.equal((await list()).find((u) => u.username === 'grace')?.roles.map((r) => r.roleName), ['ADMIN']);
+    await other.credentials.saveRole({ roleName: 'USER', description: 'changed elsewhere' });
+    const john = (await list()).find((u) => u.username === 'john.doe') as unknown as { roles: { roleName: string; description: string }[] };
+    assert.is(john.roles.find((r) => r.roleName === 'USER')?.description, 'changed elsewhere');
+  } finally {
+    await other.close();
+  }
 });
 
 t('no token → 401 unauthorized with a bare Bearer challenge', async () => {

@@ -69,6 +69,20 @@ function credentials(name: string, target: ContractTarget): void {
     assert.is(await c.findByUsername('nobody'), undefined);
     assert.is((await c.saveRole({ roleName: 'AUDITOR' })).description, 'reads logs', 'a role saved without a description keeps its own');
   });
+  t('the change count moves with every change to users or roles, made by this process or another', async () => {
+    const c = stores().credentials;
+    const other = await ctx.sut?.another();
+    assert.ok(other);
+    const counts = [await c.changeCount()];
+    await other.credentials.saveUser({ username: 'kim', password: HASH, roles: [{ roleName: 'USER' }] });
+    counts.push(await c.changeCount());
+    await c.saveRole({ roleName: 'USER', description: 'now described' });
+    counts.push(await other.credentials.changeCount());
+    await other.credentials.saveUser({ username: 'kim', password: HASH, roles: [] });
+    counts.push(await c.changeCount());
+    assert.is(new Set(counts).size, counts.length, `the count did not move: ${counts.join(', ')}`);
+    assert.is(await c.changeCount(), await other.credentials.changeCount());
+  });
   t.run();
 }
 
