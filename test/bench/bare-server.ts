@@ -1,20 +1,50 @@
 /**
- * The baseline for GET /app/listAll: a bare Koa handler that opens the server's SQLite file
- * read-only and answers the same JSON straight from the credential store (without the BCrypt
- * hashes, as the server by default), without middleware, actors or security. Run as a child process: PORT and DB_FILE from the environment.
+ * The baselines of the hot-path claims: bare Koa handlers on the server's own SQLite file, without
+ * middleware, actors or security, through the same store adapters (so the same SQL and the same
+ * `synchronous` setting), answering the same JSON:
+ * - GET /app/listAll: both queries on every request, users without their BCrypt hashes;
+ * - GET /api/employee/:id: the primary-key read;
+ * - POST /api/users/activity: the same insert, in its own transaction.
+ * Run as a child process: PORT, DB_FILE and SQLITE_SYNCHRONOUS from the environment.
  */
-import Database from 'better-sqlite3';
+import { dirname } from 'node:path';
 import Koa from 'koa';
+import { newId, type ObjectIdString } from '../../src/ids.ts';
+import { sqliteActivityStore } from '../../src/stores/activity-store.sqlite.ts';
 import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
+import { sqliteEmployeeStore } from '../../src/stores/employee-store.sqlite.ts';
+import { openDatabase } from '../../src/stores/sqlite.ts';
 
 const file = process.env['DB_FILE'];
 if (!file) throw new Error('DB_FILE is required');
-const store = sqliteCredentialStore(new Database(file, { readonly: true, fileMustExist: true }));
+const db = openDatabase(dirname(file), { synchronous: process.env['SQLITE_SYNCHRONOUS'] === 'NORMAL' ? 'NORMAL' : 'FULL' });
+const credentials = sqliteCredentialStore(db);
+const employees = sqliteEmployeeStore(db);
+const activity = sqliteActivityStore(db);
+
+async function readJson(req: NodeJS.ReadableStream): Promise<{ userId: ObjectIdString; type: string; detail?: Record<string, unknown> }> {
+  let text = '';
+  for await (const chunk of req) text += String(chunk);
+  return JSON.parse(text) as { userId: ObjectIdString; type: string; detail?: Record<string, unknown> };
+}
 
 const app = new Koa();
-app.use(async function listAll(ctx) {
-  if (ctx.path !== '/app/listAll') return;
-  ctx.body = (await store.listAll()).map(({ password: _, ...user }) => user);
+app.use(async function bare(ctx) {
+  if (ctx.method === 'GET' && ctx.path === '/app/listAll') {
+    ctx.body = (await credentials.listAll()).map(({ password: _, ...user }) => user);
+  } else if (ctx.method === 'GET' && ctx.path.startsWith('/api/employee/')) {
+    const record = await employees.findById(ctx.path.slice('/api/employee/'.length) as ObjectIdString);
+    if (!record) return;
+    ctx.set('ETag', `"${record.version}"`);
+    ctx.body = record;
+  } else if (ctx.method === 'POST' && ctx.path === '/api/users/activity') {
+    const input = await readJson(ctx.req);
+    const saved = await activity.append({ id: newId(), userId: input.userId, type: input.type, detail: input.detail ?? {}, at: new Date().toISOString() });
+    if (!saved) return;
+    const { seq: _, ...view } = saved;
+    ctx.status = 201;
+    ctx.body = view;
+  }
 });
 const server = app.listen(Number(process.env['PORT'] ?? 0), '127.0.0.1');
 process.once('SIGTERM', () => server.close(() => process.exit(0)));

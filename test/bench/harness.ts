@@ -104,8 +104,8 @@ export async function startTroupe(dataDir: string, settings: Record<string, stri
   return startChild(['--import', 'tsx', 'src/main.ts'], env, '/ready', join(dataDir, 'server.log'));
 }
 
-export async function startBare(dbFile: string, logDir: string): Promise<Child> {
-  return startChild(['--import', 'tsx', BARE_SERVER], { DB_FILE: dbFile }, '/app/listAll', join(logDir, 'bare.log'));
+export async function startBare(dbFile: string, logDir: string, env: Record<string, string> = {}): Promise<Child> {
+  return startChild(['--import', 'tsx', BARE_SERVER], { DB_FILE: dbFile, ...env }, '/app/listAll', join(logDir, 'bare.log'));
 }
 
 export interface LoadSpec {
