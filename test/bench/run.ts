@@ -14,6 +14,7 @@ import { tempDir } from './harness.ts';
 import { listAll, stormIsolation, tokenRate, type BenchSettings } from './scenarios-security.ts';
 import { activity, employees, startUp } from './scenarios-data.ts';
 import { sharedWrites, workers } from './scenarios-processes.ts';
+import { hotPath } from './scenarios-hotpath.ts';
 
 const envInt = (name: string, fallback: number): number => {
   const v = Number(process.env[name] ?? fallback);
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
   await tokenRate(secured, johnHash(), report, settings);
   await stormIsolation(secured, token, report, settings);
   await secured.stop();
+  await hotPath(report, settings);
   await employees(report, settings);
   await activity(report, settings, { users, idleMs });
   await workers(report, settings);
@@ -63,6 +65,7 @@ function notes(seconds: number, users: number, idleMs: number): string[] {
     'Employees and users are seeded straight into SQLite (one transaction) before the server starts; creates go through HTTP.',
     `Activity: ${users} distinct users${users < 100_000 ? ' (scaled down from 100k; BENCH_ACTIVITY_USERS=100000 for the full size)' : ''}, each touched once by GET /api/users/activity; idle-ms ${idleMs} (the note of its row gives the peak of actors live at once, sampled every 2 s).`,
     'RSS is VmRSS of the serving process (with its workers, for server.workers=2) from /proc/<pid>/status at the end of its measurement.',
+    'Claims 10 and 11 run troupe and the bare handlers on one data directory (1,000 employees, 100 users), best of two interleaved rounds each, 10 connections; the activity bodies rotate through the 100 users.',
     'Claim 8 runs both servers on one data directory, one after the other, best of two interleaved rounds each; autocannon runs on the same 2 cores as the workers.',
   ];
 }
