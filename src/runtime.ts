@@ -27,7 +27,7 @@ export interface Runtime {
   /** Password logins and client authentications counted in the store, for every process alike. */
   readonly throttle: LoginThrottle;
   /** Whether an access token, or its login, was revoked. */
-  readonly isRevoked: (token: Revocable) => Promise<boolean>;
+  readonly isRevoked: (token: Revocable) => boolean | Promise<boolean>;
   /** Resolves when every store answers; rejects naming the one that does not. */
   ready(): Promise<void>;
   /** Stops the actors (bottom-up), then closes the stores and the password workers. */

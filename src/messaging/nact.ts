@@ -183,7 +183,10 @@ export function observe(system: ActorSystem, observer: MessageObserver | undefin
 
 /** Sends `message` to `ref`. A stopped or unknown actor drops it silently, as in nact. */
 export function tell<M>(ref: Ref<M>, message: M): void {
-  runtime.dispatch(raw(ref as AnyRef), message);
+  const r = raw(ref as AnyRef) as RawRef & { readonly id?: unknown };
+  if (r.type !== 'temp') return runtime.dispatch(r, message);
+  // A reply to an ask: straight to its slot in the system's table, as nact's dispatch would find it.
+  (systemMap.find(r.system.name) as RawSystem | undefined)?.tempReferences.get(r.id)?.resolve(message);
 }
 
 const MAX_TIMEOUT_MS = 2_147_483_647; // Node's longest timer; a longer one would fire at once
@@ -207,9 +210,9 @@ export function query<M, R>(ref: Ref<M>, build: (sender: Ref<R>) => M, timeoutMs
   const sender = { type: 'temp', id, system: { name: system.name } };
   const message = build(sender as unknown as Ref<R>);
   return new Promise<R>((resolve, reject) => {
-    const timer = setTimeout(() => slot.reject(new AskTimeoutError(timeoutMs)), Math.min(timeoutMs, MAX_TIMEOUT_MS));
+    const waiting: Waiting = { deadline: Date.now() + Math.min(timeoutMs, MAX_TIMEOUT_MS), timeoutMs, reject: (error) => slot.reject(error) };
     const settled = (): void => {
-      clearTimeout(timer);
+      unwatch(waiting);
       system.tempReferences.delete(id);
     };
     const slot: RawReplySlot = {
@@ -217,8 +220,39 @@ export function query<M, R>(ref: Ref<M>, build: (sender: Ref<R>) => M, timeoutMs
       reject: (error) => { settled(); reject(error); },
     };
     system.tempReferences.set(id, slot);
+    watch(waiting);
     actor.dispatch(message, sender);
   });
+}
+
+/** An ask waiting for its reply, until its deadline (epoch ms). */
+interface Waiting { readonly deadline: number; readonly timeoutMs: number; reject(error: Error): void }
+
+/**
+ * Every waiting ask of the process, checked by one timer for all of them (a timer per ask cost an
+ * allocation and two list operations on every request). An ask times out within
+ * {@link SWEEP_MS} after its deadline; the timer runs only while asks wait.
+ */
+const waitingAsks = new Set<Waiting>();
+const SWEEP_MS = 25;
+let sweeper: NodeJS.Timeout | undefined;
+
+function watch(waiting: Waiting): void {
+  waitingAsks.add(waiting);
+  sweeper ??= setInterval(sweep, SWEEP_MS); // ref'd, as a timer per ask was: a waiting ask keeps the process alive
+}
+
+function unwatch(waiting: Waiting): void {
+  waitingAsks.delete(waiting);
+  if (waitingAsks.size === 0 && sweeper) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+  }
+}
+
+function sweep(): void {
+  const now = Date.now();
+  for (const waiting of waitingAsks) if (waiting.deadline <= now) waiting.reject(new AskTimeoutError(waiting.timeoutMs));
 }
 
 function concrete(ref: AnyRef): RawActor | RawSystem | undefined {

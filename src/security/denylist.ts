@@ -17,8 +17,11 @@ export interface Revocable {
 }
 
 export interface Denylist {
-  /** The token itself, or its whole login, was revoked (by this process or another). */
-  isRevoked(token: Revocable): Promise<boolean>;
+  /**
+   * The token itself, or its whole login, was revoked (by this process or another). Answers at once
+   * while the store has nothing new (the usual case), else once the new entries are read.
+   */
+  isRevoked(token: Revocable): boolean | Promise<boolean>;
   /** Refuses `jti` until `expiresAt` (epoch seconds). */
   revoke(jti: string, expiresAt: number): Promise<void>;
   /** Refuses every access token of the login until `expiresAt` (epoch seconds). */
@@ -41,14 +44,14 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
     }).finally(() => { pulling = undefined; });
     return pulling;
   };
+  const listed = (token: Revocable): boolean => revoked.token.has(token.jti) || (token.loginId !== undefined && revoked.login.has(token.loginId));
   const forgetExpired = (entries: Map<string, number>, at: number): void => {
     for (const [id, exp] of entries) if (exp < at) entries.delete(id);
   };
   return {
-    async isRevoked(token) {
-      if (store.changed()) await pull();
-      else if (pulling) await pulling;
-      return revoked.token.has(token.jti) || (token.loginId !== undefined && revoked.login.has(token.loginId));
+    isRevoked(token) {
+      if (store.changed()) return pull().then(() => listed(token));
+      return pulling ? pulling.then(() => listed(token)) : listed(token);
     },
     async revoke(jti, expiresAt) {
       await store.add({ kind: 'token', id: jti, expiresAt });

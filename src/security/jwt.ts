@@ -96,7 +96,7 @@ function toPrincipal(p: JWTPayload, nowSeconds: number): Principal {
 }
 
 /** `isRevoked` (the token, or its login) is consulted for every token that otherwise verifies. */
-export function createTokenVerifier(key: SigningKey, settings: TokenSettings, isRevoked: (token: Revocable) => Promise<boolean> = async () => false) {
+export function createTokenVerifier(key: SigningKey, settings: TokenSettings, isRevoked: (token: Revocable) => boolean | Promise<boolean> = () => false) {
   const options = {
     algorithms: [key.alg], typ: 'at+jwt', issuer: settings.issuer, audience: settings.audience,
     clockTolerance: CLOCK_SKEW, requiredClaims: ['exp', 'iat', 'jti', 'sub'],

@@ -2,14 +2,13 @@
  * A bounded cache of verified access tokens in front of the verifier. Verifying a JWS costs
  * ≈150–230 µs, about as much as the rest of a small request, while a client sends the same token
  * for its whole life. The cache never accepts what the verifier would refuse: an entry is keyed by
- * the SHA-256 of the whole token, lives no longer than the token's `exp`, is dropped as soon as
- * the token or its login is revoked (the denylist is consulted on every hit), and only accepted tokens enter it.
+ * the whole token (the map compares it in full; a digest of it cost more than the lookup), lives
+ * no longer than the token's `exp`, is dropped as soon as the token or its login is revoked (the denylist is consulted on every hit), and only accepted tokens enter it.
  * A verifier's verdict on one token can only change with time at `iat`/`nbf` (lower bounds) and
  * `exp` (upper bound), so an entry answers only between the moment it was verified and `exp`.
  */
 import type { Revocable } from './denylist.ts';
 import type { Principal } from './jwt.ts';
-import { hashToken } from './refresh-tokens.ts';
 
 export type Verify = (token: string, nowMs?: number) => Promise<Principal>;
 
@@ -18,10 +17,10 @@ export interface TokenCacheOptions {
   readonly max: number;
   /** Epoch milliseconds; used when the caller passes no time of its own. */
   readonly now?: () => number;
-  readonly isRevoked: (token: Revocable) => Promise<boolean>;
+  readonly isRevoked: (token: Revocable) => boolean | Promise<boolean>;
 }
 
-/** The default bound: ≈10k principals are a few MiB. */
+/** The default bound: ≈10k principals with their tokens are a few MiB. */
 export const TOKEN_CACHE_MAX = 10_000;
 
 interface Entry {
@@ -36,18 +35,22 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Veri
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
 
-  const hit = async (key: string, nowMs: number): Promise<Principal | undefined> => {
+  /** The cached principal of a live entry (most recently used goes last), or undefined to verify anew. */
+  const live = (key: string, entry: Entry, drop: boolean): Principal | undefined => {
+    entries.delete(key);
+    if (drop) return undefined;
+    entries.set(key, entry);
+    return entry.principal;
+  };
+
+  const hit = (key: string, nowMs: number): Principal | undefined | Promise<Principal | undefined> => {
     const entry = entries.get(key);
     if (entry === undefined) return undefined;
     // Past exp, before it was verified (a clock set back), or revoked since: forget it, ask the verifier.
     const { principal, verifiedAt } = entry;
-    if (nowMs >= principal.exp * 1000 || nowMs < verifiedAt || await options.isRevoked(principal)) {
-      entries.delete(key);
-      return undefined;
-    }
-    entries.delete(key);
-    entries.set(key, entry); // most recently used goes last
-    return principal;
+    if (nowMs >= principal.exp * 1000 || nowMs < verifiedAt) return live(key, entry, true);
+    const revoked = options.isRevoked(principal);
+    return typeof revoked === 'boolean' ? live(key, entry, revoked) : revoked.then((r) => live(key, entry, r));
   };
 
   const remember = (key: string, entry: Entry): void => {
@@ -60,8 +63,9 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Veri
   };
 
   const cached = async (token: string, nowMs: number = now()): Promise<Principal> => {
-    const key = hashToken(token);
-    const found = await hit(key, nowMs);
+    const key = token;
+    const pending = hit(key, nowMs);
+    const found = pending instanceof Promise ? await pending : pending;
     if (found) return found;
     const principal = await verify(token, nowMs);
     if (nowMs < principal.exp * 1000) remember(key, { principal, verifiedAt: nowMs });

@@ -157,7 +157,7 @@ function revocations(name: string, target: ContractTarget): void {
     const [a, b] = [createDenylist(stores().revocations, now), createDenylist(other.revocations, now)];
     assert.not.ok(await b.isRevoked({ jti: 'j', loginId: 'l' }));
     await a.revokeLogin('l', 500);
-    await waitUntil(() => b.isRevoked({ jti: 'x', loginId: 'l' }), 'the other process to see the revocation');
+    await waitUntil(async () => b.isRevoked({ jti: 'x', loginId: 'l' }), 'the other process to see the revocation');
   });
   t.run();
 }
