@@ -156,14 +156,21 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
   const compiled: Compiled[] = router.stack.map((layer) => ({
     layer, path: String(layer.path), methods: new Set(layer.methods), run: compose(layer.stack as unknown as RouteMiddleware[]),
   }));
-  // A plain path goes straight to its routes when no route registered before them also matches it.
-  const plain = new Map<string, Compiled[]>();
-  compiled.forEach((c, i) => {
-    if (c.layer.paramNames.length > 0 || compiled.slice(0, i).some((earlier) => earlier.layer.paramNames.length > 0 && earlier.layer.match(c.path))) return;
-    plain.set(c.path, [...(plain.get(c.path) ?? []), c]);
-  });
+  // Every route a plain path matches (its own, and any parameterised one that takes it too), in
+  // registration order, found once at start-up.
+  const plain = new Map<string, readonly Compiled[]>();
+  for (const c of compiled) if (c.layer.paramNames.length === 0) plain.set(c.path, compiled.filter((other) => other.layer.match(c.path)));
   const secured = new Set(routeTable(router).filter((r) => r.access.kind === 'token' || r.access.kind === 'role').map((r) => firstSegment(r.path)));
   const matching = (path: string): readonly Compiled[] => plain.get(path) ?? compiled.filter((c) => c.layer.match(path));
+  /** The first route of the method whose path matches, testing only the method's routes. */
+  const byMethod = new Map<string, readonly Compiled[]>();
+  for (const c of compiled) for (const method of c.methods) byMethod.set(method, [...(byMethod.get(method) ?? []), c]);
+  const chosenFor = (path: string, method: string): Compiled | undefined => {
+    const direct = plain.get(path);
+    if (direct) return direct.find((c) => c.methods.has(method));
+    for (const c of byMethod.get(method) ?? []) if (c.layer.match(path)) return c;
+    return undefined;
+  };
 
   const unrouted = async (ctx: ParameterizedContext<AppState>, candidates: readonly Compiled[]): Promise<void> => {
     const first = candidates[0];
@@ -187,10 +194,9 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
   };
 
   return async function route(ctx, next) {
-    const candidates = matching(ctx.path);
-    const chosen = candidates.find((c) => c.methods.has(ctx.method));
+    const chosen = chosenFor(ctx.path, ctx.method);
     if (!chosen) {
-      await unrouted(ctx, candidates);
+      await unrouted(ctx, matching(ctx.path));
       return next();
     }
     const routed = ctx as ParameterizedContext<AppState, RouteParams>;

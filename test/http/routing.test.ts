@@ -42,6 +42,11 @@ function routes(): Route[] {
     route('GET', '/app/any', token(), handler('any')),
     route('POST', '/app/write', token('write'), handler('write')),
     route('GET', '/app/admin', role('ADMIN'), handler('admin')),
+    route('GET', '/open/items/special', PUBLIC, handler('special')),
+    route('DELETE', '/open/items/:id', PUBLIC, async (c: Koa.ParameterizedContext<AppState, { params: Record<string, string> }>) => {
+      ctx.ran.push(`delete ${c.params['id'] ?? ''}`);
+      c.status = 204;
+    }),
   ];
 }
 
@@ -115,6 +120,18 @@ t('a wrong method under a secured prefix is 401 without a token (no Allow leaks)
   const known = await call('/app/any', 'admin', 'DELETE');
   assert.is(known.status, 405);
   assert.match(known.headers.get('allow') ?? '', /GET/);
+});
+
+t('as the router runs them: a path with its own route also reaches a later parameterised one for another method; 405 lists both', async () => {
+  assert.is(await (await call('/open/items/special')).text(), 'special for anyone');
+  assert.is((await call('/open/items/special', undefined, 'DELETE')).status, 204);
+  assert.is((await call('/open/items/42', undefined, 'DELETE')).status, 204);
+  assert.equal(ctx.ran, ['special', 'delete special', 'delete 42']);
+  const wrong = await call('/open/items/special', undefined, 'PUT');
+  assert.is(wrong.status, 405);
+  assert.equal(wrong.headers.get('allow')?.split(', ').sort(), ['DELETE', 'GET', 'HEAD']);
+  assert.is((await call('/open/items/special', undefined, 'OPTIONS')).status, 200);
+  assert.is((await call('/open/items/special', undefined, 'PROPFIND')).status, 501);
 });
 
 t('security switched off: every route runs without a token, roles are not checked', async () => {
