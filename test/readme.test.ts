@@ -1,40 +1,110 @@
+/**
+ * The README's shell sessions run as written, in order, in one shell, against one freshly started
+ * server: a block fenced as `bash session` is a session; every documented block that calls `curl`
+ * must be one, so no session escapes this test.
+ */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { documents, fencedBlocks } from './helpers/docs.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
-const ctx = {} as { server: TestServer };
-const t = suite('README quick start', ctx);
+const ctx = {} as { server: TestServer; outputs: string[] };
+const t = suite('README sessions', ctx);
 t.before(async () => {
   ctx.server = await startTestServer();
 });
 t.after(async () => ctx.server?.close());
 
-function quickstart(): string {
-  const readme = readFileSync('README.md', 'utf8');
-  const m = /<!-- quickstart -->\s*```bash\n([\s\S]*?)```\s*<!-- \/quickstart -->/.exec(readme);
-  if (!m?.[1]) throw new Error('README has no quickstart block');
-  return m[1];
-}
+const sessions = (): string[] => documents().flatMap((doc) => fencedBlocks(doc.text).filter((b) => b.info === 'bash session').map((b) => b.body));
+const MARK = (i: number): string => `@@session ${i}@@`;
 
-// The server runs in this process, so the script must run asynchronously.
+// The server runs in this process, so the shell must run asynchronously.
 const run = promisify(execFile);
 
-t('the curl session runs as written against a real server', async () => {
-  const script = quickstart().replaceAll('http://127.0.0.1:8080', ctx.server.url);
+t('every documented block that calls curl is a session, and the README has the four', () => {
+  for (const doc of documents()) {
+    for (const block of fencedBlocks(doc.text)) {
+      if (/\bcurl\b/.test(block.body)) assert.is(block.info, 'bash session', `${doc.path}: a block calling curl is not fenced as a session:\n${block.body.slice(0, 200)}`);
+    }
+  }
+  assert.is(sessions().length, 4);
+});
+
+t('the sessions run as written, in order, in one shell', async () => {
+  const script = sessions().map((body, i) => `echo '${MARK(i)}'\n${body}`).join('\n').replaceAll('http://127.0.0.1:8080', ctx.server.url);
   const env = { ...process.env, BASH_ENV: undefined, ENV: undefined };
-  const result = await run('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], { encoding: 'utf8', timeout: 60_000, env });
+  const result = await run('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], { encoding: 'utf8', timeout: 120_000, env });
   assert.is(result.stderr, '');
-  assert.match(result.stdout, /"username":"admin"/);
-  assert.match(result.stdout, /"username":"john.doe"/);
-  assert.match(result.stdout, /Hello john\.doe, you are an administrator\./);
-  assert.match(result.stdout, /Hello john\.doe, you are a user\./);
-  assert.match(result.stdout, /"items":\[\{"id":"[0-9a-f]{24}","name":"Jane Roe","dateOfBirth":"1990-04-12"/);
-  assert.match(result.stdout, /"user":\{"id":"[0-9a-f]{24}","name":"Ada Lovelace","email":"ada@example.com"/);
-  assert.match(result.stdout, /"type":"USER_CREATED"/);
-  assert.not.match(result.stdout, /"error"|"status":[45]\d\d/);
+  ctx.outputs = result.stdout.split(/^@@session \d+@@\n/m).slice(1);
+  assert.is(ctx.outputs.length, 4);
+  // Each answer is on a line of its own: every line that starts a JSON value is one whole value.
+  for (const line of result.stdout.split('\n').filter((l) => /^[{[]/.test(l))) {
+    assert.not.throws(() => JSON.parse(line), `not one JSON value per line: ${line.slice(0, 200)}`);
+  }
+});
+
+const out = (i: number): string => ctx.outputs?.[i] ?? '';
+
+t('quick start: a token, then each service answers', () => {
+  const o = out(0);
+  assert.match(o, /"username":"admin"/);
+  assert.match(o, /"username":"john.doe"/);
+  assert.match(o, /Hello john\.doe, you are an administrator\./);
+  assert.match(o, /Hello john\.doe, you are a user\./);
+  assert.match(o, /"items":\[\{"id":"[0-9a-f]{24}","name":"Jane Roe","dateOfBirth":"1990-04-12"/);
+  assert.match(o, /"user":\{"id":"[0-9a-f]{24}","name":"Ada Lovelace","email":"ada@example.com"/);
+  assert.match(o, /"type":"USER_CREATED"/);
+  assert.not.match(o, /"error"|"status":[45]\d\d/);
+});
+
+t('secured service: login, role check, introspection, refresh, and reuse revoking the login', () => {
+  const lines = out(1).trim().split('\n');
+  assert.match(lines[0] ?? '', /^\{"access_token":"ey[^"]+","token_type":"bearer","refresh_token":"[^"]+","expires_in":\d+,"scope":"read"/);
+  assert.is(lines[1], 'Hello admin, you are an administrator.');
+  assert.is(lines[2], '{"error":"access_denied","error_description":"Access is denied"}');
+  assert.match(lines[3] ?? '', /^\{"active":true,"scope":"read","client_id":"troupe-client","username":"admin"/);
+  assert.match(lines[4] ?? '', /^\{"access_token":"ey[^"]+","token_type":"bearer","refresh_token":"[^"]+"/);
+  assert.is(lines[5], '{"error":"invalid_grant","error_description":"Refresh token already used; every token of this login is revoked"}');
+  assert.match(lines[6] ?? '', /^\{"error":"invalid_token"/);
+  assert.is(lines.length, 7);
+});
+
+t('employee service: create, page, search by birth date, conditional update, invalid input, delete', () => {
+  const o = out(2);
+  assert.match(o, /^HTTP\/1\.1 201 Created\r?$/m);
+  assert.match(o, /^Location: \/api\/employee\/[0-9a-f]{24}\r?$/im);
+  assert.match(o, /^ETag: "1"\r?$/im);
+  const json = o.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const names = (v: Record<string, unknown> | undefined): unknown => (v?.['items'] as { name: string }[] | undefined)?.map((i) => i.name);
+  assert.is(json[0]?.['name'], 'Grace Hopper');
+  assert.is(json[1]?.['name'], 'Joan Smithers');
+  assert.equal(names(json[2]), ['John Smith']);
+  assert.is(json[2]?.['nextCursor'], null);
+  assert.equal(names(json[3]), ['Joan Smithers', 'John Smith']);
+  assert.is(json[4]?.['version'], 2);
+  assert.is(json[5]?.['type'], 'urn:problem:troupe:employee.version_conflict');
+  assert.is(json[6]?.['status'], 400);
+  assert.equal((json[6]?.['errors'] as { field: string }[]).map((e) => e.field), ['name', 'dateOfBirth']);
+  assert.match(o, /^204$/m);
+  assert.is(json[7]?.['type'], 'urn:problem:troupe:employee.not_found');
+  assert.is(json.length, 8);
+});
+
+t('user-data service: update, activity, history page, email taken, delete', () => {
+  const lines = out(3).trim().split('\n');
+  const json = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.is(json[0]?.['name'], 'Alan M. Turing');
+  assert.is(json[0]?.['version'], 2);
+  assert.is(json[1]?.['type'], 'PASSWORD_CHANGED');
+  const page = json[2] as { user: { version: number }; activities: { type: string }[]; nextCursor: string | null };
+  assert.is(page.user.version, 2);
+  assert.equal(page.activities.map((a) => a.type), ['PASSWORD_CHANGED', 'USER_UPDATED']);
+  assert.type(page.nextCursor, 'string');
+  assert.is(json[3]?.['type'], 'urn:problem:troupe:user.email_taken');
+  assert.ok(lines.includes('204'));
+  assert.is(json[4]?.['type'], 'urn:problem:troupe:user.not_found');
 });
 
 t.run();
