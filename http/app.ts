@@ -59,9 +59,9 @@ function securedRoutes(deps: AppDeps, oauth: OAuthDeps): Route[] {
   const jwt = config.security.jwt;
   return [
     ...oauthRoutes(oauth),
-    ...oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceId }),
-    ...discoveryRoutes({ key: deps.key, issuer: jwt.issuer, grantTypes: jwt.grantTypes, scopes: [jwt.scopeRead, jwt.scopeWrite] }),
-    ...appRoutes({ token: refs.token, askTimeoutMs: config.actors.askTimeoutMs, includePasswordHash: config.app.listAllIncludePasswordHash }),
+    ...oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
+    ...discoveryRoutes({ key: deps.key, issuer: jwt.issuer, grantTypes: jwt.grantType, scopes: [jwt.scopeRead, jwt.scopeWrite] }),
+    ...appRoutes({ token: refs.token, askTimeoutMs: config.actors.askTimeoutMs, includePasswordHash: config.app.listAll.includePasswordHash }),
   ];
 }
 
@@ -88,7 +88,7 @@ function serviceRoutes(deps: AppDeps, oauth: OAuthDeps): Route[] {
 function oauthDeps(deps: AppDeps): OAuthDeps {
   const { config } = deps;
   return {
-    token: deps.refs.token, realm: config.security.realm, askTimeoutMs: config.actors.askTimeoutMs,
+    token: deps.refs.token, realm: config.security.securityRealm, askTimeoutMs: config.actors.askTimeoutMs,
     maxBodyBytes: config.server.maxBodyBytes, throttle: deps.throttle,
   };
 }
@@ -107,9 +107,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.silent = true;
   const oauth = oauthDeps(deps);
   const guards: Guards = {
-    authenticate: bearerAuthenticator({ enabled: config.security.enabled, realm: config.security.realm, verify: deps.verifyToken }),
+    authenticate: bearerAuthenticator({ enabled: config.security.enabled, realm: config.security.securityRealm, verify: deps.verifyToken }),
     client: clientAuthentication(oauth),
-    realm: config.security.realm,
+    realm: config.security.securityRealm,
   };
   let routes: readonly RouteInfo[] = [];
   const root = mountRoutes([...serviceRoutes(deps, oauth), ...docsRoutes({ document: () => openApiFor(config, routes) })], guards);
@@ -117,7 +117,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   mounted.set(app, routes);
   app.use(requestFrame(deps.logger, deps.metrics));
   // CORS headers go to allowed origins only: with none configured there is nothing to do.
-  if (config.server.corsAllowedOrigins.length > 0) app.use(corsFor(config.server.corsAllowedOrigins));
+  if (config.server.cors.allowedOrigins.length > 0) app.use(corsFor(config.server.cors.allowedOrigins));
   app.use(dispatch(root, guards));
   return app;
 }

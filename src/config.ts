@@ -40,19 +40,21 @@ const schema = z.object({
   'server.workers': z.string().trim().regex(/^(auto|\d{1,3})$/, 'must be a whole number from 1 to 256, or auto')
     .transform((s) => (s === 'auto' ? availableParallelism() : Number(s))).pipe(z.number().int().min(1, 'must be at least 1').max(256, 'must be at most 256'))
     .default(1), // processes serving HTTP on one port (node:cluster); auto: one per core
-  services: list(['secured', 'employee', 'userdata'] as const).default(['secured', 'employee', 'userdata']),
+  services: list(['secured', 'employee', 'userdata'] as const).default(['secured', 'employee', 'userdata'])
+    .transform((names): ReadonlySet<ServiceName> => new Set(names)),
   'security.enabled': bool.default(true), // false opens /app/** and /api/** (refused in production)
-  'security.encoding-strength': z.enum(['256', '384', '512']).transform(Number).default(256), // SHA-2 size of the JWT signature
+  'security.encoding-strength': z.enum(['256', '384', '512']).transform((s) => Number(s) as 256 | 384 | 512).default(256), // SHA-2 size of the JWT signature
   'security.signing-key': z.string().optional(), // MAC secret or RSA key, inline or file:PATH; unset → generated
   'security.security-realm': text.default('troupe'),
   'security.jwt.client-id': text.default('troupe-client'),
-  'security.jwt.client-secret': z.string().trim().regex(/^(\{bcrypt\})?\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/, 'must be a BCrypt hash ($2a$, $2b$ or $2y$)').default(DEV_CLIENT_SECRET_HASH),
+  'security.jwt.client-secret': z.string().trim().regex(/^(\{bcrypt\})?\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/, 'must be a BCrypt hash ($2a$, $2b$ or $2y$)')
+    .transform((hash) => hash.replace(/^\{bcrypt\}/, '')).default(DEV_CLIENT_SECRET_HASH), // the client secret's BCrypt hash
   'security.jwt.grant-type': z.string().transform((s) => s.replaceAll('refresh-token', 'refresh_token'))
     .pipe(list(['password', 'refresh_token'] as const)).default(['password', 'refresh_token']),
   'security.jwt.scope-read': z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token').default('read'),
   'security.jwt.scope-write': z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token').default('write'),
   'security.jwt.resource-ids': text.default('troupe-api'),
-  'security.jwt.issuer': text.optional(), // unset → http://HOST:PORT
+  'security.jwt.issuer': text.optional(), // unset → http://HOST:PORT (see loadConfig)
   'security.jwt.access-token-validity': int(1, 31_536_000).default(3600), // seconds
   'security.jwt.refresh-token-validity': int(1, 315_360_000).default(2_592_000), // seconds
   'security.protect-api': bool.default(true), // /api/** needs a token with the read or write scope
@@ -62,9 +64,9 @@ const schema = z.object({
   'security.revocation-sync-ms': int(1, 600_000).default(1000), // with MongoDB: how often an instance reads the revocations others made
   'app.initial-data': text.default('data/initial-data.json'), // roles and users loaded at start-up
   'app.list-all.include-password-hash': bool.default(false), // true: /app/listAll shows each user's BCrypt hash, as the seed did
-  'data.dir': text.default('./data'), // where SQLite files and the generated key live
+  'data.dir': text.default('./data').transform((dir) => resolve(dir)), // where SQLite files and the generated key live
   'data.sqlite.synchronous': z.enum(['FULL', 'NORMAL']).default('FULL'), // FULL: a commit survives power loss too
-  'mongodb.uri': z.string().trim().optional(), // set → every store in MongoDB (several machines can serve)
+  'mongodb.uri': z.string().trim().optional().transform((uri) => uri || undefined), // set → every store in MongoDB (several machines can serve)
   'actors.ask-timeout-ms': int(1, 600_000).default(10_000), // an actor silent this long → 503
   'actors.mailbox-limit': int(1, 1_000_000).default(1000), // asks to an actor with this many waiting messages → 503 at once
   'actors.activity.idle-ms': int(1, 2_147_483_647).default(60_000), // a user's ActivityActor stops after this long idle, ms
@@ -73,47 +75,22 @@ const schema = z.object({
 
 export const CONFIG_KEYS = Object.keys(schema.shape) as readonly (keyof typeof schema.shape)[];
 
-/** The typed, frozen configuration every other module receives as a parameter. */
-export interface Config {
-  readonly production: boolean;
-  readonly server: { readonly host: string; readonly port: number; readonly maxBodyBytes: number; readonly corsAllowedOrigins: readonly string[]; readonly shutdownTimeoutMs: number;
-    /** How many reverse proxies append to X-Forwarded-For; 0: the socket's address is the client's. */
-    readonly trustedProxies: number;
-    /** Milliseconds for a whole request (headers and body) to arrive; for its headers; an idle kept-alive connection. */
-    readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly keepAliveTimeoutMs: number;
-    /** Worker processes serving one port; 1: this process serves alone. */
-    readonly workers: number;
-  };
-  readonly services: ReadonlySet<ServiceName>;
-  readonly security: {
-    readonly enabled: boolean;
-    readonly encodingStrength: 256 | 384 | 512;
-    /** Undefined: a key is generated into `data.dir` on first start (development only). */
-    readonly signingKey: string | undefined;
-    readonly realm: string;
-    readonly protectApi: boolean;
-    readonly loginThrottle: { readonly maxFailuresPerUser: number; readonly maxFailuresPerAddress: number; readonly windowSeconds: number };
-    /** With MongoDB, the longest a revocation made by another instance goes unnoticed here, ms. */
-    readonly revocationSyncMs: number;
-    readonly jwt: {
-      readonly clientId: string; readonly clientSecretHash: string; readonly grantTypes: readonly GrantType[];
-      readonly scopeRead: string; readonly scopeWrite: string; readonly resourceId: string; readonly issuer: string;
-      /** Seconds. */ readonly accessTokenValidity: number;
-      /** Seconds. */ readonly refreshTokenValidity: number;
-    };
-  };
-  readonly app: { readonly initialData: string; readonly listAllIncludePasswordHash: boolean };
-  readonly data: { readonly dir: string; readonly synchronous: 'FULL' | 'NORMAL' };
-  readonly mongodb: { readonly uri: string | undefined };
-  readonly actors: {
-    readonly askTimeoutMs: number;
-    /** Waiting messages past which asks to a top-level actor are refused (503). */
-    readonly mailboxLimit: number;
-  };
-  /** Milliseconds a user's ActivityActor stays idle before it stops. */
-  readonly activity: { readonly idleMs: number };
-  readonly logging: { readonly level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
-}
+/** `max-body-bytes` → `maxBodyBytes`. */
+type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+/** `server.cors.allowed-origins` with its value → `{ server: { cors: { allowedOrigins: V } } }`. */
+type Nest<K extends string, V> = K extends `${infer Head}.${infer Rest}` ? { readonly [P in Camel<Head>]: Nest<Rest, V> } : { readonly [P in Camel<K>]: V };
+type Intersect<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+/** Flattens intersections for readable hovers and errors. */
+type Simplify<T> = T extends ReadonlySet<unknown> ? T : T extends readonly (infer E)[] ? readonly E[] : T extends object ? { readonly [K in keyof T]: Simplify<T[K]> } : T;
+type Parsed = z.infer<typeof schema>;
+type Resolved = Omit<Parsed, 'security.jwt.issuer'> & { readonly 'security.jwt.issuer': string };
+
+/**
+ * The typed, frozen configuration every other module receives as a parameter: each key of the
+ * schema becomes a path of camel-cased segments (`actors.activity.idle-ms` →
+ * `config.actors.activity.idleMs`), with the value its parser gives; the key is written once.
+ */
+export type Config = Simplify<{ readonly production: boolean } & Intersect<{ [K in keyof Resolved & string]: Nest<K, Resolved[K]> }[keyof Resolved & string]>>;
 
 /** Bad configuration: the message is one line naming the key, and never echoes a secret. */
 export class ConfigError extends Error {
@@ -170,38 +147,8 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
   if (v['server.headers-timeout-ms'] > v['server.request-timeout-ms']) {
     throw new ConfigError(`Invalid configuration: server.headers-timeout-ms: must not exceed server.request-timeout-ms (${v['server.request-timeout-ms']})`);
   }
-  const host = v['server.host'];
-  const config: Config = {
-    production,
-    server: { host, port: v['server.port'], maxBodyBytes: v['server.max-body-bytes'], corsAllowedOrigins: v['server.cors.allowed-origins'], shutdownTimeoutMs: v['server.shutdown-timeout-ms'], trustedProxies: v['server.trusted-proxies'],
-      requestTimeoutMs: v['server.request-timeout-ms'], headersTimeoutMs: v['server.headers-timeout-ms'], keepAliveTimeoutMs: v['server.keep-alive-timeout-ms'], workers: v['server.workers'] },
-    services: new Set(v.services),
-    security: {
-      enabled: v['security.enabled'],
-      encodingStrength: v['security.encoding-strength'] as 256 | 384 | 512,
-      signingKey: v['security.signing-key'],
-      realm: v['security.security-realm'],
-      protectApi: v['security.protect-api'],
-      loginThrottle: {
-        maxFailuresPerUser: v['security.login-throttle.max-failures-per-user'],
-        maxFailuresPerAddress: v['security.login-throttle.max-failures-per-address'],
-        windowSeconds: v['security.login-throttle.window-seconds'],
-      },
-      revocationSyncMs: v['security.revocation-sync-ms'],
-      jwt: {
-        clientId: v['security.jwt.client-id'], clientSecretHash: v['security.jwt.client-secret'].replace(/^\{bcrypt\}/, ''),
-        grantTypes: v['security.jwt.grant-type'], scopeRead: v['security.jwt.scope-read'], scopeWrite: v['security.jwt.scope-write'],
-        resourceId: v['security.jwt.resource-ids'], issuer: v['security.jwt.issuer'] ?? `http://${host}:${v['server.port']}`,
-        accessTokenValidity: v['security.jwt.access-token-validity'], refreshTokenValidity: v['security.jwt.refresh-token-validity'],
-      },
-    },
-    app: { initialData: v['app.initial-data'], listAllIncludePasswordHash: v['app.list-all.include-password-hash'] },
-    data: { dir: resolve(v['data.dir']), synchronous: v['data.sqlite.synchronous'] },
-    mongodb: { uri: v['mongodb.uri'] || undefined },
-    actors: { askTimeoutMs: v['actors.ask-timeout-ms'], mailboxLimit: v['actors.mailbox-limit'] },
-    activity: { idleMs: v['actors.activity.idle-ms'] },
-    logging: { level: v['logging.level'] },
-  };
+  const resolved: Resolved = { ...v, 'security.jwt.issuer': v['security.jwt.issuer'] ?? `http://${v['server.host']}:${v['server.port']}` };
+  const config = { production, ...nest(resolved) } as Config;
   if (production) guardProduction(config);
   if (config.mongodb.uri !== undefined && config.security.signingKey === undefined && sources.env?.['NODE_ENV'] !== 'development') {
     throw new ConfigError('Invalid configuration: security.signing-key must be set when mongodb.uri is set (a key generated on each machine would refuse the tokens of the others); only NODE_ENV=development allows a generated key');
@@ -209,14 +156,28 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
   return deepFreeze(config);
 }
 
+/** `{ 'a.b-c': 1 }` → `{ a: { bC: 1 } }`: the object {@link Config} describes, every key present (unset ones undefined). */
+function nest(flat: Resolved): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const key of CONFIG_KEYS) {
+    const value: unknown = flat[key];
+    const path = key.split('.').map((segment) => segment.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()));
+    const last = path.pop() as string;
+    let node = root;
+    for (const segment of path) node = (node[segment] ??= {}) as Record<string, unknown>;
+    node[last] = value;
+  }
+  return root;
+}
+
 function guardProduction(config: Config): void {
   if (!config.security.enabled) throw new ConfigError('Invalid configuration: security.enabled=false is refused when NODE_ENV=production');
   if (config.security.signingKey === undefined) throw new ConfigError('Invalid configuration: security.signing-key must be set when NODE_ENV=production (the generated development key is refused)');
-  if (config.security.jwt.clientSecretHash === DEV_CLIENT_SECRET_HASH) throw new ConfigError('Invalid configuration: security.jwt.client-secret must be set when NODE_ENV=production (the development secret is refused)');
+  if (config.security.jwt.clientSecret === DEV_CLIENT_SECRET_HASH) throw new ConfigError('Invalid configuration: security.jwt.client-secret must be set when NODE_ENV=production (the development secret is refused)');
 }
 
 function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+  if (typeof value === 'object' && value !== null && !(value instanceof Set) && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const inner of Object.values(value)) deepFreeze(inner);
   }

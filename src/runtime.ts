@@ -37,8 +37,8 @@ export interface Runtime {
 function registeredClient(config: Config): Client {
   const jwt = config.security.jwt;
   return {
-    clientId: jwt.clientId, secretHash: jwt.clientSecretHash, grantTypes: jwt.grantTypes,
-    scopes: [jwt.scopeRead, jwt.scopeWrite], resourceIds: [jwt.resourceId],
+    clientId: jwt.clientId, secretHash: jwt.clientSecret, grantTypes: jwt.grantType,
+    scopes: [jwt.scopeRead, jwt.scopeWrite], resourceIds: [jwt.resourceIds],
   };
 }
 
@@ -46,7 +46,7 @@ function registeredClient(config: Config): Client {
 function openStores(config: Config): Stores {
   return config.mongodb.uri
     ? openMongoStores(config.mongodb.uri, { revocationSyncMs: config.security.revocationSyncMs })
-    : openSqliteStores(config.data.dir, { synchronous: config.data.synchronous });
+    : openSqliteStores(config.data.dir, { synchronous: config.data.sqlite.synchronous });
 }
 
 /**
@@ -86,7 +86,7 @@ async function tokenDeps(config: Config, logger: Logger, stores: Stores, initial
   const cost = costOf(initial.users[0]?.password ?? '') ?? 10;
   const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
   const clients = [registeredClient(config)];
-  const settings = { issuer: config.security.jwt.issuer, audience: config.security.jwt.resourceId, validity: config.security.jwt.accessTokenValidity };
+  const settings = { issuer: config.security.jwt.issuer, audience: config.security.jwt.resourceIds, validity: config.security.jwt.accessTokenValidity };
   const denylist = createDenylist(stores.revocations);
   return {
     key, clients, authenticateClient: createClientAuthenticator(clients, passwords), credentials: stores.credentials, refreshTokens: stores.refreshTokens,
@@ -114,7 +114,7 @@ export async function startRuntime(config: Config, logger: Logger): Promise<Runt
     mailboxLimit: config.actors.mailboxLimit,
     token,
     users: { store: stores.users, askTimeoutMs: config.actors.askTimeoutMs },
-    activity: { store: stores.activity, idleMs: config.activity.idleMs },
+    activity: { store: stores.activity, idleMs: config.actors.activity.idleMs },
     employee: config.services.has('employee') ? { store: stores.employees } : undefined,
   });
   // Ended counts are only clutter (an ended window counts from zero anyway): swept hourly.

@@ -4,7 +4,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConfigError, DEV_CLIENT_SECRET_HASH, loadConfig } from '../src/config.ts';
+import { CONFIG_KEYS, ConfigError, DEV_CLIENT_SECRET_HASH, loadConfig } from '../src/config.ts';
 import { tempDir } from './helpers/server.ts';
 
 const t = suite('config');
@@ -21,17 +21,35 @@ function rejects(sources: Parameters<typeof loadConfig>[0], pattern: RegExp, pro
   throw new Error('expected a ConfigError');
 }
 
-t('development defaults match the contract', () => {
+t('every key is the path of its value: dotted segments, camel-cased', () => {
+  const c = loadConfig({ properties: { 'security.signing-key': 'k'.repeat(32), 'mongodb.uri': 'mongodb://127.0.0.1:1/x', 'security.jwt.issuer': 'https://issuer.example' } },
+    false);
+  for (const key of CONFIG_KEYS) {
+    const path = key.split('.').map((s) => s.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase()));
+    let node: unknown = c;
+    for (const segment of path) {
+      assert.ok(typeof node === 'object' && node !== null && segment in node, `${key}: no ${path.join('.')} in the configuration`);
+      node = (node as Record<string, unknown>)[segment];
+    }
+    assert.is.not(node, undefined, key);
+  }
+  assert.is(c.actors.activity.idleMs, 60_000);
+  assert.is(c.app.listAll.includePasswordHash, false);
+  assert.is(c.data.sqlite.synchronous, 'FULL');
+  assert.equal(c.server.cors.allowedOrigins, []);
+});
+
+t('development defaults', () => {
   const c = loadConfig();
   assert.is(c.server.host, '127.0.0.1');
   assert.is(c.server.port, 8080);
   assert.is(c.server.maxBodyBytes, 1024 * 1024);
   assert.is(c.security.encodingStrength, 256);
-  assert.is(c.security.realm, 'troupe');
+  assert.is(c.security.securityRealm, 'troupe');
   assert.is(c.security.jwt.clientId, 'troupe-client');
-  assert.is(c.security.jwt.clientSecretHash, DEV_CLIENT_SECRET_HASH);
-  assert.equal(c.security.jwt.grantTypes, ['password', 'refresh_token']);
-  assert.is(c.security.jwt.resourceId, 'troupe-api');
+  assert.is(c.security.jwt.clientSecret, DEV_CLIENT_SECRET_HASH);
+  assert.equal(c.security.jwt.grantType, ['password', 'refresh_token']);
+  assert.is(c.security.jwt.resourceIds, 'troupe-api');
   assert.is(c.security.jwt.issuer, 'http://127.0.0.1:8080');
   assert.is(c.security.jwt.accessTokenValidity, 3600);
   assert.is(c.security.jwt.refreshTokenValidity, 2592000);
@@ -45,7 +63,7 @@ t('application.properties overrides defaults, the environment overrides the file
   const file = join(dir, 'application.properties');
   writeFileSync(file, '# Spring style\nsecurity.security-realm=file-realm\nserver.port: 9000\nsecurity.jwt.client-id = from-file\n');
   const c = loadConfig({ file, env: { SECURITY_JWT_CLIENT_ID: 'from-env', PORT: '9100' } });
-  assert.is(c.security.realm, 'file-realm');
+  assert.is(c.security.securityRealm, 'file-realm');
   assert.is(c.security.jwt.clientId, 'from-env');
   assert.is(c.server.port, 9100);
   rmSync(dir, { recursive: true });
@@ -59,7 +77,7 @@ t('relaxed binding reaches dotted and dashed keys; MONGODB_URI works', () => {
 });
 
 t('the seed spelling refresh-token is accepted', () => {
-  assert.equal(loadConfig({ properties: { 'security.jwt.grant-type': 'password,refresh-token' } }).security.jwt.grantTypes, ['password', 'refresh_token']);
+  assert.equal(loadConfig({ properties: { 'security.jwt.grant-type': 'password,refresh-token' } }).security.jwt.grantType, ['password', 'refresh_token']);
 });
 
 t('a bad value is one line naming the key', () => {

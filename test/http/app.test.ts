@@ -25,7 +25,7 @@ async function forge(changes: { header?: Record<string, unknown>; claims?: Recor
   const now = Math.floor(Date.now() / 1000);
   const jwt = ctx.server.config.security.jwt;
   return new SignJWT({
-    iss: jwt.issuer, aud: jwt.resourceId, sub: 'john.doe', jti: crypto.randomUUID(), iat: now, exp: now + 600,
+    iss: jwt.issuer, aud: jwt.resourceIds, sub: 'john.doe', jti: crypto.randomUUID(), iat: now, exp: now + 600,
     client_id: 'troupe-client', scope: 'read write', user_name: 'john.doe', authorities: ['ADMIN', 'USER'], ...changes.claims,
   })
     .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', ...changes.header })

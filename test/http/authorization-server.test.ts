@@ -39,7 +39,7 @@ rsa('GET /oauth/token_key › the PEM public key with Spring\'s algorithm name',
 rsa('hostile tokens › HS256 signed with the RSA public key, alg none, another RSA key → 401', async ({ server }) => {
   const publicPem = ((await (await fetch(`${server.url}/oauth/token_key`)).json()) as { value: string }).value;
   const jwt = server.config.security.jwt;
-  const claims = { iss: jwt.issuer, aud: jwt.resourceId, sub: 'john.doe', jti: crypto.randomUUID(), client_id: 'troupe-client', scope: 'read write', authorities: ['ADMIN'] };
+  const claims = { iss: jwt.issuer, aud: jwt.resourceIds, sub: 'john.doe', jti: crypto.randomUUID(), client_id: 'troupe-client', scope: 'read write', authorities: ['ADMIN'] };
   const now = Math.floor(Date.now() / 1000);
   const confused = await new SignJWT({ ...claims, iat: now, exp: now + 600 }).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).sign(createSecretKey(Buffer.from(publicPem)));
   const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;

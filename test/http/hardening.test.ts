@@ -92,7 +92,7 @@ async function tokenLiving(c: Ctx, lifetime: number): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const jwt = c.server.config.security.jwt;
   return new SignJWT({ client_id: 'troupe-client', scope: 'read write', authorities: ['ADMIN', 'USER'] })
-    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer(jwt.issuer).setAudience(jwt.resourceId).setSubject('john.doe')
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer(jwt.issuer).setAudience(jwt.resourceIds).setSubject('john.doe')
     .setJti(crypto.randomUUID()).setIssuedAt(now).setExpirationTime(now + lifetime).sign(createSecretKey(Buffer.from(KEY)));
 }
 

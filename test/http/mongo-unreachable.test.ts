@@ -23,7 +23,7 @@ t.before(async () => {
   const jwt = ctx.server.config.security.jwt;
   const now = Math.floor(Date.now() / 1000);
   ctx.token = await new SignJWT({ client_id: 'troupe-client', scope: 'read write', authorities: ['ADMIN', 'USER'], sid: crypto.randomUUID() })
-    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer(jwt.issuer).setAudience(jwt.resourceId).setSubject('john.doe')
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer(jwt.issuer).setAudience(jwt.resourceIds).setSubject('john.doe')
     .setJti(crypto.randomUUID()).setIssuedAt(now).setExpirationTime(now + 600).sign(createSecretKey(Buffer.from(KEY)));
 });
 t.after(async () => ctx.server?.close());
