@@ -7,7 +7,7 @@ import type { ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { HttpProblem, problemFromReply } from '../problems.ts';
+import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
 import { jsonObject, queryObject, validate } from '../validation.ts';
 import { objectId, type ApiRouteOptions } from './user-fields.ts';
@@ -62,12 +62,10 @@ function beforeSeq(cursor: string | undefined, userId: ObjectIdString): number |
 async function userWithActivity(deps: ActivityRouteDeps, ctx: Context): Promise<unknown> {
   const query = validate(historyQuery, queryObject(ctx), 'query');
   const before = beforeSeq(query.before, query.userId);
-  const user = await ask(deps.users, User.get(query.userId), deps.askTimeoutMs);
-  if (!user.ok) throw problemFromReply(user.code, user.message);
-  const page = await ask(deps.activity, Activity.history({ userId: query.userId, limit: query.limit ?? 50, before }), deps.askTimeoutMs);
-  if (!page.ok) throw problemFromReply(page.code, page.message);
-  const { activities, next } = page.value;
-  return { user: user.value, activities, nextCursor: next === null ? null : encodeCursor({ u: query.userId, s: next }) };
+  const user = replyValue(await ask(deps.users, User.get(query.userId), deps.askTimeoutMs));
+  const page = replyValue(await ask(deps.activity, Activity.history({ userId: query.userId, limit: query.limit ?? 50, before }), deps.askTimeoutMs));
+  const { activities, next } = page;
+  return { user, activities, nextCursor: next === null ? null : encodeCursor({ u: query.userId, s: next }) };
 }
 
 /** Service C's activity resource: a user with its activity history, and custom activities. */
@@ -78,10 +76,9 @@ export function activityRoutes(deps: ActivityRouteDeps): Route[] {
     }),
     route('POST', '/api/users/activity', deps.write, jsonBody(deps.maxBodyBytes), async function recordActivity(ctx) {
       const input = validate(recordSchema, jsonObject(ctx));
-      const reply = await ask(deps.activity, Activity.record(input), deps.askTimeoutMs);
-      if (!reply.ok) throw problemFromReply(reply.code, reply.message);
+      const activity = replyValue(await ask(deps.activity, Activity.record(input), deps.askTimeoutMs));
       ctx.status = 201;
-      ctx.body = reply.value;
+      ctx.body = activity;
     }),
   ];
 }

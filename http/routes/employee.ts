@@ -5,7 +5,7 @@ import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { HttpProblem, problemFromReply } from '../problems.ts';
+import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
 import type { ApiRouteOptions } from './user-fields.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
@@ -47,11 +47,8 @@ function sendCreated(ctx: Context, record: Employee.EmployeeRecord): void {
 export function employeeRoutes(deps: EmployeeDeps): Route[] {
   const { read, write } = deps;
   const body = jsonBody(deps.maxBodyBytes);
-  const call = async <T, C extends string>(build: Request<Employee.Command, Reply<T, C>>): Promise<T> => {
-    const reply = await ask(deps.employee, build, deps.askTimeoutMs);
-    if (!reply.ok) throw problemFromReply(reply.code, reply.message);
-    return reply.value;
-  };
+  const call = async <T, C extends Employee.ErrorCode>(build: Request<Employee.Command, Reply<T, C>>): Promise<T> =>
+    replyValue(await ask(deps.employee, build, deps.askTimeoutMs));
   return [
     route('GET', '/api/employee/create', write, async function createFromQuery(ctx) {
       sendCreated(ctx, await call(Employee.create(validate(CreateInput, queryObject(ctx), 'query'))));
