@@ -2,10 +2,10 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import * as Activity from '../../actors/activity/protocol.ts';
 import * as User from '../../actors/user/protocol.ts';
-import { decodeCursor, encodeCursor } from '../../src/cursor.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
+import { historyCursor, historySeqOf } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
@@ -49,13 +49,11 @@ export const recordSchema = z.strictObject({
     .optional(),
 });
 
-const cursorShape = z.strictObject({ u: z.string(), s: z.number().int().positive() });
-
 /** The `before` cursor names a position in this user's history; any other value is a 400. */
 function beforeSeq(cursor: string | undefined, userId: ObjectIdString): number | undefined {
   if (cursor === undefined) return undefined;
-  const parsed = cursorShape.safeParse(decodeCursor(cursor));
-  if (parsed.success && parsed.data.u === userId) return parsed.data.s;
+  const seq = historySeqOf(cursor, userId);
+  if (seq !== undefined) return seq;
   throw new HttpProblem(400, 'validation', 'The query is not valid', { errors: [{ field: 'before', message: 'is not a cursor of this user\'s activity' }] });
 }
 
@@ -65,7 +63,7 @@ async function userWithActivity(deps: ActivityRouteDeps, ctx: Context): Promise<
   const user = replyValue(await ask(deps.users, User.get(query.userId), deps.askTimeoutMs));
   const page = replyValue(await ask(deps.activity, Activity.history({ userId: query.userId, limit: query.limit ?? 50, before }), deps.askTimeoutMs));
   const { activities, next } = page;
-  return { user, activities, nextCursor: next === null ? null : encodeCursor({ u: query.userId, s: next }) };
+  return { user, activities, nextCursor: next === null ? null : historyCursor(query.userId, next) };
 }
 
 /** Service C's activity resource: a user with its activity history, and custom activities. */

@@ -4,6 +4,7 @@ import { ask, type Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
+import { searchCursor } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
@@ -58,7 +59,8 @@ export function employeeRoutes(deps: EmployeeDeps): Route[] {
     }),
     route('POST', '/api/employee/search', read, body, async function search(ctx) {
       const { cursor, ...criteria } = validate(SearchInput, jsonObject(ctx));
-      ctx.body = await call(Employee.search({ ...criteria, after: cursor }));
+      const { items, next } = await call(Employee.search({ ...criteria, after: cursor }));
+      ctx.body = { items, nextCursor: next === null ? null : searchCursor(next) };
     }),
     route('PUT', '/api/employee/update', write, body, async function update(ctx) {
       const query = validate(IdQuery, queryObject(ctx), 'query');
