@@ -7,7 +7,7 @@ import { parseBasic, type ClientCredentials } from '../src/security/clients.ts';
 import type { Attempt, LoginThrottle } from '../src/security/login-throttle.ts';
 import { isTooLong, MAX_PASSWORD_BYTES } from '../src/security/passwords.ts';
 import { formBody, formParams } from './middleware/body.ts';
-import { OAuthError, problemFromReply } from './problems.ts';
+import { OAuthError, replyValue } from './problems.ts';
 import type { AppState } from './state.ts';
 
 export interface OAuthDeps {
@@ -22,8 +22,10 @@ const QUERY_CREDENTIALS = ['client_id', 'client_secret', 'username', 'password',
 
 export const invalidRequest = (description: string): OAuthError => new OAuthError(400, 'invalid_request', description);
 
+const challenge = (realm: string): Record<string, string> => ({ 'WWW-Authenticate': `Basic realm="${realm}"` });
+
 function invalidClient(realm: string, description: string): OAuthError {
-  return new OAuthError(401, 'invalid_client', description, { 'WWW-Authenticate': `Basic realm="${realm}"` });
+  return new OAuthError(401, 'invalid_client', description, challenge(realm));
 }
 
 /** One value per parameter (RFC 6749 §3.2): a repeated one is an invalid request. */
@@ -80,9 +82,8 @@ async function authenticateClient(ctx: Context, params: URLSearchParams, deps: O
   if ('retryAfter' in admission) throw tooManyRequests(admission.retryAfter, 'client authentications');
   const reply = await settle(admission.attempt, ask(deps.token, Token.authenticateClient(credentials.clientId, credentials.clientSecret), deps.askTimeoutMs),
     (r) => (r.ok ? 'succeeded' : r.code === 'client.invalid' ? 'failed' : 'abandoned'));
-  if (reply.ok) return reply.value;
-  if (reply.code !== 'client.invalid') throw problemFromReply(reply.code, reply.message);
-  throw invalidClient(deps.realm, 'Bad client credentials');
+  // Whatever the actor says, the client reads the same words and is told how to authenticate.
+  return replyValue(reply, { 'client.invalid': { detail: 'Bad client credentials', headers: challenge(deps.realm) } });
 }
 
 /**

@@ -1,9 +1,14 @@
 /**
  * The wire forms of errors: RFC 9457 problem details under /api (and by default), RFC 6749 §5.2
  * OAuth error bodies under /oauth and for every authentication failure; and the one table that
- * maps actors' reply codes to HTTP.
+ * maps actors' reply codes to HTTP, with {@link replyValue}, the one way a route reads a reply.
  */
 import { STATUS_CODES } from 'node:http';
+import type * as Activity from '../actors/activity/protocol.ts';
+import type * as Employee from '../actors/employee/protocol.ts';
+import type * as Token from '../actors/token/protocol.ts';
+import type * as User from '../actors/user/protocol.ts';
+import type { Reply, SystemCode } from '../src/messaging/reply.ts';
 
 export interface FieldError {
   readonly field: string;
@@ -65,35 +70,57 @@ export function problemBody(status: number, code: string, detail: string, reques
 /** Seconds a client is told to wait after a 503. */
 export const RETRY_AFTER_SECONDS = '1';
 
-/** HTTP status of every reply code an actor can send; unknown codes are 500. */
-const REPLY_STATUS: Readonly<Record<string, number>> = {
-  'client.invalid': 401,
-  'grant.invalid': 400,
-  'grant.unauthorized': 400,
-  'scope.invalid': 400,
-  'user.not_found': 404,
-  'user.email_taken': 409,
-  'user.version_conflict': 412,
-  'activity.user_not_found': 404,
-  'employee.not_found': 404,
-  'employee.version_conflict': 412,
-  unavailable: 503,
-};
+/** An actor's reply code as the client reads it. */
+interface WireError {
+  readonly status: number;
+  /** Sent instead of the reply's message, which may say more than a client should read. */
+  readonly detail?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
 
-export const statusOfReply = (code: string): number => REPLY_STATUS[code] ?? 500;
+/** The token actor's codes are OAuth errors wherever they are raised: RFC 6749 §5.2 `error`. */
+interface OAuthWireError extends WireError {
+  readonly oauth: string;
+}
 
-/** OAuth `error` values of the token actor's reply codes. */
-export const OAUTH_ERROR: Readonly<Record<string, string>> = {
-  'client.invalid': 'invalid_client',
-  'grant.invalid': 'invalid_grant',
-  'grant.unauthorized': 'unauthorized_client',
-  'scope.invalid': 'invalid_scope',
-};
+/** Every code an actor can reply with: each protocol's `ErrorCode`, and the system's. */
+export type ReplyCode = Token.ErrorCode | User.ErrorCode | Employee.ErrorCode | Activity.ErrorCode | SystemCode;
 
-/** A reply failure as a problem (for /api routes). */
-export function problemFromReply(code: string, message: string): HttpProblem {
-  const status = statusOfReply(code);
-  if (status === 500) return new HttpProblem(500, 'internal', 'The server could not complete the request');
-  if (status === 503) return new HttpProblem(503, code, message, { headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
-  return new HttpProblem(status, code, message);
+/** One row per reply code, so that a code added to a protocol does not compile until it has one. */
+export type ReplyTable = { readonly [C in ReplyCode]: C extends Token.ErrorCode ? OAuthWireError : WireError & { readonly oauth?: never } };
+
+/** The one table from actors' reply codes to HTTP. */
+export const REPLY_ERRORS = {
+  'client.invalid': { status: 401, oauth: 'invalid_client' },
+  'client.mismatch': { status: 400, oauth: 'unauthorized_client' },
+  'grant.invalid': { status: 400, oauth: 'invalid_grant' },
+  'grant.unauthorized': { status: 400, oauth: 'unauthorized_client' },
+  'scope.invalid': { status: 400, oauth: 'invalid_scope' },
+  'user.not_found': { status: 404 },
+  'user.email_taken': { status: 409 },
+  'user.version_conflict': { status: 412 },
+  'activity.user_not_found': { status: 404 },
+  'employee.not_found': { status: 404 },
+  'employee.version_conflict': { status: 412 },
+  internal: { status: 500, detail: 'The server could not complete the request' },
+  unavailable: { status: 503, headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
+} as const satisfies ReplyTable;
+
+/** What one route says differently for a code (a challenge header, a fixed description); the table gives the rest. */
+export type ReplyOverrides<C extends ReplyCode> = { readonly [K in C]?: Omit<WireError, 'status'> };
+
+function replyError(code: ReplyCode, message: string, override: Omit<WireError, 'status'> | undefined): HttpProblem | OAuthError {
+  const row: WireError & { readonly oauth?: string } = override ? { ...REPLY_ERRORS[code], ...override } : REPLY_ERRORS[code];
+  const detail = row.detail ?? message;
+  if (row.oauth !== undefined) return new OAuthError(row.status, row.oauth, detail, { ...row.headers });
+  return new HttpProblem(row.status, code, detail, { headers: { ...row.headers } });
+}
+
+/**
+ * The value of a reply; a failure is thrown as the error its code maps to (problem+json, or OAuth
+ * JSON for the token actor's codes and anything under /oauth), rendered by the error handler.
+ */
+export function replyValue<T, C extends ReplyCode>(reply: Reply<T, C>, overrides?: ReplyOverrides<C | SystemCode>): T {
+  if (reply.ok) return reply.value;
+  throw replyError(reply.code, reply.message, overrides?.[reply.code]);
 }

@@ -70,7 +70,7 @@ t('short names exist only where one protocol owns the name', async (ctx) => {
     assert.is(g['record'], Activity.record);
     assert.is(g['create'], Employee.create);
     assert.is(g['get'], undefined, 'User.get and Employee.get share the name');
-    assert.is(g['cursorOf'], undefined, 'not a message builder');
+    assert.is(g['USER_CREATED'], undefined, 'not a message builder');
     assert.is(g['post'], undefined, 'UserActor\'s builders go by the seed\'s names');
   } finally {
     server.close();
@@ -89,6 +89,21 @@ t('every example of .protocol is a message its actor answers', async (ctx) => {
         assert.is((build(ref) as { type: string }).type, kind, `${example} builds a ${kind}`);
       }
     }
+  } finally {
+    server.close();
+  }
+});
+
+t('a search page\'s `next` is the typed position the next search takes as `after`', async (ctx) => {
+  const { server } = await session(ctx);
+  try {
+    const run = (code: string): Promise<unknown> => runInContext(code, server.context) as Promise<unknown>;
+    for (const name of ['Paging Ann', 'Paging Bob']) await run(`ask(employees, Employee.create({ name: '${name}', dateOfBirth: '1990-01-01' }))`);
+    const first = (await run("ask(employees, Employee.search({ name: 'paging', limit: 1 }))")) as { value: Employee.SearchPage };
+    assert.equal(first.value.next, { nameKey: 'paging ann', id: first.value.items[0]?.id });
+    server.context['page'] = first;
+    const second = (await run("ask(employees, Employee.search({ name: 'paging', limit: 1, after: page.value.next }))")) as { value: Employee.SearchPage };
+    assert.equal([second.value.items.map((e) => e.name), second.value.next], [['Paging Bob'], null]);
   } finally {
     server.close();
   }

@@ -1,7 +1,7 @@
 import { spawn, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { assertNever, fail, ok } from '../../src/messaging/reply.ts';
 import type { EmployeeStore } from '../../src/stores/employee-store.ts';
-import { cursorOf, type Command, type CreateReply, type DeleteReply, type GetReply, type SearchReply, type UpdateReply } from './protocol.ts';
+import type { Command, CreateReply, DeleteReply, GetReply, SearchReply, UpdateReply } from './protocol.ts';
 
 export interface EmployeeActorDeps {
   readonly store: EmployeeStore;
@@ -39,10 +39,7 @@ export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps):
     return record ? ok(record) : notFound(msg.id);
   };
 
-  const onSearch = async (msg: Extract<Command, { type: 'Search' }>): Promise<SearchReply> => {
-    const page = await store.search(msg.criteria);
-    return ok({ items: page.items, nextCursor: page.next === null ? null : cursorOf(page.next) });
-  };
+  const onSearch = async (msg: Extract<Command, { type: 'Search' }>): Promise<SearchReply> => ok(await store.search(msg.criteria));
 
   const onUpdate = async (msg: Extract<Command, { type: 'Update' }>): Promise<UpdateReply> => {
     const outcome = await store.update(msg.id, msg.changes, msg.expectedVersion, at());

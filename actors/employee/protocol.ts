@@ -5,8 +5,7 @@
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
-import { decodeCursor, encodeCursor } from '../../src/cursor.ts';
-import { isObjectId, type ObjectIdString } from '../../src/ids.ts';
+import type { ObjectIdString } from '../../src/ids.ts';
 import type { EmployeeChanges, EmployeeRecord, EmployeeSearch, NewEmployee, SearchKey } from '../../src/stores/employee-store.ts';
 
 export type { EmployeeChanges, EmployeeRecord, EmployeeSearch, NewEmployee, SearchKey };
@@ -16,10 +15,11 @@ export type ErrorCode =
   | 'employee.version_conflict' // the record is not at the version the caller expected (If-Match)
 ;
 
-/** One page of a search; `nextCursor` is null after the last match. */
+/** One page of a search. */
 export interface SearchPage {
   readonly items: readonly EmployeeRecord[];
-  readonly nextCursor: string | null;
+  /** The last item's position, to pass as `after` for the next page; null after the last match. */
+  readonly next: SearchKey | null;
 }
 
 export type CreateReply = Reply<EmployeeRecord>;
@@ -52,17 +52,6 @@ export const update = (id: ObjectIdString, changes: EmployeeChanges, expectedVer
   (sender) => ({ type: 'Update', id, changes, expectedVersion, sender });
 
 export const remove = (id: ObjectIdString): Request<Command, DeleteReply> => (sender) => ({ type: 'Delete', id, sender });
-
-/** The opaque cursor of a search position. */
-export const cursorOf = (key: SearchKey): string => encodeCursor({ n: key.nameKey, i: key.id });
-
-/** The search position of a cursor made by {@link cursorOf}, or undefined for anything else. */
-export function parseCursor(cursor: string): SearchKey | undefined {
-  const value = decodeCursor(cursor);
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { n, i } = value as { n?: unknown; i?: unknown };
-  return typeof n === 'string' && isObjectId(i) ? { nameKey: n, id: i } : undefined;
-}
 
 /**
  * One call per message kind, as a REPL user would type it (`await ask(employees, <example>)`); the

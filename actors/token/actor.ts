@@ -1,65 +1,118 @@
-import { spawn, tell, type Ctx, type Ref } from '../../src/messaging/nact.ts';
-import { pipe } from '../../src/messaging/pipe.ts';
+import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { assertNever, fail, ok } from '../../src/messaging/reply.ts';
-import type { Client } from '../../src/security/clients.ts';
-import { isTooLong } from '../../src/security/passwords.ts';
-import type { UserRecord } from '../../src/stores/credential-store.ts';
-import { createHandlers, type TokenActorDeps } from './handlers.ts';
-import type { ClientReply, Command, GrantReply, UsersReply, UserView } from './protocol.ts';
+import type { Denylist } from '../../src/security/denylist.ts';
+import { CLOCK_SKEW, InvalidTokenError, type TokenVerifier } from '../../src/security/jwt.ts';
+import { hashToken, looksLikeRefreshToken } from '../../src/security/refresh-tokens.ts';
+import type { RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
+import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
+import { createGrants, type GrantDeps } from './grants.ts';
+import type { Command, Introspection, UserView } from './protocol.ts';
 
-export type { TokenActorDeps } from './handlers.ts';
+export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps {
+  /** Verifies access tokens (revocation included) for revocation and introspection. */
+  readonly verifyAccessToken: TokenVerifier;
+  readonly denylist: Denylist;
+  /** Seconds an access token lives: how long a revoked login's tokens must still be refused. */
+  readonly accessTokenValidity: number;
+  readonly onCrash: CrashPolicy;
+}
 
-type IssueToken = Extract<Command, { type: 'IssueToken' }>;
-type AuthenticateClient = Extract<Command, { type: 'AuthenticateClient' }>;
-
-/**
- * Completions of work done off the actor (BCrypt on the worker pool), and housekeeping. A completion
- * carries its caller's `sender` at the top, where supervision looks for it: a crash while handling
- * it answers the caller at once instead of leaving it to time out.
- */
-type Internal =
-  | { readonly type: 'ClientChecked'; readonly request: AuthenticateClient; readonly client: Client | undefined; readonly sender: Ref<ClientReply> }
-  | { readonly type: 'PasswordChecked'; readonly request: IssueToken; readonly client: Client; readonly user: UserRecord | undefined; readonly sender: Ref<GrantReply> }
-  | { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: Ref<GrantReply> | Ref<ClientReply> | Ref<UsersReply> }
-  | { readonly type: 'Purge' };
+/** The credential checks' verdicts (BCrypt on the worker pool), and housekeeping. */
+type Internal = Completion | { readonly type: 'Purge' };
 
 type Msg = Command | Internal;
+
+type Of<T extends Msg['type']> = Extract<Msg, { type: T }>;
 
 /** Every user with its roles, as of the store's change count `count`. */
 interface Listing { readonly count: number; readonly withHashes: readonly UserView[]; readonly withoutHashes: readonly UserView[] }
 
-const BAD_CREDENTIALS = 'Bad credentials';
 const PURGE_EVERY_MS = 3_600_000;
 
 export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<Command> {
-  const h = createHandlers(deps);
+  const now = deps.now ?? Date.now;
+  const seconds = (): number => Math.floor(now() / 1000);
+  const grants = createGrants(deps);
+  const checks = createCredentialChecks(deps, grants);
 
-  const onAuthenticateClient = (msg: AuthenticateClient, ctx: Ctx<Msg>): void => {
-    pipe(deps.authenticateClient({ clientId: msg.clientId, clientSecret: msg.clientSecret }), ctx.self,
-      (client): Msg => ({ type: 'ClientChecked', request: msg, client, sender: msg.sender }),
-      (error): Msg => ({ type: 'WorkFailed', error, sender: msg.sender }));
+  const refused = (msg: Of<'Refresh'>, description: string): void => tell(msg.sender, fail('grant.invalid', description));
+
+  /**
+   * Revokes a whole login: its refresh tokens, and every access token issued in it (the first and
+   * every rotation's), until the last of them would have expired anyway. The access tokens first:
+   * a crash between the two leaves the refresh tokens usable, never the access tokens.
+   */
+  const revokeLogin = async (familyId: string): Promise<void> => {
+    await deps.denylist.revokeLogin(familyId, seconds() + deps.accessTokenValidity + CLOCK_SKEW);
+    await deps.refreshTokens.revokeFamily(familyId, seconds());
   };
 
-  const onClientChecked = ({ request, client }: Extract<Internal, { type: 'ClientChecked' }>): void => {
-    tell(request.sender, client
-      ? ok({ clientId: client.clientId, grantTypes: client.grantTypes, scopes: client.scopes })
-      : fail('client.invalid', 'Bad client credentials'));
+  /** A live refresh token of this client, or the reason it is not one. */
+  const liveRefresh = async (msg: Of<'Refresh'>): Promise<RefreshTokenRecord | string> => {
+    const record = await deps.refreshTokens.find(hashToken(msg.refreshToken));
+    if (!record || record.clientId !== msg.clientId) return 'Invalid refresh token';
+    if (record.revokedAt !== null) return 'Refresh token revoked';
+    if (record.usedAt !== null) {
+      await revokeLogin(record.familyId);
+      return 'Refresh token already used; every token of this login is revoked';
+    }
+    return record.expiresAt <= seconds() ? 'Refresh token expired' : record;
   };
 
-  /** BCrypt runs on the worker pool; its verdict comes back as PasswordChecked. */
-  const onIssueToken = async (msg: IssueToken, ctx: Ctx<Msg>): Promise<void> => {
-    const client = h.checkGrant(msg.clientId, 'password', msg.scope);
+  const onRefresh = async (msg: Of<'Refresh'>): Promise<void> => {
+    const client = grants.checkGrant(msg.clientId, 'refresh_token', msg.scope);
     if ('ok' in client) return tell(msg.sender, client);
-    if (isTooLong(msg.password)) return tell(msg.sender, fail('grant.invalid', BAD_CREDENTIALS));
-    const user = await deps.credentials.findByUsername(msg.username);
-    pipe(deps.passwords.verify(msg.password, user?.password ?? deps.dummyHash), ctx.self,
-      (matches): Msg => ({ type: 'PasswordChecked', request: msg, client, user: matches ? user : undefined, sender: msg.sender }),
-      (error): Msg => ({ type: 'WorkFailed', error, sender: msg.sender }));
+    const record = await liveRefresh(msg);
+    if (typeof record === 'string') return refused(msg, record);
+    const wider = (msg.scope ?? []).filter((s) => !record.scope.includes(s));
+    if (wider.length > 0) return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
+    const user = await deps.credentials.findByUsername(record.username);
+    if (!user) return refused(msg, 'The user no longer exists');
+    const next = grants.newRefresh(client, user, record.scope, record.familyId, record.expiresAt);
+    if (!next || !(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds()))) return refused(msg, 'Invalid refresh token');
+    tell(msg.sender, ok(await grants.mint(client, user, msg.scope ?? record.scope, record.familyId, next.token)));
   };
 
-  const onPasswordChecked = async ({ request, client, user }: Extract<Internal, { type: 'PasswordChecked' }>): Promise<void> => {
-    if (!user) return tell(request.sender, fail('grant.invalid', BAD_CREDENTIALS));
-    await h.issue(request, client, user);
+  const accessClaims = async (token: string) => {
+    try {
+      return await deps.verifyAccessToken(token, now());
+    } catch (error) {
+      if (error instanceof InvalidTokenError) return undefined;
+      throw error;
+    }
+  };
+
+  /**
+   * The token as a refresh-token record or as access-token claims. The token's own form tells the
+   * two kinds apart at once, so both are always looked for (no `token_type_hint` is needed).
+   */
+  const locate = async (token: string) => {
+    const record = looksLikeRefreshToken(token) ? await deps.refreshTokens.find(hashToken(token)) : undefined;
+    return { record, claims: record ? undefined : await accessClaims(token) };
+  };
+
+  const onRevoke = async (msg: Of<'Revoke'>): Promise<void> => {
+    const { record, claims } = await locate(msg.token);
+    const owner = record?.clientId ?? claims?.clientId;
+    if (owner !== undefined && owner !== msg.clientId) return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
+    if (record) await revokeLogin(record.familyId);
+    if (claims) await deps.denylist.revoke(claims.jti, claims.exp);
+    tell(msg.sender, ok(null));
+  };
+
+  const introspectRefresh = (record: RefreshTokenRecord): Introspection =>
+    (record.revokedAt !== null || record.usedAt !== null || record.expiresAt <= seconds()
+      ? { active: false }
+      : { active: true, tokenType: 'refresh_token', scope: record.scope, clientId: record.clientId, username: record.username, exp: record.expiresAt, iat: record.issuedAt, jti: undefined });
+
+  const onIntrospect = async (msg: Of<'Introspect'>): Promise<void> => {
+    const { record, claims } = await locate(msg.token);
+    const found: Introspection = record ? introspectRefresh(record)
+      : claims ? { active: true, tokenType: 'access_token', scope: claims.scope, clientId: claims.clientId, username: claims.username, exp: claims.exp, iat: claims.iat, jti: claims.jti }
+        : { active: false };
+    // Another client's token, or one whose user no longer exists, is inactive to this caller.
+    const standing = found.active && found.clientId === msg.clientId && (await deps.credentials.findByUsername(found.username)) !== undefined;
+    tell(msg.sender, ok(standing ? found : { active: false }));
   };
 
   /**
@@ -78,24 +131,29 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   };
 
   /** Read-only, so not awaited: the listing goes straight to the sender, a failure back here. */
-  const onListUsers = (msg: Extract<Command, { type: 'ListUsers' }>, ctx: Ctx<Msg>): void => {
+  const onListUsers = (msg: Of<'ListUsers'>, ctx: Ctx<Msg>): void => {
     currentListing().then(
       (l) => tell(msg.sender, ok(msg.includePasswordHash ? l.withHashes : l.withoutHashes)),
       (error: unknown) => tell(ctx.self, { type: 'WorkFailed', error, sender: msg.sender }));
   };
 
+  const onPurge = async (): Promise<void> => {
+    await deps.refreshTokens.purgeExpired(seconds());
+    await deps.denylist.purge(seconds());
+  };
+
   const handle = async (msg: Msg, ctx: Ctx<Msg>): Promise<void> => {
     switch (msg.type) {
-      case 'AuthenticateClient': return onAuthenticateClient(msg, ctx);
-      case 'ClientChecked': return onClientChecked(msg);
-      case 'IssueToken': return onIssueToken(msg, ctx);
-      case 'PasswordChecked': return onPasswordChecked(msg);
-      case 'Refresh': return h.refresh(msg);
-      case 'Revoke': return h.revoke(msg);
-      case 'Introspect': return h.introspect(msg);
+      case 'AuthenticateClient': return checks.onAuthenticateClient(msg, ctx.self);
+      case 'ClientChecked': return checks.onClientChecked(msg);
+      case 'IssueToken': return checks.onIssueToken(msg, ctx.self);
+      case 'PasswordChecked': return checks.onPasswordChecked(msg);
+      case 'Refresh': return onRefresh(msg);
+      case 'Revoke': return onRevoke(msg);
+      case 'Introspect': return onIntrospect(msg);
       case 'ListUsers': return onListUsers(msg, ctx);
       case 'WorkFailed': throw msg.error;
-      case 'Purge': return h.purge();
+      case 'Purge': return onPurge();
       default: return assertNever(msg);
     }
   };

@@ -2,12 +2,12 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import * as Activity from '../../actors/activity/protocol.ts';
 import * as User from '../../actors/user/protocol.ts';
-import { decodeCursor, encodeCursor } from '../../src/cursor.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
+import { historyCursor, historySeqOf } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { HttpProblem, problemFromReply } from '../problems.ts';
+import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
 import { jsonObject, queryObject, validate } from '../validation.ts';
 import { objectId, type ApiRouteOptions } from './user-fields.ts';
@@ -49,25 +49,21 @@ export const recordSchema = z.strictObject({
     .optional(),
 });
 
-const cursorShape = z.strictObject({ u: z.string(), s: z.number().int().positive() });
-
 /** The `before` cursor names a position in this user's history; any other value is a 400. */
 function beforeSeq(cursor: string | undefined, userId: ObjectIdString): number | undefined {
   if (cursor === undefined) return undefined;
-  const parsed = cursorShape.safeParse(decodeCursor(cursor));
-  if (parsed.success && parsed.data.u === userId) return parsed.data.s;
+  const seq = historySeqOf(cursor, userId);
+  if (seq !== undefined) return seq;
   throw new HttpProblem(400, 'validation', 'The query is not valid', { errors: [{ field: 'before', message: 'is not a cursor of this user\'s activity' }] });
 }
 
 async function userWithActivity(deps: ActivityRouteDeps, ctx: Context): Promise<unknown> {
   const query = validate(historyQuery, queryObject(ctx), 'query');
   const before = beforeSeq(query.before, query.userId);
-  const user = await ask(deps.users, User.get(query.userId), deps.askTimeoutMs);
-  if (!user.ok) throw problemFromReply(user.code, user.message);
-  const page = await ask(deps.activity, Activity.history({ userId: query.userId, limit: query.limit ?? 50, before }), deps.askTimeoutMs);
-  if (!page.ok) throw problemFromReply(page.code, page.message);
-  const { activities, next } = page.value;
-  return { user: user.value, activities, nextCursor: next === null ? null : encodeCursor({ u: query.userId, s: next }) };
+  const user = replyValue(await ask(deps.users, User.get(query.userId), deps.askTimeoutMs));
+  const page = replyValue(await ask(deps.activity, Activity.history({ userId: query.userId, limit: query.limit ?? 50, before }), deps.askTimeoutMs));
+  const { activities, next } = page;
+  return { user, activities, nextCursor: next === null ? null : historyCursor(query.userId, next) };
 }
 
 /** Service C's activity resource: a user with its activity history, and custom activities. */
@@ -78,10 +74,9 @@ export function activityRoutes(deps: ActivityRouteDeps): Route[] {
     }),
     route('POST', '/api/users/activity', deps.write, jsonBody(deps.maxBodyBytes), async function recordActivity(ctx) {
       const input = validate(recordSchema, jsonObject(ctx));
-      const reply = await ask(deps.activity, Activity.record(input), deps.askTimeoutMs);
-      if (!reply.ok) throw problemFromReply(reply.code, reply.message);
+      const activity = replyValue(await ask(deps.activity, Activity.record(input), deps.askTimeoutMs));
       ctx.status = 201;
-      ctx.body = reply.value;
+      ctx.body = activity;
     }),
   ];
 }

@@ -1,7 +1,7 @@
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
-import { problemFromReply } from '../problems.ts';
+import { replyValue } from '../problems.ts';
 import { role, route, token, type Route } from '../routing.ts';
 import type { AppState } from '../state.ts';
 
@@ -20,10 +20,9 @@ export function appRoutes(deps: AppDeps): Route[] {
   const json = new WeakMap<readonly Token.UserView[], string>();
   return [
     route('GET', '/app/listAll', token(), async function listAll(ctx) {
-      const reply = await ask(deps.token, Token.listUsers({ includePasswordHash: deps.includePasswordHash }), deps.askTimeoutMs);
-      if (!reply.ok) throw problemFromReply(reply.code, reply.message);
-      let body = json.get(reply.value);
-      if (body === undefined) json.set(reply.value, body = JSON.stringify(reply.value));
+      const users = replyValue(await ask(deps.token, Token.listUsers({ includePasswordHash: deps.includePasswordHash }), deps.askTimeoutMs));
+      let body = json.get(users);
+      if (body === undefined) json.set(users, body = JSON.stringify(users));
       ctx.type = 'application/json; charset=utf-8';
       ctx.body = body;
     }),

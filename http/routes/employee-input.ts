@@ -1,7 +1,7 @@
 /** The employee service's request shapes (§3 of the contract), as zod schemas. */
 import { z } from 'zod';
-import * as Employee from '../../actors/employee/protocol.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
+import { searchKeyOf } from '../cursors.ts';
 
 const EARLIEST_BIRTH = '1900-01-01';
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -43,7 +43,7 @@ const id = text('an id of 24 hexadecimal characters').regex(/^[0-9a-fA-F]{24}$/,
   .transform((s) => s.toLowerCase() as ObjectIdString);
 
 const cursor = text('a cursor').transform((s, ctx) => {
-  const key = Employee.parseCursor(s);
+  const key = searchKeyOf(s);
   if (!key) ctx.addIssue({ code: 'custom', message: 'is not a cursor from a previous page' });
   return key ?? z.NEVER;
 });

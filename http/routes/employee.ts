@@ -4,8 +4,9 @@ import { ask, type Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
+import { searchCursor } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { HttpProblem, problemFromReply } from '../problems.ts';
+import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
 import type { ApiRouteOptions } from './user-fields.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
@@ -47,11 +48,8 @@ function sendCreated(ctx: Context, record: Employee.EmployeeRecord): void {
 export function employeeRoutes(deps: EmployeeDeps): Route[] {
   const { read, write } = deps;
   const body = jsonBody(deps.maxBodyBytes);
-  const call = async <T, C extends string>(build: Request<Employee.Command, Reply<T, C>>): Promise<T> => {
-    const reply = await ask(deps.employee, build, deps.askTimeoutMs);
-    if (!reply.ok) throw problemFromReply(reply.code, reply.message);
-    return reply.value;
-  };
+  const call = async <T, C extends Employee.ErrorCode>(build: Request<Employee.Command, Reply<T, C>>): Promise<T> =>
+    replyValue(await ask(deps.employee, build, deps.askTimeoutMs));
   return [
     route('GET', '/api/employee/create', write, async function createFromQuery(ctx) {
       sendCreated(ctx, await call(Employee.create(validate(CreateInput, queryObject(ctx), 'query'))));
@@ -61,7 +59,8 @@ export function employeeRoutes(deps: EmployeeDeps): Route[] {
     }),
     route('POST', '/api/employee/search', read, body, async function search(ctx) {
       const { cursor, ...criteria } = validate(SearchInput, jsonObject(ctx));
-      ctx.body = await call(Employee.search({ ...criteria, after: cursor }));
+      const { items, next } = await call(Employee.search({ ...criteria, after: cursor }));
+      ctx.body = { items, nextCursor: next === null ? null : searchCursor(next) };
     }),
     route('PUT', '/api/employee/update', write, body, async function update(ctx) {
       const query = validate(IdQuery, queryObject(ctx), 'query');

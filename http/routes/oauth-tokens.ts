@@ -3,7 +3,7 @@ import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import { formParams } from '../middleware/body.ts';
 import { required, single, type OAuthDeps } from '../oauth-client.ts';
-import { OAuthError, problemFromReply } from '../problems.ts';
+import { replyValue } from '../problems.ts';
 import { clientOf, CLIENT, route, type Route } from '../routing.ts';
 
 export interface TokenInfoDeps extends OAuthDeps {
@@ -32,15 +32,12 @@ function introspectionBody(found: Token.Introspection, deps: TokenInfoDeps): Rec
 /** RFC 7009 revocation and RFC 7662 introspection (also at Spring's /oauth/check_token). */
 export function oauthTokenRoutes(deps: TokenInfoDeps): Route[] {
   const introspect = async function introspectToken(ctx: Context): Promise<void> {
-    const reply = await ask(deps.token, Token.introspect(tokenRequest(ctx)), deps.askTimeoutMs);
-    if (!reply.ok) throw problemFromReply(reply.code, reply.message);
-    ctx.body = introspectionBody(reply.value, deps);
+    const found = replyValue(await ask(deps.token, Token.introspect(tokenRequest(ctx)), deps.askTimeoutMs));
+    ctx.body = introspectionBody(found, deps);
   };
   return [
     route('POST', '/oauth/revoke', CLIENT, async function revokeToken(ctx) {
-      const reply = await ask(deps.token, Token.revoke(tokenRequest(ctx)), deps.askTimeoutMs);
-      if (!reply.ok && reply.code === 'client.mismatch') throw new OAuthError(400, 'unauthorized_client', reply.message);
-      if (!reply.ok) throw problemFromReply(reply.code, reply.message);
+      replyValue(await ask(deps.token, Token.revoke(tokenRequest(ctx)), deps.askTimeoutMs));
       ctx.status = 200;
       ctx.body = {};
     }),

@@ -4,7 +4,7 @@ import type { Attempt } from '../../src/security/login-throttle.ts';
 import { MAX_PASSWORD_BYTES } from '../../src/security/passwords.ts';
 import { formParams } from '../middleware/body.ts';
 import { invalidRequest, required, settle, single, tooManyRequests, type OAuthDeps } from '../oauth-client.ts';
-import { OAUTH_ERROR, OAuthError, problemFromReply, statusOfReply } from '../problems.ts';
+import { OAuthError, replyValue } from '../problems.ts';
 import { clientOf, CLIENT, route, type Route } from '../routing.ts';
 
 
@@ -67,13 +67,7 @@ export function oauthRoutes(deps: OAuthDeps): Route[] {
     route('POST', '/oauth/token', CLIENT, async function token(ctx) {
       const params = formParams(ctx);
       const request = grantRequest(params, clientOf(ctx).clientId);
-      const reply = await grant(deps, request, await admit(deps, params, ctx.ip));
-      if (!reply.ok) {
-        const error = OAUTH_ERROR[reply.code];
-        if (error === undefined) throw problemFromReply(reply.code, reply.message);
-        throw new OAuthError(statusOfReply(reply.code), error, reply.message);
-      }
-      ctx.body = tokenBody(reply.value);
+      ctx.body = tokenBody(replyValue(await grant(deps, request, await admit(deps, params, ctx.ip))));
     }),
   ];
 }

@@ -5,7 +5,7 @@ import type { ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { HttpProblem, problemFromReply } from '../problems.ts';
+import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
 import { objectId, userEmail, userName, type ApiRouteOptions } from './user-fields.ts';
@@ -44,21 +44,17 @@ export function userRoutes(deps: UserRouteDeps): Route[] {
   return [
     route('POST', '/api/user', deps.write, body, async function createUser(ctx) {
       const input = validate(createSchema, jsonObject(ctx));
-      const reply = await ask(deps.users, User.post(input), deps.askTimeoutMs);
-      if (!reply.ok) throw problemFromReply(reply.code, reply.message);
-      ctx.set('Location', `/api/users/activity?userId=${reply.value.id}`);
-      respondWithUser(ctx, 201, reply.value);
+      const user = replyValue(await ask(deps.users, User.post(input), deps.askTimeoutMs));
+      ctx.set('Location', `/api/users/activity?userId=${user.id}`);
+      respondWithUser(ctx, 201, user);
     }),
     route('PUT', '/api/user', deps.write, body, async function updateUser(ctx) {
       const expectedVersion = ifMatchVersion(ctx);
       const input = validate(updateSchema, jsonObject(ctx));
-      const reply = await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs);
-      if (!reply.ok) throw problemFromReply(reply.code, reply.message);
-      respondWithUser(ctx, 200, reply.value);
+      respondWithUser(ctx, 200, replyValue(await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs)));
     }),
     route('DELETE', '/api/user', deps.write, body, async function deleteUser(ctx) {
-      const reply = await ask(deps.users, User.delete(idToDelete(ctx)), deps.askTimeoutMs);
-      if (!reply.ok) throw problemFromReply(reply.code, reply.message);
+      replyValue(await ask(deps.users, User.delete(idToDelete(ctx)), deps.askTimeoutMs));
       ctx.status = 204;
     }),
   ];

@@ -71,14 +71,13 @@ t('Get: the record; an unknown id → employee.not_found', async () => {
   assert.equal(await send(Employee.get(unknown)), { ok: false, code: 'employee.not_found', message: `No employee with id ${unknown}` });
 });
 
-t('Search: pages carry an opaque cursor that parses back to the last item\'s position; null at the end', async () => {
+t('Search: a page carries the last item\'s position, passed back as `after` for the next page; null at the end', async () => {
   for (const n of ['Zed Alpha', 'zed beta', 'Zed Gamma']) await create(n);
   const first = value(await send(Employee.search({ name: 'ZED', limit: 2 })));
   assert.equal(first.items.map((r) => r.name), ['Zed Alpha', 'zed beta']);
-  const after = Employee.parseCursor(first.nextCursor ?? '');
-  assert.equal(after, { nameKey: 'zed beta', id: first.items[1]?.id });
-  const second = value(await send(Employee.search({ name: 'zed', limit: 2, after })));
-  assert.equal(second, { items: second.items, nextCursor: null });
+  assert.equal(first.next, { nameKey: 'zed beta', id: first.items[1]?.id });
+  const second = value(await send(Employee.search({ name: 'zed', limit: 2, after: first.next ?? undefined })));
+  assert.equal(second, { items: second.items, next: null });
   assert.equal(second.items.map((r) => r.name), ['Zed Gamma']);
 });
 

@@ -1,0 +1,67 @@
+/**
+ * TokenActor's BCrypt pipeline: a client secret or a user's password is compared on the worker
+ * pool, never on the actor, and the verdict comes back to the actor as a message (`pipe`), so the
+ * actor serves other messages meanwhile.
+ */
+import { pipe } from '../../src/messaging/pipe.ts';
+import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
+import { fail, ok } from '../../src/messaging/reply.ts';
+import type { Client, ClientAuthenticator } from '../../src/security/clients.ts';
+import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts';
+import type { CredentialStore, UserRecord } from '../../src/stores/credential-store.ts';
+import type { Grants } from './grants.ts';
+import type { ClientReply, Command, GrantReply } from './protocol.ts';
+
+export interface CredentialCheckDeps {
+  readonly authenticateClient: ClientAuthenticator;
+  readonly credentials: CredentialStore;
+  readonly passwords: PasswordHasher;
+  /** Compared against when the user is unknown, so both failures take the same time. */
+  readonly dummyHash: string;
+}
+
+type IssueToken = Extract<Command, { type: 'IssueToken' }>;
+type AuthenticateClient = Extract<Command, { type: 'AuthenticateClient' }>;
+
+/**
+ * The verdicts, and work that failed. Each carries its caller's `sender` at the top, where
+ * supervision looks for it: a crash while handling one answers the caller at once instead of
+ * leaving it to time out.
+ */
+export type Completion =
+  | { readonly type: 'ClientChecked'; readonly request: AuthenticateClient; readonly client: Client | undefined; readonly sender: Ref<ClientReply> }
+  | { readonly type: 'PasswordChecked'; readonly request: IssueToken; readonly client: Client; readonly user: UserRecord | undefined; readonly sender: Ref<GrantReply> }
+  | { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: AnyRef };
+
+const BAD_CREDENTIALS = 'Bad credentials';
+
+export function createCredentialChecks(deps: CredentialCheckDeps, grants: Grants) {
+  const onAuthenticateClient = (msg: AuthenticateClient, self: Ref<Completion>): void => {
+    pipe(deps.authenticateClient({ clientId: msg.clientId, clientSecret: msg.clientSecret }), self,
+      (client): Completion => ({ type: 'ClientChecked', request: msg, client, sender: msg.sender }),
+      (error): Completion => ({ type: 'WorkFailed', error, sender: msg.sender }));
+  };
+
+  const onClientChecked = ({ request, client }: Extract<Completion, { type: 'ClientChecked' }>): void => {
+    tell(request.sender, client
+      ? ok({ clientId: client.clientId, grantTypes: client.grantTypes, scopes: client.scopes })
+      : fail('client.invalid', 'Bad client credentials'));
+  };
+
+  const onIssueToken = async (msg: IssueToken, self: Ref<Completion>): Promise<void> => {
+    const client = grants.checkGrant(msg.clientId, 'password', msg.scope);
+    if ('ok' in client) return tell(msg.sender, client);
+    if (isTooLong(msg.password)) return tell(msg.sender, fail('grant.invalid', BAD_CREDENTIALS));
+    const user = await deps.credentials.findByUsername(msg.username);
+    pipe(deps.passwords.verify(msg.password, user?.password ?? deps.dummyHash), self,
+      (matches): Completion => ({ type: 'PasswordChecked', request: msg, client, user: matches ? user : undefined, sender: msg.sender }),
+      (error): Completion => ({ type: 'WorkFailed', error, sender: msg.sender }));
+  };
+
+  const onPasswordChecked = async ({ request, client, user }: Extract<Completion, { type: 'PasswordChecked' }>): Promise<void> => {
+    if (!user) return tell(request.sender, fail('grant.invalid', BAD_CREDENTIALS));
+    tell(request.sender, ok(await grants.newLogin(client, user, request.scope ?? client.scopes)));
+  };
+
+  return { onAuthenticateClient, onClientChecked, onIssueToken, onPasswordChecked };
+}

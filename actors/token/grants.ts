@@ -1,0 +1,69 @@
+/**
+ * What TokenActor's two grants share: the client's checks before any credential is looked at, and
+ * minting an access token with the refresh token of its login.
+ */
+import { randomUUID } from 'node:crypto';
+import { fail } from '../../src/messaging/reply.ts';
+import type { Client } from '../../src/security/clients.ts';
+import type { TokenSigner } from '../../src/security/jwt.ts';
+import { hashToken, newRefreshToken } from '../../src/security/refresh-tokens.ts';
+import type { UserRecord } from '../../src/stores/credential-store.ts';
+import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
+import type { TokenGrant } from './protocol.ts';
+
+export interface GrantDeps {
+  readonly clients: readonly Client[];
+  readonly refreshTokens: RefreshTokenStore;
+  readonly signAccessToken: TokenSigner;
+  /** Seconds a login's refresh tokens live, counted from the login. */
+  readonly refreshTokenValidity: number;
+  readonly now?: () => number;
+}
+
+export type Grants = ReturnType<typeof createGrants>;
+
+export function createGrants(deps: GrantDeps) {
+  const now = deps.now ?? Date.now;
+  const seconds = (): number => Math.floor(now() / 1000);
+
+  /** The client, or the failure to answer when it may not have this grant or scope. */
+  const checkGrant = (clientId: string, grant: 'password' | 'refresh_token', scope: readonly string[] | undefined) => {
+    const client = deps.clients.find((c) => c.clientId === clientId);
+    if (!client) return fail('client.invalid', 'Unknown client');
+    if (!client.grantTypes.includes(grant)) return fail('grant.unauthorized', `The client may not use the ${grant} grant`);
+    const bad = (scope ?? []).filter((s) => !client.scopes.includes(s));
+    if (bad.length > 0) return fail('scope.invalid', `Invalid scope: ${bad.join(' ')}`);
+    return client;
+  };
+
+  /** An access token of the login `loginId` (the refresh-token family id), with its refresh token if any. */
+  const mint = async (client: Client, user: UserRecord, scope: readonly string[], loginId: string, refreshToken: string | undefined): Promise<TokenGrant> => {
+    const issued = await deps.signAccessToken({
+      username: user.username, clientId: client.clientId, scope, authorities: user.roles.map((r) => r.roleName), loginId,
+    }, now());
+    const expiresIn = Math.floor((issued.exp * 1000 - now()) / 1000);
+    return { accessToken: issued.token, tokenType: 'bearer', refreshToken, expiresIn, scope, jti: issued.jti };
+  };
+
+  /** A new refresh token of the login `familyId` and its record; none for a client without the refresh_token grant. */
+  const newRefresh = (client: Client, user: UserRecord, scope: readonly string[], familyId: string, expiresAt: number) => {
+    if (!client.grantTypes.includes('refresh_token')) return undefined;
+    const token = newRefreshToken();
+    const record: RefreshTokenRecord = {
+      tokenHash: hashToken(token), familyId, clientId: client.clientId, username: user.username, scope,
+      issuedAt: seconds(), expiresAt, usedAt: null, revokedAt: null,
+    };
+    return { token, record };
+  };
+
+  /** The tokens of a new login (the password grant, once the password matched). */
+  const newLogin = async (client: Client, user: UserRecord, scope: readonly string[]): Promise<TokenGrant> => {
+    const loginId = randomUUID();
+    const refresh = newRefresh(client, user, scope, loginId, seconds() + deps.refreshTokenValidity);
+    const granted = await mint(client, user, scope, loginId, refresh?.token);
+    if (refresh) await deps.refreshTokens.insert(refresh.record);
+    return granted;
+  };
+
+  return { checkGrant, mint, newRefresh, newLogin };
+}
