@@ -7,7 +7,7 @@ import type { ObjectIdString } from '../../src/ids.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, problemFromReply } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
-import type { ApiRouteOptions } from './user-fields.ts';
+import type { ApiRouteOptions } from './api-options.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
 import { CreateInput, IdQuery, SearchInput, UpdateInput } from './employee-input.ts';
 
