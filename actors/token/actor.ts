@@ -1,11 +1,12 @@
 import { spawn, tell, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { pipe } from '../../src/messaging/pipe.ts';
-import { assertNever, fail, ok } from '../../src/messaging/reply.ts';
+import { fail, ok } from '../../src/messaging/reply.ts';
+import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import type { Client } from '../../src/security/clients.ts';
 import { isTooLong } from '../../src/security/passwords.ts';
 import type { UserRecord } from '../../src/stores/credential-store.ts';
 import { createHandlers, type TokenActorDeps } from './handlers.ts';
-import type { ClientReply, Command, GrantReply, UsersReply, UserView } from './protocol.ts';
+import { examples, type ClientReply, type Command, type GrantReply, type UsersReply, type UserView } from './protocol.ts';
 
 export type { TokenActorDeps } from './handlers.ts';
 
@@ -96,7 +97,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       case 'ListUsers': return onListUsers(msg, ctx);
       case 'WorkFailed': throw msg.error;
       case 'Purge': return h.purge();
-      default: return assertNever(msg);
+      default: return refuseUnknown(msg, 'TokenActor', Object.keys(examples));
     }
   };
 
