@@ -170,10 +170,14 @@ t('data written in the REPL is served over HTTP after Ctrl-D', async () => {
   }
 });
 
-t('--memory: a temporary data dir, removed on exit', async () => {
+t('--memory: a temporary data dir, removed on exit; it opens with the banner alone, no log line', async () => {
   const dataDir = tempDir('troupe-repl-');
   const repl = await startReplChild({ DATA_DIR: dataDir }, ['--memory']);
   try {
+    assert.is(repl.stderr(), '', 'nothing logged at start (a development key for a session that keeps nothing needs no warning)');
+    assert.match(repl.output(), /^troupe REPL: actors on /, 'the banner comes first');
+    const granted = await repl.type("await ask(token, Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password' }))");
+    assert.match(granted, /ok: true,[\s\S]*accessToken: 'ey/, 'the session\'s key signs tokens');
     const dir = /actors on (\S+) \(temporary, removed on exit\)/.exec(repl.output())?.[1];
     assert.ok(dir, repl.output());
     assert.is.not(dir, dataDir);
