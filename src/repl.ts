@@ -3,6 +3,7 @@
  * on a temporary data directory removed on exit), no HTTP port, and a Node REPL to talk to it.
  * `.exit` or Ctrl-D stops the actors and closes the stores; the process then ends by itself.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,14 +34,25 @@ function readArgs(args: readonly string[]): { memory: boolean } {
 }
 
 /** Bad configuration ends start-up with its one line, no stack. */
-function loadConfigOrExit(dataDir: string | undefined): Config {
+function loadConfigOrExit(overrides: Readonly<Record<string, string>> = {}): Config {
   try {
-    return configFromProcess(dataDir === undefined ? process.env : { ...process.env, DATA_DIR: dataDir });
+    return configFromProcess({ ...process.env, ...overrides });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${error.message}\n`);
     process.exit(1);
   }
+}
+
+/**
+ * `--memory`: the data dir is temporary, and so is the signing key unless one is configured. A key
+ * that lives no longer than the session is no development key to warn about (the warning, a log
+ * line, was all the session opened with), and nothing to write to the data dir.
+ */
+function memoryConfig(dataDir: string): Config {
+  const config = loadConfigOrExit({ DATA_DIR: dataDir });
+  if (config.security.signingKey !== undefined) return config;
+  return loadConfigOrExit({ DATA_DIR: dataDir, SECURITY_SIGNING_KEY: randomBytes(64).toString('base64url') });
 }
 
 const banner = (config: Config, memory: boolean): string => [
@@ -52,7 +64,7 @@ const banner = (config: Config, memory: boolean): string => [
 
 const { memory } = readArgs(process.argv.slice(2));
 const memoryDir = memory ? mkdtempSync(join(tmpdir(), 'troupe-repl-')) : undefined;
-const config = loadConfigOrExit(memoryDir);
+const config = memoryDir === undefined ? loadConfigOrExit() : memoryConfig(memoryDir);
 // Logs go to stderr, so they never mix with what the session prints.
 const logger = createLogger(config.logging.level, process.stderr);
 const runtime = await startRuntime(config, logger);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AsyncCompleter } from 'node:readline';
 import type { REPLServer } from 'node:repl';
 import { PassThrough } from 'node:stream';
-import { runInContext } from 'node:vm';
+import { runInContext, runInNewContext } from 'node:vm';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as Activity from '../actors/activity/protocol.ts';
@@ -13,9 +13,12 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { ask, type Request } from '../src/messaging/ask.ts';
 import type { Ref } from '../src/messaging/nact.ts';
+import { replGlobals } from '../src/repl/context.ts';
+import { checkMessage } from '../src/repl/messages.ts';
 import { PROTOCOLS } from '../src/repl/protocols.ts';
 import { openRepl } from '../src/repl/session.ts';
 import { startRuntime, type Runtime } from '../src/runtime.ts';
+import { createProbe } from './helpers/probe.ts';
 import { tempDir } from './helpers/server.ts';
 import { waitFor } from './helpers/wait.ts';
 
@@ -107,6 +110,46 @@ t('a search page\'s `next` is the typed position the next search takes as `after
   } finally {
     server.close();
   }
+});
+
+t('every example of .protocol passes its protocol\'s check', (ctx) => {
+  const context = replGlobals(ctx.runtime!.actors, { say: () => {}, show: () => {} });
+  for (const entry of PROTOCOLS) {
+    for (const example of Object.values(entry.examples)) {
+      const checked = checkMessage(entry, runInNewContext(example, context) as Request<unknown, unknown>);
+      assert.ok(checked.ok, `${example}: ${checked.ok ? '' : checked.line}`);
+    }
+  }
+});
+
+t('a message literal may leave out what its builder fills in', () => {
+  const entry = (ref: string) => PROTOCOLS.find((p) => p.ref === ref)!;
+  const listUsers = checkMessage(entry('token'), (sender) => ({ type: 'ListUsers', sender }));
+  assert.equal(listUsers.ok && listUsers.request(undefined as never), { type: 'ListUsers', includePasswordHash: false, sender: undefined });
+  const userId = '6b0233279e487a81ed925cc1';
+  const record = checkMessage(entry('activity'), (sender) => ({ type: 'Record', userId, activityType: 'LOGIN', sender }));
+  assert.equal(record.ok && record.request(undefined as never), { type: 'Record', userId, activityType: 'LOGIN', detail: {}, sender: undefined });
+});
+
+t('a refused message never reaches the actor; a valid one arrives as its schema gives it back', async (ctx) => {
+  const users = createProbe<User.Command>(ctx.runtime!.actors.system);
+  const said: string[] = [];
+  const g = replGlobals({ ...ctx.runtime!.actors, users: users.ref }, { say: (line) => said.push(line), show: () => {} });
+  const replAsk = g['ask'] as (ref: unknown, msg: unknown) => Promise<unknown> | undefined;
+  const replTell = g['tell'] as (ref: unknown, msg: unknown) => void;
+  assert.is(replAsk(users.ref, { type: 'Post', name: 'Ada' }), undefined, 'nothing to wait for');
+  replTell(users.ref, User.post({ name: '', email: 'ada@example.com' }));
+  replTell(users.ref, { type: 'Get', id: 42 });
+  await users.expectNoMessage(50);
+  assert.equal(said, [
+    'not sent: Post is not valid (email: is required)',
+    'not sent: Post is not valid (name: must not be empty)',
+    'not sent: Get is not valid (id: must be an id of 24 lowercase hexadecimal characters)',
+  ]);
+  replTell(users.ref, User.put({ id: '6b0233279e487a81ed925cc1' as never, name: ' Ada King ', expectedVersion: 2 }));
+  const sent = await users.expectMessage();
+  assert.equal({ ...sent, sender: undefined }, { type: 'Put', id: '6b0233279e487a81ed925cc1', name: 'Ada King', email: undefined, expectedVersion: 2, sender: undefined });
+  assert.is(said.length, 3, 'a valid message prints nothing');
 });
 
 t('ask takes a message literal and fills in the sender; a wrong ref is one clear error', async (ctx) => {

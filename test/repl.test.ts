@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startChildServer } from './helpers/child.ts';
+import { openReader } from './helpers/faults.ts';
 import { startReplChild, type ReplChild } from './helpers/repl.ts';
 import { tempDir } from './helpers/server.ts';
 import { send, type UserActivityJson } from './helpers/user-data.ts';
@@ -73,6 +74,53 @@ s('an ask that gets no reply in time prints one line; an expected failure prints
   assert.match(await repl!.type("await ask(users, Get('000000000000000000000000'))"), /ok: false,\s+code: 'user\.not_found'/);
 });
 
+/** How many rows each table holds, read from the session's database file. */
+function rowCounts(dataDir: string, tables: readonly string[]): Record<string, number> {
+  const db = openReader(dataDir);
+  try {
+    return Object.fromEntries(tables.map((t) => [t, (db.prepare(`select count(*) as n from ${t}`).get() as { n: number }).n]));
+  } finally {
+    db.close();
+  }
+}
+
+const TABLES = ['user_data', 'user_activity', 'employees'];
+
+s('a message HTTP would refuse is not sent: one line says why, nothing is stored, no stack', async ({ repl, dataDir }) => {
+  const before = rowCounts(dataDir, TABLES);
+  const logged = repl!.stderr().length;
+  const refusals: [string, string][] = [
+    ["await ask(users, { type: 'Post' })", 'not sent: Post is not valid (name: is required; email: is required)'],
+    ["await ask(users, Post({ name: '', email: 'not-an-email' }))", 'not sent: Post is not valid (name: must not be empty; email: must be an email address)'],
+    ["await ask(employees, Employee.create({ name: '', dateOfBirth: '2023-02-30' }))",
+      'not sent: Create is not valid (employee.name: must not be empty; employee.dateOfBirth: is not a calendar date)'],
+    ["await ask(users, { type: 'Nope', id })", "not sent: users takes Get | Post | Put | Delete, not 'Nope'"],
+    ["await ask(activity, { userId: id })", 'not sent: activity takes Record | History | Forget; the message has no type'],
+    ["tell(users, Put({ id, name: ' ' }))", 'not sent: Put is not valid (name: must not be empty)'],
+    ["await ask(activity, record({ userId: id, type: 'USER_CREATED' }))", 'not sent: Record is not valid (activityType: is recorded by the service itself)'],
+  ];
+  for (const [line, refusal] of refusals) assert.is(await repl!.type(line), `${refusal}\n`, line);
+  assert.equal(rowCounts(dataDir, TABLES), before, 'nothing stored');
+  assert.match(await repl!.type('await ask(users, Get(id))'), /name: 'Ada Lovelace',[\s\S]*version: 1/, 'the Put was not applied');
+  const misuse = await repl!.type("await ask('users', Get(id))");
+  assert.match(misuse, 'TypeError: ask(ref, msg): ref must be an actor: token, employees, users, activity');
+  assert.not.match(misuse, /^\s+at /m, 'a mistake in the call prints no stack either');
+  assert.is(repl!.stderr().slice(logged), '', 'nothing logged, so no stack either');
+});
+
+s('a valid message is sent as HTTP would pass it on: trimmed', async ({ repl, dataDir }) => {
+  const before = rowCounts(dataDir, TABLES);
+  const user = await repl!.type("await ask(users, Post({ name: '  Grace Hopper ', email: ' grace@example.com' }))");
+  assert.match(user, /ok: true/);
+  assert.match(user, /name: 'Grace Hopper',\s+email: 'grace@example.com'/);
+  const employee = await repl!.type("await ask(employees, Employee.create({ name: 'Jane Roe', dateOfBirth: '1990-04-12' }))");
+  assert.match(employee, /ok: true,[\s\S]*name: 'Jane Roe',\s+dateOfBirth: '1990-04-12'/);
+  const after = rowCounts(dataDir, TABLES);
+  assert.is(after['user_data'], before['user_data']! + 1);
+  assert.is(after['user_activity'], before['user_activity']! + 1, 'USER_CREATED');
+  assert.is(after['employees'], before['employees']! + 1);
+});
+
 s('tell returns at once; the reply is printed when it arrives', async ({ repl }) => {
   const mark = repl!.output().length;
   await repl!.type('tell(users, Get(id))');
@@ -122,10 +170,14 @@ t('data written in the REPL is served over HTTP after Ctrl-D', async () => {
   }
 });
 
-t('--memory: a temporary data dir, removed on exit', async () => {
+t('--memory: a temporary data dir, removed on exit; it opens with the banner alone, no log line', async () => {
   const dataDir = tempDir('troupe-repl-');
   const repl = await startReplChild({ DATA_DIR: dataDir }, ['--memory']);
   try {
+    assert.is(repl.stderr(), '', 'nothing logged at start (a development key for a session that keeps nothing needs no warning)');
+    assert.match(repl.output(), /^troupe REPL: actors on /, 'the banner comes first');
+    const granted = await repl.type("await ask(token, Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password' }))");
+    assert.match(granted, /ok: true,[\s\S]*accessToken: 'ey/, 'the session\'s key signs tokens');
     const dir = /actors on (\S+) \(temporary, removed on exit\)/.exec(repl.output())?.[1];
     assert.ok(dir, repl.output());
     assert.is.not(dir, dataDir);

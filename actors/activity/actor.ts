@@ -1,8 +1,9 @@
 import { newId, type ObjectIdString } from '../../src/ids.ts';
 import { mailboxSize, spawn, stop, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
-import { assertNever, fail, ok } from '../../src/messaging/reply.ts';
+import { fail, ok } from '../../src/messaging/reply.ts';
+import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import type { ActivityRecord, ActivityStore } from '../../src/stores/activity-store.ts';
-import type { Activity, RouterCommand } from './protocol.ts';
+import { examples, type Activity, type RouterCommand } from './protocol.ts';
 
 export interface ActivityActorDeps {
   readonly store: ActivityStore;
@@ -89,7 +90,9 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
       case 'Record': return onRecord(msg, ctx);
       case 'History': return onHistory(state ?? await load(), msg);
       case 'Forget': return onForget(msg, ctx);
-      default: return assertNever(msg);
+      default:
+        refuseUnknown(msg, 'ActivityActor', Object.keys(examples));
+        return state;
     }
   }, { name: userId, initialState: () => undefined, shutdownAfterMs: deps.idleMs, onCrash: deps.crashPolicy() });
 }

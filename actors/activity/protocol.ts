@@ -3,6 +3,8 @@
  * stopped when idle and spawned again on the next message. Build messages with the functions below
  * and send them to the router's ref with `ask`.
  */
+import { z } from 'zod';
+import { objectId, type MessageSchemas } from '../../src/fields.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -67,6 +69,47 @@ export const history = (p: { userId: ObjectIdString; limit: number; before?: num
 /** The user is gone: its actor drops its cache and stops. */
 export const forget = (userId: ObjectIdString): Request<RouterCommand, ForgetReply> =>
   (sender) => ({ type: 'Forget', userId, sender });
+
+const DETAIL_MAX_BYTES = 4096;
+const RESERVED_TYPES: readonly string[] = [USER_CREATED, USER_UPDATED];
+
+/**
+ * UTF-8 size of `value` as JSON. JSON.parse accepts nesting far deeper than JSON.stringify can
+ * write back (it overflows the stack); such a value is far over any size limit anyway.
+ */
+function jsonBytes(value: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(value), 'utf8');
+  } catch {
+    return Infinity;
+  }
+}
+
+/** The fields of a client's activity messages (HTTP validates its input with these too). */
+export const fields = {
+  /** A type a client may record: UPPER_SNAKE_CASE, and not one the service records itself. */
+  type: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters')
+    .regex(/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/, 'must be UPPER_SNAKE_CASE, such as PASSWORD_CHANGED')
+    .refine((t) => !RESERVED_TYPES.includes(t), 'is recorded by the service itself'),
+  /** A JSON object of at most 4 KiB. */
+  detail: z.record(z.string(), z.unknown(), 'must be a JSON object')
+    .refine((d) => jsonBytes(d) <= DETAIL_MAX_BYTES, `must be at most ${DETAIL_MAX_BYTES} bytes as JSON`),
+  /** How many activities a page holds. */
+  limit: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500'),
+} as const;
+
+/**
+ * What makes each message valid besides its `type` and `sender`; HTTP validates its input with
+ * the same fields. A new message kind without a schema fails to compile.
+ */
+export const schemas = {
+  Record: z.strictObject({ userId: objectId, activityType: fields.type, detail: fields.detail.default({}) }),
+  History: z.strictObject({
+    userId: objectId, limit: fields.limit,
+    before: z.number({ error: 'must be a number' }).int('must be a whole number').positive('must be positive').optional(),
+  }),
+  Forget: z.strictObject({ userId: objectId }),
+} as const satisfies MessageSchemas<RouterCommand>;
 
 /**
  * One call per message kind the router accepts, as a REPL user would type it

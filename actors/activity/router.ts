@@ -1,7 +1,8 @@
 import { isAlive, spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
-import { assertNever, ok } from '../../src/messaging/reply.ts';
+import { ok } from '../../src/messaging/reply.ts';
+import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import { spawnActivityActor, type ActivityActorDeps } from './actor.ts';
-import type { RouterCommand } from './protocol.ts';
+import { examples, type RouterCommand } from './protocol.ts';
 
 export type { ActivityActorDeps };
 
@@ -29,7 +30,7 @@ export function spawnActivityRouter(parent: Ref<never>, deps: ActivityActorDeps)
         const child = childFor(msg.userId, ctx);
         return child ? tell(child, msg) : tell(msg.sender, ok(null));
       }
-      default: return assertNever(msg);
+      default: return refuseUnknown(msg, 'the activity router', Object.keys(examples));
     }
   };
 

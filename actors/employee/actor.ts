@@ -1,7 +1,8 @@
 import { spawn, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { assertNever, fail, ok } from '../../src/messaging/reply.ts';
+import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import type { EmployeeStore } from '../../src/stores/employee-store.ts';
-import type { Command, CreateReply, DeleteReply, GetReply, SearchReply, UpdateReply } from './protocol.ts';
+import { examples, type Command, type CreateReply, type DeleteReply, type GetReply, type SearchReply, type UpdateReply } from './protocol.ts';
 
 export interface EmployeeActorDeps {
   readonly store: EmployeeStore;
@@ -67,7 +68,7 @@ export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps):
       case 'Update': return answer(msg.sender, onUpdate(msg), ctx.self);
       case 'Delete': return answer(msg.sender, onDelete(msg), ctx.self);
       case 'StoreFailed': return onStoreFailed(msg);
-      default: return assertNever(msg);
+      default: return refuseUnknown(msg, 'EmployeeActor', Object.keys(examples));
     }
   };
 

@@ -2,6 +2,8 @@
  * EmployeeActor: employee records over an `EmployeeStore` (SQLite or MongoDB). Build messages with
  * the functions below and send them with `ask`.
  */
+import { z } from 'zod';
+import { objectId, version, type MessageSchemas } from '../../src/fields.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -52,6 +54,85 @@ export const update = (id: ObjectIdString, changes: EmployeeChanges, expectedVer
   (sender) => ({ type: 'Update', id, changes, expectedVersion, sender });
 
 export const remove = (id: ObjectIdString): Request<Command, DeleteReply> => (sender) => ({ type: 'Delete', id, sender });
+
+const EARLIEST_BIRTH = '1900-01-01';
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Today's date in UTC, `YYYY-MM-DD`: a birth date may be today, not later. */
+const today = (): string => new Date().toISOString().slice(0, 10);
+
+/** Why `s` is not a real calendar date `YYYY-MM-DD`, or undefined when it is one. */
+function dateProblem(s: string): string | undefined {
+  const m = DATE.exec(s);
+  if (!m) return 'must be a date YYYY-MM-DD';
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  const real = date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+  return real ? undefined : 'is not a calendar date';
+}
+
+function birthProblem(s: string): string | undefined {
+  const problem = dateProblem(s);
+  if (problem) return problem;
+  if (s < EARLIEST_BIRTH) return `must not be before ${EARLIEST_BIRTH}`;
+  return s > today() ? 'must not be in the future' : undefined;
+}
+
+const checked = (problemOf: (s: string) => string | undefined) => (s: string, ctx: z.RefinementCtx): void => {
+  const message = problemOf(s);
+  if (message) ctx.addIssue({ code: 'custom', message });
+};
+
+/** A string; the error says `is required` when it is missing, else `must be <what>`. */
+const text = (what: string) => z.string({ error: (issue) => (issue.input === undefined ? 'is required' : `must be ${what}`) });
+
+/** The fields of the employee messages as every caller must give them (HTTP validates its input with these too). */
+export const fields = {
+  /** Trimmed, 1–200 characters. */
+  name: text('a string').trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  /** A real date, from 1900-01-01 to today. */
+  dateOfBirth: text('a date YYYY-MM-DD').superRefine(checked(birthProblem)),
+  /** A real date. */
+  date: text('a date YYYY-MM-DD').superRefine(checked(dateProblem)),
+  /** An id of the ObjectId form (either case; lowercased). */
+  id: text('an id of 24 hexadecimal characters').regex(/^[0-9a-fA-F]{24}$/, 'must be 24 hexadecimal characters')
+    .transform((s) => s.toLowerCase() as ObjectIdString),
+  /** How many records a page holds. */
+  limit: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500'),
+} as const;
+
+/** The search criteria but the position to continue from (a message's `after`, an HTTP request's `cursor`). */
+export const searchFields = {
+  name: fields.name.optional(), id: fields.id.optional(), bornFrom: fields.date.optional(), bornTo: fields.date.optional(), limit: fields.limit.default(50),
+} as const;
+
+/** A search's date bounds are in order. */
+export const datesInOrder = <S extends z.ZodType<{ readonly bornFrom?: string | undefined; readonly bornTo?: string | undefined }>>(schema: S): S =>
+  schema.refine((s) => s.bornFrom === undefined || s.bornTo === undefined || s.bornFrom <= s.bornTo, { path: ['bornTo'], message: 'must not be before bornFrom' });
+
+/** The fields an update may replace. */
+export const changeFields = { name: fields.name.optional(), dateOfBirth: fields.dateOfBirth.optional() } as const;
+
+/** An update replaces the name, the date of birth, or both. */
+export const changing = <S extends z.ZodType<{ readonly name?: string | undefined; readonly dateOfBirth?: string | undefined }>>(schema: S): S =>
+  schema.refine((u) => u.name !== undefined || u.dateOfBirth !== undefined, { message: 'name or dateOfBirth is required' });
+
+/** A new record's fields: what POST /api/employee/create takes, and a Create message carries. */
+export const NewEmployeeInput = z.strictObject({ name: fields.name, dateOfBirth: fields.dateOfBirth });
+
+/**
+ * What makes each message valid besides its `type` and `sender`, with the fields HTTP validates
+ * its input with. A new message kind without a schema fails to compile.
+ */
+export const schemas = {
+  Create: z.strictObject({ employee: NewEmployeeInput }),
+  Get: z.strictObject({ id: fields.id }),
+  Search: z.strictObject({
+    criteria: datesInOrder(z.strictObject({ ...searchFields, after: z.strictObject({ nameKey: z.string(), id: objectId }).optional() })),
+  }),
+  Update: z.strictObject({ id: fields.id, changes: changing(z.strictObject(changeFields)), expectedVersion: version.optional() }),
+  Delete: z.strictObject({ id: fields.id }),
+} as const satisfies MessageSchemas<Command>;
 
 /**
  * One call per message kind, as a REPL user would type it (`await ask(employees, <example>)`); the

@@ -1,12 +1,13 @@
 import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
-import { assertNever, fail, ok } from '../../src/messaging/reply.ts';
+import { fail, ok } from '../../src/messaging/reply.ts';
+import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
 import { CLOCK_SKEW, InvalidTokenError, type TokenVerifier } from '../../src/security/jwt.ts';
 import { hashToken, looksLikeRefreshToken } from '../../src/security/refresh-tokens.ts';
 import type { RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
 import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
 import { createGrants, type GrantDeps } from './grants.ts';
-import type { Command, Introspection, UserView } from './protocol.ts';
+import { examples, type Command, type Introspection, type UserView } from './protocol.ts';
 
 export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
@@ -154,7 +155,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       case 'ListUsers': return onListUsers(msg, ctx);
       case 'WorkFailed': throw msg.error;
       case 'Purge': return onPurge();
-      default: return assertNever(msg);
+      default: return refuseUnknown(msg, 'TokenActor', Object.keys(examples));
     }
   };
 

@@ -2,6 +2,8 @@
  * TokenActor: the authorization server's state — users, roles, the registered client and refresh
  * tokens. Build messages with the functions below and send them with `ask`.
  */
+import { z } from 'zod';
+import type { MessageSchemas } from '../../src/fields.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -103,6 +105,22 @@ export const revoke = (p: { clientId: string; token: string }): Request<Command,
 /** RFC 7662: whether a token is active, and its claims when it is. */
 export const introspect = (p: { clientId: string; token: string }): Request<Command, IntrospectReply> =>
   (sender) => ({ type: 'Introspect', clientId: p.clientId, token: p.token, sender });
+
+const scope = z.array(z.string()).optional();
+
+/**
+ * What makes each message valid besides its `type` and `sender`: strings where strings belong.
+ * HTTP reads these fields from OAuth forms, whose own rules (RFC 6749) it applies there.
+ * A new message kind without a schema fails to compile.
+ */
+export const schemas = {
+  AuthenticateClient: z.strictObject({ clientId: z.string(), clientSecret: z.string() }),
+  IssueToken: z.strictObject({ clientId: z.string(), username: z.string(), password: z.string(), scope }),
+  Refresh: z.strictObject({ clientId: z.string(), refreshToken: z.string(), scope }),
+  ListUsers: z.strictObject({ includePasswordHash: z.boolean().default(false) }),
+  Revoke: z.strictObject({ clientId: z.string(), token: z.string() }),
+  Introspect: z.strictObject({ clientId: z.string(), token: z.string() }),
+} as const satisfies MessageSchemas<Command>;
 
 /**
  * One call per message kind, as a REPL user would type it (`await ask(token, <example>)`); the

@@ -2,10 +2,11 @@ import { newId } from '../../src/ids.ts';
 import { ask, type Request } from '../../src/messaging/ask.ts';
 import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { pipe } from '../../src/messaging/pipe.ts';
-import { assertNever, fail, ok, type Reply } from '../../src/messaging/reply.ts';
+import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
+import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import type { UserStore, WriteResult } from '../../src/stores/user-store.ts';
 import * as Activity from '../activity/protocol.ts';
-import type { Command, ErrorCode, User } from './protocol.ts';
+import { examples, type Command, type ErrorCode, type User } from './protocol.ts';
 
 export interface UserActorDeps {
   readonly store: UserStore;
@@ -123,7 +124,7 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
       case 'Noted': return onNoted(msg);
       case 'NoteFailed':
       case 'ReadFailed': throw msg.error;
-      default: return assertNever(msg);
+      default: return refuseUnknown(msg, 'UserActor', Object.keys(examples));
     }
   };
 

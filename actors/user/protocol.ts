@@ -3,6 +3,8 @@
  * Put and Delete; each carries the `sender`, and the actor answers by dispatching its reply to it.
  * Build messages with the functions below and send them with `ask`.
  */
+import { z } from 'zod';
+import { objectId, version, type MessageSchemas } from '../../src/fields.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -47,6 +49,30 @@ export const put = (p: { id: ObjectIdString; name?: string | undefined; email?: 
 /** Deletes the user and its activity. Exported as `delete`: `User.delete(id)`. */
 const remove = (id: ObjectIdString): Request<Command, DeleteReply> => (sender) => ({ type: 'Delete', id, sender });
 export { remove as delete };
+
+/** A user's fields as every caller must give them (HTTP validates its input with these too). */
+export const fields = {
+  /** Trimmed, 1–200 characters. */
+  name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  /** Trimmed; a practical address (ASCII, so that lower-casing compares every case) of at most 254 characters. */
+  email: z.string().trim().max(254, 'must be at most 254 characters').pipe(z.email('must be an email address')),
+} as const;
+
+/** A change names a new name, a new email, or both. */
+export const changing = <S extends z.ZodType<{ readonly name?: string | undefined; readonly email?: string | undefined }>>(schema: S): S =>
+  schema.refine((u) => u.name !== undefined || u.email !== undefined, { message: 'name or email is required' });
+
+/**
+ * What makes each message valid besides its `type` and `sender`; HTTP validates its input with
+ * the same fields (`Post`'s schema is POST /api/user's body). A new message kind without a schema
+ * fails to compile.
+ */
+export const schemas = {
+  Get: z.strictObject({ id: objectId }),
+  Post: z.strictObject({ name: fields.name, email: fields.email }),
+  Put: changing(z.strictObject({ id: objectId, name: fields.name.optional(), email: fields.email.optional(), expectedVersion: version.optional() })),
+  Delete: z.strictObject({ id: objectId }),
+} as const satisfies MessageSchemas<Command>;
 
 /**
  * One call per message kind, as a REPL user would type it (`await ask(users, <example>)`); the REPL's

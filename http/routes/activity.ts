@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import * as Activity from '../../actors/activity/protocol.ts';
 import * as User from '../../actors/user/protocol.ts';
+import { objectId } from '../../src/fields.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
@@ -10,44 +11,20 @@ import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
 import { jsonObject, queryObject, validate } from '../validation.ts';
-import { objectId, type ApiRouteOptions } from './user-fields.ts';
+import type { ApiRouteOptions } from './api-options.ts';
 
 export interface ActivityRouteDeps extends ApiRouteOptions {
   readonly users: Ref<User.Command>;
   readonly activity: Ref<Activity.RouterCommand>;
 }
 
-const DETAIL_MAX_BYTES = 4096;
-const RESERVED_TYPES: readonly string[] = [Activity.USER_CREATED, Activity.USER_UPDATED];
-
-/**
- * UTF-8 size of `value` as JSON. JSON.parse accepts nesting far deeper than JSON.stringify can
- * write back (it overflows the stack, once a 500); such a value is far over any size limit anyway.
- */
-function jsonBytes(value: unknown): number {
-  try {
-    return Buffer.byteLength(JSON.stringify(value), 'utf8');
-  } catch {
-    return Infinity;
-  }
-}
-
 export const historyQuery = z.strictObject({
   userId: objectId,
-  limit: z.string().regex(/^\d{1,3}$/, 'must be a whole number from 1 to 500').transform(Number)
-    .pipe(z.number().min(1, 'must be at least 1').max(500, 'must be at most 500')).optional(),
+  limit: z.string().regex(/^\d{1,3}$/, 'must be a whole number from 1 to 500').transform(Number).pipe(Activity.fields.limit).optional(),
   before: z.string().optional(),
 });
 
-export const recordSchema = z.strictObject({
-  userId: objectId,
-  type: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters')
-    .regex(/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/, 'must be UPPER_SNAKE_CASE, such as PASSWORD_CHANGED')
-    .refine((t) => !RESERVED_TYPES.includes(t), 'is recorded by the service itself'),
-  detail: z.record(z.string(), z.unknown(), 'must be a JSON object')
-    .refine((d) => jsonBytes(d) <= DETAIL_MAX_BYTES, `must be at most ${DETAIL_MAX_BYTES} bytes as JSON`)
-    .optional(),
-});
+export const recordSchema = z.strictObject({ userId: objectId, type: Activity.fields.type, detail: Activity.fields.detail.optional() });
 
 /** The `before` cursor names a position in this user's history; any other value is a 400. */
 function beforeSeq(cursor: string | undefined, userId: ObjectIdString): number | undefined {

@@ -8,7 +8,7 @@ import { searchCursor } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
-import type { ApiRouteOptions } from './user-fields.ts';
+import type { ApiRouteOptions } from './api-options.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
 import { CreateInput, IdQuery, SearchInput, UpdateInput } from './employee-input.ts';
 

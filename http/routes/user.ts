@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import * as User from '../../actors/user/protocol.ts';
+import { objectId } from '../../src/fields.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
@@ -8,15 +9,15 @@ import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
-import { objectId, userEmail, userName, type ApiRouteOptions } from './user-fields.ts';
+import type { ApiRouteOptions } from './api-options.ts';
 
 export interface UserRouteDeps extends ApiRouteOptions {
   readonly users: Ref<User.Command>;
 }
 
-export const createSchema = z.strictObject({ name: userName, email: userEmail });
-export const updateSchema = z.strictObject({ id: objectId, name: userName.optional(), email: userEmail.optional() })
-  .refine((u) => u.name !== undefined || u.email !== undefined, { message: 'name or email is required' });
+export const createSchema = User.schemas.Post;
+/** A Put's fields but its expected version, which comes in `If-Match`. */
+export const updateSchema = User.changing(z.strictObject({ id: objectId, name: User.fields.name.optional(), email: User.fields.email.optional() }));
 export const idOnly = z.strictObject({ id: objectId.optional() });
 
 const badId = (message: string): HttpProblem =>

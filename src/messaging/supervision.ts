@@ -22,6 +22,23 @@ function senderOf(message: unknown): Ref<Failure<never>> | undefined {
   return typeof sender === 'object' && sender !== null && 'type' in sender ? (sender as Ref<Failure<never>>) : undefined;
 }
 
+/** What a message of no known kind names as its kind. */
+function kindOf(message: unknown): string {
+  const type = typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined;
+  return typeof type === 'string' ? `'${type}'` : 'a message without a type';
+}
+
+/**
+ * The `default` of an actor's switch over its messages. As with `assertNever`, a kind the switch
+ * forgets fails to compile. A message of no known kind at run time (from untyped code) is its
+ * sender's mistake, not the actor's fault: the sender gets a failure naming the kinds the actor
+ * takes, and the actor neither crashes nor counts it against its restart budget.
+ */
+export function refuseUnknown(message: never, actor: string, kinds: readonly string[]): void {
+  const sender = senderOf(message);
+  if (sender) tell(sender, fail('internal', `${actor} takes ${kinds.join(' | ')}, not ${kindOf(message)}`));
+}
+
 /**
  * Reply-then-resume: the sender of the message that crashed gets `fail('internal')` at once (no
  * caller waits for a timeout), the error is reported, and the actor carries on with its state.

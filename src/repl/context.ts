@@ -5,6 +5,7 @@
 import type { Actors } from '../system.ts';
 import { ActorUnavailableError, AskTimeoutError, ask as askActor, type Request } from '../messaging/ask.ts';
 import { spawn, tell as tellActor, type AnyRef, type Ref } from '../messaging/nact.ts';
+import { checkMessage, type Checked } from './messages.ts';
 import { PROTOCOLS, shortBuilders, userBuilders, type RefName } from './protocols.ts';
 
 /** How long `ask` waits when no timeout is given, in milliseconds. */
@@ -23,25 +24,41 @@ type Refs = Readonly<Record<RefName, AnyRef | undefined>>;
 const isRef = (value: unknown): value is AnyRef =>
   typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 
+/**
+ * A mistake in calling `ask` or `tell`: its printout is its one line, as the frames would only
+ * point into the REPL's own code.
+ */
+function usageError(message: string): TypeError {
+  const error = new TypeError(message);
+  error.stack = `${error.name}: ${message}`;
+  return error;
+}
+
 /** A builder (`Get(id)`), or a message literal without its `sender`, which is then filled in. */
 function asRequest(msg: unknown, fn: string): Request<unknown, unknown> {
   if (typeof msg === 'function') return msg as Request<unknown, unknown>;
   if (typeof msg === 'object' && msg !== null) return (sender) => ({ ...msg, sender });
-  throw new TypeError(`${fn}(ref, msg): msg must be a message such as Get(id) or User.post({ name, email })`);
+  throw usageError(`${fn}(ref, msg): msg must be a message such as Get(id) or User.post({ name, email })`);
 }
 
 function checkRef(ref: unknown, fn: string, refs: Refs): asserts ref is AnyRef {
   if (isRef(ref)) return;
   const off = ref === undefined && refs.employees === undefined ? ' (employees is undefined: the employee service is off)' : '';
-  throw new TypeError(`${fn}(ref, msg): ref must be an actor: ${Object.keys(refs).join(', ')}${off}`);
+  throw usageError(`${fn}(ref, msg): ref must be an actor: ${Object.keys(refs).join(', ')}${off}`);
+}
+
+const nameIn = (refs: Refs, ref: AnyRef): RefName | undefined => (Object.keys(refs) as RefName[]).find((name) => refs[name] === ref);
+
+/** The message checked against the protocol of the actor it is for; one of the session's refs always has one. */
+function checked(refs: Refs, ref: AnyRef, msg: unknown, fn: string): Checked {
+  const request = asRequest(msg, fn);
+  const entry = PROTOCOLS.find((p) => p.ref === nameIn(refs, ref));
+  return entry ? checkMessage(entry, request) : { ok: true, request };
 }
 
 function askFor(refs: Refs, io: ReplIo) {
-  const nameOf = (ref: AnyRef): string => Object.entries(refs).find(([, r]) => r === ref)?.[0] ?? 'the actor';
-  /** Sends the message with a fresh `sender` and resolves with the reply; a silent or stopped actor prints one line. */
-  return async function ask(ref: unknown, msg: unknown, timeoutMs: number = DEFAULT_ASK_TIMEOUT_MS): Promise<unknown> {
-    checkRef(ref, 'ask', refs);
-    const request = asRequest(msg, 'ask');
+  const nameOf = (ref: AnyRef): string => nameIn(refs, ref) ?? 'the actor';
+  const send = async (ref: AnyRef, request: Request<unknown, unknown>, timeoutMs: number): Promise<unknown> => {
     try {
       return await askActor(ref as Ref<unknown>, request, timeoutMs);
     } catch (error) {
@@ -50,6 +67,17 @@ function askFor(refs: Refs, io: ReplIo) {
       else throw error;
       return undefined;
     }
+  };
+  /**
+   * Sends the message with a fresh `sender` and resolves with the reply; a silent or stopped actor
+   * prints one line. A message its actor's protocol refuses is not sent: one line says why.
+   */
+  return function ask(ref: unknown, msg: unknown, timeoutMs: number = DEFAULT_ASK_TIMEOUT_MS): Promise<unknown> | undefined {
+    checkRef(ref, 'ask', refs);
+    const message = checked(refs, ref, msg, 'ask');
+    if (message.ok) return send(ref, message.request, timeoutMs);
+    io.say(message.line);
+    return undefined;
   };
 }
 
@@ -60,10 +88,12 @@ function tellFor(actors: Actors, refs: Refs, io: ReplIo) {
     io.show('reply to tell:', reply);
     return state;
   }, { name: 'repl-inbox', initialState: () => null });
-  /** Sends the message and returns at once; the reply is printed when it arrives. */
+  /** Sends the message and returns at once; the reply is printed when it arrives. A refused message is not sent, as with `ask`. */
   return function tell(ref: unknown, msg: unknown): void {
     checkRef(ref, 'tell', refs);
-    tellActor(ref as Ref<unknown>, asRequest(msg, 'tell')(inboxRef()));
+    const message = checked(refs, ref, msg, 'tell');
+    if (message.ok) tellActor(ref as Ref<unknown>, message.request(inboxRef()));
+    else io.say(message.line);
   };
 }
 

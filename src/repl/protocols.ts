@@ -1,4 +1,5 @@
-/** The four actor protocols as the REPL presents them: the ref's name, the namespace, the examples. */
+/** The four actor protocols as the REPL presents them: the ref's name, the namespace, the examples, the schemas. */
+import type { z } from 'zod';
 import * as Activity from '../../actors/activity/protocol.ts';
 import * as Employee from '../../actors/employee/protocol.ts';
 import * as Token from '../../actors/token/protocol.ts';
@@ -15,13 +16,15 @@ export interface ProtocolEntry {
   readonly module: Readonly<Record<string, unknown>>;
   /** Message kind → a builder call, such as `User.get('…')`. */
   readonly examples: Readonly<Record<string, string>>;
+  /** Message kind → the schema of its fields, which a message is checked against before it is sent. */
+  readonly schemas: Readonly<Record<string, z.ZodType>>;
 }
 
 export const PROTOCOLS: readonly ProtocolEntry[] = [
-  { ref: 'token', namespace: 'Token', actor: 'TokenActor', module: Token, examples: Token.examples },
-  { ref: 'employees', namespace: 'Employee', actor: 'EmployeeActor', module: Employee, examples: Employee.examples },
-  { ref: 'users', namespace: 'User', actor: 'UserActor', module: User, examples: User.examples },
-  { ref: 'activity', namespace: 'Activity', actor: 'the activity router (one ActivityActor per user id)', module: Activity, examples: Activity.examples },
+  { ref: 'token', namespace: 'Token', actor: 'TokenActor', module: Token, examples: Token.examples, schemas: Token.schemas },
+  { ref: 'employees', namespace: 'Employee', actor: 'EmployeeActor', module: Employee, examples: Employee.examples, schemas: Employee.schemas },
+  { ref: 'users', namespace: 'User', actor: 'UserActor', module: User, examples: User.examples, schemas: User.schemas },
+  { ref: 'activity', namespace: 'Activity', actor: 'the activity router (one ActivityActor per user id)', module: Activity, examples: Activity.examples, schemas: Activity.schemas },
 ];
 
 /** The entry named by its ref (`users`) or its namespace (`User`), in any case. */

@@ -209,4 +209,12 @@ t('supervision › a store fault is answered with internal and the user\'s actor
   assert.ok(isAlive(ref));
 });
 
+t('a message of no known kind › the router answers with the kinds it takes; no crash', async () => {
+  const ref = router();
+  const reply = await ask(ref, (sender) => ({ type: 'Purge', userId: newId(), sender }) as unknown as Activity.RouterCommand, 2000);
+  assert.equal(reply, { ok: false, code: 'internal', message: "the activity router takes Record | History | Forget, not 'Purge'" });
+  assert.equal(ctx.crashes, []);
+  assert.equal(children(ref), [], 'no child spawned for it');
+});
+
 t.run();

@@ -131,4 +131,11 @@ t('a slow store call does not hold up the next message; each reply goes to its o
   assert.is(((await slow.expectMessage()) as { code?: string }).code, 'employee.not_found');
 });
 
+t('a message of no known kind › its sender learns the kinds the actor takes; no crash', async () => {
+  const crashes = ctx.crashes.length;
+  const reply = await send((sender) => ({ sender }) as unknown as Employee.Command);
+  assert.equal(reply, { ok: false, code: 'internal', message: 'EmployeeActor takes Create | Get | Search | Update | Delete, not a message without a type' });
+  assert.is(ctx.crashes.length, crashes);
+});
+
 t.run();

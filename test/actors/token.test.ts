@@ -159,6 +159,13 @@ t('ListUsers: both users with their roles, ordered by id; no BCrypt hash unless 
 
 t.run();
 
+t('a message of no known kind › its sender learns the kinds the actor takes', async () => {
+  const probe = createProbe<unknown>(ctx.system);
+  tell(ctx.token, { type: 'Shutdown', sender: probe.ref } as unknown as Token.Command);
+  const kinds = 'AuthenticateClient | IssueToken | Refresh | ListUsers | Revoke | Introspect';
+  assert.equal(await probe.expectMessage(), { ok: false, code: 'internal', message: `TokenActor takes ${kinds}, not 'Shutdown'` });
+});
+
 const timing = suite('TokenActor: unknown users cost a BCrypt comparison too');
 
 /**

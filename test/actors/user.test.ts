@@ -186,4 +186,12 @@ t('supervision › a failed activity notification: the held caller gets internal
   assert.ok((await sendRecorded(User.post({ name: 'Bob', email: 'b@example.com' }))).reply.ok);
 });
 
+t('a message of no known kind › its sender learns the kinds the actor takes; no crash, and the actor carries on', async () => {
+  const reply = await send((sender) => ({ type: 'Patch', id: newId(), sender }) as unknown as User.Command);
+  assert.equal(reply, { ok: false, code: 'internal', message: "UserActor takes Get | Post | Put | Delete, not 'Patch'" });
+  assert.equal(ctx.crashes, []);
+  const gone = await send(User.get(newId()));
+  assert.is(gone.ok ? '' : gone.code, 'user.not_found');
+});
+
 t.run();

@@ -1,0 +1,31 @@
+/**
+ * What the protocols share to say which messages are valid (zod): the fields several of them use,
+ * and the type of a protocol's table of message schemas. HTTP builds its request schemas from the
+ * same fields, so a message typed in the REPL and an HTTP request meet one rule.
+ */
+import { z } from 'zod';
+import { isObjectId, OBJECT_ID, type ObjectIdString } from './ids.ts';
+
+const ID_MESSAGE = 'must be an id of 24 lowercase hexadecimal characters';
+
+/** A record id: a string schema (so that it documents itself in OpenAPI) whose output is the branded id. */
+export const objectId = z.string({ error: ID_MESSAGE }).regex(OBJECT_ID, { message: ID_MESSAGE, abort: true }) // one error, not two
+  .refine((v): v is ObjectIdString => isObjectId(v), ID_MESSAGE);
+
+/** The version a write expects the record to be at (what `If-Match: "3"` names over HTTP). */
+export const version = z.number({ error: 'must be a version number' }).int('must be a whole number').min(0, 'must not be negative');
+
+/** A field that may hold undefined may also be left out. */
+type Loose<T> = { [K in keyof T as undefined extends T[K] ? K : never]?: T[K] } & { [K in keyof T as undefined extends T[K] ? never : K]: T[K] };
+
+/** A message's own fields: all but its `type` and its `sender`. */
+export type MessageFields<M> = Loose<Omit<M, 'type' | 'sender'>>;
+
+/**
+ * For each message kind of a protocol, the schema of its fields: what a caller that builds messages
+ * from untyped input (the REPL) checks before it sends one. The actors trust their messages, which
+ * typed callers (HTTP, after validating its own input) build with the protocol's functions.
+ */
+export type MessageSchemas<C extends { readonly type: string }> = {
+  readonly [K in C['type']]: z.ZodType<MessageFields<Extract<C, { readonly type: K }>>>;
+};
