@@ -35,6 +35,16 @@ export default tseslint.config(
   // Only src/messaging/nact.ts may import nact, and only http/routing.ts makes a router (so that no
   // route is registered without its access check).
   restrict(['**/*.ts'], [{ group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' }, noRouter]),
+  // The composition root (src/composition/) is the one place in src/ that builds on actors and
+  // HTTP; the REPL speaks to actors through their protocols; everything else in src/ is below both.
+  {
+    ...restrict(['src/**/*.ts'], [{ group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' }, noRouter,
+      { group: ['**/actors/**', '**/http/**'], message: 'only src/composition/ builds on actors and HTTP' }]),
+    ignores: ['src/composition/**', 'src/repl.ts', 'src/repl/**'],
+  },
+  restrict(['src/repl.ts', 'src/repl/**/*.ts'], [{ group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' }, noRouter,
+    { group: ['**/actors/*/actor.ts', '**/actors/*/router.ts'], message: 'the REPL speaks to actors through their protocols' },
+    { group: ['**/http/**'], message: 'the REPL does not go through HTTP' }]),
   { files: ['src/messaging/nact.ts'], rules: { 'no-restricted-imports': 'off' } },
   // HTTP speaks to actors through their protocols, never their implementations or the stores.
   restrict(['http/**/*.ts'], [...httpRules, noRouter]),

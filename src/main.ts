@@ -6,7 +6,7 @@ import cluster from 'node:cluster';
 import { runPrimary } from './cluster.ts';
 import { ConfigError, configFromProcess } from './config.ts';
 import { createLogger } from './logger.ts';
-import { startTroupe, type Troupe } from './server.ts';
+import { startTroupe, type Troupe } from './composition/troupe.ts';
 
 /** Bad configuration ends start-up with its one line, no stack. */
 async function orExit<T>(step: () => Promise<T> | T): Promise<T> {

@@ -11,13 +11,13 @@ import { ConfigError, configFromProcess, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { pendingAsks, type ActorSystem } from './messaging/nact.ts';
 import { openRepl } from './repl/session.ts';
-import { startRuntime } from './runtime.ts';
+import { startCore } from './composition/core.ts';
 
 /**
  * Lets asks between actors that are still in flight (UserActor → activity, say) finish before the
  * actors stop: stopping the system would reject them, and the work they carry would be cut short.
  */
-async function settle(system: ActorSystem, timeoutMs: number): Promise<void> {
+async function drainAsks(system: ActorSystem, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (pendingAsks(system) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
 }
@@ -67,14 +67,14 @@ const memoryDir = memory ? mkdtempSync(join(tmpdir(), 'troupe-repl-')) : undefin
 const config = memoryDir === undefined ? loadConfigOrExit() : memoryConfig(memoryDir);
 // Logs go to stderr, so they never mix with what the session prints.
 const logger = createLogger(config.logging.level, process.stderr);
-const runtime = await startRuntime(config, logger);
+const core = await startCore(config, logger);
 const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !process.env['NODE_NO_READLINE'];
 const server = await openRepl({
-  actors: runtime.actors, input: process.stdin, output: process.stdout, terminal,
+  actors: core.actors, input: process.stdin, output: process.stdout, terminal,
   colors: terminal && process.stdout.hasColors(), historyFile: join(config.data.dir, 'repl_history'), banner: banner(config, memory),
 });
 server.once('exit', () => {
-  settle(runtime.actors.system, config.actors.askTimeoutMs).then(() => runtime.close()).then(() => {
+  drainAsks(core.actors.system, config.actors.askTimeoutMs).then(() => core.close()).then(() => {
     if (memoryDir) rmSync(memoryDir, { recursive: true, force: true });
   }, (error: unknown) => {
     logger.error({ err: error }, 'closing the stores failed');

@@ -17,22 +17,22 @@ import { replGlobals } from '../src/repl/context.ts';
 import { checkMessage } from '../src/repl/messages.ts';
 import { PROTOCOLS } from '../src/repl/protocols.ts';
 import { openRepl } from '../src/repl/session.ts';
-import { startRuntime, type Runtime } from '../src/runtime.ts';
+import { startCore, type Core } from '../src/composition/core.ts';
 import { createProbe } from './helpers/probe.ts';
 import { tempDir } from './helpers/server.ts';
 import { waitFor } from './helpers/wait.ts';
 
-interface Ctx { dataDir: string; runtime: Runtime | undefined }
-const t = suite<Ctx>('REPL session (in process)', { dataDir: '', runtime: undefined });
+interface Ctx { dataDir: string; core: Core | undefined }
+const t = suite<Ctx>('REPL session (in process)', { dataDir: '', core: undefined });
 
 t.before(async (ctx) => {
   ctx.dataDir = tempDir('troupe-repl-session-');
   const config = loadConfig({ properties: { 'data.dir': ctx.dataDir, 'logging.level': 'silent', 'data.sqlite.synchronous': 'NORMAL' } });
-  ctx.runtime = await startRuntime(config, createLogger('silent'));
+  ctx.core = await startCore(config, createLogger('silent'));
 });
 
 t.after(async (ctx) => {
-  await ctx.runtime?.close();
+  await ctx.core?.close();
   rmSync(ctx.dataDir, { recursive: true, force: true });
 });
 
@@ -41,7 +41,7 @@ async function session(ctx: Ctx, options: { terminal?: boolean; historyFile?: st
   const output = new PassThrough();
   let printed = '';
   output.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
-  const server = await openRepl({ actors: ctx.runtime!.actors, input, output, terminal: options.terminal ?? false, colors: false, historyFile: options.historyFile });
+  const server = await openRepl({ actors: ctx.core!.actors, input, output, terminal: options.terminal ?? false, colors: false, historyFile: options.historyFile });
   return { server, input, printed: () => printed };
 }
 
@@ -113,7 +113,7 @@ t('a search page\'s `next` is the typed position the next search takes as `after
 });
 
 t('every example of .protocol passes its protocol\'s check', (ctx) => {
-  const context = replGlobals(ctx.runtime!.actors, { say: () => {}, show: () => {} });
+  const context = replGlobals(ctx.core!.actors, { say: () => {}, show: () => {} });
   for (const entry of PROTOCOLS) {
     for (const example of Object.values(entry.examples)) {
       const checked = checkMessage(entry, runInNewContext(example, context) as Request<unknown, unknown>);
@@ -132,9 +132,9 @@ t('a message literal may leave out what its builder fills in', () => {
 });
 
 t('a refused message never reaches the actor; a valid one arrives as its schema gives it back', async (ctx) => {
-  const users = createProbe<User.Command>(ctx.runtime!.actors.system);
+  const users = createProbe<User.Command>(ctx.core!.actors.system);
   const said: string[] = [];
-  const g = replGlobals({ ...ctx.runtime!.actors, users: users.ref }, { say: (line) => said.push(line), show: () => {} });
+  const g = replGlobals({ ...ctx.core!.actors, users: users.ref }, { say: (line) => said.push(line), show: () => {} });
   const replAsk = g['ask'] as (ref: unknown, msg: unknown) => Promise<unknown> | undefined;
   const replTell = g['tell'] as (ref: unknown, msg: unknown) => void;
   assert.is(replAsk(users.ref, { type: 'Post', name: 'Ada' }), undefined, 'nothing to wait for');

@@ -2,7 +2,7 @@
  * The globals of a REPL session: the actor refs by name, `ask` and `tell`, and the protocols'
  * message builders.
  */
-import type { Actors } from '../system.ts';
+import type { Actors } from '../composition/actors.ts';
 import { ActorUnavailableError, AskTimeoutError, ask as askActor, type Request } from '../messaging/ask.ts';
 import { spawn, tell as tellActor, type AnyRef, type Ref } from '../messaging/nact.ts';
 import { checkMessage, type Checked } from './messages.ts';

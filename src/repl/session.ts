@@ -1,7 +1,7 @@
 /** A `node:repl` session over running actors: their refs, `ask`/`tell`, builders, `.actors`, `.protocol`. */
 import { start, type REPLServer } from 'node:repl';
 import { inspect } from 'node:util';
-import type { Actors } from '../system.ts';
+import type { Actors } from '../composition/actors.ts';
 import { formatActorTree, formatProtocol } from './commands.ts';
 import { replGlobals, type ReplIo } from './context.ts';
 import { PROTOCOLS } from './protocols.ts';

@@ -6,7 +6,7 @@ import { newId, type ObjectIdString } from '../../src/ids.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import { startSystem, stopSystem, tell, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
 import { defaultBudget, replyThenResume } from '../../src/messaging/supervision.ts';
-import { failureOf } from '../../src/system.ts';
+import { failureOf } from '../../src/composition/actors.ts';
 import type { EmployeeRecord, EmployeeStore } from '../../src/stores/employee-store.ts';
 import { StoreUnavailableError } from '../../src/unavailable.ts';
 import { sqliteEmployeeStore } from '../../src/stores/employee-store.sqlite.ts';

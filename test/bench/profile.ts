@@ -13,7 +13,7 @@ import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startTroupe } from '../../src/server.ts';
+import { startTroupe } from '../../src/composition/troupe.ts';
 import { login } from '../helpers/tokens.ts';
 import { load, tempDir, type LoadSpec } from './harness.ts';
 import { seedEmployees, seedUsers } from './seed.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { suite, type Test } from 'uvu';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startTroupe, type Troupe } from '../../src/server.ts';
+import { startTroupe, type Troupe } from '../../src/composition/troupe.ts';
 
 export interface TestServer {
   readonly url: string;

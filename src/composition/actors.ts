@@ -1,17 +1,17 @@
 /** Starts the actor tree and hands out the named refs; stops it bottom-up. */
 import { randomBytes } from 'node:crypto';
-import { spawnTokenActor, type TokenActorDeps } from '../actors/token/actor.ts';
-import type * as Token from '../actors/token/protocol.ts';
-import { spawnActivityRouter, type ActivityActorDeps } from '../actors/activity/router.ts';
-import type * as Activity from '../actors/activity/protocol.ts';
-import { spawnUserActor, type UserActorDeps } from '../actors/user/actor.ts';
-import type * as User from '../actors/user/protocol.ts';
-import { spawnEmployeeActor, type EmployeeActorDeps } from '../actors/employee/actor.ts';
-import type * as Employee from '../actors/employee/protocol.ts';
-import type { Logger } from './logger.ts';
-import { limitMailbox, startSystem, stopSystem, type ActorSystem, type CrashPolicy, type Ref } from './messaging/nact.ts';
-import { defaultBudget, replyThenResume, type FailureOf } from './messaging/supervision.ts';
-import { StoreUnavailableError } from './unavailable.ts';
+import { spawnTokenActor, type TokenActorDeps } from '../../actors/token/actor.ts';
+import type * as Token from '../../actors/token/protocol.ts';
+import { spawnActivityRouter, type ActivityActorDeps } from '../../actors/activity/router.ts';
+import type * as Activity from '../../actors/activity/protocol.ts';
+import { spawnUserActor, type UserActorDeps } from '../../actors/user/actor.ts';
+import type * as User from '../../actors/user/protocol.ts';
+import { spawnEmployeeActor, type EmployeeActorDeps } from '../../actors/employee/actor.ts';
+import type * as Employee from '../../actors/employee/protocol.ts';
+import type { Logger } from '../logger.ts';
+import { limitMailbox, startSystem, stopSystem, type ActorSystem, type CrashPolicy, type Ref } from '../messaging/nact.ts';
+import { defaultBudget, replyThenResume, type FailureOf } from '../messaging/supervision.ts';
+import { StoreUnavailableError } from '../unavailable.ts';
 
 /** A store that cannot be reached is `unavailable` to the sender (HTTP 503), anything else `internal`. */
 export const failureOf: FailureOf = (error) => (error instanceof StoreUnavailableError ? 'unavailable' : 'internal');

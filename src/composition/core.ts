@@ -1,33 +1,38 @@
 /**
- * The part of the composition that `npm start` and `npm run repl` share: SQLite (migrations) →
- * stores → actors, and the reverse on close. No HTTP here.
+ * The composition root's core: every long-lived part but HTTP, built here and nowhere else. The
+ * stores (with their preparation), the signing key, the BCrypt pool, the client authenticator,
+ * the revocation list, the token signer and verifiers (the resource server's cached one too), the
+ * login throttle, and the actors over them; closed in reverse. `npm start` puts HTTP on top of it
+ * (`troupe.ts`), `npm run repl` a REPL.
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import type { Config } from './config.ts';
-import { loadInitialData, readInitialData, type InitialData } from './initial-data.ts';
-import type { Logger } from './logger.ts';
-import { createClientAuthenticator, type Client } from './security/clients.ts';
-import { createDenylist, type Revocable } from './security/denylist.ts';
-import { createTokenSigner, createTokenVerifier, type TokenVerifier } from './security/jwt.ts';
-import { loadSigningKey, type SigningKey } from './security/keys.ts';
-import { createLoginThrottle, type LoginThrottle } from './security/login-throttle.ts';
-import { costOf, createPasswordHasher } from './security/passwords.ts';
-import type { Stores } from './stores/stores.ts';
-import { openMongoStores } from './stores/stores.mongo.ts';
-import { openSqliteStores } from './stores/stores.sqlite.ts';
-import { startActors, type ActorDeps, type Actors } from './system.ts';
-import { StoreUnavailableError } from './unavailable.ts';
+import type { Config } from '../config.ts';
+import { loadInitialData, readInitialData, type InitialData } from '../initial-data.ts';
+import type { Logger } from '../logger.ts';
+import { createClientAuthenticator, type Client } from '../security/clients.ts';
+import { createDenylist } from '../security/denylist.ts';
+import { createTokenSigner, createTokenVerifier, type TokenVerifier } from '../security/jwt.ts';
+import { loadSigningKey, type SigningKey } from '../security/keys.ts';
+import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
+import { costOf, createPasswordHasher } from '../security/passwords.ts';
+import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
+import type { Stores } from '../stores/stores.ts';
+import { openMongoStores } from '../stores/stores.mongo.ts';
+import { openSqliteStores } from '../stores/stores.sqlite.ts';
+import { startActors, type ActorDeps, type Actors } from './actors.ts';
+import { StoreUnavailableError } from '../unavailable.ts';
 
 /** The stores with the actors running over them. */
-export interface Runtime {
+export interface Core {
   readonly actors: Actors;
   readonly key: SigningKey;
+  /** Verifies an access token in full on every call (introspection). */
   readonly verifyToken: TokenVerifier;
+  /** The resource server's verifier: the same verdicts, kept per token until `exp` (revocations checked on every hit). */
+  readonly verifyBearer: TokenVerifier;
   /** Password logins and client authentications counted in the store, for every process alike. */
   readonly throttle: LoginThrottle;
-  /** Whether an access token, or its login, was revoked. */
-  readonly isRevoked: (token: Revocable) => boolean | Promise<boolean>;
   /** Resolves when every store answers; rejects naming the one that does not. */
   ready(): Promise<void>;
   /** Stops the actors (bottom-up), then closes the stores and the password workers. */
@@ -104,7 +109,7 @@ async function ready(stores: Stores): Promise<void> {
   }
 }
 
-export async function startRuntime(config: Config, logger: Logger): Promise<Runtime> {
+export async function startCore(config: Config, logger: Logger): Promise<Core> {
   const stores = openStores(config);
   const initial = readInitialData(config.app.initialData);
   const stopPreparing = await prepare(stores, initial, logger);
@@ -122,7 +127,8 @@ export async function startRuntime(config: Config, logger: Logger): Promise<Runt
     stores.throttle.purgeExpired(Date.now()).catch((error: unknown) => logger.warn({ err: error }, 'sweeping the login throttle failed'));
   }, 3_600_000).unref();
   return {
-    actors, key, verifyToken: token.verifyAccessToken, isRevoked: token.denylist.isRevoked,
+    actors, key, verifyToken: token.verifyAccessToken,
+    verifyBearer: cachedVerifier(token.verifyAccessToken, { max: TOKEN_CACHE_MAX, isRevoked: token.denylist.isRevoked }),
     throttle: createLoginThrottle(config.security.loginThrottle, stores.throttle),
     ready: () => ready(stores),
     async close() {

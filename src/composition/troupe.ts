@@ -1,15 +1,14 @@
-/** Composition: config → runtime (stores → actors, `src/runtime.ts`) → Koa → listen, and the reverse on close. */
+/** The served troupe: the core (`core.ts`: stores, security, actors) → metrics → Koa → listen, and the reverse on close. */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
-import { createApp } from '../http/app.ts';
-import type { AppState } from '../http/state.ts';
-import type { Config } from './config.ts';
-import type { Logger } from './logger.ts';
-import { startRuntime } from './runtime.ts';
-import { cachedVerifier, TOKEN_CACHE_MAX } from './security/token-cache.ts';
-import { createMetrics } from './metrics.ts';
+import { createApp } from '../../http/app.ts';
+import type { AppState } from '../../http/state.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { startCore } from './core.ts';
+import { createMetrics } from '../metrics.ts';
 
 export interface Troupe {
   readonly server: Server;
@@ -46,16 +45,15 @@ function listen(app: Koa<AppState>, config: Config): Server {
 }
 
 export async function startTroupe(config: Config, logger: Logger): Promise<Troupe> {
-  const runtime = await startRuntime(config, logger);
-  const { actors } = runtime;
+  const core = await startCore(config, logger);
+  const { actors } = core;
   const metrics = createMetrics();
   metrics.watch(actors.system);
   const app = createApp({
     metrics,
     config, logger, refs: { token: actors.token, users: actors.users, activity: actors.activity, employee: actors.employee },
-    // The resource server sees each token many times; introspection keeps the uncached verifier.
-    verifyToken: cachedVerifier(runtime.verifyToken, { max: TOKEN_CACHE_MAX, isRevoked: runtime.isRevoked }),
-    key: runtime.key, ready: runtime.ready, throttle: runtime.throttle,
+    verifyToken: core.verifyBearer,
+    key: core.key, ready: core.ready, throttle: core.throttle,
   });
   const server = listen(app, config);
   await once(server, 'listening');
@@ -65,7 +63,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     server, url, app,
     async close() {
       await closeServer(server, config.server.shutdownTimeoutMs);
-      await runtime.close();
+      await core.close();
     },
   };
 }
