@@ -9,13 +9,13 @@ import type { Ref } from '../src/messaging/nact.ts';
 import type { TokenVerifier } from '../src/security/jwt.ts';
 import type { SigningKey } from '../src/security/keys.ts';
 import type { LoginThrottle } from '../src/security/login-throttle.ts';
-import { clientAuthentication, type OAuthDeps } from './oauth-client.ts';
+import { clientAuthentication, type OAuthRouteDeps } from './oauth-client.ts';
 import type { Metrics } from '../src/metrics.ts';
 import { bearerAuthenticator } from './middleware/bearer-auth.ts';
 import { corsFor } from './middleware/cors.ts';
 import { requestFrame } from './middleware/frame.ts';
 import { activityRoutes } from './routes/activity.ts';
-import { appRoutes } from './routes/app.ts';
+import { resourceRoutes } from './routes/resources.ts';
 import { openApiFor } from './openapi/openapi.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { docsRoutes } from './routes/docs.ts';
@@ -54,14 +54,14 @@ const mounted = new WeakMap<Koa<AppState>, readonly RouteInfo[]>();
 /** Every (method, path, access) the app's router answers, HEAD aside, read off the router's own stack. */
 export const routesOf = (app: Koa<AppState>): readonly RouteInfo[] => mounted.get(app) ?? [];
 
-function securedRoutes(deps: AppDeps, oauth: OAuthDeps): Route[] {
+function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   const { config, refs } = deps;
   const jwt = config.security.jwt;
   return [
     ...oauthRoutes(oauth),
     ...oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
     ...discoveryRoutes({ key: deps.key, issuer: jwt.issuer, grantTypes: jwt.grantType, scopes: [jwt.scopeRead, jwt.scopeWrite] }),
-    ...appRoutes({ token: refs.token, askTimeoutMs: config.actors.askTimeoutMs, includePasswordHash: config.app.listAll.includePasswordHash }),
+    ...resourceRoutes({ token: refs.token, askTimeoutMs: config.actors.askTimeoutMs, includePasswordHash: config.app.listAll.includePasswordHash }),
   ];
 }
 
@@ -74,7 +74,7 @@ function apiOptions(config: Config): { askTimeoutMs: number; maxBodyBytes: numbe
   };
 }
 
-function serviceRoutes(deps: AppDeps, oauth: OAuthDeps): Route[] {
+function serviceRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   const { config, refs } = deps;
   const routes = opsRoutes({ ready: deps.ready, metrics: deps.metrics.text });
   if (config.services.has('secured')) routes.push(...securedRoutes(deps, oauth));
@@ -85,7 +85,7 @@ function serviceRoutes(deps: AppDeps, oauth: OAuthDeps): Route[] {
   return routes;
 }
 
-function oauthDeps(deps: AppDeps): OAuthDeps {
+function oauthDeps(deps: AppDeps): OAuthRouteDeps {
   const { config } = deps;
   return {
     token: deps.refs.token, realm: config.security.securityRealm, askTimeoutMs: config.actors.askTimeoutMs,

@@ -10,7 +10,7 @@ import { formBody, formParams } from './middleware/body.ts';
 import { OAuthError, replyValue } from './problems.ts';
 import type { AppState } from './state.ts';
 
-export interface OAuthDeps {
+export interface OAuthRouteDeps {
   readonly token: Ref<Token.Command>;
   readonly throttle: LoginThrottle;
   readonly realm: string;
@@ -74,7 +74,7 @@ export function tooManyRequests(wait: number, what: string): OAuthError {
  * Authenticates the client of the request; 401 invalid_client otherwise, and 429 before any
  * BCrypt work for an address past its count of failed client authentications.
  */
-async function authenticateClient(ctx: Context, params: URLSearchParams, deps: OAuthDeps): Promise<Token.ClientView> {
+async function authenticateClient(ctx: Context, params: URLSearchParams, deps: OAuthRouteDeps): Promise<Token.ClientView> {
   const credentials = clientCredentials(ctx, params, deps.realm);
   // BCrypt would compare only the first 72 bytes: a longer secret is refused, not truncated.
   if (isTooLong(credentials.clientSecret)) throw invalidClient(deps.realm, `Client secrets longer than ${MAX_PASSWORD_BYTES} bytes are not accepted`);
@@ -90,7 +90,7 @@ async function authenticateClient(ctx: Context, params: URLSearchParams, deps: O
  * The access check of `client` routes: no caching, no credentials in the query string, a form
  * body, and an authenticated client in `ctx.state.client` before the handler runs.
  */
-export function clientAuthentication(deps: OAuthDeps): Middleware<AppState> {
+export function clientAuthentication(deps: OAuthRouteDeps): Middleware<AppState> {
   const form = formBody(deps.maxBodyBytes);
   return async function authenticateOAuthClient(ctx, next) {
     await noStoreNoQueryCredentials(ctx, () => form(ctx, async () => {

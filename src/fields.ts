@@ -4,13 +4,16 @@
  * same fields, so a message typed in the REPL and an HTTP request meet one rule.
  */
 import { z } from 'zod';
-import { isObjectId, OBJECT_ID, type ObjectIdString } from './ids.ts';
+import { OBJECT_ID, type ObjectIdString } from './ids.ts';
 
-const ID_MESSAGE = 'must be an id of 24 lowercase hexadecimal characters';
-
-/** A record id: a string schema (so that it documents itself in OpenAPI) whose output is the branded id. */
-export const objectId = z.string({ error: ID_MESSAGE }).regex(OBJECT_ID, { message: ID_MESSAGE, abort: true }) // one error, not two
-  .refine((v): v is ObjectIdString => isObjectId(v), ID_MESSAGE);
+/**
+ * A record id, the one id schema of every service: the ObjectId form, 24 hexadecimal characters of
+ * either case, read as lower case (the form ids are stored and sent in). A string schema, so that it
+ * documents itself in OpenAPI; its output is the branded id.
+ */
+export const objectId = z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be an id of 24 hexadecimal characters') })
+  .regex(new RegExp(OBJECT_ID.source, 'i'), { message: 'must be 24 hexadecimal characters', abort: true }) // one error, not two
+  .transform((id) => id.toLowerCase() as ObjectIdString);
 
 /** The version a write expects the record to be at (what `If-Match: "3"` names over HTTP). */
 export const version = z.number({ error: 'must be a version number' }).int('must be a whole number').min(0, 'must not be negative');

@@ -144,7 +144,7 @@ t('a refused message never reaches the actor; a valid one arrives as its schema 
   assert.equal(said, [
     'not sent: Post is not valid (email: is required)',
     'not sent: Post is not valid (name: must not be empty)',
-    'not sent: Get is not valid (id: must be an id of 24 lowercase hexadecimal characters)',
+    'not sent: Get is not valid (id: must be an id of 24 hexadecimal characters)',
   ]);
   replTell(users.ref, User.put({ id: '6b0233279e487a81ed925cc1' as never, name: ' Ada King ', expectedVersion: 2 }));
   const sent = await users.expectMessage();

@@ -94,9 +94,8 @@ export const fields = {
   dateOfBirth: text('a date YYYY-MM-DD').superRefine(checked(birthProblem)),
   /** A real date. */
   date: text('a date YYYY-MM-DD').superRefine(checked(dateProblem)),
-  /** An id of the ObjectId form (either case; lowercased). */
-  id: text('an id of 24 hexadecimal characters').regex(/^[0-9a-fA-F]{24}$/, 'must be 24 hexadecimal characters')
-    .transform((s) => s.toLowerCase() as ObjectIdString),
+  /** A record id (either case; lowercased). */
+  id: objectId,
   /** How many records a page holds. */
   limit: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500'),
 } as const;

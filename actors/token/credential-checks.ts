@@ -8,7 +8,7 @@ import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import type { Client, ClientAuthenticator } from '../../src/security/clients.ts';
 import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts';
-import type { CredentialStore, UserRecord } from '../../src/stores/credential-store.ts';
+import type { CredentialStore, AccountRecord } from '../../src/stores/credential-store.ts';
 import type { Grants } from './grants.ts';
 import type { ClientReply, Command, GrantReply } from './protocol.ts';
 
@@ -30,7 +30,7 @@ type AuthenticateClient = Extract<Command, { type: 'AuthenticateClient' }>;
  */
 export type Completion =
   | { readonly type: 'ClientChecked'; readonly request: AuthenticateClient; readonly client: Client | undefined; readonly sender: Ref<ClientReply> }
-  | { readonly type: 'PasswordChecked'; readonly request: IssueToken; readonly client: Client; readonly user: UserRecord | undefined; readonly sender: Ref<GrantReply> }
+  | { readonly type: 'PasswordChecked'; readonly request: IssueToken; readonly client: Client; readonly user: AccountRecord | undefined; readonly sender: Ref<GrantReply> }
   | { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: AnyRef };
 
 const BAD_CREDENTIALS = 'Bad credentials';

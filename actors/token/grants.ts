@@ -7,7 +7,7 @@ import { fail } from '../../src/messaging/reply.ts';
 import type { Client } from '../../src/security/clients.ts';
 import type { TokenSigner } from '../../src/security/jwt.ts';
 import { hashToken, newRefreshToken } from '../../src/security/refresh-tokens.ts';
-import type { UserRecord } from '../../src/stores/credential-store.ts';
+import type { AccountRecord } from '../../src/stores/credential-store.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import type { TokenGrant } from './protocol.ts';
 
@@ -37,7 +37,7 @@ export function createGrants(deps: GrantDeps) {
   };
 
   /** An access token of the login `loginId` (the refresh-token family id), with its refresh token if any. */
-  const mint = async (client: Client, user: UserRecord, scope: readonly string[], loginId: string, refreshToken: string | undefined): Promise<TokenGrant> => {
+  const mint = async (client: Client, user: AccountRecord, scope: readonly string[], loginId: string, refreshToken: string | undefined): Promise<TokenGrant> => {
     const issued = await deps.signAccessToken({
       username: user.username, clientId: client.clientId, scope, authorities: user.roles.map((r) => r.roleName), loginId,
     }, now());
@@ -46,7 +46,7 @@ export function createGrants(deps: GrantDeps) {
   };
 
   /** A new refresh token of the login `familyId` and its record; none for a client without the refresh_token grant. */
-  const newRefresh = (client: Client, user: UserRecord, scope: readonly string[], familyId: string, expiresAt: number) => {
+  const newRefresh = (client: Client, user: AccountRecord, scope: readonly string[], familyId: string, expiresAt: number) => {
     if (!client.grantTypes.includes('refresh_token')) return undefined;
     const token = newRefreshToken();
     const record: RefreshTokenRecord = {
@@ -57,7 +57,7 @@ export function createGrants(deps: GrantDeps) {
   };
 
   /** The tokens of a new login (the password grant, once the password matched). */
-  const newLogin = async (client: Client, user: UserRecord, scope: readonly string[]): Promise<TokenGrant> => {
+  const newLogin = async (client: Client, user: AccountRecord, scope: readonly string[]): Promise<TokenGrant> => {
     const loginId = randomUUID();
     const refresh = newRefresh(client, user, scope, loginId, seconds() + deps.refreshTokenValidity);
     const granted = await mint(client, user, scope, loginId, refresh?.token);

@@ -11,20 +11,20 @@ import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
 import { jsonObject, queryObject, validate } from '../validation.ts';
-import type { ApiRouteOptions } from './api-options.ts';
+import type { ApiRouteDeps } from './api-deps.ts';
 
-export interface ActivityRouteDeps extends ApiRouteOptions {
+export interface ActivityRouteDeps extends ApiRouteDeps {
   readonly users: Ref<User.Command>;
   readonly activity: Ref<Activity.RouterCommand>;
 }
 
-export const historyQuery = z.strictObject({
+export const HistoryQuery = z.strictObject({
   userId: objectId,
   limit: z.string().regex(/^\d{1,3}$/, 'must be a whole number from 1 to 500').transform(Number).pipe(Activity.fields.limit).optional(),
   before: z.string().optional(),
 });
 
-export const recordSchema = z.strictObject({ userId: objectId, type: Activity.fields.type, detail: Activity.fields.detail.optional() });
+export const RecordActivityInput = z.strictObject({ userId: objectId, type: Activity.fields.type, detail: Activity.fields.detail.optional() });
 
 /** The `before` cursor names a position in this user's history; any other value is a 400. */
 function beforeSeq(cursor: string | undefined, userId: ObjectIdString): number | undefined {
@@ -35,7 +35,7 @@ function beforeSeq(cursor: string | undefined, userId: ObjectIdString): number |
 }
 
 async function userWithActivity(deps: ActivityRouteDeps, ctx: Context): Promise<unknown> {
-  const query = validate(historyQuery, queryObject(ctx), 'query');
+  const query = validate(HistoryQuery, queryObject(ctx), 'query');
   const before = beforeSeq(query.before, query.userId);
   const user = replyValue(await ask(deps.users, User.get(query.userId), deps.askTimeoutMs));
   const page = replyValue(await ask(deps.activity, Activity.history({ userId: query.userId, limit: query.limit ?? 50, before }), deps.askTimeoutMs));
@@ -50,7 +50,7 @@ export function activityRoutes(deps: ActivityRouteDeps): Route[] {
       ctx.body = await userWithActivity(deps, ctx);
     }),
     route('POST', '/api/users/activity', deps.write, jsonBody(deps.maxBodyBytes), async function recordActivity(ctx) {
-      const input = validate(recordSchema, jsonObject(ctx));
+      const input = validate(RecordActivityInput, jsonObject(ctx));
       const activity = replyValue(await ask(deps.activity, Activity.record(input), deps.askTimeoutMs));
       ctx.status = 201;
       ctx.body = activity;

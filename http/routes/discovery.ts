@@ -3,7 +3,7 @@ import type { SigningKey } from '../../src/security/keys.ts';
 import { OAuthError } from '../problems.ts';
 import { PUBLIC, route, type Route } from '../routing.ts';
 
-export interface DiscoveryDeps {
+export interface DiscoveryRouteDeps {
   readonly key: SigningKey;
   readonly issuer: string;
   readonly grantTypes: readonly GrantType[];
@@ -13,7 +13,7 @@ export interface DiscoveryDeps {
 const JAVA_ALG = { RS256: 'SHA256withRSA', RS384: 'SHA384withRSA', RS512: 'SHA512withRSA' } as const;
 
 /** Public key material and server metadata; a MAC key is never disclosed. */
-export function discoveryRoutes(deps: DiscoveryDeps): Route[] {
+export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
   const { key, issuer } = deps;
 
   const authMethods = ['client_secret_basic', 'client_secret_post'];

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { HttpProblem } from '../problems.ts';
 import { PUBLIC, route, type Route } from '../routing.ts';
 
-export interface DocsDeps {
+export interface DocsRouteDeps {
   /** The OpenAPI document; asked for once, on the first request (it describes these routes too). */
   readonly document: () => Readonly<Record<string, unknown>>;
 }
@@ -43,7 +43,7 @@ const PAGE = `<!doctype html>
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'";
 
 /** GET /openapi.json and GET /docs (Swagger UI from local files). */
-export function docsRoutes(deps: DocsDeps): Route[] {
+export function docsRoutes(deps: DocsRouteDeps): Route[] {
   const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const cache = new Map<string, Buffer>();
   let documentJson: string | undefined; // the same for every request: serialised once

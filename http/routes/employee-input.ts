@@ -9,11 +9,11 @@ const cursor = z.string({ error: (issue) => (issue.input === undefined ? 'is req
   return key ?? z.NEVER;
 });
 
-export const CreateInput = Employee.NewEmployeeInput;
+export const CreateEmployeeInput = Employee.NewEmployeeInput;
 
-export const SearchInput = Employee.datesInOrder(z.strictObject({ ...Employee.searchFields, cursor: cursor.optional() }));
+export const SearchEmployeesInput = Employee.datesInOrder(z.strictObject({ ...Employee.searchFields, cursor: cursor.optional() }));
 
 /** Where an id may travel: the query string, or a JSON body. */
-export const IdQuery = z.strictObject({ id: Employee.fields.id.optional() });
+export const EmployeeIdInput = z.strictObject({ id: Employee.fields.id.optional() });
 
-export const UpdateInput = Employee.changing(z.strictObject({ id: Employee.fields.id.optional(), ...Employee.changeFields }));
+export const UpdateEmployeeInput = Employee.changing(z.strictObject({ id: Employee.fields.id.optional(), ...Employee.changeFields }));

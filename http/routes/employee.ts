@@ -8,11 +8,11 @@ import { searchCursor } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
-import type { ApiRouteOptions } from './api-options.ts';
+import type { ApiRouteDeps } from './api-deps.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
-import { CreateInput, IdQuery, SearchInput, UpdateInput } from './employee-input.ts';
+import { CreateEmployeeInput, EmployeeIdInput, SearchEmployeesInput, UpdateEmployeeInput } from './employee-input.ts';
 
-export interface EmployeeDeps extends ApiRouteOptions {
+export interface EmployeeRouteDeps extends ApiRouteDeps {
   readonly employee: Ref<Employee.Command>;
 }
 
@@ -20,7 +20,7 @@ export interface EmployeeDeps extends ApiRouteOptions {
 const ACTIONS: Readonly<Record<string, string>> = { search: 'POST', update: 'PUT', delete: 'DELETE' };
 
 /** The id in the path; built once (zod compiles a schema on its first use, per schema object). */
-const IdPath = IdQuery.required();
+const IdPath = EmployeeIdInput.required();
 
 const invalidId = (message: string): HttpProblem =>
   new HttpProblem(400, 'validation', 'The request is not valid', { errors: [{ field: 'id', message }] });
@@ -45,32 +45,32 @@ function sendCreated(ctx: Context, record: Employee.EmployeeRecord): void {
 }
 
 /** Service B: create, get, search, update and delete employee records through the EmployeeActor. */
-export function employeeRoutes(deps: EmployeeDeps): Route[] {
+export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
   const { read, write } = deps;
   const body = jsonBody(deps.maxBodyBytes);
   const call = async <T, C extends Employee.ErrorCode>(build: Request<Employee.Command, Reply<T, C>>): Promise<T> =>
     replyValue(await ask(deps.employee, build, deps.askTimeoutMs));
   return [
     route('GET', '/api/employee/create', write, async function createFromQuery(ctx) {
-      sendCreated(ctx, await call(Employee.create(validate(CreateInput, queryObject(ctx), 'query'))));
+      sendCreated(ctx, await call(Employee.create(validate(CreateEmployeeInput, queryObject(ctx), 'query'))));
     }),
     route('POST', '/api/employee/create', write, body, async function create(ctx) {
-      sendCreated(ctx, await call(Employee.create(validate(CreateInput, jsonObject(ctx)))));
+      sendCreated(ctx, await call(Employee.create(validate(CreateEmployeeInput, jsonObject(ctx)))));
     }),
     route('POST', '/api/employee/search', read, body, async function search(ctx) {
-      const { cursor, ...criteria } = validate(SearchInput, jsonObject(ctx));
+      const { cursor, ...criteria } = validate(SearchEmployeesInput, jsonObject(ctx));
       const { items, next } = await call(Employee.search({ ...criteria, after: cursor }));
       ctx.body = { items, nextCursor: next === null ? null : searchCursor(next) };
     }),
     route('PUT', '/api/employee/update', write, body, async function update(ctx) {
-      const query = validate(IdQuery, queryObject(ctx), 'query');
-      const { id, ...changes } = validate(UpdateInput, jsonObject(ctx));
+      const query = validate(EmployeeIdInput, queryObject(ctx), 'query');
+      const { id, ...changes } = validate(UpdateEmployeeInput, jsonObject(ctx));
       const expected = ifMatchVersion(ctx);
       sendRecord(ctx, await call(Employee.update(idOf(query.id, id), changes, expected)));
     }),
     route('DELETE', '/api/employee/delete', write, body, async function remove(ctx) {
-      const query = validate(IdQuery, queryObject(ctx), 'query');
-      const fromBody = ctx.request.body === undefined ? {} : validate(IdQuery, jsonObject(ctx));
+      const query = validate(EmployeeIdInput, queryObject(ctx), 'query');
+      const fromBody = ctx.request.body === undefined ? {} : validate(EmployeeIdInput, jsonObject(ctx));
       await call(Employee.remove(idOf(query.id, fromBody.id)));
       ctx.status = 204;
     }),

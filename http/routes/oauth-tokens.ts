@@ -2,11 +2,11 @@ import type { Context } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import { formParams } from '../middleware/body.ts';
-import { required, single, type OAuthDeps } from '../oauth-client.ts';
+import { required, single, type OAuthRouteDeps } from '../oauth-client.ts';
 import { replyValue } from '../problems.ts';
 import { clientOf, CLIENT, route, type Route } from '../routing.ts';
 
-export interface TokenInfoDeps extends OAuthDeps {
+export interface TokenInfoRouteDeps extends OAuthRouteDeps {
   readonly issuer: string;
   readonly audience: string;
 }
@@ -20,7 +20,7 @@ function tokenRequest(ctx: Context) {
   return { clientId: clientOf(ctx).clientId, token: required(params, 'token') };
 }
 
-function introspectionBody(found: Token.Introspection, deps: TokenInfoDeps): Record<string, unknown> {
+function introspectionBody(found: Token.Introspection, deps: TokenInfoRouteDeps): Record<string, unknown> {
   if (!found.active) return { active: false };
   return {
     active: true, scope: found.scope.join(' '), client_id: found.clientId, username: found.username,
@@ -30,7 +30,7 @@ function introspectionBody(found: Token.Introspection, deps: TokenInfoDeps): Rec
 }
 
 /** RFC 7009 revocation and RFC 7662 introspection (also at Spring's /oauth/check_token). */
-export function oauthTokenRoutes(deps: TokenInfoDeps): Route[] {
+export function oauthTokenRoutes(deps: TokenInfoRouteDeps): Route[] {
   const introspect = async function introspectToken(ctx: Context): Promise<void> {
     const found = replyValue(await ask(deps.token, Token.introspect(tokenRequest(ctx)), deps.askTimeoutMs));
     ctx.body = introspectionBody(found, deps);

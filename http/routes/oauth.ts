@@ -3,7 +3,7 @@ import { ask } from '../../src/messaging/ask.ts';
 import type { Attempt } from '../../src/security/login-throttle.ts';
 import { MAX_PASSWORD_BYTES } from '../../src/security/passwords.ts';
 import { formParams } from '../middleware/body.ts';
-import { invalidRequest, required, settle, single, tooManyRequests, type OAuthDeps } from '../oauth-client.ts';
+import { invalidRequest, required, settle, single, tooManyRequests, type OAuthRouteDeps } from '../oauth-client.ts';
 import { OAuthError, replyValue } from '../problems.ts';
 import { clientOf, CLIENT, route, type Route } from '../routing.ts';
 
@@ -40,7 +40,7 @@ function grantRequest(params: URLSearchParams, clientId: string) {
  * A password grant is admitted by the login throttle (429 before any BCrypt work when it is not);
  * other grants are not throttled.
  */
-async function admit(deps: OAuthDeps, params: URLSearchParams, address: string): Promise<Attempt | undefined> {
+async function admit(deps: OAuthRouteDeps, params: URLSearchParams, address: string): Promise<Attempt | undefined> {
   if (params.get('grant_type') !== 'password') return undefined;
   const admission = await deps.throttle.begin(required(params, 'username'), address);
   if ('attempt' in admission) return admission.attempt;
@@ -48,7 +48,7 @@ async function admit(deps: OAuthDeps, params: URLSearchParams, address: string):
 }
 
 /** Asks TokenActor for the grant and settles the throttled attempt with the outcome. */
-function grant(deps: OAuthDeps, request: ReturnType<typeof grantRequest>, attempt: Attempt | undefined): Promise<Token.GrantReply> {
+function grant(deps: OAuthRouteDeps, request: ReturnType<typeof grantRequest>, attempt: Attempt | undefined): Promise<Token.GrantReply> {
   return settle(attempt, ask(deps.token, request, deps.askTimeoutMs),
     (reply) => (reply.ok ? 'succeeded' : reply.code === 'grant.invalid' ? 'failed' : 'abandoned'));
 }
@@ -62,7 +62,7 @@ function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {
 }
 
 /** POST /oauth/token: the password and refresh_token grants (RFC 6749 §4.3, §6). */
-export function oauthRoutes(deps: OAuthDeps): Route[] {
+export function oauthRoutes(deps: OAuthRouteDeps): Route[] {
   return [
     route('POST', '/oauth/token', CLIENT, async function token(ctx) {
       const params = formParams(ctx);

@@ -2,7 +2,7 @@ import { prometheusContentType } from 'prom-client';
 import { RETRY_AFTER_SECONDS } from '../problems.ts';
 import { PUBLIC, route, type Route } from '../routing.ts';
 
-export interface OpsDeps {
+export interface OpsRouteDeps {
   /** The Prometheus text of the service (of every worker, when there are several). */
   readonly metrics: () => Promise<string>;
   /** Resolves when every store answers; rejects naming the one that does not. */
@@ -10,7 +10,7 @@ export interface OpsDeps {
 }
 
 /** Liveness, readiness and Prometheus metrics. */
-export function opsRoutes(deps: OpsDeps): Route[] {
+export function opsRoutes(deps: OpsRouteDeps): Route[] {
   return [
     route('GET', '/health', PUBLIC, async function health(ctx) {
       ctx.body = { status: 'ok' };

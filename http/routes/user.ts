@@ -9,24 +9,24 @@ import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
-import type { ApiRouteOptions } from './api-options.ts';
+import type { ApiRouteDeps } from './api-deps.ts';
 
-export interface UserRouteDeps extends ApiRouteOptions {
+export interface UserRouteDeps extends ApiRouteDeps {
   readonly users: Ref<User.Command>;
 }
 
-export const createSchema = User.schemas.Post;
+export const CreateUserInput = User.schemas.Post;
 /** A Put's fields but its expected version, which comes in `If-Match`. */
-export const updateSchema = User.changing(z.strictObject({ id: objectId, name: User.fields.name.optional(), email: User.fields.email.optional() }));
-export const idOnly = z.strictObject({ id: objectId.optional() });
+export const UpdateUserInput = User.changing(z.strictObject({ id: objectId, name: User.fields.name.optional(), email: User.fields.email.optional() }));
+export const UserIdInput = z.strictObject({ id: objectId.optional() });
 
 const badId = (message: string): HttpProblem =>
   new HttpProblem(400, 'validation', 'The request is not valid', { errors: [{ field: 'id', message }] });
 
 /** DELETE names the user in the query or in a JSON body; both at once must agree. */
 function idToDelete(ctx: Context): ObjectIdString {
-  const fromQuery = validate(idOnly, queryObject(ctx), 'query').id;
-  const fromBody = ctx.request.body === undefined ? undefined : validate(idOnly, jsonObject(ctx)).id;
+  const fromQuery = validate(UserIdInput, queryObject(ctx), 'query').id;
+  const fromBody = ctx.request.body === undefined ? undefined : validate(UserIdInput, jsonObject(ctx)).id;
   if (fromQuery && fromBody && fromQuery !== fromBody) throw badId('differs between the query and the body');
   const id = fromQuery ?? fromBody;
   if (!id) throw badId('required, in the query or the body');
@@ -44,14 +44,14 @@ export function userRoutes(deps: UserRouteDeps): Route[] {
   const body = jsonBody(deps.maxBodyBytes);
   return [
     route('POST', '/api/user', deps.write, body, async function createUser(ctx) {
-      const input = validate(createSchema, jsonObject(ctx));
+      const input = validate(CreateUserInput, jsonObject(ctx));
       const user = replyValue(await ask(deps.users, User.post(input), deps.askTimeoutMs));
       ctx.set('Location', `/api/users/activity?userId=${user.id}`);
       respondWithUser(ctx, 201, user);
     }),
     route('PUT', '/api/user', deps.write, body, async function updateUser(ctx) {
       const expectedVersion = ifMatchVersion(ctx);
-      const input = validate(updateSchema, jsonObject(ctx));
+      const input = validate(UpdateUserInput, jsonObject(ctx));
       respondWithUser(ctx, 200, replyValue(await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs)));
     }),
     route('DELETE', '/api/user', deps.write, body, async function deleteUser(ctx) {

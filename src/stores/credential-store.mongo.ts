@@ -1,12 +1,12 @@
 import type { Db as MongoDb } from 'mongodb';
-import type { CredentialStore, Role, RoleInput, UserInput, UserRecord } from './credential-store.ts';
+import type { CredentialStore, Role, RoleInput, AccountInput, AccountRecord } from './credential-store.ts';
 import { guarded, isDuplicateKey, nextSeq } from './mongo.ts';
 import { accountByName, accountUpsert, BY_ID, CREDENTIAL_CHANGES, roleByName, rolesByIds, roleUpsert, type AccountDoc, type RoleDoc } from './mongo-queries.ts';
 import type { CounterDoc } from './mongo.ts';
 
 const toRole = (d: RoleDoc): Role => ({ id: d._id, roleName: d.roleName, description: d.description });
 
-const toUser = (d: AccountDoc, roles: readonly Role[]): UserRecord => ({
+const toUser = (d: AccountDoc, roles: readonly Role[]): AccountRecord => ({
   id: d._id, username: d.username, password: d.password, firstName: d.firstName, lastName: d.lastName, roles,
 });
 
@@ -43,7 +43,7 @@ export function mongoCredentialStore(db: MongoDb): CredentialStore {
     return toRole(saved);
   };
 
-  const findByUsername = async (username: string): Promise<UserRecord | undefined> => {
+  const findByUsername = async (username: string): Promise<AccountRecord | undefined> => {
     const account = await accounts.findOne(accountByName(username));
     if (!account) return undefined;
     return toUser(account, (await roles.find(rolesByIds(account.roleIds)).sort(BY_ID).toArray()).map(toRole));
@@ -58,7 +58,7 @@ export function mongoCredentialStore(db: MongoDb): CredentialStore {
       return all.map((a) => toUser(a, a.roleIds.flatMap((id) => byId.get(id) ?? []).sort((x, y) => x.id - y.id)));
     }),
     saveRole: (role) => guarded(() => saveRole(role)),
-    saveUser: (user: UserInput) => guarded(async () => {
+    saveUser: (user: AccountInput) => guarded(async () => {
       const roleIds: number[] = [];
       for (const role of user.roles) roleIds.push((await saveRole(role)).id);
       const id = (await accounts.findOne(accountByName(user.username)))?._id ?? await nextSeq(db, 'users');

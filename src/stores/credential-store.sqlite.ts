@@ -1,5 +1,5 @@
 import { writeTransaction, type Db } from './sqlite.ts';
-import type { CredentialStore, Role, RoleInput, UserInput, UserRecord } from './credential-store.ts';
+import type { CredentialStore, Role, RoleInput, AccountInput, AccountRecord } from './credential-store.ts';
 
 interface UserRow { id: number; username: string; password: string; first_name: string; last_name: string }
 interface RoleRow { user_id: number; id: number; role_name: string; description: string }
@@ -26,7 +26,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
   const clearRoles = db.prepare<[number]>('delete from user_roles where user_id = ?');
   const addRole = db.prepare<[number, number]>('insert or ignore into user_roles (user_id, role_id) values (?, ?)');
 
-  const withRoles = (row: UserRow, roles: readonly Role[]): UserRecord => ({
+  const withRoles = (row: UserRow, roles: readonly Role[]): AccountRecord => ({
     id: row.id, username: row.username, password: row.password, firstName: row.first_name, lastName: row.last_name, roles,
   });
   const saveRole = (role: RoleInput): Role => {
@@ -35,7 +35,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     return saved;
   };
 
-  const saveUser = writeTransaction(db, (user: UserInput): number => {
+  const saveUser = writeTransaction(db, (user: AccountInput): number => {
     const row = upsertUser.get(user.username, user.password, user.firstName ?? '', user.lastName ?? '');
     if (!row) throw new Error('user upsert returned no row');
     clearRoles.run(row.id);
@@ -43,7 +43,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     return row.id;
   });
 
-  const findByUsername = (username: string): UserRecord | undefined => {
+  const findByUsername = (username: string): AccountRecord | undefined => {
     const row = byName.get(username);
     return row && withRoles(row, rolesOf.all(row.id).map(toRole));
   };

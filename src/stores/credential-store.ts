@@ -6,7 +6,8 @@ export interface Role {
   readonly description: string;
 }
 
-export interface UserRecord {
+/** A user of the secured service (an account that logs in), with its BCrypt hash and roles. */
+export interface AccountRecord {
   readonly id: number;
   readonly username: string;
   /** BCrypt hash. */
@@ -22,7 +23,7 @@ export interface RoleInput {
   readonly description?: string;
 }
 
-export interface UserInput {
+export interface AccountInput {
   readonly username: string;
   /** BCrypt hash, never a plain password. */
   readonly password: string;
@@ -33,9 +34,9 @@ export interface UserInput {
 }
 
 export interface CredentialStore {
-  findByUsername(username: string): Promise<UserRecord | undefined>;
+  findByUsername(username: string): Promise<AccountRecord | undefined>;
   /** Every user with its roles, ordered by id. */
-  listAll(): Promise<readonly UserRecord[]>;
+  listAll(): Promise<readonly AccountRecord[]>;
   /**
    * A number that changes whenever a user, a role or a user's roles change, whichever process
    * made the change: a listing read after the number is current until the number moves.
@@ -44,5 +45,5 @@ export interface CredentialStore {
   /** Inserts or updates (by role name). */
   saveRole(role: RoleInput): Promise<Role>;
   /** Inserts or updates (by username), in one transaction with its roles. */
-  saveUser(user: UserInput): Promise<UserRecord>;
+  saveUser(user: AccountInput): Promise<AccountRecord>;
 }

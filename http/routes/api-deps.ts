@@ -2,7 +2,7 @@
 import type { Access } from '../routing.ts';
 
 /** What the /api routes need from the app, their access declarations included. */
-export interface ApiRouteOptions {
+export interface ApiRouteDeps {
   readonly askTimeoutMs: number;
   readonly maxBodyBytes: number;
   /** Who may read, and who may write (a token with the read or write scope, unless the API is open). */

@@ -5,7 +5,7 @@ import { replyValue } from '../problems.ts';
 import { role, route, token, type Route } from '../routing.ts';
 import type { AppState } from '../state.ts';
 
-export interface AppDeps {
+export interface ResourceRouteDeps {
   readonly token: Ref<Token.Command>;
   readonly askTimeoutMs: number;
   readonly includePasswordHash: boolean;
@@ -14,7 +14,7 @@ export interface AppDeps {
 const whoAmI = (state: AppState): string => (state.auth?.enabled ? state.auth.principal.username : 'anonymous');
 
 /** The secured service's resources under /app: any token for the listing, a role (checked after the handler) for the greetings. */
-export function appRoutes(deps: AppDeps): Route[] {
+export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
   // The TokenActor answers with the same (frozen) listing while users and roles are unchanged, so
   // its JSON is kept with it and written once per change, not once per request.
   const json = new WeakMap<readonly Token.UserView[], string>();
