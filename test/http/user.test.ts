@@ -46,6 +46,19 @@ t('POST /api/user › 201 user with a 24-hex id, version 1, ETag and Location', 
   assert.is(res.headers.get('location'), `/api/users/activity?userId=${user.id}`);
 });
 
+t('ids are read in either case, as lower case, like employee ids', async () => {
+  const user = await createUser();
+  const upper = user.id.toUpperCase();
+  const put = await api('PUT', '/api/user', { json: { id: upper, name: 'Ann Upper' } });
+  assert.is(put.status, 200, JSON.stringify(put.body));
+  assert.is((put.body as UserJson).id, user.id);
+  const read = await api('GET', `/api/users/activity?userId=${upper}`);
+  assert.is(read.status, 200);
+  assert.is((read.body as { user: UserJson }).user.id, user.id);
+  expectProblem(await api('GET', `/api/users/activity?userId=${user.id.slice(1)}g`), 400, ['userId']);
+  assert.is((await api('DELETE', `/api/user?id=${upper}`)).status, 204);
+});
+
 t('POST /api/user › invalid fields → 400 naming each field', async () => {
   expectProblem(await api('POST', '/api/user', { json: { email: uniqueEmail() } }), 400, ['name']);
   expectProblem(await api('POST', '/api/user', { json: { name: '   ', email: uniqueEmail() } }), 400, ['name']);
