@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { startChildServer } from './helpers/child.ts';
 import { tempDir } from './helpers/server.ts';
 import { postToken } from './helpers/tokens.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const t = suite('graceful shutdown (SIGTERM, SIGINT)');
 
@@ -68,6 +69,20 @@ t('SIGINT (Ctrl-C) shuts down the same way: exit 0, the database intact', async 
     db.close();
   } finally {
     server.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+t('a second SIGINT while shutting down (Ctrl-C under npm comes twice) does not cut it short: exit 0', async () => {
+  const dataDir = tempDir();
+  const server = await startChildServer(dataDir);
+  try {
+    server.child.kill('SIGINT');
+    await waitFor(() => server.output().includes('"msg":"shutting down"'), 'the server shutting down', 10_000);
+    server.child.kill('SIGINT');
+    assert.equal(await server.exited, [0, null]);
+  } finally {
+    await server.kill();
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -11,6 +11,8 @@ export interface ChildServer {
   readonly exited: Promise<[number | null, NodeJS.Signals | null]>;
   /** SIGKILL: no shutdown hook runs, as on a crash or an OOM kill. */
   kill(): Promise<void>;
+  /** What it printed on stdout so far (its log lines; the last megabyte at most). */
+  output(): string;
 }
 
 /** `npm start`'s command line: the TypeScript entry point through tsx. */
@@ -48,6 +50,7 @@ export async function startChildServer(dataDir: string, env: Record<string, stri
       child.kill('SIGKILL');
       await exited;
     },
+    output: () => out,
   };
 }
 
