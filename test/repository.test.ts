@@ -1,10 +1,10 @@
-// What git keeps out of the repository: the signing keys the documentation makes.
+// What git keeps out of the repository: run-time files and the signing keys the documentation makes.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempDir } from './helpers/server.ts';
+import { startTestServer, tempDir } from './helpers/server.ts';
 
 /** Whether the project's .gitignore ignores each of `paths` (in a scratch repository holding only it). */
 function ignored(paths: readonly string[]): Map<string, boolean> {
@@ -37,13 +37,31 @@ function documentedKeyFiles(): string[] {
   return [...files].filter((name) => !name.startsWith('/') && !name.startsWith('$'));
 }
 
-const t = suite('repository: .gitignore');
+const t = suite('repository: .gitignore and data/');
 
 t('the signing keys written by the documentation\'s ssh-keygen and openssl examples are ignored', () => {
   const keys = documentedKeyFiles();
   assert.ok(keys.length > 0, 'the documentation shows how to make a signing key');
   const outcome = ignored([...keys, 'server-key.pem']);
   for (const [path, isIgnored] of outcome) assert.ok(isIgnored, `${path} is not git-ignored`);
+});
+
+t('every file a server writes into data/ is ignored and described in data/README.md; the tracked ones are not ignored', async () => {
+  const server = await startTestServer();
+  let written: string[];
+  try {
+    written = readdirSync(server.dataDir);
+  } finally {
+    await server.close();
+  }
+  assert.ok(written.includes('troupe.db') && written.includes('signing.key'), written.join(', '));
+  const readme = readFileSync('data/README.md', 'utf8');
+  for (const name of written) assert.ok(readme.includes(`\`${name}\``), `data/README.md does not describe ${name}`);
+  const outcome = ignored([...written.map((name) => `data/${name}`), 'data/repl_history', 'data/README.md', 'data/initial-data.json']);
+  for (const [path, isIgnored] of outcome) {
+    const tracked = path === 'data/README.md' || path === 'data/initial-data.json';
+    assert.is(isIgnored, !tracked, `${path} ${tracked ? 'is' : 'is not'} git-ignored`);
+  }
 });
 
 t.run();
