@@ -1,8 +1,8 @@
 // Runs every uvu suite under test/ (through tsx) and ends with one line: "N passed, N failed[, N skipped]".
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const pattern = process.argv[2] ?? '\\.test\\.ts$';
 // Every test server logs here at debug level; the last suite audits the whole file for secrets.
@@ -23,11 +23,15 @@ child.on('close', (code) => {
   const total = count('Total');
   const passed = count('Passed');
   const skipped = count('Skipped') || 0;
-  if (Number.isNaN(total)) {
-    console.log('0 passed, 1 failed');
-    process.exit(code || 1);
-  }
+  if (Number.isNaN(total)) finish(code || 1, '0 passed, 1 failed');
   const failed = total - passed; // uvu leaves skipped tests out of Total; a suite whose before() threw counts here
-  console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
-  process.exit(code || failed > 0 || total === 0 ? 1 : 0);
+  finish(code || failed > 0 || total === 0 ? 1 : 0, `${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
 });
+
+/** Prints the summary last and exits; the servers' log (megabytes) is removed, or kept when the run failed. */
+function finish(code, summary) {
+  if (code !== 0 && existsSync(log)) console.log(`the test servers' log is kept: ${log}`);
+  else rmSync(dirname(log), { recursive: true, force: true });
+  console.log(summary);
+  process.exit(code);
+}

@@ -80,8 +80,9 @@ export function runPrimary(config: Config, logger: Logger, options: PrimaryOptio
     }, config.server.shutdownTimeoutMs + 10_000).unref();
     finishWhenAllExited();
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  // Kept for the process's life, as in a single process (src/main.ts): Ctrl-C under npm is two SIGINTs.
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 
   for (let i = 0; i < wanted; i++) fork();
 }

@@ -30,8 +30,10 @@ function onSignals(troupe: Troupe, log: ReturnType<typeof createLogger>): void {
       process.exit(1);
     });
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  // Kept for the process's life: a repeated signal must not fall back to the default (exit at once).
+  // Ctrl-C under `npm start` sends two SIGINTs, the terminal's and the one npm forwards.
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
   // A worker whose primary is gone (killed, say) has no one to restart it or to share its port: it stops.
   if (cluster.isWorker) process.once('disconnect', () => shutdown('disconnect'));
 }
@@ -42,6 +44,7 @@ if (config.server.workers > 1 && cluster.isPrimary) {
   runPrimary(config, logger);
 } else {
   const troupe = await orExit(() => startTroupe(config, logger));
-  logger.info({ url: troupe.url, services: [...config.services] }, cluster.isWorker ? 'worker listening' : 'troupe listening');
+  // Handlers first: whoever waits for the line below may signal at once, and node's default would kill.
   onSignals(troupe, logger);
+  logger.info({ url: troupe.url, services: [...config.services] }, cluster.isWorker ? 'worker listening' : 'troupe listening');
 }

@@ -7,22 +7,29 @@
  */
 import cluster from 'node:cluster';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { actorTree, observe, type ActorInfo, type ActorSystem } from './messaging/nact.ts';
+import { actorTree, observe, pathOf, type ActorInfo, type ActorSystem, type AnyRef } from './messaging/nact.ts';
 
 export interface Metrics {
   readonly registry: Registry;
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'method' | 'route'>;
   readonly askTimeouts: Counter<'route'>;
-  /** Counts the messages of the system's actors and reports their mailboxes. */
-  watch(system: ActorSystem): void;
+  /**
+   * Counts the messages of the system's actors and reports their mailboxes and how many are alive.
+   * `pools` are actors whose children come and go (the activity router): their children's
+   * `actor_live` series reads 0 while none is alive, rather than vanishing.
+   */
+  watch(system: ActorSystem, pools?: readonly AnyRef[]): void;
   /** The Prometheus text for the service: this process's, or every worker's when it is one of several. */
   text(): Promise<string>;
 }
 
+/** The label that the children of the actor at `parentParts` share: `parent/*`. */
+const childrenLabel = (parentParts: readonly string[]): string => `${parentParts.join('/')}/*`;
+
 /** An actor's label: its name at the top level; children of one parent share `parent/*`. */
 export const actorLabel = (parts: readonly string[]): string =>
-  (parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join('/')}/*`);
+  (parts.length <= 1 ? (parts[0] ?? '') : childrenLabel(parts.slice(0, -1)));
 
 function walk(nodes: readonly ActorInfo[], parents: readonly string[], visit: (parts: readonly string[], node: ActorInfo) => void): void {
   for (const node of nodes) {
@@ -85,6 +92,7 @@ export function createMetrics(): Metrics {
   const askTimeouts = new Counter({ name: 'actor_ask_timeouts_total', help: 'Requests answered 503 because an actor did not reply in time', labelNames: ['route'] as const, registers: [registry] });
   const messages = new Counter({ name: 'actor_messages_total', help: 'Messages handled by actors, by outcome', labelNames: ['actor', 'outcome'] as const, registers: [registry] });
   const systems: ActorSystem[] = [];
+  const poolLabels = new Set<string>();
   const pid = String(process.pid);
   new Gauge({
     name: 'actor_mailbox_depth', help: 'Messages waiting in actor mailboxes, per process', labelNames: ['actor', 'pid'] as const, registers: [registry],
@@ -97,6 +105,7 @@ export function createMetrics(): Metrics {
     name: 'actor_live', help: 'Live actors (for instance one ActivityActor per active user), per process', labelNames: ['actor', 'pid'] as const, registers: [registry],
     collect() {
       this.reset();
+      for (const actor of poolLabels) this.set({ actor, pid }, 0);
       for (const system of systems) walk(actorTree(system), [], (parts) => this.inc({ actor: actorLabel(parts), pid }));
     },
   });
@@ -108,8 +117,9 @@ export function createMetrics(): Metrics {
   }
   return {
     registry, httpRequests, httpDuration, askTimeouts, text,
-    watch(system) {
+    watch(system, pools = []) {
       systems.push(system);
+      for (const pool of pools) poolLabels.add(childrenLabel(pathOf(pool)));
       // Label children cached per actor path (a bounded set: children of one parent share a label).
       const children = new Map<string, Record<'handled' | 'failed', Counter.Internal>>();
       observe(system, (parts, outcome) => {

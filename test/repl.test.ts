@@ -167,6 +167,7 @@ t('data written in the REPL is served over HTTP after Ctrl-D', async () => {
     assert.equal(body.activities.map((a) => a.type), ['USER_UPDATED', 'USER_CREATED']);
   } finally {
     await server.kill();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
 

@@ -1,12 +1,15 @@
 import { rmSync } from 'node:fs';
 import { get } from 'node:http';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startChildServer } from './helpers/child.ts';
+import { startChildServer, startNpmStart, type ChildServer } from './helpers/child.ts';
+import { closedPort } from './helpers/ports.ts';
 import { tempDir } from './helpers/server.ts';
 import { postToken } from './helpers/tokens.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const t = suite('graceful shutdown (SIGTERM, SIGINT)');
 
@@ -68,6 +71,65 @@ t('SIGINT (Ctrl-C) shuts down the same way: exit 0, the database intact', async 
     db.close();
   } finally {
     server.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+t('a second SIGINT while shutting down (Ctrl-C under npm comes twice) does not cut it short: exit 0', async () => {
+  const dataDir = tempDir();
+  const server = await startChildServer(dataDir);
+  try {
+    server.child.kill('SIGINT');
+    await waitFor(() => server.output().includes('"msg":"shutting down"'), 'the server shutting down', 10_000);
+    server.child.kill('SIGINT');
+    assert.equal(await server.exited, [0, null]);
+  } finally {
+    await server.kill();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/** Whether a new listener can bind `port` on loopback (nothing holds it any more). */
+function canListen(port: number): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** `npm start` on a free port with an empty configuration file, once /ready answers 200. */
+async function npmStart(dataDir: string): Promise<{ server: ChildServer; port: number }> {
+  const port = await closedPort();
+  const server = await startNpmStart(dataDir, { PORT: String(port) });
+  const ready = async (): Promise<boolean> => (await fetch(`${server.url}/ready`).catch(() => undefined))?.status === 200;
+  await waitFor(ready, '/ready answering 200', 30_000, 50);
+  return { server, port };
+}
+
+// Process managers and containers signal the process they started: npm. The server must get it.
+t('npm start › SIGTERM to npm\'s pid stops the server: npm exits 0 and the port is free', async () => {
+  const dataDir = tempDir();
+  const { server, port } = await npmStart(dataDir);
+  try {
+    process.kill(server.pid, 'SIGTERM');
+    assert.equal(await server.exited, [0, null], 'npm passes on the exit code of a graceful shutdown');
+    await waitFor(() => canListen(port), `port ${port} free after npm exited`, 10_000, 50);
+  } finally {
+    await server.kill();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+t('npm start › Ctrl-C in a terminal (SIGINT to npm\'s process group): exit 0, the port is free', async () => {
+  const dataDir = tempDir();
+  const { server, port } = await npmStart(dataDir);
+  try {
+    process.kill(-server.pid, 'SIGINT');
+    assert.equal(await server.exited, [0, null]);
+    await waitFor(() => canListen(port), `port ${port} free after npm exited`, 10_000, 50);
+  } finally {
+    await server.kill();
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

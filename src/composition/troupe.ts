@@ -48,7 +48,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
   const core = await startCore(config, logger);
   const { actors } = core;
   const metrics = createMetrics();
-  metrics.watch(actors.system);
+  metrics.watch(actors.system, [actors.activity]);
   const app = createApp({
     metrics,
     config, logger, refs: { token: actors.token, users: actors.users, activity: actors.activity, employee: actors.employee },

@@ -323,6 +323,11 @@ function describe(actor: RawActor): ActorInfo {
   };
 }
 
+/** The names from the system down to the actor behind `ref`: `['activity']`, `['activity', '42']`. */
+export function pathOf(ref: AnyRef): readonly string[] {
+  return raw(ref).path.parts;
+}
+
 /** The live actor tree under a system or an actor. */
 export function actorTree(ref: AnyRef): readonly ActorInfo[] {
   const node = concrete(ref);

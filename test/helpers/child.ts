@@ -1,4 +1,4 @@
-/** `npm start`'s entry point (`src/main.ts`) in a child process, as an operator would run it. */
+/** The server in a child process as an operator runs it: `npm start`'s node command, or `npm start` itself. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, readFileSync } from 'node:fs';
@@ -11,25 +11,52 @@ export interface ChildServer {
   readonly exited: Promise<[number | null, NodeJS.Signals | null]>;
   /** SIGKILL: no shutdown hook runs, as on a crash or an OOM kill. */
   kill(): Promise<void>;
+  /** What it printed on stdout so far (its log lines; the last megabyte at most). */
+  output(): string;
 }
 
-/** `npm start`'s command line: the TypeScript entry point through tsx. */
-const SOURCE_ENTRY = ['--import', 'tsx', 'src/main.ts'];
+/** `npm start`'s node arguments, read from package.json's script (`exec node …`). */
+function startScriptArgs(): readonly string[] {
+  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  const args = /^exec node (.+)$/.exec(scripts['start'] ?? '')?.[1];
+  if (args === undefined) throw new Error(`package.json: the start script is not "exec node …": ${scripts['start']}`);
+  return args.split(' ');
+}
 
 /**
  * Starts the server on a free port with `dataDir`; resolves once it listens. `entry` is node's
- * arguments (default: `src/main.ts` through tsx; the build test passes the compiled `main.js`).
+ * arguments (default: `npm start`'s; the build test passes the compiled `main.js`).
  */
-export async function startChildServer(dataDir: string, env: Record<string, string> = {}, entry: readonly string[] = SOURCE_ENTRY): Promise<ChildServer> {
-  const child = spawn(process.execPath, [...entry], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, CONFIG_FILE: '/dev/null', LOGGING_LEVEL: 'info', ...env },
+export function startChildServer(dataDir: string, env: Record<string, string> = {}, entry: readonly string[] = startScriptArgs()): Promise<ChildServer> {
+  return launch(process.execPath, entry, { PORT: '0', DATA_DIR: dataDir, ...env }, false);
+}
+
+/**
+ * `npm start` itself, leader of a process group of its own as under a terminal or a process
+ * manager: `pid` is npm's, `kill()` ends the whole group. Set `PORT` in `env` (0 works too).
+ */
+export function startNpmStart(dataDir: string, env: Record<string, string>): Promise<ChildServer> {
+  return launch('npm', ['start'], { DATA_DIR: dataDir, ...env }, true);
+}
+
+async function launch(command: string, args: readonly string[], env: Record<string, string>, group: boolean): Promise<ChildServer> {
+  const child = spawn(command, [...args], {
+    stdio: ['ignore', 'pipe', 'inherit'], detached: group,
+    env: { ...process.env, CONFIG_FILE: '/dev/null', LOGGING_LEVEL: 'info', ...env },
   });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   // Its log lines join the run's log, which the last suite audits for secrets (zz-log-audit.test.ts).
   const runLogPath = process.env['TROUPE_TEST_LOG'];
   const runLog = runLogPath === undefined ? undefined : createWriteStream(runLogPath, { flags: 'a' });
-  void exited.then(() => runLog?.end());
+  child.stdout?.once('close', () => runLog?.end());
+  const kill = (): void => {
+    try {
+      if (group && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     // Keep reading stdout for the child's whole life: a full pipe would block its logging.
@@ -45,9 +72,10 @@ export async function startChildServer(dataDir: string, env: Record<string, stri
   return {
     child, url, pid: child.pid ?? -1, exited,
     async kill() {
-      child.kill('SIGKILL');
+      kill();
       await exited;
     },
+    output: () => out,
   };
 }
 

@@ -3,22 +3,8 @@
  * the run (a one-member replica set, so that transactions run). Otherwise the suites say why they
  * are skipped, on the output, and count as skipped.
  */
-import { accessSync, constants } from 'node:fs';
-import { join } from 'node:path';
 import type { MongoMemoryReplSet } from 'mongodb-memory-server-core';
-import { suite } from 'uvu';
-
-function onPath(binary: string): string | undefined {
-  for (const dir of (process.env['PATH'] ?? '').split(':').filter(Boolean)) {
-    try {
-      accessSync(join(dir, binary), constants.X_OK);
-      return join(dir, binary);
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
+import { onPath, skipSuite } from './skip.ts';
 
 const envUri = process.env['MONGODB_URI'];
 const mongod = envUri ? undefined : onPath('mongod');
@@ -28,10 +14,7 @@ export const MONGO_SKIP_REASON = envUri || mongod ? undefined : 'no MongoDB serv
 
 /** Registers one skipped test for `name` and prints the reason (uvu itself prints only a count). */
 export function skipWithReason(name: string): void {
-  process.stdout.write(`  skipped: ${name}: ${MONGO_SKIP_REASON ?? 'not skipped'}\n`);
-  const s = suite(name);
-  s.skip(MONGO_SKIP_REASON ?? name, () => {});
-  s.run();
+  skipSuite(name, MONGO_SKIP_REASON ?? 'not skipped');
 }
 
 let server: MongoMemoryReplSet | undefined;

@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serverSuite, startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, bearer, login, postToken, USERS } from '../helpers/tokens.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const ORIGIN = 'https://app.example';
 const ctx = {} as { server: TestServer };
@@ -32,6 +33,22 @@ t('GET /metrics › requests by route template and status, actor messages, live 
   assert.match(text, new RegExp(`actor_live\\{actor="activity/\\*",pid="${process.pid}"\\} 1`));
   assert.match(text, /actor_mailbox_depth\{actor="token",pid="\d+"\} 0/);
   assert.not.match(text, /nowhere/);
+});
+
+t('GET /metrics › live ActivityActors read 0 while none is alive: at start-up and after an idle stop', async () => {
+  const server = await startTestServer({ 'actors.activity.idle-ms': '2000' });
+  try {
+    const live = async (): Promise<string | undefined> =>
+      new RegExp(`^actor_live\\{actor="activity/\\*",pid="${process.pid}"\\} (\\d+)$`, 'm').exec(await (await fetch(`${server.url}/metrics`)).text())?.[1];
+    assert.is(await live(), '0', 'no user has had an ActivityActor yet');
+    const token = (await login(server.url)).access_token;
+    const created = await fetch(`${server.url}/api/user`, { method: 'POST', headers: { ...bearer(token), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Mo', email: 'mo@example.com' }) });
+    assert.is(created.status, 201);
+    assert.is(await live(), '1');
+    await waitFor(async () => (await live()) === '0', 'actor_live{actor="activity/*"} back to 0 after the idle stop', 10_000, 50);
+  } finally {
+    await server.close();
+  }
 });
 
 t('GET /metrics › an ask that times out is counted by route', async () => {
