@@ -1,6 +1,7 @@
 // Lint: recommended rules, no `any`, and the dependency direction of the layout (see README).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 const restrict = (files, patterns) => ({
   files,
@@ -19,10 +20,25 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        URLSearchParams: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
     },
   },
   // Stores and actors are asynchronous: a promise nobody awaits loses its errors and its order
@@ -38,26 +54,52 @@ export default tseslint.config(
   // The composition root (src/composition/) is the one place in src/ that builds on actors and
   // HTTP; the REPL speaks to actors through their protocols; everything else in src/ is below both.
   {
-    ...restrict(['src/**/*.ts'], [{ group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' }, noRouter,
-      { group: ['**/actors/**', '**/http/**'], message: 'only src/composition/ builds on actors and HTTP' }]),
+    ...restrict(
+      ['src/**/*.ts'],
+      [
+        { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },
+        noRouter,
+        { group: ['**/actors/**', '**/http/**'], message: 'only src/composition/ builds on actors and HTTP' },
+      ],
+    ),
     ignores: ['src/composition/**', 'src/repl.ts', 'src/repl/**'],
   },
-  restrict(['src/repl.ts', 'src/repl/**/*.ts'], [{ group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' }, noRouter,
-    { group: ['**/actors/*/actor.ts', '**/actors/*/router.ts'], message: 'the REPL speaks to actors through their protocols' },
-    { group: ['**/http/**'], message: 'the REPL does not go through HTTP' }]),
+  restrict(
+    ['src/repl.ts', 'src/repl/**/*.ts'],
+    [
+      { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },
+      noRouter,
+      {
+        group: ['**/actors/*/actor.ts', '**/actors/*/router.ts'],
+        message: 'the REPL speaks to actors through their protocols',
+      },
+      { group: ['**/http/**'], message: 'the REPL does not go through HTTP' },
+    ],
+  ),
   { files: ['src/messaging/nact.ts'], rules: { 'no-restricted-imports': 'off' } },
   // HTTP speaks to actors through their protocols, never their implementations or the stores.
   restrict(['http/**/*.ts'], [...httpRules, noRouter]),
   restrict(['http/routing.ts'], httpRules),
   // Actors see store ports, never adapters or HTTP.
-  restrict(['actors/**/*.ts'], [
-    { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },
-    { group: ['**/http/**'], message: 'actors do not know HTTP' },
-    { group: ['**/stores/*.sqlite.ts', '**/stores/*.mongo.ts', '**/stores/sqlite.ts'], message: 'actors depend on store ports only' },
-  ]),
+  restrict(
+    ['actors/**/*.ts'],
+    [
+      { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },
+      { group: ['**/http/**'], message: 'actors do not know HTTP' },
+      {
+        group: ['**/stores/*.sqlite.ts', '**/stores/*.mongo.ts', '**/stores/sqlite.ts'],
+        message: 'actors depend on store ports only',
+      },
+    ],
+  ),
   // Store adapters know neither actors nor HTTP.
-  restrict(['src/stores/**/*.ts'], [
-    { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },
-    { group: ['**/actors/**', '**/http/**'], message: 'adapters point inward only' },
-  ]),
+  restrict(
+    ['src/stores/**/*.ts'],
+    [
+      { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },
+      { group: ['**/actors/**', '**/http/**'], message: 'adapters point inward only' },
+    ],
+  ),
+  // Formatting is Prettier's (`npm run format`; `npm run lint` checks it): no stylistic lint rules.
+  prettier,
 );

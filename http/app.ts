@@ -24,7 +24,17 @@ import { oauthRoutes } from './routes/oauth.ts';
 import { oauthTokenRoutes } from './routes/oauth-tokens.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { userRoutes } from './routes/user.ts';
-import { dispatch, mountRoutes, PUBLIC, routeTable, token, type Access, type Guards, type Route, type RouteInfo } from './routing.ts';
+import {
+  dispatch,
+  mountRoutes,
+  PUBLIC,
+  routeTable,
+  token,
+  type Access,
+  type Guards,
+  type Route,
+  type RouteInfo,
+} from './routing.ts';
 import type { AppState } from './state.ts';
 
 export interface AppRefs {
@@ -60,8 +70,17 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   return [
     ...oauthRoutes(oauth),
     ...oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
-    ...discoveryRoutes({ key: deps.key, issuer: jwt.issuer, grantTypes: jwt.grantType, scopes: [jwt.scopeRead, jwt.scopeWrite] }),
-    ...resourceRoutes({ token: refs.token, askTimeoutMs: config.actors.askTimeoutMs, includePasswordHash: config.app.listAll.includePasswordHash }),
+    ...discoveryRoutes({
+      key: deps.key,
+      issuer: jwt.issuer,
+      grantTypes: jwt.grantType,
+      scopes: [jwt.scopeRead, jwt.scopeWrite],
+    }),
+    ...resourceRoutes({
+      token: refs.token,
+      askTimeoutMs: config.actors.askTimeoutMs,
+      includePasswordHash: config.app.listAll.includePasswordHash,
+    }),
   ];
 }
 
@@ -69,8 +88,10 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
 function apiOptions(config: Config): { askTimeoutMs: number; maxBodyBytes: number; read: Access; write: Access } {
   const { jwt, protectApi } = config.security;
   return {
-    askTimeoutMs: config.actors.askTimeoutMs, maxBodyBytes: config.server.maxBodyBytes,
-    read: protectApi ? token(jwt.scopeRead) : PUBLIC, write: protectApi ? token(jwt.scopeWrite) : PUBLIC,
+    askTimeoutMs: config.actors.askTimeoutMs,
+    maxBodyBytes: config.server.maxBodyBytes,
+    read: protectApi ? token(jwt.scopeRead) : PUBLIC,
+    write: protectApi ? token(jwt.scopeWrite) : PUBLIC,
   };
 }
 
@@ -79,17 +100,24 @@ function serviceRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   const routes = opsRoutes({ ready: deps.ready, metrics: deps.metrics.text });
   if (config.services.has('secured')) routes.push(...securedRoutes(deps, oauth));
   if (config.services.has('userdata')) {
-    routes.push(...userRoutes({ ...apiOptions(config), users: refs.users }), ...activityRoutes({ ...apiOptions(config), users: refs.users, activity: refs.activity }));
+    routes.push(
+      ...userRoutes({ ...apiOptions(config), users: refs.users }),
+      ...activityRoutes({ ...apiOptions(config), users: refs.users, activity: refs.activity }),
+    );
   }
-  if (config.services.has('employee') && refs.employee) routes.push(...employeeRoutes({ ...apiOptions(config), employee: refs.employee }));
+  if (config.services.has('employee') && refs.employee)
+    routes.push(...employeeRoutes({ ...apiOptions(config), employee: refs.employee }));
   return routes;
 }
 
 function oauthDeps(deps: AppDeps): OAuthRouteDeps {
   const { config } = deps;
   return {
-    token: deps.refs.token, realm: config.security.securityRealm, askTimeoutMs: config.actors.askTimeoutMs,
-    maxBodyBytes: config.server.maxBodyBytes, throttle: deps.throttle,
+    token: deps.refs.token,
+    realm: config.security.securityRealm,
+    askTimeoutMs: config.actors.askTimeoutMs,
+    maxBodyBytes: config.server.maxBodyBytes,
+    throttle: deps.throttle,
   };
 }
 
@@ -107,12 +135,19 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.silent = true;
   const oauth = oauthDeps(deps);
   const guards: Guards = {
-    authenticate: bearerAuthenticator({ enabled: config.security.enabled, realm: config.security.securityRealm, verify: deps.verifyToken }),
+    authenticate: bearerAuthenticator({
+      enabled: config.security.enabled,
+      realm: config.security.securityRealm,
+      verify: deps.verifyToken,
+    }),
     client: clientAuthentication(oauth),
     realm: config.security.securityRealm,
   };
   let routes: readonly RouteInfo[] = [];
-  const root = mountRoutes([...serviceRoutes(deps, oauth), ...docsRoutes({ document: () => openApiFor(config, routes) })], guards);
+  const root = mountRoutes(
+    [...serviceRoutes(deps, oauth), ...docsRoutes({ document: () => openApiFor(config, routes) })],
+    guards,
+  );
   routes = routeTable(root);
   mounted.set(app, routes);
   app.use(requestFrame(deps.logger, deps.metrics));

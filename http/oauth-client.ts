@@ -45,7 +45,8 @@ export function required(params: URLSearchParams, name: string): string {
 async function noStoreNoQueryCredentials(ctx: Context, next: () => Promise<unknown>): Promise<void> {
   ctx.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
   const query = new URLSearchParams(ctx.querystring);
-  if (QUERY_CREDENTIALS.some((name) => query.has(name))) throw invalidRequest('Credentials are not accepted in the query string');
+  if (QUERY_CREDENTIALS.some((name) => query.has(name)))
+    throw invalidRequest('Credentials are not accepted in the query string');
   await next();
 }
 
@@ -58,7 +59,8 @@ function clientCredentials(ctx: Context, params: URLSearchParams, realm: string)
   if (header !== '') {
     const basic = parseBasic(header);
     if (!basic) throw invalidClient(realm, 'Malformed client credentials');
-    if (bodyId !== undefined && bodyId !== basic.clientId) throw invalidRequest('client_id does not match the authenticated client');
+    if (bodyId !== undefined && bodyId !== basic.clientId)
+      throw invalidRequest('client_id does not match the authenticated client');
     return basic;
   }
   if (bodyId === undefined || bodySecret === undefined) throw invalidClient(realm, 'Client authentication is required');
@@ -67,21 +69,31 @@ function clientCredentials(ctx: Context, params: URLSearchParams, realm: string)
 
 /** 429 `too_many_requests` with `Retry-After`. */
 export function tooManyRequests(wait: number, what: string): OAuthError {
-  return new OAuthError(429, 'too_many_requests', `Too many failed ${what}; retry in ${wait} seconds`, { 'Retry-After': String(wait) });
+  return new OAuthError(429, 'too_many_requests', `Too many failed ${what}; retry in ${wait} seconds`, {
+    'Retry-After': String(wait),
+  });
 }
 
 /**
  * Authenticates the client of the request; 401 invalid_client otherwise, and 429 before any
  * BCrypt work for an address past its count of failed client authentications.
  */
-async function authenticateClient(ctx: Context, params: URLSearchParams, deps: OAuthRouteDeps): Promise<Token.ClientView> {
+async function authenticateClient(
+  ctx: Context,
+  params: URLSearchParams,
+  deps: OAuthRouteDeps,
+): Promise<Token.ClientView> {
   const credentials = clientCredentials(ctx, params, deps.realm);
   // BCrypt would compare only the first 72 bytes: a longer secret is refused, not truncated.
-  if (isTooLong(credentials.clientSecret)) throw invalidClient(deps.realm, `Client secrets longer than ${MAX_PASSWORD_BYTES} bytes are not accepted`);
+  if (isTooLong(credentials.clientSecret))
+    throw invalidClient(deps.realm, `Client secrets longer than ${MAX_PASSWORD_BYTES} bytes are not accepted`);
   const admission = await deps.throttle.beginClient(ctx.ip);
   if ('retryAfter' in admission) throw tooManyRequests(admission.retryAfter, 'client authentications');
-  const reply = await settle(admission.attempt, ask(deps.token, Token.authenticateClient(credentials.clientId, credentials.clientSecret), deps.askTimeoutMs),
-    (r) => (r.ok ? 'succeeded' : r.code === 'client.invalid' ? 'failed' : 'abandoned'));
+  const reply = await settle(
+    admission.attempt,
+    ask(deps.token, Token.authenticateClient(credentials.clientId, credentials.clientSecret), deps.askTimeoutMs),
+    (r) => (r.ok ? 'succeeded' : r.code === 'client.invalid' ? 'failed' : 'abandoned'),
+  );
   // Whatever the actor says, the client reads the same words and is told how to authenticate.
   return replyValue(reply, { 'client.invalid': { detail: 'Bad client credentials', headers: challenge(deps.realm) } });
 }
@@ -93,10 +105,12 @@ async function authenticateClient(ctx: Context, params: URLSearchParams, deps: O
 export function clientAuthentication(deps: OAuthRouteDeps): Middleware<AppState> {
   const form = formBody(deps.maxBodyBytes);
   return async function authenticateOAuthClient(ctx, next) {
-    await noStoreNoQueryCredentials(ctx, () => form(ctx, async () => {
-      ctx.state.client = await authenticateClient(ctx, formParams(ctx), deps);
-      await next();
-    }));
+    await noStoreNoQueryCredentials(ctx, () =>
+      form(ctx, async () => {
+        ctx.state.client = await authenticateClient(ctx, formParams(ctx), deps);
+        await next();
+      }),
+    );
   };
 }
 
@@ -104,7 +118,11 @@ export function clientAuthentication(deps: OAuthRouteDeps): Middleware<AppState>
  * Waits for `work` and settles the throttled attempt with its outcome; an attempt whose work threw
  * (a timeout, a full mailbox) was never judged and is given back.
  */
-export async function settle<R>(attempt: Attempt | undefined, work: Promise<R>, outcome: (result: R) => keyof Attempt): Promise<R> {
+export async function settle<R>(
+  attempt: Attempt | undefined,
+  work: Promise<R>,
+  outcome: (result: R) => keyof Attempt,
+): Promise<R> {
   let result: R;
   try {
     result = await work;

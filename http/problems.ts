@@ -23,7 +23,12 @@ export class HttpProblem extends Error {
   readonly detail: string;
   readonly errors: readonly FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
-  constructor(status: number, code: string, detail: string, options: { errors?: readonly FieldError[]; headers?: Record<string, string> } = {}) {
+  constructor(
+    status: number,
+    code: string,
+    detail: string,
+    options: { errors?: readonly FieldError[]; headers?: Record<string, string> } = {},
+  ) {
     super(detail);
     this.status = status;
     this.code = code;
@@ -60,10 +65,20 @@ export interface ProblemBody {
 
 export const problemType = (code: string): string => (code === 'about:blank' ? code : `urn:problem:troupe:${code}`);
 
-export function problemBody(status: number, code: string, detail: string, requestId: string, errors?: readonly FieldError[]): ProblemBody {
+export function problemBody(
+  status: number,
+  code: string,
+  detail: string,
+  requestId: string,
+  errors?: readonly FieldError[],
+): ProblemBody {
   return {
-    type: problemType(code), title: STATUS_CODES[status] ?? 'Error', status, detail,
-    ...(errors && errors.length > 0 ? { errors } : {}), requestId,
+    type: problemType(code),
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail,
+    ...(errors && errors.length > 0 ? { errors } : {}),
+    requestId,
   };
 }
 
@@ -87,7 +102,9 @@ interface OAuthWireError extends WireError {
 export type ReplyCode = Token.ErrorCode | User.ErrorCode | Employee.ErrorCode | Activity.ErrorCode | SystemCode;
 
 /** One row per reply code, so that a code added to a protocol does not compile until it has one. */
-export type ReplyTable = { readonly [C in ReplyCode]: C extends Token.ErrorCode ? OAuthWireError : WireError & { readonly oauth?: never } };
+export type ReplyTable = {
+  readonly [C in ReplyCode]: C extends Token.ErrorCode ? OAuthWireError : WireError & { readonly oauth?: never };
+};
 
 /** The one table from actors' reply codes to HTTP. */
 export const REPLY_ERRORS = {
@@ -109,8 +126,14 @@ export const REPLY_ERRORS = {
 /** What one route says differently for a code (a challenge header, a fixed description); the table gives the rest. */
 export type ReplyOverrides<C extends ReplyCode> = { readonly [K in C]?: Omit<WireError, 'status'> };
 
-function replyError(code: ReplyCode, message: string, override: Omit<WireError, 'status'> | undefined): HttpProblem | OAuthError {
-  const row: WireError & { readonly oauth?: string } = override ? { ...REPLY_ERRORS[code], ...override } : REPLY_ERRORS[code];
+function replyError(
+  code: ReplyCode,
+  message: string,
+  override: Omit<WireError, 'status'> | undefined,
+): HttpProblem | OAuthError {
+  const row: WireError & { readonly oauth?: string } = override
+    ? { ...REPLY_ERRORS[code], ...override }
+    : REPLY_ERRORS[code];
   const detail = row.detail ?? message;
   if (row.oauth !== undefined) return new OAuthError(row.status, row.oauth, detail, { ...row.headers });
   return new HttpProblem(row.status, code, detail, { headers: { ...row.headers } });

@@ -31,7 +31,9 @@ export const token = (scope?: string): Access => ({ kind: 'token', scope });
 export const role = (name: string): Access => ({ kind: 'role', role: name });
 
 /** What a route's middleware sees besides Koa's context: the path parameters. */
-export interface RouteParams { params: Record<string, string> }
+export interface RouteParams {
+  params: Record<string, string>;
+}
 export type RouteMiddleware = Middleware<AppState, RouteParams>;
 
 /** A route as the route modules declare it: nothing runs without an {@link Access}. */
@@ -44,7 +46,12 @@ export interface Route {
   readonly run: readonly RouteMiddleware[];
 }
 
-export const route = (method: Method, path: string, access: Access, ...run: RouteMiddleware[]): Route => ({ method, path, access, run });
+export const route = (method: Method, path: string, access: Access, ...run: RouteMiddleware[]): Route => ({
+  method,
+  path,
+  access,
+  run,
+});
 
 /** How the access checks reach the security parts; built once by the app. */
 export interface Guards {
@@ -66,13 +73,16 @@ const tagged = (access: Access, guard: Middleware<AppState>): Guard => Object.as
 function guardOf(access: Access, guards: Guards): Guard {
   switch (access.kind) {
     case 'public':
-      return tagged(access, async function publicRoute(_ctx, next) { await next(); });
+      return tagged(access, async function publicRoute(_ctx, next) {
+        await next();
+      });
     case 'client':
       return tagged(access, guards.client);
     case 'token':
       return tagged(access, async function requireToken(ctx, next) {
         const principal = await guards.authenticate(ctx);
-        if (principal && access.scope !== undefined && !principal.scope.includes(access.scope)) throw insufficientScope(guards.realm, access.scope);
+        if (principal && access.scope !== undefined && !principal.scope.includes(access.scope))
+          throw insufficientScope(guards.realm, access.scope);
         await next();
       });
     case 'role':
@@ -110,8 +120,11 @@ export interface RouteInfo {
 export function routeTable(router: Router<AppState, RouteParams>): readonly RouteInfo[] {
   return router.stack.flatMap((layer) => {
     const access = accessOfLayer(layer);
-    if (access === undefined) throw new TypeError(`route ${layer.methods.join(',')} ${String(layer.path)} declares no access`);
-    return layer.methods.filter((m): m is Method => m !== 'HEAD').map((method) => ({ method, path: String(layer.path), access }));
+    if (access === undefined)
+      throw new TypeError(`route ${layer.methods.join(',')} ${String(layer.path)} declares no access`);
+    return layer.methods
+      .filter((m): m is Method => m !== 'HEAD')
+      .map((method) => ({ method, path: String(layer.path), access }));
   });
 }
 
@@ -119,7 +132,8 @@ export function routeTable(router: Router<AppState, RouteParams>): readonly Rout
 export function mountRoutes(routes: readonly Route[], guards: Guards): Router<AppState, RouteParams> {
   const router = new Router<AppState, RouteParams>({ sensitive: true, strict: true });
   for (const r of routes) {
-    if (typeof r.access !== 'object' || r.access === null) throw new TypeError(`route ${r.method} ${r.path} declares no access`);
+    if (typeof r.access !== 'object' || r.access === null)
+      throw new TypeError(`route ${r.method} ${r.path} declares no access`);
     router.register(r.path, [r.method], [guardOf(r.access, guards), ...r.run]);
   }
   routeTable(router);
@@ -137,7 +151,12 @@ function firstSegment(path: string): string {
 }
 
 type Layer = Router<AppState, RouteParams>['stack'][number];
-interface Compiled { readonly layer: Layer; readonly path: string; readonly methods: ReadonlySet<string>; readonly run: ComposedMiddleware<ParameterizedContext<AppState, RouteParams>> }
+interface Compiled {
+  readonly layer: Layer;
+  readonly path: string;
+  readonly methods: ReadonlySet<string>;
+  readonly run: ComposedMiddleware<ParameterizedContext<AppState, RouteParams>>;
+}
 
 /** The methods @koa/router's allowedMethods knows; another one is 501, as there. */
 const KNOWN_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE']);
@@ -154,14 +173,27 @@ const KNOWN_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST',
 export function dispatch(router: Router<AppState, RouteParams>, guards: Guards): Middleware<AppState> {
   // A layer's stack holds what mountRoutes registered: RouteMiddleware (the router's own context type is wider).
   const compiled: Compiled[] = router.stack.map((layer) => ({
-    layer, path: String(layer.path), methods: new Set(layer.methods), run: compose(layer.stack as unknown as RouteMiddleware[]),
+    layer,
+    path: String(layer.path),
+    methods: new Set(layer.methods),
+    run: compose(layer.stack as unknown as RouteMiddleware[]),
   }));
   // Every route a plain path matches (its own, and any parameterised one that takes it too), in
   // registration order, found once at start-up.
   const plain = new Map<string, readonly Compiled[]>();
-  for (const c of compiled) if (c.layer.paramNames.length === 0) plain.set(c.path, compiled.filter((other) => other.layer.match(c.path)));
-  const secured = new Set(routeTable(router).filter((r) => r.access.kind === 'token' || r.access.kind === 'role').map((r) => firstSegment(r.path)));
-  const matching = (path: string): readonly Compiled[] => plain.get(path) ?? compiled.filter((c) => c.layer.match(path));
+  for (const c of compiled)
+    if (c.layer.paramNames.length === 0)
+      plain.set(
+        c.path,
+        compiled.filter((other) => other.layer.match(c.path)),
+      );
+  const secured = new Set(
+    routeTable(router)
+      .filter((r) => r.access.kind === 'token' || r.access.kind === 'role')
+      .map((r) => firstSegment(r.path)),
+  );
+  const matching = (path: string): readonly Compiled[] =>
+    plain.get(path) ?? compiled.filter((c) => c.layer.match(path));
   /** The first route of the method whose path matches, testing only the method's routes. */
   const byMethod = new Map<string, readonly Compiled[]>();
   for (const c of compiled) for (const method of c.methods) byMethod.set(method, [...(byMethod.get(method) ?? []), c]);
@@ -200,7 +232,8 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
       return next();
     }
     const routed = ctx as ParameterizedContext<AppState, RouteParams>;
-    routed.params = chosen.layer.paramNames.length === 0 ? {} : chosen.layer.params(ctx.path, chosen.layer.captures(ctx.path), {});
+    routed.params =
+      chosen.layer.paramNames.length === 0 ? {} : chosen.layer.params(ctx.path, chosen.layer.captures(ctx.path), {});
     ctx.state.route = chosen.path;
     await chosen.run(routed);
   };

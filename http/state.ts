@@ -2,9 +2,7 @@ import type { ClientView } from '../actors/token/protocol.ts';
 import type { Principal } from '../src/security/jwt.ts';
 
 /** What the authentication middleware decided for a request. */
-export type Auth =
-  | { readonly enabled: false }
-  | { readonly enabled: true; readonly principal: Principal };
+export type Auth = { readonly enabled: false } | { readonly enabled: true; readonly principal: Principal };
 
 /** Koa's `ctx.state` in this app. */
 export interface AppState {

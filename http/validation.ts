@@ -5,7 +5,12 @@ import { HttpProblem, type FieldError } from './problems.ts';
 
 function fieldErrors(error: z.ZodError): FieldError[] {
   return error.issues.map((issue) => {
-    const field = issue.path.length > 0 ? issue.path.join('.') : (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(body)');
+    const field =
+      issue.path.length > 0
+        ? issue.path.join('.')
+        : issue.code === 'unrecognized_keys'
+          ? issue.keys.join(', ')
+          : '(body)';
     return { field, message: issue.message };
   });
 }
@@ -20,9 +25,14 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, what = 
 /** The JSON body as an object; an absent or non-object body is a 400 problem. */
 export function jsonObject(ctx: Context): Record<string, unknown> {
   const body = ctx.request.body;
-  if (body === undefined) throw new HttpProblem(400, 'validation', 'A JSON object body is required', { errors: [{ field: '(body)', message: 'required' }] });
+  if (body === undefined)
+    throw new HttpProblem(400, 'validation', 'A JSON object body is required', {
+      errors: [{ field: '(body)', message: 'required' }],
+    });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpProblem(400, 'validation', 'The body must be a JSON object', { errors: [{ field: '(body)', message: 'must be an object' }] });
+    throw new HttpProblem(400, 'validation', 'The body must be a JSON object', {
+      errors: [{ field: '(body)', message: 'must be an object' }],
+    });
   }
   return body as Record<string, unknown>;
 }
@@ -32,7 +42,10 @@ export function queryObject(ctx: Context): Record<string, string> {
   const params = new URLSearchParams(ctx.querystring);
   const out: Record<string, string> = {};
   for (const [key, value] of params) {
-    if (key in out) throw new HttpProblem(400, 'validation', `Query parameter ${key} is repeated`, { errors: [{ field: key, message: 'repeated' }] });
+    if (key in out)
+      throw new HttpProblem(400, 'validation', `Query parameter ${key} is repeated`, {
+        errors: [{ field: key, message: 'repeated' }],
+      });
     out[key] = value;
   }
   return out;
@@ -46,6 +59,9 @@ export function ifMatchVersion(ctx: Context): number | undefined {
   const header = ctx.get('If-Match').trim();
   if (header === '' || header === '*') return undefined;
   const m = /^(?:W\/)?"(\d{1,15})"$/.exec(header);
-  if (!m?.[1]) throw new HttpProblem(400, 'validation', 'If-Match must be a quoted version such as "3"', { errors: [{ field: 'If-Match', message: 'malformed' }] });
+  if (!m?.[1])
+    throw new HttpProblem(400, 'validation', 'If-Match must be a quoted version such as "3"', {
+      errors: [{ field: 'If-Match', message: 'malformed' }],
+    });
   return Number(m[1]);
 }

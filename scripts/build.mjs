@@ -6,7 +6,9 @@ import { join, resolve } from 'node:path';
 
 const out = resolve(process.argv[2] ?? 'dist');
 rmSync(out, { recursive: true, force: true });
-execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', out], { stdio: 'inherit' });
+execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', out], {
+  stdio: 'inherit',
+});
 const assets = [
   'src/stores/migrations', // SQL migrations, applied at start-up
   'src/security/password-worker.mjs', // the BCrypt worker thread

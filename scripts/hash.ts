@@ -6,7 +6,10 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { MAX_PASSWORD_BYTES } from '../src/security/passwords.ts';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { cost: { type: 'string', default: '10' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { cost: { type: 'string', default: '10' } },
+});
 const cost = Number(values.cost);
 
 async function readSecret(): Promise<string> {
@@ -24,5 +27,6 @@ function fail(message: string): never {
 const secret = await readSecret();
 if (!Number.isInteger(cost) || cost < 4 || cost > 31) fail('--cost must be a whole number from 4 to 31');
 if (secret === '') fail('usage: npm run hash -- <secret> [--cost N]   (or pipe the secret on standard input)');
-if (Buffer.byteLength(secret, 'utf8') > MAX_PASSWORD_BYTES) fail(`refused: BCrypt uses only the first ${MAX_PASSWORD_BYTES} bytes, and this secret is longer`);
+if (Buffer.byteLength(secret, 'utf8') > MAX_PASSWORD_BYTES)
+  fail(`refused: BCrypt uses only the first ${MAX_PASSWORD_BYTES} bytes, and this secret is longer`);
 process.stdout.write(`${bcrypt.hashSync(secret, cost)}\n`);

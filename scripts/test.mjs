@@ -7,8 +7,10 @@ import { dirname, join } from 'node:path';
 const pattern = process.argv[2] ?? '\\.test\\.ts$';
 // Every test server logs here at debug level; the last suite audits the whole file for secrets.
 const log = join(mkdtempSync(join(tmpdir(), 'troupe-test-log-')), 'servers.log');
-const child = spawn(process.execPath, ['--import', 'tsx', 'node_modules/uvu/bin.js', 'test', pattern, '--no-color'],
-  { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0', TROUPE_TEST_LOG: log } });
+const child = spawn(process.execPath, ['--import', 'tsx', 'node_modules/uvu/bin.js', 'test', pattern, '--no-color'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, FORCE_COLOR: '0', TROUPE_TEST_LOG: log },
+});
 
 let out = '';
 child.stdout.on('data', (chunk) => {
@@ -25,7 +27,10 @@ child.on('close', (code) => {
   const skipped = count('Skipped') || 0;
   if (Number.isNaN(total)) finish(code || 1, '0 passed, 1 failed');
   const failed = total - passed; // uvu leaves skipped tests out of Total; a suite whose before() threw counts here
-  finish(code || failed > 0 || total === 0 ? 1 : 0, `${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
+  finish(
+    code || failed > 0 || total === 0 ? 1 : 0,
+    `${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`,
+  );
 });
 
 /** Prints the summary last and exits; the servers' log (megabytes) is removed, or kept when the run failed. */

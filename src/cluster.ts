@@ -57,7 +57,10 @@ export function runPrimary(config: Config, logger: Logger, options: PrimaryOptio
     const now = Date.now();
     restarts = [...restarts.filter((t) => now - t < budget.withinMs), now];
     if (restarts.length > budget.maxCrashes) {
-      logger.fatal({ pid: worker.process.pid, code, signal, restarts: restarts.length, withinMs: budget.withinMs }, 'workers keep dying; stopping');
+      logger.fatal(
+        { pid: worker.process.pid, code, signal, restarts: restarts.length, withinMs: budget.withinMs },
+        'workers keep dying; stopping',
+      );
       stopping = true;
       outcome = 1;
       stopAll('SIGTERM');

@@ -16,14 +16,19 @@ export type ServiceName = 'secured' | 'employee' | 'userdata';
 export type GrantType = 'password' | 'refresh_token';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
-const int = (min: number, max: number) => z.string().regex(/^\d+$/, 'must be a whole number')
-  .transform(Number).pipe(z.number().int().min(min).max(max));
-const list = <T extends string>(values: readonly [T, ...T[]]) => z.string().transform((s, ctx) => {
-  const items = s.split(',').map((x) => x.trim()).filter((x) => x !== '');
-  const bad = items.filter((x) => !(values as readonly string[]).includes(x));
-  if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `unknown value(s) ${bad.join(', ')}; allowed: ${values.join(', ')}` });
-  return [...new Set(items)] as T[];
-});
+const int = (min: number, max: number) =>
+  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
+const list = <T extends string>(values: readonly [T, ...T[]]) =>
+  z.string().transform((s, ctx) => {
+    const items = s
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
+    const bad = items.filter((x) => !(values as readonly string[]).includes(x));
+    if (bad.length > 0)
+      ctx.addIssue({ code: 'custom', message: `unknown value(s) ${bad.join(', ')}; allowed: ${values.join(', ')}` });
+    return [...new Set(items)] as T[];
+  });
 const text = z.string().trim().min(1, 'must not be empty');
 
 /** Every configuration key, its parser and its development default (unit and meaning inline). */
@@ -31,44 +36,84 @@ const schema = z.object({
   'server.host': text.default('127.0.0.1'), // listen address
   'server.port': int(0, 65535).default(8080), // TCP port; 0 picks a free one
   'server.max-body-bytes': int(1, 64 * 1024 * 1024).default(1024 * 1024), // request body limit, bytes
-  'server.cors.allowed-origins': z.string().default('').transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+  'server.cors.allowed-origins': z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
   'server.shutdown-timeout-ms': int(0, 600_000).default(10_000), // in-flight requests get this long on SIGTERM
-  'server.trusted-proxies': int(0, 10).default(0), // reverse proxies in front whose X-Forwarded-For entries name the client
+  // reverse proxies in front whose X-Forwarded-For entries name the client
+  'server.trusted-proxies': int(0, 10).default(0),
   'server.request-timeout-ms': int(1, 3_600_000).default(30_000), // a request's headers and body must arrive within this, or 408
-  'server.headers-timeout-ms': int(1, 3_600_000).default(10_000), // its headers within this (at most the request timeout), or 408
-  'server.keep-alive-timeout-ms': int(0, 600_000).default(5_000), // an idle kept-alive connection is closed after this; 0 never
-  'server.workers': z.string().trim().regex(/^(auto|\d{1,3})$/, 'must be a whole number from 1 to 256, or auto')
-    .transform((s) => (s === 'auto' ? availableParallelism() : Number(s))).pipe(z.number().int().min(1, 'must be at least 1').max(256, 'must be at most 256'))
+  // its headers within this (at most the request timeout), or 408
+  'server.headers-timeout-ms': int(1, 3_600_000).default(10_000),
+  // an idle kept-alive connection is closed after this; 0 never
+  'server.keep-alive-timeout-ms': int(0, 600_000).default(5_000),
+  'server.workers': z
+    .string()
+    .trim()
+    .regex(/^(auto|\d{1,3})$/, 'must be a whole number from 1 to 256, or auto')
+    .transform((s) => (s === 'auto' ? availableParallelism() : Number(s)))
+    .pipe(z.number().int().min(1, 'must be at least 1').max(256, 'must be at most 256'))
     .default(1), // processes serving HTTP on one port (node:cluster); auto: one per core
-  services: list(['secured', 'employee', 'userdata'] as const).default(['secured', 'employee', 'userdata'])
+  services: list(['secured', 'employee', 'userdata'] as const)
+    .default(['secured', 'employee', 'userdata'])
     .transform((names): ReadonlySet<ServiceName> => new Set(names)),
   'security.enabled': bool.default(true), // false opens /app/** and /api/** (refused in production)
-  'security.encoding-strength': z.enum(['256', '384', '512']).transform((s) => Number(s) as 256 | 384 | 512).default(256), // SHA-2 size of the JWT signature
+  'security.encoding-strength': z
+    .enum(['256', '384', '512'])
+    .transform((s) => Number(s) as 256 | 384 | 512)
+    .default(256), // SHA-2 size of the JWT signature
   'security.signing-key': z.string().optional(), // MAC secret or RSA key, inline or file:PATH; unset → generated
   'security.security-realm': text.default('troupe'),
   'security.jwt.client-id': text.default('troupe-client'),
-  'security.jwt.client-secret': z.string().trim().regex(/^(\{bcrypt\})?\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/, 'must be a BCrypt hash ($2a$, $2b$ or $2y$)')
-    .transform((hash) => hash.replace(/^\{bcrypt\}/, '')).default(DEV_CLIENT_SECRET_HASH), // the client secret's BCrypt hash
-  'security.jwt.grant-type': z.string().transform((s) => s.replaceAll('refresh-token', 'refresh_token'))
-    .pipe(list(['password', 'refresh_token'] as const)).default(['password', 'refresh_token']),
-  'security.jwt.scope-read': z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token').default('read'),
-  'security.jwt.scope-write': z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token').default('write'),
+  'security.jwt.client-secret': z
+    .string()
+    .trim()
+    .regex(/^(\{bcrypt\})?\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/, 'must be a BCrypt hash ($2a$, $2b$ or $2y$)')
+    .transform((hash) => hash.replace(/^\{bcrypt\}/, ''))
+    .default(DEV_CLIENT_SECRET_HASH), // the client secret's BCrypt hash
+  'security.jwt.grant-type': z
+    .string()
+    .transform((s) => s.replaceAll('refresh-token', 'refresh_token'))
+    .pipe(list(['password', 'refresh_token'] as const))
+    .default(['password', 'refresh_token']),
+  'security.jwt.scope-read': z
+    .string()
+    .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token')
+    .default('read'),
+  'security.jwt.scope-write': z
+    .string()
+    .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token')
+    .default('write'),
   'security.jwt.resource-ids': text.default('troupe-api'),
   'security.jwt.issuer': text.optional(), // unset → http://HOST:PORT (see loadConfig)
   'security.jwt.access-token-validity': int(1, 31_536_000).default(3600), // seconds
   'security.jwt.refresh-token-validity': int(1, 315_360_000).default(2_592_000), // seconds
   'security.protect-api': bool.default(true), // /api/** needs a token with the read or write scope
-  'security.login-throttle.max-failures-per-user': int(1, 1_000_000).default(10), // failed logins per username per window
-  'security.login-throttle.max-failures-per-address': int(1, 1_000_000).default(50), // failed logins per client address per window
+  // failed logins per username per window
+  'security.login-throttle.max-failures-per-user': int(1, 1_000_000).default(10),
+  // failed logins per client address per window
+  'security.login-throttle.max-failures-per-address': int(1, 1_000_000).default(50),
   'security.login-throttle.window-seconds': int(1, 86_400).default(600), // how long a failure counts
-  'security.revocation-sync-ms': int(1, 600_000).default(1000), // with MongoDB: how often an instance reads the revocations others made
+  // with MongoDB: how often an instance reads the revocations others made
+  'security.revocation-sync-ms': int(1, 600_000).default(1000),
   'app.initial-data': text.default('data/initial-data.json'), // roles and users loaded at start-up
   'app.list-all.include-password-hash': bool.default(false), // true: /app/listAll shows each user's BCrypt hash, as the seed did
   'data.dir': text.default('./data').transform((dir) => resolve(dir)), // where SQLite files and the generated key live
   'data.sqlite.synchronous': z.enum(['FULL', 'NORMAL']).default('FULL'), // FULL: a commit survives power loss too
-  'mongodb.uri': z.string().trim().optional().transform((uri) => uri || undefined), // set → every store in MongoDB (several machines can serve)
+  'mongodb.uri': z
+    .string()
+    .trim()
+    .optional()
+    .transform((uri) => uri || undefined), // set → every store in MongoDB (several machines can serve)
   'actors.ask-timeout-ms': int(1, 600_000).default(10_000), // an actor silent this long → 503
-  'actors.mailbox-limit': int(1, 1_000_000).default(1000), // asks to an actor with this many waiting messages → 503 at once
+  // asks to an actor with this many waiting messages → 503 at once
+  'actors.mailbox-limit': int(1, 1_000_000).default(1000),
   'actors.activity.idle-ms': int(1, 2_147_483_647).default(60_000), // a user's ActivityActor stops after this long idle, ms
   'logging.level': z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -78,10 +123,19 @@ export const CONFIG_KEYS = Object.keys(schema.shape) as readonly (keyof typeof s
 /** `max-body-bytes` → `maxBodyBytes`. */
 type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
 /** `server.cors.allowed-origins` with its value → `{ server: { cors: { allowedOrigins: V } } }`. */
-type Nest<K extends string, V> = K extends `${infer Head}.${infer Rest}` ? { readonly [P in Camel<Head>]: Nest<Rest, V> } : { readonly [P in Camel<K>]: V };
+type Nest<K extends string, V> = K extends `${infer Head}.${infer Rest}`
+  ? { readonly [P in Camel<Head>]: Nest<Rest, V> }
+  : { readonly [P in Camel<K>]: V };
 type Intersect<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 /** Flattens intersections for readable hovers and errors. */
-type Simplify<T> = T extends ReadonlySet<unknown> ? T : T extends readonly (infer E)[] ? readonly E[] : T extends object ? { readonly [K in keyof T]: Simplify<T[K]> } : T;
+type Simplify<T> =
+  T extends ReadonlySet<unknown>
+    ? T
+    : T extends readonly (infer E)[]
+      ? readonly E[]
+      : T extends object
+        ? { readonly [K in keyof T]: Simplify<T[K]> }
+        : T;
 type Parsed = z.infer<typeof schema>;
 type Resolved = Omit<Parsed, 'security.jwt.issuer'> & { readonly 'security.jwt.issuer': string };
 
@@ -90,7 +144,11 @@ type Resolved = Omit<Parsed, 'security.jwt.issuer'> & { readonly 'security.jwt.i
  * schema becomes a path of camel-cased segments (`actors.activity.idle-ms` →
  * `config.actors.activity.idleMs`), with the value its parser gives; the key is written once.
  */
-export type Config = Simplify<{ readonly production: boolean } & Intersect<{ [K in keyof Resolved & string]: Nest<K, Resolved[K]> }[keyof Resolved & string]>>;
+export type Config = Simplify<
+  { readonly production: boolean } & Intersect<
+    { [K in keyof Resolved & string]: Nest<K, Resolved[K]> }[keyof Resolved & string]
+  >
+>;
 
 /** Bad configuration: the message is one line naming the key, and never echoes a secret. */
 export class ConfigError extends Error {
@@ -126,7 +184,9 @@ function readPropertiesFile(path: string): Record<string, string> {
   try {
     return parseProperties(readFileSync(path, 'utf8'), false) as Record<string, string>;
   } catch (error) {
-    throw new ConfigError(`Invalid configuration: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new ConfigError(
+      `Invalid configuration: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
 }
 
@@ -145,13 +205,24 @@ function parse(raw: Record<string, string>): z.infer<typeof schema> {
 export function loadConfig(sources: ConfigSources = {}, production = false): Config {
   const v = parse(collect(sources));
   if (v['server.headers-timeout-ms'] > v['server.request-timeout-ms']) {
-    throw new ConfigError(`Invalid configuration: server.headers-timeout-ms: must not exceed server.request-timeout-ms (${v['server.request-timeout-ms']})`);
+    throw new ConfigError(
+      `Invalid configuration: server.headers-timeout-ms: must not exceed server.request-timeout-ms (${v['server.request-timeout-ms']})`,
+    );
   }
-  const resolved: Resolved = { ...v, 'security.jwt.issuer': v['security.jwt.issuer'] ?? `http://${v['server.host']}:${v['server.port']}` };
+  const resolved: Resolved = {
+    ...v,
+    'security.jwt.issuer': v['security.jwt.issuer'] ?? `http://${v['server.host']}:${v['server.port']}`,
+  };
   const config = { production, ...nest(resolved) } as Config;
   if (production) guardProduction(config);
-  if (config.mongodb.uri !== undefined && config.security.signingKey === undefined && sources.env?.['NODE_ENV'] !== 'development') {
-    throw new ConfigError('Invalid configuration: security.signing-key must be set when mongodb.uri is set (a key generated on each machine would refuse the tokens of the others); only NODE_ENV=development allows a generated key');
+  if (
+    config.mongodb.uri !== undefined &&
+    config.security.signingKey === undefined &&
+    sources.env?.['NODE_ENV'] !== 'development'
+  ) {
+    throw new ConfigError(
+      'Invalid configuration: security.signing-key must be set when mongodb.uri is set (a key generated on each machine would refuse the tokens of the others); only NODE_ENV=development allows a generated key',
+    );
   }
   return deepFreeze(config);
 }
@@ -171,9 +242,16 @@ function nest(flat: Resolved): Record<string, unknown> {
 }
 
 function guardProduction(config: Config): void {
-  if (!config.security.enabled) throw new ConfigError('Invalid configuration: security.enabled=false is refused when NODE_ENV=production');
-  if (config.security.signingKey === undefined) throw new ConfigError('Invalid configuration: security.signing-key must be set when NODE_ENV=production (the generated development key is refused)');
-  if (config.security.jwt.clientSecret === DEV_CLIENT_SECRET_HASH) throw new ConfigError('Invalid configuration: security.jwt.client-secret must be set when NODE_ENV=production (the development secret is refused)');
+  if (!config.security.enabled)
+    throw new ConfigError('Invalid configuration: security.enabled=false is refused when NODE_ENV=production');
+  if (config.security.signingKey === undefined)
+    throw new ConfigError(
+      'Invalid configuration: security.signing-key must be set when NODE_ENV=production (the generated development key is refused)',
+    );
+  if (config.security.jwt.clientSecret === DEV_CLIENT_SECRET_HASH)
+    throw new ConfigError(
+      'Invalid configuration: security.jwt.client-secret must be set when NODE_ENV=production (the development secret is refused)',
+    );
 }
 
 function deepFreeze<T>(value: T): T {

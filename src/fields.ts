@@ -11,15 +11,24 @@ import { OBJECT_ID, type ObjectIdString } from './ids.ts';
  * either case, read as lower case (the form ids are stored and sent in). A string schema, so that it
  * documents itself in OpenAPI; its output is the branded id.
  */
-export const objectId = z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be an id of 24 hexadecimal characters') })
-  .regex(new RegExp(OBJECT_ID.source, 'i'), { message: 'must be 24 hexadecimal characters', abort: true }) // one error, not two
+export const objectId = z
+  .string({
+    error: (issue) => (issue.input === undefined ? 'is required' : 'must be an id of 24 hexadecimal characters'),
+  })
+  // one error, not two
+  .regex(new RegExp(OBJECT_ID.source, 'i'), { message: 'must be 24 hexadecimal characters', abort: true })
   .transform((id) => id.toLowerCase() as ObjectIdString);
 
 /** The version a write expects the record to be at (what `If-Match: "3"` names over HTTP). */
-export const version = z.number({ error: 'must be a version number' }).int('must be a whole number').min(0, 'must not be negative');
+export const version = z
+  .number({ error: 'must be a version number' })
+  .int('must be a whole number')
+  .min(0, 'must not be negative');
 
 /** A field that may hold undefined may also be left out. */
-type Loose<T> = { [K in keyof T as undefined extends T[K] ? K : never]?: T[K] } & { [K in keyof T as undefined extends T[K] ? never : K]: T[K] };
+type Loose<T> = { [K in keyof T as undefined extends T[K] ? K : never]?: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? never : K]: T[K];
+};
 
 /** A message's own fields: all but its `type` and its `sender`. */
 export type MessageFields<M> = Loose<Omit<M, 'type' | 'sender'>>;

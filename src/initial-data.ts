@@ -4,18 +4,26 @@ import { z } from 'zod';
 import { ConfigError } from './config.ts';
 import type { CredentialStore } from './stores/credential-store.ts';
 
-const bcryptHash = z.string().regex(/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/, 'must be a BCrypt hash, never a plain password');
+const bcryptHash = z
+  .string()
+  .regex(/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/, 'must be a BCrypt hash, never a plain password');
 
-const schema = z.object({
-  roles: z.array(z.object({ roleName: z.string().min(1), description: z.string().default('') }).strict()),
-  users: z.array(z.object({
-    username: z.string().min(1),
-    password: bcryptHash,
-    firstName: z.string().default(''),
-    lastName: z.string().default(''),
-    roles: z.array(z.string().min(1)),
-  }).strict()),
-}).strict();
+const schema = z
+  .object({
+    roles: z.array(z.object({ roleName: z.string().min(1), description: z.string().default('') }).strict()),
+    users: z.array(
+      z
+        .object({
+          username: z.string().min(1),
+          password: bcryptHash,
+          firstName: z.string().default(''),
+          lastName: z.string().default(''),
+          roles: z.array(z.string().min(1)),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
 
 export type InitialData = z.infer<typeof schema>;
 
@@ -24,13 +32,16 @@ export function readInitialData(path: string): InitialData {
   try {
     json = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    const why = error instanceof SyntaxError ? 'not valid JSON' : ((error as NodeJS.ErrnoException).code ?? 'unreadable');
+    const why =
+      error instanceof SyntaxError ? 'not valid JSON' : ((error as NodeJS.ErrnoException).code ?? 'unreadable');
     throw new ConfigError(`Invalid configuration: app.initial-data: ${path} is ${why}`);
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError(`Invalid configuration: app.initial-data: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`);
+    throw new ConfigError(
+      `Invalid configuration: app.initial-data: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`,
+    );
   }
   return parsed.data;
 }
@@ -43,6 +54,9 @@ export async function loadInitialData(store: CredentialStore, data: InitialData)
   const descriptions = new Map(data.roles.map((r) => [r.roleName, r.description]));
   for (const role of data.roles) await store.saveRole(role);
   for (const user of data.users) {
-    await store.saveUser({ ...user, roles: user.roles.map((roleName) => ({ roleName, description: descriptions.get(roleName) ?? '' })) });
+    await store.saveUser({
+      ...user,
+      roles: user.roles.map((roleName) => ({ roleName, description: descriptions.get(roleName) ?? '' })),
+    });
   }
 }

@@ -8,9 +8,26 @@ import { pino, type Logger } from 'pino';
 export type { Logger };
 
 const REDACT = [
-  'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization', 'cookie', '*.cookie',
-  'password', '*.password', 'secret', '*.secret', 'client_secret', '*.client_secret', 'token', '*.token',
-  'access_token', '*.access_token', 'refresh_token', '*.refresh_token', 'signingKey', '*.signingKey',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'cookie',
+  '*.cookie',
+  'password',
+  '*.password',
+  'secret',
+  '*.secret',
+  'client_secret',
+  '*.client_secret',
+  'token',
+  '*.token',
+  'access_token',
+  '*.access_token',
+  'refresh_token',
+  '*.refresh_token',
+  'signingKey',
+  '*.signingKey',
 ];
 
 export function createLogger(level: string, destination: NodeJS.WritableStream = process.stdout): Logger {

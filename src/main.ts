@@ -25,10 +25,13 @@ function onSignals(troupe: Troupe, log: ReturnType<typeof createLogger>): void {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    troupe.close().then(() => process.exit(0), (error: unknown) => {
-      log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    });
+    troupe.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   // Kept for the process's life: a repeated signal must not fall back to the default (exit at once).
   // Ctrl-C under `npm start` sends two SIGINTs, the terminal's and the one npm forwards.
@@ -46,5 +49,8 @@ if (config.server.workers > 1 && cluster.isPrimary) {
   const troupe = await orExit(() => startTroupe(config, logger));
   // Handlers first: whoever waits for the line below may signal at once, and node's default would kill.
   onSignals(troupe, logger);
-  logger.info({ url: troupe.url, services: [...config.services] }, cluster.isWorker ? 'worker listening' : 'troupe listening');
+  logger.info(
+    { url: troupe.url, services: [...config.services] },
+    cluster.isWorker ? 'worker listening' : 'troupe listening',
+  );
 }

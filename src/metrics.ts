@@ -29,9 +29,13 @@ const childrenLabel = (parentParts: readonly string[]): string => `${parentParts
 
 /** An actor's label: its name at the top level; children of one parent share `parent/*`. */
 export const actorLabel = (parts: readonly string[]): string =>
-  (parts.length <= 1 ? (parts[0] ?? '') : childrenLabel(parts.slice(0, -1)));
+  parts.length <= 1 ? (parts[0] ?? '') : childrenLabel(parts.slice(0, -1));
 
-function walk(nodes: readonly ActorInfo[], parents: readonly string[], visit: (parts: readonly string[], node: ActorInfo) => void): void {
+function walk(
+  nodes: readonly ActorInfo[],
+  parents: readonly string[],
+  visit: (parts: readonly string[], node: ActorInfo) => void,
+): void {
   for (const node of nodes) {
     const parts = [...parents, node.name];
     visit(parts, node);
@@ -42,8 +46,14 @@ function walk(nodes: readonly ActorInfo[], parents: readonly string[], visit: (p
 /** IPC between a worker and the primary for the aggregated text. */
 export const METRICS_REQUEST = 'troupe:metrics';
 export const METRICS_REPLY = 'troupe:metrics-reply';
-interface MetricsReply { readonly type: typeof METRICS_REPLY; readonly id: number; readonly text?: string; readonly error?: string }
-const isReply = (m: unknown): m is MetricsReply => typeof m === 'object' && m !== null && (m as { type?: unknown }).type === METRICS_REPLY;
+interface MetricsReply {
+  readonly type: typeof METRICS_REPLY;
+  readonly id: number;
+  readonly text?: string;
+  readonly error?: string;
+}
+const isReply = (m: unknown): m is MetricsReply =>
+  typeof m === 'object' && m !== null && (m as { type?: unknown }).type === METRICS_REPLY;
 
 /** A worker's question to the primary; rejects after `timeoutMs`. */
 function fromPrimary(): () => Promise<string> {
@@ -52,20 +62,21 @@ function fromPrimary(): () => Promise<string> {
   process.on('message', (m: unknown) => {
     if (isReply(m)) waiting.get(m.id)?.(m);
   });
-  return () => new Promise((resolve, reject) => {
-    const id = next++;
-    const timer = setTimeout(() => {
-      waiting.delete(id);
-      reject(new Error('the primary did not answer with the metrics'));
-    }, 5000);
-    waiting.set(id, (reply) => {
-      clearTimeout(timer);
-      waiting.delete(id);
-      if (reply.text === undefined) reject(new Error(reply.error ?? 'no metrics'));
-      else resolve(reply.text);
+  return () =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new Error('the primary did not answer with the metrics'));
+      }, 5000);
+      waiting.set(id, (reply) => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        if (reply.text === undefined) reject(new Error(reply.error ?? 'no metrics'));
+        else resolve(reply.text);
+      });
+      process.send?.({ type: METRICS_REQUEST, id });
     });
-    process.send?.({ type: METRICS_REQUEST, id });
-  });
 }
 
 /** In the primary: answers workers' requests with every worker's metrics, aggregated. */
@@ -76,7 +87,8 @@ export function serveClusterMetrics(): void {
     const id = (m as { id: number }).id;
     aggregator.clusterMetrics().then(
       (text) => worker.send({ type: METRICS_REPLY, id, text }),
-      (error: unknown) => worker.send({ type: METRICS_REPLY, id, error: error instanceof Error ? error.message : 'failed' }),
+      (error: unknown) =>
+        worker.send({ type: METRICS_REPLY, id, error: error instanceof Error ? error.message : 'failed' }),
     );
   });
 }
@@ -84,25 +96,50 @@ export function serveClusterMetrics(): void {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const httpRequests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route template and status', labelNames: ['method', 'route', 'status'] as const, registers: [registry] });
+  const httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
   const httpDuration = new Histogram({
-    name: 'http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['method', 'route'] as const, registers: [registry],
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['method', 'route'] as const,
+    registers: [registry],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   });
-  const askTimeouts = new Counter({ name: 'actor_ask_timeouts_total', help: 'Requests answered 503 because an actor did not reply in time', labelNames: ['route'] as const, registers: [registry] });
-  const messages = new Counter({ name: 'actor_messages_total', help: 'Messages handled by actors, by outcome', labelNames: ['actor', 'outcome'] as const, registers: [registry] });
+  const askTimeouts = new Counter({
+    name: 'actor_ask_timeouts_total',
+    help: 'Requests answered 503 because an actor did not reply in time',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const messages = new Counter({
+    name: 'actor_messages_total',
+    help: 'Messages handled by actors, by outcome',
+    labelNames: ['actor', 'outcome'] as const,
+    registers: [registry],
+  });
   const systems: ActorSystem[] = [];
   const poolLabels = new Set<string>();
   const pid = String(process.pid);
   new Gauge({
-    name: 'actor_mailbox_depth', help: 'Messages waiting in actor mailboxes, per process', labelNames: ['actor', 'pid'] as const, registers: [registry],
+    name: 'actor_mailbox_depth',
+    help: 'Messages waiting in actor mailboxes, per process',
+    labelNames: ['actor', 'pid'] as const,
+    registers: [registry],
     collect() {
       this.reset();
-      for (const system of systems) walk(actorTree(system), [], (parts, node) => this.inc({ actor: actorLabel(parts), pid }, node.mailbox));
+      for (const system of systems)
+        walk(actorTree(system), [], (parts, node) => this.inc({ actor: actorLabel(parts), pid }, node.mailbox));
     },
   });
   new Gauge({
-    name: 'actor_live', help: 'Live actors (for instance one ActivityActor per active user), per process', labelNames: ['actor', 'pid'] as const, registers: [registry],
+    name: 'actor_live',
+    help: 'Live actors (for instance one ActivityActor per active user), per process',
+    labelNames: ['actor', 'pid'] as const,
+    registers: [registry],
     collect() {
       this.reset();
       for (const actor of poolLabels) this.set({ actor, pid }, 0);
@@ -116,7 +153,11 @@ export function createMetrics(): Metrics {
     text = fromPrimary();
   }
   return {
-    registry, httpRequests, httpDuration, askTimeouts, text,
+    registry,
+    httpRequests,
+    httpDuration,
+    askTimeouts,
+    text,
     watch(system, pools = []) {
       systems.push(system);
       for (const pool of pools) poolLabels.add(childrenLabel(pathOf(pool)));
@@ -125,7 +166,14 @@ export function createMetrics(): Metrics {
       observe(system, (parts, outcome) => {
         const actor = actorLabel(parts);
         let counters = children.get(actor);
-        if (!counters) children.set(actor, counters = { handled: messages.labels({ actor, outcome: 'handled' }), failed: messages.labels({ actor, outcome: 'failed' }) });
+        if (!counters)
+          children.set(
+            actor,
+            (counters = {
+              handled: messages.labels({ actor, outcome: 'handled' }),
+              failed: messages.labels({ actor, outcome: 'failed' }),
+            }),
+          );
         counters[outcome].inc();
       });
     },

@@ -55,12 +55,13 @@ function memoryConfig(dataDir: string): Config {
   return loadConfigOrExit({ DATA_DIR: dataDir, SECURITY_SIGNING_KEY: randomBytes(64).toString('base64url') });
 }
 
-const banner = (config: Config, memory: boolean): string => [
-  `troupe REPL: actors on ${config.data.dir}${memory ? ' (temporary, removed on exit)' : ''}; no HTTP port.`,
-  'In scope: token, employees, users, activity; ask(ref, msg, timeoutMs?), tell(ref, msg);',
-  '  Get, Post, Put, Delete (UserActor); Token, Employee, User, Activity (every protocol).',
-  'Commands: .actors, .protocol NAME, .help; .exit or Ctrl-D to leave.',
-].join('\n');
+const banner = (config: Config, memory: boolean): string =>
+  [
+    `troupe REPL: actors on ${config.data.dir}${memory ? ' (temporary, removed on exit)' : ''}; no HTTP port.`,
+    'In scope: token, employees, users, activity; ask(ref, msg, timeoutMs?), tell(ref, msg);',
+    '  Get, Post, Put, Delete (UserActor); Token, Employee, User, Activity (every protocol).',
+    'Commands: .actors, .protocol NAME, .help; .exit or Ctrl-D to leave.',
+  ].join('\n');
 
 const { memory } = readArgs(process.argv.slice(2));
 const memoryDir = memory ? mkdtempSync(join(tmpdir(), 'troupe-repl-')) : undefined;
@@ -70,15 +71,25 @@ const logger = createLogger(config.logging.level, process.stderr);
 const core = await startCore(config, logger);
 const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !process.env['NODE_NO_READLINE'];
 const server = await openRepl({
-  actors: core.actors, input: process.stdin, output: process.stdout, terminal,
-  colors: terminal && process.stdout.hasColors(), historyFile: join(config.data.dir, 'repl_history'), banner: banner(config, memory),
+  actors: core.actors,
+  input: process.stdin,
+  output: process.stdout,
+  terminal,
+  colors: terminal && process.stdout.hasColors(),
+  historyFile: join(config.data.dir, 'repl_history'),
+  banner: banner(config, memory),
 });
 server.once('exit', () => {
-  drainAsks(core.actors.system, config.actors.askTimeoutMs).then(() => core.close()).then(() => {
-    if (memoryDir) rmSync(memoryDir, { recursive: true, force: true });
-  }, (error: unknown) => {
-    logger.error({ err: error }, 'closing the stores failed');
-    process.exitCode = 1;
-  });
+  drainAsks(core.actors.system, config.actors.askTimeoutMs)
+    .then(() => core.close())
+    .then(
+      () => {
+        if (memoryDir) rmSync(memoryDir, { recursive: true, force: true });
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'closing the stores failed');
+        process.exitCode = 1;
+      },
+    );
 });
 process.once('SIGTERM', () => server.close());

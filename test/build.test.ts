@@ -23,11 +23,23 @@ t('the compiled server starts with plain node and serves a login and each servic
     try {
       const { access_token: token } = await login(server.url);
       const auth = { Authorization: `Bearer ${token}` };
-      const users = (await (await fetch(`${server.url}/app/listAll`, { headers: auth })).json()) as { username: string }[];
-      assert.ok(users.some((u) => u.username === 'john.doe'), 'listAll answers from the migrated database');
-      const search = await fetch(`${server.url}/api/employee/search`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{}' });
+      const users = (await (await fetch(`${server.url}/app/listAll`, { headers: auth })).json()) as {
+        username: string;
+      }[];
+      assert.ok(
+        users.some((u) => u.username === 'john.doe'),
+        'listAll answers from the migrated database',
+      );
+      const search = await fetch(`${server.url}/api/employee/search`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
       assert.is(search.status, 200);
-      assert.is((await fetch(`${server.url}/api/users/activity?userId=000000000000000000000000`, { headers: auth })).status, 404);
+      assert.is(
+        (await fetch(`${server.url}/api/users/activity?userId=000000000000000000000000`, { headers: auth })).status,
+        404,
+      );
       const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { info: { version: string } };
       assert.is(doc.info.version, (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
     } finally {

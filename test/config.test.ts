@@ -22,13 +22,24 @@ function rejects(sources: Parameters<typeof loadConfig>[0], pattern: RegExp, pro
 }
 
 t('every key is the path of its value: dotted segments, camel-cased', () => {
-  const c = loadConfig({ properties: { 'security.signing-key': 'k'.repeat(32), 'mongodb.uri': 'mongodb://127.0.0.1:1/x', 'security.jwt.issuer': 'https://issuer.example' } },
-    false);
+  const c = loadConfig(
+    {
+      properties: {
+        'security.signing-key': 'k'.repeat(32),
+        'mongodb.uri': 'mongodb://127.0.0.1:1/x',
+        'security.jwt.issuer': 'https://issuer.example',
+      },
+    },
+    false,
+  );
   for (const key of CONFIG_KEYS) {
     const path = key.split('.').map((s) => s.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase()));
     let node: unknown = c;
     for (const segment of path) {
-      assert.ok(typeof node === 'object' && node !== null && segment in node, `${key}: no ${path.join('.')} in the configuration`);
+      assert.ok(
+        typeof node === 'object' && node !== null && segment in node,
+        `${key}: no ${path.join('.')} in the configuration`,
+      );
       node = (node as Record<string, unknown>)[segment];
     }
     assert.is.not(node, undefined, key);
@@ -61,7 +72,10 @@ t('development defaults', () => {
 t('application.properties overrides defaults, the environment overrides the file', () => {
   const dir = tempDir();
   const file = join(dir, 'application.properties');
-  writeFileSync(file, '# Spring style\nsecurity.security-realm=file-realm\nserver.port: 9000\nsecurity.jwt.client-id = from-file\n');
+  writeFileSync(
+    file,
+    '# Spring style\nsecurity.security-realm=file-realm\nserver.port: 9000\nsecurity.jwt.client-id = from-file\n',
+  );
   const c = loadConfig({ file, env: { SECURITY_JWT_CLIENT_ID: 'from-env', PORT: '9100' } });
   assert.is(c.security.securityRealm, 'file-realm');
   assert.is(c.security.jwt.clientId, 'from-env');
@@ -70,14 +84,24 @@ t('application.properties overrides defaults, the environment overrides the file
 });
 
 t('relaxed binding reaches dotted and dashed keys; MONGODB_URI works', () => {
-  const c = loadConfig({ env: { SECURITY_JWT_ACCESS_TOKEN_VALIDITY: '60', MONGODB_URI: 'mongodb://localhost:27017/x', SERVICES: 'secured, employee', NODE_ENV: 'development' } });
+  const c = loadConfig({
+    env: {
+      SECURITY_JWT_ACCESS_TOKEN_VALIDITY: '60',
+      MONGODB_URI: 'mongodb://localhost:27017/x',
+      SERVICES: 'secured, employee',
+      NODE_ENV: 'development',
+    },
+  });
   assert.is(c.security.jwt.accessTokenValidity, 60);
   assert.is(c.mongodb.uri, 'mongodb://localhost:27017/x');
   assert.equal([...c.services], ['secured', 'employee']);
 });
 
 t('the seed spelling refresh-token is accepted', () => {
-  assert.equal(loadConfig({ properties: { 'security.jwt.grant-type': 'password,refresh-token' } }).security.jwt.grantType, ['password', 'refresh_token']);
+  assert.equal(
+    loadConfig({ properties: { 'security.jwt.grant-type': 'password,refresh-token' } }).security.jwt.grantType,
+    ['password', 'refresh_token'],
+  );
 });
 
 t('a bad value is one line naming the key', () => {
@@ -89,7 +113,10 @@ t('a bad value is one line naming the key', () => {
 });
 
 t('a bad secret is named but never echoed', () => {
-  const message = rejects({ properties: { 'security.jwt.client-secret': 'plain-text-secret' } }, /security\.jwt\.client-secret: must be a BCrypt hash/);
+  const message = rejects(
+    { properties: { 'security.jwt.client-secret': 'plain-text-secret' } },
+    /security\.jwt\.client-secret: must be a BCrypt hash/,
+  );
   assert.not.match(message, /plain-text-secret/);
 });
 
@@ -97,17 +124,37 @@ t('production refuses development secrets and disabled security', () => {
   const key = 'k'.repeat(64);
   rejects({}, /security\.signing-key must be set/, true);
   rejects({ properties: { 'security.signing-key': key } }, /security\.jwt\.client-secret must be set/, true);
-  rejects({ properties: { 'security.signing-key': key, 'security.jwt.client-secret': OTHER_HASH, 'security.enabled': 'false' } }, /security\.enabled=false is refused/, true);
+  rejects(
+    {
+      properties: {
+        'security.signing-key': key,
+        'security.jwt.client-secret': OTHER_HASH,
+        'security.enabled': 'false',
+      },
+    },
+    /security\.enabled=false is refused/,
+    true,
+  );
   const c = loadConfig({ properties: { 'security.signing-key': key, 'security.jwt.client-secret': OTHER_HASH } }, true);
   assert.is(c.production, true);
 });
 
 t('mongodb.uri with a generated key is refused outside development, with one line saying why', () => {
-  const why = rejects({ env: { MONGODB_URI: 'mongodb://db.example:27017/troupe' } }, /security\.signing-key must be set when mongodb\.uri is set/);
+  const why = rejects(
+    { env: { MONGODB_URI: 'mongodb://db.example:27017/troupe' } },
+    /security\.signing-key must be set when mongodb\.uri is set/,
+  );
   assert.is(why.split('\n').length, 1);
   assert.match(why, /refuse the tokens of the others/);
-  assert.is(loadConfig({ env: { MONGODB_URI: 'mongodb://db.example:27017/troupe', NODE_ENV: 'development' } }).security.signingKey, undefined);
-  assert.ok(loadConfig({ env: { MONGODB_URI: 'mongodb://db.example:27017/troupe', SECURITY_SIGNING_KEY: 'k'.repeat(32) } }).mongodb.uri);
+  assert.is(
+    loadConfig({ env: { MONGODB_URI: 'mongodb://db.example:27017/troupe', NODE_ENV: 'development' } }).security
+      .signingKey,
+    undefined,
+  );
+  assert.ok(
+    loadConfig({ env: { MONGODB_URI: 'mongodb://db.example:27017/troupe', SECURITY_SIGNING_KEY: 'k'.repeat(32) } })
+      .mongodb.uri,
+  );
 });
 
 t('server.workers: a number, or auto for the available cores; default 1', () => {
@@ -120,7 +167,9 @@ t('server.workers: a number, or auto for the available cores; default 1', () => 
 
 t('start-up with a bad value exits 1 with one line naming the key', () => {
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    encoding: 'utf8', timeout: 20_000, env: { ...process.env, SECURITY_ENCODING_STRENGTH: '999', CONFIG_FILE: '/dev/null' },
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: { ...process.env, SECURITY_ENCODING_STRENGTH: '999', CONFIG_FILE: '/dev/null' },
   });
   assert.is(run.status, 1);
   assert.is(run.stderr.trim().split('\n').length, 1);

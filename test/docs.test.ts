@@ -31,7 +31,16 @@ t('every relative link names a file of the repository, and every anchor a headin
 });
 
 t('no document refers to what a clone does not have', () => {
-  const outside = [/\.\.\/shared/, /\bthe contract\b(?! suites?)/i, /\bthe seed\b/i, /\bseed's\b/i, /\bService [ABC]\b/, /\bstack notes\b/i, /\bhouse (layout|style)\b/i, /\bthe issue\b/i];
+  const outside = [
+    /\.\.\/shared/,
+    /\bthe contract\b(?! suites?)/i,
+    /\bthe seed\b/i,
+    /\bseed's\b/i,
+    /\bService [ABC]\b/,
+    /\bstack notes\b/i,
+    /\bhouse (layout|style)\b/i,
+    /\bthe issue\b/i,
+  ];
   for (const doc of documents()) {
     for (const pattern of outside) assert.not.match(doc.text, pattern, `${doc.path} mentions ${pattern}`);
   }
@@ -49,7 +58,9 @@ t('docs/api.md lists every route with its access, and no other', async () => {
   ctx.server = await startTestServer();
   const api = readFileSync('docs/api.md', 'utf8');
   const text = api.slice(api.indexOf('\n## Routes\n'), api.indexOf('\n## ', api.indexOf('\n## Routes\n') + 1));
-  const documented = [...text.matchAll(/^\| `(GET|POST|PUT|DELETE) ([^`]+)` \| ([^|]+) \|/gm)].map(([, m, p, a]) => `${m} ${p} | ${a?.trim()}`);
+  const documented = [...text.matchAll(/^\| `(GET|POST|PUT|DELETE) ([^`]+)` \| ([^|]+) \|/gm)].map(
+    ([, m, p, a]) => `${m} ${p} | ${a?.trim()}`,
+  );
   const served = routesOf(ctx.server.troupe.app).map((r) => `${r.method} ${r.path} | ${accessText(r)}`);
   assert.equal([...documented].sort(), [...served].sort());
 });

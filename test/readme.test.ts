@@ -17,7 +17,12 @@ t.before(async () => {
 });
 t.after(async () => ctx.server?.close());
 
-const sessions = (): string[] => documents().flatMap((doc) => fencedBlocks(doc.text).filter((b) => b.info === 'bash session').map((b) => b.body));
+const sessions = (): string[] =>
+  documents().flatMap((doc) =>
+    fencedBlocks(doc.text)
+      .filter((b) => b.info === 'bash session')
+      .map((b) => b.body),
+  );
 const MARK = (i: number): string => `@@session ${i}@@`;
 
 // The server runs in this process, so the shell must run asynchronously.
@@ -26,16 +31,28 @@ const run = promisify(execFile);
 t('every documented block that calls curl is a session, and the README has the four', () => {
   for (const doc of documents()) {
     for (const block of fencedBlocks(doc.text)) {
-      if (/\bcurl\b/.test(block.body)) assert.is(block.info, 'bash session', `${doc.path}: a block calling curl is not fenced as a session:\n${block.body.slice(0, 200)}`);
+      if (/\bcurl\b/.test(block.body))
+        assert.is(
+          block.info,
+          'bash session',
+          `${doc.path}: a block calling curl is not fenced as a session:\n${block.body.slice(0, 200)}`,
+        );
     }
   }
   assert.is(sessions().length, 4);
 });
 
 t('the sessions run as written, in order, in one shell', async () => {
-  const script = sessions().map((body, i) => `echo '${MARK(i)}'\n${body}`).join('\n').replaceAll('http://127.0.0.1:8080', ctx.server.url);
+  const script = sessions()
+    .map((body, i) => `echo '${MARK(i)}'\n${body}`)
+    .join('\n')
+    .replaceAll('http://127.0.0.1:8080', ctx.server.url);
   const env = { ...process.env, BASH_ENV: undefined, ENV: undefined };
-  const result = await run('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], { encoding: 'utf8', timeout: 120_000, env });
+  const result = await run('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env,
+  });
   assert.is(result.stderr, '');
   ctx.outputs = result.stdout.split(/^@@session \d+@@\n/m).slice(1);
   assert.is(ctx.outputs.length, 4);
@@ -61,12 +78,18 @@ t('quick start: a token, then each service answers', () => {
 
 t('secured service: login, role check, introspection, refresh, and reuse revoking the login', () => {
   const lines = out(1).trim().split('\n');
-  assert.match(lines[0] ?? '', /^\{"access_token":"ey[^"]+","token_type":"bearer","refresh_token":"[^"]+","expires_in":\d+,"scope":"read"/);
+  assert.match(
+    lines[0] ?? '',
+    /^\{"access_token":"ey[^"]+","token_type":"bearer","refresh_token":"[^"]+","expires_in":\d+,"scope":"read"/,
+  );
   assert.is(lines[1], 'Hello admin, you are an administrator.');
   assert.is(lines[2], '{"error":"access_denied","error_description":"Access is denied"}');
   assert.match(lines[3] ?? '', /^\{"active":true,"scope":"read","client_id":"troupe-client","username":"admin"/);
   assert.match(lines[4] ?? '', /^\{"access_token":"ey[^"]+","token_type":"bearer","refresh_token":"[^"]+"/);
-  assert.is(lines[5], '{"error":"invalid_grant","error_description":"Refresh token already used; every token of this login is revoked"}');
+  assert.is(
+    lines[5],
+    '{"error":"invalid_grant","error_description":"Refresh token already used; every token of this login is revoked"}',
+  );
   assert.match(lines[6] ?? '', /^\{"error":"invalid_token"/);
   assert.is(lines.length, 7);
 });
@@ -76,8 +99,12 @@ t('employee service: create, page, search by birth date, conditional update, inv
   assert.match(o, /^HTTP\/1\.1 201 Created\r?$/m);
   assert.match(o, /^Location: \/api\/employee\/[0-9a-f]{24}\r?$/im);
   assert.match(o, /^ETag: "1"\r?$/im);
-  const json = o.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-  const names = (v: Record<string, unknown> | undefined): unknown => (v?.['items'] as { name: string }[] | undefined)?.map((i) => i.name);
+  const json = o
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const names = (v: Record<string, unknown> | undefined): unknown =>
+    (v?.['items'] as { name: string }[] | undefined)?.map((i) => i.name);
   assert.is(json[0]?.['name'], 'Grace Hopper');
   assert.is(json[1]?.['name'], 'Joan Smithers');
   assert.equal(names(json[2]), ['John Smith']);
@@ -86,7 +113,10 @@ t('employee service: create, page, search by birth date, conditional update, inv
   assert.is(json[4]?.['version'], 2);
   assert.is(json[5]?.['type'], 'urn:problem:troupe:employee.version_conflict');
   assert.is(json[6]?.['status'], 400);
-  assert.equal((json[6]?.['errors'] as { field: string }[]).map((e) => e.field), ['name', 'dateOfBirth']);
+  assert.equal(
+    (json[6]?.['errors'] as { field: string }[]).map((e) => e.field),
+    ['name', 'dateOfBirth'],
+  );
   assert.match(o, /^204$/m);
   assert.is(json[7]?.['type'], 'urn:problem:troupe:employee.not_found');
   assert.is(json.length, 8);
@@ -100,7 +130,10 @@ t('user-data service: update, activity, history page, email taken, delete', () =
   assert.is(json[1]?.['type'], 'PASSWORD_CHANGED');
   const page = json[2] as { user: { version: number }; activities: { type: string }[]; nextCursor: string | null };
   assert.is(page.user.version, 2);
-  assert.equal(page.activities.map((a) => a.type), ['PASSWORD_CHANGED', 'USER_UPDATED']);
+  assert.equal(
+    page.activities.map((a) => a.type),
+    ['PASSWORD_CHANGED', 'USER_UPDATED'],
+  );
   assert.type(page.nextCursor, 'string');
   assert.is(json[3]?.['type'], 'urn:problem:troupe:user.email_taken');
   assert.ok(lines.includes('204'));

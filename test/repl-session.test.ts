@@ -22,12 +22,17 @@ import { createProbe } from './helpers/probe.ts';
 import { tempDir } from './helpers/server.ts';
 import { waitFor } from './helpers/wait.ts';
 
-interface Ctx { dataDir: string; core: Core | undefined }
+interface Ctx {
+  dataDir: string;
+  core: Core | undefined;
+}
 const t = suite<Ctx>('REPL session (in process)', { dataDir: '', core: undefined });
 
 t.before(async (ctx) => {
   ctx.dataDir = tempDir('troupe-repl-session-');
-  const config = loadConfig({ properties: { 'data.dir': ctx.dataDir, 'logging.level': 'silent', 'data.sqlite.synchronous': 'NORMAL' } });
+  const config = loadConfig({
+    properties: { 'data.dir': ctx.dataDir, 'logging.level': 'silent', 'data.sqlite.synchronous': 'NORMAL' },
+  });
   ctx.core = await startCore(config, createLogger('silent'));
 });
 
@@ -36,18 +41,31 @@ t.after(async (ctx) => {
   rmSync(ctx.dataDir, { recursive: true, force: true });
 });
 
-async function session(ctx: Ctx, options: { terminal?: boolean; historyFile?: string } = {}): Promise<{ server: REPLServer; input: PassThrough; printed: () => string }> {
+async function session(
+  ctx: Ctx,
+  options: { terminal?: boolean; historyFile?: string } = {},
+): Promise<{ server: REPLServer; input: PassThrough; printed: () => string }> {
   const input = new PassThrough();
   const output = new PassThrough();
   let printed = '';
-  output.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
-  const server = await openRepl({ actors: ctx.core!.actors, input, output, terminal: options.terminal ?? false, colors: false, historyFile: options.historyFile });
+  output.on('data', (chunk: Buffer) => {
+    printed += chunk.toString();
+  });
+  const server = await openRepl({
+    actors: ctx.core!.actors,
+    input,
+    output,
+    terminal: options.terminal ?? false,
+    colors: false,
+    historyFile: options.historyFile,
+  });
   return { server, input, printed: () => printed };
 }
 
-const complete = (server: REPLServer, line: string): Promise<string[]> => new Promise((resolve, reject) => {
-  (server.completer as AsyncCompleter)(line, (error, result) => (error ? reject(error) : resolve(result?.[0] ?? [])));
-});
+const complete = (server: REPLServer, line: string): Promise<string[]> =>
+  new Promise((resolve, reject) => {
+    (server.completer as AsyncCompleter)(line, (error, result) => (error ? reject(error) : resolve(result?.[0] ?? [])));
+  });
 
 t('Tab completes the refs, ask and tell, the protocols and their builders', async (ctx) => {
   const { server } = await session(ctx);
@@ -74,7 +92,7 @@ t('short names exist only where one protocol owns the name', async (ctx) => {
     assert.is(g['create'], Employee.create);
     assert.is(g['get'], undefined, 'User.get and Employee.get share the name');
     assert.is(g['USER_CREATED'], undefined, 'not a message builder');
-    assert.is(g['post'], undefined, 'UserActor\'s builders go by the seed\'s names');
+    assert.is(g['post'], undefined, "UserActor's builders go by the seed's names");
   } finally {
     server.close();
   }
@@ -97,22 +115,27 @@ t('every example of .protocol is a message its actor answers', async (ctx) => {
   }
 });
 
-t('a search page\'s `next` is the typed position the next search takes as `after`', async (ctx) => {
+t("a search page's `next` is the typed position the next search takes as `after`", async (ctx) => {
   const { server } = await session(ctx);
   try {
     const run = (code: string): Promise<unknown> => runInContext(code, server.context) as Promise<unknown>;
-    for (const name of ['Paging Ann', 'Paging Bob']) await run(`ask(employees, Employee.create({ name: '${name}', dateOfBirth: '1990-01-01' }))`);
-    const first = (await run("ask(employees, Employee.search({ name: 'paging', limit: 1 }))")) as { value: Employee.SearchPage };
+    for (const name of ['Paging Ann', 'Paging Bob'])
+      await run(`ask(employees, Employee.create({ name: '${name}', dateOfBirth: '1990-01-01' }))`);
+    const first = (await run("ask(employees, Employee.search({ name: 'paging', limit: 1 }))")) as {
+      value: Employee.SearchPage;
+    };
     assert.equal(first.value.next, { nameKey: 'paging ann', id: first.value.items[0]?.id });
     server.context['page'] = first;
-    const second = (await run("ask(employees, Employee.search({ name: 'paging', limit: 1, after: page.value.next }))")) as { value: Employee.SearchPage };
+    const second = (await run(
+      "ask(employees, Employee.search({ name: 'paging', limit: 1, after: page.value.next }))",
+    )) as { value: Employee.SearchPage };
     assert.equal([second.value.items.map((e) => e.name), second.value.next], [['Paging Bob'], null]);
   } finally {
     server.close();
   }
 });
 
-t('every example of .protocol passes its protocol\'s check', (ctx) => {
+t("every example of .protocol passes its protocol's check", (ctx) => {
   const context = replGlobals(ctx.core!.actors, { say: () => {}, show: () => {} });
   for (const entry of PROTOCOLS) {
     for (const example of Object.values(entry.examples)) {
@@ -125,10 +148,25 @@ t('every example of .protocol passes its protocol\'s check', (ctx) => {
 t('a message literal may leave out what its builder fills in', () => {
   const entry = (ref: string) => PROTOCOLS.find((p) => p.ref === ref)!;
   const listUsers = checkMessage(entry('token'), (sender) => ({ type: 'ListUsers', sender }));
-  assert.equal(listUsers.ok && listUsers.request(undefined as never), { type: 'ListUsers', includePasswordHash: false, sender: undefined });
+  assert.equal(listUsers.ok && listUsers.request(undefined as never), {
+    type: 'ListUsers',
+    includePasswordHash: false,
+    sender: undefined,
+  });
   const userId = '6b0233279e487a81ed925cc1';
-  const record = checkMessage(entry('activity'), (sender) => ({ type: 'Record', userId, activityType: 'LOGIN', sender }));
-  assert.equal(record.ok && record.request(undefined as never), { type: 'Record', userId, activityType: 'LOGIN', detail: {}, sender: undefined });
+  const record = checkMessage(entry('activity'), (sender) => ({
+    type: 'Record',
+    userId,
+    activityType: 'LOGIN',
+    sender,
+  }));
+  assert.equal(record.ok && record.request(undefined as never), {
+    type: 'Record',
+    userId,
+    activityType: 'LOGIN',
+    detail: {},
+    sender: undefined,
+  });
 });
 
 t('a refused message never reaches the actor; a valid one arrives as its schema gives it back', async (ctx) => {
@@ -148,7 +186,17 @@ t('a refused message never reaches the actor; a valid one arrives as its schema 
   ]);
   replTell(users.ref, User.put({ id: '6b0233279e487a81ed925cc1' as never, name: ' Ada King ', expectedVersion: 2 }));
   const sent = await users.expectMessage();
-  assert.equal({ ...sent, sender: undefined }, { type: 'Put', id: '6b0233279e487a81ed925cc1', name: 'Ada King', email: undefined, expectedVersion: 2, sender: undefined });
+  assert.equal(
+    { ...sent, sender: undefined },
+    {
+      type: 'Put',
+      id: '6b0233279e487a81ed925cc1',
+      name: 'Ada King',
+      email: undefined,
+      expectedVersion: 2,
+      sender: undefined,
+    },
+  );
   assert.is(said.length, 3, 'a valid message prints nothing');
 });
 
@@ -179,7 +227,11 @@ t('history persists in the given file between sessions', async (ctx) => {
   first.server.close();
   const second = await session(ctx, { terminal: true, historyFile });
   try {
-    assert.equal((second.server as unknown as { history: string[] }).history.slice(0, 2), ['.protocol users', '1 + 1'], 'newest first');
+    assert.equal(
+      (second.server as unknown as { history: string[] }).history.slice(0, 2),
+      ['.protocol users', '1 + 1'],
+      'newest first',
+    );
   } finally {
     second.server.close();
   }

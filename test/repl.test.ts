@@ -24,7 +24,11 @@ async function createUser(repl: ReplChild): Promise<string> {
   return id;
 }
 
-interface Session { dataDir: string; repl: ReplChild | undefined; id: string }
+interface Session {
+  dataDir: string;
+  repl: ReplChild | undefined;
+  id: string;
+}
 const s = suite<Session>('npm run repl › one session, typed line by line', { dataDir: '', repl: undefined, id: '' });
 
 s.before(async (ctx) => {
@@ -40,45 +44,63 @@ s.after((ctx) => {
 s('the banner names the data dir; .actors lists the four actors', async ({ repl, dataDir }) => {
   assert.match(repl!.output(), `actors on ${dataDir}; no HTTP port.`);
   const tree = await repl!.type('.actors');
-  for (const name of ['token', 'employee', 'users', 'activity']) assert.match(tree, new RegExp(`^  ${name} +mailbox 0$`, 'm'));
+  for (const name of ['token', 'employee', 'users', 'activity'])
+    assert.match(tree, new RegExp(`^  ${name} +mailbox 0$`, 'm'));
 });
 
 s('create a user, record an activity, read the history newest first', async (ctx) => {
   const repl = ctx.repl!;
   ctx.id = await createUser(repl);
-  const recorded = await repl.type("await ask(activity, record({ userId: id, type: 'PASSWORD_CHANGED', detail: { via: 'email' } }))");
+  const recorded = await repl.type(
+    "await ask(activity, record({ userId: id, type: 'PASSWORD_CHANGED', detail: { via: 'email' } }))",
+  );
   assert.match(recorded, /ok: true/);
   assert.match(recorded, /type: 'PASSWORD_CHANGED'/);
   const history = await repl.type('await ask(activity, Activity.history({ userId: id, limit: 10 }))');
-  assert.match(history, /type: 'PASSWORD_CHANGED',\s+detail: \{ via: 'email' \}[\s\S]*type: 'USER_CREATED'/, 'nested values printed in full');
+  assert.match(
+    history,
+    /type: 'PASSWORD_CHANGED',\s+detail: \{ via: 'email' \}[\s\S]*type: 'USER_CREATED'/,
+    'nested values printed in full',
+  );
 });
 
-s('.actors shows the user\'s ActivityActor under the router until it stops', async ({ repl, id }) => {
+s(".actors shows the user's ActivityActor under the router until it stops", async ({ repl, id }) => {
   const during = await repl!.type('.actors');
   assert.match(during, new RegExp(`^  activity +mailbox 0\\n    activity/${id} +mailbox 0$`, 'm'));
   assert.match(await repl!.type('await ask(activity, Activity.forget(id))'), /ok: true, value: null/);
   assert.not.match(await repl!.type('.actors'), id, 'the stopped ActivityActor has left the tree');
 });
 
-s('.protocol users lists the message kinds with an example each; an unknown name prints the usage', async ({ repl }) => {
-  const protocol = await repl!.type('.protocol users');
-  assert.match(protocol, /^users: UserActor, protocol User \(Get \| Post \| Put \| Delete\)$/m);
-  for (const kind of ['Get', 'Post', 'Put', 'Delete']) assert.match(protocol, new RegExp(`^  ${kind} +await ask\\(users, User\\.`, 'm'));
-  assert.match(await repl!.type('.protocol nobody'), /^usage: \.protocol token\|employees\|users\|activity\n$/);
-});
+s(
+  '.protocol users lists the message kinds with an example each; an unknown name prints the usage',
+  async ({ repl }) => {
+    const protocol = await repl!.type('.protocol users');
+    assert.match(protocol, /^users: UserActor, protocol User \(Get \| Post \| Put \| Delete\)$/m);
+    for (const kind of ['Get', 'Post', 'Put', 'Delete'])
+      assert.match(protocol, new RegExp(`^  ${kind} +await ask\\(users, User\\.`, 'm'));
+    assert.match(await repl!.type('.protocol nobody'), /^usage: \.protocol token\|employees\|users\|activity\n$/);
+  },
+);
 
 s('an ask that gets no reply in time prints one line; an expected failure prints the reply', async ({ repl }) => {
   // The slow user's BCrypt cost is 13 (≈0.7 s of work), so the token actor cannot answer within 50 ms.
-  const silent = await repl!.type("await ask(token, Token.issueToken({ clientId: 'troupe-client', username: 'slow', password: 'slow-password' }), 50)");
+  const silent = await repl!.type(
+    "await ask(token, Token.issueToken({ clientId: 'troupe-client', username: 'slow', password: 'slow-password' }), 50)",
+  );
   assert.is(silent, 'no reply from token within 50 ms\n');
-  assert.match(await repl!.type("await ask(users, Get('000000000000000000000000'))"), /ok: false,\s+code: 'user\.not_found'/);
+  assert.match(
+    await repl!.type("await ask(users, Get('000000000000000000000000'))"),
+    /ok: false,\s+code: 'user\.not_found'/,
+  );
 });
 
 /** How many rows each table holds, read from the session's database file. */
 function rowCounts(dataDir: string, tables: readonly string[]): Record<string, number> {
   const db = openReader(dataDir);
   try {
-    return Object.fromEntries(tables.map((t) => [t, (db.prepare(`select count(*) as n from ${t}`).get() as { n: number }).n]));
+    return Object.fromEntries(
+      tables.map((t) => [t, (db.prepare(`select count(*) as n from ${t}`).get() as { n: number }).n]),
+    );
   } finally {
     db.close();
   }
@@ -86,34 +108,54 @@ function rowCounts(dataDir: string, tables: readonly string[]): Record<string, n
 
 const TABLES = ['user_data', 'user_activity', 'employees'];
 
-s('a message HTTP would refuse is not sent: one line says why, nothing is stored, no stack', async ({ repl, dataDir }) => {
-  const before = rowCounts(dataDir, TABLES);
-  const logged = repl!.stderr().length;
-  const refusals: [string, string][] = [
-    ["await ask(users, { type: 'Post' })", 'not sent: Post is not valid (name: is required; email: is required)'],
-    ["await ask(users, Post({ name: '', email: 'not-an-email' }))", 'not sent: Post is not valid (name: must not be empty; email: must be an email address)'],
-    ["await ask(employees, Employee.create({ name: '', dateOfBirth: '2023-02-30' }))",
-      'not sent: Create is not valid (employee.name: must not be empty; employee.dateOfBirth: is not a calendar date)'],
-    ["await ask(users, { type: 'Nope', id })", "not sent: users takes Get | Post | Put | Delete, not 'Nope'"],
-    ["await ask(activity, { userId: id })", 'not sent: activity takes Record | History | Forget; the message has no type'],
-    ["tell(users, Put({ id, name: ' ' }))", 'not sent: Put is not valid (name: must not be empty)'],
-    ["await ask(activity, record({ userId: id, type: 'USER_CREATED' }))", 'not sent: Record is not valid (activityType: is recorded by the service itself)'],
-  ];
-  for (const [line, refusal] of refusals) assert.is(await repl!.type(line), `${refusal}\n`, line);
-  assert.equal(rowCounts(dataDir, TABLES), before, 'nothing stored');
-  assert.match(await repl!.type('await ask(users, Get(id))'), /name: 'Ada Lovelace',[\s\S]*version: 1/, 'the Put was not applied');
-  const misuse = await repl!.type("await ask('users', Get(id))");
-  assert.match(misuse, 'TypeError: ask(ref, msg): ref must be an actor: token, employees, users, activity');
-  assert.not.match(misuse, /^\s+at /m, 'a mistake in the call prints no stack either');
-  assert.is(repl!.stderr().slice(logged), '', 'nothing logged, so no stack either');
-});
+s(
+  'a message HTTP would refuse is not sent: one line says why, nothing is stored, no stack',
+  async ({ repl, dataDir }) => {
+    const before = rowCounts(dataDir, TABLES);
+    const logged = repl!.stderr().length;
+    const refusals: [string, string][] = [
+      ["await ask(users, { type: 'Post' })", 'not sent: Post is not valid (name: is required; email: is required)'],
+      [
+        "await ask(users, Post({ name: '', email: 'not-an-email' }))",
+        'not sent: Post is not valid (name: must not be empty; email: must be an email address)',
+      ],
+      [
+        "await ask(employees, Employee.create({ name: '', dateOfBirth: '2023-02-30' }))",
+        'not sent: Create is not valid (employee.name: must not be empty; employee.dateOfBirth: is not a calendar date)',
+      ],
+      ["await ask(users, { type: 'Nope', id })", "not sent: users takes Get | Post | Put | Delete, not 'Nope'"],
+      [
+        'await ask(activity, { userId: id })',
+        'not sent: activity takes Record | History | Forget; the message has no type',
+      ],
+      ["tell(users, Put({ id, name: ' ' }))", 'not sent: Put is not valid (name: must not be empty)'],
+      [
+        "await ask(activity, record({ userId: id, type: 'USER_CREATED' }))",
+        'not sent: Record is not valid (activityType: is recorded by the service itself)',
+      ],
+    ];
+    for (const [line, refusal] of refusals) assert.is(await repl!.type(line), `${refusal}\n`, line);
+    assert.equal(rowCounts(dataDir, TABLES), before, 'nothing stored');
+    assert.match(
+      await repl!.type('await ask(users, Get(id))'),
+      /name: 'Ada Lovelace',[\s\S]*version: 1/,
+      'the Put was not applied',
+    );
+    const misuse = await repl!.type("await ask('users', Get(id))");
+    assert.match(misuse, 'TypeError: ask(ref, msg): ref must be an actor: token, employees, users, activity');
+    assert.not.match(misuse, /^\s+at /m, 'a mistake in the call prints no stack either');
+    assert.is(repl!.stderr().slice(logged), '', 'nothing logged, so no stack either');
+  },
+);
 
 s('a valid message is sent as HTTP would pass it on: trimmed', async ({ repl, dataDir }) => {
   const before = rowCounts(dataDir, TABLES);
   const user = await repl!.type("await ask(users, Post({ name: '  Grace Hopper ', email: ' grace@example.com' }))");
   assert.match(user, /ok: true/);
   assert.match(user, /name: 'Grace Hopper',\s+email: 'grace@example.com'/);
-  const employee = await repl!.type("await ask(employees, Employee.create({ name: 'Jane Roe', dateOfBirth: '1990-04-12' }))");
+  const employee = await repl!.type(
+    "await ask(employees, Employee.create({ name: 'Jane Roe', dateOfBirth: '1990-04-12' }))",
+  );
   assert.match(employee, /ok: true,[\s\S]*name: 'Jane Roe',\s+dateOfBirth: '1990-04-12'/);
   const after = rowCounts(dataDir, TABLES);
   assert.is(after['user_data'], before['user_data']! + 1);
@@ -150,7 +192,11 @@ t('data written in the REPL is served over HTTP after Ctrl-D', async () => {
     // note of USER_UPDATED to the activity actor may still be on its way: it must not be lost.
     const mark = repl.output().length;
     repl.child.stdin.end("await ask(users, Put({ id, name: 'Ada King' }))\n");
-    assert.is(await repl.exited(), 0, 'end of input stops the actors, closes the stores, and the process ends by itself');
+    assert.is(
+      await repl.exited(),
+      0,
+      'end of input stops the actors, closes the stores, and the process ends by itself',
+    );
     assert.match(repl.output().slice(mark), /version: 2/);
     assert.is(repl.stderr().includes('Error'), false, repl.stderr());
   } finally {
@@ -164,7 +210,10 @@ t('data written in the REPL is served over HTTP after Ctrl-D', async () => {
     const body = res.body as UserActivityJson;
     assert.is(body.user.name, 'Ada King');
     assert.is(body.user.email, 'ada@example.com');
-    assert.equal(body.activities.map((a) => a.type), ['USER_UPDATED', 'USER_CREATED']);
+    assert.equal(
+      body.activities.map((a) => a.type),
+      ['USER_UPDATED', 'USER_CREATED'],
+    );
   } finally {
     await server.kill();
     rmSync(dataDir, { recursive: true, force: true });
@@ -175,10 +224,16 @@ t('--memory: a temporary data dir, removed on exit; it opens with the banner alo
   const dataDir = tempDir('troupe-repl-');
   const repl = await startReplChild({ DATA_DIR: dataDir }, ['--memory']);
   try {
-    assert.is(repl.stderr(), '', 'nothing logged at start (a development key for a session that keeps nothing needs no warning)');
+    assert.is(
+      repl.stderr(),
+      '',
+      'nothing logged at start (a development key for a session that keeps nothing needs no warning)',
+    );
     assert.match(repl.output(), /^troupe REPL: actors on /, 'the banner comes first');
-    const granted = await repl.type("await ask(token, Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password' }))");
-    assert.match(granted, /ok: true,[\s\S]*accessToken: 'ey/, 'the session\'s key signs tokens');
+    const granted = await repl.type(
+      "await ask(token, Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password' }))",
+    );
+    assert.match(granted, /ok: true,[\s\S]*accessToken: 'ey/, "the session's key signs tokens");
     const dir = /actors on (\S+) \(temporary, removed on exit\)/.exec(repl.output())?.[1];
     assert.ok(dir, repl.output());
     assert.is.not(dir, dataDir);

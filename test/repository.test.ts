@@ -12,7 +12,12 @@ function ignored(paths: readonly string[]): Map<string, boolean> {
   try {
     assert.is(spawnSync('git', ['init', '-q', repo]).status, 0, 'git init');
     copyFileSync('.gitignore', join(repo, '.gitignore'));
-    return new Map(paths.map((path) => [path, spawnSync('git', ['-C', repo, 'check-ignore', '-q', '--no-index', path]).status === 0]));
+    return new Map(
+      paths.map((path) => [
+        path,
+        spawnSync('git', ['-C', repo, 'check-ignore', '-q', '--no-index', path]).status === 0,
+      ]),
+    );
   } finally {
     rmSync(repo, { recursive: true, force: true });
   }
@@ -22,7 +27,10 @@ function ignored(paths: readonly string[]): Map<string, boolean> {
 function documentation(dir = 'docs'): string[] {
   if (!existsSync(dir)) return ['README.md'];
   const nested = readdirSync(dir, { withFileTypes: true, recursive: true });
-  return ['README.md', ...nested.filter((e) => e.isFile() && e.name.endsWith('.md')).map((e) => join(e.parentPath, e.name))];
+  return [
+    'README.md',
+    ...nested.filter((e) => e.isFile() && e.name.endsWith('.md')).map((e) => join(e.parentPath, e.name)),
+  ];
 }
 
 /** Key files that the documentation's shell examples write into the working directory. */
@@ -30,7 +38,8 @@ function documentedKeyFiles(): string[] {
   const files = new Set<string>();
   for (const doc of documentation()) {
     for (const [, block = ''] of readFileSync(doc, 'utf8').matchAll(/```(?:bash|sh|shell)?\n([\s\S]*?)```/g)) {
-      for (const [, name = ''] of block.matchAll(/\bssh-keygen\b[^\n]*?\s-f\s+(\S+)/g)) files.add(name).add(`${name}.pub`);
+      for (const [, name = ''] of block.matchAll(/\bssh-keygen\b[^\n]*?\s-f\s+(\S+)/g))
+        files.add(name).add(`${name}.pub`);
       for (const [, name = ''] of block.matchAll(/\bopenssl\b[^\n]*?\s-out\s+(\S+)/g)) files.add(name);
     }
   }
@@ -39,29 +48,37 @@ function documentedKeyFiles(): string[] {
 
 const t = suite('repository: .gitignore and data/');
 
-t('the signing keys written by the documentation\'s ssh-keygen and openssl examples are ignored', () => {
+t("the signing keys written by the documentation's ssh-keygen and openssl examples are ignored", () => {
   const keys = documentedKeyFiles();
   assert.ok(keys.length > 0, 'the documentation shows how to make a signing key');
   const outcome = ignored([...keys, 'server-key.pem']);
   for (const [path, isIgnored] of outcome) assert.ok(isIgnored, `${path} is not git-ignored`);
 });
 
-t('every file a server writes into data/ is ignored and described in data/README.md; the tracked ones are not ignored', async () => {
-  const server = await startTestServer();
-  let written: string[];
-  try {
-    written = readdirSync(server.dataDir);
-  } finally {
-    await server.close();
-  }
-  assert.ok(written.includes('troupe.db') && written.includes('signing.key'), written.join(', '));
-  const readme = readFileSync('data/README.md', 'utf8');
-  for (const name of written) assert.ok(readme.includes(`\`${name}\``), `data/README.md does not describe ${name}`);
-  const outcome = ignored([...written.map((name) => `data/${name}`), 'data/repl_history', 'data/README.md', 'data/initial-data.json']);
-  for (const [path, isIgnored] of outcome) {
-    const tracked = path === 'data/README.md' || path === 'data/initial-data.json';
-    assert.is(isIgnored, !tracked, `${path} ${tracked ? 'is' : 'is not'} git-ignored`);
-  }
-});
+t(
+  'every file a server writes into data/ is ignored and described in data/README.md; the tracked ones are not ignored',
+  async () => {
+    const server = await startTestServer();
+    let written: string[];
+    try {
+      written = readdirSync(server.dataDir);
+    } finally {
+      await server.close();
+    }
+    assert.ok(written.includes('troupe.db') && written.includes('signing.key'), written.join(', '));
+    const readme = readFileSync('data/README.md', 'utf8');
+    for (const name of written) assert.ok(readme.includes(`\`${name}\``), `data/README.md does not describe ${name}`);
+    const outcome = ignored([
+      ...written.map((name) => `data/${name}`),
+      'data/repl_history',
+      'data/README.md',
+      'data/initial-data.json',
+    ]);
+    for (const [path, isIgnored] of outcome) {
+      const tracked = path === 'data/README.md' || path === 'data/initial-data.json';
+      assert.is(isIgnored, !tracked, `${path} ${tracked ? 'is' : 'is not'} git-ignored`);
+    }
+  },
+);
 
 t.run();

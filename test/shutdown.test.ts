@@ -16,8 +16,10 @@ const t = suite('graceful shutdown (SIGTERM, SIGINT)');
 /** One GET /health on a new connection (no keep-alive: an open connection outlives the listener). */
 function probe(url: string): Promise<string> {
   return new Promise((resolve) => {
-    get(`${url}/health`, { agent: false }, (res) => { res.resume(); resolve('answered'); })
-      .on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+    get(`${url}/health`, { agent: false }, (res) => {
+      res.resume();
+      resolve('answered');
+    }).on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
   });
 }
 
@@ -31,37 +33,50 @@ async function refusedWithin(url: string, timeoutMs: number): Promise<string> {
   }
 }
 
-t('an in-flight request completes, new connections are refused, the process exits 0, the database is intact', async () => {
-  const dataDir = tempDir();
-  const server = await startChildServer(dataDir, { APP_INITIAL_DATA: 'test/fixtures/initial-data-slow.json', DATA_SQLITE_SYNCHRONOUS: 'FULL' });
-  const { child, url } = server;
-  try {
-    // The user's BCrypt cost is 13 (≈0.7 s), so this login is still running when SIGTERM arrives.
-    const inFlight = postToken(url, { grant_type: 'password', username: 'slow', password: 'slow-password' });
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    child.kill('SIGTERM');
-    assert.is(await refusedWithin(url, 3000), 'ECONNREFUSED');
-    const res = await inFlight;
-    assert.is(res.status, 200);
-    assert.type(((await res.json()) as { access_token: string }).access_token, 'string');
-    const [code, signal] = await server.exited;
-    assert.is(signal, null);
-    assert.is(code, 0);
-    const db = new Database(join(dataDir, 'troupe.db'), { readonly: true });
-    assert.is(db.pragma('integrity_check', { simple: true }), 'ok');
-    assert.is(db.prepare('select count(*) from refresh_tokens').pluck().get(), 1, 'the login that completed was kept');
-    db.close();
-  } finally {
-    child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
+t(
+  'an in-flight request completes, new connections are refused, the process exits 0, the database is intact',
+  async () => {
+    const dataDir = tempDir();
+    const server = await startChildServer(dataDir, {
+      APP_INITIAL_DATA: 'test/fixtures/initial-data-slow.json',
+      DATA_SQLITE_SYNCHRONOUS: 'FULL',
+    });
+    const { child, url } = server;
+    try {
+      // The user's BCrypt cost is 13 (≈0.7 s), so this login is still running when SIGTERM arrives.
+      const inFlight = postToken(url, { grant_type: 'password', username: 'slow', password: 'slow-password' });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      child.kill('SIGTERM');
+      assert.is(await refusedWithin(url, 3000), 'ECONNREFUSED');
+      const res = await inFlight;
+      assert.is(res.status, 200);
+      assert.type(((await res.json()) as { access_token: string }).access_token, 'string');
+      const [code, signal] = await server.exited;
+      assert.is(signal, null);
+      assert.is(code, 0);
+      const db = new Database(join(dataDir, 'troupe.db'), { readonly: true });
+      assert.is(db.pragma('integrity_check', { simple: true }), 'ok');
+      assert.is(
+        db.prepare('select count(*) from refresh_tokens').pluck().get(),
+        1,
+        'the login that completed was kept',
+      );
+      db.close();
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+);
 
 t('SIGINT (Ctrl-C) shuts down the same way: exit 0, the database intact', async () => {
   const dataDir = tempDir();
   const server = await startChildServer(dataDir, { DATA_SQLITE_SYNCHRONOUS: 'FULL' });
   try {
-    assert.is((await postToken(server.url, { grant_type: 'password', username: 'john.doe', password: 'john-password' })).status, 200);
+    assert.is(
+      (await postToken(server.url, { grant_type: 'password', username: 'john.doe', password: 'john-password' })).status,
+      200,
+    );
     server.child.kill('SIGINT');
     const [code, signal] = await server.exited;
     assert.equal([code, signal], [0, null]);
@@ -102,13 +117,14 @@ function canListen(port: number): Promise<boolean> {
 async function npmStart(dataDir: string): Promise<{ server: ChildServer; port: number }> {
   const port = await closedPort();
   const server = await startNpmStart(dataDir, { PORT: String(port) });
-  const ready = async (): Promise<boolean> => (await fetch(`${server.url}/ready`).catch(() => undefined))?.status === 200;
+  const ready = async (): Promise<boolean> =>
+    (await fetch(`${server.url}/ready`).catch(() => undefined))?.status === 200;
   await waitFor(ready, '/ready answering 200', 30_000, 50);
   return { server, port };
 }
 
 // Process managers and containers signal the process they started: npm. The server must get it.
-t('npm start › SIGTERM to npm\'s pid stops the server: npm exits 0 and the port is free', async () => {
+t("npm start › SIGTERM to npm's pid stops the server: npm exits 0 and the port is free", async () => {
   const dataDir = tempDir();
   const { server, port } = await npmStart(dataDir);
   try {
@@ -121,7 +137,7 @@ t('npm start › SIGTERM to npm\'s pid stops the server: npm exits 0 and the por
   }
 });
 
-t('npm start › Ctrl-C in a terminal (SIGINT to npm\'s process group): exit 0, the port is free', async () => {
+t("npm start › Ctrl-C in a terminal (SIGINT to npm's process group): exit 0, the port is free", async () => {
   const dataDir = tempDir();
   const { server, port } = await npmStart(dataDir);
   try {

@@ -12,12 +12,20 @@ t('a passing run ends with its summary line and leaves nothing of its own in the
   try {
     // One suite with real servers, so the run writes the servers' log (into TMPDIR, made private here).
     const { code, out } = await new Promise<{ code: number; out: string }>((resolve) => {
-      execFile(process.execPath, ['scripts/test.mjs', 'http/app\\.test\\.ts$'], { env: { ...process.env, TMPDIR: tmp }, timeout: 120_000 },
-        (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, out: stdout }));
+      execFile(
+        process.execPath,
+        ['scripts/test.mjs', 'http/app\\.test\\.ts$'],
+        { env: { ...process.env, TMPDIR: tmp }, timeout: 120_000 },
+        (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, out: stdout }),
+      );
     });
     assert.is(code, 0, out);
     assert.match(out.trimEnd().split('\n').at(-1) ?? '', /^[1-9]\d* passed, 0 failed$/);
-    assert.equal(readdirSync(tmp).filter((name) => name.startsWith('troupe-')), [], 'the servers\' log and the data directories are removed');
+    assert.equal(
+      readdirSync(tmp).filter((name) => name.startsWith('troupe-')),
+      [],
+      "the servers' log and the data directories are removed",
+    );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -8,8 +8,14 @@ import * as assert from 'uvu/assert';
 const t = suite('logs of the whole test run');
 const path = process.env['TROUPE_TEST_LOG'];
 
-const KNOWN = ['john-password', 'admin-password', 'jane-password', 'troupe-secret', 'wrong-but-secret-password',
-  Buffer.from('troupe-client:troupe-secret').toString('base64')];
+const KNOWN = [
+  'john-password',
+  'admin-password',
+  'jane-password',
+  'troupe-secret',
+  'wrong-but-secret-password',
+  Buffer.from('troupe-client:troupe-secret').toString('base64'),
+];
 
 if (path) {
   t('no password, client secret, access token or Authorization header in any log line', async () => {

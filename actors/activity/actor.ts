@@ -1,5 +1,14 @@
 import { newId, type ObjectIdString } from '../../src/ids.ts';
-import { mailboxSize, spawn, stop, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import {
+  mailboxSize,
+  spawn,
+  stop,
+  tell,
+  type AnyRef,
+  type CrashPolicy,
+  type Ctx,
+  type Ref,
+} from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import type { ActivityRecord, ActivityStore } from '../../src/stores/activity-store.ts';
@@ -53,7 +62,13 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
 
   /** A Record for an id with no user stops the actor at once: unknown ids never pile up actors. */
   const onRecord = async (msg: Extract<Msg, { type: 'Record' }>, ctx: Ctx<Msg>): Promise<State> => {
-    const saved = await deps.store.append({ id: newId(), userId, type: msg.activityType, detail: msg.detail, at: new Date(now()).toISOString() });
+    const saved = await deps.store.append({
+      id: newId(),
+      userId,
+      type: msg.activityType,
+      detail: msg.detail,
+      at: new Date(now()).toISOString(),
+    });
     if (!saved) {
       tell(msg.sender, fail('activity.user_not_found', `No user with id ${userId}`));
       return stopIfIdle(ctx);
@@ -65,7 +80,8 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
   };
 
   /** The cache as the store has it now: reloaded when another process appended (or deleted the user). */
-  const current = async (cache: Cache): Promise<Cache> => ((await deps.store.latestSeq(userId)) === cache.recent[0]?.seq ? cache : load());
+  const current = async (cache: Cache): Promise<Cache> =>
+    (await deps.store.latestSeq(userId)) === cache.recent[0]?.seq ? cache : load();
 
   /** The newest page comes from the cache when it can answer it whole; older pages from the store. */
   const onHistory = async (stale: Cache, msg: Extract<Msg, { type: 'History' }>): Promise<Cache> => {
@@ -85,14 +101,21 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
     return stopIfIdle(ctx);
   };
 
-  return spawn<State, Msg>(parent, async (state, msg, ctx) => {
-    switch (msg.type) {
-      case 'Record': return onRecord(msg, ctx);
-      case 'History': return onHistory(state ?? await load(), msg);
-      case 'Forget': return onForget(msg, ctx);
-      default:
-        refuseUnknown(msg, 'ActivityActor', Object.keys(examples));
-        return state;
-    }
-  }, { name: userId, initialState: () => undefined, shutdownAfterMs: deps.idleMs, onCrash: deps.crashPolicy() });
+  return spawn<State, Msg>(
+    parent,
+    async (state, msg, ctx) => {
+      switch (msg.type) {
+        case 'Record':
+          return onRecord(msg, ctx);
+        case 'History':
+          return onHistory(state ?? (await load()), msg);
+        case 'Forget':
+          return onForget(msg, ctx);
+        default:
+          refuseUnknown(msg, 'ActivityActor', Object.keys(examples));
+          return state;
+      }
+    },
+    { name: userId, initialState: () => undefined, shutdownAfterMs: deps.idleMs, onCrash: deps.crashPolicy() },
+  );
 }

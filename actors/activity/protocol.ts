@@ -10,8 +10,7 @@ import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 
-export type ErrorCode =
-  | 'activity.user_not_found'; // recording for a user that does not exist (or was just deleted)
+export type ErrorCode = 'activity.user_not_found'; // recording for a user that does not exist (or was just deleted)
 
 /** A JSON object. */
 export type Detail = { readonly [key: string]: unknown };
@@ -43,31 +42,42 @@ export type ForgetReply = Reply<null>;
 
 /** The messages of one user's ActivityActor. */
 export type Command =
-  | { readonly type: 'Record'; readonly userId: ObjectIdString; readonly activityType: string; readonly detail: Detail; readonly sender: Ref<RecordReply> }
   | {
-    readonly type: 'History'; readonly userId: ObjectIdString; readonly limit: number;
-    /** From a previous page's `next`; undefined for the newest page. */
-    readonly before: number | undefined; readonly sender: Ref<HistoryReply>;
-  };
+      readonly type: 'Record';
+      readonly userId: ObjectIdString;
+      readonly activityType: string;
+      readonly detail: Detail;
+      readonly sender: Ref<RecordReply>;
+    }
+  | {
+      readonly type: 'History';
+      readonly userId: ObjectIdString;
+      readonly limit: number;
+      /** From a previous page's `next`; undefined for the newest page. */
+      readonly before: number | undefined;
+      readonly sender: Ref<HistoryReply>;
+    };
 
 /**
  * What the router accepts: the ActivityActor's messages (routed to the user's child) and
  * `Forget`, sent when the user is deleted: the child drops its cache and stops.
  */
 export type RouterCommand =
-  | Command
-  | { readonly type: 'Forget'; readonly userId: ObjectIdString; readonly sender: Ref<ForgetReply> };
+  Command | { readonly type: 'Forget'; readonly userId: ObjectIdString; readonly sender: Ref<ForgetReply> };
 
 /** Appends an activity to the user's history. */
-export const record = (p: { userId: ObjectIdString; type: string; detail?: Detail | undefined }): Request<Command, RecordReply> =>
+export const record =
+  (p: { userId: ObjectIdString; type: string; detail?: Detail | undefined }): Request<Command, RecordReply> =>
   (sender) => ({ type: 'Record', userId: p.userId, activityType: p.type, detail: p.detail ?? {}, sender });
 
 /** One page of the user's history, newest first. */
-export const history = (p: { userId: ObjectIdString; limit: number; before?: number | undefined }): Request<Command, HistoryReply> =>
+export const history =
+  (p: { userId: ObjectIdString; limit: number; before?: number | undefined }): Request<Command, HistoryReply> =>
   (sender) => ({ type: 'History', userId: p.userId, limit: p.limit, before: p.before, sender });
 
 /** The user is gone: its actor drops its cache and stops. */
-export const forget = (userId: ObjectIdString): Request<RouterCommand, ForgetReply> =>
+export const forget =
+  (userId: ObjectIdString): Request<RouterCommand, ForgetReply> =>
   (sender) => ({ type: 'Forget', userId, sender });
 
 const DETAIL_MAX_BYTES = 4096;
@@ -88,14 +98,22 @@ function jsonBytes(value: unknown): number {
 /** The fields of a client's activity messages (HTTP validates its input with these too). */
 export const fields = {
   /** A type a client may record: UPPER_SNAKE_CASE, and not one the service records itself. */
-  type: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters')
+  type: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(64, 'must be at most 64 characters')
     .regex(/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/, 'must be UPPER_SNAKE_CASE, such as PASSWORD_CHANGED')
     .refine((t) => !RESERVED_TYPES.includes(t), 'is recorded by the service itself'),
   /** A JSON object of at most 4 KiB. */
-  detail: z.record(z.string(), z.unknown(), 'must be a JSON object')
+  detail: z
+    .record(z.string(), z.unknown(), 'must be a JSON object')
     .refine((d) => jsonBytes(d) <= DETAIL_MAX_BYTES, `must be at most ${DETAIL_MAX_BYTES} bytes as JSON`),
   /** How many activities a page holds. */
-  limit: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500'),
+  limit: z
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(500, 'must be at most 500'),
 } as const;
 
 /**
@@ -105,8 +123,13 @@ export const fields = {
 export const schemas = {
   Record: z.strictObject({ userId: objectId, activityType: fields.type, detail: fields.detail.default({}) }),
   History: z.strictObject({
-    userId: objectId, limit: fields.limit,
-    before: z.number({ error: 'must be a number' }).int('must be a whole number').positive('must be positive').optional(),
+    userId: objectId,
+    limit: fields.limit,
+    before: z
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .positive('must be positive')
+      .optional(),
   }),
   Forget: z.strictObject({ userId: objectId }),
 } as const satisfies MessageSchemas<RouterCommand>;

@@ -25,18 +25,24 @@ export function spawnActivityRouter(parent: Ref<never>, deps: ActivityActorDeps)
   const route = (msg: RouterCommand, ctx: Ctx<RouterCommand>): void => {
     switch (msg.type) {
       case 'Record':
-      case 'History': return tell(childFor(msg.userId, ctx) ?? spawnActivityActor(ctx.self, msg.userId, deps), msg);
+      case 'History':
+        return tell(childFor(msg.userId, ctx) ?? spawnActivityActor(ctx.self, msg.userId, deps), msg);
       case 'Forget': {
         const child = childFor(msg.userId, ctx);
         return child ? tell(child, msg) : tell(msg.sender, ok(null));
       }
-      default: return refuseUnknown(msg, 'the activity router', Object.keys(examples));
+      default:
+        return refuseUnknown(msg, 'the activity router', Object.keys(examples));
     }
   };
 
   const onCrash: CrashPolicy = deps.crashPolicy();
-  return spawn<null, RouterCommand>(parent, (state, msg, ctx) => {
-    route(msg, ctx);
-    return state;
-  }, { name: 'activity', initialState: () => null, onCrash });
+  return spawn<null, RouterCommand>(
+    parent,
+    (state, msg, ctx) => {
+      route(msg, ctx);
+      return state;
+    },
+    { name: 'activity', initialState: () => null, onCrash },
+  );
 }

@@ -2,7 +2,15 @@ import { spawn, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '
 import { assertNever, fail, ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import type { EmployeeStore } from '../../src/stores/employee-store.ts';
-import { examples, type Command, type CreateReply, type DeleteReply, type GetReply, type SearchReply, type UpdateReply } from './protocol.ts';
+import {
+  examples,
+  type Command,
+  type CreateReply,
+  type DeleteReply,
+  type GetReply,
+  type SearchReply,
+  type UpdateReply,
+} from './protocol.ts';
 
 export interface EmployeeActorDeps {
   readonly store: EmployeeStore;
@@ -26,30 +34,41 @@ const notFound = (id: string) => fail('employee.not_found', `No employee with id
  * a failure comes back here.
  */
 function answer<R>(sender: NoInfer<Ref<R>>, work: Promise<R>, self: Ref<Msg>): void {
-  work.then((reply) => tell(sender, reply), (error: unknown) => tell(self, { type: 'StoreFailed', error, sender }));
+  work.then(
+    (reply) => tell(sender, reply),
+    (error: unknown) => tell(self, { type: 'StoreFailed', error, sender }),
+  );
 }
 
 export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps): Ref<Command> {
   const { store } = deps;
   const at = (): string => new Date((deps.now ?? Date.now)()).toISOString();
 
-  const onCreate = async (msg: Extract<Command, { type: 'Create' }>): Promise<CreateReply> => ok(await store.insert(msg.employee, at()));
+  const onCreate = async (msg: Extract<Command, { type: 'Create' }>): Promise<CreateReply> =>
+    ok(await store.insert(msg.employee, at()));
 
   const onGet = async (msg: Extract<Command, { type: 'Get' }>): Promise<GetReply> => {
     const record = await store.findById(msg.id);
     return record ? ok(record) : notFound(msg.id);
   };
 
-  const onSearch = async (msg: Extract<Command, { type: 'Search' }>): Promise<SearchReply> => ok(await store.search(msg.criteria));
+  const onSearch = async (msg: Extract<Command, { type: 'Search' }>): Promise<SearchReply> =>
+    ok(await store.search(msg.criteria));
 
   const onUpdate = async (msg: Extract<Command, { type: 'Update' }>): Promise<UpdateReply> => {
     const outcome = await store.update(msg.id, msg.changes, msg.expectedVersion, at());
     switch (outcome.status) {
-      case 'updated': return ok(outcome.record);
-      case 'not_found': return notFound(msg.id);
+      case 'updated':
+        return ok(outcome.record);
+      case 'not_found':
+        return notFound(msg.id);
       case 'version_conflict':
-        return fail('employee.version_conflict', `Employee ${msg.id} is at version ${outcome.version}, not ${msg.expectedVersion}`);
-      default: return assertNever(outcome);
+        return fail(
+          'employee.version_conflict',
+          `Employee ${msg.id} is at version ${outcome.version}, not ${msg.expectedVersion}`,
+        );
+      default:
+        return assertNever(outcome);
     }
   };
 
@@ -62,18 +81,29 @@ export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps):
 
   const handle = (msg: Msg, ctx: Ctx<Msg>): void => {
     switch (msg.type) {
-      case 'Create': return answer(msg.sender, onCreate(msg), ctx.self);
-      case 'Get': return answer(msg.sender, onGet(msg), ctx.self);
-      case 'Search': return answer(msg.sender, onSearch(msg), ctx.self);
-      case 'Update': return answer(msg.sender, onUpdate(msg), ctx.self);
-      case 'Delete': return answer(msg.sender, onDelete(msg), ctx.self);
-      case 'StoreFailed': return onStoreFailed(msg);
-      default: return refuseUnknown(msg, 'EmployeeActor', Object.keys(examples));
+      case 'Create':
+        return answer(msg.sender, onCreate(msg), ctx.self);
+      case 'Get':
+        return answer(msg.sender, onGet(msg), ctx.self);
+      case 'Search':
+        return answer(msg.sender, onSearch(msg), ctx.self);
+      case 'Update':
+        return answer(msg.sender, onUpdate(msg), ctx.self);
+      case 'Delete':
+        return answer(msg.sender, onDelete(msg), ctx.self);
+      case 'StoreFailed':
+        return onStoreFailed(msg);
+      default:
+        return refuseUnknown(msg, 'EmployeeActor', Object.keys(examples));
     }
   };
 
-  return spawn<null, Msg>(parent, (state, msg, ctx) => {
-    handle(msg, ctx);
-    return state;
-  }, { name: 'employee', initialState: () => null, onCrash: deps.onCrash });
+  return spawn<null, Msg>(
+    parent,
+    (state, msg, ctx) => {
+      handle(msg, ctx);
+      return state;
+    },
+    { name: 'employee', initialState: () => null, onCrash: deps.onCrash },
+  );
 }

@@ -8,14 +8,19 @@ import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
-import type { EmployeeChanges, EmployeeRecord, EmployeeSearch, NewEmployee, SearchKey } from '../../src/stores/employee-store.ts';
+import type {
+  EmployeeChanges,
+  EmployeeRecord,
+  EmployeeSearch,
+  NewEmployee,
+  SearchKey,
+} from '../../src/stores/employee-store.ts';
 
 export type { EmployeeChanges, EmployeeRecord, EmployeeSearch, NewEmployee, SearchKey };
 
 export type ErrorCode =
   | 'employee.not_found' // no record with that id
-  | 'employee.version_conflict' // the record is not at the version the caller expected (If-Match)
-;
+  | 'employee.version_conflict'; // the record is not at the version the caller expected (If-Match)
 
 /** One page of a search. */
 export interface SearchPage {
@@ -35,25 +40,37 @@ export type Command =
   | { readonly type: 'Get'; readonly id: ObjectIdString; readonly sender: Ref<GetReply> }
   | { readonly type: 'Search'; readonly criteria: EmployeeSearch; readonly sender: Ref<SearchReply> }
   | {
-    readonly type: 'Update'; readonly id: ObjectIdString; readonly changes: EmployeeChanges;
-    /** Undefined: whatever the current version. */
-    readonly expectedVersion: number | undefined; readonly sender: Ref<UpdateReply>;
-  }
+      readonly type: 'Update';
+      readonly id: ObjectIdString;
+      readonly changes: EmployeeChanges;
+      /** Undefined: whatever the current version. */
+      readonly expectedVersion: number | undefined;
+      readonly sender: Ref<UpdateReply>;
+    }
   | { readonly type: 'Delete'; readonly id: ObjectIdString; readonly sender: Ref<DeleteReply> };
 
 /** Stores a new record (version 1). The input is already valid (trimmed name, real past date). */
-export const create = (employee: NewEmployee): Request<Command, CreateReply> => (sender) => ({ type: 'Create', employee, sender });
+export const create =
+  (employee: NewEmployee): Request<Command, CreateReply> =>
+  (sender) => ({ type: 'Create', employee, sender });
 
-export const get = (id: ObjectIdString): Request<Command, GetReply> => (sender) => ({ type: 'Get', id, sender });
+export const get =
+  (id: ObjectIdString): Request<Command, GetReply> =>
+  (sender) => ({ type: 'Get', id, sender });
 
 /** One page of matches, ordered by name (case-insensitively) then id. */
-export const search = (criteria: EmployeeSearch): Request<Command, SearchReply> => (sender) => ({ type: 'Search', criteria, sender });
+export const search =
+  (criteria: EmployeeSearch): Request<Command, SearchReply> =>
+  (sender) => ({ type: 'Search', criteria, sender });
 
 /** Applies `changes` and bumps the version; with `expectedVersion`, only if the record is at it. */
-export const update = (id: ObjectIdString, changes: EmployeeChanges, expectedVersion?: number): Request<Command, UpdateReply> =>
+export const update =
+  (id: ObjectIdString, changes: EmployeeChanges, expectedVersion?: number): Request<Command, UpdateReply> =>
   (sender) => ({ type: 'Update', id, changes, expectedVersion, sender });
 
-export const remove = (id: ObjectIdString): Request<Command, DeleteReply> => (sender) => ({ type: 'Delete', id, sender });
+export const remove =
+  (id: ObjectIdString): Request<Command, DeleteReply> =>
+  (sender) => ({ type: 'Delete', id, sender });
 
 const EARLIEST_BIRTH = '1900-01-01';
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -78,13 +95,16 @@ function birthProblem(s: string): string | undefined {
   return s > today() ? 'must not be in the future' : undefined;
 }
 
-const checked = (problemOf: (s: string) => string | undefined) => (s: string, ctx: z.RefinementCtx): void => {
-  const message = problemOf(s);
-  if (message) ctx.addIssue({ code: 'custom', message });
-};
+const checked =
+  (problemOf: (s: string) => string | undefined) =>
+  (s: string, ctx: z.RefinementCtx): void => {
+    const message = problemOf(s);
+    if (message) ctx.addIssue({ code: 'custom', message });
+  };
 
 /** A string; the error says `is required` when it is missing, else `must be <what>`. */
-const text = (what: string) => z.string({ error: (issue) => (issue.input === undefined ? 'is required' : `must be ${what}`) });
+const text = (what: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? 'is required' : `must be ${what}`) });
 
 /** The fields of the employee messages as every caller must give them (HTTP validates its input with these too). */
 export const fields = {
@@ -97,24 +117,45 @@ export const fields = {
   /** A record id (either case; lowercased). */
   id: objectId,
   /** How many records a page holds. */
-  limit: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500'),
+  limit: z
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(500, 'must be at most 500'),
 } as const;
 
 /** The search criteria but the position to continue from (a message's `after`, an HTTP request's `cursor`). */
 export const searchFields = {
-  name: fields.name.optional(), id: fields.id.optional(), bornFrom: fields.date.optional(), bornTo: fields.date.optional(), limit: fields.limit.default(50),
+  name: fields.name.optional(),
+  id: fields.id.optional(),
+  bornFrom: fields.date.optional(),
+  bornTo: fields.date.optional(),
+  limit: fields.limit.default(50),
 } as const;
 
 /** A search's date bounds are in order. */
-export const datesInOrder = <S extends z.ZodType<{ readonly bornFrom?: string | undefined; readonly bornTo?: string | undefined }>>(schema: S): S =>
-  schema.refine((s) => s.bornFrom === undefined || s.bornTo === undefined || s.bornFrom <= s.bornTo, { path: ['bornTo'], message: 'must not be before bornFrom' });
+export const datesInOrder = <
+  S extends z.ZodType<{ readonly bornFrom?: string | undefined; readonly bornTo?: string | undefined }>,
+>(
+  schema: S,
+): S =>
+  schema.refine((s) => s.bornFrom === undefined || s.bornTo === undefined || s.bornFrom <= s.bornTo, {
+    path: ['bornTo'],
+    message: 'must not be before bornFrom',
+  });
 
 /** The fields an update may replace. */
 export const changeFields = { name: fields.name.optional(), dateOfBirth: fields.dateOfBirth.optional() } as const;
 
 /** An update replaces the name, the date of birth, or both. */
-export const changing = <S extends z.ZodType<{ readonly name?: string | undefined; readonly dateOfBirth?: string | undefined }>>(schema: S): S =>
-  schema.refine((u) => u.name !== undefined || u.dateOfBirth !== undefined, { message: 'name or dateOfBirth is required' });
+export const changing = <
+  S extends z.ZodType<{ readonly name?: string | undefined; readonly dateOfBirth?: string | undefined }>,
+>(
+  schema: S,
+): S =>
+  schema.refine((u) => u.name !== undefined || u.dateOfBirth !== undefined, {
+    message: 'name or dateOfBirth is required',
+  });
 
 /** A new record's fields: what POST /api/employee/create takes, and a Create message carries. */
 export const NewEmployeeInput = z.strictObject({ name: fields.name, dateOfBirth: fields.dateOfBirth });
@@ -127,9 +168,15 @@ export const schemas = {
   Create: z.strictObject({ employee: NewEmployeeInput }),
   Get: z.strictObject({ id: fields.id }),
   Search: z.strictObject({
-    criteria: datesInOrder(z.strictObject({ ...searchFields, after: z.strictObject({ nameKey: z.string(), id: objectId }).optional() })),
+    criteria: datesInOrder(
+      z.strictObject({ ...searchFields, after: z.strictObject({ nameKey: z.string(), id: objectId }).optional() }),
+    ),
   }),
-  Update: z.strictObject({ id: fields.id, changes: changing(z.strictObject(changeFields)), expectedVersion: version.optional() }),
+  Update: z.strictObject({
+    id: fields.id,
+    changes: changing(z.strictObject(changeFields)),
+    expectedVersion: version.optional(),
+  }),
   Delete: z.strictObject({ id: fields.id }),
 } as const satisfies MessageSchemas<Command>;
 

@@ -26,7 +26,11 @@ type Msg = Command | Internal;
 type Of<T extends Msg['type']> = Extract<Msg, { type: T }>;
 
 /** Every user with its roles, as of the store's change count `count`. */
-interface Listing { readonly count: number; readonly withHashes: readonly UserView[]; readonly withoutHashes: readonly UserView[] }
+interface Listing {
+  readonly count: number;
+  readonly withHashes: readonly UserView[];
+  readonly withoutHashes: readonly UserView[];
+}
 
 const PURGE_EVERY_MS = 3_600_000;
 
@@ -36,7 +40,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const grants = createGrants(deps);
   const checks = createCredentialChecks(deps, grants);
 
-  const refused = (msg: Of<'Refresh'>, description: string): void => tell(msg.sender, fail('grant.invalid', description));
+  const refused = (msg: Of<'Refresh'>, description: string): void =>
+    tell(msg.sender, fail('grant.invalid', description));
 
   /**
    * Revokes a whole login: its refresh tokens, and every access token issued in it (the first and
@@ -66,11 +71,13 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     const record = await liveRefresh(msg);
     if (typeof record === 'string') return refused(msg, record);
     const wider = (msg.scope ?? []).filter((s) => !record.scope.includes(s));
-    if (wider.length > 0) return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
+    if (wider.length > 0)
+      return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
     const user = await deps.credentials.findByUsername(record.username);
     if (!user) return refused(msg, 'The user no longer exists');
     const next = grants.newRefresh(client, user, record.scope, record.familyId, record.expiresAt);
-    if (!next || !(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds()))) return refused(msg, 'Invalid refresh token');
+    if (!next || !(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds())))
+      return refused(msg, 'Invalid refresh token');
     tell(msg.sender, ok(await grants.mint(client, user, msg.scope ?? record.scope, record.familyId, next.token)));
   };
 
@@ -95,24 +102,48 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const onRevoke = async (msg: Of<'Revoke'>): Promise<void> => {
     const { record, claims } = await locate(msg.token);
     const owner = record?.clientId ?? claims?.clientId;
-    if (owner !== undefined && owner !== msg.clientId) return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
+    if (owner !== undefined && owner !== msg.clientId)
+      return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
     if (record) await revokeLogin(record.familyId);
     if (claims) await deps.denylist.revoke(claims.jti, claims.exp);
     tell(msg.sender, ok(null));
   };
 
   const introspectRefresh = (record: RefreshTokenRecord): Introspection =>
-    (record.revokedAt !== null || record.usedAt !== null || record.expiresAt <= seconds()
+    record.revokedAt !== null || record.usedAt !== null || record.expiresAt <= seconds()
       ? { active: false }
-      : { active: true, tokenType: 'refresh_token', scope: record.scope, clientId: record.clientId, username: record.username, exp: record.expiresAt, iat: record.issuedAt, jti: undefined });
+      : {
+          active: true,
+          tokenType: 'refresh_token',
+          scope: record.scope,
+          clientId: record.clientId,
+          username: record.username,
+          exp: record.expiresAt,
+          iat: record.issuedAt,
+          jti: undefined,
+        };
 
   const onIntrospect = async (msg: Of<'Introspect'>): Promise<void> => {
     const { record, claims } = await locate(msg.token);
-    const found: Introspection = record ? introspectRefresh(record)
-      : claims ? { active: true, tokenType: 'access_token', scope: claims.scope, clientId: claims.clientId, username: claims.username, exp: claims.exp, iat: claims.iat, jti: claims.jti }
+    const found: Introspection = record
+      ? introspectRefresh(record)
+      : claims
+        ? {
+            active: true,
+            tokenType: 'access_token',
+            scope: claims.scope,
+            clientId: claims.clientId,
+            username: claims.username,
+            exp: claims.exp,
+            iat: claims.iat,
+            jti: claims.jti,
+          }
         : { active: false };
     // Another client's token, or one whose user no longer exists, is inactive to this caller.
-    const standing = found.active && found.clientId === msg.clientId && (await deps.credentials.findByUsername(found.username)) !== undefined;
+    const standing =
+      found.active &&
+      found.clientId === msg.clientId &&
+      (await deps.credentials.findByUsername(found.username)) !== undefined;
     tell(msg.sender, ok(standing ? found : { active: false }));
   };
 
@@ -126,7 +157,11 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     const count = await deps.credentials.changeCount();
     if (listing?.count === count) return listing;
     const users = await deps.credentials.listAll();
-    const fresh: Listing = { count, withHashes: Object.freeze(users), withoutHashes: Object.freeze(users.map(({ password: _, ...user }) => user)) };
+    const fresh: Listing = {
+      count,
+      withHashes: Object.freeze(users),
+      withoutHashes: Object.freeze(users.map(({ password: _, ...user }) => user)),
+    };
     if (!listing || listing.count !== count) listing = fresh;
     return fresh;
   };
@@ -135,7 +170,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const onListUsers = (msg: Of<'ListUsers'>, ctx: Ctx<Msg>): void => {
     currentListing().then(
       (l) => tell(msg.sender, ok(msg.includePasswordHash ? l.withHashes : l.withoutHashes)),
-      (error: unknown) => tell(ctx.self, { type: 'WorkFailed', error, sender: msg.sender }));
+      (error: unknown) => tell(ctx.self, { type: 'WorkFailed', error, sender: msg.sender }),
+    );
   };
 
   const onPurge = async (): Promise<void> => {
@@ -145,29 +181,44 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
 
   const handle = async (msg: Msg, ctx: Ctx<Msg>): Promise<void> => {
     switch (msg.type) {
-      case 'AuthenticateClient': return checks.onAuthenticateClient(msg, ctx.self);
-      case 'ClientChecked': return checks.onClientChecked(msg);
-      case 'IssueToken': return checks.onIssueToken(msg, ctx.self);
-      case 'PasswordChecked': return checks.onPasswordChecked(msg);
-      case 'Refresh': return onRefresh(msg);
-      case 'Revoke': return onRevoke(msg);
-      case 'Introspect': return onIntrospect(msg);
-      case 'ListUsers': return onListUsers(msg, ctx);
-      case 'WorkFailed': throw msg.error;
-      case 'Purge': return onPurge();
-      default: return refuseUnknown(msg, 'TokenActor', Object.keys(examples));
+      case 'AuthenticateClient':
+        return checks.onAuthenticateClient(msg, ctx.self);
+      case 'ClientChecked':
+        return checks.onClientChecked(msg);
+      case 'IssueToken':
+        return checks.onIssueToken(msg, ctx.self);
+      case 'PasswordChecked':
+        return checks.onPasswordChecked(msg);
+      case 'Refresh':
+        return onRefresh(msg);
+      case 'Revoke':
+        return onRevoke(msg);
+      case 'Introspect':
+        return onIntrospect(msg);
+      case 'ListUsers':
+        return onListUsers(msg, ctx);
+      case 'WorkFailed':
+        throw msg.error;
+      case 'Purge':
+        return onPurge();
+      default:
+        return refuseUnknown(msg, 'TokenActor', Object.keys(examples));
     }
   };
 
-  const ref = spawn<NodeJS.Timeout | undefined, Msg>(parent, async (timer, msg, ctx) => {
-    await handle(msg, ctx);
-    return timer;
-  }, {
-    name: 'token',
-    initialState: (ctx) => setInterval(() => tell(ctx.self, { type: 'Purge' }), PURGE_EVERY_MS).unref(),
-    afterStop: (timer) => clearInterval(timer),
-    onCrash: deps.onCrash,
-  });
+  const ref = spawn<NodeJS.Timeout | undefined, Msg>(
+    parent,
+    async (timer, msg, ctx) => {
+      await handle(msg, ctx);
+      return timer;
+    },
+    {
+      name: 'token',
+      initialState: (ctx) => setInterval(() => tell(ctx.self, { type: 'Purge' }), PURGE_EVERY_MS).unref(),
+      afterStop: (timer) => clearInterval(timer),
+      onCrash: deps.onCrash,
+    },
+  );
   tell(ref, { type: 'Purge' });
   return ref;
 }

@@ -29,23 +29,40 @@ type AuthenticateClient = Extract<Command, { type: 'AuthenticateClient' }>;
  * leaving it to time out.
  */
 export type Completion =
-  | { readonly type: 'ClientChecked'; readonly request: AuthenticateClient; readonly client: Client | undefined; readonly sender: Ref<ClientReply> }
-  | { readonly type: 'PasswordChecked'; readonly request: IssueToken; readonly client: Client; readonly user: AccountRecord | undefined; readonly sender: Ref<GrantReply> }
+  | {
+      readonly type: 'ClientChecked';
+      readonly request: AuthenticateClient;
+      readonly client: Client | undefined;
+      readonly sender: Ref<ClientReply>;
+    }
+  | {
+      readonly type: 'PasswordChecked';
+      readonly request: IssueToken;
+      readonly client: Client;
+      readonly user: AccountRecord | undefined;
+      readonly sender: Ref<GrantReply>;
+    }
   | { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: AnyRef };
 
 const BAD_CREDENTIALS = 'Bad credentials';
 
 export function createCredentialChecks(deps: CredentialCheckDeps, grants: Grants) {
   const onAuthenticateClient = (msg: AuthenticateClient, self: Ref<Completion>): void => {
-    pipe(deps.authenticateClient({ clientId: msg.clientId, clientSecret: msg.clientSecret }), self,
+    pipe(
+      deps.authenticateClient({ clientId: msg.clientId, clientSecret: msg.clientSecret }),
+      self,
       (client): Completion => ({ type: 'ClientChecked', request: msg, client, sender: msg.sender }),
-      (error): Completion => ({ type: 'WorkFailed', error, sender: msg.sender }));
+      (error): Completion => ({ type: 'WorkFailed', error, sender: msg.sender }),
+    );
   };
 
   const onClientChecked = ({ request, client }: Extract<Completion, { type: 'ClientChecked' }>): void => {
-    tell(request.sender, client
-      ? ok({ clientId: client.clientId, grantTypes: client.grantTypes, scopes: client.scopes })
-      : fail('client.invalid', 'Bad client credentials'));
+    tell(
+      request.sender,
+      client
+        ? ok({ clientId: client.clientId, grantTypes: client.grantTypes, scopes: client.scopes })
+        : fail('client.invalid', 'Bad client credentials'),
+    );
   };
 
   const onIssueToken = async (msg: IssueToken, self: Ref<Completion>): Promise<void> => {
@@ -53,12 +70,25 @@ export function createCredentialChecks(deps: CredentialCheckDeps, grants: Grants
     if ('ok' in client) return tell(msg.sender, client);
     if (isTooLong(msg.password)) return tell(msg.sender, fail('grant.invalid', BAD_CREDENTIALS));
     const user = await deps.credentials.findByUsername(msg.username);
-    pipe(deps.passwords.verify(msg.password, user?.password ?? deps.dummyHash), self,
-      (matches): Completion => ({ type: 'PasswordChecked', request: msg, client, user: matches ? user : undefined, sender: msg.sender }),
-      (error): Completion => ({ type: 'WorkFailed', error, sender: msg.sender }));
+    pipe(
+      deps.passwords.verify(msg.password, user?.password ?? deps.dummyHash),
+      self,
+      (matches): Completion => ({
+        type: 'PasswordChecked',
+        request: msg,
+        client,
+        user: matches ? user : undefined,
+        sender: msg.sender,
+      }),
+      (error): Completion => ({ type: 'WorkFailed', error, sender: msg.sender }),
+    );
   };
 
-  const onPasswordChecked = async ({ request, client, user }: Extract<Completion, { type: 'PasswordChecked' }>): Promise<void> => {
+  const onPasswordChecked = async ({
+    request,
+    client,
+    user,
+  }: Extract<Completion, { type: 'PasswordChecked' }>): Promise<void> => {
     if (!user) return tell(request.sender, fail('grant.invalid', BAD_CREDENTIALS));
     tell(request.sender, ok(await grants.newLogin(client, user, request.scope ?? client.scopes)));
   };

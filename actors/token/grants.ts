@@ -30,28 +30,55 @@ export function createGrants(deps: GrantDeps) {
   const checkGrant = (clientId: string, grant: 'password' | 'refresh_token', scope: readonly string[] | undefined) => {
     const client = deps.clients.find((c) => c.clientId === clientId);
     if (!client) return fail('client.invalid', 'Unknown client');
-    if (!client.grantTypes.includes(grant)) return fail('grant.unauthorized', `The client may not use the ${grant} grant`);
+    if (!client.grantTypes.includes(grant))
+      return fail('grant.unauthorized', `The client may not use the ${grant} grant`);
     const bad = (scope ?? []).filter((s) => !client.scopes.includes(s));
     if (bad.length > 0) return fail('scope.invalid', `Invalid scope: ${bad.join(' ')}`);
     return client;
   };
 
   /** An access token of the login `loginId` (the refresh-token family id), with its refresh token if any. */
-  const mint = async (client: Client, user: AccountRecord, scope: readonly string[], loginId: string, refreshToken: string | undefined): Promise<TokenGrant> => {
-    const issued = await deps.signAccessToken({
-      username: user.username, clientId: client.clientId, scope, authorities: user.roles.map((r) => r.roleName), loginId,
-    }, now());
+  const mint = async (
+    client: Client,
+    user: AccountRecord,
+    scope: readonly string[],
+    loginId: string,
+    refreshToken: string | undefined,
+  ): Promise<TokenGrant> => {
+    const issued = await deps.signAccessToken(
+      {
+        username: user.username,
+        clientId: client.clientId,
+        scope,
+        authorities: user.roles.map((r) => r.roleName),
+        loginId,
+      },
+      now(),
+    );
     const expiresIn = Math.floor((issued.exp * 1000 - now()) / 1000);
     return { accessToken: issued.token, tokenType: 'bearer', refreshToken, expiresIn, scope, jti: issued.jti };
   };
 
   /** A new refresh token of the login `familyId` and its record; none for a client without the refresh_token grant. */
-  const newRefresh = (client: Client, user: AccountRecord, scope: readonly string[], familyId: string, expiresAt: number) => {
+  const newRefresh = (
+    client: Client,
+    user: AccountRecord,
+    scope: readonly string[],
+    familyId: string,
+    expiresAt: number,
+  ) => {
     if (!client.grantTypes.includes('refresh_token')) return undefined;
     const token = newRefreshToken();
     const record: RefreshTokenRecord = {
-      tokenHash: hashToken(token), familyId, clientId: client.clientId, username: user.username, scope,
-      issuedAt: seconds(), expiresAt, usedAt: null, revokedAt: null,
+      tokenHash: hashToken(token),
+      familyId,
+      clientId: client.clientId,
+      username: user.username,
+      scope,
+      issuedAt: seconds(),
+      expiresAt,
+      usedAt: null,
+      revokedAt: null,
     };
     return { token, record };
   };

@@ -53,12 +53,16 @@ export interface UserView {
 export type Introspection =
   | { readonly active: false }
   | {
-    readonly active: true; readonly tokenType: 'access_token' | 'refresh_token'; readonly scope: readonly string[];
-    readonly clientId: string; readonly username: string; readonly exp: number; readonly iat: number;
-    /** Access tokens only. */
-    readonly jti: string | undefined;
-  };
-
+      readonly active: true;
+      readonly tokenType: 'access_token' | 'refresh_token';
+      readonly scope: readonly string[];
+      readonly clientId: string;
+      readonly username: string;
+      readonly exp: number;
+      readonly iat: number;
+      /** Access tokens only. */
+      readonly jti: string | undefined;
+    };
 
 export type ClientReply = Reply<ClientView, 'client.invalid'>;
 export type RevokeReply = Reply<null, 'client.mismatch'>;
@@ -67,43 +71,82 @@ export type GrantReply = Reply<TokenGrant, ErrorCode>;
 export type UsersReply = Reply<readonly UserView[]>;
 
 export type Command =
-  | { readonly type: 'AuthenticateClient'; readonly clientId: string; readonly clientSecret: string; readonly sender: Ref<ClientReply> }
   | {
-    readonly type: 'IssueToken'; readonly clientId: string; readonly username: string; readonly password: string;
-    /** Undefined: every scope of the client. */
-    readonly scope: readonly string[] | undefined; readonly sender: Ref<GrantReply>;
-  }
+      readonly type: 'AuthenticateClient';
+      readonly clientId: string;
+      readonly clientSecret: string;
+      readonly sender: Ref<ClientReply>;
+    }
   | {
-    readonly type: 'Refresh'; readonly clientId: string; readonly refreshToken: string;
-    /** Undefined: the refresh token's scope; otherwise it may only narrow it. */
-    readonly scope: readonly string[] | undefined; readonly sender: Ref<GrantReply>;
-  }
+      readonly type: 'IssueToken';
+      readonly clientId: string;
+      readonly username: string;
+      readonly password: string;
+      /** Undefined: every scope of the client. */
+      readonly scope: readonly string[] | undefined;
+      readonly sender: Ref<GrantReply>;
+    }
+  | {
+      readonly type: 'Refresh';
+      readonly clientId: string;
+      readonly refreshToken: string;
+      /** Undefined: the refresh token's scope; otherwise it may only narrow it. */
+      readonly scope: readonly string[] | undefined;
+      readonly sender: Ref<GrantReply>;
+    }
   | { readonly type: 'ListUsers'; readonly includePasswordHash: boolean; readonly sender: Ref<UsersReply> }
   | { readonly type: 'Revoke'; readonly clientId: string; readonly token: string; readonly sender: Ref<RevokeReply> }
-  | { readonly type: 'Introspect'; readonly clientId: string; readonly token: string; readonly sender: Ref<IntrospectReply> };
+  | {
+      readonly type: 'Introspect';
+      readonly clientId: string;
+      readonly token: string;
+      readonly sender: Ref<IntrospectReply>;
+    };
 
 /** Checks client credentials (HTTP Basic or client_secret_post). */
-export const authenticateClient = (clientId: string, clientSecret: string): Request<Command, ClientReply> =>
+export const authenticateClient =
+  (clientId: string, clientSecret: string): Request<Command, ClientReply> =>
   (sender) => ({ type: 'AuthenticateClient', clientId, clientSecret, sender });
 
 /** Password grant for an already authenticated client. */
-export const issueToken = (p: { clientId: string; username: string; password: string; scope?: readonly string[] | undefined }): Request<Command, GrantReply> =>
-  (sender) => ({ type: 'IssueToken', clientId: p.clientId, username: p.username, password: p.password, scope: p.scope, sender });
+export const issueToken =
+  (p: {
+    clientId: string;
+    username: string;
+    password: string;
+    scope?: readonly string[] | undefined;
+  }): Request<Command, GrantReply> =>
+  (sender) => ({
+    type: 'IssueToken',
+    clientId: p.clientId,
+    username: p.username,
+    password: p.password,
+    scope: p.scope,
+    sender,
+  });
 
 /** Refresh-token grant: rotates the token; a token presented twice revokes its whole login. */
-export const refresh = (p: { clientId: string; refreshToken: string; scope?: readonly string[] | undefined }): Request<Command, GrantReply> =>
+export const refresh =
+  (p: {
+    clientId: string;
+    refreshToken: string;
+    scope?: readonly string[] | undefined;
+  }): Request<Command, GrantReply> =>
   (sender) => ({ type: 'Refresh', clientId: p.clientId, refreshToken: p.refreshToken, scope: p.scope, sender });
 
 /** Every user with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
-export const listUsers = (options: { includePasswordHash?: boolean } = {}): Request<Command, UsersReply> =>
+export const listUsers =
+  (options: { includePasswordHash?: boolean } = {}): Request<Command, UsersReply> =>
   (sender) => ({ type: 'ListUsers', includePasswordHash: options.includePasswordHash === true, sender });
 
 /** RFC 7009: a refresh token revokes its whole login; an access token is refused until it expires. Unknown tokens are ignored. */
-export const revoke = (p: { clientId: string; token: string }): Request<Command, RevokeReply> =>
+export const revoke =
+  (p: { clientId: string; token: string }): Request<Command, RevokeReply> =>
   (sender) => ({ type: 'Revoke', clientId: p.clientId, token: p.token, sender });
 
 /** RFC 7662: whether a token is active, and its claims when it is. */
-export const introspect = (p: { clientId: string; token: string }): Request<Command, IntrospectReply> =>
+export const introspect =
+  (p: { clientId: string; token: string }): Request<Command, IntrospectReply> =>
   (sender) => ({ type: 'Introspect', clientId: p.clientId, token: p.token, sender });
 
 const scope = z.array(z.string()).optional();
@@ -128,7 +171,8 @@ export const schemas = {
  */
 export const examples = {
   AuthenticateClient: "Token.authenticateClient('troupe-client', 'troupe-secret')",
-  IssueToken: "Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password', scope: ['read'] })",
+  IssueToken:
+    "Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password', scope: ['read'] })",
   Refresh: "Token.refresh({ clientId: 'troupe-client', refreshToken: '<refreshToken of an IssueToken reply>' })",
   ListUsers: 'Token.listUsers()',
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",

@@ -22,7 +22,10 @@ type Put = Extract<Command, { type: 'Put' }>;
 type Delete = Extract<Command, { type: 'Delete' }>;
 
 /** A caller's answer held back until its activity is stored (the `sender` is where supervision looks). */
-interface Held { readonly sender: Ref<Reply<User, never>>; readonly answer: Reply<User, never> }
+interface Held {
+  readonly sender: Ref<Reply<User, never>>;
+  readonly answer: Reply<User, never>;
+}
 
 /** How the activity router answered a notification this actor sent it (off the request path). */
 type Internal =
@@ -59,24 +62,42 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
    * write never lacks its activity, even after a crash, and a caller that reads after its write
    * sees it. A failure reaches supervision, which answers the held caller with `internal`.
    */
-  const note = (ctx: Ctx<Msg>, what: string, request: Request<Activity.RouterCommand, Reply<unknown, string>>, held?: Held): void => {
+  const note = (
+    ctx: Ctx<Msg>,
+    what: string,
+    request: Request<Activity.RouterCommand, Reply<unknown, string>>,
+    held?: Held,
+  ): void => {
     // Already admitted work: a full router mailbox must not lose the user's activity.
-    pipe(ask(deps.activity, request, deps.askTimeoutMs, { ignoreMailboxLimit: true }), ctx.self,
+    pipe(
+      ask(deps.activity, request, deps.askTimeoutMs, { ignoreMailboxLimit: true }),
+      ctx.self,
       (reply): Msg => ({ type: 'Noted', what, reply, ...held }),
-      (error): Msg => ({ type: 'NoteFailed', what, error, ...held }));
+      (error): Msg => ({ type: 'NoteFailed', what, error, ...held }),
+    );
   };
 
   const onNoted = (msg: Extract<Internal, { type: 'Noted' }>): void => {
     // A user deleted right after the write has nothing left to record.
-    if (!msg.reply.ok && msg.reply.code !== 'activity.user_not_found') throw new Error(`${msg.what} was not recorded: ${msg.reply.message}`);
+    if (!msg.reply.ok && msg.reply.code !== 'activity.user_not_found')
+      throw new Error(`${msg.what} was not recorded: ${msg.reply.message}`);
     if (msg.sender && msg.answer) tell(msg.sender, msg.answer);
   };
 
   const onPost = async (msg: Post, ctx: Ctx<Msg>): Promise<void> => {
     const at = iso();
-    const result = await deps.store.insert({ id: newId(), name: msg.name, email: msg.email, createdAt: at, updatedAt: at });
+    const result = await deps.store.insert({
+      id: newId(),
+      name: msg.name,
+      email: msg.email,
+      createdAt: at,
+      updatedAt: at,
+    });
     if (!result.ok) return tell(msg.sender, fail('user.email_taken', `The email ${msg.email} is taken`));
-    note(ctx, Activity.USER_CREATED, Activity.record({ userId: result.user.id, type: Activity.USER_CREATED }), { sender: msg.sender, answer: ok(result.user) });
+    note(ctx, Activity.USER_CREATED, Activity.record({ userId: result.user.id, type: Activity.USER_CREATED }), {
+      sender: msg.sender,
+      answer: ok(result.user),
+    });
   };
 
   /**
@@ -95,9 +116,20 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
     const fields = [...(name === undefined ? [] : ['name']), ...(email === undefined ? [] : ['email'])];
     if (fields.length === 0) return tell(msg.sender, ok(current));
     const result = await deps.store.update(msg.id, current.version, { name, email, updatedAt: iso() });
-    if (!result.ok && result.reason === 'version_conflict' && msg.expectedVersion === undefined && attempt < MAX_PUT_ATTEMPTS) return onPut(msg, ctx, attempt + 1);
+    if (
+      !result.ok &&
+      result.reason === 'version_conflict' &&
+      msg.expectedVersion === undefined &&
+      attempt < MAX_PUT_ATTEMPTS
+    )
+      return onPut(msg, ctx, attempt + 1);
     if (!result.ok) return tell(msg.sender, failureOf(result, msg.id, email));
-    note(ctx, Activity.USER_UPDATED, Activity.record({ userId: msg.id, type: Activity.USER_UPDATED, detail: { fields } }), { sender: msg.sender, answer: ok(result.user) });
+    note(
+      ctx,
+      Activity.USER_UPDATED,
+      Activity.record({ userId: msg.id, type: Activity.USER_UPDATED, detail: { fields } }),
+      { sender: msg.sender, answer: ok(result.user) },
+    );
   };
 
   /** The store deletes the activity with the user; the router then stops the user's actor. */
@@ -112,24 +144,36 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
   const onGet = (msg: Extract<Command, { type: 'Get' }>, ctx: Ctx<Msg>): void => {
     deps.store.find(msg.id).then(
       (user) => tell(msg.sender, user ? ok(user) : notFound(msg.id)),
-      (error: unknown) => tell(ctx.self, { type: 'ReadFailed', error, sender: msg.sender }));
+      (error: unknown) => tell(ctx.self, { type: 'ReadFailed', error, sender: msg.sender }),
+    );
   };
 
   const handle = (msg: Msg, ctx: Ctx<Msg>): void | Promise<void> => {
     switch (msg.type) {
-      case 'Get': return onGet(msg, ctx);
-      case 'Post': return onPost(msg, ctx);
-      case 'Put': return onPut(msg, ctx);
-      case 'Delete': return onDelete(msg, ctx);
-      case 'Noted': return onNoted(msg);
+      case 'Get':
+        return onGet(msg, ctx);
+      case 'Post':
+        return onPost(msg, ctx);
+      case 'Put':
+        return onPut(msg, ctx);
+      case 'Delete':
+        return onDelete(msg, ctx);
+      case 'Noted':
+        return onNoted(msg);
       case 'NoteFailed':
-      case 'ReadFailed': throw msg.error;
-      default: return refuseUnknown(msg, 'UserActor', Object.keys(examples));
+      case 'ReadFailed':
+        throw msg.error;
+      default:
+        return refuseUnknown(msg, 'UserActor', Object.keys(examples));
     }
   };
 
-  return spawn<null, Msg>(parent, async (state, msg, ctx) => {
-    await handle(msg, ctx);
-    return state;
-  }, { name: 'users', initialState: () => null, onCrash: deps.onCrash });
+  return spawn<null, Msg>(
+    parent,
+    async (state, msg, ctx) => {
+      await handle(msg, ctx);
+      return state;
+    },
+    { name: 'users', initialState: () => null, onCrash: deps.onCrash },
+  );
 }

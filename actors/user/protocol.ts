@@ -29,25 +29,40 @@ export type Command =
   | { readonly type: 'Get'; readonly id: ObjectIdString; readonly sender: Ref<GetReply> }
   | { readonly type: 'Post'; readonly name: string; readonly email: string; readonly sender: Ref<PostReply> }
   | {
-    readonly type: 'Put'; readonly id: ObjectIdString; readonly name: string | undefined; readonly email: string | undefined;
-    /** Undefined: whatever the current version is. */
-    readonly expectedVersion: number | undefined; readonly sender: Ref<PutReply>;
-  }
+      readonly type: 'Put';
+      readonly id: ObjectIdString;
+      readonly name: string | undefined;
+      readonly email: string | undefined;
+      /** Undefined: whatever the current version is. */
+      readonly expectedVersion: number | undefined;
+      readonly sender: Ref<PutReply>;
+    }
   | { readonly type: 'Delete'; readonly id: ObjectIdString; readonly sender: Ref<DeleteReply> };
 
 /** The user with this id. */
-export const get = (id: ObjectIdString): Request<Command, GetReply> => (sender) => ({ type: 'Get', id, sender });
+export const get =
+  (id: ObjectIdString): Request<Command, GetReply> =>
+  (sender) => ({ type: 'Get', id, sender });
 
 /** Creates a user (and records USER_CREATED). */
-export const post = (p: { name: string; email: string }): Request<Command, PostReply> =>
+export const post =
+  (p: { name: string; email: string }): Request<Command, PostReply> =>
   (sender) => ({ type: 'Post', name: p.name, email: p.email, sender });
 
 /** Changes the name and/or email (and records USER_UPDATED with the changed fields). */
-export const put = (p: { id: ObjectIdString; name?: string | undefined; email?: string | undefined; expectedVersion?: number | undefined }): Request<Command, PutReply> =>
+export const put =
+  (p: {
+    id: ObjectIdString;
+    name?: string | undefined;
+    email?: string | undefined;
+    expectedVersion?: number | undefined;
+  }): Request<Command, PutReply> =>
   (sender) => ({ type: 'Put', id: p.id, name: p.name, email: p.email, expectedVersion: p.expectedVersion, sender });
 
 /** Deletes the user and its activity. Exported as `delete`: `User.delete(id)`. */
-const remove = (id: ObjectIdString): Request<Command, DeleteReply> => (sender) => ({ type: 'Delete', id, sender });
+const remove =
+  (id: ObjectIdString): Request<Command, DeleteReply> =>
+  (sender) => ({ type: 'Delete', id, sender });
 export { remove as delete };
 
 /** A user's fields as every caller must give them (HTTP validates its input with these too). */
@@ -59,8 +74,11 @@ export const fields = {
 } as const;
 
 /** A change names a new name, a new email, or both. */
-export const changing = <S extends z.ZodType<{ readonly name?: string | undefined; readonly email?: string | undefined }>>(schema: S): S =>
-  schema.refine((u) => u.name !== undefined || u.email !== undefined, { message: 'name or email is required' });
+export const changing = <
+  S extends z.ZodType<{ readonly name?: string | undefined; readonly email?: string | undefined }>,
+>(
+  schema: S,
+): S => schema.refine((u) => u.name !== undefined || u.email !== undefined, { message: 'name or email is required' });
 
 /**
  * What makes each message valid besides its `type` and `sender`; HTTP validates its input with
@@ -70,7 +88,14 @@ export const changing = <S extends z.ZodType<{ readonly name?: string | undefine
 export const schemas = {
   Get: z.strictObject({ id: objectId }),
   Post: z.strictObject({ name: fields.name, email: fields.email }),
-  Put: changing(z.strictObject({ id: objectId, name: fields.name.optional(), email: fields.email.optional(), expectedVersion: version.optional() })),
+  Put: changing(
+    z.strictObject({
+      id: objectId,
+      name: fields.name.optional(),
+      email: fields.email.optional(),
+      expectedVersion: version.optional(),
+    }),
+  ),
   Delete: z.strictObject({ id: objectId }),
 } as const satisfies MessageSchemas<Command>;
 

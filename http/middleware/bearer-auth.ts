@@ -19,27 +19,33 @@ export function bearerChallenge(realm: string, params: Record<string, string> = 
 
 function countAuthorizationHeaders(ctx: Context): number {
   let n = 0;
-  for (let i = 0; i < ctx.req.rawHeaders.length; i += 2) if (ctx.req.rawHeaders[i]?.toLowerCase() === 'authorization') n++;
+  for (let i = 0; i < ctx.req.rawHeaders.length; i += 2)
+    if (ctx.req.rawHeaders[i]?.toLowerCase() === 'authorization') n++;
   return n;
 }
 
 function invalidRequest(realm: string, description: string): OAuthError {
-  return new OAuthError(400, 'invalid_request', description,
-    { 'WWW-Authenticate': bearerChallenge(realm, { error: 'invalid_request', error_description: description }) });
+  return new OAuthError(400, 'invalid_request', description, {
+    'WWW-Authenticate': bearerChallenge(realm, { error: 'invalid_request', error_description: description }),
+  });
 }
 
 function invalidToken(realm: string, description: string): OAuthError {
-  return new OAuthError(401, 'invalid_token', description,
-    { 'WWW-Authenticate': bearerChallenge(realm, { error: 'invalid_token', error_description: description }) });
+  return new OAuthError(401, 'invalid_token', description, {
+    'WWW-Authenticate': bearerChallenge(realm, { error: 'invalid_token', error_description: description }),
+  });
 }
 
 /** The bearer token of the request; throws the contract's 400/401 for every way it can be wrong. */
 function extractToken(ctx: Context, realm: string): string {
   if (countAuthorizationHeaders(ctx) > 1) throw invalidRequest(realm, 'Only one Authorization header is allowed');
-  if (new URLSearchParams(ctx.querystring).has('access_token')) throw invalidRequest(realm, 'Access tokens are not accepted in the query string');
+  if (new URLSearchParams(ctx.querystring).has('access_token'))
+    throw invalidRequest(realm, 'Access tokens are not accepted in the query string');
   const m = /^Bearer(?: +(.*))?$/i.exec(ctx.get('Authorization'));
   if (!m) {
-    throw new OAuthError(401, 'unauthorized', 'Full authentication is required to access this resource', { 'WWW-Authenticate': bearerChallenge(realm) });
+    throw new OAuthError(401, 'unauthorized', 'Full authentication is required to access this resource', {
+      'WWW-Authenticate': bearerChallenge(realm),
+    });
   }
   const token = (m[1] ?? '').trim();
   if (!B64TOKEN.test(token)) throw invalidToken(realm, 'Access token is malformed');
@@ -73,8 +79,9 @@ export function bearerAuthenticator(options: BearerOptions): (ctx: Context) => P
 /** 403 `insufficient_scope` with its challenge (RFC 6750 §3.1). */
 export function insufficientScope(realm: string, scope: string): OAuthError {
   const description = `The access token lacks the "${scope}" scope`;
-  return new OAuthError(403, 'insufficient_scope', description,
-    { 'WWW-Authenticate': bearerChallenge(realm, { error: 'insufficient_scope', error_description: description, scope }) });
+  return new OAuthError(403, 'insufficient_scope', description, {
+    'WWW-Authenticate': bearerChallenge(realm, { error: 'insufficient_scope', error_description: description, scope }),
+  });
 }
 
 /**

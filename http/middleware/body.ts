@@ -17,8 +17,13 @@ async function parseWith(parse: Middleware<AppState>, ctx: ParameterizedContext<
     await parse(ctx, async () => {});
   } catch (error) {
     const status = (error as { status?: unknown } | null)?.status;
-    if (typeof status === 'number' || !/^(gzip|x-gzip|deflate|br)$/i.test(ctx.get('Content-Encoding').trim())) throw error;
-    throw new HttpProblem(400, 'bad_request', `The request body is not valid ${ctx.get('Content-Encoding').trim().toLowerCase()} data`);
+    if (typeof status === 'number' || !/^(gzip|x-gzip|deflate|br)$/i.test(ctx.get('Content-Encoding').trim()))
+      throw error;
+    throw new HttpProblem(
+      400,
+      'bad_request',
+      `The request body is not valid ${ctx.get('Content-Encoding').trim().toLowerCase()} data`,
+    );
   }
 }
 
@@ -27,7 +32,12 @@ async function parseWith(parse: Middleware<AppState>, ctx: ParameterizedContext<
  * problems, via the error handler). No body leaves `ctx.request.body` undefined.
  */
 export function jsonBody(maxBytes: number): Middleware<AppState> {
-  const parse = bodyParser({ enableTypes: ['json'], jsonLimit: maxBytes, parsedMethods: BODY_METHODS, encoding: 'utf-8' });
+  const parse = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: maxBytes,
+    parsedMethods: BODY_METHODS,
+    encoding: 'utf-8',
+  });
   return async function parseJson(ctx, next) {
     if (!BODY_METHODS.includes(ctx.method) || !hasBody(ctx)) return next();
     if (!ctx.request.is('application/json', '+json')) {

@@ -5,7 +5,6 @@ import { HttpProblem, OAuthError, problemBody, RETRY_AFTER_SECONDS } from '../pr
 import type { AppState } from '../state.ts';
 import { StoreUnavailableError } from '../../src/unavailable.ts';
 
-
 const isOAuthPath = (path: string): boolean => path === '/oauth' || path.startsWith('/oauth/');
 
 /** Errors thrown by Koa's helpers (body parser, router): `status` plus an `expose`d message. */
@@ -13,7 +12,10 @@ function exposedStatus(error: unknown): { status: number; message: string } | un
   if (typeof error !== 'object' || error === null) return undefined;
   const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown };
   if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
-  return { status, message: expose === true && typeof message === 'string' ? message : 'The request could not be processed' };
+  return {
+    status,
+    message: expose === true && typeof message === 'string' ? message : 'The request could not be processed',
+  };
 }
 
 function renderOAuth(ctx: Context, e: OAuthError): void {
@@ -31,17 +33,22 @@ function renderProblem(ctx: Context, state: AppState, e: HttpProblem): void {
 
 /** Under /oauth every error speaks RFC 6749 §5.2, whatever raised it. */
 function asOAuth(problem: HttpProblem): OAuthError {
-  const error = problem.status === 503 ? 'temporarily_unavailable' : problem.status >= 500 ? 'server_error' : 'invalid_request';
+  const error =
+    problem.status === 503 ? 'temporarily_unavailable' : problem.status >= 500 ? 'server_error' : 'invalid_request';
   return new OAuthError(problem.status, error, problem.detail, { ...problem.headers });
 }
 
 function toKnown(ctx: Context, error: unknown): HttpProblem | OAuthError | undefined {
   if (error instanceof HttpProblem || error instanceof OAuthError) return error;
   if (error instanceof StoreUnavailableError) {
-    return new HttpProblem(503, 'unavailable', 'A store cannot be reached; try again shortly', { headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
+    return new HttpProblem(503, 'unavailable', 'A store cannot be reached; try again shortly', {
+      headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+    });
   }
   if (error instanceof AskTimeoutError || error instanceof ActorUnavailableError || error instanceof MailboxFullError) {
-    return new HttpProblem(503, 'unavailable', 'The service is busy; try again shortly', { headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
+    return new HttpProblem(503, 'unavailable', 'The service is busy; try again shortly', {
+      headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+    });
   }
   const exposed = exposedStatus(error);
   if (!exposed) return undefined;
@@ -54,7 +61,10 @@ function toKnown(ctx: Context, error: unknown): HttpProblem | OAuthError | undef
 export function unroutedError(ctx: Context): HttpProblem | undefined {
   if (ctx.body !== undefined && ctx.body !== null) return undefined;
   if (ctx.status === 404) return new HttpProblem(404, 'not_found', `No resource at ${ctx.path}`);
-  if (ctx.status === 405) return new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: ctx.response.get('Allow') } });
+  if (ctx.status === 405)
+    return new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed here`, {
+      headers: { Allow: ctx.response.get('Allow') },
+    });
   if (ctx.status === 501) return new HttpProblem(501, 'not_implemented', `${ctx.method} is not supported`);
   return undefined;
 }

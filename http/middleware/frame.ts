@@ -16,11 +16,12 @@ function childrenOf(metrics: Metrics) {
     record(method: string, route: string, status: number, seconds: number, askTimedOut: boolean): void {
       const key = `${method} ${route}`;
       let duration = durations.get(key);
-      if (!duration) durations.set(key, duration = metrics.httpDuration.labels({ method, route }));
+      if (!duration) durations.set(key, (duration = metrics.httpDuration.labels({ method, route })));
       duration.observe(seconds);
       const statusKey = `${key} ${status}`;
       let count = requests.get(statusKey);
-      if (!count) requests.set(statusKey, count = metrics.httpRequests.labels({ method, route, status: String(status) }));
+      if (!count)
+        requests.set(statusKey, (count = metrics.httpRequests.labels({ method, route, status: String(status) })));
       count.inc();
       if (askTimedOut) metrics.askTimeouts.inc({ route });
     },
@@ -55,7 +56,16 @@ export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppSt
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     observed.record(ctx.method, route ?? 'unmatched', ctx.status, seconds, state.askTimedOut === true);
     if (logger.isLevelEnabled('info')) {
-      logger.info({ requestId: state.requestId, method: ctx.method, route: route ?? null, status: ctx.status, durationMs: seconds * 1000 }, 'request');
+      logger.info(
+        {
+          requestId: state.requestId,
+          method: ctx.method,
+          route: route ?? null,
+          status: ctx.status,
+          durationMs: seconds * 1000,
+        },
+        'request',
+      );
     }
   };
 }

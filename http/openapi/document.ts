@@ -22,7 +22,11 @@ export interface Operation {
   readonly summary: string;
   readonly query?: z.ZodObject;
   readonly pathParams?: z.ZodObject;
-  readonly body?: { readonly type: 'application/json' | 'application/x-www-form-urlencoded'; readonly schema: z.ZodType; readonly required?: boolean };
+  readonly body?: {
+    readonly type: 'application/json' | 'application/x-www-form-urlencoded';
+    readonly schema: z.ZodType;
+    readonly required?: boolean;
+  };
   /** Takes an optional `If-Match: "<version>"` (412 when it names an older version). */
   readonly ifMatch?: boolean;
   readonly responses: Readonly<Record<string, ResponseSpec>>;
@@ -30,7 +34,11 @@ export interface Operation {
 
 /** JSON Schema 2020-12 (the dialect of OpenAPI 3.1) of what a request may send. */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  }) as Json;
   return rest;
 }
 
@@ -39,21 +47,34 @@ function parameters(op: Operation): Json[] {
     if (!shape) return [];
     const schema = jsonSchema(shape) as { properties?: Record<string, Json>; required?: string[] };
     return Object.entries(schema.properties ?? {}).map(([name, s]) => ({
-      name, in: where, required: where === 'path' || (schema.required ?? []).includes(name), schema: s,
+      name,
+      in: where,
+      required: where === 'path' || (schema.required ?? []).includes(name),
+      schema: s,
     }));
   };
-  const header = (name: string, description: string): Json => ({ name, in: 'header', required: false, description, schema: { type: 'string' } });
+  const header = (name: string, description: string): Json => ({
+    name,
+    in: 'header',
+    required: false,
+    description,
+    schema: { type: 'string' },
+  });
   return [
-    ...list('path', op.pathParams), ...list('query', op.query),
+    ...list('path', op.pathParams),
+    ...list('query', op.query),
     ...(op.ifMatch ? [header('If-Match', 'The version the change is based on, quoted: `"3"`')] : []),
     header('X-Request-Id', 'Echoed back; 1–128 characters of `A-Za-z0-9._~:+=/-`, else a new id is made'),
   ];
 }
 
 const HEADER_DOCS: Readonly<Record<string, string>> = {
-  Location: 'Where the new resource lives', ETag: 'The record version, for If-Match', 'Retry-After': 'Seconds to wait',
-  'WWW-Authenticate': 'RFC 6750 / RFC 7617 challenge', Allow: 'The allowed methods',
-  'X-Request-Id': 'The request id: the caller\'s, or a new one',
+  Location: 'Where the new resource lives',
+  ETag: 'The record version, for If-Match',
+  'Retry-After': 'Seconds to wait',
+  'WWW-Authenticate': 'RFC 6750 / RFC 7617 challenge',
+  Allow: 'The allowed methods',
+  'X-Request-Id': "The request id: the caller's, or a new one",
 };
 
 /**
@@ -62,10 +83,14 @@ const HEADER_DOCS: Readonly<Record<string, string>> = {
  */
 function commonResponses(path: string): Readonly<Record<string, ResponseSpec>> {
   const oauth = path.startsWith('/oauth/');
-  const body = (description: string, headers?: string[]): ResponseSpec => (oauth
-    ? { description, schema: OAuthError, ...(headers ? { headers } : {}) }
-    : { description, schema: Problem, type: 'application/problem+json', ...(headers ? { headers } : {}) });
-  return { 405: body('Another method than the route takes', ['Allow']), 500: body('An unexpected failure; the body names the request id, never a stack') };
+  const body = (description: string, headers?: string[]): ResponseSpec =>
+    oauth
+      ? { description, schema: OAuthError, ...(headers ? { headers } : {}) }
+      : { description, schema: Problem, type: 'application/problem+json', ...(headers ? { headers } : {}) };
+  return {
+    405: body('Another method than the route takes', ['Allow']),
+    500: body('An unexpected failure; the body names the request id, never a stack'),
+  };
 }
 
 function responses(op: Operation): Json {
@@ -76,7 +101,9 @@ function responses(op: Operation): Json {
     out[status] = {
       description: spec.description,
       ...(spec.schema ? { content: { [type]: { schema: jsonSchema(spec.schema, 'output') } } } : {}),
-      headers: Object.fromEntries(headers.map((h) => [h, { description: HEADER_DOCS[h] ?? h, schema: { type: 'string' } }])),
+      headers: Object.fromEntries(
+        headers.map((h) => [h, { description: HEADER_DOCS[h] ?? h, schema: { type: 'string' } }]),
+      ),
     };
   }
   return out;
@@ -85,20 +112,37 @@ function responses(op: Operation): Json {
 /** OpenAPI's `security` of a route's access declaration. */
 function securityOf(access: Access): Json[] {
   switch (access.kind) {
-    case 'public': return [];
-    case 'client': return [{ clientBasic: [] }];
-    case 'token': return [{ bearer: access.scope === undefined ? [] : [access.scope] }];
-    case 'role': return [{ bearer: [] }];
-    default: return access satisfies never;
+    case 'public':
+      return [];
+    case 'client':
+      return [{ clientBasic: [] }];
+    case 'token':
+      return [{ bearer: access.scope === undefined ? [] : [access.scope] }];
+    case 'role':
+      return [{ bearer: [] }];
+    default:
+      return access satisfies never;
   }
 }
 
 function operation(op: Operation, access: Access): Json {
-  const role = access.kind === 'role' ? { description: `Needs the ${access.role} role, checked after the handler has run.` } : {};
+  const role =
+    access.kind === 'role' ? { description: `Needs the ${access.role} role, checked after the handler has run.` } : {};
   return {
-    tags: [op.tag], summary: op.summary, ...role, security: securityOf(access), operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    tags: [op.tag],
+    summary: op.summary,
+    ...role,
+    security: securityOf(access),
+    operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     parameters: parameters(op),
-    ...(op.body ? { requestBody: { required: op.body.required ?? true, content: { [op.body.type]: { schema: jsonSchema(op.body.schema) } } } } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            required: op.body.required ?? true,
+            content: { [op.body.type]: { schema: jsonSchema(op.body.schema) } },
+          },
+        }
+      : {}),
     responses: responses(op),
   };
 }
@@ -114,20 +158,36 @@ export interface DocumentInfo {
 
 export function buildDocument(ops: readonly Operation[], info: DocumentInfo): Json {
   const paths: Record<string, Json> = {};
-  for (const op of ops) paths[op.path] = { ...paths[op.path], [op.method]: operation(op, info.accessOf(op.method, op.path)) };
+  for (const op of ops)
+    paths[op.path] = { ...paths[op.path], [op.method]: operation(op, info.accessOf(op.method, op.path)) };
   return {
     openapi: '3.1.0',
-    info: { title: 'troupe', version: info.version, description: 'Secured service (OAuth 2.0 + JWT), employee service and user-data service, served by supervised actors.' },
+    info: {
+      title: 'troupe',
+      version: info.version,
+      description:
+        'Secured service (OAuth 2.0 + JWT), employee service and user-data service, served by supervised actors.',
+    },
     servers: [{ url: '/' }],
     tags: [
       { name: 'secured', description: 'Users and roles, the OAuth 2.0 authorization server and the /app resources' },
-      { name: 'employee', description: 'Employee records' }, { name: 'userdata', description: 'Users and their activity' },
+      { name: 'employee', description: 'Employee records' },
+      { name: 'userdata', description: 'Users and their activity' },
       { name: 'operations', description: 'Health, readiness, metrics and this description' },
     ],
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: 'oauth2', description: 'JWT access token in `Authorization: Bearer`', flows: { password: { tokenUrl: `${info.issuer}/oauth/token`, scopes: Object.fromEntries(info.scopes.map((s) => [s, s])) } } },
+        bearer: {
+          type: 'oauth2',
+          description: 'JWT access token in `Authorization: Bearer`',
+          flows: {
+            password: {
+              tokenUrl: `${info.issuer}/oauth/token`,
+              scopes: Object.fromEntries(info.scopes.map((s) => [s, s])),
+            },
+          },
+        },
         clientBasic: { type: 'http', scheme: 'basic', description: 'Client authentication: client id and secret' },
       },
     },

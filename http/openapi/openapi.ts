@@ -6,7 +6,9 @@ import { employeeOperations, userDataOperations } from './api-operations.ts';
 import { buildDocument, type Operation } from './document.ts';
 import { operationsOperations, securedOperations } from './secured-operations.ts';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 function operationsFor(config: Config): readonly Operation[] {
   return [
@@ -26,9 +28,15 @@ export function openApiFor(config: Config, routes: readonly RouteInfo[]): Record
   const declared = new Map(routes.map((r) => [`${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`, r.access]));
   const accessOf = (method: string, path: string): Access => {
     const access = declared.get(`${method.toUpperCase()} ${path}`);
-    if (access === undefined) throw new Error(`the OpenAPI document describes ${method.toUpperCase()} ${path}, which no route serves`);
+    if (access === undefined)
+      throw new Error(`the OpenAPI document describes ${method.toUpperCase()} ${path}, which no route serves`);
     // With security switched off, no token is checked: the document says so.
     return enabled || access.kind === 'public' || access.kind === 'client' ? access : { kind: 'public' };
   };
-  return buildDocument(operationsFor(config), { version: VERSION, issuer: jwt.issuer, scopes: [jwt.scopeRead, jwt.scopeWrite], accessOf });
+  return buildDocument(operationsFor(config), {
+    version: VERSION,
+    issuer: jwt.issuer,
+    scopes: [jwt.scopeRead, jwt.scopeWrite],
+    accessOf,
+  });
 }

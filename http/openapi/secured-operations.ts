@@ -3,13 +3,21 @@ import { z } from 'zod';
 import type { Operation, ResponseSpec } from './document.ts';
 import * as S from './shapes.ts';
 
-const oauthError = (description: string, headers?: string[]): ResponseSpec => ({ description, schema: S.OAuthErrorBody, ...(headers ? { headers } : {}) });
+const oauthError = (description: string, headers?: string[]): ResponseSpec => ({
+  description,
+  schema: S.OAuthErrorBody,
+  ...(headers ? { headers } : {}),
+});
 const authErrors = {
   401: oauthError('No token (`unauthorized`) or an invalid one (`invalid_token`)', ['WWW-Authenticate']),
-  400: oauthError('Two Authorization headers, or a token in the query string (`invalid_request`)', ['WWW-Authenticate']),
+  400: oauthError('Two Authorization headers, or a token in the query string (`invalid_request`)', [
+    'WWW-Authenticate',
+  ]),
 } as const;
 const clientErrors = {
-  400: oauthError('`invalid_request`: not form-encoded, a missing or repeated parameter, credentials in the query string'),
+  400: oauthError(
+    '`invalid_request`: not form-encoded, a missing or repeated parameter, credentials in the query string',
+  ),
   401: oauthError('`invalid_client`: no, malformed or wrong client credentials', ['WWW-Authenticate']),
   429: oauthError('`too_many_requests`: too many failed client authentications from the address', ['Retry-After']),
 } as const;
@@ -19,58 +27,155 @@ const text = (description: string): ResponseSpec => ({ description, schema: z.st
 
 export const securedOperations: readonly Operation[] = [
   {
-    method: 'post', path: '/oauth/token', tag: 'secured', summary: 'Password and refresh_token grants (RFC 6749 §4.3, §6)',
+    method: 'post',
+    path: '/oauth/token',
+    tag: 'secured',
+    summary: 'Password and refresh_token grants (RFC 6749 §4.3, §6)',
     body: form(S.TokenRequest),
     responses: {
       200: { description: 'Tokens (Cache-Control: no-store)', schema: S.TokenResponse },
-      400: oauthError('`invalid_request`, `unsupported_grant_type`, `unauthorized_client`, `invalid_grant` (Bad credentials; refresh token unknown, expired, revoked or reused), `invalid_scope`'),
-      401: clientErrors[401], 413: oauthError('Body too large'),
-      429: oauthError('`too_many_requests`: too many failed logins for the username or address, or failed client authentications from the address', ['Retry-After']),
+      400: oauthError(
+        '`invalid_request`, `unsupported_grant_type`, `unauthorized_client`, `invalid_grant` (Bad credentials; refresh token unknown, expired, revoked or reused), `invalid_scope`',
+      ),
+      401: clientErrors[401],
+      413: oauthError('Body too large'),
+      429: oauthError(
+        '`too_many_requests`: too many failed logins for the username or address, or failed client authentications from the address',
+        ['Retry-After'],
+      ),
       503: overloaded,
     },
   },
   {
-    method: 'post', path: '/oauth/revoke', tag: 'secured', summary: 'Revoke a token (RFC 7009)', body: form(S.TokenForm),
-    responses: { 200: { description: 'Revoked, or unknown', schema: z.object({}) }, 400: clientErrors[400], 401: clientErrors[401], 429: clientErrors[429], 503: overloaded },
-  },
-  {
-    method: 'post', path: '/oauth/introspect', tag: 'secured', summary: 'Introspect a token (RFC 7662)', body: form(S.TokenForm),
-    responses: { 200: { description: 'Active with its claims, or inactive', schema: S.Introspection }, 400: clientErrors[400], 401: clientErrors[401], 429: clientErrors[429], 503: overloaded },
-  },
-  {
-    method: 'post', path: '/oauth/check_token', tag: 'secured', summary: 'Introspection under Spring\'s name', body: form(S.TokenForm),
-    responses: { 200: { description: 'As /oauth/introspect', schema: S.Introspection }, 400: clientErrors[400], 401: clientErrors[401], 429: clientErrors[429], 503: overloaded },
-  },
-  {
-    method: 'get', path: '/oauth/token_key', tag: 'secured', summary: 'The RSA public key (Spring\'s token_key)',
-    responses: { 200: { description: 'PEM public key', schema: S.TokenKey }, 403: oauthError('The key is a MAC key, never disclosed') },
-  },
-  { method: 'get', path: '/.well-known/jwks.json', tag: 'secured', summary: 'JSON Web Key Set (RFC 7517)', responses: { 200: { description: 'The public key, or none for a MAC key', schema: S.Jwks } } },
-  { method: 'get', path: '/.well-known/oauth-authorization-server', tag: 'secured', summary: 'Server metadata (RFC 8414)', responses: { 200: { description: 'Metadata', schema: S.Metadata } } },
-  {
-    method: 'get', path: '/app/listAll', tag: 'secured', summary: 'Every user with its roles, ordered by id',
+    method: 'post',
+    path: '/oauth/revoke',
+    tag: 'secured',
+    summary: 'Revoke a token (RFC 7009)',
+    body: form(S.TokenForm),
     responses: {
-      200: { description: 'The users', schema: z.array(S.SecuredUser) }, ...authErrors,
+      200: { description: 'Revoked, or unknown', schema: z.object({}) },
+      400: clientErrors[400],
+      401: clientErrors[401],
+      429: clientErrors[429],
+      503: overloaded,
+    },
+  },
+  {
+    method: 'post',
+    path: '/oauth/introspect',
+    tag: 'secured',
+    summary: 'Introspect a token (RFC 7662)',
+    body: form(S.TokenForm),
+    responses: {
+      200: { description: 'Active with its claims, or inactive', schema: S.Introspection },
+      400: clientErrors[400],
+      401: clientErrors[401],
+      429: clientErrors[429],
+      503: overloaded,
+    },
+  },
+  {
+    method: 'post',
+    path: '/oauth/check_token',
+    tag: 'secured',
+    summary: "Introspection under Spring's name",
+    body: form(S.TokenForm),
+    responses: {
+      200: { description: 'As /oauth/introspect', schema: S.Introspection },
+      400: clientErrors[400],
+      401: clientErrors[401],
+      429: clientErrors[429],
+      503: overloaded,
+    },
+  },
+  {
+    method: 'get',
+    path: '/oauth/token_key',
+    tag: 'secured',
+    summary: "The RSA public key (Spring's token_key)",
+    responses: {
+      200: { description: 'PEM public key', schema: S.TokenKey },
+      403: oauthError('The key is a MAC key, never disclosed'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/.well-known/jwks.json',
+    tag: 'secured',
+    summary: 'JSON Web Key Set (RFC 7517)',
+    responses: { 200: { description: 'The public key, or none for a MAC key', schema: S.Jwks } },
+  },
+  {
+    method: 'get',
+    path: '/.well-known/oauth-authorization-server',
+    tag: 'secured',
+    summary: 'Server metadata (RFC 8414)',
+    responses: { 200: { description: 'Metadata', schema: S.Metadata } },
+  },
+  {
+    method: 'get',
+    path: '/app/listAll',
+    tag: 'secured',
+    summary: 'Every user with its roles, ordered by id',
+    responses: {
+      200: { description: 'The users', schema: z.array(S.SecuredUser) },
+      ...authErrors,
       503: { description: 'Overloaded', schema: S.Problem, type: 'application/problem+json', headers: ['Retry-After'] },
     },
   },
   {
-    method: 'get', path: '/app/admin', tag: 'secured', summary: 'Greeting for ADMIN holders (checked after the handler)',
+    method: 'get',
+    path: '/app/admin',
+    tag: 'secured',
+    summary: 'Greeting for ADMIN holders (checked after the handler)',
     responses: { 200: text('Greeting'), ...authErrors, 403: oauthError('`access_denied`: the role is missing') },
   },
   {
-    method: 'get', path: '/app/user', tag: 'secured', summary: 'Greeting for USER holders (checked after the handler)',
+    method: 'get',
+    path: '/app/user',
+    tag: 'secured',
+    summary: 'Greeting for USER holders (checked after the handler)',
     responses: { 200: text('Greeting'), ...authErrors, 403: oauthError('`access_denied`: the role is missing') },
   },
 ];
 
 export const operationsOperations: readonly Operation[] = [
-  { method: 'get', path: '/health', tag: 'operations', summary: 'Liveness', responses: { 200: { description: 'The process runs', schema: S.Health } } },
   {
-    method: 'get', path: '/ready', tag: 'operations', summary: 'Readiness: every store answers',
-    responses: { 200: { description: 'Ready', schema: S.Health }, 503: { description: 'A store does not answer', schema: S.Health } },
+    method: 'get',
+    path: '/health',
+    tag: 'operations',
+    summary: 'Liveness',
+    responses: { 200: { description: 'The process runs', schema: S.Health } },
   },
-  { method: 'get', path: '/metrics', tag: 'operations', summary: 'Prometheus metrics', responses: { 200: text('Prometheus text format') } },
-  { method: 'get', path: '/openapi.json', tag: 'operations', summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1', schema: z.record(z.string(), z.unknown()) } } },
-  { method: 'get', path: '/docs', tag: 'operations', summary: 'A page that renders this document', responses: { 200: { description: 'HTML', schema: z.string(), type: 'text/html' } } },
+  {
+    method: 'get',
+    path: '/ready',
+    tag: 'operations',
+    summary: 'Readiness: every store answers',
+    responses: {
+      200: { description: 'Ready', schema: S.Health },
+      503: { description: 'A store does not answer', schema: S.Health },
+    },
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    tag: 'operations',
+    summary: 'Prometheus metrics',
+    responses: { 200: text('Prometheus text format') },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    tag: 'operations',
+    summary: 'This document',
+    responses: { 200: { description: 'OpenAPI 3.1', schema: z.record(z.string(), z.unknown()) } },
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    tag: 'operations',
+    summary: 'A page that renders this document',
+    responses: { 200: { description: 'HTML', schema: z.string(), type: 'text/html' } },
+  },
 ];

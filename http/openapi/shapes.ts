@@ -2,53 +2,122 @@
 import { z } from 'zod';
 import { OBJECT_ID } from '../../src/ids.ts';
 
-const id = z.string().regex(OBJECT_ID).meta({ description: 'ObjectId form: 24 hexadecimal characters', example: '6b0233279e487a81ed925ceb' });
+const id = z
+  .string()
+  .regex(OBJECT_ID)
+  .meta({ description: 'ObjectId form: 24 hexadecimal characters', example: '6b0233279e487a81ed925ceb' });
 const instant = z.string().meta({ format: 'date-time' });
 
-export const Problem = z.object({
-  type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(),
-  errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
-  requestId: z.string(),
-}).meta({ title: 'Problem', description: 'RFC 9457 problem details' });
+export const Problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    requestId: z.string(),
+  })
+  .meta({ title: 'Problem', description: 'RFC 9457 problem details' });
 
-export const OAuthErrorBody = z.object({ error: z.string(), error_description: z.string() })
+export const OAuthErrorBody = z
+  .object({ error: z.string(), error_description: z.string() })
   .meta({ title: 'OAuthError', description: 'RFC 6749 §5.2 / RFC 6750 error body' });
 
-export const TokenResponse = z.object({
-  access_token: z.string(), token_type: z.literal('bearer'), refresh_token: z.string().optional(),
-  expires_in: z.number().int(), scope: z.string(), jti: z.string(),
-}).meta({ title: 'TokenResponse' });
+export const TokenResponse = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal('bearer'),
+    refresh_token: z.string().optional(),
+    expires_in: z.number().int(),
+    scope: z.string(),
+    jti: z.string(),
+  })
+  .meta({ title: 'TokenResponse' });
 
-export const TokenRequest = z.object({
-  grant_type: z.enum(['password', 'refresh_token', 'refresh-token']).meta({ description: '`refresh-token` is accepted as a spelling of `refresh_token`' }), username: z.string().optional(), password: z.string().optional(),
-  refresh_token: z.string().optional(), scope: z.string().optional(),
-  client_id: z.string().optional().meta({ description: 'client_secret_post only; prefer HTTP Basic' }), client_secret: z.string().optional(),
-}).meta({ title: 'TokenRequest' });
+export const TokenRequest = z
+  .object({
+    grant_type: z
+      .enum(['password', 'refresh_token', 'refresh-token'])
+      .meta({ description: '`refresh-token` is accepted as a spelling of `refresh_token`' }),
+    username: z.string().optional(),
+    password: z.string().optional(),
+    refresh_token: z.string().optional(),
+    scope: z.string().optional(),
+    client_id: z.string().optional().meta({ description: 'client_secret_post only; prefer HTTP Basic' }),
+    client_secret: z.string().optional(),
+  })
+  .meta({ title: 'TokenRequest' });
 
-export const TokenForm = z.object({ token: z.string(), token_type_hint: z.enum(['access_token', 'refresh_token']).optional() });
+export const TokenForm = z.object({
+  token: z.string(),
+  token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
+});
 
-export const Introspection = z.object({
-  active: z.boolean(), scope: z.string().optional(), client_id: z.string().optional(), username: z.string().optional(),
-  token_type: z.string().optional(), exp: z.number().int().optional(), iat: z.number().int().optional(), sub: z.string().optional(),
-  aud: z.string().optional(), iss: z.string().optional(), jti: z.string().optional(),
-}).meta({ title: 'Introspection' });
+export const Introspection = z
+  .object({
+    active: z.boolean(),
+    scope: z.string().optional(),
+    client_id: z.string().optional(),
+    username: z.string().optional(),
+    token_type: z.string().optional(),
+    exp: z.number().int().optional(),
+    iat: z.number().int().optional(),
+    sub: z.string().optional(),
+    aud: z.string().optional(),
+    iss: z.string().optional(),
+    jti: z.string().optional(),
+  })
+  .meta({ title: 'Introspection' });
 
 const Role = z.object({ id: z.number().int(), roleName: z.string(), description: z.string() });
-export const SecuredUser = z.object({
-  id: z.number().int(), username: z.string(), password: z.string().optional().meta({ description: 'BCrypt hash, only with app.list-all.include-password-hash=true (as the seed had it)' }),
-  firstName: z.string(), lastName: z.string(), roles: z.array(Role),
-}).meta({ title: 'SecuredUser' });
+export const SecuredUser = z
+  .object({
+    id: z.number().int(),
+    username: z.string(),
+    password: z
+      .string()
+      .optional()
+      .meta({ description: 'BCrypt hash, only with app.list-all.include-password-hash=true (as the seed had it)' }),
+    firstName: z.string(),
+    lastName: z.string(),
+    roles: z.array(Role),
+  })
+  .meta({ title: 'SecuredUser' });
 
-export const Employee = z.object({
-  id, name: z.string(), dateOfBirth: z.string().meta({ format: 'date' }), createdAt: instant, updatedAt: instant, version: z.number().int(),
-}).meta({ title: 'Employee' });
-export const EmployeePage = z.object({ items: z.array(Employee), nextCursor: z.string().nullable() }).meta({ title: 'EmployeePage' });
+export const Employee = z
+  .object({
+    id,
+    name: z.string(),
+    dateOfBirth: z.string().meta({ format: 'date' }),
+    createdAt: instant,
+    updatedAt: instant,
+    version: z.number().int(),
+  })
+  .meta({ title: 'Employee' });
+export const EmployeePage = z
+  .object({ items: z.array(Employee), nextCursor: z.string().nullable() })
+  .meta({ title: 'EmployeePage' });
 
-export const User = z.object({ id, name: z.string(), email: z.string(), createdAt: instant, updatedAt: instant, version: z.number().int() }).meta({ title: 'User' });
-export const Activity = z.object({ id, userId: id, type: z.string(), detail: z.record(z.string(), z.unknown()), at: instant }).meta({ title: 'Activity' });
-export const UserWithActivity = z.object({ user: User, activities: z.array(Activity), nextCursor: z.string().nullable() }).meta({ title: 'UserWithActivity' });
+export const User = z
+  .object({
+    id,
+    name: z.string(),
+    email: z.string(),
+    createdAt: instant,
+    updatedAt: instant,
+    version: z.number().int(),
+  })
+  .meta({ title: 'User' });
+export const Activity = z
+  .object({ id, userId: id, type: z.string(), detail: z.record(z.string(), z.unknown()), at: instant })
+  .meta({ title: 'Activity' });
+export const UserWithActivity = z
+  .object({ user: User, activities: z.array(Activity), nextCursor: z.string().nullable() })
+  .meta({ title: 'UserWithActivity' });
 
 export const Jwks = z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).meta({ title: 'JWKS' });
 export const TokenKey = z.object({ alg: z.string(), value: z.string() });
-export const Metadata = z.record(z.string(), z.unknown()).meta({ description: 'RFC 8414 authorization server metadata' });
+export const Metadata = z
+  .record(z.string(), z.unknown())
+  .meta({ description: 'RFC 8414 authorization server metadata' });
 export const Health = z.object({ status: z.string(), detail: z.string().optional() });

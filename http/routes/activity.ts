@@ -20,25 +20,42 @@ export interface ActivityRouteDeps extends ApiRouteDeps {
 
 export const HistoryQuery = z.strictObject({
   userId: objectId,
-  limit: z.string().regex(/^\d{1,3}$/, 'must be a whole number from 1 to 500').transform(Number).pipe(Activity.fields.limit).optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 500')
+    .transform(Number)
+    .pipe(Activity.fields.limit)
+    .optional(),
   before: z.string().optional(),
 });
 
-export const RecordActivityInput = z.strictObject({ userId: objectId, type: Activity.fields.type, detail: Activity.fields.detail.optional() });
+export const RecordActivityInput = z.strictObject({
+  userId: objectId,
+  type: Activity.fields.type,
+  detail: Activity.fields.detail.optional(),
+});
 
 /** The `before` cursor names a position in this user's history; any other value is a 400. */
 function beforeSeq(cursor: string | undefined, userId: ObjectIdString): number | undefined {
   if (cursor === undefined) return undefined;
   const seq = historySeqOf(cursor, userId);
   if (seq !== undefined) return seq;
-  throw new HttpProblem(400, 'validation', 'The query is not valid', { errors: [{ field: 'before', message: 'is not a cursor of this user\'s activity' }] });
+  throw new HttpProblem(400, 'validation', 'The query is not valid', {
+    errors: [{ field: 'before', message: "is not a cursor of this user's activity" }],
+  });
 }
 
 async function userWithActivity(deps: ActivityRouteDeps, ctx: Context): Promise<unknown> {
   const query = validate(HistoryQuery, queryObject(ctx), 'query');
   const before = beforeSeq(query.before, query.userId);
   const user = replyValue(await ask(deps.users, User.get(query.userId), deps.askTimeoutMs));
-  const page = replyValue(await ask(deps.activity, Activity.history({ userId: query.userId, limit: query.limit ?? 50, before }), deps.askTimeoutMs));
+  const page = replyValue(
+    await ask(
+      deps.activity,
+      Activity.history({ userId: query.userId, limit: query.limit ?? 50, before }),
+      deps.askTimeoutMs,
+    ),
+  );
   const { activities, next } = page;
   return { user, activities, nextCursor: next === null ? null : historyCursor(query.userId, next) };
 }

@@ -34,7 +34,8 @@ export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
   };
   return [
     route('GET', '/oauth/token_key', PUBLIC, async function tokenKey(ctx) {
-      if (key.kind !== 'rsa') throw new OAuthError(403, 'access_denied', 'The signing key is a MAC key, which is never disclosed');
+      if (key.kind !== 'rsa')
+        throw new OAuthError(403, 'access_denied', 'The signing key is a MAC key, which is never disclosed');
       ctx.body = { alg: JAVA_ALG[key.alg], value: key.publicPem };
     }),
     route('GET', '/.well-known/jwks.json', PUBLIC, async function jwks(ctx) {

@@ -40,7 +40,8 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'";
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'";
 
 /** GET /openapi.json and GET /docs (Swagger UI from local files). */
 export function docsRoutes(deps: DocsRouteDeps): Route[] {

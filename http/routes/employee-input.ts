@@ -3,17 +3,23 @@ import { z } from 'zod';
 import * as Employee from '../../actors/employee/protocol.ts';
 import { searchKeyOf } from '../cursors.ts';
 
-const cursor = z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a cursor') }).transform((s, ctx) => {
-  const key = searchKeyOf(s);
-  if (!key) ctx.addIssue({ code: 'custom', message: 'is not a cursor from a previous page' });
-  return key ?? z.NEVER;
-});
+const cursor = z
+  .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a cursor') })
+  .transform((s, ctx) => {
+    const key = searchKeyOf(s);
+    if (!key) ctx.addIssue({ code: 'custom', message: 'is not a cursor from a previous page' });
+    return key ?? z.NEVER;
+  });
 
 export const CreateEmployeeInput = Employee.NewEmployeeInput;
 
-export const SearchEmployeesInput = Employee.datesInOrder(z.strictObject({ ...Employee.searchFields, cursor: cursor.optional() }));
+export const SearchEmployeesInput = Employee.datesInOrder(
+  z.strictObject({ ...Employee.searchFields, cursor: cursor.optional() }),
+);
 
 /** Where an id may travel: the query string, or a JSON body. */
 export const EmployeeIdInput = z.strictObject({ id: Employee.fields.id.optional() });
 
-export const UpdateEmployeeInput = Employee.changing(z.strictObject({ id: Employee.fields.id.optional(), ...Employee.changeFields }));
+export const UpdateEmployeeInput = Employee.changing(
+  z.strictObject({ id: Employee.fields.id.optional(), ...Employee.changeFields }),
+);

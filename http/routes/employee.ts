@@ -27,7 +27,8 @@ const invalidId = (message: string): HttpProblem =>
 
 /** The id from the query or the body; both is fine when they agree. */
 function idOf(fromQuery: ObjectIdString | undefined, fromBody: ObjectIdString | undefined): ObjectIdString {
-  if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) throw invalidId('differs between the query and the body');
+  if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody)
+    throw invalidId('differs between the query and the body');
   const id = fromQuery ?? fromBody;
   if (id === undefined) throw invalidId('is required, in the query or the body');
   return id;
@@ -77,7 +78,10 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
     route('GET', '/api/employee/:id', read, async function getOne(ctx) {
       const action = ctx.params['id'] ?? '';
       const allowed = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
-      if (allowed) throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed here`, { headers: { Allow: allowed } });
+      if (allowed)
+        throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed here`, {
+          headers: { Allow: allowed },
+        });
       const { id } = validate(IdPath, { id: ctx.params['id'] }, 'path');
       sendRecord(ctx, await call(Employee.get(id)));
     }),

@@ -11,7 +11,6 @@ export interface TokenInfoRouteDeps extends OAuthRouteDeps {
   readonly audience: string;
 }
 
-
 function tokenRequest(ctx: Context) {
   const params = formParams(ctx);
   // RFC 7009 §2.1, RFC 7662 §2.1: a hint may only order the search, and the token's own form tells
@@ -23,9 +22,17 @@ function tokenRequest(ctx: Context) {
 function introspectionBody(found: Token.Introspection, deps: TokenInfoRouteDeps): Record<string, unknown> {
   if (!found.active) return { active: false };
   return {
-    active: true, scope: found.scope.join(' '), client_id: found.clientId, username: found.username,
-    token_type: found.tokenType === 'access_token' ? 'Bearer' : 'refresh_token', exp: found.exp, iat: found.iat,
-    sub: found.username, aud: deps.audience, iss: deps.issuer, ...(found.jti === undefined ? {} : { jti: found.jti }),
+    active: true,
+    scope: found.scope.join(' '),
+    client_id: found.clientId,
+    username: found.username,
+    token_type: found.tokenType === 'access_token' ? 'Bearer' : 'refresh_token',
+    exp: found.exp,
+    iat: found.iat,
+    sub: found.username,
+    aud: deps.audience,
+    iss: deps.issuer,
+    ...(found.jti === undefined ? {} : { jti: found.jti }),
   };
 }
 

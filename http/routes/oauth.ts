@@ -7,20 +7,21 @@ import { invalidRequest, required, settle, single, tooManyRequests, type OAuthRo
 import { OAuthError, replyValue } from '../problems.ts';
 import { clientOf, CLIENT, route, type Route } from '../routing.ts';
 
-
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 function parseScope(params: URLSearchParams): string[] | undefined {
   const raw = single(params, 'scope');
   if (raw === undefined) return undefined;
   const scope = [...new Set(raw.split(' ').filter(Boolean))];
-  if (scope.length === 0 || !scope.every((s) => SCOPE_TOKEN.test(s))) throw new OAuthError(400, 'invalid_scope', 'Malformed scope');
+  if (scope.length === 0 || !scope.every((s) => SCOPE_TOKEN.test(s)))
+    throw new OAuthError(400, 'invalid_scope', 'Malformed scope');
   return scope;
 }
 
 function passwordParam(params: URLSearchParams): string {
   const password = required(params, 'password');
-  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) throw invalidRequest(`Passwords longer than ${MAX_PASSWORD_BYTES} bytes are not accepted`);
+  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES)
+    throw invalidRequest(`Passwords longer than ${MAX_PASSWORD_BYTES} bytes are not accepted`);
   return password;
 }
 
@@ -28,7 +29,12 @@ function grantRequest(params: URLSearchParams, clientId: string) {
   const grantType = required(params, 'grant_type');
   const scope = parseScope(params);
   if (grantType === 'password') {
-    return Token.issueToken({ clientId, username: required(params, 'username'), password: passwordParam(params), scope });
+    return Token.issueToken({
+      clientId,
+      username: required(params, 'username'),
+      password: passwordParam(params),
+      scope,
+    });
   }
   if (grantType === 'refresh_token' || grantType === 'refresh-token') {
     return Token.refresh({ clientId, refreshToken: required(params, 'refresh_token'), scope });
@@ -48,16 +54,24 @@ async function admit(deps: OAuthRouteDeps, params: URLSearchParams, address: str
 }
 
 /** Asks TokenActor for the grant and settles the throttled attempt with the outcome. */
-function grant(deps: OAuthRouteDeps, request: ReturnType<typeof grantRequest>, attempt: Attempt | undefined): Promise<Token.GrantReply> {
-  return settle(attempt, ask(deps.token, request, deps.askTimeoutMs),
-    (reply) => (reply.ok ? 'succeeded' : reply.code === 'grant.invalid' ? 'failed' : 'abandoned'));
+function grant(
+  deps: OAuthRouteDeps,
+  request: ReturnType<typeof grantRequest>,
+  attempt: Attempt | undefined,
+): Promise<Token.GrantReply> {
+  return settle(attempt, ask(deps.token, request, deps.askTimeoutMs), (reply) =>
+    reply.ok ? 'succeeded' : reply.code === 'grant.invalid' ? 'failed' : 'abandoned',
+  );
 }
 
 function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {
   return {
-    access_token: grant.accessToken, token_type: grant.tokenType,
+    access_token: grant.accessToken,
+    token_type: grant.tokenType,
     ...(grant.refreshToken === undefined ? {} : { refresh_token: grant.refreshToken }),
-    expires_in: grant.expiresIn, scope: grant.scope.join(' '), jti: grant.jti,
+    expires_in: grant.expiresIn,
+    scope: grant.scope.join(' '),
+    jti: grant.jti,
   };
 }
 

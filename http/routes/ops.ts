@@ -22,7 +22,10 @@ export function opsRoutes(deps: OpsRouteDeps): Route[] {
       } catch (error) {
         ctx.status = 503;
         ctx.set('Retry-After', RETRY_AFTER_SECONDS);
-        ctx.body = { status: 'unavailable', detail: error instanceof Error ? error.message : 'a store does not answer' };
+        ctx.body = {
+          status: 'unavailable',
+          detail: error instanceof Error ? error.message : 'a store does not answer',
+        };
       }
     }),
     route('GET', '/metrics', PUBLIC, async function metrics(ctx) {

@@ -20,9 +20,11 @@ export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
   const json = new WeakMap<readonly Token.UserView[], string>();
   return [
     route('GET', '/app/listAll', token(), async function listAll(ctx) {
-      const users = replyValue(await ask(deps.token, Token.listUsers({ includePasswordHash: deps.includePasswordHash }), deps.askTimeoutMs));
+      const users = replyValue(
+        await ask(deps.token, Token.listUsers({ includePasswordHash: deps.includePasswordHash }), deps.askTimeoutMs),
+      );
       let body = json.get(users);
-      if (body === undefined) json.set(users, body = JSON.stringify(users));
+      if (body === undefined) json.set(users, (body = JSON.stringify(users)));
       ctx.type = 'application/json; charset=utf-8';
       ctx.body = body;
     }),

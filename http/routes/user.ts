@@ -17,7 +17,9 @@ export interface UserRouteDeps extends ApiRouteDeps {
 
 export const CreateUserInput = User.schemas.Post;
 /** A Put's fields but its expected version, which comes in `If-Match`. */
-export const UpdateUserInput = User.changing(z.strictObject({ id: objectId, name: User.fields.name.optional(), email: User.fields.email.optional() }));
+export const UpdateUserInput = User.changing(
+  z.strictObject({ id: objectId, name: User.fields.name.optional(), email: User.fields.email.optional() }),
+);
 export const UserIdInput = z.strictObject({ id: objectId.optional() });
 
 const badId = (message: string): HttpProblem =>
@@ -52,7 +54,11 @@ export function userRoutes(deps: UserRouteDeps): Route[] {
     route('PUT', '/api/user', deps.write, body, async function updateUser(ctx) {
       const expectedVersion = ifMatchVersion(ctx);
       const input = validate(UpdateUserInput, jsonObject(ctx));
-      respondWithUser(ctx, 200, replyValue(await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs)));
+      respondWithUser(
+        ctx,
+        200,
+        replyValue(await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs)),
+      );
     }),
     route('DELETE', '/api/user', deps.write, body, async function deleteUser(ctx) {
       replyValue(await ask(deps.users, User.delete(idToDelete(ctx)), deps.askTimeoutMs));

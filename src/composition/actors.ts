@@ -9,7 +9,14 @@ import type * as User from '../../actors/user/protocol.ts';
 import { spawnEmployeeActor, type EmployeeActorDeps } from '../../actors/employee/actor.ts';
 import type * as Employee from '../../actors/employee/protocol.ts';
 import type { Logger } from '../logger.ts';
-import { limitMailbox, startSystem, stopSystem, type ActorSystem, type CrashPolicy, type Ref } from '../messaging/nact.ts';
+import {
+  limitMailbox,
+  startSystem,
+  stopSystem,
+  type ActorSystem,
+  type CrashPolicy,
+  type Ref,
+} from '../messaging/nact.ts';
 import { defaultBudget, replyThenResume, type FailureOf } from '../messaging/supervision.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
 
@@ -40,7 +47,8 @@ export interface ActorDeps {
 export function startActors(deps: ActorDeps): Actors {
   const system = startSystem(`troupe-${randomBytes(4).toString('hex')}`);
   const report = (error: unknown, path: string, decision: string): void => {
-    if (error instanceof StoreUnavailableError) deps.logger.warn({ actor: path, err: error.message }, 'a store cannot be reached');
+    if (error instanceof StoreUnavailableError)
+      deps.logger.warn({ actor: path, err: error.message }, 'a store cannot be reached');
     else deps.logger.error({ err: error, actor: path, decision }, 'actor crashed');
   };
   const supervised = (): CrashPolicy => replyThenResume(report, defaultBudget, failureOf);

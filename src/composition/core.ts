@@ -42,8 +42,11 @@ export interface Core {
 function registeredClient(config: Config): Client {
   const jwt = config.security.jwt;
   return {
-    clientId: jwt.clientId, secretHash: jwt.clientSecret, grantTypes: jwt.grantType,
-    scopes: [jwt.scopeRead, jwt.scopeWrite], resourceIds: [jwt.resourceIds],
+    clientId: jwt.clientId,
+    secretHash: jwt.clientSecret,
+    grantTypes: jwt.grantType,
+    scopes: [jwt.scopeRead, jwt.scopeWrite],
+    resourceIds: [jwt.resourceIds],
   };
 }
 
@@ -69,13 +72,23 @@ async function prepare(stores: Stores, initial: InitialData, logger: Logger): Pr
     return () => {};
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
-    logger.warn({ store: stores.kind, err: error.message }, 'the store cannot be reached; starting anyway, and retrying its preparation');
+    logger.warn(
+      { store: stores.kind, err: error.message },
+      'the store cannot be reached; starting anyway, and retrying its preparation',
+    );
   }
   const retry = setInterval(() => {
-    attempt().then(() => {
-      clearInterval(retry);
-      logger.info({ store: stores.kind }, 'the store is prepared');
-    }, (error: unknown) => logger.warn({ store: stores.kind, err: error instanceof Error ? error.message : 'error' }, 'preparing the store failed; retrying'));
+    attempt().then(
+      () => {
+        clearInterval(retry);
+        logger.info({ store: stores.kind }, 'the store is prepared');
+      },
+      (error: unknown) =>
+        logger.warn(
+          { store: stores.kind, err: error instanceof Error ? error.message : 'error' },
+          'preparing the store failed; retrying',
+        ),
+    );
   }, PREPARE_RETRY_MS).unref();
   return () => clearInterval(retry);
 }
@@ -83,20 +96,44 @@ async function prepare(stores: Stores, initial: InitialData, logger: Logger): Pr
 const PREPARE_RETRY_MS = 5000;
 
 /** The token actor's dependencies: signing key, password hashing, the client, the revocation list. */
-async function tokenDeps(config: Config, logger: Logger, stores: Stores, initial: InitialData): Promise<ActorDeps['token'] & { readonly key: SigningKey }> {
-  const key = await loadSigningKey({ signingKey: config.security.signingKey, encodingStrength: config.security.encodingStrength, dataDir: config.data.dir },
-    (path) => logger.warn({ path }, 'generated a development signing key; set security.signing-key in production'));
+async function tokenDeps(
+  config: Config,
+  logger: Logger,
+  stores: Stores,
+  initial: InitialData,
+): Promise<ActorDeps['token'] & { readonly key: SigningKey }> {
+  const key = await loadSigningKey(
+    {
+      signingKey: config.security.signingKey,
+      encodingStrength: config.security.encodingStrength,
+      dataDir: config.data.dir,
+    },
+    (path) => logger.warn({ path }, 'generated a development signing key; set security.signing-key in production'),
+  );
   // The BCrypt threads of all workers together stay within the cores.
   const passwords = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
   const cost = costOf(initial.users[0]?.password ?? '') ?? 10;
   const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
   const clients = [registeredClient(config)];
-  const settings = { issuer: config.security.jwt.issuer, audience: config.security.jwt.resourceIds, validity: config.security.jwt.accessTokenValidity };
+  const settings = {
+    issuer: config.security.jwt.issuer,
+    audience: config.security.jwt.resourceIds,
+    validity: config.security.jwt.accessTokenValidity,
+  };
   const denylist = createDenylist(stores.revocations);
   return {
-    key, clients, authenticateClient: createClientAuthenticator(clients, passwords), credentials: stores.credentials, refreshTokens: stores.refreshTokens,
-    passwords, signAccessToken: createTokenSigner(key, settings), verifyAccessToken: createTokenVerifier(key, settings, denylist.isRevoked), denylist,
-    refreshTokenValidity: config.security.jwt.refreshTokenValidity, accessTokenValidity: settings.validity, dummyHash,
+    key,
+    clients,
+    authenticateClient: createClientAuthenticator(clients, passwords),
+    credentials: stores.credentials,
+    refreshTokens: stores.refreshTokens,
+    passwords,
+    signAccessToken: createTokenSigner(key, settings),
+    verifyAccessToken: createTokenVerifier(key, settings, denylist.isRevoked),
+    denylist,
+    refreshTokenValidity: config.security.jwt.refreshTokenValidity,
+    accessTokenValidity: settings.validity,
+    dummyHash,
   };
 }
 
@@ -105,7 +142,9 @@ async function ready(stores: Stores): Promise<void> {
   try {
     await stores.ping();
   } catch (error) {
-    throw new Error(`store "${stores.kind}" does not answer: ${error instanceof Error ? error.message : 'error'}`, { cause: error });
+    throw new Error(`store "${stores.kind}" does not answer: ${error instanceof Error ? error.message : 'error'}`, {
+      cause: error,
+    });
   }
 }
 
@@ -124,11 +163,18 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
   });
   // Ended counts are only clutter (an ended window counts from zero anyway): swept hourly.
   const sweep = setInterval(() => {
-    stores.throttle.purgeExpired(Date.now()).catch((error: unknown) => logger.warn({ err: error }, 'sweeping the login throttle failed'));
+    stores.throttle
+      .purgeExpired(Date.now())
+      .catch((error: unknown) => logger.warn({ err: error }, 'sweeping the login throttle failed'));
   }, 3_600_000).unref();
   return {
-    actors, key, verifyToken: token.verifyAccessToken,
-    verifyBearer: cachedVerifier(token.verifyAccessToken, { max: TOKEN_CACHE_MAX, isRevoked: token.denylist.isRevoked }),
+    actors,
+    key,
+    verifyToken: token.verifyAccessToken,
+    verifyBearer: cachedVerifier(token.verifyAccessToken, {
+      max: TOKEN_CACHE_MAX,
+      isRevoked: token.denylist.isRevoked,
+    }),
     throttle: createLoginThrottle(config.security.loginThrottle, stores.throttle),
     ready: () => ready(stores),
     async close() {

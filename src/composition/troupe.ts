@@ -36,10 +36,15 @@ async function closeServer(server: Server, timeoutMs: number): Promise<void> {
  */
 function listen(app: Koa<AppState>, config: Config): Server {
   const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config.server;
-  const server = createServer({
-    requestTimeout: requestTimeoutMs, headersTimeout: headersTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs,
-    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeoutMs / 4))),
-  }, app.callback());
+  const server = createServer(
+    {
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: headersTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeoutMs / 4))),
+    },
+    app.callback(),
+  );
   server.listen(config.server.port, config.server.host);
   return server;
 }
@@ -51,16 +56,22 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
   metrics.watch(actors.system, [actors.activity]);
   const app = createApp({
     metrics,
-    config, logger, refs: { token: actors.token, users: actors.users, activity: actors.activity, employee: actors.employee },
+    config,
+    logger,
+    refs: { token: actors.token, users: actors.users, activity: actors.activity, employee: actors.employee },
     verifyToken: core.verifyBearer,
-    key: core.key, ready: core.ready, throttle: core.throttle,
+    key: core.key,
+    ready: core.ready,
+    throttle: core.throttle,
   });
   const server = listen(app, config);
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   return {
-    server, url, app,
+    server,
+    url,
+    app,
     async close() {
       await closeServer(server, config.server.shutdownTimeoutMs);
       await core.close();

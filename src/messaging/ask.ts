@@ -21,6 +21,11 @@ export interface AskOptions {
  * Rejects with {@link AskTimeoutError} or {@link ActorUnavailableError}, never hangs, and with
  * {@link MailboxFullError} without sending when the actor's mailbox is at its bound (`limitMailbox`).
  */
-export async function ask<M, R>(ref: Ref<M>, build: Request<NoInfer<M>, R>, timeoutMs: number, options: AskOptions = {}): Promise<R> {
+export async function ask<M, R>(
+  ref: Ref<M>,
+  build: Request<NoInfer<M>, R>,
+  timeoutMs: number,
+  options: AskOptions = {},
+): Promise<R> {
   return query(ref, build, timeoutMs, { bounded: options.ignoreMailboxLimit !== true });
 }

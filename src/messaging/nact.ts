@@ -61,10 +61,19 @@ export interface ActorInfo {
 
 // ---- the untyped run time, described once ------------------------------------------------------
 
-interface RawPath { readonly parts: readonly string[]; toString(): string }
-interface RawRef extends AnyRef { readonly system: { readonly name: string }; readonly path: RawPath; readonly name?: string }
+interface RawPath {
+  readonly parts: readonly string[];
+  toString(): string;
+}
+interface RawRef extends AnyRef {
+  readonly system: { readonly name: string };
+  readonly path: RawPath;
+  readonly name?: string;
+}
 interface RawCtx {
-  readonly self: RawRef; readonly name: string; readonly path: RawPath;
+  readonly self: RawRef;
+  readonly name: string;
+  readonly path: RawPath;
   readonly children: Map<string, RawRef>;
 }
 type RawSupervisionCtx = RawCtx & Record<'resume' | 'reset' | 'stop', symbol>;
@@ -76,20 +85,40 @@ interface RawProps {
 }
 interface RawNact {
   start(options: { name: string }): RawRef;
-  spawn(parent: RawRef, f: (state: unknown, message: unknown, ctx: RawCtx) => unknown, name: string | undefined, props: RawProps): RawRef;
+  spawn(
+    parent: RawRef,
+    f: (state: unknown, message: unknown, ctx: RawCtx) => unknown,
+    name: string | undefined,
+    props: RawProps,
+  ): RawRef;
   dispatch(ref: RawRef, message: unknown): void;
 }
 interface RawActor {
-  readonly name: string; readonly reference: RawRef; readonly path: RawPath;
+  readonly name: string;
+  readonly reference: RawRef;
+  readonly path: RawPath;
   readonly children: Map<string, RawActor>;
-  readonly mailbox: { readonly length: number; toArray(): readonly { readonly sender?: { readonly type?: string; readonly id?: unknown } }[] };
+  readonly mailbox: {
+    readonly length: number;
+    toArray(): readonly { readonly sender?: { readonly type?: string; readonly id?: unknown } }[];
+  };
   dispatch(message: unknown, sender: unknown): void;
   stop(): void;
 }
 /** A pending ask, under its reply slot's id; nact's `find` resolves it with the first reply. */
-interface RawReplySlot { resolve(reply: unknown): void; reject(error: Error): void }
-interface RawSystem { readonly name: string; readonly children: Map<string, RawActor>; readonly tempReferences: Map<unknown, RawReplySlot>; stop(): void }
-interface RawSystemMap { find(systemName: string, ref?: RawRef): RawActor | RawSystem | undefined }
+interface RawReplySlot {
+  resolve(reply: unknown): void;
+  reject(error: Error): void;
+}
+interface RawSystem {
+  readonly name: string;
+  readonly children: Map<string, RawActor>;
+  readonly tempReferences: Map<unknown, RawReplySlot>;
+  stop(): void;
+}
+interface RawSystemMap {
+  find(systemName: string, ref?: RawRef): RawActor | RawSystem | undefined;
+}
 
 const runtime = nact as unknown as RawNact;
 const systemMap = createRequire(import.meta.url)('nact/lib/system-map.js') as RawSystemMap;
@@ -110,8 +139,11 @@ function wrapCtx<M>(ctx: RawCtx): Ctx<M> {
 
 function newCtx<M>(ctx: RawCtx): Ctx<M> {
   return {
-    self: typed<M>(ctx.self), name: ctx.name,
-    get path() { return ctx.path.toString(); },
+    self: typed<M>(ctx.self),
+    name: ctx.name,
+    get path() {
+      return ctx.path.toString();
+    },
     child(name) {
       const actor = concrete(ctx.self);
       return actor && isActor(actor) ? actor.children.get(name)?.reference : undefined;
@@ -121,10 +153,15 @@ function newCtx<M>(ctx: RawCtx): Ctx<M> {
 
 interface RawActorInternals {
   readonly parent?: { readonly reference: RawRef };
-  readonly path: RawPath; readonly reference: RawRef; readonly name: string;
-  readonly childReferences: Map<string, RawRef>; readonly log: unknown;
+  readonly path: RawPath;
+  readonly reference: RawRef;
+  readonly name: string;
+  readonly childReferences: Map<string, RawRef>;
+  readonly log: unknown;
 }
-const actorClass = createRequire(import.meta.url)('nact/lib/actor.js') as { Actor: { prototype: { createContext(sender: unknown): unknown } } };
+const actorClass = createRequire(import.meta.url)('nact/lib/actor.js') as {
+  Actor: { prototype: { createContext(sender: unknown): unknown } };
+};
 // nact copies the parent's whole child map into the context of every message it handles, which
 // makes each message to a parent of many children (the activity router) cost O(children). The
 // copy is made only when `children` is read instead; everything else is as nact builds it.
@@ -134,9 +171,15 @@ actorClass.Actor.prototype.createContext = function createContext(this: RawActor
 
 function lazyContext(actor: RawActorInternals, sender: unknown) {
   return {
-    parent: actor.parent?.reference, path: actor.path, self: actor.reference, name: actor.name,
-    get children() { return new Map(actor.childReferences); },
-    sender, log: actor.log,
+    parent: actor.parent?.reference,
+    path: actor.path,
+    self: actor.reference,
+    name: actor.name,
+    get children() {
+      return new Map(actor.childReferences);
+    },
+    sender,
+    log: actor.log,
   };
 }
 
@@ -200,7 +243,12 @@ let lastReplySlot = 0;
  * slots with a random 32-bit number, so among thousands of concurrent asks two can share one (one
  * caller gets the other's reply); the slots here are numbered in sequence (strings: never a nact id).
  */
-export function query<M, R>(ref: Ref<M>, build: (sender: Ref<R>) => M, timeoutMs: number, options: { readonly bounded?: boolean } = {}): Promise<R> {
+export function query<M, R>(
+  ref: Ref<M>,
+  build: (sender: Ref<R>) => M,
+  timeoutMs: number,
+  options: { readonly bounded?: boolean } = {},
+): Promise<R> {
   const system = systemMap.find(raw(ref).system.name) as RawSystem | undefined;
   const actor = system && (system as unknown as { find(ref: RawRef): RawActor | RawSystem | undefined }).find(raw(ref));
   if (!system || !actor || !isActor(actor)) return Promise.reject(new ActorUnavailableError());
@@ -210,14 +258,24 @@ export function query<M, R>(ref: Ref<M>, build: (sender: Ref<R>) => M, timeoutMs
   const sender = { type: 'temp', id, system: { name: system.name } };
   const message = build(sender as unknown as Ref<R>);
   return new Promise<R>((resolve, reject) => {
-    const waiting: Waiting = { deadline: Date.now() + Math.min(timeoutMs, MAX_TIMEOUT_MS), timeoutMs, reject: (error) => slot.reject(error) };
+    const waiting: Waiting = {
+      deadline: Date.now() + Math.min(timeoutMs, MAX_TIMEOUT_MS),
+      timeoutMs,
+      reject: (error) => slot.reject(error),
+    };
     const settled = (): void => {
       unwatch(waiting);
       system.tempReferences.delete(id);
     };
     const slot: RawReplySlot = {
-      resolve: (reply) => { settled(); resolve(reply as R); },
-      reject: (error) => { settled(); reject(error); },
+      resolve: (reply) => {
+        settled();
+        resolve(reply as R);
+      },
+      reject: (error) => {
+        settled();
+        reject(error);
+      },
     };
     system.tempReferences.set(id, slot);
     watch(waiting);
@@ -226,7 +284,11 @@ export function query<M, R>(ref: Ref<M>, build: (sender: Ref<R>) => M, timeoutMs
 }
 
 /** An ask waiting for its reply, until its deadline (epoch ms). */
-interface Waiting { readonly deadline: number; readonly timeoutMs: number; reject(error: Error): void }
+interface Waiting {
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  reject(error: Error): void;
+}
 
 /**
  * Every waiting ask of the process, checked by one timer for all of them (a timer per ask cost an
@@ -252,7 +314,8 @@ function unwatch(waiting: Waiting): void {
 
 function sweep(): void {
   const now = Date.now();
-  for (const waiting of waitingAsks) if (waiting.deadline <= now) waiting.reject(new AskTimeoutError(waiting.timeoutMs));
+  for (const waiting of waitingAsks)
+    if (waiting.deadline <= now) waiting.reject(new AskTimeoutError(waiting.timeoutMs));
 }
 
 function concrete(ref: AnyRef): RawActor | RawSystem | undefined {

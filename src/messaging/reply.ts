@@ -14,8 +14,11 @@ export type Failure<Code extends string> = Extract<Reply<unknown, Code>, { ok: f
 
 export const ok = <T>(value: T): Reply<T, never> => ({ ok: true, value });
 
-export const fail = <Code extends string>(code: Code | SystemCode, message: string): Failure<Code> =>
-  ({ ok: false, code, message });
+export const fail = <Code extends string>(code: Code | SystemCode, message: string): Failure<Code> => ({
+  ok: false,
+  code,
+  message,
+});
 
 /** Makes a `switch` over a union exhaustive: a forgotten case fails to compile. */
 export function assertNever(value: never): never {

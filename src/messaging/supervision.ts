@@ -14,12 +14,17 @@ export type CrashReporter = (error: unknown, path: string, decision: Decision) =
 /** What a crash tells the sender: `unavailable` for a store that cannot be reached, else `internal`. */
 export type FailureOf = (error: unknown) => SystemCode;
 
-const MESSAGES: Readonly<Record<SystemCode, string>> = { internal: 'internal error', unavailable: 'a store cannot be reached; try again shortly' };
+const MESSAGES: Readonly<Record<SystemCode, string>> = {
+  internal: 'internal error',
+  unavailable: 'a store cannot be reached; try again shortly',
+};
 
 function senderOf(message: unknown): Ref<Failure<never>> | undefined {
   if (typeof message !== 'object' || message === null || !('sender' in message)) return undefined;
   const sender = (message as { sender: unknown }).sender;
-  return typeof sender === 'object' && sender !== null && 'type' in sender ? (sender as Ref<Failure<never>>) : undefined;
+  return typeof sender === 'object' && sender !== null && 'type' in sender
+    ? (sender as Ref<Failure<never>>)
+    : undefined;
 }
 
 /** What a message of no known kind names as its kind. */
@@ -45,7 +50,11 @@ export function refuseUnknown(message: never, actor: string, kinds: readonly str
  * Past the restart budget the actor is reset to its initial state instead. A store that cannot be
  * reached is no fault of the actor: its sender gets `unavailable`, and it does not count.
  */
-export function replyThenResume(report: CrashReporter, budget: RestartBudget = defaultBudget, failureOf: FailureOf = () => 'internal'): CrashPolicy {
+export function replyThenResume(
+  report: CrashReporter,
+  budget: RestartBudget = defaultBudget,
+  failureOf: FailureOf = () => 'internal',
+): CrashPolicy {
   let crashes: number[] = [];
   return (message, error, path) => {
     const code = failureOf(error);

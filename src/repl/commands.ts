@@ -6,7 +6,10 @@ import { findProtocol, PROTOCOLS } from './protocols.ts';
 const relative = (path: string): string => path.slice(path.indexOf('://') + 3);
 
 function rows(actors: readonly ActorInfo[], depth: number): [string, number][] {
-  return actors.flatMap((a): [string, number][] => [[`${'  '.repeat(depth)}${relative(a.path)}`, a.mailbox], ...rows(a.children, depth + 1)]);
+  return actors.flatMap((a): [string, number][] => [
+    [`${'  '.repeat(depth)}${relative(a.path)}`, a.mailbox],
+    ...rows(a.children, depth + 1),
+  ]);
 }
 
 /** The live actor tree, one actor a line: its path under the system, indented by depth, and its mailbox size. */
@@ -26,6 +29,8 @@ export function formatProtocol(name: string): string {
   const width = Math.max(...kinds.map((k) => k.length)) + 2;
   return [
     `${entry.ref}: ${entry.actor}, protocol ${entry.namespace} (${kinds.join(' | ')})`,
-    ...Object.entries(entry.examples).map(([kind, example]) => `  ${kind.padEnd(width)}await ask(${entry.ref}, ${example})`),
+    ...Object.entries(entry.examples).map(
+      ([kind, example]) => `  ${kind.padEnd(width)}await ask(${entry.ref}, ${example})`,
+    ),
   ].join('\n');
 }

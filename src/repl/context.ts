@@ -43,11 +43,13 @@ function asRequest(msg: unknown, fn: string): Request<unknown, unknown> {
 
 function checkRef(ref: unknown, fn: string, refs: Refs): asserts ref is AnyRef {
   if (isRef(ref)) return;
-  const off = ref === undefined && refs.employees === undefined ? ' (employees is undefined: the employee service is off)' : '';
+  const off =
+    ref === undefined && refs.employees === undefined ? ' (employees is undefined: the employee service is off)' : '';
   throw usageError(`${fn}(ref, msg): ref must be an actor: ${Object.keys(refs).join(', ')}${off}`);
 }
 
-const nameIn = (refs: Refs, ref: AnyRef): RefName | undefined => (Object.keys(refs) as RefName[]).find((name) => refs[name] === ref);
+const nameIn = (refs: Refs, ref: AnyRef): RefName | undefined =>
+  (Object.keys(refs) as RefName[]).find((name) => refs[name] === ref);
 
 /** The message checked against the protocol of the actor it is for; one of the session's refs always has one. */
 function checked(refs: Refs, ref: AnyRef, msg: unknown, fn: string): Checked {
@@ -72,7 +74,11 @@ function askFor(refs: Refs, io: ReplIo) {
    * Sends the message with a fresh `sender` and resolves with the reply; a silent or stopped actor
    * prints one line. A message its actor's protocol refuses is not sent: one line says why.
    */
-  return function ask(ref: unknown, msg: unknown, timeoutMs: number = DEFAULT_ASK_TIMEOUT_MS): Promise<unknown> | undefined {
+  return function ask(
+    ref: unknown,
+    msg: unknown,
+    timeoutMs: number = DEFAULT_ASK_TIMEOUT_MS,
+  ): Promise<unknown> | undefined {
     checkRef(ref, 'ask', refs);
     const message = checked(refs, ref, msg, 'ask');
     if (message.ok) return send(ref, message.request, timeoutMs);
@@ -84,10 +90,15 @@ function askFor(refs: Refs, io: ReplIo) {
 /** `tell`'s replies go to one small actor, spawned on first use, that prints them as they come. */
 function tellFor(actors: Actors, refs: Refs, io: ReplIo) {
   let inbox: Ref<unknown> | undefined;
-  const inboxRef = (): Ref<unknown> => inbox ??= spawn<null, unknown>(actors.system, (state, reply) => {
-    io.show('reply to tell:', reply);
-    return state;
-  }, { name: 'repl-inbox', initialState: () => null });
+  const inboxRef = (): Ref<unknown> =>
+    (inbox ??= spawn<null, unknown>(
+      actors.system,
+      (state, reply) => {
+        io.show('reply to tell:', reply);
+        return state;
+      },
+      { name: 'repl-inbox', initialState: () => null },
+    ));
   /** Sends the message and returns at once; the reply is printed when it arrives. A refused message is not sent, as with `ask`. */
   return function tell(ref: unknown, msg: unknown): void {
     checkRef(ref, 'tell', refs);
@@ -99,10 +110,19 @@ function tellFor(actors: Actors, refs: Refs, io: ReplIo) {
 
 /** Every global of the session, by name. */
 export function replGlobals(actors: Actors, io: ReplIo): Record<string, unknown> {
-  const refs: Refs = { token: actors.token, employees: actors.employee, users: actors.users, activity: actors.activity };
+  const refs: Refs = {
+    token: actors.token,
+    employees: actors.employee,
+    users: actors.users,
+    activity: actors.activity,
+  };
   const namespaces = Object.fromEntries(PROTOCOLS.map((p) => [p.namespace, p.module]));
   return {
-    ...refs, ...namespaces, ...userBuilders, ...Object.fromEntries(shortBuilders()),
-    ask: askFor(refs, io), tell: tellFor(actors, refs, io),
+    ...refs,
+    ...namespaces,
+    ...userBuilders,
+    ...Object.fromEntries(shortBuilders()),
+    ask: askFor(refs, io),
+    tell: tellFor(actors, refs, io),
   };
 }

@@ -9,8 +9,7 @@ import type { Request } from '../messaging/ask.ts';
 import type { ProtocolEntry } from './protocols.ts';
 
 export type Checked =
-  | { readonly ok: true; readonly request: Request<unknown, unknown> }
-  | { readonly ok: false; readonly line: string };
+  { readonly ok: true; readonly request: Request<unknown, unknown> } | { readonly ok: false; readonly line: string };
 
 /** The message is built once to be read; the one sent gets the real sender. */
 const NO_SENDER = undefined as never;
@@ -19,14 +18,17 @@ const article = (noun: string): string => (/^[aeiou]/.test(noun) ? `an ${noun}` 
 
 /** Plain words where a schema has none of its own: `is required` rather than zod's "Invalid input: expected …". */
 function plainWords(issue: z.core.$ZodRawIssue): string | undefined {
-  if (issue.code === 'invalid_type') return issue.input === undefined ? 'is required' : `must be ${article(issue.expected)}`;
-  if (issue.code === 'unrecognized_keys') return issue.keys.length === 1 ? 'is not a field of this message' : 'are not fields of this message';
+  if (issue.code === 'invalid_type')
+    return issue.input === undefined ? 'is required' : `must be ${article(issue.expected)}`;
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.length === 1 ? 'is not a field of this message' : 'are not fields of this message';
   return undefined;
 }
 
 function describe(issue: z.core.$ZodIssue): string {
   const at = issue.path.map(String);
-  const fields = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...at, k].join('.')).join(', ') : at.join('.');
+  const fields =
+    issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...at, k].join('.')).join(', ') : at.join('.');
   return fields === '' ? issue.message : `${fields}: ${issue.message}`;
 }
 
@@ -49,7 +51,11 @@ export function checkMessage(entry: ProtocolEntry, request: Request<unknown, unk
   const schema = typeof type === 'string' && Object.hasOwn(entry.schemas, type) ? entry.schemas[type] : undefined;
   if (!schema) return { ok: false, line: unknownKind(entry, type) };
   const result = schema.safeParse(fields, { error: plainWords });
-  if (!result.success) return { ok: false, line: `not sent: ${String(type)} is not valid (${result.error.issues.map(describe).join('; ')})` };
+  if (!result.success)
+    return {
+      ok: false,
+      line: `not sent: ${String(type)} is not valid (${result.error.issues.map(describe).join('; ')})`,
+    };
   const checked = result.data as object;
   return { ok: true, request: (sender) => ({ type, ...checked, sender }) };
 }

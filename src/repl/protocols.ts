@@ -21,10 +21,31 @@ export interface ProtocolEntry {
 }
 
 export const PROTOCOLS: readonly ProtocolEntry[] = [
-  { ref: 'token', namespace: 'Token', actor: 'TokenActor', module: Token, examples: Token.examples, schemas: Token.schemas },
-  { ref: 'employees', namespace: 'Employee', actor: 'EmployeeActor', module: Employee, examples: Employee.examples, schemas: Employee.schemas },
+  {
+    ref: 'token',
+    namespace: 'Token',
+    actor: 'TokenActor',
+    module: Token,
+    examples: Token.examples,
+    schemas: Token.schemas,
+  },
+  {
+    ref: 'employees',
+    namespace: 'Employee',
+    actor: 'EmployeeActor',
+    module: Employee,
+    examples: Employee.examples,
+    schemas: Employee.schemas,
+  },
   { ref: 'users', namespace: 'User', actor: 'UserActor', module: User, examples: User.examples, schemas: User.schemas },
-  { ref: 'activity', namespace: 'Activity', actor: 'the activity router (one ActivityActor per user id)', module: Activity, examples: Activity.examples, schemas: Activity.schemas },
+  {
+    ref: 'activity',
+    namespace: 'Activity',
+    actor: 'the activity router (one ActivityActor per user id)',
+    module: Activity,
+    examples: Activity.examples,
+    schemas: Activity.schemas,
+  },
 ];
 
 /** The entry named by its ref (`users`) or its namespace (`User`), in any case. */
@@ -58,4 +79,3 @@ export function shortBuilders(): Map<string, unknown> {
   }
   return short;
 }
-

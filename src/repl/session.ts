@@ -24,7 +24,7 @@ export const PROMPT = 'troupe> ';
 
 function defineCommands(server: REPLServer, actors: Actors): void {
   server.defineCommand('actors', {
-    help: 'Print the live actor tree: each actor\'s path and mailbox size',
+    help: "Print the live actor tree: each actor's path and mailbox size",
     action() {
       this.output.write(`${formatActorTree(actors.system)}\n`);
       this.displayPrompt();
@@ -54,14 +54,27 @@ function ioOf(server: () => REPLServer, colors: boolean): ReplIo {
 export async function openRepl(options: ReplOptions): Promise<REPLServer> {
   if (options.banner) options.output.write(`${options.banner}\n`);
   const server: REPLServer = start({
-    prompt: PROMPT, input: options.input, output: options.output, terminal: options.terminal, useColors: options.colors,
-    ignoreUndefined: true, writer: (value) => inspect(value, { colors: options.colors, depth: 8 }),
+    prompt: PROMPT,
+    input: options.input,
+    output: options.output,
+    terminal: options.terminal,
+    useColors: options.colors,
+    ignoreUndefined: true,
+    writer: (value) => inspect(value, { colors: options.colors, depth: 8 }),
   });
-  Object.assign(server.context, replGlobals(options.actors, ioOf(() => server, options.colors)));
+  Object.assign(
+    server.context,
+    replGlobals(
+      options.actors,
+      ioOf(() => server, options.colors),
+    ),
+  );
   defineCommands(server, options.actors);
   const historyFile = options.historyFile;
   if (historyFile !== undefined) {
-    await new Promise<void>((resolve, reject) => server.setupHistory(historyFile, (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      server.setupHistory(historyFile, (error) => (error ? reject(error) : resolve())),
+    );
   }
   return server;
 }

@@ -38,13 +38,20 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
   /** The pull under way, which every check waits for: one read of the store however many ask. */
   let pulling: Promise<void> | undefined;
   const pull = (): Promise<void> => {
-    pulling ??= store.since(cursor, now()).then((added) => {
-      for (const r of added.revocations) revoked[r.kind].set(r.id, Math.max(r.expiresAt, revoked[r.kind].get(r.id) ?? 0));
-      cursor = added.cursor;
-    }).finally(() => { pulling = undefined; });
+    pulling ??= store
+      .since(cursor, now())
+      .then((added) => {
+        for (const r of added.revocations)
+          revoked[r.kind].set(r.id, Math.max(r.expiresAt, revoked[r.kind].get(r.id) ?? 0));
+        cursor = added.cursor;
+      })
+      .finally(() => {
+        pulling = undefined;
+      });
     return pulling;
   };
-  const listed = (token: Revocable): boolean => revoked.token.has(token.jti) || (token.loginId !== undefined && revoked.login.has(token.loginId));
+  const listed = (token: Revocable): boolean =>
+    revoked.token.has(token.jti) || (token.loginId !== undefined && revoked.login.has(token.loginId));
   const forgetExpired = (entries: Map<string, number>, at: number): void => {
     for (const [id, exp] of entries) if (exp < at) entries.delete(id);
   };

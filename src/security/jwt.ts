@@ -51,11 +51,19 @@ export function createTokenSigner(key: SigningKey, settings: TokenSettings) {
     const exp = iat + settings.validity;
     const jti = randomUUID();
     const token = await new SignJWT({
-      client_id: req.clientId, scope: req.scope.join(' '), user_name: req.username, authorities: [...req.authorities], sid: req.loginId,
+      client_id: req.clientId,
+      scope: req.scope.join(' '),
+      user_name: req.username,
+      authorities: [...req.authorities],
+      sid: req.loginId,
     })
       .setProtectedHeader({ alg: key.alg, typ: 'at+jwt', kid: key.kid })
-      .setIssuer(settings.issuer).setSubject(req.username).setAudience(settings.audience)
-      .setIssuedAt(iat).setExpirationTime(exp).setJti(jti)
+      .setIssuer(settings.issuer)
+      .setSubject(req.username)
+      .setAudience(settings.audience)
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .setJti(jti)
       .sign(key.signKey);
     return { token, jti, iat, exp };
   };
@@ -82,24 +90,40 @@ function describe(error: unknown): string {
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
 function toPrincipal(p: JWTPayload, nowSeconds: number): Principal {
-  if (typeof p.iat !== 'number' || p.iat > nowSeconds + CLOCK_SKEW) throw new InvalidTokenError('Access token claim "iat" is not acceptable');
+  if (typeof p.iat !== 'number' || p.iat > nowSeconds + CLOCK_SKEW)
+    throw new InvalidTokenError('Access token claim "iat" is not acceptable');
   const { sub, jti, exp, iat } = p;
   const clientId = p['client_id'];
   const scope = p['scope'];
   const authorities = p['authorities'] ?? [];
   const sid = p['sid'];
-  if (typeof sub !== 'string' || typeof jti !== 'string' || typeof exp !== 'number' || typeof clientId !== 'string'
-    || typeof scope !== 'string' || !strings(authorities) || (sid !== undefined && typeof sid !== 'string')) {
+  if (
+    typeof sub !== 'string' ||
+    typeof jti !== 'string' ||
+    typeof exp !== 'number' ||
+    typeof clientId !== 'string' ||
+    typeof scope !== 'string' ||
+    !strings(authorities) ||
+    (sid !== undefined && typeof sid !== 'string')
+  ) {
     throw new InvalidTokenError('Access token claims are incomplete');
   }
   return { username: sub, clientId, scope: scope.split(' ').filter(Boolean), authorities, jti, exp, iat, loginId: sid };
 }
 
 /** `isRevoked` (the token, or its login) is consulted for every token that otherwise verifies. */
-export function createTokenVerifier(key: SigningKey, settings: TokenSettings, isRevoked: (token: Revocable) => boolean | Promise<boolean> = () => false) {
+export function createTokenVerifier(
+  key: SigningKey,
+  settings: TokenSettings,
+  isRevoked: (token: Revocable) => boolean | Promise<boolean> = () => false,
+) {
   const options = {
-    algorithms: [key.alg], typ: 'at+jwt', issuer: settings.issuer, audience: settings.audience,
-    clockTolerance: CLOCK_SKEW, requiredClaims: ['exp', 'iat', 'jti', 'sub'],
+    algorithms: [key.alg],
+    typ: 'at+jwt',
+    issuer: settings.issuer,
+    audience: settings.audience,
+    clockTolerance: CLOCK_SKEW,
+    requiredClaims: ['exp', 'iat', 'jti', 'sub'],
   };
   return async function verifyAccessToken(token: string, nowMs = Date.now()): Promise<Principal> {
     let payload: JWTPayload;
@@ -110,7 +134,8 @@ export function createTokenVerifier(key: SigningKey, settings: TokenSettings, is
     }
     const principal = toPrincipal(payload, Math.floor(nowMs / 1000));
     // Longer-lived than any token this server issues: not one of ours, whatever its signature says.
-    if (principal.exp - principal.iat > settings.validity + CLOCK_SKEW) throw new InvalidTokenError('Access token lifetime is longer than this server issues');
+    if (principal.exp - principal.iat > settings.validity + CLOCK_SKEW)
+      throw new InvalidTokenError('Access token lifetime is longer than this server issues');
     if (await isRevoked(principal)) throw new InvalidTokenError('Access token revoked');
     return principal;
   };

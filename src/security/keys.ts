@@ -58,7 +58,8 @@ export const pemHeader = (label: string): string => `${PEM_BEGIN}${label}-----`;
 const invalid = (why: string): ConfigError => new ConfigError(`Invalid configuration: security.signing-key: ${why}`);
 
 function readConfigured(value: string): string {
-  if (!value.startsWith('file:')) return value.includes(PEM_BEGIN) && !value.includes('\n') ? value.replaceAll('\\n', '\n') : value;
+  if (!value.startsWith('file:'))
+    return value.includes(PEM_BEGIN) && !value.includes('\n') ? value.replaceAll('\\n', '\n') : value;
   const path = value.slice('file:'.length);
   try {
     return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
@@ -93,7 +94,8 @@ function generatedSecret(dataDir: string, onGenerated: (path: string) => void): 
 
 async function macKey(secret: string, strength: 256 | 384 | 512, generated: boolean): Promise<MacKey> {
   const bytes = Buffer.from(secret, 'utf8');
-  if (bytes.length < strength / 8) throw invalid(`a MAC key for HS${strength} needs at least ${strength / 8} bytes (got ${bytes.length})`);
+  if (bytes.length < strength / 8)
+    throw invalid(`a MAC key for HS${strength} needs at least ${strength / 8} bytes (got ${bytes.length})`);
   const key = createSecretKey(bytes);
   const kid = await calculateJwkThumbprint({ kty: 'oct', k: bytes.toString('base64url') });
   return { kind: 'mac', alg: `HS${strength}`, kid, signKey: key, verifyKey: key, generated };
@@ -107,7 +109,9 @@ function parsePrivateKey(pem: string): KeyObject {
     openssh = sshpk.parsePrivateKey(pem, 'ssh');
   } catch (error) {
     const encrypted = /encrypted|passphrase/i.test(String(error));
-    throw invalid(encrypted ? 'encrypted private keys are not supported; remove the passphrase' : 'not a readable private key');
+    throw invalid(
+      encrypted ? 'encrypted private keys are not supported; remove the passphrase' : 'not a readable private key',
+    );
   }
   if (openssh.type !== 'rsa') throw invalid(`must be an RSA key (got ${openssh.type})`);
   return createPrivateKey(openssh.toString('pkcs8'));
@@ -115,7 +119,8 @@ function parsePrivateKey(pem: string): KeyObject {
 
 async function rsaKey(pem: string, strength: 256 | 384 | 512): Promise<RsaKey> {
   const signKey = parsePrivateKey(pem);
-  if (signKey.asymmetricKeyType !== 'rsa') throw invalid(`must be an RSA key (got ${signKey.asymmetricKeyType ?? 'unknown'})`);
+  if (signKey.asymmetricKeyType !== 'rsa')
+    throw invalid(`must be an RSA key (got ${signKey.asymmetricKeyType ?? 'unknown'})`);
   const bits = signKey.asymmetricKeyDetails?.modulusLength ?? 0;
   if (bits < MIN_RSA_BITS) throw invalid(`an RSA key needs at least ${MIN_RSA_BITS} bits (got ${bits})`);
   const verifyKey = createPublicKey(signKey);
@@ -123,8 +128,14 @@ async function rsaKey(pem: string, strength: 256 | 384 | 512): Promise<RsaKey> {
   const kid = await calculateJwkThumbprint(jwk);
   const alg: RsaAlg = `RS${strength}`;
   return {
-    kind: 'rsa', alg, kid, signKey, verifyKey, generated: false,
-    publicJwk: { ...jwk, kid, alg, use: 'sig' }, publicPem: verifyKey.export({ type: 'spki', format: 'pem' }).toString(),
+    kind: 'rsa',
+    alg,
+    kid,
+    signKey,
+    verifyKey,
+    generated: false,
+    publicJwk: { ...jwk, kid, alg, use: 'sig' },
+    publicPem: verifyKey.export({ type: 'spki', format: 'pem' }).toString(),
   };
 }
 
@@ -132,12 +143,16 @@ async function rsaKey(pem: string, strength: 256 | 384 | 512): Promise<RsaKey> {
  * Loads the configured key, or the generated development key. `onGenerated` is told the path of a
  * newly generated key, never the key.
  */
-export async function loadSigningKey(settings: KeySettings, onGenerated: (path: string) => void = () => {}): Promise<SigningKey> {
+export async function loadSigningKey(
+  settings: KeySettings,
+  onGenerated: (path: string) => void = () => {},
+): Promise<SigningKey> {
   if (settings.signingKey === undefined || settings.signingKey.trim() === '') {
     return macKey(generatedSecret(settings.dataDir, onGenerated), settings.encodingStrength, true);
   }
   const value = readConfigured(settings.signingKey);
   if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(value)) return rsaKey(value, settings.encodingStrength);
-  if (value.startsWith('ssh-') || value.includes('PUBLIC KEY-----')) throw invalid('a public key cannot sign; configure the private key');
+  if (value.startsWith('ssh-') || value.includes('PUBLIC KEY-----'))
+    throw invalid('a public key cannot sign; configure the private key');
   return macKey(value, settings.encodingStrength, false);
 }

@@ -47,18 +47,24 @@ export interface LoginThrottle {
 /** Pairs of (username, address) that logged in successfully, most recent last; the oldest go first. */
 const MAX_TRUSTED_PAIRS = 100_000;
 
-interface Counter { readonly limiter: RateLimiterAbstract; readonly key: string }
+interface Counter {
+  readonly limiter: RateLimiterAbstract;
+  readonly key: string;
+}
 /** A counted attempt: where, and when that count's window ends (epoch ms). */
-interface Counted extends Counter { readonly windowEnds: number }
+interface Counted extends Counter {
+  readonly windowEnds: number;
+}
 
 const resOf = (r: PromiseSettledResult<RateLimiterRes>): RateLimiterRes | undefined =>
-  (r.status === 'fulfilled' ? r.value : r.reason instanceof RateLimiterRes ? r.reason : undefined);
+  r.status === 'fulfilled' ? r.value : r.reason instanceof RateLimiterRes ? r.reason : undefined;
 
 /** Gives a count back, only within the window it was counted in (a new window starts at zero). */
 async function giveBack({ limiter, key, windowEnds }: Counted): Promise<void> {
   const now = Date.now();
   const state = await limiter.get(key);
-  if (state && state.msBeforeNext > 0 && Math.abs(now + state.msBeforeNext - windowEnds) < 50) await limiter.reward(key, 1);
+  if (state && state.msBeforeNext > 0 && Math.abs(now + state.msBeforeNext - windowEnds) < 50)
+    await limiter.reward(key, 1);
 }
 
 /**
@@ -70,19 +76,25 @@ async function giveBack({ limiter, key, windowEnds }: Counted): Promise<void> {
 async function count(counters: readonly Counter[]): Promise<Counted[] | number> {
   const started = Date.now();
   const settled = await Promise.allSettled(counters.map(({ limiter, key }) => limiter.consume(key, 1)));
-  const fault = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof RateLimiterRes));
+  const fault = settled.find(
+    (r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof RateLimiterRes),
+  );
   if (fault) {
     // The counts cannot be read: fail closed (no attempt is admitted), giving back what was counted.
-    await Promise.allSettled(counters.map(({ limiter, key }, i) => (settled[i]?.status === 'fulfilled' ? limiter.reward(key, 1) : undefined)));
-    throw new StoreUnavailableError('the login throttle\'s counts cannot be read', { cause: fault.reason });
+    await Promise.allSettled(
+      counters.map(({ limiter, key }, i) => (settled[i]?.status === 'fulfilled' ? limiter.reward(key, 1) : undefined)),
+    );
+    throw new StoreUnavailableError("the login throttle's counts cannot be read", { cause: fault.reason });
   }
   const results = settled.map(resOf);
   const counted = counters.map((c, i) => ({ ...c, windowEnds: started + (results[i]?.msBeforeNext ?? 0) }));
   if (settled.every((r) => r.status === 'fulfilled')) return counted; // consume() refuses past the limit
-  await Promise.all(counted.map(async (c, i) => {
-    if (results[i]?.isFirstInDuration) await c.limiter.delete(c.key);
-    else await c.limiter.reward(c.key, 1);
-  }));
+  await Promise.all(
+    counted.map(async (c, i) => {
+      if (results[i]?.isFirstInDuration) await c.limiter.delete(c.key);
+      else await c.limiter.reward(c.key, 1);
+    }),
+  );
   const waits = results.map((r) => r?.msBeforeNext ?? 1000);
   return Math.max(1, Math.ceil(Math.min(Math.max(...waits), 86_400_000) / 1000));
 }
@@ -100,7 +112,9 @@ export function createLoginThrottle(settings: ThrottleSettings, store: LoginThro
       await Promise.all(counted.map(giveBack));
       await onSuccess();
     },
-    abandoned: async () => { await Promise.all(counted.map(giveBack)); },
+    abandoned: async () => {
+      await Promise.all(counted.map(giveBack));
+    },
   });
 
   const admit = async (counters: readonly Counter[], onSuccess: () => Promise<void>): Promise<Admission> => {
@@ -112,7 +126,10 @@ export function createLoginThrottle(settings: ThrottleSettings, store: LoginThro
     async begin(username, address) {
       const user = hash('sha256', username.toLowerCase(), 'base64url');
       const pair = `${user}\n${address}`;
-      const counters: Counter[] = [{ limiter: pairs, key: pair }, { limiter: addresses, key: address }];
+      const counters: Counter[] = [
+        { limiter: pairs, key: pair },
+        { limiter: addresses, key: address },
+      ];
       if (!(await store.isKnown(pair))) counters.push({ limiter: users, key: user });
       return admit(counters, async () => {
         await pairs.delete(pair);

@@ -31,7 +31,8 @@ interface Entry {
 
 /** Wraps `verify` with the cache; same signature, same refusals (they always come from `verify`). */
 export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Verify & { readonly size: () => number } {
-  if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError('token cache max must be a positive integer');
+  if (!Number.isInteger(options.max) || options.max < 1)
+    throw new RangeError('token cache max must be a positive integer');
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
 

@@ -1,7 +1,15 @@
 import type { Db as MongoDb } from 'mongodb';
 import type { ActivityStore } from './activity-store.ts';
 import { guarded } from './mongo.ts';
-import { activityDoc, activityPage, activityRecord, NEWEST_FIRST, NEXT_ACTIVITY_SEQ, type ActivityDoc, type UserDataDoc } from './mongo-queries.ts';
+import {
+  activityDoc,
+  activityPage,
+  activityRecord,
+  NEWEST_FIRST,
+  NEXT_ACTIVITY_SEQ,
+  type ActivityDoc,
+  type UserDataDoc,
+} from './mongo-queries.ts';
 
 /**
  * MongoDB adapter of {@link ActivityStore}: collection `user_activity`. Each append takes the next
@@ -12,17 +20,27 @@ export function mongoActivityStore(db: MongoDb): ActivityStore {
   const users = db.collection<UserDataDoc>('user_data');
   const activity = db.collection<ActivityDoc>('user_activity');
   return {
-    append: (a) => guarded(async () => {
-      const user = await users.findOneAndUpdate({ _id: a.userId }, NEXT_ACTIVITY_SEQ, { returnDocument: 'after', projection: { activitySeq: 1 } });
-      if (!user) return undefined;
-      const doc = activityDoc(a, user.activitySeq);
-      await activity.insertOne(doc);
-      return activityRecord(doc);
-    }),
-    latestSeq: (userId) => guarded(async () => (await activity.findOne({ userId }, { sort: NEWEST_FIRST, projection: { seq: 1 } }))?.seq),
-    page: (userId, { limit, beforeSeq }) => guarded(async () => {
-      const docs = await activity.find(activityPage(userId, beforeSeq)).sort(NEWEST_FIRST).limit(limit + 1).toArray();
-      return { items: docs.slice(0, limit).map(activityRecord), hasMore: docs.length > limit };
-    }),
+    append: (a) =>
+      guarded(async () => {
+        const user = await users.findOneAndUpdate({ _id: a.userId }, NEXT_ACTIVITY_SEQ, {
+          returnDocument: 'after',
+          projection: { activitySeq: 1 },
+        });
+        if (!user) return undefined;
+        const doc = activityDoc(a, user.activitySeq);
+        await activity.insertOne(doc);
+        return activityRecord(doc);
+      }),
+    latestSeq: (userId) =>
+      guarded(async () => (await activity.findOne({ userId }, { sort: NEWEST_FIRST, projection: { seq: 1 } }))?.seq),
+    page: (userId, { limit, beforeSeq }) =>
+      guarded(async () => {
+        const docs = await activity
+          .find(activityPage(userId, beforeSeq))
+          .sort(NEWEST_FIRST)
+          .limit(limit + 1)
+          .toArray();
+        return { items: docs.slice(0, limit).map(activityRecord), hasMore: docs.length > limit };
+      }),
   };
 }

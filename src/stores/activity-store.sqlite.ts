@@ -3,22 +3,38 @@ import type { ObjectIdString } from '../ids.ts';
 import type { ActivityDetail, ActivityRecord, ActivityStore } from './activity-store.ts';
 import type { Db } from './sqlite.ts';
 
-interface Row { seq: number; id: string; user_id: string; type: string; detail: string; at: string }
+interface Row {
+  seq: number;
+  id: string;
+  user_id: string;
+  type: string;
+  detail: string;
+  at: string;
+}
 
 const toActivity = (r: Row): ActivityRecord => ({
-  seq: r.seq, id: r.id as ObjectIdString, userId: r.user_id as ObjectIdString, type: r.type,
-  detail: JSON.parse(r.detail) as ActivityDetail, at: r.at,
+  seq: r.seq,
+  id: r.id as ObjectIdString,
+  userId: r.user_id as ObjectIdString,
+  type: r.type,
+  detail: JSON.parse(r.detail) as ActivityDetail,
+  at: r.at,
 });
 
 /** SQLite adapter of {@link ActivityStore}: rows reference `user_data`, so an unknown user is refused. */
 export function sqliteActivityStore(db: Db): ActivityStore {
   const insert = db.prepare<[string, string, string, string, string], Row>(
-    'insert into user_activity (id, user_id, type, detail, at) values (?, ?, ?, ?, ?) returning *');
+    'insert into user_activity (id, user_id, type, detail, at) values (?, ?, ?, ?, ?) returning *',
+  );
   const newest = db.prepare<[string, number], Row>(
-    'select * from user_activity where user_id = ? order by seq desc limit ?');
-  const latest = db.prepare<[string], number>('select seq from user_activity where user_id = ? order by seq desc limit 1').pluck();
+    'select * from user_activity where user_id = ? order by seq desc limit ?',
+  );
+  const latest = db
+    .prepare<[string], number>('select seq from user_activity where user_id = ? order by seq desc limit 1')
+    .pluck();
   const older = db.prepare<[string, number, number], Row>(
-    'select * from user_activity where user_id = ? and seq < ? order by seq desc limit ?');
+    'select * from user_activity where user_id = ? and seq < ? order by seq desc limit ?',
+  );
 
   return {
     async append(a) {

@@ -29,5 +29,8 @@ export interface ActivityStore {
   /** The `seq` of the user's newest activity, undefined when it has none: a cheap check of a cached history. */
   latestSeq(userId: ObjectIdString): Promise<number | undefined>;
   /** The user's activities newest first, only those older than `beforeSeq` when it is given. */
-  page(userId: ObjectIdString, options: { readonly limit: number; readonly beforeSeq?: number | undefined }): Promise<ActivityPage>;
+  page(
+    userId: ObjectIdString,
+    options: { readonly limit: number; readonly beforeSeq?: number | undefined },
+  ): Promise<ActivityPage>;
 }

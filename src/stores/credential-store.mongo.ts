@@ -1,13 +1,28 @@
 import type { Db as MongoDb } from 'mongodb';
 import type { CredentialStore, Role, RoleInput, AccountInput, AccountRecord } from './credential-store.ts';
 import { guarded, isDuplicateKey, nextSeq } from './mongo.ts';
-import { accountByName, accountUpsert, BY_ID, CREDENTIAL_CHANGES, roleByName, rolesByIds, roleUpsert, type AccountDoc, type RoleDoc } from './mongo-queries.ts';
+import {
+  accountByName,
+  accountUpsert,
+  BY_ID,
+  CREDENTIAL_CHANGES,
+  roleByName,
+  rolesByIds,
+  roleUpsert,
+  type AccountDoc,
+  type RoleDoc,
+} from './mongo-queries.ts';
 import type { CounterDoc } from './mongo.ts';
 
 const toRole = (d: RoleDoc): Role => ({ id: d._id, roleName: d.roleName, description: d.description });
 
 const toUser = (d: AccountDoc, roles: readonly Role[]): AccountRecord => ({
-  id: d._id, username: d.username, password: d.password, firstName: d.firstName, lastName: d.lastName, roles,
+  id: d._id,
+  username: d.username,
+  password: d.password,
+  firstName: d.firstName,
+  lastName: d.lastName,
+  roles,
 });
 
 /**
@@ -35,7 +50,7 @@ export function mongoCredentialStore(db: MongoDb): CredentialStore {
 
   const changed = (): Promise<number> => nextSeq(db, CREDENTIAL_CHANGES);
   const saveRole = async (role: RoleInput): Promise<Role> => {
-    const id = (await roles.findOne(roleByName(role.roleName)))?._id ?? await nextSeq(db, 'roles');
+    const id = (await roles.findOne(roleByName(role.roleName)))?._id ?? (await nextSeq(db, 'roles'));
     await upsertOnce(() => roles.updateOne(roleByName(role.roleName), roleUpsert(role, id), { upsert: true }));
     await changed();
     const saved = await roles.findOne(roleByName(role.roleName));
@@ -51,22 +66,35 @@ export function mongoCredentialStore(db: MongoDb): CredentialStore {
 
   return {
     findByUsername: (username) => guarded(() => findByUsername(username)),
-    changeCount: () => guarded(async () => (await db.collection<CounterDoc>('counters').findOne({ _id: CREDENTIAL_CHANGES }))?.seq ?? 0),
-    listAll: () => guarded(async () => {
-      const [all, allRoles] = await Promise.all([accounts.find().sort(BY_ID).toArray(), roles.find().sort(BY_ID).toArray()]);
-      const byId = new Map(allRoles.map((r) => [r._id, toRole(r)]));
-      return all.map((a) => toUser(a, a.roleIds.flatMap((id) => byId.get(id) ?? []).sort((x, y) => x.id - y.id)));
-    }),
+    changeCount: () =>
+      guarded(async () => (await db.collection<CounterDoc>('counters').findOne({ _id: CREDENTIAL_CHANGES }))?.seq ?? 0),
+    listAll: () =>
+      guarded(async () => {
+        const [all, allRoles] = await Promise.all([
+          accounts.find().sort(BY_ID).toArray(),
+          roles.find().sort(BY_ID).toArray(),
+        ]);
+        const byId = new Map(allRoles.map((r) => [r._id, toRole(r)]));
+        return all.map((a) =>
+          toUser(
+            a,
+            a.roleIds.flatMap((id) => byId.get(id) ?? []).sort((x, y) => x.id - y.id),
+          ),
+        );
+      }),
     saveRole: (role) => guarded(() => saveRole(role)),
-    saveUser: (user: AccountInput) => guarded(async () => {
-      const roleIds: number[] = [];
-      for (const role of user.roles) roleIds.push((await saveRole(role)).id);
-      const id = (await accounts.findOne(accountByName(user.username)))?._id ?? await nextSeq(db, 'users');
-      await upsertOnce(() => accounts.updateOne(accountByName(user.username), accountUpsert(user, roleIds, id), { upsert: true }));
-      await changed();
-      const saved = await findByUsername(user.username);
-      if (!saved) throw new Error('user upsert left no document');
-      return saved;
-    }),
+    saveUser: (user: AccountInput) =>
+      guarded(async () => {
+        const roleIds: number[] = [];
+        for (const role of user.roles) roleIds.push((await saveRole(role)).id);
+        const id = (await accounts.findOne(accountByName(user.username)))?._id ?? (await nextSeq(db, 'users'));
+        await upsertOnce(() =>
+          accounts.updateOne(accountByName(user.username), accountUpsert(user, roleIds, id), { upsert: true }),
+        );
+        await changed();
+        const saved = await findByUsername(user.username);
+        if (!saved) throw new Error('user upsert left no document');
+        return saved;
+      }),
   };
 }

@@ -51,7 +51,9 @@ export function mongoFilter(criteria: EmployeeSearch): Filter<EmployeeDoc> {
 
 /** The filter of an update: the record, and its version when the caller expects one. */
 export function mongoUpdateFilter(id: ObjectIdString, expectedVersion: number | undefined): Filter<EmployeeDoc> {
-  return expectedVersion === undefined ? { _id: new ObjectId(id) } : { _id: new ObjectId(id), version: expectedVersion };
+  return expectedVersion === undefined
+    ? { _id: new ObjectId(id) }
+    : { _id: new ObjectId(id), version: expectedVersion };
 }
 
 /** Sets the changed fields (and the name key with the name), stamps the time, bumps the version. */
@@ -68,14 +70,20 @@ export function mongoUpdate(changes: EmployeeChanges, at: string): UpdateFilter<
 
 export function recordOfDoc(doc: EmployeeDoc): EmployeeRecord {
   return {
-    id: doc._id.toHexString() as ObjectIdString, name: doc.name, dateOfBirth: doc.dateOfBirth,
-    createdAt: doc.createdAt.toISOString(), updatedAt: doc.updatedAt.toISOString(), version: doc.version,
+    id: doc._id.toHexString() as ObjectIdString,
+    name: doc.name,
+    dateOfBirth: doc.dateOfBirth,
+    createdAt: doc.createdAt.toISOString(),
+    updatedAt: doc.updatedAt.toISOString(),
+    version: doc.version,
   };
 }
 
 /** The position of a record in the search order. */
-export const keyOf = (record: { readonly id: ObjectIdString; readonly name: string }): SearchKey =>
-  ({ nameKey: nameKeyOf(record.name), id: record.id });
+export const keyOf = (record: { readonly id: ObjectIdString; readonly name: string }): SearchKey => ({
+  nameKey: nameKeyOf(record.name),
+  id: record.id,
+});
 
 export interface SqlQuery {
   readonly sql: string;

@@ -1,5 +1,14 @@
 import { ObjectId, type Db as MongoDb } from 'mongodb';
-import { MONGO_SORT, keyOf, mongoFilter, mongoUpdate, mongoUpdateFilter, nameKeyOf, recordOfDoc, type EmployeeDoc } from './employee-query.ts';
+import {
+  MONGO_SORT,
+  keyOf,
+  mongoFilter,
+  mongoUpdate,
+  mongoUpdateFilter,
+  nameKeyOf,
+  recordOfDoc,
+  type EmployeeDoc,
+} from './employee-query.ts';
 import type { EmployeeStore } from './employee-store.ts';
 import { guarded, openMongo } from './mongo.ts';
 
@@ -9,47 +18,68 @@ export function mongoEmployeeStore(db: MongoDb): EmployeeStore {
   // Created on first use and retried after a failure, so a server that is down at start-up is no obstacle.
   let indexes: Promise<unknown> | undefined;
   const collection = async () => {
-    indexes ??= employees.createIndexes([
-      { key: MONGO_SORT, name: 'employees_name' },
-      { key: { dateOfBirth: 1 }, name: 'employees_birth' },
-    ]).catch((error: unknown) => {
-      indexes = undefined;
-      throw error;
-    });
+    indexes ??= employees
+      .createIndexes([
+        { key: MONGO_SORT, name: 'employees_name' },
+        { key: { dateOfBirth: 1 }, name: 'employees_birth' },
+      ])
+      .catch((error: unknown) => {
+        indexes = undefined;
+        throw error;
+      });
     await indexes;
     return employees;
   };
 
   return {
-    insert: (input, at) => guarded(async () => {
-      const doc: EmployeeDoc = {
-        _id: new ObjectId(), name: input.name, nameKey: nameKeyOf(input.name), dateOfBirth: input.dateOfBirth,
-        createdAt: new Date(at), updatedAt: new Date(at), version: 1,
-      };
-      await (await collection()).insertOne(doc);
-      return recordOfDoc(doc);
-    }),
-    findById: (id) => guarded(async () => {
-      const doc = await (await collection()).findOne({ _id: new ObjectId(id) });
-      return doc ? recordOfDoc(doc) : undefined;
-    }),
-    search: (criteria) => guarded(async () => {
-      const docs = await (await collection()).find(mongoFilter(criteria)).sort(MONGO_SORT).limit(criteria.limit + 1).toArray();
-      const items = docs.slice(0, criteria.limit).map(recordOfDoc);
-      const last = items.at(-1);
-      return { items, next: docs.length > criteria.limit && last ? keyOf(last) : null };
-    }),
-    update: (id, changes, expected, at) => guarded(async () => {
-      const c = await collection();
-      const doc = await c.findOneAndUpdate(mongoUpdateFilter(id, expected), mongoUpdate(changes, at), { returnDocument: 'after' });
-      if (doc) return { status: 'updated', record: recordOfDoc(doc) };
-      const current = await c.findOne({ _id: new ObjectId(id) }, { projection: { version: 1 } });
-      return current ? { status: 'version_conflict', version: current.version } : { status: 'not_found' };
-    }),
-    delete: (id) => guarded(async () => (await (await collection()).deleteOne({ _id: new ObjectId(id) })).deletedCount === 1),
-    ping: () => guarded(async () => {
-      await db.command({ ping: 1 });
-    }),
+    insert: (input, at) =>
+      guarded(async () => {
+        const doc: EmployeeDoc = {
+          _id: new ObjectId(),
+          name: input.name,
+          nameKey: nameKeyOf(input.name),
+          dateOfBirth: input.dateOfBirth,
+          createdAt: new Date(at),
+          updatedAt: new Date(at),
+          version: 1,
+        };
+        await (await collection()).insertOne(doc);
+        return recordOfDoc(doc);
+      }),
+    findById: (id) =>
+      guarded(async () => {
+        const doc = await (await collection()).findOne({ _id: new ObjectId(id) });
+        return doc ? recordOfDoc(doc) : undefined;
+      }),
+    search: (criteria) =>
+      guarded(async () => {
+        const docs = await (
+          await collection()
+        )
+          .find(mongoFilter(criteria))
+          .sort(MONGO_SORT)
+          .limit(criteria.limit + 1)
+          .toArray();
+        const items = docs.slice(0, criteria.limit).map(recordOfDoc);
+        const last = items.at(-1);
+        return { items, next: docs.length > criteria.limit && last ? keyOf(last) : null };
+      }),
+    update: (id, changes, expected, at) =>
+      guarded(async () => {
+        const c = await collection();
+        const doc = await c.findOneAndUpdate(mongoUpdateFilter(id, expected), mongoUpdate(changes, at), {
+          returnDocument: 'after',
+        });
+        if (doc) return { status: 'updated', record: recordOfDoc(doc) };
+        const current = await c.findOne({ _id: new ObjectId(id) }, { projection: { version: 1 } });
+        return current ? { status: 'version_conflict', version: current.version } : { status: 'not_found' };
+      }),
+    delete: (id) =>
+      guarded(async () => (await (await collection()).deleteOne({ _id: new ObjectId(id) })).deletedCount === 1),
+    ping: () =>
+      guarded(async () => {
+        await db.command({ ping: 1 });
+      }),
     async close() {},
   };
 }

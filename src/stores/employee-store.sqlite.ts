@@ -5,22 +5,35 @@ import { writeTransaction, type Db } from './sqlite.ts';
 import type { EmployeeChanges, EmployeeRecord, EmployeeStore, UpdateOutcome } from './employee-store.ts';
 
 interface Row {
-  id: string; name: string; name_key: string; date_of_birth: string; created_at: string; updated_at: string; version: number;
+  id: string;
+  name: string;
+  name_key: string;
+  date_of_birth: string;
+  created_at: string;
+  updated_at: string;
+  version: number;
 }
 
 const toRecord = (r: Row): EmployeeRecord => ({
-  id: r.id as ObjectIdString, name: r.name, dateOfBirth: r.date_of_birth, createdAt: r.created_at, updatedAt: r.updated_at, version: r.version,
+  id: r.id as ObjectIdString,
+  name: r.name,
+  dateOfBirth: r.date_of_birth,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  version: r.version,
 });
 
 /** SQLite adapter of {@link EmployeeStore}, in the shared database (migration 003). */
 export function sqliteEmployeeStore(db: Db): EmployeeStore {
   const insertRow = db.prepare<[string, string, string, string, string, string], Row>(
     `insert into employees (id, name, name_key, date_of_birth, created_at, updated_at, version)
-     values (?, ?, ?, ?, ?, ?, 1) returning *`);
+     values (?, ?, ?, ?, ?, ?, 1) returning *`,
+  );
   const byId = db.prepare<[string], Row>('select * from employees where id = ?');
   const updateRow = db.prepare<[string | null, string | null, string | null, string, string], Row>(
     `update employees set name = coalesce(?, name), name_key = coalesce(?, name_key), date_of_birth = coalesce(?, date_of_birth),
-     updated_at = ?, version = version + 1 where id = ? returning *`);
+     updated_at = ?, version = version + 1 where id = ? returning *`,
+  );
   const deleteRow = db.prepare<[string]>('delete from employees where id = ?');
   const ping = db.prepare('select 1 from employees limit 1');
   const searches = new Map<string, Statement<(string | number)[], Row>>();
@@ -30,15 +43,19 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
     return cached;
   };
 
-  const update = writeTransaction(db, (id: string, changes: EmployeeChanges, expected: number | undefined, at: string): UpdateOutcome => {
-    const current = byId.get(id);
-    if (!current) return { status: 'not_found' };
-    if (expected !== undefined && current.version !== expected) return { status: 'version_conflict', version: current.version };
-    const name = changes.name ?? null;
-    const row = updateRow.get(name, name === null ? null : nameKeyOf(name), changes.dateOfBirth ?? null, at, id);
-    if (!row) throw new Error('updated employee vanished');
-    return { status: 'updated', record: toRecord(row) };
-  });
+  const update = writeTransaction(
+    db,
+    (id: string, changes: EmployeeChanges, expected: number | undefined, at: string): UpdateOutcome => {
+      const current = byId.get(id);
+      if (!current) return { status: 'not_found' };
+      if (expected !== undefined && current.version !== expected)
+        return { status: 'version_conflict', version: current.version };
+      const name = changes.name ?? null;
+      const row = updateRow.get(name, name === null ? null : nameKeyOf(name), changes.dateOfBirth ?? null, at, id);
+      if (!row) throw new Error('updated employee vanished');
+      return { status: 'updated', record: toRecord(row) };
+    },
+  );
 
   return {
     async insert(input, at) {
@@ -52,7 +69,9 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
     },
     async search(criteria) {
       const { sql, params } = sqliteSearch(criteria);
-      const rows = prepared(sql).all(...params).map(toRecord);
+      const rows = prepared(sql)
+        .all(...params)
+        .map(toRecord);
       const items = rows.slice(0, criteria.limit);
       const last = items.at(-1);
       return { items, next: rows.length > criteria.limit && last ? keyOf(last) : null };

@@ -62,7 +62,12 @@ export interface EmployeeStore {
   findById(id: ObjectIdString): Promise<EmployeeRecord | undefined>;
   search(criteria: EmployeeSearch): Promise<EmployeePage>;
   /** Applies `changes` and increments the version, atomically; only at `expectedVersion` if given. */
-  update(id: ObjectIdString, changes: EmployeeChanges, expectedVersion: number | undefined, at: string): Promise<UpdateOutcome>;
+  update(
+    id: ObjectIdString,
+    changes: EmployeeChanges,
+    expectedVersion: number | undefined,
+    at: string,
+  ): Promise<UpdateOutcome>;
   /** False when there was no such record. */
   delete(id: ObjectIdString): Promise<boolean>;
   /** Resolves when the database answers. */

@@ -16,16 +16,28 @@ export function mongoLoginThrottleStore(db: MongoDb): LoginThrottleStore {
   const pairs = db.collection<KnownPairDoc>('login_known_pairs');
   let remembered = 0;
   return {
-    counter: ({ keyPrefix, points, duration }) => new RateLimiterMongo({
-      storeClient: db, tableName: 'login_throttle', disableIndexesCreation: true, keyPrefix, points, duration,
-    }),
+    counter: ({ keyPrefix, points, duration }) =>
+      new RateLimiterMongo({
+        storeClient: db,
+        tableName: 'login_throttle',
+        disableIndexesCreation: true,
+        keyPrefix,
+        points,
+        duration,
+      }),
     isKnown: (pair) => guarded(async () => (await pairs.countDocuments({ _id: pair }, { limit: 1 })) > 0),
-    remember: (pair, max) => guarded(async () => {
-      await pairs.updateOne({ _id: pair }, seenNow(new Date()), { upsert: true });
-      if (++remembered % TRIM_EVERY !== 0) return;
-      const oldest = await pairs.find().sort({ seenAt: -1 }).skip(max - 1).limit(1).next();
-      if (oldest) await pairs.deleteMany(seenBefore(oldest.seenAt));
-    }),
+    remember: (pair, max) =>
+      guarded(async () => {
+        await pairs.updateOne({ _id: pair }, seenNow(new Date()), { upsert: true });
+        if (++remembered % TRIM_EVERY !== 0) return;
+        const oldest = await pairs
+          .find()
+          .sort({ seenAt: -1 })
+          .skip(max - 1)
+          .limit(1)
+          .next();
+        if (oldest) await pairs.deleteMany(seenBefore(oldest.seenAt));
+      }),
     // Ended counts are removed by MongoDB itself (a TTL index on `expire`).
     purgeExpired: async () => 0,
   };

@@ -9,15 +9,24 @@ const TRIM_EVERY = 100;
 export function sqliteLoginThrottleStore(db: Db): LoginThrottleStore {
   const known = db.prepare<[string], number>('select 1 from login_known_pairs where pair = ?').pluck();
   const seen = db.prepare<[string, number]>(
-    'insert into login_known_pairs (pair, seen_at) values (?, ?) on conflict (pair) do update set seen_at = excluded.seen_at');
+    'insert into login_known_pairs (pair, seen_at) values (?, ?) on conflict (pair) do update set seen_at = excluded.seen_at',
+  );
   const trim = db.prepare<[number]>(
-    'delete from login_known_pairs where seen_at < (select seen_at from login_known_pairs order by seen_at desc limit 1 offset ?)');
+    'delete from login_known_pairs where seen_at < (select seen_at from login_known_pairs order by seen_at desc limit 1 offset ?)',
+  );
   const purge = db.prepare<[number]>('delete from login_throttle where expire < ?');
   let remembered = 0;
   return {
-    counter: ({ keyPrefix, points, duration }) => new RateLimiterSQLite({
-      storeClient: db, storeType: 'better-sqlite3', tableName: 'login_throttle', tableCreated: true, keyPrefix, points, duration,
-    }),
+    counter: ({ keyPrefix, points, duration }) =>
+      new RateLimiterSQLite({
+        storeClient: db,
+        storeType: 'better-sqlite3',
+        tableName: 'login_throttle',
+        tableCreated: true,
+        keyPrefix,
+        points,
+        duration,
+      }),
     isKnown: async (pair) => known.get(pair) !== undefined,
     async remember(pair, max) {
       seen.run(pair, Date.now());

@@ -4,8 +4,14 @@
  * the deployment runs transactions (a replica set or a sharded cluster does; a standalone does not).
  */
 import {
-  MongoClient, MongoNetworkError, MongoNotConnectedError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError,
-  type ClientSession, type Db as MongoDb,
+  MongoClient,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  type ClientSession,
+  type Db as MongoDb,
 } from 'mongodb';
 import { ConfigError } from '../config.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
@@ -14,8 +20,10 @@ import { StoreUnavailableError } from '../unavailable.ts';
 export const SERVER_SELECTION_TIMEOUT_MS = 3000;
 
 const isUnreachable = (error: unknown): boolean =>
-  error instanceof MongoServerSelectionError || error instanceof MongoNetworkError
-  || error instanceof MongoTopologyClosedError || error instanceof MongoNotConnectedError;
+  error instanceof MongoServerSelectionError ||
+  error instanceof MongoNetworkError ||
+  error instanceof MongoTopologyClosedError ||
+  error instanceof MongoNotConnectedError;
 
 /** Runs `work`, turning "the server cannot be reached" into {@link StoreUnavailableError}. */
 export async function guarded<T>(work: () => Promise<T>): Promise<T> {
@@ -31,11 +39,16 @@ export async function guarded<T>(work: () => Promise<T>): Promise<T> {
 export const isDuplicateKey = (error: unknown): boolean => error instanceof MongoServerError && error.code === 11000;
 
 /** The counter document of a named sequence (`counters` collection). */
-export interface CounterDoc { _id: string; seq: number }
+export interface CounterDoc {
+  _id: string;
+  seq: number;
+}
 
 /** The next value of the sequence `name` (1, 2, …), assigned atomically by the database. */
 export async function nextSeq(db: MongoDb, name: string): Promise<number> {
-  const doc = await db.collection<CounterDoc>('counters').findOneAndUpdate({ _id: name }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
+  const doc = await db
+    .collection<CounterDoc>('counters')
+    .findOneAndUpdate({ _id: name }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
   if (!doc) throw new Error(`the counter ${name} returned no document`);
   return doc.seq;
 }
@@ -55,7 +68,9 @@ export interface Mongo {
 
 /** The process's one MongoClient for `uri`. No I/O happens until the first operation. */
 export function openMongo(uri: string): Mongo {
-  const timeout = /[?&]serverSelectionTimeoutMS=/i.test(uri) ? {} : { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS };
+  const timeout = /[?&]serverSelectionTimeoutMS=/i.test(uri)
+    ? {}
+    : { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS };
   let client: MongoClient;
   try {
     client = new MongoClient(uri, timeout);
@@ -66,24 +81,35 @@ export function openMongo(uri: string): Mongo {
   const db = client.db();
   let transactions: Promise<boolean> | undefined;
   const supportsTransactions = (): Promise<boolean> => {
-    transactions ??= db.admin().command({ hello: 1 }).then((hello) => typeof hello['setName'] === 'string' || hello['msg'] === 'isdbgrid', (error: unknown) => {
-      transactions = undefined;
-      throw error;
-    });
+    transactions ??= db
+      .admin()
+      .command({ hello: 1 })
+      .then(
+        (hello) => typeof hello['setName'] === 'string' || hello['msg'] === 'isdbgrid',
+        (error: unknown) => {
+          transactions = undefined;
+          throw error;
+        },
+      );
     return transactions;
   };
   return {
-    client, db,
-    inTransaction: (work) => guarded(async () => {
-      if (!(await supportsTransactions())) return work(undefined);
-      const session = client.startSession();
-      try {
-        return await session.withTransaction(() => work(session));
-      } finally {
-        await session.endSession();
-      }
-    }),
-    ping: () => guarded(async () => { await db.command({ ping: 1 }); }),
+    client,
+    db,
+    inTransaction: (work) =>
+      guarded(async () => {
+        if (!(await supportsTransactions())) return work(undefined);
+        const session = client.startSession();
+        try {
+          return await session.withTransaction(() => work(session));
+        } finally {
+          await session.endSession();
+        }
+      }),
+    ping: () =>
+      guarded(async () => {
+        await db.command({ ping: 1 });
+      }),
     close: () => client.close(),
   };
 }

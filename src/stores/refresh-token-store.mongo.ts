@@ -1,6 +1,15 @@
 import type { Db as MongoDb } from 'mongodb';
 import { guarded } from './mongo.ts';
-import { expiredBefore, liveInFamily, markRevoked, markUsed, refreshTokenDoc, refreshTokenRecord, unspentToken, type RefreshTokenDoc } from './mongo-queries.ts';
+import {
+  expiredBefore,
+  liveInFamily,
+  markRevoked,
+  markUsed,
+  refreshTokenDoc,
+  refreshTokenRecord,
+  unspentToken,
+  type RefreshTokenDoc,
+} from './mongo-queries.ts';
 import type { RefreshTokenStore } from './refresh-token-store.ts';
 
 /**
@@ -12,18 +21,24 @@ import type { RefreshTokenStore } from './refresh-token-store.ts';
 export function mongoRefreshTokenStore(db: MongoDb): RefreshTokenStore {
   const tokens = db.collection<RefreshTokenDoc>('refresh_tokens');
   return {
-    insert: (record) => guarded(async () => { await tokens.insertOne(refreshTokenDoc(record)); }),
-    find: (hash) => guarded(async () => {
-      const doc = await tokens.findOne({ _id: hash });
-      return doc ? refreshTokenRecord(doc) : undefined;
-    }),
-    rotate: (oldHash, next, at) => guarded(async () => {
-      const spent = await tokens.findOneAndUpdate(unspentToken(oldHash), markUsed(at));
-      if (!spent) return false;
-      await tokens.insertOne(refreshTokenDoc(next));
-      return true;
-    }),
-    revokeFamily: (familyId, at) => guarded(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
+    insert: (record) =>
+      guarded(async () => {
+        await tokens.insertOne(refreshTokenDoc(record));
+      }),
+    find: (hash) =>
+      guarded(async () => {
+        const doc = await tokens.findOne({ _id: hash });
+        return doc ? refreshTokenRecord(doc) : undefined;
+      }),
+    rotate: (oldHash, next, at) =>
+      guarded(async () => {
+        const spent = await tokens.findOneAndUpdate(unspentToken(oldHash), markUsed(at));
+        if (!spent) return false;
+        await tokens.insertOne(refreshTokenDoc(next));
+        return true;
+      }),
+    revokeFamily: (familyId, at) =>
+      guarded(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
     purgeExpired: (now) => guarded(async () => (await tokens.deleteMany(expiredBefore(now))).deletedCount),
   };
 }

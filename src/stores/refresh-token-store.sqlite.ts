@@ -2,26 +2,42 @@ import { writeTransaction, type Db } from './sqlite.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-token-store.ts';
 
 interface Row {
-  token_hash: string; family_id: string; client_id: string; username: string; scope: string;
-  issued_at: number; expires_at: number; used_at: number | null; revoked_at: number | null;
+  token_hash: string;
+  family_id: string;
+  client_id: string;
+  username: string;
+  scope: string;
+  issued_at: number;
+  expires_at: number;
+  used_at: number | null;
+  revoked_at: number | null;
 }
 
 const toRecord = (r: Row): RefreshTokenRecord => ({
-  tokenHash: r.token_hash, familyId: r.family_id, clientId: r.client_id, username: r.username,
-  scope: r.scope === '' ? [] : r.scope.split(' '), issuedAt: r.issued_at, expiresAt: r.expires_at,
-  usedAt: r.used_at, revokedAt: r.revoked_at,
+  tokenHash: r.token_hash,
+  familyId: r.family_id,
+  clientId: r.client_id,
+  username: r.username,
+  scope: r.scope === '' ? [] : r.scope.split(' '),
+  issuedAt: r.issued_at,
+  expiresAt: r.expires_at,
+  usedAt: r.used_at,
+  revokedAt: r.revoked_at,
 });
 
 /** SQLite adapter of {@link RefreshTokenStore}. */
 export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
   const insertRow = db.prepare<[string, string, string, string, string, number, number]>(
     `insert into refresh_tokens (token_hash, family_id, client_id, username, scope, issued_at, expires_at)
-     values (?, ?, ?, ?, ?, ?, ?)`);
+     values (?, ?, ?, ?, ?, ?, ?)`,
+  );
   const findRow = db.prepare<[string], Row>('select * from refresh_tokens where token_hash = ?');
   const markUsed = db.prepare<[number, string]>(
-    'update refresh_tokens set used_at = ? where token_hash = ? and used_at is null and revoked_at is null');
+    'update refresh_tokens set used_at = ? where token_hash = ? and used_at is null and revoked_at is null',
+  );
   const revoke = db.prepare<[number, string]>(
-    'update refresh_tokens set revoked_at = ? where family_id = ? and revoked_at is null');
+    'update refresh_tokens set revoked_at = ? where family_id = ? and revoked_at is null',
+  );
   const purge = db.prepare<[number]>('delete from refresh_tokens where expires_at < ?');
 
   const insert = (r: RefreshTokenRecord): void => {

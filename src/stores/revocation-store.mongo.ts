@@ -1,6 +1,12 @@
 import type { Db as MongoDb } from 'mongodb';
 import { guarded } from './mongo.ts';
-import { addedSince, revocationExpiredBefore, revocationKey, revocationUpsert, type RevocationDoc } from './mongo-queries.ts';
+import {
+  addedSince,
+  revocationExpiredBefore,
+  revocationKey,
+  revocationUpsert,
+  type RevocationDoc,
+} from './mongo-queries.ts';
 import type { Revocation, RevocationStore } from './revocation-store.ts';
 
 /**
@@ -14,17 +20,21 @@ export function mongoRevocationStore(db: MongoDb, syncMs: number, now: () => num
   const revocations = db.collection<RevocationDoc>('revocations');
   let lastLook = -Infinity;
   return {
-    add: (r) => guarded(async () => {
-      await revocations.updateOne({ _id: revocationKey(r) }, revocationUpsert(r), { upsert: true });
-    }),
-    since: (cursor, at) => guarded(async () => {
-      // Until a read succeeds, every check asks again: a list that cannot be read admits nothing.
-      lastLook = -Infinity;
-      const docs = await revocations.find(addedSince(cursor)).toArray();
-      lastLook = now();
-      const live: Revocation[] = docs.filter((d) => d.expiresAt >= at).map(({ kind, id, expiresAt }) => ({ kind, id, expiresAt }));
-      return { revocations: live, cursor: docs.reduce((max, d) => Math.max(max, d.addedAt.getTime()), cursor) };
-    }),
+    add: (r) =>
+      guarded(async () => {
+        await revocations.updateOne({ _id: revocationKey(r) }, revocationUpsert(r), { upsert: true });
+      }),
+    since: (cursor, at) =>
+      guarded(async () => {
+        // Until a read succeeds, every check asks again: a list that cannot be read admits nothing.
+        lastLook = -Infinity;
+        const docs = await revocations.find(addedSince(cursor)).toArray();
+        lastLook = now();
+        const live: Revocation[] = docs
+          .filter((d) => d.expiresAt >= at)
+          .map(({ kind, id, expiresAt }) => ({ kind, id, expiresAt }));
+        return { revocations: live, cursor: docs.reduce((max, d) => Math.max(max, d.addedAt.getTime()), cursor) };
+      }),
     changed: () => now() - lastLook >= syncMs,
     purgeExpired: (at) => guarded(async () => (await revocations.deleteMany(revocationExpiredBefore(at))).deletedCount),
   };

@@ -37,13 +37,21 @@ export function writeTransaction<A extends unknown[], R>(db: Db, fn: (...args: A
   return (...args) => transaction.immediate(...args);
 }
 
-interface Migration { readonly version: number; readonly name: string; readonly sql: string }
+interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
 
 function migrations(): Migration[] {
   return readdirSync(MIGRATIONS_DIR)
     .filter((f) => /^\d{3}-[a-z0-9-]+\.sql$/.test(f))
     .sort()
-    .map((name) => ({ version: Number(name.slice(0, 3)), name, sql: readFileSync(join(MIGRATIONS_DIR, name), 'utf8') }));
+    .map((name) => ({
+      version: Number(name.slice(0, 3)),
+      name,
+      sql: readFileSync(join(MIGRATIONS_DIR, name), 'utf8'),
+    }));
 }
 
 /**

@@ -30,9 +30,10 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
     activity: mongoActivityStore(db),
     employees: mongoEmployeeStore(db),
     throttle: mongoLoginThrottleStore(db),
-    prepare: () => guarded(async () => {
-      for (const [name, indexes] of Object.entries(INDEXES)) await db.collection(name).createIndexes([...indexes]);
-    }),
+    prepare: () =>
+      guarded(async () => {
+        for (const [name, indexes] of Object.entries(INDEXES)) await db.collection(name).createIndexes([...indexes]);
+      }),
     ping: mongo.ping,
     close: mongo.close,
   };

@@ -22,7 +22,11 @@ export function openSqliteStores(dir: string, options: OpenOptions): Stores {
     employees: sqliteEmployeeStore(db),
     throttle: sqliteLoginThrottleStore(db),
     prepare: async () => {},
-    ping: async () => { ping.get(); },
-    close: async () => { db.close(); },
+    ping: async () => {
+      ping.get();
+    },
+    close: async () => {
+      db.close();
+    },
   };
 }

@@ -1,7 +1,15 @@
 import type { Db as MongoDb } from 'mongodb';
 import type { Mongo } from './mongo.ts';
 import { guarded, isDuplicateKey } from './mongo.ts';
-import { USER_FIELDS, userAtVersion, userDataDoc, userDataRecord, userUpdate, type ActivityDoc, type UserDataDoc } from './mongo-queries.ts';
+import {
+  USER_FIELDS,
+  userAtVersion,
+  userDataDoc,
+  userDataRecord,
+  userUpdate,
+  type ActivityDoc,
+  type UserDataDoc,
+} from './mongo-queries.ts';
 import type { UserStore, WriteResult } from './user-store.ts';
 
 /** A unique violation (the case-insensitive email index) is an expected outcome, also on a race. */
@@ -26,25 +34,42 @@ export function mongoUserStore(mongo: Pick<Mongo, 'db' | 'inTransaction'>): User
   const users = db.collection<UserDataDoc>('user_data');
   const activity = db.collection<ActivityDoc>('user_activity');
   return {
-    find: (id) => guarded(async () => {
-      const doc = await users.findOne({ _id: id }, { projection: USER_FIELDS });
-      return doc ? userDataRecord(doc) : undefined;
-    }),
-    insert: (user) => guarded(() => orEmailTaken(async () => {
-      const doc = userDataDoc(user);
-      await users.insertOne(doc);
-      return { ok: true, user: userDataRecord(doc) };
-    })),
-    update: (id, expectedVersion, changes) => guarded(() => orEmailTaken(async () => {
-      const doc = await users.findOneAndUpdate(userAtVersion(id, expectedVersion), userUpdate(changes), { returnDocument: 'after', projection: USER_FIELDS });
-      if (doc) return { ok: true, user: userDataRecord(doc) };
-      return { ok: false, reason: (await users.countDocuments({ _id: id }, { limit: 1 })) > 0 ? 'version_conflict' : 'not_found' };
-    })),
-    delete: (id) => mongo.inTransaction(async (session) => {
-      const doc = await users.findOneAndDelete({ _id: id }, { projection: USER_FIELDS, ...(session ? { session } : {}) });
-      if (!doc) return undefined;
-      await activity.deleteMany({ userId: id }, session ? { session } : {});
-      return userDataRecord(doc);
-    }),
+    find: (id) =>
+      guarded(async () => {
+        const doc = await users.findOne({ _id: id }, { projection: USER_FIELDS });
+        return doc ? userDataRecord(doc) : undefined;
+      }),
+    insert: (user) =>
+      guarded(() =>
+        orEmailTaken(async () => {
+          const doc = userDataDoc(user);
+          await users.insertOne(doc);
+          return { ok: true, user: userDataRecord(doc) };
+        }),
+      ),
+    update: (id, expectedVersion, changes) =>
+      guarded(() =>
+        orEmailTaken(async () => {
+          const doc = await users.findOneAndUpdate(userAtVersion(id, expectedVersion), userUpdate(changes), {
+            returnDocument: 'after',
+            projection: USER_FIELDS,
+          });
+          if (doc) return { ok: true, user: userDataRecord(doc) };
+          return {
+            ok: false,
+            reason: (await users.countDocuments({ _id: id }, { limit: 1 })) > 0 ? 'version_conflict' : 'not_found',
+          };
+        }),
+      ),
+    delete: (id) =>
+      mongo.inTransaction(async (session) => {
+        const doc = await users.findOneAndDelete(
+          { _id: id },
+          { projection: USER_FIELDS, ...(session ? { session } : {}) },
+        );
+        if (!doc) return undefined;
+        await activity.deleteMany({ userId: id }, session ? { session } : {});
+        return userDataRecord(doc);
+      }),
   };
 }

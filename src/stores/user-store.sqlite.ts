@@ -3,10 +3,22 @@ import type { ObjectIdString } from '../ids.ts';
 import { writeTransaction, type Db } from './sqlite.ts';
 import type { UserChanges, UserRecord, UserStore, WriteResult } from './user-store.ts';
 
-interface Row { id: string; name: string; email: string; created_at: string; updated_at: string; version: number }
+interface Row {
+  id: string;
+  name: string;
+  email: string;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
 
 const toUser = (r: Row): UserRecord => ({
-  id: r.id as ObjectIdString, name: r.name, email: r.email, createdAt: r.created_at, updatedAt: r.updated_at, version: r.version,
+  id: r.id as ObjectIdString,
+  name: r.name,
+  email: r.email,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  version: r.version,
 });
 
 const isUniqueViolation = (error: unknown): boolean =>
@@ -26,17 +38,31 @@ function orEmailTaken(write: () => WriteResult): WriteResult {
 export function sqliteUserStore(db: Db): UserStore {
   const byId = db.prepare<[string], Row>('select * from user_data where id = ?');
   const insert = db.prepare<[string, string, string, string, string], Row>(
-    'insert into user_data (id, name, email, created_at, updated_at, version) values (?, ?, ?, ?, ?, 1) returning *');
-  const update = db.prepare<[{ id: string; version: number; name: string | null; email: string | null; updatedAt: string }], Row>(
+    'insert into user_data (id, name, email, created_at, updated_at, version) values (?, ?, ?, ?, ?, 1) returning *',
+  );
+  const update = db.prepare<
+    [{ id: string; version: number; name: string | null; email: string | null; updatedAt: string }],
+    Row
+  >(
     `update user_data set name = coalesce(@name, name), email = coalesce(@email, email), updated_at = @updatedAt, version = version + 1
-     where id = @id and version = @version returning *`);
+     where id = @id and version = @version returning *`,
+  );
   const remove = db.prepare<[string], Row>('delete from user_data where id = ? returning *');
 
-  const conditionalUpdate = writeTransaction(db, (id: ObjectIdString, version: number, changes: UserChanges): WriteResult => {
-    const row = update.get({ id, version, name: changes.name ?? null, email: changes.email ?? null, updatedAt: changes.updatedAt });
-    if (row) return { ok: true, user: toUser(row) };
-    return { ok: false, reason: byId.get(id) ? 'version_conflict' : 'not_found' };
-  });
+  const conditionalUpdate = writeTransaction(
+    db,
+    (id: ObjectIdString, version: number, changes: UserChanges): WriteResult => {
+      const row = update.get({
+        id,
+        version,
+        name: changes.name ?? null,
+        email: changes.email ?? null,
+        updatedAt: changes.updatedAt,
+      });
+      if (row) return { ok: true, user: toUser(row) };
+      return { ok: false, reason: byId.get(id) ? 'version_conflict' : 'not_found' };
+    },
+  );
 
   return {
     async find(id) {

@@ -4,7 +4,15 @@ import * as Activity from '../../actors/activity/protocol.ts';
 import { spawnActivityRouter } from '../../actors/activity/router.ts';
 import { newId, type ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import { actorTree, isAlive, startSystem, stopSystem, tell, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import {
+  actorTree,
+  isAlive,
+  startSystem,
+  stopSystem,
+  tell,
+  type ActorSystem,
+  type Ref,
+} from '../../src/messaging/nact.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import type { ActivityStore } from '../../src/stores/activity-store.ts';
 import { sqliteActivityStore } from '../../src/stores/activity-store.sqlite.ts';
@@ -14,7 +22,13 @@ import type { UserStore } from '../../src/stores/user-store.ts';
 import { createProbe } from '../helpers/probe.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-interface Ctx { system: ActorSystem; db: Db; users: UserStore; store: ActivityStore; crashes: string[] }
+interface Ctx {
+  system: ActorSystem;
+  db: Db;
+  users: UserStore;
+  store: ActivityStore;
+  crashes: string[];
+}
 const ctx = {} as Ctx;
 const t = suite('ActivityActor: one per user id under the router', ctx);
 
@@ -38,22 +52,39 @@ async function newUser(): Promise<ObjectIdString> {
   return id;
 }
 
-function router(options: { idleMs?: number; cacheSize?: number; store?: ActivityStore } = {}): Ref<Activity.RouterCommand> {
+function router(
+  options: { idleMs?: number; cacheSize?: number; store?: ActivityStore } = {},
+): Ref<Activity.RouterCommand> {
   return spawnActivityRouter(ctx.system, {
-    store: options.store ?? ctx.store, idleMs: options.idleMs ?? 60_000, cacheSize: options.cacheSize,
+    store: options.store ?? ctx.store,
+    idleMs: options.idleMs ?? 60_000,
+    cacheSize: options.cacheSize,
     crashPolicy: () => replyThenResume((error, path) => ctx.crashes.push(`${path}: ${String(error)}`)),
   });
 }
 
-const children = (ref: Ref<Activity.RouterCommand>): string[] => actorTree(ref).map((a) => a.name).sort();
+const children = (ref: Ref<Activity.RouterCommand>): string[] =>
+  actorTree(ref)
+    .map((a) => a.name)
+    .sort();
 
-async function record(ref: Ref<Activity.RouterCommand>, userId: ObjectIdString, type = 'LOGIN', detail?: Activity.Detail): Promise<Activity.Activity> {
+async function record(
+  ref: Ref<Activity.RouterCommand>,
+  userId: ObjectIdString,
+  type = 'LOGIN',
+  detail?: Activity.Detail,
+): Promise<Activity.Activity> {
   const reply = await ask(ref, Activity.record({ userId, type, detail }), 2000);
   if (!reply.ok) throw new Error(`record failed: ${reply.code}`);
   return reply.value;
 }
 
-async function history(ref: Ref<Activity.RouterCommand>, userId: ObjectIdString, limit = 50, before?: number): Promise<Activity.HistoryPage> {
+async function history(
+  ref: Ref<Activity.RouterCommand>,
+  userId: ObjectIdString,
+  limit = 50,
+  before?: number,
+): Promise<Activity.HistoryPage> {
   const reply = await ask(ref, Activity.history({ userId, limit, before }), 2000);
   if (!reply.ok) throw new Error(`history failed: ${reply.code}`);
   return reply.value;
@@ -68,7 +99,10 @@ t('Record and History › replies arrive at the sender given in the message', as
   assert.ok(reply.ok);
   if (!reply.ok) return;
   assert.match(reply.value.id, /^[0-9a-f]{24}$/);
-  assert.equal({ ...reply.value, id: '', at: '' }, { id: '', userId, type: 'LOGIN', detail: { ip: '10.0.0.1' }, at: '' });
+  assert.equal(
+    { ...reply.value, id: '', at: '' },
+    { id: '', userId, type: 'LOGIN', detail: { ip: '10.0.0.1' }, at: '' },
+  );
   assert.ok(!Number.isNaN(Date.parse(reply.value.at)));
   const pages = createProbe<Activity.HistoryReply>(ctx.system);
   tell(ref, Activity.history({ userId, limit: 10 })(pages.ref));
@@ -106,14 +140,18 @@ t('idle stop › messages sent to a user whose actor keeps stopping are never lo
     if (i % 3 === 0) await waitFor(() => children(ref).length === 0, 'an idle stop');
   }
   const page = await history(ref, userId, 100);
-  assert.equal(page.activities.map((a) => a.detail['i']), Array.from({ length: 30 }, (_, i) => 29 - i));
+  assert.equal(
+    page.activities.map((a) => a.detail['i']),
+    Array.from({ length: 30 }, (_, i) => 29 - i),
+  );
 });
 
 t('order › 1,000 concurrent records per user keep their order, with two users interleaved', async () => {
   const ref = router();
   const users = [await newUser(), await newUser()];
   const probe = createProbe<Activity.RecordReply>(ctx.system);
-  for (let n = 0; n < 1000; n++) for (const userId of users) tell(ref, Activity.record({ userId, type: 'STEP', detail: { n } })(probe.ref));
+  for (let n = 0; n < 1000; n++)
+    for (const userId of users) tell(ref, Activity.record({ userId, type: 'STEP', detail: { n } })(probe.ref));
   const seen = new Map<string, number[]>(users.map((u) => [u, []]));
   for (let i = 0; i < 2000; i++) {
     const reply = await probe.expectMessage(5000);
@@ -126,24 +164,30 @@ t('order › 1,000 concurrent records per user keep their order, with two users 
     const first = await history(ref, userId, 500);
     const rest = await history(ref, userId, 500, first.next ?? undefined);
     assert.is(rest.next, null);
-    assert.equal([...first.activities, ...rest.activities].map((a) => a.detail['n']), [...expected].reverse());
+    assert.equal(
+      [...first.activities, ...rest.activities].map((a) => a.detail['n']),
+      [...expected].reverse(),
+    );
   }
 });
 
-t('backlog › a burst for one user waits in the router\'s mailbox (which actors.mailbox-limit bounds), not in the user\'s actor', async () => {
-  const ref = router();
-  const userId = await newUser();
-  const probe = createProbe<Activity.RecordReply>(ctx.system);
-  for (let n = 0; n < 500; n++) tell(ref, Activity.record({ userId, type: 'STEP', detail: { n } })(probe.ref));
-  const depth = () => actorTree(ctx.system)[0]?.children[0]?.mailbox ?? 0;
-  assert.is(actorTree(ctx.system)[0]?.mailbox, 499, 'all of it queued at the router (the first is being handled)');
-  let deepest = 0;
-  for (let i = 0; i < 500; i++) {
-    await probe.expectMessage(5000);
-    deepest = Math.max(deepest, depth());
-  }
-  assert.ok(deepest <= 1, `the user's actor held ${deepest} waiting messages`);
-});
+t(
+  "backlog › a burst for one user waits in the router's mailbox (which actors.mailbox-limit bounds), not in the user's actor",
+  async () => {
+    const ref = router();
+    const userId = await newUser();
+    const probe = createProbe<Activity.RecordReply>(ctx.system);
+    for (let n = 0; n < 500; n++) tell(ref, Activity.record({ userId, type: 'STEP', detail: { n } })(probe.ref));
+    const depth = () => actorTree(ctx.system)[0]?.children[0]?.mailbox ?? 0;
+    assert.is(actorTree(ctx.system)[0]?.mailbox, 499, 'all of it queued at the router (the first is being handled)');
+    let deepest = 0;
+    for (let i = 0; i < 500; i++) {
+      await probe.expectMessage(5000);
+      deepest = Math.max(deepest, depth());
+    }
+    assert.ok(deepest <= 1, `the user's actor held ${deepest} waiting messages`);
+  },
+);
 
 t('History › pages are newest first and the cursor visits every activity once, across the cache boundary', async () => {
   const ref = router({ cacheSize: 3 });
@@ -174,15 +218,17 @@ t('Record › an unknown user → activity.user_not_found', async () => {
 t('Record › the actor of an unknown user stops at once, not after the idle period', async () => {
   const ref = router({ idleMs: 60_000 });
   const unknown = Array.from({ length: 50 }, () => newId());
-  const replies = await Promise.all(unknown.map((userId) => ask(ref, Activity.record({ userId, type: 'LOGIN' }), 2000)));
+  const replies = await Promise.all(
+    unknown.map((userId) => ask(ref, Activity.record({ userId, type: 'LOGIN' }), 2000)),
+  );
   assert.ok(replies.every((r) => !r.ok && r.code === 'activity.user_not_found'));
-  await waitFor(() => children(ref).length === 0, 'the stop of every unknown user\'s actor', 1000);
+  await waitFor(() => children(ref).length === 0, "the stop of every unknown user's actor", 1000);
   const userId = await newUser();
   await record(ref, userId);
-  assert.equal(children(ref), [userId], 'a known user\'s actor stays');
+  assert.equal(children(ref), [userId], "a known user's actor stays");
 });
 
-t('Forget › the user\'s actor stops; a Forget for a user without an actor is answered too', async () => {
+t("Forget › the user's actor stops; a Forget for a user without an actor is answered too", async () => {
   const ref = router();
   const userId = await newUser();
   await record(ref, userId);
@@ -193,10 +239,13 @@ t('Forget › the user\'s actor stops; a Forget for a user without an actor is a
   assert.equal((await history(ref, userId)).activities, []);
 });
 
-t('supervision › a store fault is answered with internal and the user\'s actor carries on', async () => {
+t("supervision › a store fault is answered with internal and the user's actor carries on", async () => {
   const faulty: ActivityStore = {
     ...ctx.store,
-    append: (a) => { if (a.type === 'BOOM') throw new Error('disk on fire'); return ctx.store.append(a); },
+    append: (a) => {
+      if (a.type === 'BOOM') throw new Error('disk on fire');
+      return ctx.store.append(a);
+    },
   };
   const ref = router({ store: faulty });
   const userId = await newUser();
@@ -211,8 +260,16 @@ t('supervision › a store fault is answered with internal and the user\'s actor
 
 t('a message of no known kind › the router answers with the kinds it takes; no crash', async () => {
   const ref = router();
-  const reply = await ask(ref, (sender) => ({ type: 'Purge', userId: newId(), sender }) as unknown as Activity.RouterCommand, 2000);
-  assert.equal(reply, { ok: false, code: 'internal', message: "the activity router takes Record | History | Forget, not 'Purge'" });
+  const reply = await ask(
+    ref,
+    (sender) => ({ type: 'Purge', userId: newId(), sender }) as unknown as Activity.RouterCommand,
+    2000,
+  );
+  assert.equal(reply, {
+    ok: false,
+    code: 'internal',
+    message: "the activity router takes Record | History | Forget, not 'Purge'",
+  });
   assert.equal(ctx.crashes, []);
   assert.equal(children(ref), [], 'no child spawned for it');
 });

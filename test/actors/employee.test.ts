@@ -16,7 +16,11 @@ import { createProbe } from '../helpers/probe.ts';
 const NOW = Date.parse('2024-05-01T10:00:00.000Z');
 
 interface Ctx {
-  system: ActorSystem; db: Db; store: EmployeeStore; clock: { now: number }; crashes: unknown[];
+  system: ActorSystem;
+  db: Db;
+  store: EmployeeStore;
+  clock: { now: number };
+  crashes: unknown[];
   /** Replaces store methods for one test; cleared after each. */
   overrides: Partial<EmployeeStore>;
   employee: Ref<Employee.Command>;
@@ -32,7 +36,11 @@ t.before(() => {
   ctx.crashes = [];
   ctx.overrides = {};
   const store = new Proxy(ctx.store, { get: (target, key: keyof EmployeeStore) => ctx.overrides[key] ?? target[key] });
-  ctx.employee = spawnEmployeeActor(ctx.system, { store, onCrash: replyThenResume((error) => ctx.crashes.push(error), defaultBudget, failureOf), now: () => ctx.clock.now });
+  ctx.employee = spawnEmployeeActor(ctx.system, {
+    store,
+    onCrash: replyThenResume((error) => ctx.crashes.push(error), defaultBudget, failureOf),
+    now: () => ctx.clock.now,
+  });
 });
 t.after.each(() => {
   ctx.overrides = {};
@@ -56,42 +64,69 @@ function value<T>(reply: { ok: true; value: T } | { ok: false; code: string }): 
   return reply.value;
 }
 
-const create = async (name: string, dateOfBirth = '1990-04-12'): Promise<EmployeeRecord> => value(await send(Employee.create({ name, dateOfBirth })));
+const create = async (name: string, dateOfBirth = '1990-04-12'): Promise<EmployeeRecord> =>
+  value(await send(Employee.create({ name, dateOfBirth })));
 
-t('Create: the sender gets the new record, version 1, stamped with the actor\'s clock', async () => {
+t("Create: the sender gets the new record, version 1, stamped with the actor's clock", async () => {
   const r = await create('Jane Roe');
   assert.match(r.id, /^[0-9a-f]{24}$/);
-  assert.equal(r, { id: r.id, name: 'Jane Roe', dateOfBirth: '1990-04-12', createdAt: '2024-05-01T10:00:00.000Z', updatedAt: '2024-05-01T10:00:00.000Z', version: 1 });
+  assert.equal(r, {
+    id: r.id,
+    name: 'Jane Roe',
+    dateOfBirth: '1990-04-12',
+    createdAt: '2024-05-01T10:00:00.000Z',
+    updatedAt: '2024-05-01T10:00:00.000Z',
+    version: 1,
+  });
 });
 
 t('Get: the record; an unknown id → employee.not_found', async () => {
   const r = await create('John Doe');
   assert.equal(await send(Employee.get(r.id)), { ok: true, value: r });
   const unknown = newId();
-  assert.equal(await send(Employee.get(unknown)), { ok: false, code: 'employee.not_found', message: `No employee with id ${unknown}` });
+  assert.equal(await send(Employee.get(unknown)), {
+    ok: false,
+    code: 'employee.not_found',
+    message: `No employee with id ${unknown}`,
+  });
 });
 
-t('Search: a page carries the last item\'s position, passed back as `after` for the next page; null at the end', async () => {
-  for (const n of ['Zed Alpha', 'zed beta', 'Zed Gamma']) await create(n);
-  const first = value(await send(Employee.search({ name: 'ZED', limit: 2 })));
-  assert.equal(first.items.map((r) => r.name), ['Zed Alpha', 'zed beta']);
-  assert.equal(first.next, { nameKey: 'zed beta', id: first.items[1]?.id });
-  const second = value(await send(Employee.search({ name: 'zed', limit: 2, after: first.next ?? undefined })));
-  assert.equal(second, { items: second.items, next: null });
-  assert.equal(second.items.map((r) => r.name), ['Zed Gamma']);
-});
+t(
+  "Search: a page carries the last item's position, passed back as `after` for the next page; null at the end",
+  async () => {
+    for (const n of ['Zed Alpha', 'zed beta', 'Zed Gamma']) await create(n);
+    const first = value(await send(Employee.search({ name: 'ZED', limit: 2 })));
+    assert.equal(
+      first.items.map((r) => r.name),
+      ['Zed Alpha', 'zed beta'],
+    );
+    assert.equal(first.next, { nameKey: 'zed beta', id: first.items[1]?.id });
+    const second = value(await send(Employee.search({ name: 'zed', limit: 2, after: first.next ?? undefined })));
+    assert.equal(second, { items: second.items, next: null });
+    assert.equal(
+      second.items.map((r) => r.name),
+      ['Zed Gamma'],
+    );
+  },
+);
 
-t('Update: version + 1 and updatedAt from the clock; a stale expected version → employee.version_conflict', async () => {
-  const r = await create('Jane Roe');
-  ctx.clock.now = NOW + 60_000;
-  const updated = value(await send(Employee.update(r.id, { name: 'Jane Doe' }, 1)));
-  assert.equal(updated, { ...r, name: 'Jane Doe', updatedAt: '2024-05-01T10:01:00.000Z', version: 2 });
-  assert.equal(await send(Employee.update(r.id, { name: 'Lost' }, 1)),
-    { ok: false, code: 'employee.version_conflict', message: `Employee ${r.id} is at version 2, not 1` });
-  assert.is(value(await send(Employee.update(r.id, { dateOfBirth: '1991-02-03' }))).version, 3);
-  const missing = await send(Employee.update(newId(), { name: 'X' }));
-  assert.is(missing.ok ? '' : missing.code, 'employee.not_found');
-});
+t(
+  'Update: version + 1 and updatedAt from the clock; a stale expected version → employee.version_conflict',
+  async () => {
+    const r = await create('Jane Roe');
+    ctx.clock.now = NOW + 60_000;
+    const updated = value(await send(Employee.update(r.id, { name: 'Jane Doe' }, 1)));
+    assert.equal(updated, { ...r, name: 'Jane Doe', updatedAt: '2024-05-01T10:01:00.000Z', version: 2 });
+    assert.equal(await send(Employee.update(r.id, { name: 'Lost' }, 1)), {
+      ok: false,
+      code: 'employee.version_conflict',
+      message: `Employee ${r.id} is at version 2, not 1`,
+    });
+    assert.is(value(await send(Employee.update(r.id, { dateOfBirth: '1991-02-03' }))).version, 3);
+    const missing = await send(Employee.update(newId(), { name: 'X' }));
+    assert.is(missing.ok ? '' : missing.code, 'employee.not_found');
+  },
+);
 
 t('Delete: the id once, then employee.not_found', async () => {
   const r = await create('Gone Soon');
@@ -121,7 +156,12 @@ t('a store fault crashes the message: the sender gets internal, the actor carrie
 t('a slow store call does not hold up the next message; each reply goes to its own sender', async () => {
   let release: (r: EmployeeRecord | undefined) => void = () => {};
   const slowId = newId();
-  ctx.overrides.findById = (id: ObjectIdString) => (id === slowId ? new Promise((resolve) => { release = resolve; }) : ctx.store.findById(id));
+  ctx.overrides.findById = (id: ObjectIdString) =>
+    id === slowId
+      ? new Promise((resolve) => {
+          release = resolve;
+        })
+      : ctx.store.findById(id);
   const slow = createProbe<Employee.GetReply>(ctx.system);
   tell(ctx.employee, Employee.get(slowId)(slow.ref));
   const fast = await create('Fast One');
@@ -134,7 +174,11 @@ t('a slow store call does not hold up the next message; each reply goes to its o
 t('a message of no known kind › its sender learns the kinds the actor takes; no crash', async () => {
   const crashes = ctx.crashes.length;
   const reply = await send((sender) => ({ sender }) as unknown as Employee.Command);
-  assert.equal(reply, { ok: false, code: 'internal', message: 'EmployeeActor takes Create | Get | Search | Update | Delete, not a message without a type' });
+  assert.equal(reply, {
+    ok: false,
+    code: 'internal',
+    message: 'EmployeeActor takes Create | Get | Search | Update | Delete, not a message without a type',
+  });
   assert.is(ctx.crashes.length, crashes);
 });
 

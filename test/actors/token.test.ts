@@ -13,8 +13,13 @@ const PASSWORD_ONLY: Client = { ...CLIENT, clientId: 'password-only', grantTypes
 const OTHER: Client = { ...CLIENT, clientId: 'other-client' };
 
 interface Ctx {
-  system: ActorSystem; db: Db; hasher: PasswordHasher; token: Ref<Token.Command>; clock: { now: number };
-  probe: Probe<Token.GrantReply>; verify: ReturnType<typeof createTokenVerifier>;
+  system: ActorSystem;
+  db: Db;
+  hasher: PasswordHasher;
+  token: Ref<Token.Command>;
+  clock: { now: number };
+  probe: Probe<Token.GrantReply>;
+  verify: ReturnType<typeof createTokenVerifier>;
 }
 const ctx = {} as Ctx;
 const t = suite('TokenActor', ctx);
@@ -23,7 +28,11 @@ t.before(async () => {
   ctx.hasher = createPasswordHasher(2);
   ctx.clock = { now: Date.now() };
   ctx.system = startSystem('token-test');
-  const setup = await startTokenActor(ctx.system, { hasher: ctx.hasher, clients: [CLIENT, PASSWORD_ONLY, OTHER], now: () => ctx.clock.now });
+  const setup = await startTokenActor(ctx.system, {
+    hasher: ctx.hasher,
+    clients: [CLIENT, PASSWORD_ONLY, OTHER],
+    now: () => ctx.clock.now,
+  });
   ctx.token = setup.token;
   ctx.db = setup.db;
   ctx.verify = setup.verify;
@@ -54,15 +63,22 @@ function value(reply: Token.GrantReply): Token.TokenGrant {
 t('AuthenticateClient: the right secret is accepted, a wrong one refused; the reply goes to the sender', async () => {
   const probe = createProbe<Token.ClientReply>(ctx.system);
   tell(ctx.token, Token.authenticateClient('troupe-client', 'troupe-secret')(probe.ref));
-  assert.equal(await probe.expectMessage(5000), { ok: true, value: { clientId: 'troupe-client', grantTypes: ['password', 'refresh_token'], scopes: ['read', 'write'] } });
+  assert.equal(await probe.expectMessage(5000), {
+    ok: true,
+    value: { clientId: 'troupe-client', grantTypes: ['password', 'refresh_token'], scopes: ['read', 'write'] },
+  });
   tell(ctx.token, Token.authenticateClient('troupe-client', 'wrong')(probe.ref));
-  assert.equal(await probe.expectMessage(5000), { ok: false, code: 'client.invalid', message: 'Bad client credentials' });
+  assert.equal(await probe.expectMessage(5000), {
+    ok: false,
+    code: 'client.invalid',
+    message: 'Bad client credentials',
+  });
   tell(ctx.token, Token.authenticateClient('nobody', 'troupe-secret')(probe.ref));
   assert.is((await probe.expectMessage(5000)).ok, false);
   await probe.expectNoMessage(20);
 });
 
-t('IssueToken: a signed access token with the user\'s authorities, and a refresh token', async () => {
+t("IssueToken: a signed access token with the user's authorities, and a refresh token", async () => {
   const g = value(await password('john.doe', 'john-password'));
   assert.is(g.tokenType, 'bearer');
   assert.equal(g.scope, ['read', 'write']);
@@ -76,8 +92,16 @@ t('IssueToken: a signed access token with the user\'s authorities, and a refresh
 
 t('IssueToken: wrong password and unknown user both answer grant.invalid "Bad credentials"', async () => {
   assert.equal(await password('john.doe', 'nope'), { ok: false, code: 'grant.invalid', message: 'Bad credentials' });
-  assert.equal(await password('ghost', 'john-password'), { ok: false, code: 'grant.invalid', message: 'Bad credentials' });
-  assert.equal(await password('john.doe', 'john-password' + 'x'.repeat(80)), { ok: false, code: 'grant.invalid', message: 'Bad credentials' });
+  assert.equal(await password('ghost', 'john-password'), {
+    ok: false,
+    code: 'grant.invalid',
+    message: 'Bad credentials',
+  });
+  assert.equal(await password('john.doe', 'john-password' + 'x'.repeat(80)), {
+    ok: false,
+    code: 'grant.invalid',
+    message: 'Bad credentials',
+  });
 });
 
 t('IssueToken: a narrower scope is granted; an unknown scope is scope.invalid', async () => {
@@ -114,31 +138,44 @@ t('Refresh: a token used twice is refused and revokes every token of that login'
 });
 
 /** Whether the verifier (the resource server's and introspection's) still accepts the token. */
-const accepted = (token: string): Promise<boolean> => ctx.verify(token, ctx.clock.now).then(() => true, () => false);
+const accepted = (token: string): Promise<boolean> =>
+  ctx.verify(token, ctx.clock.now).then(
+    () => true,
+    () => false,
+  );
 
-t('Refresh: reuse revokes the login\'s access tokens too, the first and every rotation\'s; other logins keep theirs', async () => {
-  const first = value(await password('john.doe', 'john-password'));
-  const second = value(await refresh(first.refreshToken ?? ''));
-  const third = value(await refresh(second.refreshToken ?? ''));
-  const other = value(await password('john.doe', 'john-password'));
-  const claims = (t: string) => JSON.parse(Buffer.from(t.split('.')[1] ?? '', 'base64url').toString()) as { sid: string; jti: string };
-  assert.is(claims(first.accessToken).sid, claims(third.accessToken).sid, 'one login, one sid');
-  assert.is.not(claims(first.accessToken).sid, claims(other.accessToken).sid);
-  for (const t of [first, second, third, other]) assert.ok(await accepted(t.accessToken));
-  assert.is((await refresh(first.refreshToken ?? '')).ok, false);
-  for (const t of [first, second, third]) assert.not.ok(await accepted(t.accessToken), 'an access token of the revoked login is still accepted');
-  assert.ok(await accepted(other.accessToken), 'another login of the same user was revoked too');
-  assert.ok(value(await refresh(other.refreshToken ?? '')).accessToken);
-});
+t(
+  "Refresh: reuse revokes the login's access tokens too, the first and every rotation's; other logins keep theirs",
+  async () => {
+    const first = value(await password('john.doe', 'john-password'));
+    const second = value(await refresh(first.refreshToken ?? ''));
+    const third = value(await refresh(second.refreshToken ?? ''));
+    const other = value(await password('john.doe', 'john-password'));
+    const claims = (t: string) =>
+      JSON.parse(Buffer.from(t.split('.')[1] ?? '', 'base64url').toString()) as { sid: string; jti: string };
+    assert.is(claims(first.accessToken).sid, claims(third.accessToken).sid, 'one login, one sid');
+    assert.is.not(claims(first.accessToken).sid, claims(other.accessToken).sid);
+    for (const t of [first, second, third, other]) assert.ok(await accepted(t.accessToken));
+    assert.is((await refresh(first.refreshToken ?? '')).ok, false);
+    for (const t of [first, second, third])
+      assert.not.ok(await accepted(t.accessToken), 'an access token of the revoked login is still accepted');
+    assert.ok(await accepted(other.accessToken), 'another login of the same user was revoked too');
+    assert.ok(value(await refresh(other.refreshToken ?? '')).accessToken);
+  },
+);
 
-t('Refresh: unknown, another client\'s, and expired tokens are grant.invalid', async () => {
+t("Refresh: unknown, another client's, and expired tokens are grant.invalid", async () => {
   assert.is((await refresh('A'.repeat(43))).ok, false);
   const g = value(await password('john.doe', 'john-password'));
   const other = await refresh(g.refreshToken ?? '', { clientId: 'other-client' });
   assert.is(other.ok ? '' : other.message, 'Invalid refresh token');
   ctx.clock.now += 601_000;
   try {
-    assert.equal(await refresh(g.refreshToken ?? ''), { ok: false, code: 'grant.invalid', message: 'Refresh token expired' });
+    assert.equal(await refresh(g.refreshToken ?? ''), {
+      ok: false,
+      code: 'grant.invalid',
+      message: 'Refresh token expired',
+    });
   } finally {
     ctx.clock.now -= 601_000;
   }
@@ -150,11 +187,20 @@ t('ListUsers: both users with their roles, ordered by id; no BCrypt hash unless 
   const reply = await probe.expectMessage();
   assert.ok(reply.ok);
   if (!reply.ok) return;
-  assert.equal(reply.value.map((u) => [u.id, u.username, u.roles.map((r) => r.roleName)]), [[1, 'admin', ['ADMIN']], [2, 'john.doe', ['ADMIN', 'USER']]]);
-  assert.ok(reply.value.every((u) => !('password' in u)), 'a hash left the actor without being asked for');
+  assert.equal(
+    reply.value.map((u) => [u.id, u.username, u.roles.map((r) => r.roleName)]),
+    [
+      [1, 'admin', ['ADMIN']],
+      [2, 'john.doe', ['ADMIN', 'USER']],
+    ],
+  );
+  assert.ok(
+    reply.value.every((u) => !('password' in u)),
+    'a hash left the actor without being asked for',
+  );
   tell(ctx.token, Token.listUsers({ includePasswordHash: true })(probe.ref));
   const withHashes = await probe.expectMessage();
-  assert.match(withHashes.ok ? withHashes.value[0]?.password ?? '' : '', /^\$2b\$10\$/);
+  assert.match(withHashes.ok ? (withHashes.value[0]?.password ?? '') : '', /^\$2b\$10\$/);
 });
 
 t.run();
@@ -163,7 +209,11 @@ t('a message of no known kind › its sender learns the kinds the actor takes', 
   const probe = createProbe<unknown>(ctx.system);
   tell(ctx.token, { type: 'Shutdown', sender: probe.ref } as unknown as Token.Command);
   const kinds = 'AuthenticateClient | IssueToken | Refresh | ListUsers | Revoke | Introspect';
-  assert.equal(await probe.expectMessage(), { ok: false, code: 'internal', message: `TokenActor takes ${kinds}, not 'Shutdown'` });
+  assert.equal(await probe.expectMessage(), {
+    ok: false,
+    code: 'internal',
+    message: `TokenActor takes ${kinds}, not 'Shutdown'`,
+  });
 });
 
 const timing = suite('TokenActor: unknown users cost a BCrypt comparison too');
@@ -172,10 +222,24 @@ const timing = suite('TokenActor: unknown users cost a BCrypt comparison too');
  * A TokenActor on a hasher that notes every BCrypt check (`note` picks what to keep of it); the
  * actor, its system, its database and the hasher are shut down after `body`.
  */
-async function withCountingHasher(name: string, note: (password: string, hash: string) => string, body: (token: Awaited<ReturnType<typeof startTokenActor>>['token'], system: ActorSystem, seen: string[]) => Promise<void>): Promise<void> {
+async function withCountingHasher(
+  name: string,
+  note: (password: string, hash: string) => string,
+  body: (
+    token: Awaited<ReturnType<typeof startTokenActor>>['token'],
+    system: ActorSystem,
+    seen: string[],
+  ) => Promise<void>,
+): Promise<void> {
   const real = createPasswordHasher(1);
   const seen: string[] = [];
-  const counting: PasswordHasher = { ...real, verify: (pw, hash) => { seen.push(note(pw, hash)); return real.verify(pw, hash); } };
+  const counting: PasswordHasher = {
+    ...real,
+    verify: (pw, hash) => {
+      seen.push(note(pw, hash));
+      return real.verify(pw, hash);
+    },
+  };
   const system = startSystem(name);
   const { token, db } = await startTokenActor(system, { hasher: counting });
   try {
@@ -188,27 +252,39 @@ async function withCountingHasher(name: string, note: (password: string, hash: s
 }
 
 timing('an unknown user is compared against the dummy hash, so both failures take the same work', () =>
-  withCountingHasher('token-timing', (_pw, hash) => hash, async (token, system, seen) => {
-    const probe = createProbe<Token.GrantReply>(system);
-    tell(token, Token.issueToken({ clientId: 'troupe-client', username: 'ghost', password: 'whatever' })(probe.ref));
-    assert.is((await probe.expectMessage(5000)).ok, false);
-    tell(token, Token.issueToken({ clientId: 'troupe-client', username: 'admin', password: 'wrong' })(probe.ref));
-    assert.is((await probe.expectMessage(5000)).ok, false);
-    assert.is(seen.length, 2);
-    assert.is.not(seen[0], seen[1]);
-    assert.match(seen[0] ?? '', /^\$2b\$10\$/);
-  }));
+  withCountingHasher(
+    'token-timing',
+    (_pw, hash) => hash,
+    async (token, system, seen) => {
+      const probe = createProbe<Token.GrantReply>(system);
+      tell(token, Token.issueToken({ clientId: 'troupe-client', username: 'ghost', password: 'whatever' })(probe.ref));
+      assert.is((await probe.expectMessage(5000)).ok, false);
+      tell(token, Token.issueToken({ clientId: 'troupe-client', username: 'admin', password: 'wrong' })(probe.ref));
+      assert.is((await probe.expectMessage(5000)).ok, false);
+      assert.is(seen.length, 2);
+      assert.is.not(seen[0], seen[1]);
+      assert.match(seen[0] ?? '', /^\$2b\$10\$/);
+    },
+  ),
+);
 
-timing('the client secret costs one BCrypt check per distinct secret: a token request then costs one (the password)', () =>
-  withCountingHasher('token-client-cache', (pw) => pw, async (token, system, seen) => {
-    const probe = createProbe<Token.ClientReply>(system);
-    for (let i = 0; i < 3; i++) {
-      tell(token, Token.authenticateClient('troupe-client', 'troupe-secret')(probe.ref));
-      assert.is((await probe.expectMessage(5000)).ok, true);
-    }
-    tell(token, Token.authenticateClient('troupe-client', 'wrong')(probe.ref));
-    assert.is((await probe.expectMessage(5000)).ok, false);
-    assert.equal(seen, ['troupe-secret', 'wrong']);
-  }));
+timing(
+  'the client secret costs one BCrypt check per distinct secret: a token request then costs one (the password)',
+  () =>
+    withCountingHasher(
+      'token-client-cache',
+      (pw) => pw,
+      async (token, system, seen) => {
+        const probe = createProbe<Token.ClientReply>(system);
+        for (let i = 0; i < 3; i++) {
+          tell(token, Token.authenticateClient('troupe-client', 'troupe-secret')(probe.ref));
+          assert.is((await probe.expectMessage(5000)).ok, true);
+        }
+        tell(token, Token.authenticateClient('troupe-client', 'wrong')(probe.ref));
+        assert.is((await probe.expectMessage(5000)).ok, false);
+        assert.equal(seen, ['troupe-secret', 'wrong']);
+      },
+    ),
+);
 
 timing.run();

@@ -17,12 +17,16 @@ import { openDatabase } from '../../src/stores/sqlite.ts';
 
 const file = process.env['DB_FILE'];
 if (!file) throw new Error('DB_FILE is required');
-const db = openDatabase(dirname(file), { synchronous: process.env['SQLITE_SYNCHRONOUS'] === 'NORMAL' ? 'NORMAL' : 'FULL' });
+const db = openDatabase(dirname(file), {
+  synchronous: process.env['SQLITE_SYNCHRONOUS'] === 'NORMAL' ? 'NORMAL' : 'FULL',
+});
 const credentials = sqliteCredentialStore(db);
 const employees = sqliteEmployeeStore(db);
 const activity = sqliteActivityStore(db);
 
-async function readJson(req: NodeJS.ReadableStream): Promise<{ userId: ObjectIdString; type: string; detail?: Record<string, unknown> }> {
+async function readJson(
+  req: NodeJS.ReadableStream,
+): Promise<{ userId: ObjectIdString; type: string; detail?: Record<string, unknown> }> {
   let text = '';
   for await (const chunk of req) text += String(chunk);
   return JSON.parse(text) as { userId: ObjectIdString; type: string; detail?: Record<string, unknown> };
@@ -39,7 +43,13 @@ app.use(async function bare(ctx) {
     ctx.body = record;
   } else if (ctx.method === 'POST' && ctx.path === '/api/users/activity') {
     const input = await readJson(ctx.req);
-    const saved = await activity.append({ id: newId(), userId: input.userId, type: input.type, detail: input.detail ?? {}, at: new Date().toISOString() });
+    const saved = await activity.append({
+      id: newId(),
+      userId: input.userId,
+      type: input.type,
+      detail: input.detail ?? {},
+      at: new Date().toISOString(),
+    });
     if (!saved) return;
     const { seq: _, ...view } = saved;
     ctx.status = 201;

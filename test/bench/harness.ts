@@ -52,19 +52,31 @@ export interface Child {
 async function waitFor200(url: string, proc: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`process exited (${proc.exitCode ?? proc.signalCode}) before ${url} answered`);
-    const status = await fetch(url).then((r) => r.status, () => 0);
+    if (proc.exitCode !== null || proc.signalCode !== null)
+      throw new Error(`process exited (${proc.exitCode ?? proc.signalCode}) before ${url} answered`);
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     await sleep(20);
   }
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
 }
 
-async function startChild(args: readonly string[], env: Record<string, string>, readyPath: string, logFile: string): Promise<Child> {
+async function startChild(
+  args: readonly string[],
+  env: Record<string, string>,
+  readyPath: string,
+  logFile: string,
+): Promise<Child> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const proc = spawn(NODE, [...args], { env: { ...baseEnv(), ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(NODE, [...args], {
+    env: { ...baseEnv(), ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const log = createWriteStream(logFile, { flags: 'a' });
   proc.stdout?.pipe(log);
   proc.stderr?.pipe(log);
@@ -75,7 +87,8 @@ async function startChild(args: readonly string[], env: Record<string, string>, 
 }
 
 async function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`server had already exited (${proc.exitCode ?? proc.signalCode})`);
+  if (proc.exitCode !== null || proc.signalCode !== null)
+    throw new Error(`server had already exited (${proc.exitCode ?? proc.signalCode})`);
   const exited = once(proc, 'exit');
   proc.kill('SIGTERM');
   const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
@@ -87,7 +100,13 @@ async function stopProcess(proc: ChildProcess): Promise<void> {
 function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && k !== 'NODE_ENV' && k !== 'MONGODB_URI' && !/^(SERVER|SECURITY|APP|DATA|ACTORS|LOGGING|SERVICES)_/.test(k)) env[k] = v;
+    if (
+      v !== undefined &&
+      k !== 'NODE_ENV' &&
+      k !== 'MONGODB_URI' &&
+      !/^(SERVER|SECURITY|APP|DATA|ACTORS|LOGGING|SERVICES)_/.test(k)
+    )
+      env[k] = v;
   }
   return env;
 }
@@ -97,15 +116,24 @@ export async function startTroupe(dataDir: string, settings: Record<string, stri
   const configFile = join(dataDir, 'bench.properties');
   writeFileSync(configFile, '');
   const env = {
-    DATA_DIR: dataDir, CONFIG_FILE: configFile, LOGGING_LEVEL: 'warn', SERVER_HOST: '127.0.0.1',
-    SECURITY_LOGIN_THROTTLE_MAX_FAILURES_PER_USER: '1000000', SECURITY_LOGIN_THROTTLE_MAX_FAILURES_PER_ADDRESS: '1000000',
+    DATA_DIR: dataDir,
+    CONFIG_FILE: configFile,
+    LOGGING_LEVEL: 'warn',
+    SERVER_HOST: '127.0.0.1',
+    SECURITY_LOGIN_THROTTLE_MAX_FAILURES_PER_USER: '1000000',
+    SECURITY_LOGIN_THROTTLE_MAX_FAILURES_PER_ADDRESS: '1000000',
     ...settings,
   };
   return startChild(['--import', 'tsx', 'src/main.ts'], env, '/ready', join(dataDir, 'server.log'));
 }
 
 export async function startBare(dbFile: string, logDir: string, env: Record<string, string> = {}): Promise<Child> {
-  return startChild(['--import', 'tsx', BARE_SERVER], { DB_FILE: dbFile, ...env }, '/app/listAll', join(logDir, 'bare.log'));
+  return startChild(
+    ['--import', 'tsx', BARE_SERVER],
+    { DB_FILE: dbFile, ...env },
+    '/app/listAll',
+    join(logDir, 'bare.log'),
+  );
 }
 
 export interface LoadSpec {

@@ -9,7 +9,9 @@ const spec = JSON.parse(process.argv[2] ?? '{}');
 function request() {
   const base = { method: spec.method ?? 'GET', path: spec.path ?? '/', headers: spec.headers ?? {}, body: spec.body };
   if (!spec.linesFile) return base;
-  const lines = readFileSync(spec.linesFile, 'utf8').split('\n').filter((l) => l !== '');
+  const lines = readFileSync(spec.linesFile, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   let next = 0;
   return { ...base, setupRequest: (req) => ({ ...req, [spec.linesAs ?? 'path']: lines[next++ % lines.length] }) };
 }
@@ -24,8 +26,16 @@ const result = await autocannon({
   requests: [request()],
 });
 
-process.stdout.write(`${JSON.stringify({
-  total: result.requests.total, seconds: result.duration, ok: result['2xx'], non2xx: result.non2xx,
-  errors: result.errors, timeouts: result.timeouts, p50: result.latency.p50, p99: result.latency.p99,
-  statusCodes: result.statusCodeStats,
-})}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    total: result.requests.total,
+    seconds: result.duration,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    statusCodes: result.statusCodeStats,
+  })}\n`,
+);

@@ -1,10 +1,21 @@
 /** Self time of a V8 CPU profile, grouped by part of troupe's stack (see `profile.ts`). */
 
-interface CallFrame { readonly functionName: string; readonly url: string }
-interface ProfileNode { readonly id: number; readonly callFrame: CallFrame }
-export interface CpuProfile { readonly nodes: readonly ProfileNode[]; readonly samples?: readonly number[]; readonly timeDeltas?: readonly number[] }
+interface CallFrame {
+  readonly functionName: string;
+  readonly url: string;
+}
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: CallFrame;
+}
+export interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples?: readonly number[];
+  readonly timeDeltas?: readonly number[];
+}
 
-const KOA = /node_modules\/(koa|koa-compose|delegates|@koa|on-finished|statuses|mime-types|mime-db|type-is|content-type|vary|accepts|negotiator|cache-content-type|http-errors|encodeurl|escape-html|destroy|fresh|only|parseurl|ee-first|path-to-regexp)\//;
+const KOA =
+  /node_modules\/(koa|koa-compose|delegates|@koa|on-finished|statuses|mime-types|mime-db|type-is|content-type|vary|accepts|negotiator|cache-content-type|http-errors|encodeurl|escape-html|destroy|fresh|only|parseurl|ee-first|path-to-regexp)\//;
 
 /** The part of the stack a function belongs to, by its script and name; `idle` is left out of the totals. */
 function partOf({ functionName: fn, url }: CallFrame): string {
@@ -17,16 +28,22 @@ function partOf({ functionName: fn, url }: CallFrame): string {
   if (url.includes('node_modules/prom-client/')) return 'metrics (prom-client)';
   if (url.includes('node_modules/pino')) return 'logging';
   if (KOA.test(url)) return 'Koa, koa-compose, delegates and helpers';
-  if (url.includes('node_modules/nact/') || url.includes('/src/messaging/')) return 'actor messaging (nact and its wrapper)';
+  if (url.includes('node_modules/nact/') || url.includes('/src/messaging/'))
+    return 'actor messaging (nact and its wrapper)';
   if (url.includes('/actors/') || url.endsWith('/src/system.ts')) return 'actors';
-  if (url.includes('/src/security/') || url.includes('bearer-auth') || url.includes('node_modules/jose/')) return 'bearer check, token cache, denylist';
+  if (url.includes('/src/security/') || url.includes('bearer-auth') || url.includes('node_modules/jose/'))
+    return 'bearer check, token cache, denylist';
   if (url.includes('/http/')) return 'our HTTP layer (frame, routing, routes)';
   if (url.includes('/src/stores/')) return 'stores (JavaScript side)';
   if (url.startsWith('node:')) return "Node's HTTP code and streams";
   return 'other';
 }
 
-export interface Part { readonly part: string; readonly microseconds: number; readonly share: number }
+export interface Part {
+  readonly part: string;
+  readonly microseconds: number;
+  readonly share: number;
+}
 
 /** Busy self time per request by part, largest first. */
 export function selfTimeByPart(profile: CpuProfile, requests: number): Part[] {

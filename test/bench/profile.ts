@@ -26,22 +26,42 @@ const requests = Number(process.env['PROFILE_REQUESTS'] ?? 20_000);
 const dir = tempDir('profile');
 seedEmployees(dir, 1000);
 const users = seedUsers(dir, 100);
-const troupe = await startTroupe(loadConfig({ properties: { 'data.dir': dir, 'server.port': '0', 'logging.level': 'warn' } }), createLogger('warn'));
+const troupe = await startTroupe(
+  loadConfig({ properties: { 'data.dir': dir, 'server.port': '0', 'logging.level': 'warn' } }),
+  createLogger('warn'),
+);
 try {
   const token = (await login(troupe.url)).access_token;
   const auth = { Authorization: `Bearer ${token}` };
   const firstEmployee = async (): Promise<string> => {
-    const page = await fetch(`${troupe.url}/api/employee/search`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"limit":1}' });
+    const page = await fetch(`${troupe.url}/api/employee/search`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: '{"limit":1}',
+    });
     return String(((await page.json()) as { items: { id: string }[] }).items[0]?.id);
   };
   const bodies = join(dir, 'activities.txt');
-  writeFileSync(bodies, users.map((userId, i) => JSON.stringify({ userId, type: 'PROFILE', detail: { i } })).join('\n'));
+  writeFileSync(
+    bodies,
+    users.map((userId, i) => JSON.stringify({ userId, type: 'PROFILE', detail: { i } })).join('\n'),
+  );
   const specs: Record<string, () => Promise<Omit<LoadSpec, 'amount'>>> = {
-    get: async () => ({ url: troupe.url, path: `/api/employee/${await firstEmployee()}`, headers: auth, connections: 10 }),
+    get: async () => ({
+      url: troupe.url,
+      path: `/api/employee/${await firstEmployee()}`,
+      headers: auth,
+      connections: 10,
+    }),
     listAll: async () => ({ url: troupe.url, path: '/app/listAll', headers: auth, connections: 10 }),
     activity: async () => ({
-      url: troupe.url, path: '/api/users/activity', method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' },
-      connections: 10, linesFile: bodies, linesAs: 'body',
+      url: troupe.url,
+      path: '/api/users/activity',
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      connections: 10,
+      linesFile: bodies,
+      linesAs: 'body',
     }),
   };
   const make = specs[which];

@@ -25,7 +25,7 @@ export interface Claim {
 }
 
 export const met = (c: Claim): boolean | undefined =>
-  (c.op === 'info' ? undefined : c.op === '>=' ? c.ratio >= c.bound : c.ratio <= c.bound);
+  c.op === 'info' ? undefined : c.op === '>=' ? c.ratio >= c.bound : c.ratio <= c.bound;
 
 export interface Report {
   readonly measurements: Measurement[];
@@ -44,7 +44,10 @@ function measurementTable(rows: readonly Measurement[]): string[] {
   return [
     '| scenario | req/s | p50 ms | p99 ms | RSS MiB | failed | note |',
     '|---|---:|---:|---:|---:|---:|---|',
-    ...rows.map((m) => `| ${m.scenario} | ${num(m.rps)} | ${num(m.p50, 1)} | ${num(m.p99, 1)} | ${num(m.rss)} | ${num(m.failed)} | ${m.note ?? ''} |`),
+    ...rows.map(
+      (m) =>
+        `| ${m.scenario} | ${num(m.rps)} | ${num(m.p50, 1)} | ${num(m.p99, 1)} | ${num(m.rss)} | ${num(m.failed)} | ${m.note ?? ''} |`,
+    ),
   ];
 }
 
@@ -56,7 +59,10 @@ function claimTable(rows: readonly Claim[]): string[] {
   return [
     '| claim | ratio | target | result | meaning |',
     '|---|---:|---:|---|---|',
-    ...rows.map((c) => `| ${c.claim} | ${c.ratio.toFixed(2)} | ${c.op === 'info' ? '–' : `${c.op} ${c.bound}`} | ${verdict(c)} | ${c.meaning} |`),
+    ...rows.map(
+      (c) =>
+        `| ${c.claim} | ${c.ratio.toFixed(2)} | ${c.op === 'info' ? '–' : `${c.op} ${c.bound}`} | ${verdict(c)} | ${c.meaning} |`,
+    ),
   ];
 }
 

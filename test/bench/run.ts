@@ -23,7 +23,9 @@ const envInt = (name: string, fallback: number): number => {
 };
 
 function johnHash(): string {
-  const data = JSON.parse(readFileSync('data/initial-data.json', 'utf8')) as { users: { username: string; password: string }[] };
+  const data = JSON.parse(readFileSync('data/initial-data.json', 'utf8')) as {
+    users: { username: string; password: string }[];
+  };
   const hash = data.users.find((u) => u.username === 'john.doe')?.password;
   if (!hash) throw new Error('john.doe is missing from data/initial-data.json');
   return hash;
@@ -35,7 +37,8 @@ async function main(): Promise<void> {
   const users = envInt('BENCH_ACTIVITY_USERS', 20_000);
   const idleMs = envInt('BENCH_ACTIVITY_IDLE_MS', 30_000);
   console.log(`troupe bench on ${machine()}; ${settings.seconds} s per measurement`);
-  if (users < 100_000) console.log(`activity scenario scaled down to ${users} users (BENCH_ACTIVITY_USERS=100000 for the full size)`);
+  if (users < 100_000)
+    console.log(`activity scenario scaled down to ${users} users (BENCH_ACTIVITY_USERS=100000 for the full size)`);
   const loadAtStart = loadavg()[0] ?? 0;
   const report: Report = { measurements: [], claims: [], notes: [] };
   const dir = tempDir('secured');
@@ -49,8 +52,10 @@ async function main(): Promise<void> {
   await workers(report, settings);
   await sharedWrites(report, settings);
   await startUp(dir, report, settings);
-  report.notes.push(...notes(settings.seconds, users, idleMs),
-    `Load average of the machine (1 min): ${loadAtStart.toFixed(2)} at the start, ${(loadavg()[0] ?? 0).toFixed(2)} at the end; above the core count, other work competed for the cores and every figure is lower and noisier.`);
+  report.notes.push(
+    ...notes(settings.seconds, users, idleMs),
+    `Load average of the machine (1 min): ${loadAtStart.toFixed(2)} at the start, ${(loadavg()[0] ?? 0).toFixed(2)} at the end; above the core count, other work competed for the cores and every figure is lower and noisier.`,
+  );
   const text = markdown(report, startedAt, (Date.now() - startedAt.getTime()) / 1000);
   mkdirSync('bench', { recursive: true });
   writeFileSync('bench/results.md', text);
@@ -61,7 +66,7 @@ function notes(seconds: number, users: number, idleMs: number): string[] {
   return [
     `Each figure comes from autocannon in its own process against a server in its own process, on loopback; ${seconds} s per measurement after a 2 s warm-up. Both share the machine's cores.`,
     'listAll throughput is the best of two interleaved runs per server (10 connections), so a slow moment of the machine hits every server alike.',
-    'The login storm and the BCrypt baseline use john.doe\'s cost-10 hash from data/initial-data.json; the login throttle is set out of reach.',
+    "The login storm and the BCrypt baseline use john.doe's cost-10 hash from data/initial-data.json; the login throttle is set out of reach.",
     'Employees and users are seeded straight into SQLite (one transaction) before the server starts; creates go through HTTP.',
     `Activity: ${users} distinct users${users < 100_000 ? ' (scaled down from 100k; BENCH_ACTIVITY_USERS=100000 for the full size)' : ''}, each touched once by GET /api/users/activity; idle-ms ${idleMs} (the note of its row gives the peak of actors live at once, sampled every 2 s).`,
     'RSS is VmRSS of the serving process (with its workers, for server.workers=2) from /proc/<pid>/status at the end of its measurement.',

@@ -2,17 +2,38 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { login } from '../helpers/tokens.ts';
-import { load, sleep, startBare, startTroupe, tempDir, warmUp, type Child, type LoadResult, type LoadSpec } from './harness.ts';
+import {
+  load,
+  sleep,
+  startBare,
+  startTroupe,
+  tempDir,
+  warmUp,
+  type Child,
+  type LoadResult,
+  type LoadSpec,
+} from './harness.ts';
 import type { Report } from './report.ts';
 import { row, type BenchSettings } from './scenarios-security.ts';
 import { seedEmployees, seedUsers } from './seed.ts';
 
 /** What clients ask most: the first page, a common surname, a decade of birth dates. */
-const TYPICAL_SEARCHES = [{}, { name: 'smith' }, { name: 'ada' }, { bornFrom: '1960-01-01', bornTo: '1969-12-31' }, { name: 'wirth', limit: 20 }];
+const TYPICAL_SEARCHES = [
+  {},
+  { name: 'smith' },
+  { name: 'ada' },
+  { bornFrom: '1960-01-01', bornTo: '1969-12-31' },
+  { name: 'wirth', limit: 20 },
+];
 /** A name held by 1 record in 500: the index is walked until a page is full. */
 const SELECTIVE_SEARCH = { name: 'grace hopper' };
 
-interface EmployeeRun { readonly typical: LoadResult; readonly selective: LoadResult; readonly create: LoadResult; readonly rss: number }
+interface EmployeeRun {
+  readonly typical: LoadResult;
+  readonly selective: LoadResult;
+  readonly create: LoadResult;
+  readonly rss: number;
+}
 
 async function employeeRun(records: number, s: BenchSettings): Promise<EmployeeRun> {
   const dir = tempDir(`employees-${records}`);
@@ -21,14 +42,29 @@ async function employeeRun(records: number, s: BenchSettings): Promise<EmployeeR
   s.log(`employees: ${records} records seeded in ${Math.round(performance.now() - seeded)} ms`);
   const server = await startTroupe(dir);
   try {
-    const headers = { Authorization: `Bearer ${(await login(server.url)).access_token}`, 'Content-Type': 'application/json' };
+    const headers = {
+      Authorization: `Bearer ${(await login(server.url)).access_token}`,
+      'Content-Type': 'application/json',
+    };
     const bodies = join(dir, 'searches.txt');
     writeFileSync(bodies, TYPICAL_SEARCHES.map((b) => JSON.stringify(b)).join('\n'));
-    const search: LoadSpec = { url: server.url, path: '/api/employee/search', method: 'POST', headers, connections: 10, duration: s.seconds };
+    const search: LoadSpec = {
+      url: server.url,
+      path: '/api/employee/search',
+      method: 'POST',
+      headers,
+      connections: 10,
+      duration: s.seconds,
+    };
     await warmUp({ ...search, linesFile: bodies, linesAs: 'body' });
     const typical = await load({ ...search, linesFile: bodies, linesAs: 'body' });
     const selective = await load({ ...search, body: JSON.stringify(SELECTIVE_SEARCH) });
-    const create = await load({ ...search, path: '/api/employee/create', body: '{"name":"Bench [<id>]","dateOfBirth":"1990-04-12"}', idReplacement: true });
+    const create = await load({
+      ...search,
+      path: '/api/employee/create',
+      body: '{"name":"Bench [<id>]","dateOfBirth":"1990-04-12"}',
+      idReplacement: true,
+    });
     return { typical, selective, create, rss: server.rss() };
   } finally {
     await server.stop();
@@ -39,19 +75,44 @@ async function employeeRun(records: number, s: BenchSettings): Promise<EmployeeR
 export async function employees(report: Report, s: BenchSettings): Promise<void> {
   const small = await employeeRun(1_000, s);
   const large = await employeeRun(100_000, s);
-  for (const [n, r] of [['1k', small], ['100k', large]] as const) {
+  for (const [n, r] of [
+    ['1k', small],
+    ['100k', large],
+  ] as const) {
     report.measurements.push(
-      row(`POST /api/employee/search, typical, ${n} records`, r.typical, r.rss, n === '1k' ? 'baseline of claim 5' : undefined),
+      row(
+        `POST /api/employee/search, typical, ${n} records`,
+        r.typical,
+        r.rss,
+        n === '1k' ? 'baseline of claim 5' : undefined,
+      ),
       row(`POST /api/employee/search, 1-in-500 name, ${n} records`, r.selective, r.rss),
-      row(`POST /api/employee/create, ${n} records`, r.create, r.rss));
+      row(`POST /api/employee/create, ${n} records`, r.create, r.rss),
+    );
   }
   report.claims.push(
-    { claim: '5. search p99 at 100k / at 1k records (typical searches)', ratio: large.typical.p99 / Math.max(small.typical.p99, 1), op: '<=', bound: 3,
-      meaning: 'searches walk the index, not the table' },
-    { claim: '5. search p99 at 100k / at 1k (1-in-500 name)', ratio: large.selective.p99 / Math.max(small.selective.p99, 1), op: 'info', bound: 0,
-      meaning: 'the index is walked until a page is full: rarer names cost more' },
-    { claim: '5. creates/s at 100k / at 1k records', ratio: large.create.rps / small.create.rps, op: 'info', bound: 0,
-      meaning: 'inserts do not slow down as the table grows' });
+    {
+      claim: '5. search p99 at 100k / at 1k records (typical searches)',
+      ratio: large.typical.p99 / Math.max(small.typical.p99, 1),
+      op: '<=',
+      bound: 3,
+      meaning: 'searches walk the index, not the table',
+    },
+    {
+      claim: '5. search p99 at 100k / at 1k (1-in-500 name)',
+      ratio: large.selective.p99 / Math.max(small.selective.p99, 1),
+      op: 'info',
+      bound: 0,
+      meaning: 'the index is walked until a page is full: rarer names cost more',
+    },
+    {
+      claim: '5. creates/s at 100k / at 1k records',
+      ratio: large.create.rps / small.create.rps,
+      op: 'info',
+      bound: 0,
+      meaning: 'inserts do not slow down as the table grows',
+    },
+  );
 }
 
 async function liveActivityActors(server: Child): Promise<number> {
@@ -85,12 +146,17 @@ async function settleRss(server: Child): Promise<{ drained: number; settled: num
 }
 
 /** Runs the load while sampling the live actor count and RSS every 2 s. */
-async function touchAndWatch(server: Child, spec: LoadSpec): Promise<{ touched: LoadResult; peakLive: number; peakRss: number }> {
+async function touchAndWatch(
+  server: Child,
+  spec: LoadSpec,
+): Promise<{ touched: LoadResult; peakLive: number; peakRss: number }> {
   let peakLive = 0;
   let peakRss = server.rss();
   const touching = load(spec);
   let done = false;
-  void touching.finally(() => { done = true; });
+  void touching.finally(() => {
+    done = true;
+  });
   while (!done) {
     await sleep(2000);
     peakLive = Math.max(peakLive, await liveActivityActors(server));
@@ -99,20 +165,45 @@ async function touchAndWatch(server: Child, spec: LoadSpec): Promise<{ touched: 
   return { touched: await touching, peakLive, peakRss };
 }
 
-export interface ActivitySettings { readonly users: number; readonly idleMs: number }
+export interface ActivitySettings {
+  readonly users: number;
+  readonly idleMs: number;
+}
 
 interface ActivityFigures {
-  readonly peakLive: number; readonly endLive: number;
-  readonly startRss: number; readonly peakRss: number; readonly drainedRss: number; readonly endRss: number;
+  readonly peakLive: number;
+  readonly endLive: number;
+  readonly startRss: number;
+  readonly peakRss: number;
+  readonly drainedRss: number;
+  readonly endRss: number;
 }
 
 function reportActivity(report: Report, a: ActivitySettings, touched: LoadResult, f: ActivityFigures): void {
-  report.measurements.push(row(`GET /api/users/activity, ${a.users} distinct users`, touched, f.endRss,
-    `idle-ms ${a.idleMs}; live actors: peak ${f.peakLive}, end ${f.endLive}; RSS MiB: start ${f.startRss.toFixed(0)}, peak ${f.peakRss.toFixed(0)}, when the actors had stopped ${f.drainedRss.toFixed(0)}, ${SETTLE_MS / 1000} s later ${f.endRss.toFixed(0)}`));
+  report.measurements.push(
+    row(
+      `GET /api/users/activity, ${a.users} distinct users`,
+      touched,
+      f.endRss,
+      `idle-ms ${a.idleMs}; live actors: peak ${f.peakLive}, end ${f.endLive}; RSS MiB: start ${f.startRss.toFixed(0)}, peak ${f.peakRss.toFixed(0)}, when the actors had stopped ${f.drainedRss.toFixed(0)}, ${SETTLE_MS / 1000} s later ${f.endRss.toFixed(0)}`,
+    ),
+  );
   report.claims.push(
-    { claim: `6. live ActivityActors after idle / users touched (${a.users})`, ratio: f.endLive / a.users, op: '<=', bound: 0.01,
-      meaning: 'idle actors stop' },
-    { claim: `6. RSS ${SETTLE_MS / 1000} s after the actors stopped / RSS before the touch`, ratio: f.endRss / f.startRss, op: '<=', bound: 1.5, meaning: 'stopped actors give their memory back' });
+    {
+      claim: `6. live ActivityActors after idle / users touched (${a.users})`,
+      ratio: f.endLive / a.users,
+      op: '<=',
+      bound: 0.01,
+      meaning: 'idle actors stop',
+    },
+    {
+      claim: `6. RSS ${SETTLE_MS / 1000} s after the actors stopped / RSS before the touch`,
+      ratio: f.endRss / f.startRss,
+      op: '<=',
+      bound: 1.5,
+      meaning: 'stopped actors give their memory back',
+    },
+  );
 }
 
 /** Scenario 6: touch many users' ActivityActors, wait past the idle time, count and weigh what is left. */
@@ -125,17 +216,31 @@ export async function activity(report: Report, s: BenchSettings, a: ActivitySett
   };
   const server = await startTroupe(dir, { ACTORS_ACTIVITY_IDLE_MS: String(a.idleMs) });
   try {
-    const spec: LoadSpec = { url: server.url, path: '/', headers: { Authorization: `Bearer ${(await login(server.url)).access_token}` }, connections: 10, linesAs: 'path' };
+    const spec: LoadSpec = {
+      url: server.url,
+      path: '/',
+      headers: { Authorization: `Bearer ${(await login(server.url)).access_token}` },
+      connections: 10,
+      linesAs: 'path',
+    };
     await load({ ...spec, amount: 500, linesFile: paths(ids.slice(a.users), 'warm.txt') });
     await drain(server, 0, a.idleMs + 10_000);
     const startRss = server.rss();
-    s.log(`activity: touching ${a.users} users' ActivityActors (idle-ms ${a.idleMs}), start RSS ${startRss.toFixed(0)} MiB`);
-    const { touched, peakLive, peakRss } = await touchAndWatch(server, { ...spec, amount: a.users, linesFile: paths(ids.slice(0, a.users), 'touch.txt') });
+    s.log(
+      `activity: touching ${a.users} users' ActivityActors (idle-ms ${a.idleMs}), start RSS ${startRss.toFixed(0)} MiB`,
+    );
+    const { touched, peakLive, peakRss } = await touchAndWatch(server, {
+      ...spec,
+      amount: a.users,
+      linesFile: paths(ids.slice(0, a.users), 'touch.txt'),
+    });
     const after = await drain(server, Math.floor(a.users / 100), a.idleMs + 60_000);
     const { drained, settled } = await settleRss(server);
     const endLive = await liveActivityActors(server);
     const endRss = settled;
-    s.log(`activity: peak ${peakLive} live, ${endLive} after ${Math.round(after.ms)} ms; RSS peak ${peakRss.toFixed(0)}, at the drain ${drained.toFixed(0)}, ${SETTLE_MS / 1000} s later ${endRss.toFixed(0)} MiB`);
+    s.log(
+      `activity: peak ${peakLive} live, ${endLive} after ${Math.round(after.ms)} ms; RSS peak ${peakRss.toFixed(0)}, at the drain ${drained.toFixed(0)}, ${SETTLE_MS / 1000} s later ${endRss.toFixed(0)} MiB`,
+    );
     reportActivity(report, a, touched, { peakLive, endLive, startRss, peakRss, drainedRss: drained, endRss });
   } finally {
     await server.stop();
@@ -161,8 +266,22 @@ export async function startUp(dir: string, report: Report, s: BenchSettings, tim
   }
   s.log(`start-up ms: troupe ${troupe.map(Math.round).join(', ')}; bare ${bare.map(Math.round).join(', ')}`);
   report.measurements.push(
-    { scenario: 'start-up: spawn to /ready 200, median of 5 (ms in p50)', p50: median(troupe), note: `runs: ${troupe.map(Math.round).join(', ')} ms` },
-    { scenario: 'bare Koa start-up: spawn to first 200, median of 5', p50: median(bare), note: 'baseline: node + tsx + Koa + SQLite' });
-  report.claims.push({ claim: '7. start-up / bare Koa start-up', ratio: median(troupe) / median(bare), op: 'info', bound: 0,
-    meaning: 'what migrations, initial data, key, worker pool and actors add to a start' });
+    {
+      scenario: 'start-up: spawn to /ready 200, median of 5 (ms in p50)',
+      p50: median(troupe),
+      note: `runs: ${troupe.map(Math.round).join(', ')} ms`,
+    },
+    {
+      scenario: 'bare Koa start-up: spawn to first 200, median of 5',
+      p50: median(bare),
+      note: 'baseline: node + tsx + Koa + SQLite',
+    },
+  );
+  report.claims.push({
+    claim: '7. start-up / bare Koa start-up',
+    ratio: median(troupe) / median(bare),
+    op: 'info',
+    bound: 0,
+    meaning: 'what migrations, initial data, key, worker pool and actors add to a start',
+  });
 }

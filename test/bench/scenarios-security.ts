@@ -14,18 +14,40 @@ export interface BenchSettings {
 
 const failedOf = (r: LoadResult): number => r.non2xx + r.errors + r.timeouts;
 
-export const row = (scenario: string, r: LoadResult, rss: number, note?: string): Measurement =>
-  ({ scenario, rps: r.rps, p50: r.p50, p99: r.p99, rss, failed: failedOf(r), ...(note ? { note } : {}) });
+export const row = (scenario: string, r: LoadResult, rss: number, note?: string): Measurement => ({
+  scenario,
+  rps: r.rps,
+  p50: r.p50,
+  p99: r.p99,
+  rss,
+  failed: failedOf(r),
+  ...(note ? { note } : {}),
+});
 
-export interface Target { readonly name: string; readonly child: Child; readonly headers: Record<string, string> }
+export interface Target {
+  readonly name: string;
+  readonly child: Child;
+  readonly headers: Record<string, string>;
+}
 
 /** Best of `rounds` interleaved runs per target, so a slow moment of the machine hits all alike. */
-export async function interleaved(targets: readonly Target[], s: BenchSettings, rounds = 2, connections = 10): Promise<Map<string, { r: LoadResult; rss: number }>> {
+export async function interleaved(
+  targets: readonly Target[],
+  s: BenchSettings,
+  rounds = 2,
+  connections = 10,
+): Promise<Map<string, { r: LoadResult; rss: number }>> {
   const best = new Map<string, { r: LoadResult; rss: number }>();
   for (const t of targets) await warmUp({ url: t.child.url, path: '/app/listAll', headers: t.headers });
   for (let round = 1; round <= rounds; round++) {
     for (const t of targets) {
-      const r = await load({ url: t.child.url, path: '/app/listAll', headers: t.headers, connections, duration: s.seconds });
+      const r = await load({
+        url: t.child.url,
+        path: '/app/listAll',
+        headers: t.headers,
+        connections,
+        duration: s.seconds,
+      });
       s.log(`  ${t.name} round ${round}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, failed ${failedOf(r)}`);
       const prev = best.get(t.name);
       if (!prev || r.rps > prev.r.rps) best.set(t.name, { r, rss: t.child.rss() });
@@ -35,12 +57,17 @@ export async function interleaved(targets: readonly Target[], s: BenchSettings, 
 }
 
 async function sameBody(a: Target, b: Target): Promise<boolean> {
-  const body = (t: Target): Promise<string> => fetch(`${t.child.url}/app/listAll`, { headers: t.headers }).then((r) => r.text());
+  const body = (t: Target): Promise<string> =>
+    fetch(`${t.child.url}/app/listAll`, { headers: t.headers }).then((r) => r.text());
   return (await body(a)) === (await body(b));
 }
 
 /** Scenarios 1 and 2. Leaves the secured server running for the next scenarios. */
-export async function listAll(dir: string, report: Report, s: BenchSettings): Promise<{ secured: Child; token: string }> {
+export async function listAll(
+  dir: string,
+  report: Report,
+  s: BenchSettings,
+): Promise<{ secured: Child; token: string }> {
   const secured = await startTroupe(dir);
   const open = await startTroupe(dir, { SECURITY_ENABLED: 'false' });
   const bare = await startBare(join(dir, 'troupe.db'), dir);
@@ -51,7 +78,8 @@ export async function listAll(dir: string, report: Report, s: BenchSettings): Pr
     { name: 'bare Koa', child: bare, headers: {} },
   ];
   const [tok, off, raw] = targets as [Target, Target, Target];
-  if (!(await sameBody(tok, raw)) || !(await sameBody(off, raw))) throw new Error('the bare server does not answer the same JSON');
+  if (!(await sameBody(tok, raw)) || !(await sameBody(off, raw)))
+    throw new Error('the bare server does not answer the same JSON');
   s.log('GET /app/listAll: bearer token vs security off vs bare Koa');
   const best = await interleaved(targets, s);
   await open.stop();
@@ -60,12 +88,24 @@ export async function listAll(dir: string, report: Report, s: BenchSettings): Pr
   report.measurements.push(
     row('GET /app/listAll, bearer token', get(tok).r, get(tok).rss),
     row('GET /app/listAll, security.enabled=false', get(off).r, get(off).rss, 'baseline of claim 1'),
-    row('bare Koa + read-only SQLite, same JSON', get(raw).r, get(raw).rss, 'baseline of claim 2'));
+    row('bare Koa + read-only SQLite, same JSON', get(raw).r, get(raw).rss, 'baseline of claim 2'),
+  );
   report.claims.push(
-    { claim: '1. listAll with a token / security off', ratio: get(tok).r.rps / get(off).r.rps, op: '>=', bound: 0.85,
-      meaning: 'what checking a bearer token costs (cached verification)' },
-    { claim: '2. listAll with a token / bare Koa handler', ratio: get(tok).r.rps / get(raw).r.rps, op: '>=', bound: 0.85,
-      meaning: 'what the whole stack costs: middleware, security, actor ask' });
+    {
+      claim: '1. listAll with a token / security off',
+      ratio: get(tok).r.rps / get(off).r.rps,
+      op: '>=',
+      bound: 0.85,
+      meaning: 'what checking a bearer token costs (cached verification)',
+    },
+    {
+      claim: '2. listAll with a token / bare Koa handler',
+      ratio: get(tok).r.rps / get(raw).r.rps,
+      op: '>=',
+      bound: 0.85,
+      meaning: 'what the whole stack costs: middleware, security, actor ask',
+    },
+  );
   return { secured, token };
 }
 
@@ -85,7 +125,9 @@ function bcryptRate(password: string, hash: string, seconds = 3): number {
 }
 
 const tokenSpec = (url: string): LoadSpec => ({
-  url, path: '/oauth/token', method: 'POST',
+  url,
+  path: '/oauth/token',
+  method: 'POST',
   headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
   body: new URLSearchParams({ grant_type: 'password', ...USERS.john }).toString(),
 });
@@ -100,18 +142,41 @@ export async function tokenRate(secured: Child, johnHash: string, report: Report
   const r = await load({ ...tokenSpec(secured.url), connections: 8, duration: s.seconds });
   const baseline = (before + bcryptRate(USERS.john.password, johnHash)) / 2;
   report.measurements.push(
-    { scenario: 'bcryptjs compareSync, cost 10, one thread', rps: baseline, note: 'baseline of claim 3 (compares/s, mean of a run before and after)' },
-    row('POST /oauth/token, password grant', r, secured.rss(), 'one BCrypt per request'));
+    {
+      scenario: 'bcryptjs compareSync, cost 10, one thread',
+      rps: baseline,
+      note: 'baseline of claim 3 (compares/s, mean of a run before and after)',
+    },
+    row('POST /oauth/token, password grant', r, secured.rss(), 'one BCrypt per request'),
+  );
   report.claims.push(
-    { claim: '3. tokens/s / one-thread BCrypt compares/s', ratio: r.rps / baseline, op: '>=', bound: 1.6,
-      meaning: 'the worker pool uses every core for logins' },
-    { claim: '3. token requests that succeeded', ratio: r.ok / Math.max(1, r.total), op: '>=', bound: 1,
-      meaning: 'no login refused or throttled under load' });
+    {
+      claim: '3. tokens/s / one-thread BCrypt compares/s',
+      ratio: r.rps / baseline,
+      op: '>=',
+      bound: 1.6,
+      meaning: 'the worker pool uses every core for logins',
+    },
+    {
+      claim: '3. token requests that succeeded',
+      ratio: r.ok / Math.max(1, r.total),
+      op: '>=',
+      bound: 1,
+      meaning: 'no login refused or throttled under load',
+    },
+  );
 }
 
 /** Scenario 4: the same fixed-rate probe of /app/listAll, alone and during a login storm. */
 export async function stormIsolation(secured: Child, token: string, report: Report, s: BenchSettings): Promise<void> {
-  const probe: LoadSpec = { url: secured.url, path: '/app/listAll', headers: { Authorization: `Bearer ${token}` }, connections: 4, overallRate: 200, duration: s.seconds };
+  const probe: LoadSpec = {
+    url: secured.url,
+    path: '/app/listAll',
+    headers: { Authorization: `Bearer ${token}` },
+    connections: 4,
+    overallRate: 200,
+    duration: s.seconds,
+  };
   s.log('GET /app/listAll at 200 req/s, alone and during a login storm (16 connections on /oauth/token)');
   await warmUp(probe);
   const calm = await load(probe);
@@ -122,7 +187,13 @@ export async function stormIsolation(secured: Child, token: string, report: Repo
   report.measurements.push(
     row('GET /app/listAll at 200 req/s, no storm', calm, secured.rss(), 'baseline of claim 4'),
     row('GET /app/listAll at 200 req/s, during login storm', stormy, secured.rss()),
-    row('  the login storm itself', stormResult, secured.rss()));
-  report.claims.push({ claim: '4. listAll p99 during a login storm / without', ratio: stormy.p99 / Math.max(calm.p99, 1), op: '<=', bound: 3,
-    meaning: 'logins on the worker pool do not stall other requests' });
+    row('  the login storm itself', stormResult, secured.rss()),
+  );
+  report.claims.push({
+    claim: '4. listAll p99 during a login storm / without',
+    ratio: stormy.p99 / Math.max(calm.p99, 1),
+    op: '<=',
+    bound: 3,
+    meaning: 'logins on the worker pool do not stall other requests',
+  });
 }

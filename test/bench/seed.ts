@@ -7,11 +7,55 @@ import { newId } from '../../src/ids.ts';
 import { nameKeyOf } from '../../src/stores/employee-query.ts';
 import { openDatabase } from '../../src/stores/sqlite.ts';
 
-const FIRST = ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Donald', 'Frances', 'John', 'Margaret', 'Ken', 'Radia', 'Dennis',
-  'Sophie', 'Tim', 'Hedy', 'Linus', 'Annie', 'Claude', 'Katherine', 'Niklaus'];
-const LAST = ['Lovelace', 'Turing', 'Hopper', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'Backus', 'Hamilton', 'Thompson',
-  'Perlman', 'Ritchie', 'Wilson', 'Berners-Lee', 'Lamarr', 'Torvalds', 'Easley', 'Shannon', 'Johnson', 'Wirth', 'Smith',
-  'Roe', 'Nakamura', 'Okafor', 'Silva'];
+const FIRST = [
+  'Ada',
+  'Alan',
+  'Grace',
+  'Edsger',
+  'Barbara',
+  'Donald',
+  'Frances',
+  'John',
+  'Margaret',
+  'Ken',
+  'Radia',
+  'Dennis',
+  'Sophie',
+  'Tim',
+  'Hedy',
+  'Linus',
+  'Annie',
+  'Claude',
+  'Katherine',
+  'Niklaus',
+];
+const LAST = [
+  'Lovelace',
+  'Turing',
+  'Hopper',
+  'Dijkstra',
+  'Liskov',
+  'Knuth',
+  'Allen',
+  'Backus',
+  'Hamilton',
+  'Thompson',
+  'Perlman',
+  'Ritchie',
+  'Wilson',
+  'Berners-Lee',
+  'Lamarr',
+  'Torvalds',
+  'Easley',
+  'Shannon',
+  'Johnson',
+  'Wirth',
+  'Smith',
+  'Roe',
+  'Nakamura',
+  'Okafor',
+  'Silva',
+];
 
 const at = new Date(Date.UTC(2025, 0, 1)).toISOString();
 
@@ -19,7 +63,8 @@ const at = new Date(Date.UTC(2025, 0, 1)).toISOString();
 export function seedEmployees(dataDir: string, count: number): void {
   const db = openDatabase(dataDir, { synchronous: 'NORMAL' });
   const insert = db.prepare<[string, string, string, string, string, string]>(
-    'insert into employees (id, name, name_key, date_of_birth, created_at, updated_at, version) values (?, ?, ?, ?, ?, ?, 1)');
+    'insert into employees (id, name, name_key, date_of_birth, created_at, updated_at, version) values (?, ?, ?, ?, ?, ?, 1)',
+  );
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
       const name = `${FIRST[i % FIRST.length]} ${LAST[Math.floor(i / FIRST.length) % LAST.length]}`;
@@ -34,7 +79,8 @@ export function seedEmployees(dataDir: string, count: number): void {
 export function seedUsers(dataDir: string, count: number): string[] {
   const db = openDatabase(dataDir, { synchronous: 'NORMAL' });
   const insert = db.prepare<[string, string, string, string, string]>(
-    'insert into user_data (id, name, email, created_at, updated_at, version) values (?, ?, ?, ?, ?, 1)');
+    'insert into user_data (id, name, email, created_at, updated_at, version) values (?, ?, ?, ?, ?, 1)',
+  );
   const ids: string[] = [];
   db.transaction(() => {
     for (let i = 0; i < count; i++) {

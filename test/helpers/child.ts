@@ -27,7 +27,11 @@ function startScriptArgs(): readonly string[] {
  * Starts the server on a free port with `dataDir`; resolves once it listens. `entry` is node's
  * arguments (default: `npm start`'s; the build test passes the compiled `main.js`).
  */
-export function startChildServer(dataDir: string, env: Record<string, string> = {}, entry: readonly string[] = startScriptArgs()): Promise<ChildServer> {
+export function startChildServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  entry: readonly string[] = startScriptArgs(),
+): Promise<ChildServer> {
   return launch(process.execPath, entry, { PORT: '0', DATA_DIR: dataDir, ...env }, false);
 }
 
@@ -39,9 +43,15 @@ export function startNpmStart(dataDir: string, env: Record<string, string>): Pro
   return launch('npm', ['start'], { DATA_DIR: dataDir, ...env }, true);
 }
 
-async function launch(command: string, args: readonly string[], env: Record<string, string>, group: boolean): Promise<ChildServer> {
+async function launch(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  group: boolean,
+): Promise<ChildServer> {
   const child = spawn(command, [...args], {
-    stdio: ['ignore', 'pipe', 'inherit'], detached: group,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: group,
     env: { ...process.env, CONFIG_FILE: '/dev/null', LOGGING_LEVEL: 'info', ...env },
   });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
@@ -70,7 +80,10 @@ async function launch(command: string, args: readonly string[], env: Record<stri
     void exited.then(([code]) => reject(new Error(`the server exited before listening (code ${code})`)));
   });
   return {
-    child, url, pid: child.pid ?? -1, exited,
+    child,
+    url,
+    pid: child.pid ?? -1,
+    exited,
     async kill() {
       kill();
       await exited;

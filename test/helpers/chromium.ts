@@ -7,7 +7,8 @@ import { onPath } from './skip.ts';
 
 export const CHROMIUM_PATH: string | undefined = process.env['CHROME_PATH'] || onPath('chromium');
 
-export const CHROMIUM_MISSING = 'no chromium: install it (apt-get install chromium) or set CHROME_PATH to a Chromium or Chrome binary';
+export const CHROMIUM_MISSING =
+  'no chromium: install it (apt-get install chromium) or set CHROME_PATH to a Chromium or Chrome binary';
 
 /** Under CI a missing browser is a failure, not a skip. */
 export const BROWSER_REQUIRED = process.env['CI'] === 'true';

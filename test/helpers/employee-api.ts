@@ -2,11 +2,20 @@
 import * as assert from 'uvu/assert';
 
 export interface EmployeeJson {
-  id: string; name: string; dateOfBirth: string; createdAt: string; updatedAt: string; version: number;
+  id: string;
+  name: string;
+  dateOfBirth: string;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
 }
 
 export interface ProblemJson {
-  type: string; title: string; status: number; detail: string; errors?: { field: string; message: string }[];
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: { field: string; message: string }[];
 }
 
 export interface CallOptions {
@@ -23,7 +32,9 @@ export function caller(url: () => string) {
     return fetch(`${url()}${path}`, {
       method,
       headers: {
-        ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(json ? { 'Content-Type': 'application/json' } : {}), ...headers,
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        ...(json ? { 'Content-Type': 'application/json' } : {}),
+        ...headers,
       },
       ...(body === undefined ? {} : { body: json ? JSON.stringify(body) : (body as string) }),
     });
@@ -31,7 +42,11 @@ export function caller(url: () => string) {
 }
 
 /** A problem+json response with `status`; with `fields`, its `errors` name each of them. */
-export async function expectProblem(res: Response, status: number, fields: readonly string[] = []): Promise<ProblemJson> {
+export async function expectProblem(
+  res: Response,
+  status: number,
+  fields: readonly string[] = [],
+): Promise<ProblemJson> {
   const text = await res.text();
   assert.is(res.status, status, `expected ${status}, got ${res.status}: ${text}`);
   assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
@@ -39,7 +54,8 @@ export async function expectProblem(res: Response, status: number, fields: reado
   assert.is(problem.status, status);
   if (fields.length > 0) {
     const named = (problem.errors ?? []).map((e) => e.field);
-    for (const field of fields) assert.ok(named.includes(field), `errors ${JSON.stringify(problem.errors)} do not name ${field}`);
+    for (const field of fields)
+      assert.ok(named.includes(field), `errors ${JSON.stringify(problem.errors)} do not name ${field}`);
   }
   return problem;
 }
@@ -52,4 +68,5 @@ export async function expectInsufficientScope(res: Response, scope: string): Pro
 }
 
 /** A date `days` from today (UTC), `YYYY-MM-DD`. */
-export const dayFromToday = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+export const dayFromToday = (days: number): string =>
+  new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);

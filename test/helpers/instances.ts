@@ -18,16 +18,24 @@ export interface Instances {
  * directory, or with `separateDataDirs` each on its own (as on several machines, sharing only
  * what `env` names: a MongoDB database, say).
  */
-export async function startInstances(count: number, env: Record<string, string> = {}, options: { separateDataDirs?: boolean } = {}): Promise<Instances> {
+export async function startInstances(
+  count: number,
+  env: Record<string, string> = {},
+  options: { separateDataDirs?: boolean } = {},
+): Promise<Instances> {
   const dataDir = tempDir('troupe-multi-');
-  const dirs = Array.from({ length: count }, (_, i) => (options.separateDataDirs ? tempDir(`troupe-multi-${i}-`) : dataDir));
+  const dirs = Array.from({ length: count }, (_, i) =>
+    options.separateDataDirs ? tempDir(`troupe-multi-${i}-`) : dataDir,
+  );
   const started = await Promise.allSettled(dirs.map((dir) => startChildServer(dir, { ...SHARED, ...env })));
   const servers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const close = async (): Promise<void> => {
-    await Promise.all(servers.map(async (s) => {
-      s.child.kill('SIGTERM');
-      await s.exited;
-    }));
+    await Promise.all(
+      servers.map(async (s) => {
+        s.child.kill('SIGTERM');
+        await s.exited;
+      }),
+    );
     for (const dir of new Set([dataDir, ...dirs])) rmSync(dir, { recursive: true, force: true });
   };
   const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -10,7 +10,8 @@ const envUri = process.env['MONGODB_URI'];
 const mongod = envUri ? undefined : onPath('mongod');
 
 /** Why MongoDB suites cannot run here, or undefined when they can. */
-export const MONGO_SKIP_REASON = envUri || mongod ? undefined : 'no MongoDB server: set MONGODB_URI, or put mongod on PATH';
+export const MONGO_SKIP_REASON =
+  envUri || mongod ? undefined : 'no MongoDB server: set MONGODB_URI, or put mongod on PATH';
 
 /** Registers one skipped test for `name` and prints the reason (uvu itself prints only a count). */
 export function skipWithReason(name: string): void {

@@ -5,10 +5,19 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 
-interface MediaSpec { readonly schema?: object }
-interface ResponseDoc { readonly content?: Readonly<Record<string, MediaSpec>>; readonly headers?: Readonly<Record<string, unknown>> }
-interface OperationDoc { readonly responses: Readonly<Record<string, ResponseDoc>> }
-export interface OpenApiDoc { readonly paths: Readonly<Record<string, Readonly<Record<string, OperationDoc>>>> }
+interface MediaSpec {
+  readonly schema?: object;
+}
+interface ResponseDoc {
+  readonly content?: Readonly<Record<string, MediaSpec>>;
+  readonly headers?: Readonly<Record<string, unknown>>;
+}
+interface OperationDoc {
+  readonly responses: Readonly<Record<string, ResponseDoc>>;
+}
+export interface OpenApiDoc {
+  readonly paths: Readonly<Record<string, Readonly<Record<string, OperationDoc>>>>;
+}
 
 export interface Observed {
   readonly method: string;
@@ -35,12 +44,15 @@ export function conformance(doc: OpenApiDoc): (seen: Observed) => Mismatches {
     const response = doc.paths[seen.template]?.[seen.method.toLowerCase()]?.responses[String(seen.status)];
     if (!response) return [`${what}: status not documented`];
     const out: Mismatches = [];
-    for (const header of Object.keys(response.headers ?? {})) if (!seen.headers.has(header)) out.push(`${what}: no ${header} header`);
+    for (const header of Object.keys(response.headers ?? {}))
+      if (!seen.headers.has(header)) out.push(`${what}: no ${header} header`);
     const content = response.content ?? {};
-    if (Object.keys(content).length === 0) return seen.text === '' ? out : [...out, `${what}: a body where none is documented`];
+    if (Object.keys(content).length === 0)
+      return seen.text === '' ? out : [...out, `${what}: a body where none is documented`];
     const type = (seen.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
     const media = content[type];
-    if (!media) return [...out, `${what}: content type ${type || '(none)'}, documented ${Object.keys(content).join(', ')}`];
+    if (!media)
+      return [...out, `${what}: content type ${type || '(none)'}, documented ${Object.keys(content).join(', ')}`];
     if (!media.schema || !/json/.test(type)) return out;
     const problem = validate(media.schema, JSON.parse(seen.text) as unknown);
     return problem ? [...out, `${what}: body does not match its schema: ${problem}`] : out;

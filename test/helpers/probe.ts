@@ -14,16 +14,20 @@ let counter = 0;
 export function createProbe<M>(parent: AnyRef): Probe<M> {
   const queue: M[] = [];
   let waiter: ((message: M) => void) | undefined;
-  const ref = spawn<null, M>(parent, (state, message) => {
-    if (waiter) {
-      const w = waiter;
-      waiter = undefined;
-      w(message);
-    } else {
-      queue.push(message);
-    }
-    return state;
-  }, { name: `probe-${++counter}`, initialState: () => null });
+  const ref = spawn<null, M>(
+    parent,
+    (state, message) => {
+      if (waiter) {
+        const w = waiter;
+        waiter = undefined;
+        w(message);
+      } else {
+        queue.push(message);
+      }
+      return state;
+    },
+    { name: `probe-${++counter}`, initialState: () => null },
+  );
 
   const next = (timeoutMs: number): Promise<M | undefined> => {
     const queued = queue.shift();

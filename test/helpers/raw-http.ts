@@ -21,11 +21,18 @@ export interface RawRequest {
 export function rawRequest(url: string, req: RawRequest): Promise<RawResponse> {
   const { hostname, port } = new URL(url);
   const body = req.body ?? '';
-  const lines = [`${req.method ?? 'GET'} ${req.target} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Connection: close', ...(req.headers ?? [])];
+  const lines = [
+    `${req.method ?? 'GET'} ${req.target} HTTP/1.1`,
+    `Host: ${hostname}:${port}`,
+    'Connection: close',
+    ...(req.headers ?? []),
+  ];
   if (body !== '') lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`));
-    socket.setTimeout(req.timeoutMs ?? 10_000, () => socket.destroy(new Error(`no answer to ${req.method ?? 'GET'} ${req.target}`)));
+    socket.setTimeout(req.timeoutMs ?? 10_000, () =>
+      socket.destroy(new Error(`no answer to ${req.method ?? 'GET'} ${req.target}`)),
+    );
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('end', () => {

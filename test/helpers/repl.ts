@@ -28,28 +28,31 @@ export async function startReplChild(env: Record<string, string>, args: readonly
     out += chunk.toString();
     for (const check of [...waiters]) check();
   });
-  child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
   const exit = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
 
   /** Resolves with `done()`'s first defined value; rejects when the REPL exits or prints nothing fitting for 15 s. */
-  const until = (done: () => string | undefined): Promise<string> => new Promise((resolve, reject) => {
-    const fail = (why: string): void => {
-      if (waiters.delete(check)) reject(new Error(`${why}; stdout:\n${out}\nstderr:\n${err}`));
-    };
-    const timer = setTimeout(() => fail('the REPL printed nothing expected within 15 s'), 15_000);
-    function check(): void {
-      const value = done();
-      if (value === undefined) return;
-      waiters.delete(check);
-      clearTimeout(timer);
-      resolve(value);
-    }
-    waiters.add(check);
-    exit.then(() => fail('the REPL exited'), reject);
-    check();
-  });
+  const until = (done: () => string | undefined): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const fail = (why: string): void => {
+        if (waiters.delete(check)) reject(new Error(`${why}; stdout:\n${out}\nstderr:\n${err}`));
+      };
+      const timer = setTimeout(() => fail('the REPL printed nothing expected within 15 s'), 15_000);
+      function check(): void {
+        const value = done();
+        if (value === undefined) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve(value);
+      }
+      waiters.add(check);
+      exit.then(() => fail('the REPL exited'), reject);
+      check();
+    });
   const promptAfter = (from: number) => (): string | undefined =>
-    (out.length > from && out.endsWith(PROMPT) ? out.slice(from, -PROMPT.length) : undefined);
+    out.length > from && out.endsWith(PROMPT) ? out.slice(from, -PROMPT.length) : undefined;
 
   await until(promptAfter(0));
   return {
@@ -65,7 +68,10 @@ export async function startReplChild(env: Record<string, string>, args: readonly
     async exited(timeoutMs = 10_000) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`the REPL did not exit within ${timeoutMs} ms`)); }, timeoutMs);
+        timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`the REPL did not exit within ${timeoutMs} ms`));
+        }, timeoutMs);
       });
       try {
         return (await Promise.race([exit, late]))[0];

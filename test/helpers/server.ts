@@ -32,10 +32,20 @@ function testRunLog(): WriteStream | undefined {
 }
 
 /** `logTo` receives the JSON log lines (use with a `logging.level` other than silent). */
-export async function startTestServer(properties: Record<string, string> = {}, dataDir = tempDir(), logTo?: NodeJS.WritableStream): Promise<TestServer> {
+export async function startTestServer(
+  properties: Record<string, string> = {},
+  dataDir = tempDir(),
+  logTo?: NodeJS.WritableStream,
+): Promise<TestServer> {
   const sink = logTo ?? testRunLog();
   const config = loadConfig({
-    properties: { 'data.dir': dataDir, 'server.port': '0', 'logging.level': sink ? 'debug' : 'silent', 'data.sqlite.synchronous': 'NORMAL', ...properties },
+    properties: {
+      'data.dir': dataDir,
+      'server.port': '0',
+      'logging.level': sink ? 'debug' : 'silent',
+      'data.sqlite.synchronous': 'NORMAL',
+      ...properties,
+    },
   });
   const troupe = await startTroupe(config, createLogger(config.logging.level, sink));
   let stopped = false;
@@ -45,7 +55,11 @@ export async function startTestServer(properties: Record<string, string> = {}, d
     await troupe.close();
   };
   return {
-    url: troupe.url, config, dataDir, troupe, stop,
+    url: troupe.url,
+    config,
+    dataDir,
+    troupe,
+    stop,
     async close() {
       await stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -56,7 +70,9 @@ export async function startTestServer(properties: Record<string, string> = {}, d
 /** A uvu suite with a server of its own: started with `properties` before its tests, closed after. */
 export function serverSuite(name: string, properties: Record<string, string> = {}): Test<{ server: TestServer }> {
   const s = suite(name, {} as { server: TestServer });
-  s.before(async (c) => { c.server = await startTestServer(properties); });
+  s.before(async (c) => {
+    c.server = await startTestServer(properties);
+  });
   s.after(async (c) => c.server?.close());
   return s;
 }

@@ -25,17 +25,29 @@ export function spellings(path: string): string[] {
   const last = segments.length - 1;
   const head = `/${segments.slice(0, last).join('/')}`;
   const out = new Set<string>([
-    path.toUpperCase(), path.toLowerCase(),
+    path.toUpperCase(),
+    path.toLowerCase(),
     ...eachSegment(segments, (s) => s.toUpperCase()),
     ...eachSegment(segments, swapFirst),
-    `${path}/`, `/${path}`, path.replaceAll('/', '//'), `${path}//`,
+    `${path}/`,
+    `/${path}`,
+    path.replaceAll('/', '//'),
+    `${path}//`,
     ...eachSegment(segments, (s) => hex(s.charAt(0), false) + s.slice(1)),
     ...eachSegment(segments, (s) => hex(s.charAt(0), true) + s.slice(1)),
     ...eachSegment(segments, (s) => hex(s.charAt(0).toUpperCase(), true) + s.slice(1)),
     `/${segments.map((s) => [...s].map((c) => hex(c, false)).join('')).join('/')}`,
     last > 0 ? `${head}%2F${segments[last] ?? ''}` : `/%2F${segments[0] ?? ''}`,
-    `/.${path}`, `${path}/.`, `/x/..${path}`, `${head}/./${segments[last] ?? ''}`, `${head}/x/../${segments[last] ?? ''}`,
-    `${head}/%2e/${segments[last] ?? ''}`, `${head}/x/%2e%2e/${segments[last] ?? ''}`, `${path};`, `${path}%00`, `${path}%20`,
+    `/.${path}`,
+    `${path}/.`,
+    `/x/..${path}`,
+    `${head}/./${segments[last] ?? ''}`,
+    `${head}/x/../${segments[last] ?? ''}`,
+    `${head}/%2e/${segments[last] ?? ''}`,
+    `${head}/x/%2e%2e/${segments[last] ?? ''}`,
+    `${path};`,
+    `${path}%00`,
+    `${path}%20`,
   ]);
   out.delete(path);
   return [...out];

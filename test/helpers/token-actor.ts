@@ -16,7 +16,13 @@ import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
 
 export const SETTINGS: TokenSettings = { issuer: 'http://issuer.test', audience: 'troupe-api', validity: 3600 };
-export const CLIENT: Client = { clientId: 'troupe-client', secretHash: DEV_CLIENT_SECRET_HASH, grantTypes: ['password', 'refresh_token'], scopes: ['read', 'write'], resourceIds: ['troupe-api'] };
+export const CLIENT: Client = {
+  clientId: 'troupe-client',
+  secretHash: DEV_CLIENT_SECRET_HASH,
+  grantTypes: ['password', 'refresh_token'],
+  scopes: ['read', 'write'],
+  resourceIds: ['troupe-api'],
+};
 
 export interface TokenActorSetup {
   readonly token: Ref<Token.Command>;
@@ -24,21 +30,40 @@ export interface TokenActorSetup {
   readonly verify: ReturnType<typeof createTokenVerifier>;
 }
 
-export async function startTokenActor(system: ActorSystem, options: {
-  hasher: PasswordHasher; clients?: readonly Client[]; now?: () => number; refreshTokenValidity?: number;
-}): Promise<TokenActorSetup> {
+export async function startTokenActor(
+  system: ActorSystem,
+  options: {
+    hasher: PasswordHasher;
+    clients?: readonly Client[];
+    now?: () => number;
+    refreshTokenValidity?: number;
+  },
+): Promise<TokenActorSetup> {
   const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
   const credentials = sqliteCredentialStore(db);
   await loadInitialData(credentials, readInitialData('data/initial-data.json'));
-  const key = await loadSigningKey({ signingKey: 'a-test-signing-key-of-at-least-32-bytes!', encodingStrength: 256, dataDir: '/nonexistent' });
+  const key = await loadSigningKey({
+    signingKey: 'a-test-signing-key-of-at-least-32-bytes!',
+    encodingStrength: 256,
+    dataDir: '/nonexistent',
+  });
   const clients = options.clients ?? [CLIENT];
   const denylist = createDenylist(sqliteRevocationStore(db));
   const verify = createTokenVerifier(key, SETTINGS, denylist.isRevoked);
   const deps: TokenActorDeps = {
-    clients, authenticateClient: createClientAuthenticator(clients, options.hasher), credentials, refreshTokens: sqliteRefreshTokenStore(db),
-    passwords: options.hasher, signAccessToken: createTokenSigner(key, SETTINGS), verifyAccessToken: verify, denylist,
-    refreshTokenValidity: options.refreshTokenValidity ?? 600, accessTokenValidity: SETTINGS.validity, dummyHash: await options.hasher.hash('dummy', 10),
-    onCrash: replyThenResume(() => {}), ...(options.now ? { now: options.now } : {}),
+    clients,
+    authenticateClient: createClientAuthenticator(clients, options.hasher),
+    credentials,
+    refreshTokens: sqliteRefreshTokenStore(db),
+    passwords: options.hasher,
+    signAccessToken: createTokenSigner(key, SETTINGS),
+    verifyAccessToken: verify,
+    denylist,
+    refreshTokenValidity: options.refreshTokenValidity ?? 600,
+    accessTokenValidity: SETTINGS.validity,
+    dummyHash: await options.hasher.hash('dummy', 10),
+    onCrash: replyThenResume(() => {}),
+    ...(options.now ? { now: options.now } : {}),
   };
   return { token: spawnTokenActor(system, deps), db, verify };
 }

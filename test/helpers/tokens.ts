@@ -19,7 +19,11 @@ export interface TokenResponse {
   jti: string;
 }
 
-export async function postToken(url: string, form: Record<string, string>, headers: Record<string, string> = { Authorization: basic() }): Promise<Response> {
+export async function postToken(
+  url: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = { Authorization: basic() },
+): Promise<Response> {
   return fetch(`${url}/oauth/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
@@ -27,8 +31,17 @@ export async function postToken(url: string, form: Record<string, string>, heade
   });
 }
 
-export async function login(url: string, user: { username: string; password: string } = USERS.john, scope?: string, clientAuth = basic()): Promise<TokenResponse> {
-  const res = await postToken(url, { grant_type: 'password', ...user, ...(scope ? { scope } : {}) }, { Authorization: clientAuth });
+export async function login(
+  url: string,
+  user: { username: string; password: string } = USERS.john,
+  scope?: string,
+  clientAuth = basic(),
+): Promise<TokenResponse> {
+  const res = await postToken(
+    url,
+    { grant_type: 'password', ...user, ...(scope ? { scope } : {}) },
+    { Authorization: clientAuth },
+  );
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as TokenResponse;
 }

@@ -18,15 +18,27 @@ t.before(async () => {
 });
 t.after(async () => ctx.server?.close());
 
-const get = (path: string, headers: Record<string, string> = {}): Promise<Response> => fetch(`${ctx.url}${path}`, { headers });
+const get = (path: string, headers: Record<string, string> = {}): Promise<Response> =>
+  fetch(`${ctx.url}${path}`, { headers });
 
 /** A token like ours, with `changes` applied, signed with `key` (ours by default). */
-async function forge(changes: { header?: Record<string, unknown>; claims?: Record<string, unknown>; key?: string } = {}): Promise<string> {
+async function forge(
+  changes: { header?: Record<string, unknown>; claims?: Record<string, unknown>; key?: string } = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const jwt = ctx.server.config.security.jwt;
   return new SignJWT({
-    iss: jwt.issuer, aud: jwt.resourceIds, sub: 'john.doe', jti: crypto.randomUUID(), iat: now, exp: now + 600,
-    client_id: 'troupe-client', scope: 'read write', user_name: 'john.doe', authorities: ['ADMIN', 'USER'], ...changes.claims,
+    iss: jwt.issuer,
+    aud: jwt.resourceIds,
+    sub: 'john.doe',
+    jti: crypto.randomUUID(),
+    iat: now,
+    exp: now + 600,
+    client_id: 'troupe-client',
+    scope: 'read write',
+    user_name: 'john.doe',
+    authorities: ['ADMIN', 'USER'],
+    ...changes.claims,
   })
     .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', ...changes.header })
     .sign(createSecretKey(Buffer.from(changes.key ?? KEY)));
@@ -38,10 +50,14 @@ async function rawGet(path: string, headerLines: string[]): Promise<{ status: nu
   const { hostname, port } = new URL(ctx.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => {
-      socket.write([`GET ${path} HTTP/1.1`, `Host: ${hostname}`, 'Connection: close', ...headerLines, '', ''].join('\r\n'));
+      socket.write(
+        [`GET ${path} HTTP/1.1`, `Host: ${hostname}`, 'Connection: close', ...headerLines, '', ''].join('\r\n'),
+      );
     });
     let data = '';
-    socket.on('data', (c: Buffer) => { data += c.toString(); });
+    socket.on('data', (c: Buffer) => {
+      data += c.toString();
+    });
     socket.on('end', () => {
       const [head = '', body = ''] = data.split('\r\n\r\n');
       resolve({ status: Number(head.split(' ')[1]), head, body });
@@ -62,40 +78,90 @@ async function expectInvalidToken(res: Response, description?: RegExp): Promise<
 t('GET /app/listAll › both users with roles, ordered by id, and no password hash by default', async () => {
   const res = await get('/app/listAll', bearer(ctx.johnToken));
   assert.is(res.status, 200);
-  const users = (await res.json()) as { id: number; username: string; password?: string; firstName: string; lastName: string; roles: { id: number; roleName: string; description: string }[] }[];
-  assert.equal(users.map((u) => u.username), ['admin', 'john.doe']);
-  assert.equal(users.map((u) => u.id), [1, 2]);
-  assert.equal(users[1]?.roles.map((r) => r.roleName), ['ADMIN', 'USER']);
-  assert.ok(users.every((u) => !('password' in u)), 'a BCrypt hash was sent without app.list-all.include-password-hash=true');
+  const users = (await res.json()) as {
+    id: number;
+    username: string;
+    password?: string;
+    firstName: string;
+    lastName: string;
+    roles: { id: number; roleName: string; description: string }[];
+  }[];
+  assert.equal(
+    users.map((u) => u.username),
+    ['admin', 'john.doe'],
+  );
+  assert.equal(
+    users.map((u) => u.id),
+    [1, 2],
+  );
+  assert.equal(
+    users[1]?.roles.map((r) => r.roleName),
+    ['ADMIN', 'USER'],
+  );
+  assert.ok(
+    users.every((u) => !('password' in u)),
+    'a BCrypt hash was sent without app.list-all.include-password-hash=true',
+  );
   assert.equal(Object.keys(users[0] ?? {}), ['id', 'username', 'firstName', 'lastName', 'roles']);
   assert.type(users[0]?.roles[0]?.description, 'string');
 });
 
-t('GET /app/listAll › a change to users or roles made by another process is served on the very next request', async () => {
-  const list = async (): Promise<{ username: string; roles: { roleName: string }[] }[]> =>
-    (await get('/app/listAll', bearer(ctx.johnToken))).json() as Promise<{ username: string; roles: { roleName: string }[] }[]>;
-  assert.equal((await list()).map((u) => u.username), ['admin', 'john.doe']);
-  assert.equal((await list()).map((u) => u.username), ['admin', 'john.doe'], 'kept between requests');
-  // Another process on the same data (another instance, say): its own connection to the file.
-  const other = openSqliteStores(ctx.server.dataDir, { synchronous: 'NORMAL' });
-  try {
-    await other.credentials.saveUser({ username: 'grace', password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK', roles: [{ roleName: 'USER' }] });
-    assert.equal((await list()).map((u) => u.username), ['admin', 'john.doe', 'grace']);
-    await other.credentials.saveUser({ username: 'grace', password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK', roles: [{ roleName: 'ADMIN' }] });
-    assert.equal((await list()).find((u) => u.username === 'grace')?.roles.map((r) => r.roleName), ['ADMIN']);
-    await other.credentials.saveRole({ roleName: 'USER', description: 'changed elsewhere' });
-    const john = (await list()).find((u) => u.username === 'john.doe') as unknown as { roles: { roleName: string; description: string }[] };
-    assert.is(john.roles.find((r) => r.roleName === 'USER')?.description, 'changed elsewhere');
-  } finally {
-    await other.close();
-  }
-});
+t(
+  'GET /app/listAll › a change to users or roles made by another process is served on the very next request',
+  async () => {
+    const list = async (): Promise<{ username: string; roles: { roleName: string }[] }[]> =>
+      (await get('/app/listAll', bearer(ctx.johnToken))).json() as Promise<
+        { username: string; roles: { roleName: string }[] }[]
+      >;
+    assert.equal(
+      (await list()).map((u) => u.username),
+      ['admin', 'john.doe'],
+    );
+    assert.equal(
+      (await list()).map((u) => u.username),
+      ['admin', 'john.doe'],
+      'kept between requests',
+    );
+    // Another process on the same data (another instance, say): its own connection to the file.
+    const other = openSqliteStores(ctx.server.dataDir, { synchronous: 'NORMAL' });
+    try {
+      await other.credentials.saveUser({
+        username: 'grace',
+        password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK',
+        roles: [{ roleName: 'USER' }],
+      });
+      assert.equal(
+        (await list()).map((u) => u.username),
+        ['admin', 'john.doe', 'grace'],
+      );
+      await other.credentials.saveUser({
+        username: 'grace',
+        password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK',
+        roles: [{ roleName: 'ADMIN' }],
+      });
+      assert.equal(
+        (await list()).find((u) => u.username === 'grace')?.roles.map((r) => r.roleName),
+        ['ADMIN'],
+      );
+      await other.credentials.saveRole({ roleName: 'USER', description: 'changed elsewhere' });
+      const john = (await list()).find((u) => u.username === 'john.doe') as unknown as {
+        roles: { roleName: string; description: string }[];
+      };
+      assert.is(john.roles.find((r) => r.roleName === 'USER')?.description, 'changed elsewhere');
+    } finally {
+      await other.close();
+    }
+  },
+);
 
 t('no token → 401 unauthorized with a bare Bearer challenge', async () => {
   const res = await get('/app/listAll');
   assert.is(res.status, 401);
   assert.is(res.headers.get('www-authenticate'), 'Bearer realm="troupe"');
-  assert.equal(await res.json(), { error: 'unauthorized', error_description: 'Full authentication is required to access this resource' });
+  assert.equal(await res.json(), {
+    error: 'unauthorized',
+    error_description: 'Full authentication is required to access this resource',
+  });
 });
 
 t('an unknown path under /app needs a token too (401), and is 404 with one', async () => {
@@ -122,26 +188,49 @@ t('invalid tokens → 401 invalid_token: malformed, tampered, wrong key', async 
   const claims = JSON.parse(Buffer.from(p ?? '', 'base64url').toString()) as Record<string, unknown>;
   const tampered = Buffer.from(JSON.stringify({ ...claims, sub: 'admin' })).toString('base64url');
   await expectInvalidToken(await get('/app/listAll', bearer(`${h}.${tampered}.${s}`)), /signature/);
-  await expectInvalidToken(await get('/app/listAll', bearer(await forge({ key: 'another-key-that-is-long-enough-0123456789' }))), /signature/);
+  await expectInvalidToken(
+    await get('/app/listAll', bearer(await forge({ key: 'another-key-that-is-long-enough-0123456789' }))),
+    /signature/,
+  );
 });
 
 t('invalid tokens → 401 invalid_token: expired, future iat, wrong aud, iss, typ, alg none', async () => {
   const now = Math.floor(Date.now() / 1000);
-  await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { iat: now - 7200, exp: now - 3600 } }))), /expired/);
-  await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { iat: now + 3600, exp: now + 7200 } }))), /iat/);
+  await expectInvalidToken(
+    await get('/app/listAll', bearer(await forge({ claims: { iat: now - 7200, exp: now - 3600 } }))),
+    /expired/,
+  );
+  await expectInvalidToken(
+    await get('/app/listAll', bearer(await forge({ claims: { iat: now + 3600, exp: now + 7200 } }))),
+    /iat/,
+  );
   await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { exp: undefined } }))), /exp/);
   await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { nbf: now + 3600 } }))), /nbf/);
-  assert.is((await get('/app/listAll', bearer(await forge({ claims: { nbf: now + 10, iat: now + 10 } })))).status, 200, 'within 30 s of skew');
+  assert.is(
+    (await get('/app/listAll', bearer(await forge({ claims: { nbf: now + 10, iat: now + 10 } })))).status,
+    200,
+    'within 30 s of skew',
+  );
   await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { aud: 'someone-else' } }))), /aud/);
-  await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { iss: 'https://evil.example' } }))), /iss/);
+  await expectInvalidToken(
+    await get('/app/listAll', bearer(await forge({ claims: { iss: 'https://evil.example' } }))),
+    /iss/,
+  );
   await expectInvalidToken(await get('/app/listAll', bearer(await forge({ header: { typ: 'JWT' } }))), /typ/);
   const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')}.${ctx.johnToken.split('.')[1]}.`;
   await expectInvalidToken(await get('/app/listAll', bearer(none)));
-  assert.is((await get('/app/listAll', bearer(await forge()))).status, 200, 'the forging helper itself makes valid tokens');
+  assert.is(
+    (await get('/app/listAll', bearer(await forge()))).status,
+    200,
+    'the forging helper itself makes valid tokens',
+  );
 });
 
 t('two Authorization headers → 400 invalid_request', async () => {
-  const res = await rawGet('/app/listAll', [`Authorization: Bearer ${ctx.johnToken}`, `Authorization: Bearer ${ctx.adminToken}`]);
+  const res = await rawGet('/app/listAll', [
+    `Authorization: Bearer ${ctx.johnToken}`,
+    `Authorization: Bearer ${ctx.adminToken}`,
+  ]);
   assert.is(res.status, 400);
   assert.match(res.head, /WWW-Authenticate: Bearer realm="troupe", error="invalid_request"/i);
   assert.match(res.body, /"error":"invalid_request"/);
@@ -182,7 +271,9 @@ t('roles come from the token: a token without authorities is denied both greetin
 
 t.run();
 
-const userOnly = serverSuite('resource server: a USER-only user', { 'app.initial-data': 'test/fixtures/initial-data-user-only.json' });
+const userOnly = serverSuite('resource server: a USER-only user', {
+  'app.initial-data': 'test/fixtures/initial-data-user-only.json',
+});
 
 userOnly('GET /app/admin → 403 access_denied; GET /app/user → 200', async (c) => {
   const token = (await login(c.server.url, { username: 'jane', password: 'jane-password' })).access_token;
@@ -207,11 +298,15 @@ open('GET /app/listAll answers without a token ("before security is added"), sti
 
 open.run();
 
-const seed = serverSuite('resource server: app.list-all.include-password-hash=true', { 'app.list-all.include-password-hash': 'true' });
+const seed = serverSuite('resource server: app.list-all.include-password-hash=true', {
+  'app.list-all.include-password-hash': 'true',
+});
 
-seed('GET /app/listAll › the seed\'s output, BCrypt hashes included, when configured so', async (c) => {
+seed("GET /app/listAll › the seed's output, BCrypt hashes included, when configured so", async (c) => {
   const token = (await login(c.server.url)).access_token;
-  const users = (await (await fetch(`${c.server.url}/app/listAll`, { headers: bearer(token) })).json()) as { password?: string }[];
+  const users = (await (await fetch(`${c.server.url}/app/listAll`, { headers: bearer(token) })).json()) as {
+    password?: string;
+  }[];
   assert.is(users.length, 2);
   for (const u of users) assert.match(u.password ?? '', /^\$2[aby]\$10\$/);
 });

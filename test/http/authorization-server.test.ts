@@ -7,8 +7,17 @@ import { basic, bearer, login, postToken, USERS, type TokenResponse } from '../h
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const RSA_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
-const form = (url: string, path: string, params: Record<string, string>, headers: Record<string, string> = { Authorization: basic() }) =>
-  fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(params).toString() });
+const form = (
+  url: string,
+  path: string,
+  params: Record<string, string>,
+  headers: Record<string, string> = { Authorization: basic() },
+) =>
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(params).toString(),
+  });
 
 const rsa = serverSuite('authorization server with an RSA key', { 'security.signing-key': RSA_PEM });
 
@@ -24,12 +33,15 @@ rsa('GET /.well-known/jwks.json › the public key verifies an issued token with
   const token = (await login(server.url)).access_token;
   assert.is(decodeProtectedHeader(token).kid, jwk?.kid);
   const { payload } = await jwtVerify(token, createLocalJWKSet(jwks), {
-    algorithms: ['RS256'], issuer: server.config.security.jwt.issuer, audience: 'troupe-api', typ: 'at+jwt',
+    algorithms: ['RS256'],
+    issuer: server.config.security.jwt.issuer,
+    audience: 'troupe-api',
+    typ: 'at+jwt',
   });
   assert.is(payload.sub, 'john.doe');
 });
 
-rsa('GET /oauth/token_key › the PEM public key with Spring\'s algorithm name', async ({ server }) => {
+rsa("GET /oauth/token_key › the PEM public key with Spring's algorithm name", async ({ server }) => {
   const body = (await (await fetch(`${server.url}/oauth/token_key`)).json()) as { alg: string; value: string };
   assert.is(body.alg, 'SHA256withRSA');
   assert.match(body.value, /^-----BEGIN PUBLIC KEY-----/);
@@ -39,11 +51,23 @@ rsa('GET /oauth/token_key › the PEM public key with Spring\'s algorithm name',
 rsa('hostile tokens › HS256 signed with the RSA public key, alg none, another RSA key → 401', async ({ server }) => {
   const publicPem = ((await (await fetch(`${server.url}/oauth/token_key`)).json()) as { value: string }).value;
   const jwt = server.config.security.jwt;
-  const claims = { iss: jwt.issuer, aud: jwt.resourceIds, sub: 'john.doe', jti: crypto.randomUUID(), client_id: 'troupe-client', scope: 'read write', authorities: ['ADMIN'] };
+  const claims = {
+    iss: jwt.issuer,
+    aud: jwt.resourceIds,
+    sub: 'john.doe',
+    jti: crypto.randomUUID(),
+    client_id: 'troupe-client',
+    scope: 'read write',
+    authorities: ['ADMIN'],
+  };
   const now = Math.floor(Date.now() / 1000);
-  const confused = await new SignJWT({ ...claims, iat: now, exp: now + 600 }).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).sign(createSecretKey(Buffer.from(publicPem)));
+  const confused = await new SignJWT({ ...claims, iat: now, exp: now + 600 })
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+    .sign(createSecretKey(Buffer.from(publicPem)));
   const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-  const foreign = await new SignJWT({ ...claims, iat: now, exp: now + 600 }).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt' }).sign(other);
+  const foreign = await new SignJWT({ ...claims, iat: now, exp: now + 600 })
+    .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt' })
+    .sign(other);
   const none = `${Buffer.from('{"alg":"none","typ":"at+jwt"}').toString('base64url')}.${Buffer.from(JSON.stringify({ ...claims, iat: now, exp: now + 600 })).toString('base64url')}.`;
   for (const token of [confused, foreign, none]) {
     const res = await fetch(`${server.url}/app/listAll`, { headers: bearer(token) });
@@ -53,7 +77,10 @@ rsa('hostile tokens › HS256 signed with the RSA public key, alg none, another 
 });
 
 rsa('GET /.well-known/oauth-authorization-server › RFC 8414 metadata', async ({ server }) => {
-  const meta = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+  const meta = (await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as Record<
+    string,
+    unknown
+  >;
   const issuer = server.config.security.jwt.issuer;
   assert.is(meta['issuer'], issuer);
   assert.is(meta['token_endpoint'], `${issuer}/oauth/token`);
@@ -67,7 +94,10 @@ rsa('GET /.well-known/oauth-authorization-server › RFC 8414 metadata', async (
 
 rsa.run();
 
-const rs512 = serverSuite('authorization server with an RSA key at encoding strength 512', { 'security.signing-key': RSA_PEM, 'security.encoding-strength': '512' });
+const rs512 = serverSuite('authorization server with an RSA key at encoding strength 512', {
+  'security.signing-key': RSA_PEM,
+  'security.encoding-strength': '512',
+});
 rs512('tokens are RS512 and the resource server accepts them', async ({ server }) => {
   const token = (await login(server.url)).access_token;
   assert.is(decodeProtectedHeader(token).alg, 'RS512');
@@ -89,9 +119,13 @@ mac('GET /oauth/token_key → 403; GET /.well-known/jwks.json → no keys', asyn
 mac('the MAC key appears in no response', async ({ server }) => {
   const tokens = await login(server.url);
   const responses = await Promise.all([
-    fetch(`${server.url}/oauth/token_key`), fetch(`${server.url}/.well-known/jwks.json`), fetch(`${server.url}/.well-known/oauth-authorization-server`),
-    form(server.url, '/oauth/introspect', { token: tokens.access_token }), postToken(server.url, { grant_type: 'password', ...USERS.admin }),
-    fetch(`${server.url}/app/listAll`, { headers: bearer(tokens.access_token) }), fetch(`${server.url}/nowhere`),
+    fetch(`${server.url}/oauth/token_key`),
+    fetch(`${server.url}/.well-known/jwks.json`),
+    fetch(`${server.url}/.well-known/oauth-authorization-server`),
+    form(server.url, '/oauth/introspect', { token: tokens.access_token }),
+    postToken(server.url, { grant_type: 'password', ...USERS.admin }),
+    fetch(`${server.url}/app/listAll`, { headers: bearer(tokens.access_token) }),
+    fetch(`${server.url}/nowhere`),
   ]);
   const b64 = Buffer.from(MAC).toString('base64url');
   for (const res of responses) {
@@ -129,14 +163,18 @@ async function standing(url: string, token: string): Promise<[number, boolean]> 
 }
 
 const refreshed = async (url: string, refreshToken: string | undefined): Promise<TokenResponse> =>
-  (await (await postToken(url, { grant_type: 'refresh_token', refresh_token: refreshToken ?? '' })).json()) as TokenResponse;
+  (await (
+    await postToken(url, { grant_type: 'refresh_token', refresh_token: refreshToken ?? '' })
+  ).json()) as TokenResponse;
 
 /**
  * A login with one rotation (two access tokens) and a second login of the same user; `revoke`
  * revokes the first login. Every access token of it is refused at the resource server and by
  * introspection, also after a restart; the other login is untouched.
  */
-async function revokesWholeLogin(revoke: (url: string, first: TokenResponse, rotated: TokenResponse) => Promise<void>): Promise<void> {
+async function revokesWholeLogin(
+  revoke: (url: string, first: TokenResponse, rotated: TokenResponse) => Promise<void>,
+): Promise<void> {
   const dir = tempDir();
   const a = await startTestServer({ 'security.signing-key': MAC }, dir);
   let first: TokenResponse, rotated: TokenResponse, other: TokenResponse;
@@ -146,7 +184,8 @@ async function revokesWholeLogin(revoke: (url: string, first: TokenResponse, rot
     other = await login(a.url);
     for (const token of [first, rotated, other]) assert.equal(await standing(a.url, token.access_token), [200, true]);
     await revoke(a.url, first, rotated);
-    for (const token of [first, rotated]) assert.equal(await standing(a.url, token.access_token), [401, false], 'an access token of the revoked login');
+    for (const token of [first, rotated])
+      assert.equal(await standing(a.url, token.access_token), [401, false], 'an access token of the revoked login');
     assert.equal(await standing(a.url, other.access_token), [200, true], 'another login of the same user');
   } catch (error) {
     await a.close();
@@ -155,59 +194,97 @@ async function revokesWholeLogin(revoke: (url: string, first: TokenResponse, rot
   await a.stop();
   const b = await startTestServer({ 'security.signing-key': MAC }, dir);
   try {
-    for (const token of [first, rotated]) assert.equal(await standing(b.url, token.access_token), [401, false], 'after a restart');
+    for (const token of [first, rotated])
+      assert.equal(await standing(b.url, token.access_token), [401, false], 'after a restart');
     assert.equal(await standing(b.url, other.access_token), [200, true]);
-    assert.is((await postToken(b.url, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token ?? '' })).status, 400);
+    assert.is(
+      (await postToken(b.url, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token ?? '' })).status,
+      400,
+    );
   } finally {
     await b.close();
   }
 }
 
-mac('POST /oauth/revoke › a refresh token revokes its whole login: its refresh tokens and every access token issued in it', async () => {
-  await revokesWholeLogin(async (url, _first, rotated) => {
-    assert.is((await form(url, '/oauth/revoke', { token: rotated.refresh_token ?? '', token_type_hint: 'refresh_token' })).status, 200);
-    const res = await postToken(url, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token ?? '' });
-    assert.is(res.status, 400);
-    assert.is(((await res.json()) as { error: string }).error, 'invalid_grant');
-  });
-});
+mac(
+  'POST /oauth/revoke › a refresh token revokes its whole login: its refresh tokens and every access token issued in it',
+  async () => {
+    await revokesWholeLogin(async (url, _first, rotated) => {
+      assert.is(
+        (await form(url, '/oauth/revoke', { token: rotated.refresh_token ?? '', token_type_hint: 'refresh_token' }))
+          .status,
+        200,
+      );
+      const res = await postToken(url, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token ?? '' });
+      assert.is(res.status, 400);
+      assert.is(((await res.json()) as { error: string }).error, 'invalid_grant');
+    });
+  },
+);
 
 mac('refresh token reuse › every access token of the login is refused from then on, and after a restart', async () => {
   await revokesWholeLogin(async (url, first) => {
     const reuse = await postToken(url, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '' });
     assert.is(reuse.status, 400);
-    assert.match(((await reuse.json()) as { error_description: string }).error_description, /every token of this login is revoked/);
+    assert.match(
+      ((await reuse.json()) as { error_description: string }).error_description,
+      /every token of this login is revoked/,
+    );
   });
 });
 
-mac('token_type_hint › a wrong hint neither hides a token from introspection nor keeps it from being revoked', async ({ server }) => {
-  const first = await login(server.url);
-  const refresh = first.refresh_token ?? '';
-  const seen = (await (await form(server.url, '/oauth/introspect', { token: refresh, token_type_hint: 'access_token' })).json()) as Record<string, unknown>;
-  assert.is(seen['active'], true, 'a refresh token hinted as an access token');
-  const access = (await (await form(server.url, '/oauth/introspect', { token: first.access_token, token_type_hint: 'refresh_token' })).json()) as Record<string, unknown>;
-  assert.is(access['active'], true, 'an access token hinted as a refresh token');
-  assert.is((await form(server.url, '/oauth/revoke', { token: refresh, token_type_hint: 'access_token' })).status, 200);
-  const res = await postToken(server.url, { grant_type: 'refresh_token', refresh_token: refresh });
-  assert.is(res.status, 400, 'the refresh token was revoked despite the hint');
-  const second = await login(server.url);
-  assert.is((await form(server.url, '/oauth/revoke', { token: second.access_token, token_type_hint: 'refresh_token' })).status, 200);
-  assert.is((await fetch(`${server.url}/app/listAll`, { headers: bearer(second.access_token) })).status, 401, 'the access token was revoked despite the hint');
-});
+mac(
+  'token_type_hint › a wrong hint neither hides a token from introspection nor keeps it from being revoked',
+  async ({ server }) => {
+    const first = await login(server.url);
+    const refresh = first.refresh_token ?? '';
+    const seen = (await (
+      await form(server.url, '/oauth/introspect', { token: refresh, token_type_hint: 'access_token' })
+    ).json()) as Record<string, unknown>;
+    assert.is(seen['active'], true, 'a refresh token hinted as an access token');
+    const access = (await (
+      await form(server.url, '/oauth/introspect', { token: first.access_token, token_type_hint: 'refresh_token' })
+    ).json()) as Record<string, unknown>;
+    assert.is(access['active'], true, 'an access token hinted as a refresh token');
+    assert.is(
+      (await form(server.url, '/oauth/revoke', { token: refresh, token_type_hint: 'access_token' })).status,
+      200,
+    );
+    const res = await postToken(server.url, { grant_type: 'refresh_token', refresh_token: refresh });
+    assert.is(res.status, 400, 'the refresh token was revoked despite the hint');
+    const second = await login(server.url);
+    assert.is(
+      (await form(server.url, '/oauth/revoke', { token: second.access_token, token_type_hint: 'refresh_token' }))
+        .status,
+      200,
+    );
+    assert.is(
+      (await fetch(`${server.url}/app/listAll`, { headers: bearer(second.access_token) })).status,
+      401,
+      'the access token was revoked despite the hint',
+    );
+  },
+);
 
-mac('POST /oauth/revoke › 200 for unknown tokens; 401 without client authentication; 400 without a token', async ({ server }) => {
-  assert.is((await form(server.url, '/oauth/revoke', { token: 'no-such-token' })).status, 200);
-  const anonymous = await form(server.url, '/oauth/revoke', { token: 'x' }, {});
-  assert.is(anonymous.status, 401);
-  assert.is(((await anonymous.json()) as { error: string }).error, 'invalid_client');
-  const missing = await form(server.url, '/oauth/revoke', {});
-  assert.is(missing.status, 400);
-  assert.is(((await missing.json()) as { error: string }).error, 'invalid_request');
-});
+mac(
+  'POST /oauth/revoke › 200 for unknown tokens; 401 without client authentication; 400 without a token',
+  async ({ server }) => {
+    assert.is((await form(server.url, '/oauth/revoke', { token: 'no-such-token' })).status, 200);
+    const anonymous = await form(server.url, '/oauth/revoke', { token: 'x' }, {});
+    assert.is(anonymous.status, 401);
+    assert.is(((await anonymous.json()) as { error: string }).error, 'invalid_client');
+    const missing = await form(server.url, '/oauth/revoke', {});
+    assert.is(missing.status, 400);
+    assert.is(((await missing.json()) as { error: string }).error, 'invalid_request');
+  },
+);
 
 mac('POST /oauth/introspect › an active access token with its claims', async ({ server }) => {
   const tokens = await login(server.url, USERS.john, 'read');
-  const body = (await (await form(server.url, '/oauth/introspect', { token: tokens.access_token })).json()) as Record<string, unknown>;
+  const body = (await (await form(server.url, '/oauth/introspect', { token: tokens.access_token })).json()) as Record<
+    string,
+    unknown
+  >;
   assert.is(body['active'], true);
   assert.is(body['scope'], 'read');
   assert.is(body['client_id'], 'troupe-client');
@@ -221,17 +298,26 @@ mac('POST /oauth/introspect › an active access token with its claims', async (
   assert.type(body['iat'], 'number');
 });
 
-mac('POST /oauth/introspect › refresh tokens; revoked, spent and unknown tokens are inactive; /oauth/check_token too', async ({ server }) => {
-  const tokens = await login(server.url);
-  const refresh = (await (await form(server.url, '/oauth/introspect', { token: tokens.refresh_token ?? '' })).json()) as Record<string, unknown>;
-  assert.is(refresh['active'], true);
-  assert.is(refresh['token_type'], 'refresh_token');
-  await postToken(server.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '' });
-  assert.equal(await (await form(server.url, '/oauth/check_token', { token: tokens.refresh_token ?? '' })).json(), { active: false });
-  await form(server.url, '/oauth/revoke', { token: tokens.access_token });
-  assert.equal(await (await form(server.url, '/oauth/introspect', { token: tokens.access_token })).json(), { active: false });
-  assert.equal(await (await form(server.url, '/oauth/check_token', { token: 'garbage' })).json(), { active: false });
-  assert.is((await form(server.url, '/oauth/introspect', { token: 'x' }, {})).status, 401);
-});
+mac(
+  'POST /oauth/introspect › refresh tokens; revoked, spent and unknown tokens are inactive; /oauth/check_token too',
+  async ({ server }) => {
+    const tokens = await login(server.url);
+    const refresh = (await (
+      await form(server.url, '/oauth/introspect', { token: tokens.refresh_token ?? '' })
+    ).json()) as Record<string, unknown>;
+    assert.is(refresh['active'], true);
+    assert.is(refresh['token_type'], 'refresh_token');
+    await postToken(server.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '' });
+    assert.equal(await (await form(server.url, '/oauth/check_token', { token: tokens.refresh_token ?? '' })).json(), {
+      active: false,
+    });
+    await form(server.url, '/oauth/revoke', { token: tokens.access_token });
+    assert.equal(await (await form(server.url, '/oauth/introspect', { token: tokens.access_token })).json(), {
+      active: false,
+    });
+    assert.equal(await (await form(server.url, '/oauth/check_token', { token: 'garbage' })).json(), { active: false });
+    assert.is((await form(server.url, '/oauth/introspect', { token: 'x' }, {})).status, 401);
+  },
+);
 
 mac.run();

@@ -38,7 +38,7 @@ t('known path, wrong method → 405 with an Allow header', async () => {
   assert.is(((await res.json()) as { status: number }).status, 405);
 });
 
-t('X-Request-Id › the caller\'s safe id is echoed; an unsafe or long one is replaced', async () => {
+t("X-Request-Id › the caller's safe id is echoed; an unsafe or long one is replaced", async () => {
   const mine = await fetch(`${ctx.server.url}/health`, { headers: { 'X-Request-Id': 'req-42.abc' } });
   assert.is(mine.headers.get('x-request-id'), 'req-42.abc');
   const unsafe = await fetch(`${ctx.server.url}/health`, { headers: { 'X-Request-Id': 'a b<script>' } });
@@ -50,7 +50,11 @@ t('X-Request-Id › the caller\'s safe id is echoed; an unsafe or long one is re
 });
 
 t('body larger than server.max-body-bytes → 413', async () => {
-  const res = await postToken(ctx.server.url, { grant_type: 'password', username: 'john.doe', password: 'x'.repeat(4096) });
+  const res = await postToken(ctx.server.url, {
+    grant_type: 'password',
+    username: 'john.doe',
+    password: 'x'.repeat(4096),
+  });
   assert.is(res.status, 413);
   assert.is(((await res.json()) as { error: string }).error, 'invalid_request');
 });
@@ -69,7 +73,11 @@ t('a restart keeps the users (no duplicates), the signing key and live tokens', 
     const res = await fetch(`${second.url}/app/listAll`, { headers: bearer(tokens.access_token) });
     assert.is(res.status, 200);
     assert.is(((await res.json()) as unknown[]).length, 2);
-    const refreshed = await postToken(second.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '' }, { Authorization: basic() });
+    const refreshed = await postToken(
+      second.url,
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '' },
+      { Authorization: basic() },
+    );
     assert.is(refreshed.status, 200);
   } finally {
     await second.close();
@@ -84,7 +92,11 @@ slow('an actor that does not answer within its ask timeout → 503 with Retry-Af
   const res = await postToken(c.server.url, { grant_type: 'password', ...USERS.john });
   assert.is(res.status, 503);
   assert.is(res.headers.get('retry-after'), '1');
-  assert.is(((await res.json()) as { error: string }).error, 'temporarily_unavailable', 'under /oauth the body speaks RFC 6749');
+  assert.is(
+    ((await res.json()) as { error: string }).error,
+    'temporarily_unavailable',
+    'under /oauth the body speaks RFC 6749',
+  );
 });
 
 slow.run();
@@ -103,16 +115,26 @@ bodies('an empty POST (Content-Length: 0, no type) → 400 problem, not 415', as
 });
 
 bodies('malformed JSON → 400 problem, never 500; another media type → 415', async (c) => {
-  const bad = await fetch(`${c.server.url}/api/user`, { method: 'POST', headers: { ...bearer(c.token), 'Content-Type': 'application/json' }, body: '{"name": ' });
+  const bad = await fetch(`${c.server.url}/api/user`, {
+    method: 'POST',
+    headers: { ...bearer(c.token), 'Content-Type': 'application/json' },
+    body: '{"name": ',
+  });
   assert.is(bad.status, 400);
   assert.is(((await bad.json()) as { status: number }).status, 400);
-  const xml = await fetch(`${c.server.url}/api/user`, { method: 'POST', headers: { ...bearer(c.token), 'Content-Type': 'application/xml' }, body: '<user/>' });
+  const xml = await fetch(`${c.server.url}/api/user`, {
+    method: 'POST',
+    headers: { ...bearer(c.token), 'Content-Type': 'application/xml' },
+    body: '<user/>',
+  });
   assert.is(xml.status, 415);
 });
 
 bodies('a JSON body over server.max-body-bytes → 413 problem', async (c) => {
   const res = await fetch(`${c.server.url}/api/user`, {
-    method: 'POST', headers: { ...bearer(c.token), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(1_100_000), email: 'a@b.co' }),
+    method: 'POST',
+    headers: { ...bearer(c.token), 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'x'.repeat(1_100_000), email: 'a@b.co' }),
   });
   assert.is(res.status, 413);
   assert.match(res.headers.get('content-type') ?? '', /problem\+json/);

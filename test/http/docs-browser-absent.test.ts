@@ -4,7 +4,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CHROMIUM_MISSING } from '../helpers/chromium.ts';
 
-interface Run { readonly code: number; readonly out: string }
+interface Run {
+  readonly code: number;
+  readonly out: string;
+}
 
 /** Runs the browser suite alone in uvu with no `chromium` on PATH and no CHROME_PATH. */
 function runWithoutBrowser(extra: Record<string, string>): Promise<Run> {

@@ -6,7 +6,16 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { skipSuite } from '../helpers/skip.ts';
 
 const NAME = '/docs in a real browser';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const ctx = {} as { server: TestServer; browser: Browser | undefined };
 const t = suite(NAME, ctx);
@@ -27,17 +36,24 @@ t('the page lists the three services\' operations and a "try it out" call to /he
   page.on('requestfailed', (r) => failed.push(r.url()));
   await page.goto(`${ctx.server.url}/docs`);
   await page.waitForSelector('#operations-tag-secured', { timeout: 20_000 });
-  for (const tag of ['secured', 'employee', 'userdata', 'operations']) assert.ok(await page.isVisible(`#operations-tag-${tag}`), tag);
+  for (const tag of ['secured', 'employee', 'userdata', 'operations'])
+    assert.ok(await page.isVisible(`#operations-tag-${tag}`), tag);
   assert.ok(await page.isVisible('#operations-employee-postApiEmployeeSearch'));
   assert.ok(await page.isVisible('#operations-userdata-getApiUsersActivity'));
   await page.click('#operations-operations-getHealth .opblock-summary');
   await page.click('#operations-operations-getHealth .try-out__btn');
   await page.click('#operations-operations-getHealth .execute');
-  const response = page.locator('#operations-operations-getHealth .live-responses-table tbody .response-col_description pre');
+  const response = page.locator(
+    '#operations-operations-getHealth .live-responses-table tbody .response-col_description pre',
+  );
   await response.first().waitFor({ timeout: 10_000 });
   const text = await response.first().innerText();
   assert.match(text, /"status": ?"ok"/, text.slice(0, 500));
-  assert.equal(failed.filter((u) => !u.startsWith(ctx.server.url)), [], 'no request left this server');
+  assert.equal(
+    failed.filter((u) => !u.startsWith(ctx.server.url)),
+    [],
+    'no request left this server',
+  );
   await page.close();
 });
 

@@ -4,7 +4,6 @@ import { caller, expectProblem } from '../helpers/employee-api.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { login, USERS } from '../helpers/tokens.ts';
 
-
 const ctx = {} as { server: TestServer | undefined };
 const t = suite('employee service: configuration', ctx);
 const call = caller(() => ctx.server?.url ?? '');
@@ -16,7 +15,10 @@ t.after.each(async () => {
 t('services without employee › /api/employee/** is 404', async () => {
   ctx.server = await startTestServer({ services: 'secured' });
   const token = (await login(ctx.server.url, USERS.john)).access_token;
-  await expectProblem(await call('POST', '/api/employee/create', { token, body: { name: 'Jane', dateOfBirth: '1990-04-12' } }), 404);
+  await expectProblem(
+    await call('POST', '/api/employee/create', { token, body: { name: 'Jane', dateOfBirth: '1990-04-12' } }),
+    404,
+  );
   assert.is((await call('GET', '/ready')).status, 200);
 });
 

@@ -5,7 +5,10 @@ import { caller, expectInsufficientScope, expectProblem, type EmployeeJson } fro
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { login, USERS } from '../helpers/tokens.ts';
 
-interface Page { items: EmployeeJson[]; nextCursor: string | null }
+interface Page {
+  items: EmployeeJson[];
+  nextCursor: string | null;
+}
 
 const ctx = {} as { server: TestServer; rw: string };
 const t = suite('employee service: POST /api/employee/search', ctx);
@@ -32,7 +35,8 @@ async function search(body: unknown, token = ctx.rw): Promise<Page> {
   return (await res.json()) as Page;
 }
 
-const names = async (body: Record<string, unknown>): Promise<string[]> => (await search({ limit: 500, ...body })).items.map((r) => r.name);
+const names = async (body: Record<string, unknown>): Promise<string[]> =>
+  (await search({ limit: 500, ...body })).items.map((r) => r.name);
 
 async function walk(body: Record<string, unknown>, between: () => Promise<void> = async () => {}): Promise<string[]> {
   const seen: string[] = [];
@@ -50,7 +54,8 @@ async function walk(body: Record<string, unknown>, between: () => Promise<void> 
 t('name › case-insensitive substring, ordered by name case-insensitively then id; {items, nextCursor}', async () => {
   const x = tag();
   const made = [];
-  for (const n of [`B ${x} bob`, `a ${x} ALICE`, `A ${x} alice`, `c ${x} carol`, `other ${tag()}`]) made.push(await create(n));
+  for (const n of [`B ${x} bob`, `a ${x} ALICE`, `A ${x} alice`, `c ${x} carol`, `other ${tag()}`])
+    made.push(await create(n));
   const page = await search({ name: x.toUpperCase() });
   assert.equal(Object.keys(page), ['items', 'nextCursor']);
   assert.is(page.nextCursor, null);
@@ -78,7 +83,14 @@ t('id › exact match; unknown → empty; malformed → 400', async () => {
 
 t('bornFrom / bornTo › inclusive range; combined with name', async () => {
   const x = tag();
-  for (const [n, d] of [['a', '1979-12-31'], ['b', '1980-01-01'], ['c', '1980-06-15'], ['d', '1980-12-31'], ['e', '1981-01-01']]) await create(`${x} ${n}`, d);
+  for (const [n, d] of [
+    ['a', '1979-12-31'],
+    ['b', '1980-01-01'],
+    ['c', '1980-06-15'],
+    ['d', '1980-12-31'],
+    ['e', '1981-01-01'],
+  ])
+    await create(`${x} ${n}`, d);
   assert.equal(await names({ name: x, bornFrom: '1980-01-01', bornTo: '1980-12-31' }), [`${x} b`, `${x} c`, `${x} d`]);
   assert.equal(await names({ name: x, bornTo: '1980-01-01' }), [`${x} a`, `${x} b`]);
   assert.equal(await names({ name: x, bornFrom: '1981-01-01' }), [`${x} e`]);
@@ -94,20 +106,24 @@ t('limit › default 50; 1 and 500 accepted', async () => {
   assert.is((await search({ name: x, limit: 500 })).items.length, 52);
 });
 
-t('following nextCursor over 200 records visits each match exactly once, also while records are inserted between pages', async () => {
-  const x = tag();
-  const original: string[] = [];
-  for (let i = 0; i < 200; i++) original.push((await create(`${x} ${String((i * 71) % 200).padStart(3, '0')}`)).id);
-  const quiet = await walk({ name: x, limit: 9 });
-  assert.is(quiet.length, 200);
-  assert.equal([...quiet].sort(), [...original].sort());
-  let n = 0;
-  const busy = await walk({ name: x, limit: 9 }, async () => {
-    for (const suffix of ['000 first', `${String(n++ % 200).padStart(3, '0')}`, '999 last']) await create(`${x} ${suffix}`);
-  });
-  assert.is(new Set(busy).size, busy.length, 'no record twice');
-  for (const id of original) assert.ok(busy.includes(id), `record ${id} skipped`);
-});
+t(
+  'following nextCursor over 200 records visits each match exactly once, also while records are inserted between pages',
+  async () => {
+    const x = tag();
+    const original: string[] = [];
+    for (let i = 0; i < 200; i++) original.push((await create(`${x} ${String((i * 71) % 200).padStart(3, '0')}`)).id);
+    const quiet = await walk({ name: x, limit: 9 });
+    assert.is(quiet.length, 200);
+    assert.equal([...quiet].sort(), [...original].sort());
+    let n = 0;
+    const busy = await walk({ name: x, limit: 9 }, async () => {
+      for (const suffix of ['000 first', `${String(n++ % 200).padStart(3, '0')}`, '999 last'])
+        await create(`${x} ${suffix}`);
+    });
+    assert.is(new Set(busy).size, busy.length, 'no record twice');
+    for (const id of original) assert.ok(busy.includes(id), `record ${id} skipped`);
+  },
+);
 
 const invalid: [string, unknown, string[]][] = [
   ['limit 0', { limit: 0 }, ['limit']],
@@ -132,7 +148,10 @@ for (const [what, body, fields] of invalid) {
 
 t('POST /api/employee/search › empty body → 400; other media type → 415', async () => {
   await expectProblem(await call('POST', '/api/employee/search', { token: ctx.rw }), 400, ['(body)']);
-  await expectProblem(await call('POST', '/api/employee/search', { token: ctx.rw, body: 'x', headers: { 'Content-Type': 'text/plain' } }), 415);
+  await expectProblem(
+    await call('POST', '/api/employee/search', { token: ctx.rw, body: 'x', headers: { 'Content-Type': 'text/plain' } }),
+    415,
+  );
 });
 
 t('POST /api/employee/search › a write-only token → 403 insufficient_scope; no token → 401', async () => {

@@ -34,7 +34,10 @@ const kindOf = (path: string): Kind => (path.startsWith('/oauth/') ? 'oauth' : '
 
 t('a method the route does not take → 405 with Allow, in the body type of its prefix', async () => {
   for (const route of ctx.routes) {
-    const res = await fetch(`${ctx.server.url}${concrete(route.path)}`, { method: 'PATCH', headers: bearer(ctx.token) });
+    const res = await fetch(`${ctx.server.url}${concrete(route.path)}`, {
+      method: 'PATCH',
+      headers: bearer(ctx.token),
+    });
     const what = `PATCH ${route.path}`;
     assert.is(res.status, 405, what);
     assert.ok((res.headers.get('allow') ?? '').length > 0, what);
@@ -47,13 +50,21 @@ t('a malformed request → 4xx: problem+json under /api, OAuth JSON under /oauth
     const path = concrete(route.path);
     const what = `${route.method} ${route.path}`;
     if (path.startsWith('/oauth/') && route.method === 'POST') {
-      const res = await fetch(`${ctx.server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"grant_type":' });
+      const res = await fetch(`${ctx.server.url}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"grant_type":',
+      });
       assert.is(res.status, 400, what);
       await expectBody(res, 'oauth', what);
     } else if (path.startsWith('/api/')) {
       const body = route.method === 'GET' ? undefined : '<not-json/>';
       const headers = { ...bearer(ctx.token), 'Content-Type': 'application/xml' };
-      const res = await fetch(`${ctx.server.url}${path}?bogus=%00`, { method: route.method, headers, ...(body ? { body } : {}) });
+      const res = await fetch(`${ctx.server.url}${path}?bogus=%00`, {
+        method: route.method,
+        headers,
+        ...(body ? { body } : {}),
+      });
       assert.ok(res.status === 400 || res.status === 415, `${what}: ${res.status}`);
       await expectBody(res, 'problem', what);
     } else if (path.startsWith('/app/')) {

@@ -22,9 +22,20 @@ t.before(async () => {
   ctx.server = await startTestServer({ 'mongodb.uri': uri, 'security.signing-key': KEY });
   const jwt = ctx.server.config.security.jwt;
   const now = Math.floor(Date.now() / 1000);
-  ctx.token = await new SignJWT({ client_id: 'troupe-client', scope: 'read write', authorities: ['ADMIN', 'USER'], sid: crypto.randomUUID() })
-    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer(jwt.issuer).setAudience(jwt.resourceIds).setSubject('john.doe')
-    .setJti(crypto.randomUUID()).setIssuedAt(now).setExpirationTime(now + 600).sign(createSecretKey(Buffer.from(KEY)));
+  ctx.token = await new SignJWT({
+    client_id: 'troupe-client',
+    scope: 'read write',
+    authorities: ['ADMIN', 'USER'],
+    sid: crypto.randomUUID(),
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+    .setIssuer(jwt.issuer)
+    .setAudience(jwt.resourceIds)
+    .setSubject('john.doe')
+    .setJti(crypto.randomUUID())
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
+    .sign(createSecretKey(Buffer.from(KEY)));
 });
 t.after(async () => ctx.server?.close());
 
@@ -40,7 +51,10 @@ t('the process started; /health 200, /ready 503 naming MongoDB', async () => {
   assert.is((await timed('/health')).status, 200);
   const ready = await timed('/ready');
   assert.is(ready.status, 503);
-  assert.match(((await ready.json()) as { detail: string }).detail, /^store "MongoDB" does not answer: .*MongoDB cannot be reached/);
+  assert.match(
+    ((await ready.json()) as { detail: string }).detail,
+    /^store "MongoDB" does not answer: .*MongoDB cannot be reached/,
+  );
 });
 
 t('logins fail closed: 503 temporarily_unavailable with Retry-After, no token', async () => {
@@ -52,13 +66,29 @@ t('logins fail closed: 503 temporarily_unavailable with Retry-After, no token', 
   assert.is(body['access_token'], undefined);
 });
 
-t('every route that needs a store answers 503 with Retry-After, in its prefix\'s shape; the others answer', async () => {
-  const noStore = new Set(['/health', '/metrics', '/openapi.json', '/docs', '/docs/assets/:file', '/.well-known/jwks.json', '/.well-known/oauth-authorization-server', '/oauth/token_key']);
+t("every route that needs a store answers 503 with Retry-After, in its prefix's shape; the others answer", async () => {
+  const noStore = new Set([
+    '/health',
+    '/metrics',
+    '/openapi.json',
+    '/docs',
+    '/docs/assets/:file',
+    '/.well-known/jwks.json',
+    '/.well-known/oauth-authorization-server',
+    '/oauth/token_key',
+  ]);
   for (const r of routesOf(ctx.server.troupe.app)) {
     const path = r.path.replace(':id', '0123456789abcdef01234567').replace(':file', 'swagger-ui.css');
-    const headers: Record<string, string> = r.access.kind === 'client' ? { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' }
-      : { ...bearer(ctx.token), 'Content-Type': 'application/json' };
-    const body = r.method === 'GET' ? undefined : r.access.kind === 'client' ? 'grant_type=password&username=john.doe&password=john-password&token=x' : '{}';
+    const headers: Record<string, string> =
+      r.access.kind === 'client'
+        ? { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' }
+        : { ...bearer(ctx.token), 'Content-Type': 'application/json' };
+    const body =
+      r.method === 'GET'
+        ? undefined
+        : r.access.kind === 'client'
+          ? 'grant_type=password&username=john.doe&password=john-password&token=x'
+          : '{}';
     const res = await timed(path, { method: r.method, headers, ...(body === undefined ? {} : { body }) });
     const text = await res.text();
     if (noStore.has(r.path)) {

@@ -52,7 +52,11 @@ t('access token › header alg/typ/kid and every claim of the contract', async (
   assert.is(c['user_name'], 'john.doe');
   assert.equal(c['authorities'], ['ADMIN', 'USER']);
   assert.is((c.exp ?? 0) - (c.iat ?? 0), 3600);
-  assert.match(String(c['sid']), /^[0-9a-f-]{36}$/, 'sid names the login, so that revoking it refuses all of its tokens');
+  assert.match(
+    String(c['sid']),
+    /^[0-9a-f-]{36}$/,
+    'sid names the login, so that revoking it refuses all of its tokens',
+  );
   assert.is(Object.keys(c).length, 11, `claims: ${Object.keys(c).join(', ')}`);
 });
 
@@ -69,14 +73,22 @@ t('no client credentials → 401 invalid_client with a Basic challenge', async (
 
 t('malformed client credentials → 401 invalid_client', async () => {
   await expectError(await postToken(ctx.url, PASSWORD, { Authorization: 'Basic !!!' }), 401, 'invalid_client');
-  await expectError(await postToken(ctx.url, PASSWORD, { Authorization: `Basic ${Buffer.from('no-colon').toString('base64')}` }), 401, 'invalid_client');
+  await expectError(
+    await postToken(ctx.url, PASSWORD, { Authorization: `Basic ${Buffer.from('no-colon').toString('base64')}` }),
+    401,
+    'invalid_client',
+  );
 });
 
 t('wrong client secret → 401 invalid_client', async () => {
   const res = await postToken(ctx.url, PASSWORD, { Authorization: basic('troupe-client', 'wrong') });
   assert.is(res.headers.get('www-authenticate'), 'Basic realm="troupe"');
   await expectError(res, 401, 'invalid_client');
-  await expectError(await postToken(ctx.url, PASSWORD, { Authorization: basic('other-client', 'troupe-secret') }), 401, 'invalid_client');
+  await expectError(
+    await postToken(ctx.url, PASSWORD, { Authorization: basic('other-client', 'troupe-secret') }),
+    401,
+    'invalid_client',
+  );
 });
 
 t('two client authentication methods at once → 400 invalid_request', async () => {
@@ -85,7 +97,8 @@ t('two client authentication methods at once → 400 invalid_request', async () 
 
 t('credentials in the query string → 400 invalid_request', async () => {
   const res = await fetch(`${ctx.url}/oauth/token?password=john-password`, {
-    method: 'POST', headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'password', username: 'john.doe' }).toString(),
   });
   await expectError(res, 400, 'invalid_request', /query string/);
@@ -93,7 +106,9 @@ t('credentials in the query string → 400 invalid_request', async () => {
 
 t('body not form-encoded → 400 invalid_request', async () => {
   const res = await fetch(`${ctx.url}/oauth/token`, {
-    method: 'POST', headers: { Authorization: basic(), 'Content-Type': 'application/json' }, body: JSON.stringify(PASSWORD),
+    method: 'POST',
+    headers: { Authorization: basic(), 'Content-Type': 'application/json' },
+    body: JSON.stringify(PASSWORD),
   });
   await expectError(res, 400, 'invalid_request', /x-www-form-urlencoded/);
   const empty = await fetch(`${ctx.url}/oauth/token`, { method: 'POST', headers: { Authorization: basic() } });
@@ -101,15 +116,31 @@ t('body not form-encoded → 400 invalid_request', async () => {
 });
 
 t('missing grant_type, username or password → 400 invalid_request', async () => {
-  await expectError(await postToken(ctx.url, { username: 'john.doe', password: 'john-password' }), 400, 'invalid_request', /grant_type/);
-  await expectError(await postToken(ctx.url, { grant_type: 'password', password: 'john-password' }), 400, 'invalid_request', /username/);
-  await expectError(await postToken(ctx.url, { grant_type: 'password', username: 'john.doe' }), 400, 'invalid_request', /password/);
+  await expectError(
+    await postToken(ctx.url, { username: 'john.doe', password: 'john-password' }),
+    400,
+    'invalid_request',
+    /grant_type/,
+  );
+  await expectError(
+    await postToken(ctx.url, { grant_type: 'password', password: 'john-password' }),
+    400,
+    'invalid_request',
+    /username/,
+  );
+  await expectError(
+    await postToken(ctx.url, { grant_type: 'password', username: 'john.doe' }),
+    400,
+    'invalid_request',
+    /password/,
+  );
   await expectError(await postToken(ctx.url, { grant_type: 'refresh_token' }), 400, 'invalid_request', /refresh_token/);
 });
 
 t('a repeated parameter → 400 invalid_request', async () => {
   const res = await fetch(`${ctx.url}/oauth/token`, {
-    method: 'POST', headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
     body: 'grant_type=password&username=john.doe&username=admin&password=john-password',
   });
   await expectError(res, 400, 'invalid_request', /repeated/);
@@ -120,11 +151,21 @@ t('unknown grant type → 400 unsupported_grant_type', async () => {
 });
 
 t('unknown user or wrong password → 400 invalid_grant "Bad credentials" for both', async () => {
-  await expectError(await postToken(ctx.url, { ...PASSWORD, password: 'wrong' }), 400, 'invalid_grant', /^Bad credentials$/);
-  await expectError(await postToken(ctx.url, { ...PASSWORD, username: 'ghost' }), 400, 'invalid_grant', /^Bad credentials$/);
+  await expectError(
+    await postToken(ctx.url, { ...PASSWORD, password: 'wrong' }),
+    400,
+    'invalid_grant',
+    /^Bad credentials$/,
+  );
+  await expectError(
+    await postToken(ctx.url, { ...PASSWORD, username: 'ghost' }),
+    400,
+    'invalid_grant',
+    /^Bad credentials$/,
+  );
 });
 
-t('scope outside the client\'s scopes → 400 invalid_scope', async () => {
+t("scope outside the client's scopes → 400 invalid_scope", async () => {
   await expectError(await postToken(ctx.url, { ...PASSWORD, scope: 'read admin' }), 400, 'invalid_scope');
   const narrowed = await login(ctx.url, USERS.john, 'read');
   assert.is(narrowed.scope, 'read');
@@ -144,22 +185,46 @@ t('refresh grant › rotates the refresh token and issues a new access token', a
 
 t('refresh grant › the seed spelling refresh-token works too; scope may only narrow', async () => {
   const first = await login(ctx.url);
-  const wide = await postToken(ctx.url, { grant_type: 'refresh-token', refresh_token: first.refresh_token ?? '', scope: 'read write admin' });
+  const wide = await postToken(ctx.url, {
+    grant_type: 'refresh-token',
+    refresh_token: first.refresh_token ?? '',
+    scope: 'read write admin',
+  });
   await expectError(wide, 400, 'invalid_scope');
-  const narrow = await postToken(ctx.url, { grant_type: 'refresh-token', refresh_token: first.refresh_token ?? '', scope: 'read' });
+  const narrow = await postToken(ctx.url, {
+    grant_type: 'refresh-token',
+    refresh_token: first.refresh_token ?? '',
+    scope: 'read',
+  });
   assert.is(narrow.status, 200);
   assert.is(((await narrow.json()) as { scope: string }).scope, 'read');
 });
 
 t('refresh token unknown → 400 invalid_grant', async () => {
-  await expectError(await postToken(ctx.url, { grant_type: 'refresh_token', refresh_token: 'not-a-token' }), 400, 'invalid_grant');
+  await expectError(
+    await postToken(ctx.url, { grant_type: 'refresh_token', refresh_token: 'not-a-token' }),
+    400,
+    'invalid_grant',
+  );
 });
 
 t('refresh token already used once → 400 invalid_grant and the whole login is revoked', async () => {
   const first = await login(ctx.url);
-  const rotated = (await (await postToken(ctx.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '' })).json()) as { refresh_token: string };
-  await expectError(await postToken(ctx.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '' }), 400, 'invalid_grant', /already used/);
-  await expectError(await postToken(ctx.url, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token }), 400, 'invalid_grant', /revoked/);
+  const rotated = (await (
+    await postToken(ctx.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '' })
+  ).json()) as { refresh_token: string };
+  await expectError(
+    await postToken(ctx.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '' }),
+    400,
+    'invalid_grant',
+    /already used/,
+  );
+  await expectError(
+    await postToken(ctx.url, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token }),
+    400,
+    'invalid_grant',
+    /revoked/,
+  );
 });
 
 t('GET /oauth/token → 405 with an Allow header', async () => {
@@ -181,7 +246,9 @@ limited('grant type not in security.jwt.grant-type → 400 unauthorized_client; 
 
 limited.run();
 
-const shortLived = serverSuite('POST /oauth/token with one-second refresh tokens', { 'security.jwt.refresh-token-validity': '1' });
+const shortLived = serverSuite('POST /oauth/token with one-second refresh tokens', {
+  'security.jwt.refresh-token-validity': '1',
+});
 
 shortLived('refresh token expired → 400 invalid_grant', async (c) => {
   const tokens = await login(c.server.url);

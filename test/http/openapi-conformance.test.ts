@@ -7,7 +7,16 @@ import { conformance, type Mismatches, type OpenApiDoc } from '../helpers/openap
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, bearer, login, USERS } from '../helpers/tokens.ts';
 
-interface Ctx { server: TestServer; check: ReturnType<typeof conformance>; token: string; readToken: string; adminToken: string; refresh: string; mismatches: Mismatches; seen: Set<string> }
+interface Ctx {
+  server: TestServer;
+  check: ReturnType<typeof conformance>;
+  token: string;
+  readToken: string;
+  adminToken: string;
+  refresh: string;
+  mismatches: Mismatches;
+  seen: Set<string>;
+}
 const ctx = {} as Ctx;
 const t = suite('OpenAPI document › real responses conform to it', ctx);
 
@@ -27,40 +36,75 @@ t.after(async () => ctx.server?.close());
 interface Call {
   /** The documented method to check against (a 405 is documented on the route's own methods). */
   readonly as?: string;
-  readonly json?: unknown; readonly form?: Record<string, string>; readonly headers?: Record<string, string>; readonly token?: string | null; readonly raw?: string }
+  readonly json?: unknown;
+  readonly form?: Record<string, string>;
+  readonly headers?: Record<string, string>;
+  readonly token?: string | null;
+  readonly raw?: string;
+}
 
 /** Sends one request, checks the answer against the document, and returns its status and JSON body. */
-async function call(method: string, template: string, path: string, c: Call = {}): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+async function call(
+  method: string,
+  template: string,
+  path: string,
+  c: Call = {},
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const headers: Record<string, string> = { ...(c.token === null ? {} : bearer(c.token ?? ctx.token)), ...c.headers };
   let body: string | undefined = c.raw;
-  if (c.json !== undefined) { headers['Content-Type'] ??= 'application/json'; body = JSON.stringify(c.json); }
-  if (c.form !== undefined) { headers['Content-Type'] ??= 'application/x-www-form-urlencoded'; body = new URLSearchParams(c.form).toString(); }
+  if (c.json !== undefined) {
+    headers['Content-Type'] ??= 'application/json';
+    body = JSON.stringify(c.json);
+  }
+  if (c.form !== undefined) {
+    headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(c.form).toString();
+  }
   const res = await fetch(`${ctx.server.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
   const text = await res.text();
-  ctx.mismatches.push(...ctx.check({ method: c.as ?? method, template, status: res.status, headers: res.headers, text }));
+  ctx.mismatches.push(
+    ...ctx.check({ method: c.as ?? method, template, status: res.status, headers: res.headers, text }),
+  );
   ctx.seen.add(`${c.as ?? method} ${template} ${res.status}`);
-  const json = /json/.test(res.headers.get('content-type') ?? '') && text !== '' ? JSON.parse(text) as Record<string, unknown> : {};
+  const json =
+    /json/.test(res.headers.get('content-type') ?? '') && text !== ''
+      ? (JSON.parse(text) as Record<string, unknown>)
+      : {};
   return { status: res.status, body: json, headers: res.headers };
 }
 
 const client = { token: null, headers: { Authorization: basic() } } as const;
 
 t('the secured service and the authorization server', async () => {
-  const token = (form: Record<string, string>, headers: Record<string, string> = client.headers) => call('POST', '/oauth/token', '/oauth/token', { token: null, headers, form });
+  const token = (form: Record<string, string>, headers: Record<string, string> = client.headers) =>
+    call('POST', '/oauth/token', '/oauth/token', { token: null, headers, form });
   assert.is((await token({ grant_type: 'password', ...USERS.john })).status, 200);
   assert.is((await token({ grant_type: 'refresh_token', refresh_token: ctx.refresh })).status, 200);
   assert.is((await token({ grant_type: 'password', username: 'admin', password: 'wrong' })).status, 400);
   assert.is((await token({ grant_type: 'password', username: 'admin', password: 'wrong' })).status, 400);
   assert.is((await token({ grant_type: 'password', username: 'admin', password: 'wrong' })).status, 429);
-  assert.is((await token({ grant_type: 'password', ...USERS.john }, { Authorization: basic('troupe-client', 'nope') })).status, 401);
-  assert.is((await call('POST', '/oauth/token', '/oauth/token', { token: null, headers: { ...client.headers, 'Content-Type': 'application/x-www-form-urlencoded' }, raw: 'x'.repeat(2 * 1024 * 1024) })).status, 413);
+  assert.is(
+    (await token({ grant_type: 'password', ...USERS.john }, { Authorization: basic('troupe-client', 'nope') })).status,
+    401,
+  );
+  assert.is(
+    (
+      await call('POST', '/oauth/token', '/oauth/token', {
+        token: null,
+        headers: { ...client.headers, 'Content-Type': 'application/x-www-form-urlencoded' },
+        raw: 'x'.repeat(2 * 1024 * 1024),
+      })
+    ).status,
+    413,
+  );
   const spare = (await login(ctx.server.url)).access_token;
   for (const path of ['/oauth/introspect', '/oauth/check_token', '/oauth/revoke']) {
     assert.is((await call('POST', path, path, { ...client, form: { token: spare } })).status, 200, path);
     assert.is((await call('POST', path, path, { ...client, form: {} })).status, 400, path);
     assert.is((await call('POST', path, path, { token: null, form: { token: 'x' } })).status, 401, path);
   }
-  for (const path of ['/oauth/token_key', '/.well-known/jwks.json', '/.well-known/oauth-authorization-server']) await call('GET', path, path, { token: null });
+  for (const path of ['/oauth/token_key', '/.well-known/jwks.json', '/.well-known/oauth-authorization-server'])
+    await call('GET', path, path, { token: null });
   assert.is((await call('GET', '/app/listAll', '/app/listAll')).status, 200);
   assert.is((await call('GET', '/app/listAll', '/app/listAll', { token: null })).status, 401);
   assert.is((await call('GET', '/app/listAll', '/app/listAll?access_token=x')).status, 400);
@@ -70,50 +114,139 @@ t('the secured service and the authorization server', async () => {
 });
 
 t('the employee service', async () => {
-  const created = await call('POST', '/api/employee/create', '/api/employee/create', { json: { name: 'Ada Lovelace', dateOfBirth: '1985-12-10' } });
+  const created = await call('POST', '/api/employee/create', '/api/employee/create', {
+    json: { name: 'Ada Lovelace', dateOfBirth: '1985-12-10' },
+  });
   assert.is(created.status, 201);
   const id = String(created.body['id']);
-  assert.is((await call('GET', '/api/employee/create', '/api/employee/create?name=Alan%20Turing&dateOfBirth=1982-06-23')).status, 201);
+  assert.is(
+    (await call('GET', '/api/employee/create', '/api/employee/create?name=Alan%20Turing&dateOfBirth=1982-06-23'))
+      .status,
+    201,
+  );
   assert.is((await call('POST', '/api/employee/create', '/api/employee/create', { json: { name: '' } })).status, 400);
-  assert.is((await call('POST', '/api/employee/create', '/api/employee/create', { raw: 'name=x', headers: { 'Content-Type': 'text/plain' } })).status, 415);
-  assert.is((await call('POST', '/api/employee/create', '/api/employee/create', { token: ctx.readToken, json: { name: 'X', dateOfBirth: '1990-01-01' } })).status, 403);
+  assert.is(
+    (
+      await call('POST', '/api/employee/create', '/api/employee/create', {
+        raw: 'name=x',
+        headers: { 'Content-Type': 'text/plain' },
+      })
+    ).status,
+    415,
+  );
+  assert.is(
+    (
+      await call('POST', '/api/employee/create', '/api/employee/create', {
+        token: ctx.readToken,
+        json: { name: 'X', dateOfBirth: '1990-01-01' },
+      })
+    ).status,
+    403,
+  );
   assert.is((await call('GET', '/api/employee/{id}', `/api/employee/${id}`)).status, 200);
   assert.is((await call('GET', '/api/employee/{id}', '/api/employee/000000000000000000000000')).status, 404);
   assert.is((await call('GET', '/api/employee/{id}', '/api/employee/nope')).status, 400);
-  assert.is((await call('POST', '/api/employee/search', '/api/employee/search', { json: { name: 'ada' } })).status, 200);
+  assert.is(
+    (await call('POST', '/api/employee/search', '/api/employee/search', { json: { name: 'ada' } })).status,
+    200,
+  );
   assert.is((await call('POST', '/api/employee/search', '/api/employee/search', { json: { limit: 0 } })).status, 400);
-  assert.is((await call('PUT', '/api/employee/update', `/api/employee/update?id=${id}`, { json: { name: 'Ada King' }, headers: { 'If-Match': '"1"' } })).status, 200);
-  assert.is((await call('PUT', '/api/employee/update', `/api/employee/update?id=${id}`, { json: { name: 'Ada' }, headers: { 'If-Match': '"1"' } })).status, 412);
-  assert.is((await call('PUT', '/api/employee/update', '/api/employee/update?id=000000000000000000000000', { json: { name: 'Ada' } })).status, 404);
+  assert.is(
+    (
+      await call('PUT', '/api/employee/update', `/api/employee/update?id=${id}`, {
+        json: { name: 'Ada King' },
+        headers: { 'If-Match': '"1"' },
+      })
+    ).status,
+    200,
+  );
+  assert.is(
+    (
+      await call('PUT', '/api/employee/update', `/api/employee/update?id=${id}`, {
+        json: { name: 'Ada' },
+        headers: { 'If-Match': '"1"' },
+      })
+    ).status,
+    412,
+  );
+  assert.is(
+    (
+      await call('PUT', '/api/employee/update', '/api/employee/update?id=000000000000000000000000', {
+        json: { name: 'Ada' },
+      })
+    ).status,
+    404,
+  );
   assert.is((await call('DELETE', '/api/employee/delete', `/api/employee/delete?id=${id}`)).status, 204);
   assert.is((await call('DELETE', '/api/employee/delete', `/api/employee/delete?id=${id}`)).status, 404);
-  assert.is((await call('POST', '/api/employee/search', '/api/employee/search', { token: null, json: {} })).status, 401);
+  assert.is(
+    (await call('POST', '/api/employee/search', '/api/employee/search', { token: null, json: {} })).status,
+    401,
+  );
 });
 
 t('the user-data service', async () => {
-  const created = await call('POST', '/api/user', '/api/user', { json: { name: 'Grace Hopper', email: 'grace@example.com' } });
+  const created = await call('POST', '/api/user', '/api/user', {
+    json: { name: 'Grace Hopper', email: 'grace@example.com' },
+  });
   assert.is(created.status, 201);
   const id = String(created.body['id']);
-  assert.is((await call('POST', '/api/user', '/api/user', { json: { name: 'Grace', email: 'GRACE@example.com' } })).status, 409);
+  assert.is(
+    (await call('POST', '/api/user', '/api/user', { json: { name: 'Grace', email: 'GRACE@example.com' } })).status,
+    409,
+  );
   assert.is((await call('POST', '/api/user', '/api/user', { json: { name: 'Grace' } })).status, 400);
-  assert.is((await call('PUT', '/api/user', '/api/user', { json: { id, name: 'Grace B. Hopper' }, headers: { 'If-Match': '"1"' } })).status, 200);
-  assert.is((await call('PUT', '/api/user', '/api/user', { json: { id, name: 'G' }, headers: { 'If-Match': '"1"' } })).status, 412);
-  assert.is((await call('PUT', '/api/user', '/api/user', { json: { id: '000000000000000000000000', name: 'G' } })).status, 404);
-  assert.is((await call('POST', '/api/users/activity', '/api/users/activity', { json: { userId: id, type: 'LOGIN' } })).status, 201);
-  assert.is((await call('POST', '/api/users/activity', '/api/users/activity', { json: { userId: '000000000000000000000000', type: 'LOGIN' } })).status, 404);
-  assert.is((await call('POST', '/api/users/activity', '/api/users/activity', { json: { userId: id, type: 'lower' } })).status, 400);
+  assert.is(
+    (
+      await call('PUT', '/api/user', '/api/user', {
+        json: { id, name: 'Grace B. Hopper' },
+        headers: { 'If-Match': '"1"' },
+      })
+    ).status,
+    200,
+  );
+  assert.is(
+    (await call('PUT', '/api/user', '/api/user', { json: { id, name: 'G' }, headers: { 'If-Match': '"1"' } })).status,
+    412,
+  );
+  assert.is(
+    (await call('PUT', '/api/user', '/api/user', { json: { id: '000000000000000000000000', name: 'G' } })).status,
+    404,
+  );
+  assert.is(
+    (await call('POST', '/api/users/activity', '/api/users/activity', { json: { userId: id, type: 'LOGIN' } })).status,
+    201,
+  );
+  assert.is(
+    (
+      await call('POST', '/api/users/activity', '/api/users/activity', {
+        json: { userId: '000000000000000000000000', type: 'LOGIN' },
+      })
+    ).status,
+    404,
+  );
+  assert.is(
+    (await call('POST', '/api/users/activity', '/api/users/activity', { json: { userId: id, type: 'lower' } })).status,
+    400,
+  );
   assert.is((await call('GET', '/api/users/activity', `/api/users/activity?userId=${id}`)).status, 200);
-  assert.is((await call('GET', '/api/users/activity', '/api/users/activity?userId=000000000000000000000000')).status, 404);
+  assert.is(
+    (await call('GET', '/api/users/activity', '/api/users/activity?userId=000000000000000000000000')).status,
+    404,
+  );
   assert.is((await call('GET', '/api/users/activity', '/api/users/activity?limit=0')).status, 400);
   assert.is((await call('DELETE', '/api/user', `/api/user?id=${id}`)).status, 204);
   assert.is((await call('DELETE', '/api/user', `/api/user?id=${id}`)).status, 404);
 });
 
 t('operations, and 405 on every documented route', async () => {
-  for (const path of ['/health', '/ready', '/metrics', '/openapi.json', '/docs']) assert.is((await call('GET', path, path, { token: null })).status, 200, path);
+  for (const path of ['/health', '/ready', '/metrics', '/openapi.json', '/docs'])
+    assert.is((await call('GET', path, path, { token: null })).status, 200, path);
   for (const route of routesOf(ctx.server.troupe.app).filter((r) => !r.path.includes(':file'))) {
     const template = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
-    const res = await call('PATCH', template, route.path.replace(/:[A-Za-z]+/g, '000000000000000000000000'), { as: route.method });
+    const res = await call('PATCH', template, route.path.replace(/:[A-Za-z]+/g, '000000000000000000000000'), {
+      as: route.method,
+    });
     assert.is(res.status, 405, `PATCH ${route.path}`);
   }
 });
@@ -122,32 +255,59 @@ t('503 when actors do not answer in time: documented with its body and Retry-Aft
   const slow = await startTestServer({ 'actors.ask-timeout-ms': '1' });
   try {
     const res = await fetch(`${slow.url}/oauth/token`, {
-      method: 'POST', headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'password', ...USERS.john }).toString(),
     });
     assert.is(res.status, 503);
-    assert.equal(ctx.check({ method: 'POST', template: '/oauth/token', status: 503, headers: res.headers, text: await res.text() }), []);
+    assert.equal(
+      ctx.check({
+        method: 'POST',
+        template: '/oauth/token',
+        status: 503,
+        headers: res.headers,
+        text: await res.text(),
+      }),
+      [],
+    );
   } finally {
     await slow.close();
   }
 });
 
-t('the check itself fails on an undocumented status, a missing header, a wrong media type and a body off its schema', () => {
-  const json = new Headers({ 'Content-Type': 'application/json', 'X-Request-Id': 'r' });
-  const seen = (status: number, headers: Headers, text: string) => ctx.check({ method: 'GET', template: '/health', status, headers, text });
-  assert.equal(seen(200, json, '{"status":"ok"}'), []);
-  assert.match(seen(418, json, '{}').join(), /status not documented/);
-  assert.match(seen(200, new Headers({ 'Content-Type': 'application/json' }), '{"status":"ok"}').join(), /no X-Request-Id header/);
-  assert.match(seen(200, new Headers({ 'Content-Type': 'text/html', 'X-Request-Id': 'r' }), '<p>').join(), /content type text\/html/);
-  assert.match(seen(200, json, '{"status":3}').join(), /does not match its schema/);
-});
+t(
+  'the check itself fails on an undocumented status, a missing header, a wrong media type and a body off its schema',
+  () => {
+    const json = new Headers({ 'Content-Type': 'application/json', 'X-Request-Id': 'r' });
+    const seen = (status: number, headers: Headers, text: string) =>
+      ctx.check({ method: 'GET', template: '/health', status, headers, text });
+    assert.equal(seen(200, json, '{"status":"ok"}'), []);
+    assert.match(seen(418, json, '{}').join(), /status not documented/);
+    assert.match(
+      seen(200, new Headers({ 'Content-Type': 'application/json' }), '{"status":"ok"}').join(),
+      /no X-Request-Id header/,
+    );
+    assert.match(
+      seen(200, new Headers({ 'Content-Type': 'text/html', 'X-Request-Id': 'r' }), '<p>').join(),
+      /content type text\/html/,
+    );
+    assert.match(seen(200, json, '{"status":3}').join(), /does not match its schema/);
+  },
+);
 
 t('every answer above conforms; every operation was seen succeeding', () => {
   assert.equal(ctx.mismatches, []);
-  const operations = routesOf(ctx.server.troupe.app).filter((r) => !r.path.includes(':file')).map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`);
-  operations.splice(operations.indexOf('GET /oauth/token_key'), 1); // 403 with the default MAC key; 200 in authorization-server.test.ts
+  const operations = routesOf(ctx.server.troupe.app)
+    .filter((r) => !r.path.includes(':file'))
+    .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`);
+  // 403 with the default MAC key; 200 in authorization-server.test.ts
+  operations.splice(operations.indexOf('GET /oauth/token_key'), 1);
   const succeeded = operations.filter((op) => [...ctx.seen].some((s) => s.startsWith(`${op} 2`)));
-  assert.equal(operations.filter((op) => !succeeded.includes(op)), [], 'operations never seen succeeding');
+  assert.equal(
+    operations.filter((op) => !succeeded.includes(op)),
+    [],
+    'operations never seen succeeding',
+  );
 });
 
 t.run();

@@ -4,7 +4,10 @@ import * as assert from 'uvu/assert';
 import { routesOf, type RouteInfo } from '../../http/app.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const ctx = {} as { server: TestServer; doc: { paths: Record<string, Record<string, unknown>> } & Record<string, unknown> };
+const ctx = {} as {
+  server: TestServer;
+  doc: { paths: Record<string, Record<string, unknown>> } & Record<string, unknown>;
+};
 const t = suite('OpenAPI description and /docs', ctx);
 t.before(async () => {
   ctx.server = await startTestServer();
@@ -21,15 +24,27 @@ t('GET /openapi.json › a valid OpenAPI 3.1 document', async () => {
 });
 
 t('every route registered in Koa is described, and every described route is registered', () => {
-  const registered = new Set(routesOf(ctx.server.troupe.app).map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`));
+  const registered = new Set(
+    routesOf(ctx.server.troupe.app).map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`),
+  );
   registered.delete('GET /docs/assets/{file}');
-  const described = new Set(Object.entries(ctx.doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
-  assert.equal([...registered].filter((r) => !described.has(r)), [], 'registered but not described');
-  assert.equal([...described].filter((d) => !registered.has(d)), [], 'described but not registered');
+  const described = new Set(
+    Object.entries(ctx.doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)),
+  );
+  assert.equal(
+    [...registered].filter((r) => !described.has(r)),
+    [],
+    'registered but not described',
+  );
+  assert.equal(
+    [...described].filter((d) => !registered.has(d)),
+    [],
+    'described but not registered',
+  );
   assert.ok(registered.size >= 26, `only ${registered.size} routes`);
 });
 
-t('each operation\'s security is the access its route declares (the one the server checks)', () => {
+t("each operation's security is the access its route declares (the one the server checks)", () => {
   const expected = (access: RouteInfo['access']): unknown[] => {
     if (access.kind === 'public') return [];
     if (access.kind === 'client') return [{ clientBasic: [] }];
@@ -37,11 +52,17 @@ t('each operation\'s security is the access its route declares (the one the serv
   };
   const routes = routesOf(ctx.server.troupe.app).filter((r) => !r.path.includes(':file'));
   for (const r of routes) {
-    const op = ctx.doc.paths[r.path.replace(/:([A-Za-z]+)/g, '{$1}')]?.[r.method.toLowerCase()] as { security: unknown[] } | undefined;
+    const op = ctx.doc.paths[r.path.replace(/:([A-Za-z]+)/g, '{$1}')]?.[r.method.toLowerCase()] as
+      { security: unknown[] } | undefined;
     assert.equal(op?.security, expected(r.access), `${r.method} ${r.path}`);
   }
-  assert.equal(routes.filter((r) => r.access.kind === 'role').map((r) => r.path), ['/app/admin', '/app/user']);
-  assert.equal((ctx.doc.paths['/api/employee/create']?.['post'] as { security: unknown }).security, [{ bearer: ['write'] }]);
+  assert.equal(
+    routes.filter((r) => r.access.kind === 'role').map((r) => r.path),
+    ['/app/admin', '/app/user'],
+  );
+  assert.equal((ctx.doc.paths['/api/employee/create']?.['post'] as { security: unknown }).security, [
+    { bearer: ['write'] },
+  ]);
 });
 
 t('with security.protect-api=false the /api operations need no token, in the document as on the wire', async () => {
@@ -50,15 +71,26 @@ t('with security.protect-api=false the /api operations need no token, in the doc
     const doc = (await (await fetch(`${open.url}/openapi.json`)).json()) as typeof ctx.doc;
     assert.equal((doc.paths['/api/employee/search']?.['post'] as { security: unknown }).security, []);
     assert.equal((doc.paths['/app/listAll']?.['get'] as { security: unknown }).security, [{ bearer: [] }]);
-    const res = await fetch(`${open.url}/api/employee/search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${open.url}/api/employee/search`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     assert.is(res.status, 200);
   } finally {
     await open.close();
   }
 });
 
-t('request schemas come from the validators: the employee create body has the contract\'s limits', () => {
-  const post = ctx.doc.paths['/api/employee/create']?.['post'] as { requestBody: { content: Record<string, { schema: { properties: Record<string, { maxLength?: number }>; additionalProperties: boolean } }> } };
+t("request schemas come from the validators: the employee create body has the contract's limits", () => {
+  const post = ctx.doc.paths['/api/employee/create']?.['post'] as {
+    requestBody: {
+      content: Record<
+        string,
+        { schema: { properties: Record<string, { maxLength?: number }>; additionalProperties: boolean } }
+      >;
+    };
+  };
   const schema = post.requestBody.content['application/json']?.schema;
   assert.is(schema?.properties['name']?.maxLength, 200);
   assert.is(schema?.additionalProperties, false);

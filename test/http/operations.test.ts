@@ -8,7 +8,9 @@ import { waitFor } from '../helpers/wait.ts';
 const ORIGIN = 'https://app.example';
 const ctx = {} as { server: TestServer };
 const t = suite('operations: metrics and CORS', ctx);
-t.before(async () => { ctx.server = await startTestServer({ 'server.cors.allowed-origins': `${ORIGIN}, https://other.example` }); });
+t.before(async () => {
+  ctx.server = await startTestServer({ 'server.cors.allowed-origins': `${ORIGIN}, https://other.example` });
+});
 t.after(async () => ctx.server?.close());
 
 t('GET /metrics › requests by route template and status, actor messages, live actors, mailboxes', async () => {
@@ -18,7 +20,11 @@ t('GET /metrics › requests by route template and status, actor messages, live 
   await fetch(`${url}/nowhere/${crypto.randomUUID()}`);
   assert.is((await fetch(`${url}/app/listAll`)).status, 401);
   assert.is((await fetch(`${url}/api/user`, { method: 'PATCH', headers: bearer(token) })).status, 405);
-  const created = await fetch(`${url}/api/user`, { method: 'POST', headers: { ...bearer(token), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Mo', email: 'mo@example.com' }) });
+  const created = await fetch(`${url}/api/user`, {
+    method: 'POST',
+    headers: { ...bearer(token), 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Mo', email: 'mo@example.com' }),
+  });
   assert.is(created.status, 201);
   const res = await fetch(`${url}/metrics`);
   assert.is(res.status, 200);
@@ -26,7 +32,11 @@ t('GET /metrics › requests by route template and status, actor messages, live 
   const text = await res.text();
   assert.match(text, /http_requests_total\{method="GET",route="\/app\/listAll",status="200"\} 1/);
   assert.match(text, /http_requests_total\{method="GET",route="unmatched",status="404"\} 1/);
-  assert.match(text, /http_requests_total\{method="GET",route="\/app\/listAll",status="401"\} 1/, 'refused before routing, still labelled by its route');
+  assert.match(
+    text,
+    /http_requests_total\{method="GET",route="\/app\/listAll",status="401"\} 1/,
+    'refused before routing, still labelled by its route',
+  );
   assert.match(text, /http_requests_total\{method="PATCH",route="\/api\/user",status="405"\} 1/);
   assert.match(text, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/app\/listAll"\}/);
   assert.match(text, /actor_messages_total\{actor="token",outcome="handled"\} \d+/);
@@ -39,13 +49,24 @@ t('GET /metrics › live ActivityActors read 0 while none is alive: at start-up 
   const server = await startTestServer({ 'actors.activity.idle-ms': '2000' });
   try {
     const live = async (): Promise<string | undefined> =>
-      new RegExp(`^actor_live\\{actor="activity/\\*",pid="${process.pid}"\\} (\\d+)$`, 'm').exec(await (await fetch(`${server.url}/metrics`)).text())?.[1];
+      new RegExp(`^actor_live\\{actor="activity/\\*",pid="${process.pid}"\\} (\\d+)$`, 'm').exec(
+        await (await fetch(`${server.url}/metrics`)).text(),
+      )?.[1];
     assert.is(await live(), '0', 'no user has had an ActivityActor yet');
     const token = (await login(server.url)).access_token;
-    const created = await fetch(`${server.url}/api/user`, { method: 'POST', headers: { ...bearer(token), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Mo', email: 'mo@example.com' }) });
+    const created = await fetch(`${server.url}/api/user`, {
+      method: 'POST',
+      headers: { ...bearer(token), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Mo', email: 'mo@example.com' }),
+    });
     assert.is(created.status, 201);
     assert.is(await live(), '1');
-    await waitFor(async () => (await live()) === '0', 'actor_live{actor="activity/*"} back to 0 after the idle stop', 10_000, 50);
+    await waitFor(
+      async () => (await live()) === '0',
+      'actor_live{actor="activity/*"} back to 0 after the idle stop',
+      10_000,
+      50,
+    );
   } finally {
     await server.close();
   }
@@ -64,7 +85,14 @@ t('GET /metrics › an ask that times out is counted by route', async () => {
 
 t('CORS › a preflight from an allowed origin is answered without a token, also on /oauth/token', async () => {
   for (const path of ['/oauth/token', '/api/user', '/app/listAll']) {
-    const res = await fetch(`${ctx.server.url}${path}`, { method: 'OPTIONS', headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' } });
+    const res = await fetch(`${ctx.server.url}${path}`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: ORIGIN,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization,content-type',
+      },
+    });
     assert.ok(res.status === 204 || res.status === 200, `${path}: ${res.status}`);
     assert.is(res.headers.get('access-control-allow-origin'), ORIGIN);
     assert.match(res.headers.get('access-control-allow-headers') ?? '', /Authorization/);
@@ -75,7 +103,10 @@ t('CORS › a preflight from an allowed origin is answered without a token, also
 });
 
 t('CORS › another origin gets no CORS headers, and a preflight still needs no token', async () => {
-  const res = await fetch(`${ctx.server.url}/api/user`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
+  const res = await fetch(`${ctx.server.url}/api/user`, {
+    method: 'OPTIONS',
+    headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+  });
   assert.is(res.headers.get('access-control-allow-origin'), null);
   assert.is.not(res.status, 401);
 });
@@ -84,7 +115,10 @@ t.run();
 
 const none = serverSuite('operations: CORS by default');
 none('no origin is allowed by default', async ({ server }) => {
-  const res = await fetch(`${server.url}/oauth/token`, { method: 'OPTIONS', headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST' } });
+  const res = await fetch(`${server.url}/oauth/token`, {
+    method: 'OPTIONS',
+    headers: { Origin: ORIGIN, 'Access-Control-Request-Method': 'POST' },
+  });
   assert.is(res.headers.get('access-control-allow-origin'), null);
 });
 none.run();
@@ -93,7 +127,12 @@ const SIGNING_KEY = 'logging-test-signing-key-0123456789-abcdefghijklmnop';
 const logs = suite('operations: logs', {} as { server: TestServer; lines: string[] });
 logs.before(async (c) => {
   c.lines = [];
-  const sink = new Writable({ write(chunk: Buffer, _enc, done) { c.lines.push(...chunk.toString().split('\n').filter(Boolean)); done(); } });
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      c.lines.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
   c.server = await startTestServer({ 'logging.level': 'trace', 'security.signing-key': SIGNING_KEY }, undefined, sink);
 });
 logs.after(async (c) => c.server?.close());
@@ -115,17 +154,25 @@ logs('no password, client secret, token, key or Authorization header is ever log
   secrets.push(tokens.access_token, tokens.refresh_token ?? '', tokens.access_token.split('.')[2] ?? '');
   await postToken(server.url, { grant_type: 'password', username: 'admin', password: 'wrong-but-secret-password' });
   secrets.push('wrong-but-secret-password');
-  const refreshed = await postToken(server.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '' });
+  const refreshed = await postToken(server.url, {
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token ?? '',
+  });
   const next = (await refreshed.json()) as { access_token: string; refresh_token: string };
   secrets.push(next.access_token, next.refresh_token);
   await fetch(`${server.url}/app/listAll`, { headers: bearer(next.access_token) });
   await fetch(`${server.url}/app/listAll?access_token=${next.access_token}`, { headers: bearer(next.access_token) });
   await fetch(`${server.url}/app/listAll`, { headers: bearer(`${next.access_token}x`) });
-  await postToken(server.url, { grant_type: 'password', ...USERS.john }, { Authorization: basic('troupe-client', 'a-wrong-client-secret') });
+  await postToken(
+    server.url,
+    { grant_type: 'password', ...USERS.john },
+    { Authorization: basic('troupe-client', 'a-wrong-client-secret') },
+  );
   secrets.push('a-wrong-client-secret');
   const all = lines.join('\n');
   assert.ok(lines.length >= 8, 'the requests were logged');
-  for (const secret of secrets) assert.not.ok(secret !== '' && all.includes(secret), `a secret was logged: ${secret.slice(0, 6)}…`);
+  for (const secret of secrets)
+    assert.not.ok(secret !== '' && all.includes(secret), `a secret was logged: ${secret.slice(0, 6)}…`);
 });
 
 logs.run();

@@ -7,7 +7,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type * as Employee from '../../actors/employee/protocol.ts';
 import type * as Token from '../../actors/token/protocol.ts';
-import { HttpProblem, OAuthError, REPLY_ERRORS, replyValue, type ReplyCode, type ReplyOverrides, type ReplyTable } from '../../http/problems.ts';
+import {
+  HttpProblem,
+  OAuthError,
+  REPLY_ERRORS,
+  replyValue,
+  type ReplyCode,
+  type ReplyOverrides,
+  type ReplyTable,
+} from '../../http/problems.ts';
 import { fail, ok, type Reply, type SystemCode } from '../../src/messaging/reply.ts';
 
 const t = suite('reply codes → HTTP errors');
@@ -21,13 +29,19 @@ function thrown(run: () => unknown): unknown {
   throw new Error('nothing was thrown');
 }
 
-function problemOf<C extends ReplyCode>(reply: Reply<unknown, C>, overrides?: ReplyOverrides<C | SystemCode>): HttpProblem {
+function problemOf<C extends ReplyCode>(
+  reply: Reply<unknown, C>,
+  overrides?: ReplyOverrides<C | SystemCode>,
+): HttpProblem {
   const error = thrown(() => replyValue(reply, overrides));
   if (!(error instanceof HttpProblem)) throw new Error(`expected an HttpProblem, got ${String(error)}`);
   return error;
 }
 
-function oauthErrorOf<C extends ReplyCode>(reply: Reply<unknown, C>, overrides?: ReplyOverrides<C | SystemCode>): OAuthError {
+function oauthErrorOf<C extends ReplyCode>(
+  reply: Reply<unknown, C>,
+  overrides?: ReplyOverrides<C | SystemCode>,
+): OAuthError {
   const error = thrown(() => replyValue(reply, overrides));
   if (!(error instanceof OAuthError)) throw new Error(`expected an OAuthError, got ${String(error)}`);
   return error;
@@ -38,36 +52,57 @@ t('a successful reply is its value, the same object', () => {
   assert.is(replyValue(ok(value)), value);
 });
 
-t('a protocol code is a problem with the table\'s status, the code and the actor\'s message', () => {
+t("a protocol code is a problem with the table's status, the code and the actor's message", () => {
   const reply: Employee.UpdateReply = fail('employee.version_conflict', 'Employee 1 is at version 2, not 1');
   const problem = problemOf(reply);
-  assert.equal([problem.status, problem.code, problem.detail, problem.headers], [412, 'employee.version_conflict', 'Employee 1 is at version 2, not 1', {}]);
+  assert.equal(
+    [problem.status, problem.code, problem.detail, problem.headers],
+    [412, 'employee.version_conflict', 'Employee 1 is at version 2, not 1', {}],
+  );
 });
 
-t('internal → 500 whose detail hides the actor\'s message; unavailable → 503 with Retry-After', () => {
+t("internal → 500 whose detail hides the actor's message; unavailable → 503 with Retry-After", () => {
   const internal = problemOf(fail('internal', 'TypeError: x is undefined'));
-  assert.equal([internal.status, internal.code, internal.detail], [500, 'internal', 'The server could not complete the request']);
+  assert.equal(
+    [internal.status, internal.code, internal.detail],
+    [500, 'internal', 'The server could not complete the request'],
+  );
   const unavailable = problemOf(fail('unavailable', 'A store cannot be reached'));
-  assert.equal([unavailable.status, unavailable.code, unavailable.detail, unavailable.headers], [503, 'unavailable', 'A store cannot be reached', { 'Retry-After': '1' }]);
+  assert.equal(
+    [unavailable.status, unavailable.code, unavailable.detail, unavailable.headers],
+    [503, 'unavailable', 'A store cannot be reached', { 'Retry-After': '1' }],
+  );
 });
 
-t('the token actor\'s codes are OAuth errors, client.mismatch included', () => {
+t("the token actor's codes are OAuth errors, client.mismatch included", () => {
   const grant: Token.GrantReply = fail('grant.invalid', 'Bad credentials');
   const invalid = oauthErrorOf(grant);
-  assert.equal([invalid.status, invalid.error, invalid.description, invalid.headers], [400, 'invalid_grant', 'Bad credentials', {}]);
+  assert.equal(
+    [invalid.status, invalid.error, invalid.description, invalid.headers],
+    [400, 'invalid_grant', 'Bad credentials', {}],
+  );
   const revoke: Token.RevokeReply = fail('client.mismatch', 'The token was issued to another client');
   const mismatch = oauthErrorOf(revoke);
   assert.equal([mismatch.status, mismatch.error], [400, 'unauthorized_client']);
 });
 
-t('an override changes its code\'s detail and headers only; other codes keep the table\'s row', () => {
-  const overrides = { 'client.invalid': { detail: 'Bad client credentials', headers: { 'WWW-Authenticate': 'Basic realm="r"' } } };
+t("an override changes its code's detail and headers only; other codes keep the table's row", () => {
+  const overrides = {
+    'client.invalid': { detail: 'Bad client credentials', headers: { 'WWW-Authenticate': 'Basic realm="r"' } },
+  };
   const client: Token.ClientReply = fail('client.invalid', 'Unknown client');
   const error = oauthErrorOf(client, overrides);
-  assert.equal([error.status, error.error, error.description, error.headers], [401, 'invalid_client', 'Bad client credentials', { 'WWW-Authenticate': 'Basic realm="r"' }]);
+  assert.equal(
+    [error.status, error.error, error.description, error.headers],
+    [401, 'invalid_client', 'Bad client credentials', { 'WWW-Authenticate': 'Basic realm="r"' }],
+  );
   const down: Token.ClientReply = fail('unavailable', 'down');
   assert.is(problemOf(down, overrides).status, 503);
-  assert.equal(REPLY_ERRORS['client.invalid'], { status: 401, oauth: 'invalid_client' }, 'the table itself is unchanged');
+  assert.equal(
+    REPLY_ERRORS['client.invalid'],
+    { status: 401, oauth: 'invalid_client' },
+    'the table itself is unchanged',
+  );
 });
 
 t('a table without a row for every code of every protocol does not compile', () => {

@@ -15,18 +15,41 @@ import { spellings } from '../helpers/spellings.ts';
 import { login } from '../helpers/tokens.ts';
 import { send } from '../helpers/user-data.ts';
 
-interface Ctx { server: TestServer; token: string; employeeId: string; userId: string }
+interface Ctx {
+  server: TestServer;
+  token: string;
+  employeeId: string;
+  userId: string;
+}
 const ctx = {} as Ctx;
-const t = suite('route walk: no route that needs credentials answers 2xx without them, however its path is spelled', ctx);
+const t = suite(
+  'route walk: no route that needs credentials answers 2xx without them, however its path is spelled',
+  ctx,
+);
 
-const TABLES = ['employees', 'user_data', 'user_activity', 'users', 'user_roles', 'roles', 'refresh_tokens', 'revocations'];
+const TABLES = [
+  'employees',
+  'user_data',
+  'user_activity',
+  'users',
+  'user_roles',
+  'roles',
+  'refresh_tokens',
+  'revocations',
+];
 
 t.before(async () => {
   ctx.server = await startTestServer();
   ctx.token = (await login(ctx.server.url)).access_token;
-  const employee = await send(ctx.server.url, 'POST', '/api/employee/create', { token: ctx.token, json: { name: 'Walk Er', dateOfBirth: '1980-01-01' } });
+  const employee = await send(ctx.server.url, 'POST', '/api/employee/create', {
+    token: ctx.token,
+    json: { name: 'Walk Er', dateOfBirth: '1980-01-01' },
+  });
   ctx.employeeId = (employee.body as { id: string }).id;
-  const user = await send(ctx.server.url, 'POST', '/api/user', { token: ctx.token, json: { name: 'Walk Er', email: 'walker@example.com' } });
+  const user = await send(ctx.server.url, 'POST', '/api/user', {
+    token: ctx.token,
+    json: { name: 'Walk Er', email: 'walker@example.com' },
+  });
   ctx.userId = (user.body as { id: string }).id;
 });
 t.after(async () => ctx.server?.close());
@@ -39,7 +62,11 @@ const needsCredentials = (r: RouteInfo): boolean => r.access.kind !== 'public';
  */
 function validRequest(r: RouteInfo): { query: string; body: string; type: string } {
   const json = (v: unknown) => ({ query: '', body: JSON.stringify(v), type: 'application/json' });
-  const form = (v: Record<string, string>) => ({ query: '', body: new URLSearchParams(v).toString(), type: 'application/x-www-form-urlencoded' });
+  const form = (v: Record<string, string>) => ({
+    query: '',
+    body: new URLSearchParams(v).toString(),
+    type: 'application/x-www-form-urlencoded',
+  });
   const id = ctx.employeeId;
   const known: Record<string, { query: string; body: string; type: string }> = {
     'POST /oauth/token': form({ grant_type: 'password', username: 'john.doe', password: 'john-password' }),
@@ -65,7 +92,9 @@ const concrete = (path: string): string => path.replace(':id', ctx.employeeId).r
 function counts(): string {
   const db = openReader(ctx.server.dataDir);
   try {
-    return TABLES.map((table) => `${table}=${JSON.stringify(db.prepare(`select * from ${table} order by 1`).all())}`).join('\n');
+    return TABLES.map(
+      (table) => `${table}=${JSON.stringify(db.prepare(`select * from ${table} order by 1`).all())}`,
+    ).join('\n');
   } finally {
     db.close();
   }
@@ -76,7 +105,12 @@ t('the walk covers every route that needs credentials, each of them refused (401
   assert.ok(secured.length >= 18, `only ${secured.length} routes need credentials`);
   for (const r of secured) {
     const { query, body, type } = validRequest(r);
-    const res = await rawRequest(ctx.server.url, { method: r.method, target: `${concrete(r.path)}${query}`, body, headers: type ? [`Content-Type: ${type}`] : [] });
+    const res = await rawRequest(ctx.server.url, {
+      method: r.method,
+      target: `${concrete(r.path)}${query}`,
+      body,
+      headers: type ? [`Content-Type: ${type}`] : [],
+    });
     assert.is(res.status, 401, `${r.method} ${r.path}`);
   }
 });
@@ -91,9 +125,15 @@ t('every spelling, every method (HEAD for GET), origin and absolute form: never 
     for (const spelling of spellings(concrete(r.path))) {
       for (const target of [`${spelling}${query}`, `http://127.0.0.1:${port}${spelling}${query}`]) {
         for (const method of methods) {
-          const res = await rawRequest(ctx.server.url, { method, target, body, headers: type ? [`Content-Type: ${type}`] : [] });
+          const res = await rawRequest(ctx.server.url, {
+            method,
+            target,
+            body,
+            headers: type ? [`Content-Type: ${type}`] : [],
+          });
           answered.set(res.status, (answered.get(res.status) ?? 0) + 1);
-          if (res.status < 300 && res.status >= 200) assert.unreachable(`${method} ${target} (route ${r.method} ${r.path}) → ${res.status} without credentials`);
+          if (res.status < 300 && res.status >= 200)
+            assert.unreachable(`${method} ${target} (route ${r.method} ${r.path}) → ${res.status} without credentials`);
           if (res.status >= 500) assert.unreachable(`${method} ${target} → ${res.status}`);
         }
       }
@@ -103,12 +143,21 @@ t('every spelling, every method (HEAD for GET), origin and absolute form: never 
   assert.ok((answered.get(401) ?? 0) > 100, `401s: ${answered.get(401) ?? 0}`);
 });
 
-t('another letter case of the prefix (/APP/listAll, POST /API/employee/create) is refused without a token', async () => {
-  assert.is((await fetch(`${ctx.server.url}/APP/listAll`)).status, 401);
-  const res = await fetch(`${ctx.server.url}/API/employee/create`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"Mallory","dateOfBirth":"1990-01-01"}' });
-  assert.is(res.status, 401);
-  const withToken = await fetch(`${ctx.server.url}/APP/listAll`, { headers: { Authorization: `Bearer ${ctx.token}` } });
-  assert.is(withToken.status, 404, 'paths are case-sensitive: another case is no route at all');
-});
+t(
+  'another letter case of the prefix (/APP/listAll, POST /API/employee/create) is refused without a token',
+  async () => {
+    assert.is((await fetch(`${ctx.server.url}/APP/listAll`)).status, 401);
+    const res = await fetch(`${ctx.server.url}/API/employee/create`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name":"Mallory","dateOfBirth":"1990-01-01"}',
+    });
+    assert.is(res.status, 401);
+    const withToken = await fetch(`${ctx.server.url}/APP/listAll`, {
+      headers: { Authorization: `Bearer ${ctx.token}` },
+    });
+    assert.is(withToken.status, 404, 'paths are case-sensitive: another case is no route at all');
+  },
+);
 
 t.run();

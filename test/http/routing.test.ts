@@ -10,15 +10,36 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bearerAuthenticator } from '../../http/middleware/bearer-auth.ts';
 import { requestFrame } from '../../http/middleware/frame.ts';
-import { dispatch, mountRoutes, PUBLIC, role, route, routeTable, token, type Guards, type Route } from '../../http/routing.ts';
+import {
+  dispatch,
+  mountRoutes,
+  PUBLIC,
+  role,
+  route,
+  routeTable,
+  token,
+  type Guards,
+  type Route,
+} from '../../http/routing.ts';
 import type { AppState } from '../../http/state.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
 
-const principal = (username: string, authorities: string[], scope: string[]): Principal =>
-  ({ username, clientId: 'c', scope, authorities, jti: username, exp: Math.floor(Date.now() / 1000) + 60, iat: 0, loginId: undefined });
-const PRINCIPALS: Record<string, Principal> = { admin: principal('admin', ['ADMIN'], ['read']), user: principal('user', ['USER'], ['read', 'write']) };
+const principal = (username: string, authorities: string[], scope: string[]): Principal => ({
+  username,
+  clientId: 'c',
+  scope,
+  authorities,
+  jti: username,
+  exp: Math.floor(Date.now() / 1000) + 60,
+  iat: 0,
+  loginId: undefined,
+});
+const PRINCIPALS: Record<string, Principal> = {
+  admin: principal('admin', ['ADMIN'], ['read']),
+  user: principal('user', ['USER'], ['read', 'write']),
+};
 
 function guardsFor(enabled: boolean): Guards {
   const verify = async (t: string): Promise<Principal> => {
@@ -26,10 +47,21 @@ function guardsFor(enabled: boolean): Guards {
     if (!p) throw new InvalidTokenError('Access token is malformed');
     return p;
   };
-  return { authenticate: bearerAuthenticator({ enabled, realm: 'test', verify }), client: async () => { throw new Error('no client routes here'); }, realm: 'test' };
+  return {
+    authenticate: bearerAuthenticator({ enabled, realm: 'test', verify }),
+    client: async () => {
+      throw new Error('no client routes here');
+    },
+    realm: 'test',
+  };
 }
 
-interface Ctx { server: Server; url: string; ran: string[]; open: { server: Server; url: string } }
+interface Ctx {
+  server: Server;
+  url: string;
+  ran: string[];
+  open: { server: Server; url: string };
+}
 const ctx = { ran: [] } as unknown as Ctx;
 
 function routes(): Route[] {
@@ -43,10 +75,15 @@ function routes(): Route[] {
     route('POST', '/app/write', token('write'), handler('write')),
     route('GET', '/app/admin', role('ADMIN'), handler('admin')),
     route('GET', '/open/items/special', PUBLIC, handler('special')),
-    route('DELETE', '/open/items/:id', PUBLIC, async (c: Koa.ParameterizedContext<AppState, { params: Record<string, string> }>) => {
-      ctx.ran.push(`delete ${c.params['id'] ?? ''}`);
-      c.status = 204;
-    }),
+    route(
+      'DELETE',
+      '/open/items/:id',
+      PUBLIC,
+      async (c: Koa.ParameterizedContext<AppState, { params: Record<string, string> }>) => {
+        ctx.ran.push(`delete ${c.params['id'] ?? ''}`);
+        c.status = 204;
+      },
+    ),
   ];
 }
 
@@ -67,7 +104,9 @@ t.before(async () => {
   ({ server: ctx.server, url: ctx.url } = await serve(true));
   ctx.open = await serve(false);
 });
-t.before.each(() => { ctx.ran.length = 0; });
+t.before.each(() => {
+  ctx.ran.length = 0;
+});
 t.after(async () => {
   ctx.server?.close();
   ctx.open?.server.close();
@@ -89,50 +128,65 @@ t('a scope: without a token 401, with a token lacking it 403 insufficient_scope,
   assert.is((await call('/app/write', undefined, 'POST')).status, 401);
   const res = await call('/app/write', 'admin', 'POST');
   assert.is(res.status, 403);
-  assert.match(res.headers.get('www-authenticate') ?? '', /error="insufficient_scope", error_description="[^"]+", scope="write"/);
+  assert.match(
+    res.headers.get('www-authenticate') ?? '',
+    /error="insufficient_scope", error_description="[^"]+", scope="write"/,
+  );
   assert.is((await call('/app/write', 'user', 'POST')).status, 200);
   assert.equal(ctx.ran, ['write']);
 });
 
-t('a role: without a token 401 before the handler; with a token the handler runs, then a missing role discards its result (403)', async () => {
-  assert.is((await call('/app/admin')).status, 401);
-  assert.equal(ctx.ran, []);
-  const denied = await call('/app/admin', 'user');
-  assert.is(denied.status, 403);
-  assert.equal(await denied.json(), { error: 'access_denied', error_description: 'Access is denied' });
-  assert.equal(ctx.ran, ['admin'], 'post-authorization: the handler ran first');
-  assert.is(await (await call('/app/admin', 'admin')).text(), 'admin for admin');
-});
+t(
+  'a role: without a token 401 before the handler; with a token the handler runs, then a missing role discards its result (403)',
+  async () => {
+    assert.is((await call('/app/admin')).status, 401);
+    assert.equal(ctx.ran, []);
+    const denied = await call('/app/admin', 'user');
+    assert.is(denied.status, 403);
+    assert.equal(await denied.json(), { error: 'access_denied', error_description: 'Access is denied' });
+    assert.equal(ctx.ran, ['admin'], 'post-authorization: the handler ran first');
+    assert.is(await (await call('/app/admin', 'admin')).text(), 'admin for admin');
+  },
+);
 
-t('matching is exact: other cases and a trailing slash run no route (401 under a secured prefix without a token, 404 with one)', async () => {
-  for (const path of ['/APP/any', '/App/any', '/app/ANY', '/app/any/', '/%61pp/any']) {
-    assert.is((await call(path)).status, 401, path);
-    assert.is((await call(path, 'admin')).status, 404, path);
-  }
-  assert.is((await call('/OPEN')).status, 404);
-  assert.equal(ctx.ran, []);
-});
+t(
+  'matching is exact: other cases and a trailing slash run no route (401 under a secured prefix without a token, 404 with one)',
+  async () => {
+    for (const path of ['/APP/any', '/App/any', '/app/ANY', '/app/any/', '/%61pp/any']) {
+      assert.is((await call(path)).status, 401, path);
+      assert.is((await call(path, 'admin')).status, 404, path);
+    }
+    assert.is((await call('/OPEN')).status, 404);
+    assert.equal(ctx.ran, []);
+  },
+);
 
-t('a wrong method under a secured prefix is 401 without a token (no Allow leaks), 405 with Allow with one', async () => {
-  const anonymous = await call('/app/any', undefined, 'DELETE');
-  assert.is(anonymous.status, 401);
-  assert.is(anonymous.headers.get('allow'), null);
-  const known = await call('/app/any', 'admin', 'DELETE');
-  assert.is(known.status, 405);
-  assert.match(known.headers.get('allow') ?? '', /GET/);
-});
+t(
+  'a wrong method under a secured prefix is 401 without a token (no Allow leaks), 405 with Allow with one',
+  async () => {
+    const anonymous = await call('/app/any', undefined, 'DELETE');
+    assert.is(anonymous.status, 401);
+    assert.is(anonymous.headers.get('allow'), null);
+    const known = await call('/app/any', 'admin', 'DELETE');
+    assert.is(known.status, 405);
+    assert.match(known.headers.get('allow') ?? '', /GET/);
+  },
+);
 
-t('as the router runs them: a path with its own route also reaches a later parameterised one for another method; 405 lists both', async () => {
-  assert.is(await (await call('/open/items/special')).text(), 'special for anyone');
-  assert.is((await call('/open/items/special', undefined, 'DELETE')).status, 204);
-  assert.is((await call('/open/items/42', undefined, 'DELETE')).status, 204);
-  assert.equal(ctx.ran, ['special', 'delete special', 'delete 42']);
-  const wrong = await call('/open/items/special', undefined, 'PUT');
-  assert.is(wrong.status, 405);
-  assert.equal(wrong.headers.get('allow')?.split(', ').sort(), ['DELETE', 'GET', 'HEAD']);
-  assert.is((await call('/open/items/special', undefined, 'OPTIONS')).status, 200);
-  assert.is((await call('/open/items/special', undefined, 'PROPFIND')).status, 501);
-});
+t(
+  'as the router runs them: a path with its own route also reaches a later parameterised one for another method; 405 lists both',
+  async () => {
+    assert.is(await (await call('/open/items/special')).text(), 'special for anyone');
+    assert.is((await call('/open/items/special', undefined, 'DELETE')).status, 204);
+    assert.is((await call('/open/items/42', undefined, 'DELETE')).status, 204);
+    assert.equal(ctx.ran, ['special', 'delete special', 'delete 42']);
+    const wrong = await call('/open/items/special', undefined, 'PUT');
+    assert.is(wrong.status, 405);
+    assert.equal(wrong.headers.get('allow')?.split(', ').sort(), ['DELETE', 'GET', 'HEAD']);
+    assert.is((await call('/open/items/special', undefined, 'OPTIONS')).status, 200);
+    assert.is((await call('/open/items/special', undefined, 'PROPFIND')).status, 501);
+  },
+);
 
 t('security switched off: every route runs without a token, roles are not checked', async () => {
   assert.is(await (await call('/app/admin', undefined, 'GET', ctx.open.url)).text(), 'admin for anyone');
@@ -147,9 +201,11 @@ t('a route that declares no access does not compile, and does not start', () => 
   assert.throws(() => mountRoutes([route('GET', '/y', { kind: 'anyone' })], guardsFor(true)), /unknown access/);
 });
 
-t('a layer added to the router behind the declarations\' back stops the route table (and so the start-up)', () => {
+t("a layer added to the router behind the declarations' back stops the route table (and so the start-up)", () => {
   const router = mountRoutes(routes(), guardsFor(true));
-  router.get('/sneaky', async (c) => { c.body = 'open'; });
+  router.get('/sneaky', async (c) => {
+    c.body = 'open';
+  });
   assert.throws(() => routeTable(router), /GET \/sneaky declares no access/);
 });
 

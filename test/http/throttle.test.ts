@@ -7,50 +7,86 @@ import * as assert from 'uvu/assert';
 import { serverSuite, startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, postToken, USERS } from '../helpers/tokens.ts';
 
-interface Answer { readonly status: number; readonly retryAfter: number; readonly error: string | undefined }
+interface Answer {
+  readonly status: number;
+  readonly retryAfter: number;
+  readonly error: string | undefined;
+}
 
 /** A password grant sent from the loopback address `from` (127.0.0.0/8 all reach the server). */
 function attempt(url: string, username: string, password: string, from = '127.0.0.1'): Promise<Answer> {
   const body = new URLSearchParams({ grant_type: 'password', username, password }).toString();
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/oauth/token`, {
-      method: 'POST', localAddress: from, agent: false,
-      headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': Buffer.byteLength(body) },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; }).on('end', () => resolve({
-        status: res.statusCode ?? 0, retryAfter: Number(res.headers['retry-after'] ?? 0),
-        error: (JSON.parse(text) as { error?: string }).error,
-      }));
-    });
+    const req = request(
+      `${url}/oauth/token`,
+      {
+        method: 'POST',
+        localAddress: from,
+        agent: false,
+        headers: {
+          Authorization: basic(),
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'Content-Length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (chunk: string) => {
+            text += chunk;
+          })
+          .on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              retryAfter: Number(res.headers['retry-after'] ?? 0),
+              error: (JSON.parse(text) as { error?: string }).error,
+            }),
+          );
+      },
+    );
     req.on('error', reject).end(body);
   });
 }
 
-const statuses = async (answers: Promise<Answer>[]): Promise<number[]> => (await Promise.all(answers)).map((a) => a.status);
+const statuses = async (answers: Promise<Answer>[]): Promise<number[]> =>
+  (await Promise.all(answers)).map((a) => a.status);
 
 const t = suite('POST /oauth/token › failed-login throttling', {} as { server: TestServer; url: string });
 t.before.each(async (c) => {
   c.server = await startTestServer({
-    'security.login-throttle.max-failures-per-user': '3', 'security.login-throttle.max-failures-per-address': '8', 'security.login-throttle.window-seconds': '60',
+    'security.login-throttle.max-failures-per-user': '3',
+    'security.login-throttle.max-failures-per-address': '8',
+    'security.login-throttle.window-seconds': '60',
   });
   c.url = c.server.url;
 });
 t.after.each(async (c) => c.server?.close());
 
-t('failures per username past the limit → 429 with Retry-After, also with the right password from an address that never logged in as the user', async ({ url }) => {
-  for (let i = 0; i < 3; i++) assert.is((await attempt(url, 'admin', 'wrong', '127.0.0.2')).status, 400);
-  const res = await attempt(url, 'admin', 'admin-password', '127.0.0.3');
-  assert.is(res.status, 429);
-  assert.ok(res.retryAfter >= 1 && res.retryAfter <= 60, `Retry-After ${res.retryAfter}`);
-  assert.is(res.error, 'too_many_requests');
-  assert.is((await attempt(url, 'ADMIN', 'whatever', '127.0.0.2')).status, 429, 'usernames are compared case-insensitively');
-});
+t(
+  'failures per username past the limit → 429 with Retry-After, also with the right password from an address that never logged in as the user',
+  async ({ url }) => {
+    for (let i = 0; i < 3; i++) assert.is((await attempt(url, 'admin', 'wrong', '127.0.0.2')).status, 400);
+    const res = await attempt(url, 'admin', 'admin-password', '127.0.0.3');
+    assert.is(res.status, 429);
+    assert.ok(res.retryAfter >= 1 && res.retryAfter <= 60, `Retry-After ${res.retryAfter}`);
+    assert.is(res.error, 'too_many_requests');
+    assert.is(
+      (await attempt(url, 'ADMIN', 'whatever', '127.0.0.2')).status,
+      429,
+      'usernames are compared case-insensitively',
+    );
+  },
+);
 
 t('no lock-out: failures from elsewhere never keep a user out of an address it has logged in from', async ({ url }) => {
   assert.is((await attempt(url, 'john.doe', USERS.john.password, '127.0.0.5')).status, 200);
   for (let i = 0; i < 3; i++) assert.is((await attempt(url, 'john.doe', 'wrong', '127.0.0.6')).status, 400);
-  assert.is((await attempt(url, 'john.doe', USERS.john.password, '127.0.0.7')).status, 429, 'a new address is held back');
+  assert.is(
+    (await attempt(url, 'john.doe', USERS.john.password, '127.0.0.7')).status,
+    429,
+    'a new address is held back',
+  );
   assert.is((await attempt(url, 'john.doe', USERS.john.password, '127.0.0.5')).status, 200, 'the known address is not');
 });
 
@@ -81,32 +117,75 @@ t('failures per client address past the limit → 429, whatever the username', a
   assert.is((await attempt(url, 'ghost-9', 'x', '127.0.0.11')).status, 400, 'other addresses are not held back');
 });
 
-t('failed client authentications per address past the limit, in parallel too → 429 on every client-authenticated endpoint', async ({ url }) => {
-  const from = '127.0.0.12';
-  const form = (path: string, authorization: string) => new Promise<number>((resolve, reject) => {
-    const body = 'token=x';
-    request(`${url}${path}`, {
-      method: 'POST', localAddress: from, agent: false,
-      headers: { Authorization: authorization, 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': body.length },
-    }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject).end(body);
-  });
-  const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => form('/oauth/introspect', basic('troupe-client', `wrong-${i}`))));
-  assert.equal([burst.filter((s) => s === 401).length, burst.filter((s) => s === 429).length], [8, 12], 'a parallel burst gets no more than the limit to BCrypt');
-  for (const path of ['/oauth/introspect', '/oauth/revoke', '/oauth/check_token', '/oauth/token']) assert.is(await form(path, basic()), 429, path);
-  assert.is((await attempt(url, 'john.doe', USERS.john.password, '127.0.0.13')).status, 200, 'other addresses are not held back');
-});
+t(
+  'failed client authentications per address past the limit, in parallel too → 429 on every client-authenticated endpoint',
+  async ({ url }) => {
+    const from = '127.0.0.12';
+    const form = (path: string, authorization: string) =>
+      new Promise<number>((resolve, reject) => {
+        const body = 'token=x';
+        request(
+          `${url}${path}`,
+          {
+            method: 'POST',
+            localAddress: from,
+            agent: false,
+            headers: {
+              Authorization: authorization,
+              'Content-Type': 'application/x-www-form-urlencoded',
+              'Content-Length': body.length,
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        )
+          .on('error', reject)
+          .end(body);
+      });
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => form('/oauth/introspect', basic('troupe-client', `wrong-${i}`))),
+    );
+    assert.equal(
+      [burst.filter((s) => s === 401).length, burst.filter((s) => s === 429).length],
+      [8, 12],
+      'a parallel burst gets no more than the limit to BCrypt',
+    );
+    for (const path of ['/oauth/introspect', '/oauth/revoke', '/oauth/check_token', '/oauth/token'])
+      assert.is(await form(path, basic()), 429, path);
+    assert.is(
+      (await attempt(url, 'john.doe', USERS.john.password, '127.0.0.13')).status,
+      200,
+      'other addresses are not held back',
+    );
+  },
+);
 
-t('X-Forwarded-For is ignored without trusted proxies: forged addresses share the socket\'s count', async ({ url }) => {
-  const forged = (i: number) => postToken(url, { grant_type: 'password', username: `ghost-${i}`, password: 'x' }, { Authorization: basic(), 'X-Forwarded-For': `203.0.113.${i}` });
+t("X-Forwarded-For is ignored without trusted proxies: forged addresses share the socket's count", async ({ url }) => {
+  const forged = (i: number) =>
+    postToken(
+      url,
+      { grant_type: 'password', username: `ghost-${i}`, password: 'x' },
+      { Authorization: basic(), 'X-Forwarded-For': `203.0.113.${i}` },
+    );
   for (let i = 0; i < 8; i++) assert.is((await forged(i)).status, 400);
   assert.is((await forged(9)).status, 429);
 });
 
 t.run();
 
-const proxied = serverSuite('POST /oauth/token › throttling behind a trusted proxy', { 'server.trusted-proxies': '1', 'security.login-throttle.max-failures-per-address': '3' });
+const proxied = serverSuite('POST /oauth/token › throttling behind a trusted proxy', {
+  'server.trusted-proxies': '1',
+  'security.login-throttle.max-failures-per-address': '3',
+});
 proxied('each client is counted by the address its proxy appended to X-Forwarded-For', async ({ server }) => {
-  const from = (forwarded: string, i: number) => postToken(server.url, { grant_type: 'password', username: `ghost-${i}`, password: 'x' }, { Authorization: basic(), 'X-Forwarded-For': forwarded });
+  const from = (forwarded: string, i: number) =>
+    postToken(
+      server.url,
+      { grant_type: 'password', username: `ghost-${i}`, password: 'x' },
+      { Authorization: basic(), 'X-Forwarded-For': forwarded },
+    );
   for (let i = 0; i < 3; i++) assert.is((await from(`198.51.100.${i}, 203.0.113.1`, i)).status, 400);
   assert.is((await from('198.51.100.99, 203.0.113.1', 4)).status, 429, 'a forged left-hand entry changes nothing');
   assert.is((await from('203.0.113.2', 5)).status, 400, 'another client behind the proxy has its own count');
@@ -114,19 +193,33 @@ proxied('each client is counted by the address its proxy appended to X-Forwarded
 proxied.run();
 
 const long = serverSuite('POST /oauth/token › passwords over 72 bytes');
-long('a password over 72 bytes → 400 invalid_request instead of a silently truncated comparison', async ({ server }) => {
-  const res = await postToken(server.url, { grant_type: 'password', username: 'john.doe', password: `john-password${'€'.repeat(20)}` });
-  assert.is(res.status, 400);
-  const body = (await res.json()) as { error: string; error_description: string };
-  assert.is(body.error, 'invalid_request');
-  assert.match(body.error_description, /72 bytes/);
-});
+long(
+  'a password over 72 bytes → 400 invalid_request instead of a silently truncated comparison',
+  async ({ server }) => {
+    const res = await postToken(server.url, {
+      grant_type: 'password',
+      username: 'john.doe',
+      password: `john-password${'€'.repeat(20)}`,
+    });
+    assert.is(res.status, 400);
+    const body = (await res.json()) as { error: string; error_description: string };
+    assert.is(body.error, 'invalid_request');
+    assert.match(body.error_description, /72 bytes/);
+  },
+);
 long.run();
 
 const run = promisify(execFile);
 const hash = suite('npm run hash');
 hash('prints a BCrypt hash of the secret, from the argument or standard input', async () => {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/hash.ts', 'troupe-secret', '--cost', '4']);
+  const { stdout } = await run(process.execPath, [
+    '--import',
+    'tsx',
+    'scripts/hash.ts',
+    'troupe-secret',
+    '--cost',
+    '4',
+  ]);
   assert.match(stdout, /^\$2b\$04\$/);
   assert.ok(bcrypt.compareSync('troupe-secret', stdout.trim()));
 });

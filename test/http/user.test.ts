@@ -16,8 +16,11 @@ t.after(async () => ctx.server?.close());
 
 let counter = 0;
 const uniqueEmail = (): string => `user${++counter}-${Date.now()}@example.com`;
-const api = (method: string, path: string, options: { json?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<Sent> =>
-  send(ctx.server.url, method, path, { token: ctx.token, ...options });
+const api = (
+  method: string,
+  path: string,
+  options: { json?: unknown; token?: string; headers?: Record<string, string> } = {},
+): Promise<Sent> => send(ctx.server.url, method, path, { token: ctx.token, ...options });
 
 async function createUser(name = 'Ann Lee', email = uniqueEmail()): Promise<UserJson> {
   const res = await api('POST', '/api/user', { json: { name, email } });
@@ -62,10 +65,18 @@ t('ids are read in either case, as lower case, like employee ids', async () => {
 t('POST /api/user › invalid fields → 400 naming each field', async () => {
   expectProblem(await api('POST', '/api/user', { json: { email: uniqueEmail() } }), 400, ['name']);
   expectProblem(await api('POST', '/api/user', { json: { name: '   ', email: uniqueEmail() } }), 400, ['name']);
-  expectProblem(await api('POST', '/api/user', { json: { name: 'x'.repeat(201), email: uniqueEmail() } }), 400, ['name']);
+  expectProblem(await api('POST', '/api/user', { json: { name: 'x'.repeat(201), email: uniqueEmail() } }), 400, [
+    'name',
+  ]);
   expectProblem(await api('POST', '/api/user', { json: { name: 42, email: 'not-an-email' } }), 400, ['name', 'email']);
-  expectProblem(await api('POST', '/api/user', { json: { name: 'Ann', email: `${'a'.repeat(64)}@${'b'.repeat(190)}.com` } }), 400, ['email']);
-  expectProblem(await api('POST', '/api/user', { json: { name: 'Ann', email: uniqueEmail(), role: 'ADMIN' } }), 400, ['role']);
+  expectProblem(
+    await api('POST', '/api/user', { json: { name: 'Ann', email: `${'a'.repeat(64)}@${'b'.repeat(190)}.com` } }),
+    400,
+    ['email'],
+  );
+  expectProblem(await api('POST', '/api/user', { json: { name: 'Ann', email: uniqueEmail(), role: 'ADMIN' } }), 400, [
+    'role',
+  ]);
   assert.is((await api('POST', '/api/user', { json: { name: 'x'.repeat(200), email: uniqueEmail() } })).status, 201);
 });
 
@@ -87,7 +98,9 @@ t('POST /api/user › email taken, compared case-insensitively → 409', async (
 t('POST /api/user › concurrent creates with one email: exactly one 201, the rest 409', async () => {
   const email = uniqueEmail();
   const variants = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? email : email.toUpperCase()));
-  const results = await Promise.all(variants.map((e) => api('POST', '/api/user', { json: { name: 'Racer', email: e } })));
+  const results = await Promise.all(
+    variants.map((e) => api('POST', '/api/user', { json: { name: 'Racer', email: e } })),
+  );
   assert.equal(results.map((r) => r.status).sort(), [201, ...Array<number>(19).fill(409)]);
 });
 
@@ -95,7 +108,10 @@ t('POST /api/user › no token → 401; a token without the write scope → 403 
   const anonymous = await api('POST', '/api/user', { json: { name: 'Ann', email: uniqueEmail() }, token: '' });
   assert.is(anonymous.status, 401);
   assert.is(anonymous.headers.get('www-authenticate'), 'Bearer realm="troupe"');
-  const readOnly = await api('POST', '/api/user', { json: { name: 'Ann', email: uniqueEmail() }, token: ctx.readToken });
+  const readOnly = await api('POST', '/api/user', {
+    json: { name: 'Ann', email: uniqueEmail() },
+    token: ctx.readToken,
+  });
   assert.is(readOnly.status, 403);
   assert.match(readOnly.headers.get('www-authenticate') ?? '', /error="insufficient_scope".*scope="write"/);
   assert.is((readOnly.body as { error: string }).error, 'insufficient_scope');
@@ -111,7 +127,10 @@ t('PUT /api/user › 200 with the changes, version + 1, a new ETag', async () =>
   assert.ok(updated.updatedAt >= user.updatedAt);
   assert.is(res.headers.get('etag'), '"2"');
   const nameOnly = await api('PUT', '/api/user', { json: { id: user.id, name: 'Ann' } });
-  assert.equal([(nameOnly.body as UserJson).name, (nameOnly.body as UserJson).email, (nameOnly.body as UserJson).version], ['Ann', email, 3]);
+  assert.equal(
+    [(nameOnly.body as UserJson).name, (nameOnly.body as UserJson).email, (nameOnly.body as UserJson).version],
+    ['Ann', email, 3],
+  );
 });
 
 t('PUT /api/user › If-Match with the current version → 200; a stale one → 412; a malformed one → 400', async () => {
@@ -121,7 +140,11 @@ t('PUT /api/user › If-Match with the current version → 200; a stale one → 
   const stale = await api('PUT', '/api/user', { json: { id: user.id, name: 'C' }, headers: { 'If-Match': '"1"' } });
   expectProblem(stale, 412);
   assert.is((stale.body as { type: string }).type, 'urn:problem:troupe:user.version_conflict');
-  expectProblem(await api('PUT', '/api/user', { json: { id: user.id, name: 'C' }, headers: { 'If-Match': 'two' } }), 400, ['If-Match']);
+  expectProblem(
+    await api('PUT', '/api/user', { json: { id: user.id, name: 'C' }, headers: { 'If-Match': 'two' } }),
+    400,
+    ['If-Match'],
+  );
   const after = await api('PUT', '/api/user', { json: { id: user.id, name: 'D' }, headers: { 'If-Match': 'W/"2"' } });
   assert.is((after.body as UserJson).version, 3);
 });
@@ -130,7 +153,11 @@ t('PUT /api/user › unknown id → 404; malformed id, nothing to change, unknow
   expectProblem(await api('PUT', '/api/user', { json: { id: '0123456789abcdef01234567', name: 'X' } }), 404);
   const malformed = await api('PUT', '/api/user', { json: { id: 'nope', name: 'X' } });
   expectProblem(malformed, 400, ['id']);
-  assert.is((malformed.body as { errors: unknown[] }).errors.length, 1, 'one error for the id, not one per failed check');
+  assert.is(
+    (malformed.body as { errors: unknown[] }).errors.length,
+    1,
+    'one error for the id, not one per failed check',
+  );
   expectProblem(await api('PUT', '/api/user', { json: { name: 'X' } }), 400, ['id']);
   const user = await createUser();
   expectProblem(await api('PUT', '/api/user', { json: { id: user.id } }), 400, ['(body)']);
@@ -174,7 +201,7 @@ t('DELETE /api/user › missing, malformed, or disagreeing ids and unknown field
   assert.is((await api('DELETE', `/api/user?id=${a.id}`, { json: { id: a.id } })).status, 204);
 });
 
-t('DELETE /api/user › the user\'s activity goes with it', async () => {
+t("DELETE /api/user › the user's activity goes with it", async () => {
   const user = await createUser();
   assert.is((await api('POST', '/api/users/activity', { json: { userId: user.id, type: 'LOGIN' } })).status, 201);
   assert.is((await api('DELETE', `/api/user?id=${user.id}`)).status, 204);

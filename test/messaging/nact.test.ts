@@ -2,7 +2,17 @@ import { spawnSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ActorUnavailableError, ask, AskTimeoutError } from '../../src/messaging/ask.ts';
-import { actorTree, isAlive, spawn, startSystem, stop, stopSystem, tell, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import {
+  actorTree,
+  isAlive,
+  spawn,
+  startSystem,
+  stop,
+  stopSystem,
+  tell,
+  type ActorSystem,
+  type Ref,
+} from '../../src/messaging/nact.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import { createProbe } from '../helpers/probe.ts';
@@ -25,17 +35,30 @@ t.before.each(() => {
 t.after.each(() => stopSystem(ctx.system));
 
 const spawnCounter = (name = 'counter'): Ref<CounterMsg> =>
-  spawn<number, CounterMsg>(ctx.system, (n, msg) => {
-    switch (msg.type) {
-      case 'Add': return n + msg.n;
-      case 'Get': tell(msg.sender, ok(n)); return n;
-      case 'Boom': throw new Error('boom');
-      case 'Ignore': return n;
-    }
-  }, {
-    name, initialState: () => 10,
-    onCrash: replyThenResume((_e, path, decision) => ctx.crashes.push(`${path} ${decision}`), { maxCrashes: 2, withinMs: 60_000 }),
-  });
+  spawn<number, CounterMsg>(
+    ctx.system,
+    (n, msg) => {
+      switch (msg.type) {
+        case 'Add':
+          return n + msg.n;
+        case 'Get':
+          tell(msg.sender, ok(n));
+          return n;
+        case 'Boom':
+          throw new Error('boom');
+        case 'Ignore':
+          return n;
+      }
+    },
+    {
+      name,
+      initialState: () => 10,
+      onCrash: replyThenResume((_e, path, decision) => ctx.crashes.push(`${path} ${decision}`), {
+        maxCrashes: 2,
+        withinMs: 60_000,
+      }),
+    },
+  );
 
 t('ask: the reply dispatched to the sender resolves the ask', async () => {
   const counter = spawnCounter();
@@ -67,15 +90,24 @@ t('ask: a stopped actor rejects at once with ActorUnavailableError', async () =>
 
 t('ask: concurrent asks each get their own reply, even when Math.random repeats itself', async () => {
   type Echo = { type: 'Echo'; n: number; sender: Ref<number> };
-  const echo = spawn<null, Echo>(ctx.system, (s, msg) => {
-    tell(msg.sender, msg.n);
-    return s;
-  }, { name: 'echo', initialState: () => null });
+  const echo = spawn<null, Echo>(
+    ctx.system,
+    (s, msg) => {
+      tell(msg.sender, msg.n);
+      return s;
+    },
+    { name: 'echo', initialState: () => null },
+  );
   const random = Math.random;
   Math.random = () => 0.5; // every reply slot named at random would be the same one
   try {
-    const asks = Array.from({ length: 200 }, (_, n) => ask(echo, (sender: Ref<number>): Echo => ({ type: 'Echo', n, sender }), 2000));
-    assert.equal(await Promise.all(asks), Array.from({ length: 200 }, (_, n) => n));
+    const asks = Array.from({ length: 200 }, (_, n) =>
+      ask(echo, (sender: Ref<number>): Echo => ({ type: 'Echo', n, sender }), 2000),
+    );
+    assert.equal(
+      await Promise.all(asks),
+      Array.from({ length: 200 }, (_, n) => n),
+    );
   } finally {
     Math.random = random;
   }
@@ -95,12 +127,21 @@ t('stopSystem: an ask still waiting for its reply rejects with ActorUnavailableE
 
 t('stop: the asks still queued at an actor that is stopped reject at once with ActorUnavailableError', async () => {
   type Slow = { type: 'Slow'; sender: Ref<string> };
-  const slow = spawn<null, Slow>(ctx.system, async (s, msg) => {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    tell(msg.sender, 'done');
-    return s;
-  }, { name: 'slow', initialState: () => null });
-  const asks = Array.from({ length: 3 }, () => ask(slow, (sender: Ref<string>): Slow => ({ type: 'Slow', sender }), 10_000).then(String, (e: unknown) => (e as Error).name));
+  const slow = spawn<null, Slow>(
+    ctx.system,
+    async (s, msg) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      tell(msg.sender, 'done');
+      return s;
+    },
+    { name: 'slow', initialState: () => null },
+  );
+  const asks = Array.from({ length: 3 }, () =>
+    ask(slow, (sender: Ref<string>): Slow => ({ type: 'Slow', sender }), 10_000).then(
+      String,
+      (e: unknown) => (e as Error).name,
+    ),
+  );
   await new Promise((resolve) => setImmediate(resolve)); // the first is being handled, two wait
   stop(slow);
   const outcomes = await Promise.all(asks);
@@ -133,13 +174,23 @@ t('supervision: past the restart budget the actor is reset to its initial state'
 });
 
 t('stop: stopping a parent stops its children too', async () => {
-  const parent = spawn<null, { type: 'Spawn'; sender: Ref<Reply<string>> }>(ctx.system, (s, msg, actor) => {
-    const child = spawn(actor.self, (x: null) => x, { name: 'child', initialState: () => null });
-    tell(msg.sender, ok(String(isAlive(child))));
-    return s;
-  }, { name: 'parent', initialState: () => null });
-  assert.equal(await ask(parent, (sender: Ref<Reply<string>>) => ({ type: 'Spawn' as const, sender }), 1000), ok('true'));
-  assert.equal(actorTree(ctx.system).map((a) => [a.name, a.children.map((c) => c.name)]), [['parent', ['child']]]);
+  const parent = spawn<null, { type: 'Spawn'; sender: Ref<Reply<string>> }>(
+    ctx.system,
+    (s, msg, actor) => {
+      const child = spawn(actor.self, (x: null) => x, { name: 'child', initialState: () => null });
+      tell(msg.sender, ok(String(isAlive(child))));
+      return s;
+    },
+    { name: 'parent', initialState: () => null },
+  );
+  assert.equal(
+    await ask(parent, (sender: Ref<Reply<string>>) => ({ type: 'Spawn' as const, sender }), 1000),
+    ok('true'),
+  );
+  assert.equal(
+    actorTree(ctx.system).map((a) => [a.name, a.children.map((c) => c.name)]),
+    [['parent', ['child']]],
+  );
   stop(parent);
   assert.equal(actorTree(ctx.system), []);
   assert.is(isAlive(parent), false);
@@ -158,7 +209,10 @@ t('probe: expectNoMessage passes on silence and fails on a message', async () =>
 });
 
 t('stopSystem: actors with idle timers and children are all stopped, so the process exits', () => {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/fixtures/stop-system.ts'], { encoding: 'utf8', timeout: 20_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/fixtures/stop-system.ts'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.is(run.stdout.trim(), 'stopped');
   assert.is(run.signal, null, 'the process had to be killed: something kept it alive');
   assert.is(run.status, 0);

@@ -3,9 +3,7 @@ import * as assert from 'uvu/assert';
 import { ask } from '../../src/messaging/ask.ts';
 import { pendingAsks, spawn, startSystem, stopSystem, tell, type Ref } from '../../src/messaging/nact.ts';
 
-type Msg =
-  | { type: 'Hold'; sender: Ref<string> }
-  | { type: 'Release' };
+type Msg = { type: 'Hold'; sender: Ref<string> } | { type: 'Release' };
 
 const hold = (sender: Ref<string>): Msg => ({ type: 'Hold', sender });
 
@@ -15,11 +13,15 @@ t('counts the asks that wait for a reply, and drops each once it is answered', a
   const system = startSystem(`test-${Math.random().toString(36).slice(2)}`);
   try {
     // Keeps the senders of Hold until Release, then answers them all.
-    const holder = spawn<Ref<string>[], Msg>(system, (held, msg) => {
-      if (msg.type === 'Hold') return [...held, msg.sender];
-      for (const sender of held) tell(sender, 'released');
-      return [];
-    }, { name: 'holder', initialState: () => [] });
+    const holder = spawn<Ref<string>[], Msg>(
+      system,
+      (held, msg) => {
+        if (msg.type === 'Hold') return [...held, msg.sender];
+        for (const sender of held) tell(sender, 'released');
+        return [];
+      },
+      { name: 'holder', initialState: () => [] },
+    );
     assert.is(pendingAsks(system), 0);
     const first = ask(holder, hold, 60_000);
     const second = ask(holder, hold, 60_000);

@@ -19,16 +19,23 @@ import { waitFor } from '../helpers/wait.ts';
 /** The worker processes of a primary: its children. */
 function workersOf(primary: number): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(primary)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(primary)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return []; // pgrep exits 1 when there are none
   }
 }
 
 const metricsOf = async (server: ChildServer): Promise<string> => (await fetch(`${server.url}/metrics`)).text();
-const pidsIn = (metrics: string): Set<string> => new Set([...metrics.matchAll(/^actor_live\{actor="token",pid="(\d+)"\} 1$/gm)].map((m) => m[1] ?? ''));
+const pidsIn = (metrics: string): Set<string> =>
+  new Set([...metrics.matchAll(/^actor_live\{actor="token",pid="(\d+)"\} 1$/gm)].map((m) => m[1] ?? ''));
 
-interface Ctx { dataDir: string; server: ChildServer }
+interface Ctx {
+  dataDir: string;
+  server: ChildServer;
+}
 const ctx = {} as Ctx;
 const t = suite('several processes: server.workers=2', ctx);
 
@@ -43,63 +50,92 @@ t.after(async () => {
   rmSync(ctx.dataDir, { recursive: true, force: true });
 });
 
-t('/metrics from either worker answers for the service: requests summed, each worker\'s actors under its pid', async () => {
-  const before = Number(/^http_requests_total\{method="GET",route="\/health",status="200"\} (\d+)$/m.exec(await metricsOf(ctx.server))?.[1] ?? 0);
-  for (let i = 0; i < 40; i++) assert.is((await fetch(`${ctx.server.url}/health`)).status, 200);
-  const metrics = await metricsOf(ctx.server);
-  assert.match(metrics, new RegExp(`^http_requests_total\\{method="GET",route="/health",status="200"\\} ${before + 40}$`, 'm'));
-  assert.equal([...pidsIn(metrics)].sort(), workersOf(ctx.server.pid).map(String).sort());
-});
+t(
+  "/metrics from either worker answers for the service: requests summed, each worker's actors under its pid",
+  async () => {
+    const before = Number(
+      /^http_requests_total\{method="GET",route="\/health",status="200"\} (\d+)$/m.exec(
+        await metricsOf(ctx.server),
+      )?.[1] ?? 0,
+    );
+    for (let i = 0; i < 40; i++) assert.is((await fetch(`${ctx.server.url}/health`)).status, 200);
+    const metrics = await metricsOf(ctx.server);
+    assert.match(
+      metrics,
+      new RegExp(`^http_requests_total\\{method="GET",route="/health",status="200"\\} ${before + 40}$`, 'm'),
+    );
+    assert.equal([...pidsIn(metrics)].sort(), workersOf(ctx.server.pid).map(String).sort());
+  },
+);
 
 t('a token works on every worker, and once revoked is refused by every worker', async () => {
   const { access_token: token } = await login(ctx.server.url);
-  for (let i = 0; i < 20; i++) assert.is((await fetch(`${ctx.server.url}/app/listAll`, { headers: bearer(token) })).status, 200);
+  for (let i = 0; i < 20; i++)
+    assert.is((await fetch(`${ctx.server.url}/app/listAll`, { headers: bearer(token) })).status, 200);
   const revoke = await fetch(`${ctx.server.url}/oauth/revoke`, {
-    method: 'POST', headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${token}`,
+    method: 'POST',
+    headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: `token=${token}`,
   });
   assert.is(revoke.status, 200);
-  for (let i = 0; i < 20; i++) assert.is((await fetch(`${ctx.server.url}/app/listAll`, { headers: bearer(token) })).status, 401, `request ${i}`);
+  for (let i = 0; i < 20; i++)
+    assert.is((await fetch(`${ctx.server.url}/app/listAll`, { headers: bearer(token) })).status, 401, `request ${i}`);
 });
 
-t('a worker killed with SIGKILL under load: no acknowledged write is lost, it is replaced, requests keep succeeding', async () => {
-  const { access_token: token } = await login(ctx.server.url);
-  const [victim] = workersOf(ctx.server.pid);
-  assert.ok(victim);
-  const acknowledged: string[] = [];
-  const failures: string[] = [];
-  let killedAt = 0;
-  let afterKill = 0;
-  const deadline = Date.now() + 6000;
-  const writer = async (w: number): Promise<void> => {
-    for (let i = 0; Date.now() < deadline; i++) {
-      try {
-        const res = await send(ctx.server.url, 'POST', '/api/employee/create', { token, json: { name: `Load ${w}-${i}`, dateOfBirth: '1990-01-01' } });
-        if (res.status === 201) {
-          acknowledged.push((res.body as { id: string }).id);
-          if (killedAt > 0) afterKill++;
-        } else failures.push(String(res.status));
-      } catch (error) {
-        failures.push(error instanceof Error ? error.message : 'error'); // in flight on the killed worker
+t(
+  'a worker killed with SIGKILL under load: no acknowledged write is lost, it is replaced, requests keep succeeding',
+  async () => {
+    const { access_token: token } = await login(ctx.server.url);
+    const [victim] = workersOf(ctx.server.pid);
+    assert.ok(victim);
+    const acknowledged: string[] = [];
+    const failures: string[] = [];
+    let killedAt = 0;
+    let afterKill = 0;
+    const deadline = Date.now() + 6000;
+    const writer = async (w: number): Promise<void> => {
+      for (let i = 0; Date.now() < deadline; i++) {
+        try {
+          const res = await send(ctx.server.url, 'POST', '/api/employee/create', {
+            token,
+            json: { name: `Load ${w}-${i}`, dateOfBirth: '1990-01-01' },
+          });
+          if (res.status === 201) {
+            acknowledged.push((res.body as { id: string }).id);
+            if (killedAt > 0) afterKill++;
+          } else failures.push(String(res.status));
+        } catch (error) {
+          failures.push(error instanceof Error ? error.message : 'error'); // in flight on the killed worker
+        }
       }
+    };
+    const load = Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    process.kill(victim, 'SIGKILL');
+    killedAt = Date.now();
+    await load;
+    assert.ok(failures.length <= 8, `more failures than requests in flight: ${failures.join(', ')}`);
+    assert.ok(afterKill > 50, `only ${afterKill} writes succeeded after the kill`);
+    const db = openReader(ctx.dataDir);
+    try {
+      const stored = new Set(db.prepare<[], string>('select id from employees').pluck().all());
+      assert.equal(
+        acknowledged.filter((id) => !stored.has(id)),
+        [],
+        'acknowledged writes are missing',
+      );
+    } finally {
+      db.close();
     }
-  };
-  const load = Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-  process.kill(victim, 'SIGKILL');
-  killedAt = Date.now();
-  await load;
-  assert.ok(failures.length <= 8, `more failures than requests in flight: ${failures.join(', ')}`);
-  assert.ok(afterKill > 50, `only ${afterKill} writes succeeded after the kill`);
-  const db = openReader(ctx.dataDir);
-  try {
-    const stored = new Set(db.prepare<[], string>('select id from employees').pluck().all());
-    assert.equal(acknowledged.filter((id) => !stored.has(id)), [], 'acknowledged writes are missing');
-  } finally {
-    db.close();
-  }
-  await waitFor(() => workersOf(ctx.server.pid).length === 2 && !workersOf(ctx.server.pid).includes(victim), 'a replacement worker', 15_000, 100);
-  await waitFor(async () => pidsIn(await metricsOf(ctx.server)).size === 2, 'the replacement serving', 10_000, 100);
-});
+    await waitFor(
+      () => workersOf(ctx.server.pid).length === 2 && !workersOf(ctx.server.pid).includes(victim),
+      'a replacement worker',
+      15_000,
+      100,
+    );
+    await waitFor(async () => pidsIn(await metricsOf(ctx.server)).size === 2, 'the replacement serving', 10_000, 100);
+  },
+);
 
 t('SIGTERM to the primary drains every worker; the primary exits 0 and the port is free', async () => {
   const workers = workersOf(ctx.server.pid);
@@ -107,7 +143,10 @@ t('SIGTERM to the primary drains every worker; the primary exits 0 and the port 
   const [code] = await ctx.server.exited;
   assert.is(code, 0);
   for (const pid of workers) assert.throws(() => process.kill(pid, 0), /ESRCH/, `worker ${pid} outlived the primary`);
-  await fetch(`${ctx.server.url}/health`).then(() => assert.unreachable('the port still answers'), () => undefined);
+  await fetch(`${ctx.server.url}/health`).then(
+    () => assert.unreachable('the port still answers'),
+    () => undefined,
+  );
 });
 
 t.run();
@@ -119,7 +158,9 @@ budget('past the restart budget the primary stops and exits non-zero', async () 
   const server = await startChildServer(dataDir, { ...SHARED, SERVER_WORKERS: '2' });
   try {
     let exited = false;
-    void server.exited.then(() => { exited = true; });
+    void server.exited.then(() => {
+      exited = true;
+    });
     const deadline = Date.now() + 60_000;
     while (!exited && Date.now() < deadline) {
       for (const pid of workersOf(server.pid)) process.kill(pid, 'SIGKILL');

@@ -16,7 +16,11 @@ if (MONGO_SKIP_REASON) {
     name: 'MongoDB',
     async env() {
       uri = withDatabase(await mongoUri(), `troupe_instances_${process.pid}_${Date.now().toString(36)}`);
-      return { MONGODB_URI: uri, SECURITY_SIGNING_KEY: 'a-key-shared-by-every-machine-0123456789abcdef', SECURITY_REVOCATION_SYNC_MS: String(SYNC_MS) };
+      return {
+        MONGODB_URI: uri,
+        SECURITY_SIGNING_KEY: 'a-key-shared-by-every-machine-0123456789abcdef',
+        SECURITY_REVOCATION_SYNC_MS: String(SYNC_MS),
+      };
     },
     separateDataDirs: true,
     revocationBoundMs: SYNC_MS + 50,

@@ -12,7 +12,11 @@ import { tempDir } from '../helpers/server.ts';
 import { basic, login } from '../helpers/tokens.ts';
 import { send, type UserActivityJson } from '../helpers/user-data.ts';
 
-interface Ctx { dataDir: string; server: ChildServer; repl: ReplChild }
+interface Ctx {
+  dataDir: string;
+  server: ChildServer;
+  repl: ReplChild;
+}
 const ctx = {} as Ctx;
 const t = suite('several processes: the REPL beside a running server', ctx);
 
@@ -38,8 +42,14 @@ t('a user created in the REPL is served over HTTP at once, with its activity', a
   assert.is(res.status, 200);
   const body = res.body as UserActivityJson;
   assert.is(body.user.name, 'Repl Made');
-  assert.equal(body.activities.map((a) => a.type), ['USER_CREATED']);
-  const taken = await send(ctx.server.url, 'POST', '/api/user', { token, json: { name: 'Other', email: 'REPL@example.com' } });
+  assert.equal(
+    body.activities.map((a) => a.type),
+    ['USER_CREATED'],
+  );
+  const taken = await send(ctx.server.url, 'POST', '/api/user', {
+    token,
+    json: { name: 'Other', email: 'REPL@example.com' },
+  });
   assert.is(taken.status, 409);
 });
 
@@ -48,7 +58,9 @@ t('a token revoked over HTTP is refused in the REPL', async () => {
   const ask = `(await ask(token, Token.introspect({ clientId: 'troupe-client', token: '${token}' }))).value.active`;
   assert.match(await ctx.repl.type(ask), /true/);
   const revoke = await fetch(`${ctx.server.url}/oauth/revoke`, {
-    method: 'POST', headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${token}`,
+    method: 'POST',
+    headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: `token=${token}`,
   });
   assert.is(revoke.status, 200);
   assert.match(await ctx.repl.type(ask), /false/);

@@ -18,7 +18,11 @@ const t = suite('ActivityActors: memory after idle stops');
 t('rounds of 5,000 short-lived actors leave the heap where it started', async () => {
   const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
   const system = startSystem(`memory-${process.pid}`);
-  const router = spawnActivityRouter(system, { store: sqliteActivityStore(db), idleMs: 1500, crashPolicy: () => replyThenResume(() => {}) });
+  const router = spawnActivityRouter(system, {
+    store: sqliteActivityStore(db),
+    idleMs: 1500,
+    crashPolicy: () => replyThenResume(() => {}),
+  });
   const live = (): number => actorTree(system)[0]?.children.length ?? 0;
   try {
     const before = heapMiB();

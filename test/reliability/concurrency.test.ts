@@ -9,7 +9,10 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { login } from '../helpers/tokens.ts';
 import { send, type Sent } from '../helpers/user-data.ts';
 
-interface Ctx { server: TestServer; token: string }
+interface Ctx {
+  server: TestServer;
+  token: string;
+}
 const ctx = {} as Ctx;
 const t = suite('reliability: concurrent writers', ctx);
 
@@ -19,7 +22,11 @@ t.before(async () => {
 });
 t.after(async () => ctx.server?.close());
 
-interface Versioned { id: string; name: string; version: number }
+interface Versioned {
+  id: string;
+  name: string;
+  version: number;
+}
 
 /** How one resource is read and conditionally renamed. */
 interface Resource {
@@ -33,12 +40,14 @@ const api = (method: string, path: string, json?: unknown, headers?: Record<stri
 
 let serial = 0;
 const employees: Resource = {
-  create: async () => (await api('POST', '/api/employee/create', { name: 'Racer', dateOfBirth: '1990-01-01' })).body as Versioned,
+  create: async () =>
+    (await api('POST', '/api/employee/create', { name: 'Racer', dateOfBirth: '1990-01-01' })).body as Versioned,
   read: async (id) => (await api('GET', `/api/employee/${id}`)).body as Versioned,
   rename: (id, name, version) => api('PUT', `/api/employee/update?id=${id}`, { name }, { 'If-Match': `"${version}"` }),
 };
 const users: Resource = {
-  create: async () => (await api('POST', '/api/user', { name: 'Racer', email: `racer${++serial}@example.com` })).body as Versioned,
+  create: async () =>
+    (await api('POST', '/api/user', { name: 'Racer', email: `racer${++serial}@example.com` })).body as Versioned,
   read: async (id) => ((await api('GET', `/api/users/activity?userId=${id}&limit=1`)).body as { user: Versioned }).user,
   rename: (id, name, version) => api('PUT', '/api/user', { id, name }, { 'If-Match': `"${version}"` }),
 };
@@ -69,7 +78,11 @@ async function noLostUpdate(resource: Resource): Promise<void> {
   const record = await resource.create();
   const wins = (await Promise.all(Array.from({ length: 8 }, (_, me) => client(resource, record.id, me, 5)))).flat();
   const versions = wins.map((w) => w.version).sort((a, b) => a - b);
-  assert.equal(versions, Array.from({ length: 40 }, (_, i) => i + 2), 'each acknowledged update got its own version');
+  assert.equal(
+    versions,
+    Array.from({ length: 40 }, (_, i) => i + 2),
+    'each acknowledged update got its own version',
+  );
   const now = await resource.read(record.id);
   assert.is(now.version, 41);
   assert.is(now.name, wins.find((w) => w.version === 41)?.name);
@@ -77,15 +90,24 @@ async function noLostUpdate(resource: Resource): Promise<void> {
 
 t('employees › 20 updates with the same If-Match: exactly one 200, the rest 412', () => oneWinnerPerVersion(employees));
 t('users › 20 updates with the same If-Match: exactly one 200, the rest 412', () => oneWinnerPerVersion(users));
-t('employees › 8 clients × 5 read-modify-write updates: versions 2…41, each acknowledged once, none lost', () => noLostUpdate(employees));
-t('users › 8 clients × 5 read-modify-write updates: versions 2…41, each acknowledged once, none lost', () => noLostUpdate(users));
+t('employees › 8 clients × 5 read-modify-write updates: versions 2…41, each acknowledged once, none lost', () =>
+  noLostUpdate(employees),
+);
+t('users › 8 clients × 5 read-modify-write updates: versions 2…41, each acknowledged once, none lost', () =>
+  noLostUpdate(users),
+);
 
 t('users › 20 concurrent creates with one email (in different cases): exactly one 201, the rest 409', async () => {
   const email = (i: number): string => (i % 2 === 0 ? 'Same.Email@Example.com' : 'same.email@example.COM');
-  const racers = await Promise.all(Array.from({ length: 20 }, (_, i) => api('POST', '/api/user', { name: `Twin ${i}`, email: email(i) })));
+  const racers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => api('POST', '/api/user', { name: `Twin ${i}`, email: email(i) })),
+  );
   assert.equal(racers.map((r) => r.status).sort(), [201, ...Array<number>(19).fill(409)]);
   const reader = openReader(ctx.server.dataDir);
-  const stored = reader.prepare('select count(*) from user_data where lower(email) = ?').pluck().get('same.email@example.com');
+  const stored = reader
+    .prepare('select count(*) from user_data where lower(email) = ?')
+    .pluck()
+    .get('same.email@example.com');
   reader.close();
   assert.is(stored, 1);
 });

@@ -19,7 +19,11 @@ import { login } from '../helpers/tokens.ts';
 const CYCLES = SOAK ? 12 : 2;
 const WRITERS = 6;
 
-interface EmployeeEntry { name: string; renamed: string; renameAcked: boolean }
+interface EmployeeEntry {
+  name: string;
+  renamed: string;
+  renameAcked: boolean;
+}
 interface Ledger {
   readonly employees: Map<string, EmployeeEntry>;
   readonly users: Map<string, { name: string; email: string }>;
@@ -28,12 +32,17 @@ interface Ledger {
   readonly unexpected: string[];
 }
 
-interface Answer { status: number; body: Record<string, unknown> }
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
 
 function requester(url: string, token: string) {
   return async (method: string, path: string, json: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
     const res = await fetch(`${url}${path}`, {
-      method, body: JSON.stringify(json), signal: AbortSignal.timeout(10_000),
+      method,
+      body: JSON.stringify(json),
+      signal: AbortSignal.timeout(10_000),
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers },
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -52,14 +61,20 @@ async function round(send: Send, tag: string, ledger: Ledger): Promise<void> {
   if (!check(emp, 201, 'create employee')) return;
   const entry = { name: `E ${tag}`, renamed: `R ${tag}`, renameAcked: false };
   ledger.employees.set(String(emp.body['id']), entry);
-  const upd = await send('PUT', `/api/employee/update?id=${String(emp.body['id'])}`, { name: entry.renamed }, { 'If-Match': '"1"' });
+  const upd = await send(
+    'PUT',
+    `/api/employee/update?id=${String(emp.body['id'])}`,
+    { name: entry.renamed },
+    { 'If-Match': '"1"' },
+  );
   if (check(upd, 200, 'update employee')) entry.renameAcked = true;
   const user = await send('POST', '/api/user', { name: `U ${tag}`, email: `${tag}@example.com` });
   if (!check(user, 201, 'create user')) return;
   const userId = String(user.body['id']);
   ledger.users.set(userId, { name: `U ${tag}`, email: `${tag}@example.com` });
   const act = await send('POST', '/api/users/activity', { userId, type: 'CRASH_TEST', detail: { tag } });
-  if (check(act, 201, 'record activity')) ledger.activities.set(String(act.body['id']), { userId, type: 'CRASH_TEST', tag });
+  if (check(act, 201, 'record activity'))
+    ledger.activities.set(String(act.body['id']), { userId, type: 'CRASH_TEST', tag });
 }
 
 /** Writes until the connection is lost (the kill). */
@@ -92,16 +107,20 @@ function verify(dataDir: string, ledger: Ledger): string[] {
     const employee = db.prepare<[string], Row>('select name, version from employees where id = ?');
     for (const [id, e] of ledger.employees) problems.push(employeeProblem(id, e, employee.get(id)) ?? '');
     const user = db.prepare<[string], Row>('select name, email, version from user_data where id = ?');
-    const created = db.prepare<[string], Row>('select 1 as found from user_activity where user_id = ? and type = \'USER_CREATED\'');
+    const created = db.prepare<[string], Row>(
+      "select 1 as found from user_activity where user_id = ? and type = 'USER_CREATED'",
+    );
     for (const [id, u] of ledger.users) {
       const row = user.get(id);
-      if (row?.['name'] !== u.name || row['email'] !== u.email) problems.push(`user ${id} is ${JSON.stringify(row)}, expected ${JSON.stringify(u)}`);
+      if (row?.['name'] !== u.name || row['email'] !== u.email)
+        problems.push(`user ${id} is ${JSON.stringify(row)}, expected ${JSON.stringify(u)}`);
       if (!created.get(id)) problems.push(`user ${id} has no USER_CREATED activity`);
     }
     const activity = db.prepare<[string], Row>('select user_id, type, detail from user_activity where id = ?');
     for (const [id, a] of ledger.activities) {
       const row = activity.get(id);
-      if (row?.['user_id'] !== a.userId || row['type'] !== a.type || row['detail'] !== JSON.stringify({ tag: a.tag })) problems.push(`activity ${id} is ${JSON.stringify(row)}`);
+      if (row?.['user_id'] !== a.userId || row['type'] !== a.type || row['detail'] !== JSON.stringify({ tag: a.tag }))
+        problems.push(`activity ${id} is ${JSON.stringify(row)}`);
     }
     return problems.filter((p) => p !== '');
   } finally {
@@ -142,7 +161,9 @@ t(`${CYCLES} kill/restart cycles: every acknowledged write survives, integrity_c
     try {
       const send = requester(server.url, (await login(server.url)).access_token);
       const [id, e] = [...ledger.employees].at(-1) ?? [];
-      const res = await fetch(`${server.url}/api/employee/${id}`, { headers: { Authorization: `Bearer ${(await login(server.url)).access_token}` } });
+      const res = await fetch(`${server.url}/api/employee/${id}`, {
+        headers: { Authorization: `Bearer ${(await login(server.url)).access_token}` },
+      });
       assert.is(res.status, 200);
       assert.ok([e?.name, e?.renamed].includes(((await res.json()) as { name: string }).name));
       assert.is((await send('POST', '/api/user', { name: 'After', email: 'after.crash@example.com' })).status, 201);

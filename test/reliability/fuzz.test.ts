@@ -20,25 +20,69 @@ import { headerValue, hostileForm, hostileJson, hostileQuery, hostileString, nea
 
 const RUNS_PER_ROUTE = SOAK ? 1000 : 30;
 const REQUEST_TIMEOUT_MS = 5000;
-const TABLES = ['employees', 'user_data', 'user_activity', 'users', 'user_roles', 'roles', 'refresh_tokens', 'revocations'];
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'application/x-www-form-urlencoded', 'text/plain',
-  'application/merge-patch+json', 'application/json; charset=latin1', 'multipart/form-data; boundary=x', '*/*', 'json', ''];
+const TABLES = [
+  'employees',
+  'user_data',
+  'user_activity',
+  'users',
+  'user_roles',
+  'roles',
+  'refresh_tokens',
+  'revocations',
+];
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/x-www-form-urlencoded',
+  'text/plain',
+  'application/merge-patch+json',
+  'application/json; charset=latin1',
+  'multipart/form-data; boundary=x',
+  '*/*',
+  'json',
+  '',
+];
 
-interface Ctx { server: TestServer; token: string; readToken: string; known: string[] }
+interface Ctx {
+  server: TestServer;
+  token: string;
+  readToken: string;
+  known: string[];
+}
 const ctx = {} as Ctx;
 const t = suite('reliability: fuzzed requests on every route', ctx);
 
 t.before(async () => {
   // The throttles out of reach: wrong secrets are a third of the OAuth requests here, and a 429 for
   // every later one would stop them from reaching the code behind it.
-  ctx.server = await startTestServer({ 'security.login-throttle.max-failures-per-user': '1000000', 'security.login-throttle.max-failures-per-address': '1000000' });
+  ctx.server = await startTestServer({
+    'security.login-throttle.max-failures-per-user': '1000000',
+    'security.login-throttle.max-failures-per-address': '1000000',
+  });
   ctx.token = (await login(ctx.server.url)).access_token;
   ctx.readToken = (await login(ctx.server.url, undefined, 'read')).access_token;
-  const api = (method: string, path: string, json: unknown) => send(ctx.server.url, method, path, { token: ctx.token, json });
+  const api = (method: string, path: string, json: unknown) =>
+    send(ctx.server.url, method, path, { token: ctx.token, json });
   ctx.known = [];
   for (const i of [1, 2, 3]) {
-    ctx.known.push(String(((await api('POST', '/api/employee/create', { name: `Fixture ${i}`, dateOfBirth: '1980-01-0' + i })).body as { id: string }).id));
-    ctx.known.push(String(((await api('POST', '/api/user', { name: `Fixture ${i}`, email: `fixture${i}@example.com` })).body as { id: string }).id));
+    ctx.known.push(
+      String(
+        (
+          (await api('POST', '/api/employee/create', { name: `Fixture ${i}`, dateOfBirth: '1980-01-0' + i })).body as {
+            id: string;
+          }
+        ).id,
+      ),
+    );
+    ctx.known.push(
+      String(
+        (
+          (await api('POST', '/api/user', { name: `Fixture ${i}`, email: `fixture${i}@example.com` })).body as {
+            id: string;
+          }
+        ).id,
+      ),
+    );
   }
 });
 t.after(async () => ctx.server?.close());
@@ -54,9 +98,18 @@ function snapshot(): string[] {
 }
 
 /** The tables that differ between two snapshots. */
-const changed = (before: readonly string[], after: readonly string[]): string[] => TABLES.filter((_, i) => before[i] !== after[i]);
+const changed = (before: readonly string[], after: readonly string[]): string[] =>
+  TABLES.filter((_, i) => before[i] !== after[i]);
 
-interface Req { method: string; path: string; body: string | undefined; contentType: string | undefined; auth: string | undefined; ifMatch: string | null; requestId: string | null }
+interface Req {
+  method: string;
+  path: string;
+  body: string | undefined;
+  contentType: string | undefined;
+  auth: string | undefined;
+  ifMatch: string | null;
+  requestId: string | null;
+}
 
 function headersOf(req: Req): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -69,7 +122,8 @@ function headersOf(req: Req): Record<string, string> {
 
 /** Whether the request carries credentials that could pass (a good token or client secret). */
 const credentialed = (req: Req): boolean =>
-  [`Bearer ${ctx.token}`, `bearer ${ctx.token}`, `Bearer ${ctx.readToken}`, basic()].includes(req.auth ?? '') || (req.body ?? '').includes('troupe-secret');
+  [`Bearer ${ctx.token}`, `bearer ${ctx.token}`, `Bearer ${ctx.readToken}`, basic()].includes(req.auth ?? '') ||
+  (req.body ?? '').includes('troupe-secret');
 
 /**
  * One request: never a 5xx or a hang; a failure leaves every row as it was, a success changes no
@@ -79,27 +133,47 @@ const credentialed = (req: Req): boolean =>
 async function check(req: Req, writes: readonly string[], secured = false): Promise<void> {
   const before = snapshot();
   const res = await fetch(`${ctx.server.url}${req.path}`, {
-    method: req.method, headers: headersOf(req), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(req.body === undefined ? {} : { body: req.body }),
+    method: req.method,
+    headers: headersOf(req),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    ...(req.body === undefined ? {} : { body: req.body }),
   });
   const text = await res.text();
   if (res.status >= 500) throw new Error(`${req.method} ${req.path} → ${res.status} ${text.slice(0, 300)}`);
-  if (secured && res.status < 300 && !credentialed(req)) throw new Error(`${req.method} ${req.path} → ${res.status} without credentials`);
+  if (secured && res.status < 300 && !credentialed(req))
+    throw new Error(`${req.method} ${req.path} → ${res.status} without credentials`);
   const tables = changed(before, snapshot());
   if (res.status < 400) {
     const stray = tables.filter((table) => !writes.includes(table));
-    if (stray.length > 0) throw new Error(`${req.method} ${req.path} → ${res.status}, yet it changed ${stray.join(', ')}`);
+    if (stray.length > 0)
+      throw new Error(`${req.method} ${req.path} → ${res.status}, yet it changed ${stray.join(', ')}`);
     return;
   }
-  if (tables.length > 0) throw new Error(`${req.method} ${req.path} → ${res.status}, yet stored rows changed in ${tables.join(', ')}`);
+  if (tables.length > 0)
+    throw new Error(`${req.method} ${req.path} → ${res.status}, yet stored rows changed in ${tables.join(', ')}`);
   if (/json/.test(res.headers.get('content-type') ?? '')) JSON.parse(text);
 }
 
 type Auth = 'bearer' | 'basic' | 'none';
 
 function authOf(kind: Auth): fc.Arbitrary<string | undefined> {
-  const garbage = fc.oneof(headerValue, fc.constantFrom('Bearer', 'Bearer ', 'Basic', 'Basic !!!', `Bearer ${ctx.token}, Bearer ${ctx.token}`, `Bearer ${ctx.token.slice(0, -3)}abc`), fc.constant(undefined));
+  const garbage = fc.oneof(
+    headerValue,
+    fc.constantFrom(
+      'Bearer',
+      'Bearer ',
+      'Basic',
+      'Basic !!!',
+      `Bearer ${ctx.token}, Bearer ${ctx.token}`,
+      `Bearer ${ctx.token.slice(0, -3)}abc`,
+    ),
+    fc.constant(undefined),
+  );
   if (kind === 'none') return fc.oneof(fc.constant(undefined), garbage);
-  const good = kind === 'bearer' ? fc.constantFrom(`Bearer ${ctx.token}`, `bearer ${ctx.token}`, `Bearer ${ctx.readToken}`) : fc.constantFrom(basic(), basic('troupe-client', 'wrong'));
+  const good =
+    kind === 'bearer'
+      ? fc.constantFrom(`Bearer ${ctx.token}`, `bearer ${ctx.token}`, `Bearer ${ctx.readToken}`)
+      : fc.constantFrom(basic(), basic('troupe-client', 'wrong'));
   return fc.oneof({ weight: 6, arbitrary: good }, { weight: 1, arbitrary: garbage });
 }
 
@@ -113,12 +187,20 @@ function jsonBodyOf(fields: readonly string[]): fc.Arbitrary<string | undefined>
 }
 
 function queryOf(fields: readonly string[]): fc.Arbitrary<string> {
-  const pairs = nearlyValid(fields, ctx.known).map((v) => new URLSearchParams(Object.entries(v).map(([k, x]): [string, string] => [k, typeof x === 'string' ? x : JSON.stringify(x) ?? ''])).toString());
+  const pairs = nearlyValid(fields, ctx.known).map((v) =>
+    new URLSearchParams(
+      Object.entries(v).map(([k, x]): [string, string] => [k, typeof x === 'string' ? x : (JSON.stringify(x) ?? '')]),
+    ).toString(),
+  );
   return fc.oneof(pairs, hostileQuery(ctx.known));
 }
 
 /** Percent-encodes a path segment; a lone surrogate (which `encodeURIComponent` refuses) becomes invalid UTF-8. */
-const encodeSegment = (s: string): string => s.split(/(\p{Cs})/u).map((part) => (/^\p{Cs}$/u.test(part) ? '%ED%A0%80' : encodeURIComponent(part))).join('');
+const encodeSegment = (s: string): string =>
+  s
+    .split(/(\p{Cs})/u)
+    .map((part) => (/^\p{Cs}$/u.test(part) ? '%ED%A0%80' : encodeURIComponent(part)))
+    .join('');
 
 /**
  * Valid bodies with unusual but legal values, mixed into a write route's bodies so that successes
@@ -127,7 +209,9 @@ const encodeSegment = (s: string): string => s.split(/(\p{Cs})/u).map((part) => 
  */
 function validBodies() {
   const name = fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' }).filter((n) => n.trim().length > 0);
-  const born = fc.date({ min: new Date('1900-01-01'), max: new Date('2020-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+  const born = fc
+    .date({ min: new Date('1900-01-01'), max: new Date('2020-12-31'), noInvalidDate: true })
+    .map((d) => d.toISOString().slice(0, 10));
   const known = (parity: number) => fc.constantFrom(...ctx.known.filter((_, i) => i % 2 === parity));
   const json = <T>(a: fc.Arbitrary<T>) => a.map((v) => JSON.stringify(v));
   return {
@@ -135,20 +219,32 @@ function validBodies() {
     employeeChange: json(fc.record({ name }, { requiredKeys: [] })),
     user: json(fc.record({ name, email: fc.uuid().map((u) => `${u}@example.com`) })),
     userChange: json(fc.record({ id: known(1), name })),
-    activity: json(fc.record({ userId: known(1), type: fc.constantFrom('LOGIN', 'PASSWORD_CHANGED', 'A1_B2'), detail: fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }) })),
+    activity: json(
+      fc.record({
+        userId: known(1),
+        type: fc.constantFrom('LOGIN', 'PASSWORD_CHANGED', 'A1_B2'),
+        detail: fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
+      }),
+    ),
   };
 }
 
 /** A route's bodies with valid ones mixed in. */
-const orValid = (bodies: fc.Arbitrary<string | undefined>, valid: fc.Arbitrary<string>): fc.Arbitrary<string | undefined> =>
-  fc.oneof({ weight: 1, arbitrary: valid }, { weight: 2, arbitrary: bodies });
+const orValid = (
+  bodies: fc.Arbitrary<string | undefined>,
+  valid: fc.Arbitrary<string>,
+): fc.Arbitrary<string | undefined> => fc.oneof({ weight: 1, arbitrary: valid }, { weight: 2, arbitrary: bodies });
 
 interface Route {
   /** The registered routes (`METHOD /template`, as Koa lists them) these requests aim at. */
   covers: readonly string[];
   /** The tables a successful request may change. */
   writes?: readonly string[];
-  method: string; path: fc.Arbitrary<string>; body: fc.Arbitrary<string | undefined>; type: string | undefined; auth: Auth;
+  method: string;
+  path: fc.Arbitrary<string>;
+  body: fc.Arbitrary<string | undefined>;
+  type: string | undefined;
+  auth: Auth;
 }
 
 function routes(): Route[] {
@@ -156,48 +252,224 @@ function routes(): Route[] {
   const form = fc.oneof(hostileForm(ctx.known), none);
   const json = 'application/json';
   const formType = 'application/x-www-form-urlencoded';
-  const segment = fc.oneof(fc.constantFrom(...ctx.known), hostileString(ctx.known).map(encodeSegment), fc.constantFrom('%', '%E0%A4%A', '..', '%2e%2e', 'search', 'update', 'x'.repeat(5000)));
+  const segment = fc.oneof(
+    fc.constantFrom(...ctx.known),
+    hostileString(ctx.known).map(encodeSegment),
+    fc.constantFrom('%', '%E0%A4%A', '..', '%2e%2e', 'search', 'update', 'x'.repeat(5000)),
+  );
   const q = (path: string, fields: readonly string[]) => queryOf(fields).map((query) => `${path}?${query}`);
   const valid = validBodies();
-  const get = (path: string, auth: Auth = 'none'): Route => ({ covers: [`GET ${path}`], method: 'GET', path: q(path, ['x']), body: none, type: undefined, auth });
-  const asset = fc.oneof(fc.constantFrom('swagger-ui.css', 'init.js', 'constructor', '__proto__', 'toString', 'package.json', '..%2Fpackage.json'), segment);
+  const get = (path: string, auth: Auth = 'none'): Route => ({
+    covers: [`GET ${path}`],
+    method: 'GET',
+    path: q(path, ['x']),
+    body: none,
+    type: undefined,
+    auth,
+  });
+  const asset = fc.oneof(
+    fc.constantFrom(
+      'swagger-ui.css',
+      'init.js',
+      'constructor',
+      '__proto__',
+      'toString',
+      'package.json',
+      '..%2Fpackage.json',
+    ),
+    segment,
+  );
   return [
-    { covers: ['POST /oauth/token'], writes: ['refresh_tokens'], method: 'POST', path: q('/oauth/token', ['grant_type']), body: form, type: formType, auth: 'basic' },
-    { covers: ['POST /oauth/revoke'], writes: ['refresh_tokens', 'revocations'], method: 'POST', path: fc.constant('/oauth/revoke'), body: form, type: formType, auth: 'basic' },
-    { covers: ['POST /oauth/introspect'], method: 'POST', path: fc.constant('/oauth/introspect'), body: form, type: formType, auth: 'basic' },
-    { covers: ['POST /oauth/check_token'], method: 'POST', path: q('/oauth/check_token', ['token']), body: form, type: formType, auth: 'basic' },
-    { covers: ['GET /app/listAll', 'GET /app/admin', 'GET /app/user'], method: 'GET', path: fc.constantFrom('/app/listAll', '/app/admin', '/app/user', '/app/x', '/app/listAll/..'), body: none, type: undefined, auth: 'bearer' },
-    { covers: ['GET /api/employee/create'], writes: ['employees'], method: 'GET', path: q('/api/employee/create', ['name', 'dateOfBirth']), body: none, type: undefined, auth: 'bearer' },
-    { covers: ['POST /api/employee/create'], writes: ['employees'], method: 'POST', path: fc.constant('/api/employee/create'), body: orValid(jsonBodyOf(['name', 'dateOfBirth']), valid.employee), type: json, auth: 'bearer' },
-    { covers: ['GET /api/employee/:id'], method: 'GET', path: segment.map((s) => `/api/employee/${s}`), body: none, type: undefined, auth: 'bearer' },
-    { covers: ['POST /api/employee/search'], method: 'POST', path: fc.constant('/api/employee/search'), body: jsonBodyOf(['name', 'id', 'bornFrom', 'bornTo', 'limit', 'cursor']), type: json, auth: 'bearer' },
-    { covers: ['PUT /api/employee/update'], writes: ['employees'], method: 'PUT', path: fc.oneof(q('/api/employee/update', ['id']), fc.constantFrom(...ctx.known.filter((_, i) => i % 2 === 0)).map((id) => `/api/employee/update?id=${id}`)), body: orValid(jsonBodyOf(['id', 'name', 'dateOfBirth']), valid.employeeChange), type: json, auth: 'bearer' },
-    { covers: ['DELETE /api/employee/delete'], writes: ['employees'], method: 'DELETE', path: q('/api/employee/delete', ['id']), body: jsonBodyOf(['id']), type: json, auth: 'bearer' },
-    { covers: ['POST /api/user'], writes: ['user_data', 'user_activity'], method: 'POST', path: fc.constant('/api/user'), body: orValid(jsonBodyOf(['name', 'email']), valid.user), type: json, auth: 'bearer' },
-    { covers: ['PUT /api/user'], writes: ['user_data', 'user_activity'], method: 'PUT', path: fc.constant('/api/user'), body: orValid(jsonBodyOf(['id', 'name', 'email']), valid.userChange), type: json, auth: 'bearer' },
-    { covers: ['DELETE /api/user'], writes: ['user_data', 'user_activity'], method: 'DELETE', path: q('/api/user', ['id']), body: jsonBodyOf(['id']), type: json, auth: 'bearer' },
-    { covers: ['GET /api/users/activity'], method: 'GET', path: q('/api/users/activity', ['userId', 'limit', 'before']), body: none, type: undefined, auth: 'bearer' },
-    { covers: ['POST /api/users/activity'], writes: ['user_activity'], method: 'POST', path: fc.constant('/api/users/activity'), body: orValid(jsonBodyOf(['userId', 'type', 'detail']), valid.activity), type: json, auth: 'bearer' },
-    get('/oauth/token_key', 'basic'), get('/.well-known/jwks.json'), get('/.well-known/oauth-authorization-server'),
-    get('/health'), get('/ready'), get('/metrics'), get('/openapi.json'), get('/docs'),
-    { covers: ['GET /docs/assets/:file'], method: 'GET', path: asset.map((file) => `/docs/assets/${file}`), body: none, type: undefined, auth: 'none' },
+    {
+      covers: ['POST /oauth/token'],
+      writes: ['refresh_tokens'],
+      method: 'POST',
+      path: q('/oauth/token', ['grant_type']),
+      body: form,
+      type: formType,
+      auth: 'basic',
+    },
+    {
+      covers: ['POST /oauth/revoke'],
+      writes: ['refresh_tokens', 'revocations'],
+      method: 'POST',
+      path: fc.constant('/oauth/revoke'),
+      body: form,
+      type: formType,
+      auth: 'basic',
+    },
+    {
+      covers: ['POST /oauth/introspect'],
+      method: 'POST',
+      path: fc.constant('/oauth/introspect'),
+      body: form,
+      type: formType,
+      auth: 'basic',
+    },
+    {
+      covers: ['POST /oauth/check_token'],
+      method: 'POST',
+      path: q('/oauth/check_token', ['token']),
+      body: form,
+      type: formType,
+      auth: 'basic',
+    },
+    {
+      covers: ['GET /app/listAll', 'GET /app/admin', 'GET /app/user'],
+      method: 'GET',
+      path: fc.constantFrom('/app/listAll', '/app/admin', '/app/user', '/app/x', '/app/listAll/..'),
+      body: none,
+      type: undefined,
+      auth: 'bearer',
+    },
+    {
+      covers: ['GET /api/employee/create'],
+      writes: ['employees'],
+      method: 'GET',
+      path: q('/api/employee/create', ['name', 'dateOfBirth']),
+      body: none,
+      type: undefined,
+      auth: 'bearer',
+    },
+    {
+      covers: ['POST /api/employee/create'],
+      writes: ['employees'],
+      method: 'POST',
+      path: fc.constant('/api/employee/create'),
+      body: orValid(jsonBodyOf(['name', 'dateOfBirth']), valid.employee),
+      type: json,
+      auth: 'bearer',
+    },
+    {
+      covers: ['GET /api/employee/:id'],
+      method: 'GET',
+      path: segment.map((s) => `/api/employee/${s}`),
+      body: none,
+      type: undefined,
+      auth: 'bearer',
+    },
+    {
+      covers: ['POST /api/employee/search'],
+      method: 'POST',
+      path: fc.constant('/api/employee/search'),
+      body: jsonBodyOf(['name', 'id', 'bornFrom', 'bornTo', 'limit', 'cursor']),
+      type: json,
+      auth: 'bearer',
+    },
+    {
+      covers: ['PUT /api/employee/update'],
+      writes: ['employees'],
+      method: 'PUT',
+      path: fc.oneof(
+        q('/api/employee/update', ['id']),
+        fc.constantFrom(...ctx.known.filter((_, i) => i % 2 === 0)).map((id) => `/api/employee/update?id=${id}`),
+      ),
+      body: orValid(jsonBodyOf(['id', 'name', 'dateOfBirth']), valid.employeeChange),
+      type: json,
+      auth: 'bearer',
+    },
+    {
+      covers: ['DELETE /api/employee/delete'],
+      writes: ['employees'],
+      method: 'DELETE',
+      path: q('/api/employee/delete', ['id']),
+      body: jsonBodyOf(['id']),
+      type: json,
+      auth: 'bearer',
+    },
+    {
+      covers: ['POST /api/user'],
+      writes: ['user_data', 'user_activity'],
+      method: 'POST',
+      path: fc.constant('/api/user'),
+      body: orValid(jsonBodyOf(['name', 'email']), valid.user),
+      type: json,
+      auth: 'bearer',
+    },
+    {
+      covers: ['PUT /api/user'],
+      writes: ['user_data', 'user_activity'],
+      method: 'PUT',
+      path: fc.constant('/api/user'),
+      body: orValid(jsonBodyOf(['id', 'name', 'email']), valid.userChange),
+      type: json,
+      auth: 'bearer',
+    },
+    {
+      covers: ['DELETE /api/user'],
+      writes: ['user_data', 'user_activity'],
+      method: 'DELETE',
+      path: q('/api/user', ['id']),
+      body: jsonBodyOf(['id']),
+      type: json,
+      auth: 'bearer',
+    },
+    {
+      covers: ['GET /api/users/activity'],
+      method: 'GET',
+      path: q('/api/users/activity', ['userId', 'limit', 'before']),
+      body: none,
+      type: undefined,
+      auth: 'bearer',
+    },
+    {
+      covers: ['POST /api/users/activity'],
+      writes: ['user_activity'],
+      method: 'POST',
+      path: fc.constant('/api/users/activity'),
+      body: orValid(jsonBodyOf(['userId', 'type', 'detail']), valid.activity),
+      type: json,
+      auth: 'bearer',
+    },
+    get('/oauth/token_key', 'basic'),
+    get('/.well-known/jwks.json'),
+    get('/.well-known/oauth-authorization-server'),
+    get('/health'),
+    get('/ready'),
+    get('/metrics'),
+    get('/openapi.json'),
+    get('/docs'),
+    {
+      covers: ['GET /docs/assets/:file'],
+      method: 'GET',
+      path: asset.map((file) => `/docs/assets/${file}`),
+      body: none,
+      type: undefined,
+      auth: 'none',
+    },
   ];
 }
 
 /** The route's paths, and now and then one of their other spellings (`test/helpers/spellings.ts`). */
-const respelled = (paths: fc.Arbitrary<string>): fc.Arbitrary<string> => fc.oneof(
-  { weight: 4, arbitrary: paths },
-  { weight: 1, arbitrary: paths.chain((p) => {
-    const [path = p, query] = p.split(/\?(.*)/s);
-    return fc.constantFrom(...spellings(path)).map((s) => (query === undefined ? s : `${s}?${query}`));
-  }) },
-);
+const respelled = (paths: fc.Arbitrary<string>): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 4, arbitrary: paths },
+    {
+      weight: 1,
+      arbitrary: paths.chain((p) => {
+        const [path = p, query] = p.split(/\?(.*)/s);
+        return fc.constantFrom(...spellings(path)).map((s) => (query === undefined ? s : `${s}?${query}`));
+      }),
+    },
+  );
 
 function requests(route: Route): fc.Arbitrary<Req> {
-  const types = route.type === undefined ? fc.constant(undefined) : fc.oneof({ weight: 5, arbitrary: fc.constant(route.type) }, fc.constantFrom(...CONTENT_TYPES), fc.constant(undefined));
+  const types =
+    route.type === undefined
+      ? fc.constant(undefined)
+      : fc.oneof(
+          { weight: 5, arbitrary: fc.constant(route.type) },
+          fc.constantFrom(...CONTENT_TYPES),
+          fc.constant(undefined),
+        );
   return fc.record({
-    method: fc.constant(route.method), path: respelled(route.path), body: route.body, contentType: types, auth: authOf(route.auth),
-    ifMatch: fc.option(headerValue, { freq: 3 }), requestId: fc.option(headerValue, { freq: 3 }),
+    method: fc.constant(route.method),
+    path: respelled(route.path),
+    body: route.body,
+    contentType: types,
+    auth: authOf(route.auth),
+    ifMatch: fc.option(headerValue, { freq: 3 }),
+    requestId: fc.option(headerValue, { freq: 3 }),
   });
 }
 
@@ -207,44 +479,94 @@ async function fuzz(route: Route): Promise<void> {
   const path = process.env['FUZZ_PATH'];
   const declared = new Map(routesOf(ctx.server.troupe.app).map((r) => [`${r.method} ${r.path}`, r.access.kind]));
   const secured = route.covers.some((c) => declared.get(c) !== 'public');
-  const details = await fc.check(fc.asyncProperty(requests(route), (req) => check(req, route.writes ?? [], secured)), {
-    numRuns: RUNS_PER_ROUTE, ...(seed === undefined ? {} : { seed: Number(seed) }), ...(path === undefined ? {} : { path }),
-  });
+  const details = await fc.check(
+    fc.asyncProperty(requests(route), (req) => check(req, route.writes ?? [], secured)),
+    {
+      numRuns: RUNS_PER_ROUTE,
+      ...(seed === undefined ? {} : { seed: Number(seed) }),
+      ...(path === undefined ? {} : { path }),
+    },
+  );
   if (details.failed) {
     const report = fc.defaultReportMessage(details) ?? 'failed';
-    const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    const error =
+      details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
     throw new Error(`${error}\n${report.slice(0, 3000)}`);
   }
 }
 
 // The routes are built inside each test (they need the fixtures of before()); their names are fixed here.
-const ROUTE_NAMES = ['POST /oauth/token', 'POST /oauth/revoke', 'POST /oauth/introspect', 'POST /oauth/check_token', 'GET /app/*',
-  'GET /api/employee/create', 'POST /api/employee/create', 'GET /api/employee/:id', 'POST /api/employee/search', 'PUT /api/employee/update',
-  'DELETE /api/employee/delete', 'POST /api/user', 'PUT /api/user', 'DELETE /api/user', 'GET /api/users/activity', 'POST /api/users/activity',
-  'GET /oauth/token_key', 'GET /.well-known/jwks.json', 'GET /.well-known/oauth-authorization-server', 'GET /health', 'GET /ready',
-  'GET /metrics', 'GET /openapi.json', 'GET /docs', 'GET /docs/assets/:file'];
+const ROUTE_NAMES = [
+  'POST /oauth/token',
+  'POST /oauth/revoke',
+  'POST /oauth/introspect',
+  'POST /oauth/check_token',
+  'GET /app/*',
+  'GET /api/employee/create',
+  'POST /api/employee/create',
+  'GET /api/employee/:id',
+  'POST /api/employee/search',
+  'PUT /api/employee/update',
+  'DELETE /api/employee/delete',
+  'POST /api/user',
+  'PUT /api/user',
+  'DELETE /api/user',
+  'GET /api/users/activity',
+  'POST /api/users/activity',
+  'GET /oauth/token_key',
+  'GET /.well-known/jwks.json',
+  'GET /.well-known/oauth-authorization-server',
+  'GET /health',
+  'GET /ready',
+  'GET /metrics',
+  'GET /openapi.json',
+  'GET /docs',
+  'GET /docs/assets/:file',
+];
 
 t('every route the server registers is fuzzed below', () => {
-  const registered = routesOf(ctx.server.troupe.app).map((r) => `${r.method} ${r.path}`).sort();
+  const registered = routesOf(ctx.server.troupe.app)
+    .map((r) => `${r.method} ${r.path}`)
+    .sort();
   assert.equal([...new Set(routes().flatMap((r) => r.covers))].sort(), registered);
   assert.is(routes().length, ROUTE_NAMES.length);
 });
 
 ROUTE_NAMES.forEach((name, i) => {
-  t(`${name} › ${RUNS_PER_ROUTE} hostile requests: 4xx or success, no hang, failures change nothing, successes only their tables`, async () => {
-    const route = routes()[i];
-    if (!route) throw new Error(`no route ${i}`);
-    await fuzz(route);
-  });
+  t(
+    `${name} › ${RUNS_PER_ROUTE} hostile requests: 4xx or success, no hang, failures change nothing, successes only their tables`,
+    async () => {
+      const route = routes()[i];
+      if (!route) throw new Error(`no route ${i}`);
+      await fuzz(route);
+    },
+  );
 });
 
 t('POST /api/users/activity › a detail nested 100 000 deep is a 400 (it once overflowed the stack: 500)', async () => {
   const userId = ctx.known[1] ?? '';
   const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
-  await check({ method: 'POST', path: '/api/users/activity', body: `{"userId":"${userId}","type":"DEEP","detail":${deep}}`, contentType: 'application/json', auth: `Bearer ${ctx.token}`, ifMatch: null, requestId: null }, ['user_activity']);
-  const res = await send(ctx.server.url, 'POST', '/api/users/activity', { token: ctx.token, json: `{"userId":"${userId}","type":"DEEP","detail":${deep}}` });
+  await check(
+    {
+      method: 'POST',
+      path: '/api/users/activity',
+      body: `{"userId":"${userId}","type":"DEEP","detail":${deep}}`,
+      contentType: 'application/json',
+      auth: `Bearer ${ctx.token}`,
+      ifMatch: null,
+      requestId: null,
+    },
+    ['user_activity'],
+  );
+  const res = await send(ctx.server.url, 'POST', '/api/users/activity', {
+    token: ctx.token,
+    json: `{"userId":"${userId}","type":"DEEP","detail":${deep}}`,
+  });
   assert.is(res.status, 400);
-  assert.equal((res.body as { errors: { field: string }[] }).errors.map((e) => e.field), ['detail']);
+  assert.equal(
+    (res.body as { errors: { field: string }[] }).errors.map((e) => e.field),
+    ['detail'],
+  );
 });
 
 t.run();

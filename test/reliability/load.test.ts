@@ -18,15 +18,30 @@ const MIB = 1024 * 1024;
 /** Generous on purpose: it catches a leak that grows with the request count, not allocator noise. */
 const RSS_BOUND = 64 * MIB;
 
-interface Tally { readonly statuses: Map<number, number>; readonly failures: string[]; requests: number }
+interface Tally {
+  readonly statuses: Map<number, number>;
+  readonly failures: string[];
+  requests: number;
+}
 
-type Call = (method: string, path: string, json?: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: Record<string, unknown> }>;
+type Call = (
+  method: string,
+  path: string,
+  json?: unknown,
+  headers?: Record<string, string>,
+) => Promise<{ status: number; body: Record<string, unknown> }>;
 
 function caller(url: string, token: string, tally: Tally): Call {
   return async (method, path, json, headers = {}) => {
     const res = await fetch(`${url}${path}`, {
-      method, signal: AbortSignal.timeout(10_000), ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-      headers: { Authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      method,
+      signal: AbortSignal.timeout(10_000),
+      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(json === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...headers,
+      },
     });
     const text = await res.text();
     tally.requests++;
@@ -57,32 +72,38 @@ async function client(call: Call, me: number, until: number): Promise<void> {
 
 const t = suite('reliability: load held');
 
-t(`${DURATION_MS / 1000} s of mixed traffic from ${CLIENTS} clients: no 5xx, resident set growth < ${RSS_BOUND / MIB} MiB`, async () => {
-  const dataDir = tempDir('troupe-load-');
-  // Each client creates a user per round, and each user gets an ActivityActor; they stop after
-  // 2 s idle instead of the default 60 s, so the measure is what requests leave behind, not the
-  // thousands of actors that are legitimately alive within their idle period.
-  const server = await startChildServer(dataDir, { ACTORS_ACTIVITY_IDLE_MS: '2000' });
-  try {
-    const tally: Tally = { statuses: new Map(), failures: [], requests: 0 };
-    const call = caller(server.url, (await login(server.url)).access_token, tally);
-    const start = Date.now();
-    const clients = Array.from({ length: CLIENTS }, (_, me) => client(call, me, start + DURATION_MS));
-    await new Promise((resolve) => setTimeout(resolve, WARM_UP_MS));
-    const warm = rssOf(server.pid);
-    await Promise.all(clients);
-    const end = rssOf(server.pid);
-    assert.equal(tally.failures.slice(0, 5), [], `${tally.failures.length} answers were 5xx`);
-    const unexpected = [...tally.statuses.keys()].filter((s) => s >= 300);
-    assert.equal(unexpected, [], `statuses other than success: ${JSON.stringify([...tally.statuses])}`);
-    assert.ok(tally.requests > CLIENTS, 'the clients made requests');
-    console.log(`  load: ${tally.requests} requests, RSS ${(warm / MIB).toFixed(1)} → ${(end / MIB).toFixed(1)} MiB`);
-    assert.ok(end - warm < RSS_BOUND, `resident set grew by ${((end - warm) / MIB).toFixed(1)} MiB over ${tally.requests} requests`);
-    assert.is((await fetch(`${server.url}/health`)).status, 200);
-  } finally {
-    await server.kill();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
+t(
+  `${DURATION_MS / 1000} s of mixed traffic from ${CLIENTS} clients: no 5xx, resident set growth < ${RSS_BOUND / MIB} MiB`,
+  async () => {
+    const dataDir = tempDir('troupe-load-');
+    // Each client creates a user per round, and each user gets an ActivityActor; they stop after
+    // 2 s idle instead of the default 60 s, so the measure is what requests leave behind, not the
+    // thousands of actors that are legitimately alive within their idle period.
+    const server = await startChildServer(dataDir, { ACTORS_ACTIVITY_IDLE_MS: '2000' });
+    try {
+      const tally: Tally = { statuses: new Map(), failures: [], requests: 0 };
+      const call = caller(server.url, (await login(server.url)).access_token, tally);
+      const start = Date.now();
+      const clients = Array.from({ length: CLIENTS }, (_, me) => client(call, me, start + DURATION_MS));
+      await new Promise((resolve) => setTimeout(resolve, WARM_UP_MS));
+      const warm = rssOf(server.pid);
+      await Promise.all(clients);
+      const end = rssOf(server.pid);
+      assert.equal(tally.failures.slice(0, 5), [], `${tally.failures.length} answers were 5xx`);
+      const unexpected = [...tally.statuses.keys()].filter((s) => s >= 300);
+      assert.equal(unexpected, [], `statuses other than success: ${JSON.stringify([...tally.statuses])}`);
+      assert.ok(tally.requests > CLIENTS, 'the clients made requests');
+      console.log(`  load: ${tally.requests} requests, RSS ${(warm / MIB).toFixed(1)} → ${(end / MIB).toFixed(1)} MiB`);
+      assert.ok(
+        end - warm < RSS_BOUND,
+        `resident set grew by ${((end - warm) / MIB).toFixed(1)} MiB over ${tally.requests} requests`,
+      );
+      assert.is((await fetch(`${server.url}/health`)).status, 200);
+    } finally {
+      await server.kill();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+);
 
 t.run();

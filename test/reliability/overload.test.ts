@@ -27,7 +27,12 @@ t('ask › past the mailbox bound the request is refused without being sent; the
   const system = startSystem(`overload-${Math.random().toString(36).slice(2)}`);
   try {
     const activity = createProbe<Activity.RouterCommand>(system).ref;
-    const users = spawnUserActor(system, { store: sqliteUserStore(db), activity, askTimeoutMs: 2000, onCrash: replyThenResume(() => {}) });
+    const users = spawnUserActor(system, {
+      store: sqliteUserStore(db),
+      activity,
+      askTimeoutMs: 2000,
+      onCrash: replyThenResume(() => {}),
+    });
     limitMailbox(users, 5);
     // All in one tick: the first is taken at once, five wait in the mailbox, the rest are refused.
     const outcomes = await Promise.allSettled(Array.from({ length: 200 }, () => ask(users, User.get(newId()), 2000)));
@@ -43,29 +48,52 @@ t('ask › past the mailbox bound the request is refused without being sent; the
   }
 });
 
-t('HTTP › a burst of 200 creates at a bound of 5: 201 or 503 + Retry-After, never another 5xx; every 201 is stored, no 503 is', async () => {
-  const server = await startTestServer({ 'actors.mailbox-limit': '5' });
-  try {
-    const { access_token: token } = await login(server.url);
-    const burst = await Promise.all(Array.from({ length: 200 }, (_, i) =>
-      send(server.url, 'POST', '/api/user', { token, json: { name: `Burst ${i}`, email: `burst${i}@example.com` } })));
-    const statuses = burst.map((r) => r.status);
-    assert.ok(statuses.every((s) => s === 201 || s === 503), `unexpected statuses ${[...new Set(statuses)].join(', ')}`);
-    const refused = burst.filter((r) => r.status === 503);
-    assert.ok(refused.length > 0, 'the burst never reached the bound');
-    assert.ok(refused.every((r) => r.headers.get('retry-after') === '1' && (r.body as { status: number }).status === 503));
-    const created = burst.filter((r) => r.status === 201).map((r) => (r.body as { email: string }).email).sort();
-    assert.ok(created.length > 0);
-    const reader = openReader(server.dataDir);
-    const stored = reader.prepare('select email from user_data where email like \'burst%\' order by email').pluck().all() as string[];
-    reader.close();
-    assert.equal(stored, created);
-    assert.is((await fetch(`${server.url}/health`)).status, 200);
-    const after = await send(server.url, 'POST', '/api/user', { token, json: { name: 'After', email: 'after.burst@example.com' } });
-    assert.is(after.status, 201);
-  } finally {
-    await server.close();
-  }
-});
+t(
+  'HTTP › a burst of 200 creates at a bound of 5: 201 or 503 + Retry-After, never another 5xx; every 201 is stored, no 503 is',
+  async () => {
+    const server = await startTestServer({ 'actors.mailbox-limit': '5' });
+    try {
+      const { access_token: token } = await login(server.url);
+      const burst = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          send(server.url, 'POST', '/api/user', {
+            token,
+            json: { name: `Burst ${i}`, email: `burst${i}@example.com` },
+          }),
+        ),
+      );
+      const statuses = burst.map((r) => r.status);
+      assert.ok(
+        statuses.every((s) => s === 201 || s === 503),
+        `unexpected statuses ${[...new Set(statuses)].join(', ')}`,
+      );
+      const refused = burst.filter((r) => r.status === 503);
+      assert.ok(refused.length > 0, 'the burst never reached the bound');
+      assert.ok(
+        refused.every((r) => r.headers.get('retry-after') === '1' && (r.body as { status: number }).status === 503),
+      );
+      const created = burst
+        .filter((r) => r.status === 201)
+        .map((r) => (r.body as { email: string }).email)
+        .sort();
+      assert.ok(created.length > 0);
+      const reader = openReader(server.dataDir);
+      const stored = reader
+        .prepare("select email from user_data where email like 'burst%' order by email")
+        .pluck()
+        .all() as string[];
+      reader.close();
+      assert.equal(stored, created);
+      assert.is((await fetch(`${server.url}/health`)).status, 200);
+      const after = await send(server.url, 'POST', '/api/user', {
+        token,
+        json: { name: 'After', email: 'after.burst@example.com' },
+      });
+      assert.is(after.status, 201);
+    } finally {
+      await server.close();
+    }
+  },
+);
 
 t.run();

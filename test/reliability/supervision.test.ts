@@ -10,7 +10,10 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { login, postToken, USERS } from '../helpers/tokens.ts';
 import { send, type UserActivityJson, type UserJson } from '../helpers/user-data.ts';
 
-interface Ctx { server: TestServer; token: string }
+interface Ctx {
+  server: TestServer;
+  token: string;
+}
 const ctx = {} as Ctx;
 const t = suite('reliability: supervision over a real server', ctx);
 
@@ -21,14 +24,19 @@ t.before(async () => {
 });
 t.after(async () => ctx.server?.close());
 
-const api = (method: string, path: string, json?: unknown) => send(ctx.server.url, method, path, { token: ctx.token, json });
+const api = (method: string, path: string, json?: unknown) =>
+  send(ctx.server.url, method, path, { token: ctx.token, json });
 
 async function expectInternal(res: { status: number; headers: Headers; body: unknown }): Promise<void> {
   assert.is(res.status, 500, JSON.stringify(res.body));
   assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
   assert.is((res.body as { status: number }).status, 500);
   assert.not.match(JSON.stringify(res.body), /injected fault/);
-  assert.is((res.body as { requestId: string }).requestId, res.headers.get('x-request-id'), 'the problem carries the request id');
+  assert.is(
+    (res.body as { requestId: string }).requestId,
+    res.headers.get('x-request-id'),
+    'the problem carries the request id',
+  );
   assert.not.match(JSON.stringify(res.body), /\bat \S+ \(|\.ts:\d+/, 'no stack trace');
 }
 
@@ -64,28 +72,38 @@ t('UserActor › a store fault is a 500, the next create succeeds, earlier users
   } finally {
     fault.heal();
   }
-  assert.is((await api('POST', '/api/user', { name: 'Lost', email: 'lost.sup@example.com' })).status, 201, 'the email was not taken by the failed write');
+  assert.is(
+    (await api('POST', '/api/user', { name: 'Lost', email: 'lost.sup@example.com' })).status,
+    201,
+    'the email was not taken by the failed write',
+  );
   const read = await api('GET', `/api/users/activity?userId=${(before.body as UserJson).id}`);
   assert.equal((read.body as UserActivityJson).user, before.body);
   await alive();
 });
 
-t('ActivityActor › a fault in a user\'s child is a 500; the child carries on and its history is the store\'s', async () => {
-  const user = (await api('POST', '/api/user', { name: 'Bo', email: 'bo.sup@example.com' })).body as UserJson;
-  const first = await api('POST', '/api/users/activity', { userId: user.id, type: 'FIRST' });
-  assert.is(first.status, 201);
-  const fault = breakInserts(ctx.server.dataDir, 'user_activity');
-  try {
-    await expectInternal(await api('POST', '/api/users/activity', { userId: user.id, type: 'LOST' }));
-  } finally {
-    fault.heal();
-  }
-  const last = await api('POST', '/api/users/activity', { userId: user.id, type: 'LAST' });
-  assert.is(last.status, 201);
-  const history = (await api('GET', `/api/users/activity?userId=${user.id}`)).body as UserActivityJson;
-  assert.equal(history.activities.map((a) => a.type), ['LAST', 'FIRST', 'USER_CREATED']);
-  await alive();
-});
+t(
+  "ActivityActor › a fault in a user's child is a 500; the child carries on and its history is the store's",
+  async () => {
+    const user = (await api('POST', '/api/user', { name: 'Bo', email: 'bo.sup@example.com' })).body as UserJson;
+    const first = await api('POST', '/api/users/activity', { userId: user.id, type: 'FIRST' });
+    assert.is(first.status, 201);
+    const fault = breakInserts(ctx.server.dataDir, 'user_activity');
+    try {
+      await expectInternal(await api('POST', '/api/users/activity', { userId: user.id, type: 'LOST' }));
+    } finally {
+      fault.heal();
+    }
+    const last = await api('POST', '/api/users/activity', { userId: user.id, type: 'LAST' });
+    assert.is(last.status, 201);
+    const history = (await api('GET', `/api/users/activity?userId=${user.id}`)).body as UserActivityJson;
+    assert.equal(
+      history.activities.map((a) => a.type),
+      ['LAST', 'FIRST', 'USER_CREATED'],
+    );
+    await alive();
+  },
+);
 
 t('TokenActor › a fault while issuing a token is a 500 at once (not a timeout); the next login succeeds', async () => {
   const fault = breakInserts(ctx.server.dataDir, 'refresh_tokens');

@@ -10,10 +10,16 @@ import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
 import { tempDir } from '../helpers/server.ts';
 
-interface Ctx { dir: string; dbs: Db[]; clock: { now: number } }
+interface Ctx {
+  dir: string;
+  dbs: Db[];
+  clock: { now: number };
+}
 const ctx = { dbs: [], clock: { now: 1_000_000 } } as unknown as Ctx;
 const t = suite('security: denylist shared by processes through the store', ctx);
-t.before.each(() => { ctx.dir = tempDir('troupe-denylist-'); });
+t.before.each(() => {
+  ctx.dir = tempDir('troupe-denylist-');
+});
 t.after.each(() => {
   for (const db of ctx.dbs.splice(0)) db.close();
   rmSync(ctx.dir, { recursive: true, force: true });

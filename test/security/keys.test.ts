@@ -10,7 +10,9 @@ import { tempDir } from '../helpers/server.ts';
 
 const ctx = { dir: '' };
 const t = suite('security: signing keys', ctx);
-t.before(() => { ctx.dir = tempDir('troupe-keys-'); });
+t.before(() => {
+  ctx.dir = tempDir('troupe-keys-');
+});
 t.after(() => rmSync(ctx.dir, { recursive: true, force: true }));
 
 const load = (signingKey: string | undefined, encodingStrength: 256 | 384 | 512 = 256) =>
@@ -29,7 +31,17 @@ async function refused(signingKey: string, pattern: RegExp): Promise<void> {
 
 function sshKeygen(type: 'rsa' | 'ed25519', name: string, extra: string[] = []): string {
   const file = join(ctx.dir, name);
-  execFileSync('ssh-keygen', ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', '', '-f', file, ...extra]);
+  execFileSync('ssh-keygen', [
+    '-q',
+    '-t',
+    type,
+    ...(type === 'rsa' ? ['-b', '2048'] : []),
+    '-N',
+    '',
+    '-f',
+    file,
+    ...extra,
+  ]);
   return file;
 }
 
@@ -46,8 +58,12 @@ t('a MAC secret shorter than the hash size is refused', async () => {
 
 t('no key configured: one is generated into the data dir (0600) and reused', async () => {
   const generated: string[] = [];
-  const first = await loadSigningKey({ signingKey: undefined, encodingStrength: 256, dataDir: ctx.dir }, (p) => generated.push(p));
-  const second = await loadSigningKey({ signingKey: undefined, encodingStrength: 256, dataDir: ctx.dir }, (p) => generated.push(p));
+  const first = await loadSigningKey({ signingKey: undefined, encodingStrength: 256, dataDir: ctx.dir }, (p) =>
+    generated.push(p),
+  );
+  const second = await loadSigningKey({ signingKey: undefined, encodingStrength: 256, dataDir: ctx.dir }, (p) =>
+    generated.push(p),
+  );
   assert.equal(generated, [join(ctx.dir, 'signing.key')]);
   assert.is(first.kid, second.kid);
   assert.ok(first.generated);
@@ -56,14 +72,26 @@ t('no key configured: one is generated into the data dir (0600) and reused', asy
 t('processes starting together on one data dir generate one key, and all read it whole', async () => {
   const dir = tempDir('troupe-keys-race-');
   try {
-    const runs = Array.from({ length: 6 }, () => new Promise<{ kid: string; generated: boolean }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/generated-key.ts'], { env: { ...process.env, DATA_DIR: dir } });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-      child.stderr.on('data', (c: Buffer) => { err += c.toString(); });
-      child.on('exit', (code) => (code === 0 ? resolve({ kid: out.trim(), generated: err.includes('generated') }) : reject(new Error(err))));
-    }));
+    const runs = Array.from(
+      { length: 6 },
+      () =>
+        new Promise<{ kid: string; generated: boolean }>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/generated-key.ts'], {
+            env: { ...process.env, DATA_DIR: dir },
+          });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (c: Buffer) => {
+            out += c.toString();
+          });
+          child.stderr.on('data', (c: Buffer) => {
+            err += c.toString();
+          });
+          child.on('exit', (code) =>
+            code === 0 ? resolve({ kid: out.trim(), generated: err.includes('generated') }) : reject(new Error(err)),
+          );
+        }),
+    );
     const results = await Promise.all(runs);
     assert.is(new Set(results.map((r) => r.kid)).size, 1, 'the processes signed with different keys');
     assert.is(results.filter((r) => r.generated).length, 1);
@@ -95,7 +123,10 @@ t('RSA in PEM PKCS#8 and PKCS#1, inline and as file:PATH, gives RS256/384/512', 
 
 t('RSA in OpenSSH format (ssh-keygen default) is read', async () => {
   const file = sshKeygen('rsa', 'id_rsa');
-  assert.ok(readFileSync(file, 'utf8').startsWith(pemHeader('OPENSSH PRIVATE KEY')), 'ssh-keygen wrote the OpenSSH format');
+  assert.ok(
+    readFileSync(file, 'utf8').startsWith(pemHeader('OPENSSH PRIVATE KEY')),
+    'ssh-keygen wrote the OpenSSH format',
+  );
   const key = await load(`file:${file}`);
   assert.is(key.kind, 'rsa');
   assert.is(key.alg, 'RS256');
@@ -103,7 +134,9 @@ t('RSA in OpenSSH format (ssh-keygen default) is read', async () => {
 
 t('non-RSA, short RSA, encrypted and public keys are refused with a clear line', async () => {
   await refused(`file:${sshKeygen('ed25519', 'id_ed25519')}`, /must be an RSA key/);
-  const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const small = generateKeyPairSync('rsa', { modulusLength: 1024 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
   await refused(small, /at least 2048 bits \(got 1024\)/);
   const encrypted = sshKeygen('rsa', 'id_rsa_enc');
   execFileSync('ssh-keygen', ['-q', '-p', '-P', '', '-N', 'passphrase', '-f', encrypted]);

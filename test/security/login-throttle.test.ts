@@ -3,7 +3,13 @@ import * as assert from 'uvu/assert';
 import { heapMiB } from '../helpers/heap.ts';
 import { rmSync } from 'node:fs';
 import { tempDir } from '../helpers/server.ts';
-import { createLoginThrottle, type Admission, type Attempt, type LoginThrottle, type ThrottleSettings } from '../../src/security/login-throttle.ts';
+import {
+  createLoginThrottle,
+  type Admission,
+  type Attempt,
+  type LoginThrottle,
+  type ThrottleSettings,
+} from '../../src/security/login-throttle.ts';
 import { sqliteLoginThrottleStore } from '../../src/stores/login-throttle-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
 
@@ -15,7 +21,9 @@ const refused = (a: Admission): boolean => 'retryAfter' in a;
 
 const ctx = { dbs: [] as Db[] };
 const t = suite('security: login throttle', ctx);
-t.after.each(() => { for (const db of ctx.dbs.splice(0)) db.close(); });
+t.after.each(() => {
+  for (const db of ctx.dbs.splice(0)) db.close();
+});
 
 /** A throttle over its own store (SQLite in memory). */
 function throttleOf(settings: ThrottleSettings) {
@@ -71,10 +79,15 @@ t('two processes on one store count together, and share the addresses known for 
       return createLoginThrottle(settings, sqliteLoginThrottleStore(db));
     }) as [LoginThrottle, LoginThrottle];
     await admitted(await a.begin('dee', '10.0.0.1')).succeeded(); // 10.0.0.1 is now known for dee, in both
-    const guesses = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).begin('dee', `10.0.1.${i}`)));
+    const guesses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).begin('dee', `10.0.1.${i}`)),
+    );
     assert.is(guesses.filter((g) => !refused(g)).length, 4, 'two processes allowed more guesses than one');
     for (const g of guesses) if (!refused(g)) await admitted(g).failed();
-    assert.ok(refused(await b.begin('dee', '10.0.2.1')), 'the user is held back from new addresses in the other process too');
+    assert.ok(
+      refused(await b.begin('dee', '10.0.2.1')),
+      'the user is held back from new addresses in the other process too',
+    );
     assert.not.ok(refused(await b.begin('dee', '10.0.0.1')), 'the known address passes in the other process');
   } finally {
     for (const db of ctx.dbs.splice(0)) db.close();

@@ -2,13 +2,25 @@ import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Revocable } from '../../src/security/denylist.ts';
-import { createTokenSigner, createTokenVerifier, InvalidTokenError, type Principal, type TokenRequest } from '../../src/security/jwt.ts';
+import {
+  createTokenSigner,
+  createTokenVerifier,
+  InvalidTokenError,
+  type Principal,
+  type TokenRequest,
+} from '../../src/security/jwt.ts';
 import { loadSigningKey, type SigningKey } from '../../src/security/keys.ts';
 import { cachedVerifier, type Verify } from '../../src/security/token-cache.ts';
 import { tempDir } from '../helpers/server.ts';
 
 const settings = { issuer: 'http://127.0.0.1:8080', audience: 'troupe-api', validity: 60 };
-const request: TokenRequest = { username: 'john.doe', clientId: 'troupe-client', scope: ['read'], authorities: ['USER'], loginId: 'login-1' };
+const request: TokenRequest = {
+  username: 'john.doe',
+  clientId: 'troupe-client',
+  scope: ['read'],
+  authorities: ['USER'],
+  loginId: 'login-1',
+};
 const T0 = Date.UTC(2030, 0, 1);
 
 const ctx = { dir: '', key: undefined as SigningKey | undefined, other: undefined as SigningKey | undefined };
@@ -20,16 +32,21 @@ t.before(async () => {
 });
 t.after(() => rmSync(ctx.dir, { recursive: true, force: true }));
 
-const keyOf = (k: SigningKey | undefined): SigningKey => k ?? assert.unreachable('no key') as never;
+const keyOf = (k: SigningKey | undefined): SigningKey => k ?? (assert.unreachable('no key') as never);
 
 /** A real verifier, counted, over a denylist the test controls. */
 function setup(max = 100) {
   const revoked = new Set<string>();
-  const isRevoked = async (token: Revocable): Promise<boolean> => revoked.has(token.jti) || revoked.has(token.loginId ?? '');
+  const isRevoked = async (token: Revocable): Promise<boolean> =>
+    revoked.has(token.jti) || revoked.has(token.loginId ?? '');
   const real = createTokenVerifier(keyOf(ctx.key), settings, isRevoked);
   const calls = { n: 0 };
-  const counted: Verify = (token, nowMs) => { calls.n++; return real(token, nowMs); };
-  const sign = async (at = T0): Promise<string> => (await createTokenSigner(keyOf(ctx.key), settings)(request, at)).token;
+  const counted: Verify = (token, nowMs) => {
+    calls.n++;
+    return real(token, nowMs);
+  };
+  const sign = async (at = T0): Promise<string> =>
+    (await createTokenSigner(keyOf(ctx.key), settings)(request, at)).token;
   return { revoked, calls, sign, verify: cachedVerifier(counted, { max, isRevoked }) };
 }
 
@@ -128,7 +145,10 @@ t('the bound is respected, and the least recently used token goes first', async 
 });
 
 t('a bound below one is refused', () => {
-  assert.throws(() => cachedVerifier(async () => assert.unreachable() as never, { max: 0, isRevoked: async () => false }), /positive integer/);
+  assert.throws(
+    () => cachedVerifier(async () => assert.unreachable() as never, { max: 0, isRevoked: async () => false }),
+    /positive integer/,
+  );
 });
 
 t.run();

@@ -36,7 +36,9 @@ const stores = (): Stores => ctx.sut?.stores ?? (assert.unreachable('no stores o
 
 function contractSuite(port: string, name: string, target: ContractTarget) {
   const t = suite(`${port} contract (${name})`);
-  t.before.each(async () => { ctx.sut = await target.open(); });
+  t.before.each(async () => {
+    ctx.sut = await target.open();
+  });
   t.after.each(async () => {
     await ctx.sut?.dispose();
     ctx.sut = undefined;
@@ -46,28 +48,65 @@ function contractSuite(port: string, name: string, target: ContractTarget) {
 
 function credentials(name: string, target: ContractTarget): void {
   const t = contractSuite('CredentialStore', name, target);
-  t('the initial data loads idempotently: loading twice, or from two processes at once, creates each user and role once', async () => {
-    const data = readInitialData('data/initial-data.json');
-    const other = await ctx.sut?.another();
-    await Promise.all([loadInitialData(stores().credentials, data), other && loadInitialData(other.credentials, data)]);
-    await loadInitialData(stores().credentials, data);
-    const users = await stores().credentials.listAll();
-    assert.equal(users.map((u) => [u.username, u.roles.map((r) => r.roleName)]), [['admin', ['ADMIN']], ['john.doe', ['ADMIN', 'USER']]]);
-    assert.equal(users.map((u) => u.id), [1, 2]);
-    assert.equal([...new Set(users.flatMap((u) => u.roles.map((r) => `${r.id} ${r.roleName}`)))].sort(), ['1 ADMIN', '2 USER']);
-  });
+  t(
+    'the initial data loads idempotently: loading twice, or from two processes at once, creates each user and role once',
+    async () => {
+      const data = readInitialData('data/initial-data.json');
+      const other = await ctx.sut?.another();
+      await Promise.all([
+        loadInitialData(stores().credentials, data),
+        other && loadInitialData(other.credentials, data),
+      ]);
+      await loadInitialData(stores().credentials, data);
+      const users = await stores().credentials.listAll();
+      assert.equal(
+        users.map((u) => [u.username, u.roles.map((r) => r.roleName)]),
+        [
+          ['admin', ['ADMIN']],
+          ['john.doe', ['ADMIN', 'USER']],
+        ],
+      );
+      assert.equal(
+        users.map((u) => u.id),
+        [1, 2],
+      );
+      assert.equal([...new Set(users.flatMap((u) => u.roles.map((r) => `${r.id} ${r.roleName}`)))].sort(), [
+        '1 ADMIN',
+        '2 USER',
+      ]);
+    },
+  );
   t('saving a user saves its roles (created when missing) and replaces its role set; ids stay', async () => {
     const c = stores().credentials;
-    const saved = await c.saveUser({ username: 'jane', password: HASH, roles: [{ roleName: 'AUDITOR', description: 'reads logs' }, { roleName: 'USER' }] });
-    assert.equal(saved.roles.map((r) => r.roleName), ['AUDITOR', 'USER']);
+    const saved = await c.saveUser({
+      username: 'jane',
+      password: HASH,
+      roles: [{ roleName: 'AUDITOR', description: 'reads logs' }, { roleName: 'USER' }],
+    });
+    assert.equal(
+      saved.roles.map((r) => r.roleName),
+      ['AUDITOR', 'USER'],
+    );
     assert.is(saved.roles[0]?.description, 'reads logs');
-    const again = await c.saveUser({ username: 'jane', password: HASH, firstName: 'Jane', roles: [{ roleName: 'USER' }] });
+    const again = await c.saveUser({
+      username: 'jane',
+      password: HASH,
+      firstName: 'Jane',
+      roles: [{ roleName: 'USER' }],
+    });
     assert.is(again.id, saved.id);
     assert.is(again.firstName, 'Jane');
-    assert.equal(again.roles.map((r) => r.roleName), ['USER']);
+    assert.equal(
+      again.roles.map((r) => r.roleName),
+      ['USER'],
+    );
     assert.equal(await c.findByUsername('jane'), again);
     assert.is(await c.findByUsername('nobody'), undefined);
-    assert.is((await c.saveRole({ roleName: 'AUDITOR' })).description, 'reads logs', 'a role saved without a description keeps its own');
+    assert.is(
+      (await c.saveRole({ roleName: 'AUDITOR' })).description,
+      'reads logs',
+      'a role saved without a description keeps its own',
+    );
   });
   t('the change count moves with every change to users or roles, made by this process or another', async () => {
     const c = stores().credentials;
@@ -87,8 +126,16 @@ function credentials(name: string, target: ContractTarget): void {
 }
 
 const refreshRecord = (over: Partial<RefreshTokenRecord> = {}): RefreshTokenRecord => ({
-  tokenHash: newId(), familyId: 'family-1', clientId: 'troupe-client', username: 'john.doe', scope: ['read', 'write'],
-  issuedAt: 1000, expiresAt: 5000, usedAt: null, revokedAt: null, ...over,
+  tokenHash: newId(),
+  familyId: 'family-1',
+  clientId: 'troupe-client',
+  username: 'john.doe',
+  scope: ['read', 'write'],
+  issuedAt: 1000,
+  expiresAt: 5000,
+  usedAt: null,
+  revokedAt: null,
+  ...over,
 });
 
 function refreshTokens(name: string, target: ContractTarget): void {
@@ -111,24 +158,30 @@ function refreshTokens(name: string, target: ContractTarget): void {
     for (let i = 0; i < 5; i++) {
       const token = refreshRecord();
       await stores().refreshTokens.insert(token);
-      const wins = await Promise.all([stores().refreshTokens.rotate(token.tokenHash, refreshRecord(), 2000), other.refreshTokens.rotate(token.tokenHash, refreshRecord(), 2000)]);
+      const wins = await Promise.all([
+        stores().refreshTokens.rotate(token.tokenHash, refreshRecord(), 2000),
+        other.refreshTokens.rotate(token.tokenHash, refreshRecord(), 2000),
+      ]);
       assert.is(wins.filter(Boolean).length, 1);
     }
   });
-  t('revoking a family revokes its live tokens only; a revoked token rotates no more; expired ones are purged', async () => {
-    const r = stores().refreshTokens;
-    const a = refreshRecord();
-    const b = refreshRecord({ expiresAt: 1500 });
-    const other = refreshRecord({ familyId: 'family-2' });
-    for (const x of [a, b, other]) await r.insert(x);
-    assert.is(await r.revokeFamily('family-1', 3000), 2);
-    assert.is(await r.revokeFamily('family-1', 3001), 0);
-    assert.is((await r.find(a.tokenHash))?.revokedAt, 3000);
-    assert.is((await r.find(other.tokenHash))?.revokedAt, null);
-    assert.not.ok(await r.rotate(a.tokenHash, refreshRecord(), 3002));
-    assert.is(await r.purgeExpired(2000), 1);
-    assert.is(await r.find(b.tokenHash), undefined);
-  });
+  t(
+    'revoking a family revokes its live tokens only; a revoked token rotates no more; expired ones are purged',
+    async () => {
+      const r = stores().refreshTokens;
+      const a = refreshRecord();
+      const b = refreshRecord({ expiresAt: 1500 });
+      const other = refreshRecord({ familyId: 'family-2' });
+      for (const x of [a, b, other]) await r.insert(x);
+      assert.is(await r.revokeFamily('family-1', 3000), 2);
+      assert.is(await r.revokeFamily('family-1', 3001), 0);
+      assert.is((await r.find(a.tokenHash))?.revokedAt, 3000);
+      assert.is((await r.find(other.tokenHash))?.revokedAt, null);
+      assert.not.ok(await r.rotate(a.tokenHash, refreshRecord(), 3002));
+      assert.is(await r.purgeExpired(2000), 1);
+      assert.is(await r.find(b.tokenHash), undefined);
+    },
+  );
   t.run();
 }
 
@@ -147,7 +200,10 @@ function revocations(name: string, target: ContractTarget): void {
     assert.equal(read.revocations.map((r) => `${r.kind} ${r.id}`).sort(), ['login login-1', 'token jti-1']);
     await stores().revocations.add({ kind: 'token', id: 'jti-2', expiresAt: 500 });
     const next = await other.revocations.since(read.cursor, 100);
-    assert.ok(next.revocations.some((r) => r.id === 'jti-2'), 'a later addition is read from the cursor');
+    assert.ok(
+      next.revocations.some((r) => r.id === 'jti-2'),
+      'a later addition is read from the cursor',
+    );
     assert.is(await stores().revocations.purgeExpired(100), 1);
   });
   t('through the denylist: a revocation by one process is refused by the other once it looks again', async () => {
@@ -180,23 +236,45 @@ async function addUser(email = `${newId()}@example.com`): Promise<ObjectIdString
 
 function userData(name: string, target: ContractTarget): void {
   const t = contractSuite('UserStore and ActivityStore', name, target);
-  t('emails are unique compared case-insensitively, for inserts and updates, also between processes; a violation is email_taken', async () => {
-    const u = stores().users;
-    await addUser('Ann@Example.com');
-    assert.equal(await u.insert({ id: newId(), name: 'B', email: 'ann@example.COM', createdAt: AT, updatedAt: AT }), { ok: false, reason: 'email_taken' });
-    const other = await ctx.sut?.another();
-    assert.equal(await other?.users.insert({ id: newId(), name: 'C', email: 'ANN@EXAMPLE.COM', createdAt: AT, updatedAt: AT }), { ok: false, reason: 'email_taken' });
-    const b = await addUser('bob@example.com');
-    assert.equal(await u.update(b, 1, { email: 'ANN@example.com', updatedAt: AT }), { ok: false, reason: 'email_taken' });
-  });
+  t(
+    'emails are unique compared case-insensitively, for inserts and updates, also between processes; a violation is email_taken',
+    async () => {
+      const u = stores().users;
+      await addUser('Ann@Example.com');
+      assert.equal(await u.insert({ id: newId(), name: 'B', email: 'ann@example.COM', createdAt: AT, updatedAt: AT }), {
+        ok: false,
+        reason: 'email_taken',
+      });
+      const other = await ctx.sut?.another();
+      assert.equal(
+        await other?.users.insert({ id: newId(), name: 'C', email: 'ANN@EXAMPLE.COM', createdAt: AT, updatedAt: AT }),
+        { ok: false, reason: 'email_taken' },
+      );
+      const b = await addUser('bob@example.com');
+      assert.equal(await u.update(b, 1, { email: 'ANN@example.com', updatedAt: AT }), {
+        ok: false,
+        reason: 'email_taken',
+      });
+    },
+  );
   t('updates are conditional on the version; unknown ids are not_found; a change bumps the version', async () => {
     const u = stores().users;
     const id = await addUser('dee@example.com');
     assert.equal(await u.update(id, 2, { name: 'X', updatedAt: AT }), { ok: false, reason: 'version_conflict' });
     assert.equal(await u.update(newId(), 1, { name: 'X', updatedAt: AT }), { ok: false, reason: 'not_found' });
     const later = '2026-01-02T00:00:00.000Z';
-    assert.equal(await u.update(id, 1, { name: 'Dee', updatedAt: later }), { ok: true, user: { id, name: 'Dee', email: 'dee@example.com', createdAt: AT, updatedAt: later, version: 2 } });
-    assert.equal(await u.find(id), { id, name: 'Dee', email: 'dee@example.com', createdAt: AT, updatedAt: later, version: 2 });
+    assert.equal(await u.update(id, 1, { name: 'Dee', updatedAt: later }), {
+      ok: true,
+      user: { id, name: 'Dee', email: 'dee@example.com', createdAt: AT, updatedAt: later, version: 2 },
+    });
+    assert.equal(await u.find(id), {
+      id,
+      name: 'Dee',
+      email: 'dee@example.com',
+      createdAt: AT,
+      updatedAt: later,
+      version: 2,
+    });
   });
   t('activities need their user, come newest first in pages, and go with their user', async () => {
     const a = stores().activity;
@@ -204,7 +282,10 @@ function userData(name: string, target: ContractTarget): void {
     assert.is(await a.append({ id: newId(), userId: newId(), type: 'LOGIN', detail: {}, at: AT }), undefined);
     assert.is(await a.latestSeq(userId), undefined);
     const saved = [];
-    for (let i = 0; i < 3; i++) saved.push(await a.append({ id: newId(), userId, type: 'STEP', detail: { i, 'odd.key': true, $also: 1 }, at: AT }));
+    for (let i = 0; i < 3; i++)
+      saved.push(
+        await a.append({ id: newId(), userId, type: 'STEP', detail: { i, 'odd.key': true, $also: 1 }, at: AT }),
+      );
     assert.is(await a.latestSeq(userId), saved[2]?.seq);
     const first = await a.page(userId, { limit: 2 });
     assert.equal([first.items.map((x) => x.detail['i']), first.hasMore], [[2, 1], true]);
@@ -219,13 +300,20 @@ function userData(name: string, target: ContractTarget): void {
     const userId = await addUser();
     const other = await ctx.sut?.another();
     assert.ok(other);
-    const appended = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? stores() : other).activity.append({ id: newId(), userId, type: `T${i}`, detail: {}, at: AT })));
+    const appended = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 === 0 ? stores() : other).activity.append({ id: newId(), userId, type: `T${i}`, detail: {}, at: AT }),
+      ),
+    );
     const seqs = appended.map((x) => x?.seq ?? -1);
     assert.is(new Set(seqs).size, 20);
     const mine = (await stores().activity.page(userId, { limit: 50 })).items.map((x) => x.id);
     const theirs = (await other.activity.page(userId, { limit: 50 })).items.map((x) => x.id);
     assert.equal(mine, theirs);
-    assert.equal(mine, [...appended].sort((x, y) => (y?.seq ?? 0) - (x?.seq ?? 0)).map((x) => x?.id));
+    assert.equal(
+      mine,
+      [...appended].sort((x, y) => (y?.seq ?? 0) - (x?.seq ?? 0)).map((x) => x?.id),
+    );
   });
   t.run();
 }
@@ -237,7 +325,9 @@ function throttle(name: string, target: ContractTarget): void {
     assert.ok(other);
     const settings = { maxFailuresPerUser: 3, maxFailuresPerAddress: 100, windowSeconds: 60 };
     const [a, b] = [createLoginThrottle(settings, stores().throttle), createLoginThrottle(settings, other.throttle)];
-    const attempts = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).begin('eve', `10.0.0.${i}`)));
+    const attempts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).begin('eve', `10.0.0.${i}`)),
+    );
     assert.is(attempts.filter((x) => 'attempt' in x).length, 3);
     assert.not.ok(await other.throttle.isKnown('pair-x'));
     await stores().throttle.remember('pair-x', 100);
@@ -249,7 +339,9 @@ function throttle(name: string, target: ContractTarget): void {
 /** Registers every contract suite for the target's database. */
 export function storeContracts(name: string, target: ContractTarget): void {
   const setup = suite(`store contracts (${name}): setup`);
-  setup('the database is ready', async () => { await target.setup?.(); });
+  setup('the database is ready', async () => {
+    await target.setup?.();
+  });
   setup.run();
   credentials(name, target);
   refreshTokens(name, target);
@@ -257,6 +349,8 @@ export function storeContracts(name: string, target: ContractTarget): void {
   userData(name, target);
   throttle(name, target);
   const teardown = suite(`store contracts (${name}): teardown`);
-  teardown('the database is released', async () => { await target.teardown?.(); });
+  teardown('the database is released', async () => {
+    await target.teardown?.();
+  });
   teardown.run();
 }

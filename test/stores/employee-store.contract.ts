@@ -28,7 +28,8 @@ const store = (): EmployeeStore => {
   return ctx.sut.store;
 };
 
-const add = (name: string, dateOfBirth = '1990-04-12', at = AT): Promise<EmployeeRecord> => store().insert({ name, dateOfBirth }, at);
+const add = (name: string, dateOfBirth = '1990-04-12', at = AT): Promise<EmployeeRecord> =>
+  store().insert({ name, dateOfBirth }, at);
 const names = async (criteria: Partial<EmployeeSearch>): Promise<string[]> =>
   (await store().search({ limit: 500, ...criteria })).items.map((r) => r.name);
 const byKey = (a: EmployeeRecord, b: EmployeeRecord): number => {
@@ -37,7 +38,11 @@ const byKey = (a: EmployeeRecord, b: EmployeeRecord): number => {
 };
 
 /** Follows `next` from the first page to the last, calling `between` after each page. */
-async function walk(criteria: Partial<EmployeeSearch>, limit: number, between: (page: number) => Promise<void> = async () => {}): Promise<ObjectIdString[]> {
+async function walk(
+  criteria: Partial<EmployeeSearch>,
+  limit: number,
+  between: (page: number) => Promise<void> = async () => {},
+): Promise<ObjectIdString[]> {
   const seen: ObjectIdString[] = [];
   let after: SearchKey | undefined;
   for (let page = 0; page < 10_000; page++) {
@@ -66,7 +71,10 @@ export function employeeStoreContract(name: string, target: ContractTarget): voi
   t('insert: an ObjectId-form id, version 1, both timestamps at the given instant; findById returns it', async () => {
     const r = await add('Jane Roe');
     assert.ok(isObjectId(r.id));
-    assert.equal({ ...r, id: '' }, { id: '', name: 'Jane Roe', dateOfBirth: '1990-04-12', createdAt: AT, updatedAt: AT, version: 1 });
+    assert.equal(
+      { ...r, id: '' },
+      { id: '', name: 'Jane Roe', dateOfBirth: '1990-04-12', createdAt: AT, updatedAt: AT, version: 1 },
+    );
     assert.equal(Object.keys(r), ['id', 'name', 'dateOfBirth', 'createdAt', 'updatedAt', 'version']);
     assert.equal(await store().findById(r.id), r);
     assert.is.not((await add('Jane Roe')).id, r.id);
@@ -82,8 +90,17 @@ export function employeeStoreContract(name: string, target: ContractTarget): voi
     const renamed = await store().update(r.id, { name: 'Jane Doe' }, undefined, LATER);
     assert.equal(renamed, { status: 'updated', record: { ...r, name: 'Jane Doe', updatedAt: LATER, version: 2 } });
     const moved = await store().update(r.id, { dateOfBirth: '1991-01-02' }, 2, LATER);
-    assert.equal(moved, { status: 'updated', record: { ...r, name: 'Jane Doe', dateOfBirth: '1991-01-02', updatedAt: LATER, version: 3 } });
-    assert.equal(await store().findById(r.id), { ...r, name: 'Jane Doe', dateOfBirth: '1991-01-02', updatedAt: LATER, version: 3 });
+    assert.equal(moved, {
+      status: 'updated',
+      record: { ...r, name: 'Jane Doe', dateOfBirth: '1991-01-02', updatedAt: LATER, version: 3 },
+    });
+    assert.equal(await store().findById(r.id), {
+      ...r,
+      name: 'Jane Doe',
+      dateOfBirth: '1991-01-02',
+      updatedAt: LATER,
+      version: 3,
+    });
     assert.equal(await names({ name: 'doe' }), ['Jane Doe'], 'the search follows a renamed record');
     assert.equal(await names({ name: 'roe' }), []);
   });
@@ -91,7 +108,10 @@ export function employeeStoreContract(name: string, target: ContractTarget): voi
   t('update: a stale expected version → version_conflict with the current version, nothing written', async () => {
     const r = await add('Jane Roe');
     await store().update(r.id, { name: 'Jane Doe' }, 1, LATER);
-    assert.equal(await store().update(r.id, { name: 'Lost Update' }, 1, LATER), { status: 'version_conflict', version: 2 });
+    assert.equal(await store().update(r.id, { name: 'Lost Update' }, 1, LATER), {
+      status: 'version_conflict',
+      version: 2,
+    });
     assert.is((await store().findById(r.id))?.name, 'Jane Doe');
   });
 
@@ -115,7 +135,21 @@ export function employeeStoreContract(name: string, target: ContractTarget): voi
   });
 
   t('search: regex and LIKE metacharacters in the name match literally', async () => {
-    for (const n of ['50% off', '5000 off', 'a_b', 'axb', 'x.*y', 'xzzy', 'back\\slash', '(paren)', 'a+b', 'aab', '[set]', 's']) await add(n);
+    for (const n of [
+      '50% off',
+      '5000 off',
+      'a_b',
+      'axb',
+      'x.*y',
+      'xzzy',
+      'back\\slash',
+      '(paren)',
+      'a+b',
+      'aab',
+      '[set]',
+      's',
+    ])
+      await add(n);
     assert.equal(await names({ name: '%' }), ['50% off']);
     assert.equal(await names({ name: '_' }), ['a_b']);
     assert.equal(await names({ name: '.*' }), ['x.*y']);
@@ -133,7 +167,14 @@ export function employeeStoreContract(name: string, target: ContractTarget): voi
   });
 
   t('search: the date range is inclusive at both ends; either end may be open', async () => {
-    for (const [n, d] of [['a', '1979-12-31'], ['b', '1980-01-01'], ['c', '1980-06-15'], ['d', '1980-12-31'], ['e', '1981-01-01']] as const) await add(n, d);
+    for (const [n, d] of [
+      ['a', '1979-12-31'],
+      ['b', '1980-01-01'],
+      ['c', '1980-06-15'],
+      ['d', '1980-12-31'],
+      ['e', '1981-01-01'],
+    ] as const)
+      await add(n, d);
     assert.equal(await names({ bornFrom: '1980-01-01', bornTo: '1980-12-31' }), ['b', 'c', 'd']);
     assert.equal(await names({ bornFrom: '1980-06-15' }), ['c', 'd', 'e']);
     assert.equal(await names({ bornTo: '1980-01-01' }), ['a', 'b']);
@@ -145,38 +186,58 @@ export function employeeStoreContract(name: string, target: ContractTarget): voi
     const rs = [];
     for (const n of ['bob', 'Alice', 'alice', 'Carol', 'ALICE', 'Émile', 'zoe']) rs.push(await add(n));
     const page = await store().search({ limit: 50 });
-    assert.equal(page.items.map((r) => r.id), [...rs].sort(byKey).map((r) => r.id));
+    assert.equal(
+      page.items.map((r) => r.id),
+      [...rs].sort(byKey).map((r) => r.id),
+    );
     assert.is(page.next, null);
   });
 
   t('search: limit pages; next is null exactly when no match follows', async () => {
     for (const n of ['a', 'b', 'c', 'd']) await add(n);
     const first = await store().search({ limit: 2 });
-    assert.equal(first.items.map((r) => r.name), ['a', 'b']);
+    assert.equal(
+      first.items.map((r) => r.name),
+      ['a', 'b'],
+    );
     assert.ok(first.next);
     const second = await store().search({ limit: 2, after: first.next });
-    assert.equal(second.items.map((r) => r.name), ['c', 'd']);
+    assert.equal(
+      second.items.map((r) => r.name),
+      ['c', 'd'],
+    );
     assert.is(second.next, null);
     assert.is((await store().search({ limit: 4 })).next, null);
   });
 
-  t('search: following next over 300 records visits every match exactly once, also while records are inserted', async () => {
-    const original: EmployeeRecord[] = [];
-    for (let i = 0; i < 300; i++) original.push(await add(`Emp ${String((i * 37) % 100).padStart(2, '0')}`, `19${50 + (i % 40)}-01-01`));
-    assert.equal(await walk({}, 7), [...original].sort(byKey).map((r) => r.id));
-    const inserted: ObjectIdString[] = [];
-    const seen = await walk({}, 11, async (page) => {
-      for (const n of [`Emp ${String(page * 3).padStart(2, '0')}`, 'Aaron first', 'zz last']) inserted.push((await add(n)).id);
-    });
-    assert.is(new Set(seen).size, seen.length, 'no record is visited twice');
-    for (const r of original) assert.ok(seen.includes(r.id), `record ${r.id} was skipped`);
-    assert.ok(seen.every((id) => inserted.includes(id) || original.some((r) => r.id === id)));
-    assert.ok(inserted.some((id) => seen.includes(id)) && inserted.some((id) => !seen.includes(id)), 'records inserted after the cursor are found, before it not');
-    const criteria = { name: 'emp 1', bornFrom: '1960-01-01' };
-    const all = (await store().search({ ...criteria, limit: 500 })).items.map((r) => r.id);
-    assert.ok(all.length > 20);
-    assert.equal(await walk(criteria, 5), all);
-  });
+  t(
+    'search: following next over 300 records visits every match exactly once, also while records are inserted',
+    async () => {
+      const original: EmployeeRecord[] = [];
+      for (let i = 0; i < 300; i++)
+        original.push(await add(`Emp ${String((i * 37) % 100).padStart(2, '0')}`, `19${50 + (i % 40)}-01-01`));
+      assert.equal(
+        await walk({}, 7),
+        [...original].sort(byKey).map((r) => r.id),
+      );
+      const inserted: ObjectIdString[] = [];
+      const seen = await walk({}, 11, async (page) => {
+        for (const n of [`Emp ${String(page * 3).padStart(2, '0')}`, 'Aaron first', 'zz last'])
+          inserted.push((await add(n)).id);
+      });
+      assert.is(new Set(seen).size, seen.length, 'no record is visited twice');
+      for (const r of original) assert.ok(seen.includes(r.id), `record ${r.id} was skipped`);
+      assert.ok(seen.every((id) => inserted.includes(id) || original.some((r) => r.id === id)));
+      assert.ok(
+        inserted.some((id) => seen.includes(id)) && inserted.some((id) => !seen.includes(id)),
+        'records inserted after the cursor are found, before it not',
+      );
+      const criteria = { name: 'emp 1', bornFrom: '1960-01-01' };
+      const all = (await store().search({ ...criteria, limit: 500 })).items.map((r) => r.id);
+      assert.ok(all.length > 20);
+      assert.equal(await walk(criteria, 5), all);
+    },
+  );
 
   t('ping resolves', async () => {
     await store().ping();

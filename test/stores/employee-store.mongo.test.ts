@@ -26,10 +26,19 @@ if (MONGO_SKIP_REASON) {
       if (!client) throw new Error('MongoDB did not start');
       const name = `${run}_${state.dbs.length}`;
       state.dbs.push(name);
-      return { store: mongoEmployeeStore(client.db(name)), dispose: async () => { await client.db(name).dropDatabase(); } };
+      return {
+        store: mongoEmployeeStore(client.db(name)),
+        dispose: async () => {
+          await client.db(name).dropDatabase();
+        },
+      };
     },
     async teardown() {
-      for (const name of state.dbs) await state.client?.db(name).dropDatabase().catch(() => undefined);
+      for (const name of state.dbs)
+        await state.client
+          ?.db(name)
+          .dropDatabase()
+          .catch(() => undefined);
       await state.client?.close();
       await stopMongo();
     },
@@ -42,8 +51,12 @@ down('every operation rejects with StoreUnavailableError within the server-selec
   const store = openMongoEmployeeStore(`mongodb://127.0.0.1:${await closedPort()}/troupe?serverSelectionTimeoutMS=200`);
   try {
     const calls = [
-      store.insert({ name: 'Jane Roe', dateOfBirth: '1990-04-12' }, new Date().toISOString()), store.findById(newId()),
-      store.search({ limit: 10 }), store.update(newId(), { name: 'X' }, undefined, new Date().toISOString()), store.delete(newId()), store.ping(),
+      store.insert({ name: 'Jane Roe', dateOfBirth: '1990-04-12' }, new Date().toISOString()),
+      store.findById(newId()),
+      store.search({ limit: 10 }),
+      store.update(newId(), { name: 'X' }, undefined, new Date().toISOString()),
+      store.delete(newId()),
+      store.ping(),
     ];
     for (const outcome of await Promise.allSettled(calls)) {
       assert.is(outcome.status, 'rejected');
@@ -55,7 +68,10 @@ down('every operation rejects with StoreUnavailableError within the server-selec
 });
 
 down('a URI that is not a MongoDB connection string is a configuration error naming the key, not the value', () => {
-  assert.throws(() => openMongoEmployeeStore('postgres://user:secret@host/db'), (e: Error) => e.name === 'ConfigError' && /mongodb\.uri/.test(e.message) && !e.message.includes('secret'));
+  assert.throws(
+    () => openMongoEmployeeStore('postgres://user:secret@host/db'),
+    (e: Error) => e.name === 'ConfigError' && /mongodb\.uri/.test(e.message) && !e.message.includes('secret'),
+  );
 });
 
 down.run();

@@ -27,83 +27,173 @@ function updated(doc: Doc, modifier: UpdateFilter<never> | Doc): Doc {
 function upsert(docs: Doc[], filter: Doc, modifier: Doc): Doc[] {
   const i = docs.findIndex((d) => matches(filter, d));
   if (i >= 0) return docs.map((d, j) => (j === i ? updated(d, modifier) : d));
-  const base = Object.fromEntries(Object.entries(filter).filter(([k, v]) => !k.startsWith('$') && (typeof v !== 'object' || v === null || v instanceof Date)));
+  const base = Object.fromEntries(
+    Object.entries(filter).filter(
+      ([k, v]) => !k.startsWith('$') && (typeof v !== 'object' || v === null || v instanceof Date),
+    ),
+  );
   const inserted = updated({ ...base, ...((modifier['$setOnInsert'] as Doc | undefined) ?? {}) }, modifier);
   return [...docs, inserted];
 }
 
 const t = suite('stores: MongoDB filters and updates (mingo)');
 
-t('roles: upserted by name, created once with their id; a description given replaces the stored one, none keeps it', () => {
-  let roles: Doc[] = [];
-  roles = upsert(roles, Q.roleByName('ADMIN') as Doc, Q.roleUpsert({ roleName: 'ADMIN', description: 'all' }, 1) as Doc);
-  roles = upsert(roles, Q.roleByName('ADMIN') as Doc, Q.roleUpsert({ roleName: 'ADMIN' }, 7) as Doc);
-  roles = upsert(roles, Q.roleByName('USER') as Doc, Q.roleUpsert({ roleName: 'USER' }, 2) as Doc);
-  assert.equal(roles, [{ roleName: 'ADMIN', _id: 1, description: 'all' }, { roleName: 'USER', _id: 2, description: '' }]);
-  roles = upsert(roles, Q.roleByName('ADMIN') as Doc, Q.roleUpsert({ roleName: 'ADMIN', description: 'everything' }, 9) as Doc);
-  assert.equal(roles[0], { roleName: 'ADMIN', _id: 1, description: 'everything' });
-  assert.equal(find(roles, Q.rolesByIds([2]) as Doc).all(), [roles[1]]);
-});
+t(
+  'roles: upserted by name, created once with their id; a description given replaces the stored one, none keeps it',
+  () => {
+    let roles: Doc[] = [];
+    roles = upsert(
+      roles,
+      Q.roleByName('ADMIN') as Doc,
+      Q.roleUpsert({ roleName: 'ADMIN', description: 'all' }, 1) as Doc,
+    );
+    roles = upsert(roles, Q.roleByName('ADMIN') as Doc, Q.roleUpsert({ roleName: 'ADMIN' }, 7) as Doc);
+    roles = upsert(roles, Q.roleByName('USER') as Doc, Q.roleUpsert({ roleName: 'USER' }, 2) as Doc);
+    assert.equal(roles, [
+      { roleName: 'ADMIN', _id: 1, description: 'all' },
+      { roleName: 'USER', _id: 2, description: '' },
+    ]);
+    roles = upsert(
+      roles,
+      Q.roleByName('ADMIN') as Doc,
+      Q.roleUpsert({ roleName: 'ADMIN', description: 'everything' }, 9) as Doc,
+    );
+    assert.equal(roles[0], { roleName: 'ADMIN', _id: 1, description: 'everything' });
+    assert.equal(find(roles, Q.rolesByIds([2]) as Doc).all(), [roles[1]]);
+  },
+);
 
 t('users: upserted by name with their role ids; an existing user keeps its id and gets the new fields', () => {
   let users: Doc[] = [];
   users = upsert(users, Q.accountByName('jane') as Doc, Q.accountUpsert({ password: 'h1' }, [1, 2], 3) as Doc);
   assert.equal(users, [{ username: 'jane', _id: 3, password: 'h1', firstName: '', lastName: '', roleIds: [1, 2] }]);
-  users = upsert(users, Q.accountByName('jane') as Doc, Q.accountUpsert({ password: 'h2', firstName: 'Jane' }, [2], 4) as Doc);
+  users = upsert(
+    users,
+    Q.accountByName('jane') as Doc,
+    Q.accountUpsert({ password: 'h2', firstName: 'Jane' }, [2], 4) as Doc,
+  );
   assert.equal(users, [{ username: 'jane', _id: 3, password: 'h2', firstName: 'Jane', lastName: '', roleIds: [2] }]);
-  assert.equal(find(users, {}).sort(Q.BY_ID as Doc).all().map((u) => u['_id']), [3]);
+  assert.equal(
+    find(users, {})
+      .sort(Q.BY_ID as Doc)
+      .all()
+      .map((u) => u['_id']),
+    [3],
+  );
 });
 
-const token = (over: Doc = {}): Doc => ({ ...Q.refreshTokenDoc({
-  tokenHash: newId(), familyId: 'f', clientId: 'c', username: 'u', scope: ['read'], issuedAt: 1, expiresAt: 100, usedAt: null, revokedAt: null,
-}), ...over });
-
-t('refresh tokens: only an unused, unrevoked token is spent; a family\'s live tokens are revoked; expiry filters', () => {
-  const fresh = token();
-  const used = token({ usedAt: 5 });
-  const revoked = token({ revokedAt: 5 });
-  assert.ok(matches(Q.unspentToken(fresh['_id'] as string), fresh));
-  assert.not.ok(matches(Q.unspentToken(used['_id'] as string), used));
-  assert.not.ok(matches(Q.unspentToken(revoked['_id'] as string), revoked));
-  assert.not.ok(matches(Q.unspentToken('other'), fresh));
-  assert.is(updated(fresh, Q.markUsed(9))['usedAt'], 9);
-  assert.equal(find([fresh, used, revoked, token({ familyId: 'g' })], Q.liveInFamily('f') as Doc).all(), [fresh, used]);
-  assert.is(updated(fresh, Q.markRevoked(9))['revokedAt'], 9);
-  assert.equal(find([token({ expiresAt: 10 }), fresh], Q.expiredBefore(50) as Doc).all().map((d) => d['expiresAt']), [10]);
-  assert.equal(Q.refreshTokenRecord(Q.refreshTokenDoc(Q.refreshTokenRecord(fresh as never))), Q.refreshTokenRecord(fresh as never));
+const token = (over: Doc = {}): Doc => ({
+  ...Q.refreshTokenDoc({
+    tokenHash: newId(),
+    familyId: 'f',
+    clientId: 'c',
+    username: 'u',
+    scope: ['read'],
+    issuedAt: 1,
+    expiresAt: 100,
+    usedAt: null,
+    revokedAt: null,
+  }),
+  ...over,
 });
 
-t('revocations: inserted once with the server\'s time; read again since a cursor, with an overlap for late writes', () => {
-  const r = { kind: 'login' as const, id: 'l1', expiresAt: 500 };
-  const [doc] = upsert([], { _id: Q.revocationKey(r) }, Q.revocationUpsert(r) as Doc);
-  assert.is(doc?.['_id'], 'login:l1');
-  assert.equal([doc?.['kind'], doc?.['id'], doc?.['expiresAt']], ['login', 'l1', 500]);
-  assert.instance(doc?.['addedAt'], Date);
-  const at = (ms: number): Doc => ({ addedAt: new Date(ms) });
-  const cursor = 1_000_000;
-  const docs = [at(cursor - Q.REVOCATION_OVERLAP_MS - 1), at(cursor - 10), at(cursor + 10)];
-  assert.equal(find(docs, Q.addedSince(cursor) as Doc).all(), docs.slice(1));
-  assert.equal(find(docs, Q.addedSince(0) as Doc).all(), docs, 'no cursor: everything');
-  assert.equal(find([{ expiresAt: 5 }, { expiresAt: 50 }], Q.revocationExpiredBefore(10) as Doc).all(), [{ expiresAt: 5 }]);
-});
+t(
+  "refresh tokens: only an unused, unrevoked token is spent; a family's live tokens are revoked; expiry filters",
+  () => {
+    const fresh = token();
+    const used = token({ usedAt: 5 });
+    const revoked = token({ revokedAt: 5 });
+    assert.ok(matches(Q.unspentToken(fresh['_id'] as string), fresh));
+    assert.not.ok(matches(Q.unspentToken(used['_id'] as string), used));
+    assert.not.ok(matches(Q.unspentToken(revoked['_id'] as string), revoked));
+    assert.not.ok(matches(Q.unspentToken('other'), fresh));
+    assert.is(updated(fresh, Q.markUsed(9))['usedAt'], 9);
+    assert.equal(find([fresh, used, revoked, token({ familyId: 'g' })], Q.liveInFamily('f') as Doc).all(), [
+      fresh,
+      used,
+    ]);
+    assert.is(updated(fresh, Q.markRevoked(9))['revokedAt'], 9);
+    assert.equal(
+      find([token({ expiresAt: 10 }), fresh], Q.expiredBefore(50) as Doc)
+        .all()
+        .map((d) => d['expiresAt']),
+      [10],
+    );
+    assert.equal(
+      Q.refreshTokenRecord(Q.refreshTokenDoc(Q.refreshTokenRecord(fresh as never))),
+      Q.refreshTokenRecord(fresh as never),
+    );
+  },
+);
 
-t('user data: a conditional update applies only at the version, sets the changed fields, stamps the time, bumps the version', () => {
-  const id = newId();
-  const doc = Q.userDataDoc({ id, name: 'Ann', email: 'ann@example.com', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }) as unknown as Doc;
-  assert.ok(matches(Q.userAtVersion(id, 1), doc));
-  assert.not.ok(matches(Q.userAtVersion(id, 2), doc));
-  const after = updated(doc, Q.userUpdate({ name: 'Anne', updatedAt: '2026-02-01T00:00:00.000Z' }));
-  assert.equal([after['name'], after['email'], after['version'], (after['updatedAt'] as Date).toISOString()], ['Anne', 'ann@example.com', 2, '2026-02-01T00:00:00.000Z']);
-  assert.equal(Q.userDataRecord(after as never), { id, name: 'Anne', email: 'ann@example.com', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-02-01T00:00:00.000Z', version: 2 });
-  assert.is(updated(doc, Q.NEXT_ACTIVITY_SEQ)['activitySeq'], 1);
-  assert.equal(Object.keys(Q.USER_FIELDS), ['activitySeq'], 'only the counter is left out of what is read');
-});
+t(
+  "revocations: inserted once with the server's time; read again since a cursor, with an overlap for late writes",
+  () => {
+    const r = { kind: 'login' as const, id: 'l1', expiresAt: 500 };
+    const [doc] = upsert([], { _id: Q.revocationKey(r) }, Q.revocationUpsert(r) as Doc);
+    assert.is(doc?.['_id'], 'login:l1');
+    assert.equal([doc?.['kind'], doc?.['id'], doc?.['expiresAt']], ['login', 'l1', 500]);
+    assert.instance(doc?.['addedAt'], Date);
+    const at = (ms: number): Doc => ({ addedAt: new Date(ms) });
+    const cursor = 1_000_000;
+    const docs = [at(cursor - Q.REVOCATION_OVERLAP_MS - 1), at(cursor - 10), at(cursor + 10)];
+    assert.equal(find(docs, Q.addedSince(cursor) as Doc).all(), docs.slice(1));
+    assert.equal(find(docs, Q.addedSince(0) as Doc).all(), docs, 'no cursor: everything');
+    assert.equal(find([{ expiresAt: 5 }, { expiresAt: 50 }], Q.revocationExpiredBefore(10) as Doc).all(), [
+      { expiresAt: 5 },
+    ]);
+  },
+);
+
+t(
+  'user data: a conditional update applies only at the version, sets the changed fields, stamps the time, bumps the version',
+  () => {
+    const id = newId();
+    const doc = Q.userDataDoc({
+      id,
+      name: 'Ann',
+      email: 'ann@example.com',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    }) as unknown as Doc;
+    assert.ok(matches(Q.userAtVersion(id, 1), doc));
+    assert.not.ok(matches(Q.userAtVersion(id, 2), doc));
+    const after = updated(doc, Q.userUpdate({ name: 'Anne', updatedAt: '2026-02-01T00:00:00.000Z' }));
+    assert.equal(
+      [after['name'], after['email'], after['version'], (after['updatedAt'] as Date).toISOString()],
+      ['Anne', 'ann@example.com', 2, '2026-02-01T00:00:00.000Z'],
+    );
+    assert.equal(Q.userDataRecord(after as never), {
+      id,
+      name: 'Anne',
+      email: 'ann@example.com',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-02-01T00:00:00.000Z',
+      version: 2,
+    });
+    assert.is(updated(doc, Q.NEXT_ACTIVITY_SEQ)['activitySeq'], 1);
+    assert.equal(Object.keys(Q.USER_FIELDS), ['activitySeq'], 'only the counter is left out of what is read');
+  },
+);
 
 t('activity: a page filters by user and seq, newest first; detail round-trips whatever its keys', () => {
   const userId = newId();
-  const docs = [1, 2, 3].map((seq) => Q.activityDoc({ id: newId(), userId, type: 'T', detail: { seq, 'a.b': 1, $c: [2] }, at: '2026-01-01T00:00:00.000Z' }, seq) as unknown as Doc);
-  const other = Q.activityDoc({ id: newId(), userId: newId(), type: 'T', detail: {}, at: '2026-01-01T00:00:00.000Z' }, 9) as unknown as Doc;
-  const page = (before?: number) => find([...docs, other], Q.activityPage(userId, before) as Doc).sort(Q.NEWEST_FIRST as Doc).all().map((d) => d['seq']);
+  const docs = [1, 2, 3].map(
+    (seq) =>
+      Q.activityDoc(
+        { id: newId(), userId, type: 'T', detail: { seq, 'a.b': 1, $c: [2] }, at: '2026-01-01T00:00:00.000Z' },
+        seq,
+      ) as unknown as Doc,
+  );
+  const other = Q.activityDoc(
+    { id: newId(), userId: newId(), type: 'T', detail: {}, at: '2026-01-01T00:00:00.000Z' },
+    9,
+  ) as unknown as Doc;
+  const page = (before?: number) =>
+    find([...docs, other], Q.activityPage(userId, before) as Doc)
+      .sort(Q.NEWEST_FIRST as Doc)
+      .all()
+      .map((d) => d['seq']);
   assert.equal(page(), [3, 2, 1]);
   assert.equal(page(3), [2, 1]);
   assert.equal(Q.activityRecord(docs[0] as never).detail, { seq: 1, 'a.b': 1, $c: [2] });
@@ -112,16 +202,27 @@ t('activity: a page filters by user and seq, newest first; detail round-trips wh
 t('known pairs: seen now; trimmed before a time', () => {
   const now = new Date();
   assert.equal(updated({ _id: 'p' }, Q.seenNow(now)), { _id: 'p', seenAt: now });
-  assert.equal(find([{ seenAt: new Date(1) }, { seenAt: now }], Q.seenBefore(new Date(2)) as Doc).all(), [{ seenAt: new Date(1) }]);
+  assert.equal(find([{ seenAt: new Date(1) }, { seenAt: now }], Q.seenBefore(new Date(2)) as Doc).all(), [
+    { seenAt: new Date(1) },
+  ]);
 });
 
-t('indexes: every collection the adapters use, unique where the contract needs it, emails under a case-insensitive collation', () => {
-  const unique = Object.entries(Q.INDEXES).flatMap(([c, list]) => list.filter((i) => i.unique).map((i) => `${c} ${JSON.stringify(i.key)}`));
-  assert.equal(unique.sort(), [
-    'login_throttle {"key":1}', 'roles {"roleName":1}', 'user_activity {"userId":1,"seq":-1}', 'user_data {"email":1}', 'users {"username":1}',
-  ]);
-  assert.equal(Q.INDEXES['user_data']?.[0]?.collation, { locale: 'en', strength: 2 });
-  assert.is(Q.INDEXES['login_throttle']?.find((i) => i.expireAfterSeconds === 0)?.name, 'login_throttle_expire');
-});
+t(
+  'indexes: every collection the adapters use, unique where the contract needs it, emails under a case-insensitive collation',
+  () => {
+    const unique = Object.entries(Q.INDEXES).flatMap(([c, list]) =>
+      list.filter((i) => i.unique).map((i) => `${c} ${JSON.stringify(i.key)}`),
+    );
+    assert.equal(unique.sort(), [
+      'login_throttle {"key":1}',
+      'roles {"roleName":1}',
+      'user_activity {"userId":1,"seq":-1}',
+      'user_data {"email":1}',
+      'users {"username":1}',
+    ]);
+    assert.equal(Q.INDEXES['user_data']?.[0]?.collation, { locale: 'en', strength: 2 });
+    assert.is(Q.INDEXES['login_throttle']?.find((i) => i.expireAfterSeconds === 0)?.name, 'login_throttle_expire');
+  },
+);
 
 t.run();

@@ -11,7 +11,10 @@ t('migrations run once, in order, recorded in user_version', () => {
   const version = db.pragma('user_version', { simple: true }) as number;
   assert.ok(version >= 2);
   assert.is(migrate(db), version);
-  const tables = db.prepare<[], { name: string }>("select name from sqlite_master where type = 'table' order by name").all().map((r) => r.name);
+  const tables = db
+    .prepare<[], { name: string }>("select name from sqlite_master where type = 'table' order by name")
+    .all()
+    .map((r) => r.name);
   for (const name of ['refresh_tokens', 'roles', 'user_roles', 'users']) assert.ok(tables.includes(name), name);
   db.close();
 });
