@@ -19,6 +19,13 @@ export const objectId = z
   .regex(new RegExp(OBJECT_ID.source, 'i'), { message: 'must be 24 hexadecimal characters', abort: true })
   .transform((id) => id.toLowerCase() as ObjectIdString);
 
+/** How many records a page holds: 1 to 500. */
+export const pageLimit = z
+  .number({ error: 'must be a number' })
+  .int('must be a whole number')
+  .min(1, 'must be at least 1')
+  .max(500, 'must be at most 500');
+
 /** The version a write expects the record to be at (what `If-Match: "3"` names over HTTP). */
 export const version = z
   .number({ error: 'must be a version number' })

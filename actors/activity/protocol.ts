@@ -4,7 +4,7 @@
  * and send them to the router's ref with `ask`.
  */
 import { z } from 'zod';
-import { objectId, type MessageSchemas } from '../../src/fields.ts';
+import { pageLimit, objectId, type MessageSchemas } from '../../src/fields.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -109,11 +109,7 @@ export const fields = {
     .record(z.string(), z.unknown(), 'must be a JSON object')
     .refine((d) => jsonBytes(d) <= DETAIL_MAX_BYTES, `must be at most ${DETAIL_MAX_BYTES} bytes as JSON`),
   /** How many activities a page holds. */
-  limit: z
-    .number({ error: 'must be a number' })
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(500, 'must be at most 500'),
+  limit: pageLimit,
 } as const;
 
 /**

@@ -3,7 +3,7 @@
  * the functions below and send them with `ask`.
  */
 import { z } from 'zod';
-import { objectId, version, type MessageSchemas } from '../../src/fields.ts';
+import { pageLimit, objectId, version, type MessageSchemas } from '../../src/fields.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -117,11 +117,7 @@ export const fields = {
   /** A record id (either case; lowercased). */
   id: objectId,
   /** How many records a page holds. */
-  limit: z
-    .number({ error: 'must be a number' })
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(500, 'must be at most 500'),
+  limit: pageLimit,
 } as const;
 
 /** The search criteria but the position to continue from (a message's `after`, an HTTP request's `cursor`). */

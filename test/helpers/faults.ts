@@ -6,6 +6,18 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
+/** Every table of service state, for tests that check what a request wrote (or did not). */
+export const SERVICE_TABLES = [
+  'employees',
+  'user_data',
+  'user_activity',
+  'users',
+  'user_roles',
+  'roles',
+  'refresh_tokens',
+  'revocations',
+] as const;
+
 export interface Fault {
   /** Removes the trigger: the next write to the table succeeds again. */
   heal(): void;

@@ -1,4 +1,8 @@
 /** Token requests as a client would make them. */
+import { createSecretKey } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Config } from '../../src/config.ts';
+
 export const CLIENT_ID = 'troupe-client';
 export const CLIENT_SECRET = 'troupe-secret';
 
@@ -47,3 +51,26 @@ export async function login(
 }
 
 export const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
+
+/**
+ * An access token as this server issues them (john.doe, both scopes and roles, a login id), signed
+ * with the configured MAC `key` without going through a login: `lifetime` seconds from now.
+ */
+export function forgeAccessToken(config: Config, key: string, lifetime = 600): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const jwt = config.security.jwt;
+  return new SignJWT({
+    client_id: jwt.clientId,
+    scope: 'read write',
+    authorities: ['ADMIN', 'USER'],
+    sid: crypto.randomUUID(),
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+    .setIssuer(jwt.issuer)
+    .setAudience(jwt.resourceIds)
+    .setSubject('john.doe')
+    .setJti(crypto.randomUUID())
+    .setIssuedAt(now)
+    .setExpirationTime(now + lifetime)
+    .sign(createSecretKey(Buffer.from(key)));
+}

@@ -5,19 +5,17 @@
  * the server does.
  */
 import { spawnSync } from 'node:child_process';
-import { createSecretKey } from 'node:crypto';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import bcrypt from 'bcryptjs';
 import Database from 'better-sqlite3';
-import { SignJWT } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../src/config.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { basic, bearer, login, postToken } from '../helpers/tokens.ts';
+import { basic, bearer, forgeAccessToken, login, postToken } from '../helpers/tokens.ts';
 
 const KEY = 'hardening-test-signing-key-0123456789abcdef';
 /** A client secret of exactly 72 bytes, the most BCrypt compares. */
@@ -136,19 +134,7 @@ s('npm run hash refuses a secret longer than 72 bytes, so none can be configured
 });
 
 /** A token like ours, signed with our key, whose lifetime (exp - iat) is `lifetime` seconds. */
-async function tokenLiving(c: Ctx, lifetime: number): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const jwt = c.server.config.security.jwt;
-  return new SignJWT({ client_id: 'troupe-client', scope: 'read write', authorities: ['ADMIN', 'USER'] })
-    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
-    .setIssuer(jwt.issuer)
-    .setAudience(jwt.resourceIds)
-    .setSubject('john.doe')
-    .setJti(crypto.randomUUID())
-    .setIssuedAt(now)
-    .setExpirationTime(now + lifetime)
-    .sign(createSecretKey(Buffer.from(KEY)));
-}
+const tokenLiving = (c: Ctx, lifetime: number): Promise<string> => forgeAccessToken(c.server.config, KEY, lifetime);
 
 s(
   'a token living longer than the configured validity (plus the skew) → 401 invalid_token: this server never issued it',

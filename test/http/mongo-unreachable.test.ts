@@ -4,14 +4,12 @@
  * in its prefix's error shape; logins fail closed; /ready names MongoDB; routes that need no store
  * keep answering.
  */
-import { createSecretKey } from 'node:crypto';
-import { SignJWT } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { routesOf } from '../../http/app.ts';
 import { closedPort } from '../helpers/ports.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { basic, bearer, postToken, USERS } from '../helpers/tokens.ts';
+import { basic, bearer, forgeAccessToken, postToken, USERS } from '../helpers/tokens.ts';
 
 const KEY = 'a-signing-key-shared-by-every-instance-0123456789';
 const ctx = {} as { server: TestServer; token: string };
@@ -20,22 +18,7 @@ const t = suite('MongoDB unreachable', ctx);
 t.before(async () => {
   const uri = `mongodb://127.0.0.1:${await closedPort()}/troupe?serverSelectionTimeoutMS=300`;
   ctx.server = await startTestServer({ 'mongodb.uri': uri, 'security.signing-key': KEY });
-  const jwt = ctx.server.config.security.jwt;
-  const now = Math.floor(Date.now() / 1000);
-  ctx.token = await new SignJWT({
-    client_id: 'troupe-client',
-    scope: 'read write',
-    authorities: ['ADMIN', 'USER'],
-    sid: crypto.randomUUID(),
-  })
-    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
-    .setIssuer(jwt.issuer)
-    .setAudience(jwt.resourceIds)
-    .setSubject('john.doe')
-    .setJti(crypto.randomUUID())
-    .setIssuedAt(now)
-    .setExpirationTime(now + 600)
-    .sign(createSecretKey(Buffer.from(KEY)));
+  ctx.token = await forgeAccessToken(ctx.server.config, KEY);
 });
 t.after(async () => ctx.server?.close());
 

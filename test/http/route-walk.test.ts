@@ -8,7 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { routesOf, type RouteInfo } from '../../http/app.ts';
-import { openReader } from '../helpers/faults.ts';
+import { openReader, SERVICE_TABLES } from '../helpers/faults.ts';
 import { rawRequest } from '../helpers/raw-http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { spellings } from '../helpers/spellings.ts';
@@ -26,17 +26,6 @@ const t = suite(
   'route walk: no route that needs credentials answers 2xx without them, however its path is spelled',
   ctx,
 );
-
-const TABLES = [
-  'employees',
-  'user_data',
-  'user_activity',
-  'users',
-  'user_roles',
-  'roles',
-  'refresh_tokens',
-  'revocations',
-];
 
 t.before(async () => {
   ctx.server = await startTestServer();
@@ -92,7 +81,7 @@ const concrete = (path: string): string => path.replace(':id', ctx.employeeId).r
 function counts(): string {
   const db = openReader(ctx.server.dataDir);
   try {
-    return TABLES.map(
+    return SERVICE_TABLES.map(
       (table) => `${table}=${JSON.stringify(db.prepare(`select * from ${table} order by 1`).all())}`,
     ).join('\n');
   } finally {

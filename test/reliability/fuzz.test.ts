@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { routesOf } from '../../http/app.ts';
-import { openReader } from '../helpers/faults.ts';
+import { openReader, SERVICE_TABLES } from '../helpers/faults.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { SOAK } from '../helpers/soak.ts';
 import { spellings } from '../helpers/spellings.ts';
@@ -20,16 +20,6 @@ import { headerValue, hostileForm, hostileJson, hostileQuery, hostileString, nea
 
 const RUNS_PER_ROUTE = SOAK ? 1000 : 30;
 const REQUEST_TIMEOUT_MS = 5000;
-const TABLES = [
-  'employees',
-  'user_data',
-  'user_activity',
-  'users',
-  'user_roles',
-  'roles',
-  'refresh_tokens',
-  'revocations',
-];
 const CONTENT_TYPES = [
   'application/json',
   'application/json; charset=utf-8',
@@ -91,7 +81,7 @@ t.after(async () => ctx.server?.close());
 function snapshot(): string[] {
   const db = openReader(ctx.server.dataDir);
   try {
-    return TABLES.map((table) => JSON.stringify(db.prepare(`select * from ${table} order by 1`).all()));
+    return SERVICE_TABLES.map((table) => JSON.stringify(db.prepare(`select * from ${table} order by 1`).all()));
   } finally {
     db.close();
   }
@@ -99,7 +89,7 @@ function snapshot(): string[] {
 
 /** The tables that differ between two snapshots. */
 const changed = (before: readonly string[], after: readonly string[]): string[] =>
-  TABLES.filter((_, i) => before[i] !== after[i]);
+  SERVICE_TABLES.filter((_, i) => before[i] !== after[i]);
 
 interface Req {
   method: string;
