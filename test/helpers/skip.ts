@@ -4,7 +4,6 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 
 /** The executable `binary` in one of `path`'s directories, or undefined. */
 export function onPath(binary: string, path = process.env['PATH'] ?? ''): string | undefined {
@@ -19,10 +18,13 @@ export function onPath(binary: string, path = process.env['PATH'] ?? ''): string
   return undefined;
 }
 
-/** Registers the suite `name` as one skipped test and prints `reason` (uvu itself prints only a count). */
+/** How a skipped suite's line begins; `scripts/test.mjs` counts the lines that begin so. */
+const SKIPPED_MARK = '  skipped: ';
+
+/**
+ * Reports the suite `name` as skipped and why. uvu has no notion of a skipped suite with a reason,
+ * so nothing is registered with it: `scripts/test.mjs` counts these lines into its `N skipped`.
+ */
 export function skipSuite(name: string, reason: string): void {
-  process.stdout.write(`  skipped: ${name}: ${reason}\n`);
-  const s = suite(name);
-  s.skip(reason, () => {});
-  s.run();
+  process.stdout.write(`${SKIPPED_MARK}${name}: ${reason}\n`);
 }
