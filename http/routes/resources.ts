@@ -13,7 +13,10 @@ export interface ResourceRouteDeps {
 
 const whoAmI = (state: AppState): string => (state.auth?.enabled ? state.auth.principal.username : 'anonymous');
 
-/** The secured service's resources under /app: any token for the listing, a role (checked after the handler) for the greetings. */
+/**
+ * The secured service's resources under /app: a valid token for the listing, and for each greeting
+ * a role, checked after the handler.
+ */
 export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
   // The TokenActor answers with the same (frozen) listing while users and roles are unchanged, so
   // its JSON is kept with it and written once per change, not once per request.
