@@ -1,5 +1,5 @@
 // `npm run build [-- outDir]`: compiles the server to JavaScript (default `dist/`), with the files
-// it reads at run time beside it, so that `node dist/src/main.js` serves without tsx.
+// it reads at run time beside it, so that `node dist/src/main.js` serves as plain JavaScript.
 import { execFileSync } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -1,4 +1,4 @@
-// Runs every uvu suite under test/ (through tsx) and ends with one line: "N passed, N failed[, N skipped]".
+// Runs every uvu suite under test/ (TypeScript run by Node's own type stripping) and ends with one line: "N passed, N failed[, N skipped]".
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 const pattern = process.argv[2] ?? '\\.test\\.ts$';
 // Every test server logs here at debug level; the last suite audits the whole file for secrets.
 const log = join(mkdtempSync(join(tmpdir(), 'troupe-test-log-')), 'servers.log');
-const child = spawn(process.execPath, ['--import', 'tsx', 'node_modules/uvu/bin.js', 'test', pattern, '--no-color'], {
+const child = spawn(process.execPath, ['node_modules/uvu/bin.js', 'test', pattern, '--no-color'], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, FORCE_COLOR: '0', TROUPE_TEST_LOG: log },
 });

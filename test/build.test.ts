@@ -1,5 +1,5 @@
-// `npm run build`: the compiled server runs on plain node (no tsx), with its SQL migrations, its
-// BCrypt worker and its package metadata beside it.
+// `npm run build`: the compiled server runs as plain JavaScript (no type stripping), with its SQL
+// migrations, its BCrypt worker and its package metadata beside it.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -166,7 +166,7 @@ t('server.workers: a number, or auto for the available cores; default 1', () => 
 });
 
 t('start-up with a bad value exits 1 with one line naming the key', () => {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const run = spawnSync(process.execPath, ['src/main.ts'], {
     encoding: 'utf8',
     timeout: 20_000,
     env: { ...process.env, SECURITY_ENCODING_STRENGTH: '999', CONFIG_FILE: '/dev/null' },

@@ -111,7 +111,7 @@ function baseEnv(): Record<string, string> {
   return env;
 }
 
-/** `node --import tsx src/main.ts` on loopback with its own data directory and an empty properties file. */
+/** `node src/main.ts` on loopback with its own data directory and an empty properties file. */
 export async function startTroupe(dataDir: string, settings: Record<string, string> = {}): Promise<Child> {
   const configFile = join(dataDir, 'bench.properties');
   writeFileSync(configFile, '');
@@ -124,16 +124,11 @@ export async function startTroupe(dataDir: string, settings: Record<string, stri
     SECURITY_LOGIN_THROTTLE_MAX_FAILURES_PER_ADDRESS: '1000000',
     ...settings,
   };
-  return startChild(['--import', 'tsx', 'src/main.ts'], env, '/ready', join(dataDir, 'server.log'));
+  return startChild(['src/main.ts'], env, '/ready', join(dataDir, 'server.log'));
 }
 
 export async function startBare(dbFile: string, logDir: string, env: Record<string, string> = {}): Promise<Child> {
-  return startChild(
-    ['--import', 'tsx', BARE_SERVER],
-    { DB_FILE: dbFile, ...env },
-    '/app/listAll',
-    join(logDir, 'bare.log'),
-  );
+  return startChild([BARE_SERVER], { DB_FILE: dbFile, ...env }, '/app/listAll', join(logDir, 'bare.log'));
 }
 
 export interface LoadSpec {

@@ -274,7 +274,7 @@ export async function startUp(dir: string, report: Report, s: BenchSettings, tim
     {
       scenario: 'bare Koa start-up: spawn to first 200, median of 5',
       p50: median(bare),
-      note: 'baseline: node + tsx + Koa + SQLite',
+      note: 'baseline: node + Koa + SQLite',
     },
   );
   report.claims.push({

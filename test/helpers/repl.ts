@@ -18,7 +18,7 @@ export interface ReplChild {
 
 /** Starts the REPL (plain lines: stdin and stdout are pipes) and resolves at its first prompt. */
 export async function startReplChild(env: Record<string, string>, args: readonly string[] = []): Promise<ReplChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/repl.ts', ...args], {
+  const child = spawn(process.execPath, ['src/repl.ts', ...args], {
     env: { ...process.env, CONFIG_FILE: '/dev/null', NODE_NO_READLINE: '1', LOGGING_LEVEL: 'warn', ...env },
   });
   let out = '';

@@ -209,7 +209,7 @@ t('probe: expectNoMessage passes on silence and fails on a message', async () =>
 });
 
 t('stopSystem: actors with idle timers and children are all stopped, so the process exits', () => {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/fixtures/stop-system.ts'], {
+  const run = spawnSync(process.execPath, ['test/fixtures/stop-system.ts'], {
     encoding: 'utf8',
     timeout: 20_000,
   });

@@ -76,7 +76,7 @@ t('processes starting together on one data dir generate one key, and all read it
       { length: 6 },
       () =>
         new Promise<{ kid: string; generated: boolean }>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/generated-key.ts'], {
+          const child = spawn(process.execPath, ['test/fixtures/generated-key.ts'], {
             env: { ...process.env, DATA_DIR: dir },
           });
           let out = '';
