@@ -68,7 +68,13 @@ const schema = z.object({
     .enum(['256', '384', '512'])
     .transform((s) => Number(s) as 256 | 384 | 512)
     .default(256), // SHA-2 size of the JWT signature
-  'security.signing-key': z.string().optional(), // MAC secret or RSA key, inline or file:PATH; unset → generated
+  'security.signing-key': z.string().optional(), // MAC secret, RSA or EC key, inline or file:PATH; unset → the key set
+  // keys that verify only (rotated out by configuration), comma-separated, each as signing-key takes it
+  'security.previous-signing-keys': z.string().optional(),
+  // seconds a new key of the set is published (JWKS) before it signs; the previous one retires then
+  'security.keys.publish-ahead-seconds': int(0, 604_800).default(600),
+  // seals the set's private keys at rest (AES-256-GCM, scrypt); unset → stored unencrypted (owner-only file)
+  'security.keys.encryption-secret': z.string().min(16, 'must be at least 16 characters').optional(),
   'security.security-realm': text.default('troupe'),
   'security.jwt.client-id': text.default('troupe-client'),
   'security.jwt.client-secret': z
@@ -165,7 +171,13 @@ export interface ConfigSources {
 }
 
 const envName = (key: string): string => key.toUpperCase().replace(/[.-]/g, '_');
-const SECRET_KEYS = new Set(['security.signing-key', 'security.jwt.client-secret', 'mongodb.uri']);
+const SECRET_KEYS = new Set([
+  'security.signing-key',
+  'security.previous-signing-keys',
+  'security.keys.encryption-secret',
+  'security.jwt.client-secret',
+  'mongodb.uri',
+]);
 
 function collect(sources: ConfigSources): Record<string, string> {
   const raw: Record<string, string> = {};
@@ -215,15 +227,10 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
   };
   const config = { production, ...nest(resolved) } as Config;
   if (production) guardProduction(config);
-  if (
-    config.mongodb.uri !== undefined &&
-    config.security.signingKey === undefined &&
-    sources.env?.['NODE_ENV'] !== 'development'
-  ) {
+  if (config.security.previousSigningKeys !== undefined && config.security.signingKey === undefined)
     throw new ConfigError(
-      'Invalid configuration: security.signing-key must be set when mongodb.uri is set (a key generated on each machine would refuse the tokens of the others); only NODE_ENV=development allows a generated key',
+      'Invalid configuration: security.previous-signing-keys: needs security.signing-key (without it the key set in the store keeps its own previous keys)',
     );
-  }
   return deepFreeze(config);
 }
 
@@ -244,9 +251,13 @@ function nest(flat: Resolved): Record<string, unknown> {
 function guardProduction(config: Config): void {
   if (!config.security.enabled)
     throw new ConfigError('Invalid configuration: security.enabled=false is refused when NODE_ENV=production');
-  if (config.security.signingKey === undefined)
+  if (
+    config.security.signingKey === undefined &&
+    config.mongodb.uri !== undefined &&
+    config.security.keys.encryptionSecret === undefined
+  )
     throw new ConfigError(
-      'Invalid configuration: security.signing-key must be set when NODE_ENV=production (the generated development key is refused)',
+      'Invalid configuration: security.keys.encryption-secret must be set when NODE_ENV=production and the key set lives in MongoDB (mongodb.uri without security.signing-key)',
     );
   if (config.security.jwt.clientSecret === DEV_CLIENT_SECRET_HASH)
     throw new ConfigError(

@@ -1,6 +1,7 @@
 import { mongoActivityStore } from './activity-store.mongo.ts';
 import { mongoCredentialStore } from './credential-store.mongo.ts';
 import { mongoEmployeeStore } from './employee-store.mongo.ts';
+import { mongoKeyStore } from './key-store.mongo.ts';
 import { mongoLoginThrottleStore } from './login-throttle-store.mongo.ts';
 import { guarded, openMongo } from './mongo.ts';
 import { INDEXES } from './mongo-queries.ts';
@@ -30,6 +31,7 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
     activity: mongoActivityStore(db),
     employees: mongoEmployeeStore(db),
     throttle: mongoLoginThrottleStore(db),
+    keys: mongoKeyStore(db, options.revocationSyncMs),
     prepare: () =>
       guarded(async () => {
         for (const [name, indexes] of Object.entries(INDEXES)) await db.collection(name).createIndexes([...indexes]);

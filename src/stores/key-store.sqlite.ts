@@ -1,0 +1,62 @@
+import { chmodSync, existsSync } from 'node:fs';
+import type { KeyAlg, KeyStore } from './key-store.ts';
+import { writeTransaction, type Db } from './sqlite.ts';
+
+interface Row {
+  kid: string;
+  alg: KeyAlg;
+  secret: string;
+  createdAt: number;
+  activatesAt: number;
+  removedAt: number | null;
+  createdBy: string;
+  removedBy: string | null;
+}
+
+/** The database file and its WAL and shared-memory files: readable by the owner only, as it holds private keys. */
+function ownerOnly(file: string): void {
+  if (file === ':memory:' || file === '') return;
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
+}
+
+/**
+ * SQLite adapter of {@link KeyStore}: table `signing_keys`, replaced in one `BEGIN IMMEDIATE`
+ * transaction per change. `changed` reads `PRAGMA data_version`, which changes for this connection
+ * when another connection (another process) commits: a counter read, cheap enough for every request.
+ */
+export function sqliteKeyStore(db: Db): KeyStore {
+  ownerOnly(db.name);
+  const all = db.prepare<[], Row>(
+    `select kid, alg, secret, created_at as createdAt, activates_at as activatesAt, removed_at as removedAt,
+            created_by as createdBy, removed_by as removedBy
+       from signing_keys`,
+  );
+  const clear = db.prepare('delete from signing_keys');
+  const insert = db.prepare<[string, string, string, number, number, number | null, string, string | null]>(
+    `insert into signing_keys (kid, alg, secret, created_at, activates_at, removed_at, created_by, removed_by)
+     values (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const dataVersion = db.prepare<[], number>('pragma data_version').pluck();
+  let seen = -1;
+  return {
+    read: async () => all.all(),
+    async update(change) {
+      const apply = writeTransaction(db, () => {
+        const current = all.all();
+        const next = change(current);
+        if (next.records === current) return next.result;
+        clear.run();
+        for (const r of next.records)
+          insert.run(r.kid, r.alg, r.secret, r.createdAt, r.activatesAt, r.removedAt, r.createdBy, r.removedBy);
+        return next.result;
+      });
+      return apply();
+    },
+    changed() {
+      const version = dataVersion.get() ?? 0;
+      const changed = version !== seen;
+      seen = version;
+      return changed;
+    },
+  };
+}
