@@ -3,7 +3,6 @@
  * on a temporary data directory removed on exit), no HTTP port, and a Node REPL to talk to it.
  * `.exit` or Ctrl-D stops the actors and closes the stores; the process then ends by itself.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,23 +43,15 @@ function loadConfigOrExit(overrides: Readonly<Record<string, string>> = {}): Con
   }
 }
 
-/**
- * `--memory`: the data dir is temporary, and so is the signing key unless one is configured. A key
- * that lives no longer than the session is no development key to warn about (the warning, a log
- * line, was all the session opened with), and nothing to write to the data dir.
- */
-function memoryConfig(dataDir: string): Config {
-  const config = loadConfigOrExit({ DATA_DIR: dataDir });
-  if (config.security.signingKey !== undefined) return config;
-  return loadConfigOrExit({ DATA_DIR: dataDir, SECURITY_SIGNING_KEY: randomBytes(64).toString('base64url') });
-}
+/** `--memory`: the data dir is temporary, and with it the key set (unless a key is configured). */
+const memoryConfig = (dataDir: string): Config => loadConfigOrExit({ DATA_DIR: dataDir });
 
 const banner = (config: Config, memory: boolean): string =>
   [
     `troupe REPL: actors on ${config.data.dir}${memory ? ' (temporary, removed on exit)' : ''}; no HTTP port.`,
     'In scope: token, employees, users, activity; ask(ref, msg, timeoutMs?), tell(ref, msg);',
     '  Get, Post, Put, Delete (UserActor); Token, Employee, User, Activity (every protocol).',
-    'Commands: .actors, .protocol NAME, .help; .exit or Ctrl-D to leave.',
+    'Commands: .actors, .protocol NAME, .keys, .help; .exit or Ctrl-D to leave.',
   ].join('\n');
 
 const { memory } = readArgs(process.argv.slice(2));
@@ -78,6 +69,7 @@ const server = await openRepl({
   colors: terminal && process.stdout.hasColors(),
   historyFile: join(config.data.dir, 'repl_history'),
   banner: banner(config, memory),
+  keys: core.keys,
 });
 server.once('exit', () => {
   drainAsks(core.actors.system, config.actors.askTimeoutMs)
