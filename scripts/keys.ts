@@ -80,6 +80,7 @@ async function run(config: Config, stores: Stores): Promise<string> {
   }
   if (args.command === 'rotate') {
     const added = await rotateKeys(stores.keys, { ...settings, alg: args.alg, by: by('rotate') });
+    if (added.now) return `added ${added.kid} (${added.alg}) as active: it signs from now on; the previous key retires`;
     return `added ${added.kid} (${added.alg}) as next: published now, signs from ${added.activates}; the active key retires then`;
   }
   const kid = args.kid ?? '';

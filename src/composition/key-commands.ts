@@ -57,7 +57,7 @@ export async function rotateKeys(
   store: KeyStore,
   settings: KeyCommandSettings & { readonly alg?: GeneratedAlg; readonly by: string },
   nowMs = Date.now(),
-): Promise<{ kid: string; alg: KeyAlg; activates: string }> {
+): Promise<{ kid: string; alg: KeyAlg; activates: string; now: boolean }> {
   const alg = settings.alg ?? DEFAULT_ALG;
   const key = await usableKey(generatePrivateKey(alg), alg);
   const secret = createSealer(settings.encryptionSecret).seal(privateJwkJson(key.signKey), key.kid);
@@ -65,7 +65,7 @@ export async function rotateKeys(
   const added = await store.update((records) =>
     rotate(records, { kid: key.kid, alg, secret, createdAt: at, createdBy: settings.by }, at, settings),
   );
-  return { kid: added.kid, alg, activates: iso(added.activatesAt) };
+  return { kid: added.kid, alg, activates: iso(added.activatesAt), now: added.activatesAt <= at };
 }
 
 /** Takes `kid` out of the set at once. Answers the state it was in. */
