@@ -43,8 +43,13 @@ export class KeySetError extends Error {
   }
 }
 
+// On a tie of activation times a record taken out goes first, so that a key promoted by the
+// retirement of the active one in the second that one activated is still the later of the two.
 const byActivation = (a: KeyRecord, b: KeyRecord): number =>
-  a.activatesAt - b.activatesAt || a.createdAt - b.createdAt || (a.kid < b.kid ? -1 : a.kid > b.kid ? 1 : 0);
+  a.activatesAt - b.activatesAt ||
+  Number(a.removedAt === null) - Number(b.removedAt === null) ||
+  a.createdAt - b.createdAt ||
+  (a.kid < b.kid ? -1 : a.kid > b.kid ? 1 : 0);
 
 interface Placed {
   readonly record: KeyRecord;

@@ -87,6 +87,18 @@ t('retire the active key while a next key waits: the next key signs from that mo
   assert.equal(states(out, T0 + 10 + AHEAD * 10), { b: 'active' }, 'the removed key never comes back');
 });
 
+t('retiring the active key in the second it activated still hands over to the next key', () => {
+  for (const [a, b] of [
+    ['a', 'b'],
+    ['b', 'a'],
+  ] as const) {
+    const first = initialize([], newKey(a, T0), T0, VALIDITY).records;
+    const rotated = rotate(first, newKey(b, T0), T0, settings).records;
+    const out = retire(rotated, a, T0, { validity: VALIDITY, by: 'test' }).records;
+    assert.equal(states(out, T0), { [b]: 'active' }, `kids ${a} then ${b}`);
+  }
+});
+
 t('a retirement never brings an older key back nor lengthens its life', () => {
   let records = initialize([], newKey('a', T0), T0, VALIDITY).records;
   records = rotate(records, newKey('b', T0), T0, settings).records;
