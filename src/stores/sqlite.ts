@@ -13,12 +13,32 @@ export interface OpenOptions {
   readonly synchronous: 'FULL' | 'NORMAL';
 }
 
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Switches a new database file to WAL. The switch needs the file to itself for a moment, and
+ * SQLite answers SQLITE_BUSY at once rather than waiting when another process is opening or
+ * writing the same new file (several processes starting together): try again, within the busy timeout.
+ */
+function walMode(db: Db): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
+}
+
 /** Opens (creating if needed) `dir/troupe.db`, or an in-memory database for `':memory:'`. */
 export function openDatabase(dir: string, options: OpenOptions): Db {
   const file = dir === ':memory:' ? ':memory:' : join(dir, 'troupe.db');
   if (dir !== ':memory:') mkdirSync(dir, { recursive: true });
-  const db = new Database(file, { timeout: 5000 });
-  db.pragma('journal_mode = WAL');
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  walMode(db);
   db.pragma(`synchronous = ${options.synchronous}`);
   db.pragma('foreign_keys = ON');
   migrate(db);
