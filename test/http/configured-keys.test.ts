@@ -2,13 +2,18 @@
  * Keys fixed by configuration: `security.signing-key` signs, `security.previous-signing-keys` keep
  * verifying the tokens of keys rotated out by configuration (an asymmetric one stays published, a
  * MAC one never is), and anything else is refused. And a key set in a MongoDB that cannot be
- * reached: the process starts, and nothing is signed or published until it can read the set.
+ * reached: the process starts, and nothing is signed or published until it can read the set. And
+ * the upgrade of a data directory whose MAC key an older version generated.
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closedPort } from '../helpers/ports.ts';
-import { serverSuite, startTestServer } from '../helpers/server.ts';
+import { serverSuite, startTestServer, tempDir } from '../helpers/server.ts';
 import { bearer, forgeAccessToken, login, postToken, USERS } from '../helpers/tokens.ts';
 
 const pem = (type: 'ec' | 'rsa'): string =>
@@ -76,3 +81,39 @@ mongo('the process starts; logins, the JWKS and bearer tokens fail closed with 5
 });
 
 mongo.run();
+
+const upgrade = suite('upgrade: a data directory with the MAC key an older version generated');
+
+upgrade('its key stays active (tokens issued before still verify); a rotation moves to ES256', async () => {
+  const dir = tempDir();
+  const secret = randomBytes(64).toString('base64url');
+  writeFileSync(join(dir, 'signing.key'), `${secret}\n`, { mode: 0o600 });
+  const server = await startTestServer({}, dir);
+  try {
+    const before = await forgeAccessToken(server.config, secret);
+    assert.is((await fetch(`${server.url}/app/listAll`, { headers: bearer(before) })).status, 200);
+    const first = (await login(server.url)).access_token;
+    assert.is(decodeProtectedHeader(first).alg, 'HS256');
+    assert.is(decodeProtectedHeader(first).kid, decodeProtectedHeader(before).kid);
+    assert.equal(await (await fetch(`${server.url}/.well-known/jwks.json`)).json(), { keys: [] });
+    const rotate = spawnSync(process.execPath, ['scripts/keys.ts', 'rotate'], {
+      encoding: 'utf8',
+      env: { ...process.env, CONFIG_FILE: '/dev/null', DATA_DIR: dir, SECURITY_KEYS_PUBLISH_AHEAD_SECONDS: '0' },
+    });
+    assert.is(rotate.status, 0, rotate.stderr);
+    const after = (await login(server.url)).access_token;
+    assert.is(decodeProtectedHeader(after).alg, 'ES256');
+    for (const token of [before, first, after])
+      assert.is((await fetch(`${server.url}/app/listAll`, { headers: bearer(token) })).status, 200);
+    const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
+    assert.equal(
+      jwks.keys.map((k) => k.kid),
+      [decodeProtectedHeader(after).kid],
+      'the MAC key is never published',
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+upgrade.run();
