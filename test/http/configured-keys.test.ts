@@ -98,7 +98,13 @@ upgrade('its key stays active (tokens issued before still verify); a rotation mo
     assert.equal(await (await fetch(`${server.url}/.well-known/jwks.json`)).json(), { keys: [] });
     const rotate = spawnSync(process.execPath, ['scripts/keys.ts', 'rotate'], {
       encoding: 'utf8',
-      env: { ...process.env, CONFIG_FILE: '/dev/null', DATA_DIR: dir, SECURITY_KEYS_PUBLISH_AHEAD_SECONDS: '0' },
+      env: {
+        ...process.env,
+        CONFIG_FILE: '/dev/null',
+        MONGODB_URI: '',
+        DATA_DIR: dir,
+        SECURITY_KEYS_PUBLISH_AHEAD_SECONDS: '0',
+      },
     });
     assert.is(rotate.status, 0, rotate.stderr);
     const after = (await login(server.url)).access_token;

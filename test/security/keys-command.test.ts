@@ -24,6 +24,7 @@ function keys(args: string[], env: Record<string, string> = {}) {
     env: {
       ...process.env,
       CONFIG_FILE: '/dev/null',
+      MONGODB_URI: '', // the data directory's store, also where MongoDB suites run
       DATA_DIR: ctx.dir,
       SECURITY_KEYS_PUBLISH_AHEAD_SECONDS: String(AHEAD),
       ...env,
@@ -52,7 +53,7 @@ const list = (env: Record<string, string> = {}): ListedKey[] => {
 function firstStart(env: Record<string, string> = {}): string {
   const run = spawnSync(process.execPath, ['test/fixtures/generated-key.ts'], {
     encoding: 'utf8',
-    env: { ...process.env, DATA_DIR: ctx.dir, ...env },
+    env: { ...process.env, MONGODB_URI: '', DATA_DIR: ctx.dir, ...env },
   });
   assert.is(run.status, 0, run.stderr);
   return run.stdout.trim();

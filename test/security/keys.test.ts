@@ -76,7 +76,7 @@ t('no key configured: processes starting together on one data dir make one key s
       () =>
         new Promise<string>((resolve, reject) => {
           const child = spawn(process.execPath, ['test/fixtures/generated-key.ts'], {
-            env: { ...process.env, DATA_DIR: dir },
+            env: { ...process.env, MONGODB_URI: '', DATA_DIR: dir },
           });
           let out = '';
           let err = '';
