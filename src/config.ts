@@ -106,6 +106,8 @@ const schema = z.object({
   'app.list-all.include-password-hash': bool.default(false), // true: /app/listAll shows each user's BCrypt hash, as the seed did
   'data.dir': text.default('./data').transform((dir) => resolve(dir)), // where SQLite files and the generated key live
   'data.sqlite.synchronous': z.enum(['FULL', 'NORMAL']).default('FULL'), // FULL: a commit survives power loss too
+  // opening the database retries on SQLITE_BUSY (another process holds a lock) for this long, ms
+  'data.sqlite.open-timeout-ms': int(0, 600_000).default(30_000),
   'mongodb.uri': z
     .string()
     .trim()

@@ -54,7 +54,10 @@ function registeredClient(config: Config): Client {
 function openStores(config: Config): Stores {
   return config.mongodb.uri
     ? openMongoStores(config.mongodb.uri, { revocationSyncMs: config.security.revocationSyncMs })
-    : openSqliteStores(config.data.dir, { synchronous: config.data.sqlite.synchronous });
+    : openSqliteStores(config.data.dir, {
+        synchronous: config.data.sqlite.synchronous,
+        openTimeoutMs: config.data.sqlite.openTimeoutMs,
+      });
 }
 
 /**

@@ -11,18 +11,51 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 export interface OpenOptions {
   /** FULL survives power loss; NORMAL (with WAL) survives a process crash only. */
   readonly synchronous: 'FULL' | 'NORMAL';
+  /** How long opening keeps retrying while another process holds a lock, ms (default 30 s). */
+  readonly openTimeoutMs?: number;
 }
 
-/** Opens (creating if needed) `dir/troupe.db`, or an in-memory database for `':memory:'`. */
+/** How long one statement waits for another connection's lock (SQLite's busy timeout), ms. */
+const BUSY_TIMEOUT_MS = 5000;
+const DEFAULT_OPEN_TIMEOUT_MS = 30_000;
+
+const isBusy = (error: unknown): boolean =>
+  error instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED)/.test(error.code);
+
+/** Blocks this thread for `ms`: opening happens once, at start-up, before anything is served. */
+const pause = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
+
+/**
+ * Opens (creating if needed) `dir/troupe.db`, or an in-memory database for `':memory:'`. Another
+ * process may hold a lock for longer than the busy timeout (a checkpoint, a migration, a long
+ * write), or SQLite may answer SQLITE_BUSY without waiting (switching to WAL, recovering a WAL
+ * left by a killed process): the whole open is tried again, with a growing pause, until
+ * `openTimeoutMs` has passed; only then does the error reach the caller.
+ */
 export function openDatabase(dir: string, options: OpenOptions): Db {
   const file = dir === ':memory:' ? ':memory:' : join(dir, 'troupe.db');
   if (dir !== ':memory:') mkdirSync(dir, { recursive: true });
-  const db = new Database(file, { timeout: 5000 });
-  db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${options.synchronous}`);
-  db.pragma('foreign_keys = ON');
-  migrate(db);
-  return db;
+  const deadline = Date.now() + (options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS);
+  for (let attempt = 1; ; attempt++) {
+    const left = deadline - Date.now();
+    let db: Db | undefined;
+    try {
+      db = new Database(file, { timeout: Math.max(0, Math.min(BUSY_TIMEOUT_MS, left)) });
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${options.synchronous}`);
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      return db;
+    } catch (error) {
+      db?.close();
+      const wait = Math.min(50 * 2 ** attempt, 1000, deadline - Date.now());
+      if (!isBusy(error) || wait <= 0) throw error;
+      pause(wait);
+    }
+  }
 }
 
 /**
