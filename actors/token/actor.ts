@@ -44,13 +44,27 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     tell(msg.sender, fail('grant.invalid', description));
 
   /**
+   * How long a revoked login's access tokens must be refused: the latest `exp` they carry (recorded
+   * with the login's refresh tokens, by the clock of whichever process issued them) plus the skew
+   * every verifier allows; this process's clock only for logins recorded before that was kept.
+   */
+  const loginHorizon = (lastExp: number | undefined): number =>
+    (lastExp ?? seconds() + deps.accessTokenValidity) + CLOCK_SKEW;
+
+  /**
    * Revokes a whole login: its refresh tokens, and every access token issued in it (the first and
    * every rotation's), until the last of them would have expired anyway. The access tokens first:
-   * a crash between the two leaves the refresh tokens usable, never the access tokens.
+   * a crash between the two leaves the refresh tokens usable, never the access tokens. A rotation
+   * that committed in another process just before the family was revoked may have issued a later
+   * `exp`: the horizon is read again once no rotation can commit, and widened if so.
    */
   const revokeLogin = async (familyId: string): Promise<void> => {
-    await deps.denylist.revokeLogin(familyId, seconds() + deps.accessTokenValidity + CLOCK_SKEW);
+    const before = await deps.refreshTokens.accessHorizon(familyId);
+    await deps.denylist.revokeLogin(familyId, loginHorizon(before));
     await deps.refreshTokens.revokeFamily(familyId, seconds());
+    const after = await deps.refreshTokens.accessHorizon(familyId);
+    if (after !== undefined && after > (before ?? -Infinity))
+      await deps.denylist.revokeLogin(familyId, loginHorizon(after));
   };
 
   /** A live refresh token of this client, or the reason it is not one. */
@@ -75,10 +89,13 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
     const user = await deps.credentials.findByUsername(record.username);
     if (!user) return refused(msg, 'The user no longer exists');
-    const next = grants.newRefresh(client, user, record.scope, record.familyId, record.expiresAt);
+    const scope = msg.scope ?? record.scope;
+    const issued = await grants.sign(client, user, scope, record.familyId);
+    const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
+    const next = grants.newRefresh(client, user, record.scope, record.familyId, record.expiresAt, lastExp);
     if (!next || !(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds())))
       return refused(msg, 'Invalid refresh token');
-    tell(msg.sender, ok(await grants.mint(client, user, msg.scope ?? record.scope, record.familyId, next.token)));
+    tell(msg.sender, ok(grants.granted(issued, scope, next.token)));
   };
 
   const accessClaims = async (token: string) => {
@@ -105,7 +122,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     if (owner !== undefined && owner !== msg.clientId)
       return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
     if (record) await revokeLogin(record.familyId);
-    if (claims) await deps.denylist.revoke(claims.jti, claims.exp);
+    // Verifiers accept a token until its exp plus the skew: it is refused that long.
+    if (claims) await deps.denylist.revoke(claims.jti, claims.exp + CLOCK_SKEW);
     tell(msg.sender, ok(null));
   };
 

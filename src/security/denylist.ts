@@ -26,11 +26,17 @@ export interface Denylist {
   revoke(jti: string, expiresAt: number): Promise<void>;
   /** Refuses every access token of the login until `expiresAt` (epoch seconds). */
   revokeLogin(loginId: string, expiresAt: number): Promise<void>;
-  /** Forgets entries whose tokens have expired anyway. */
+  /** Forgets entries whose tokens have expired anyway (in the store, {@link STORE_RETENTION_S} later). */
   purge(nowSeconds: number): Promise<void>;
 }
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * Seconds an expired entry stays in the store: this process forgets an entry by its own clock,
+ * but another process whose clock runs behind (up to this much) may still need it at start-up.
+ */
+export const STORE_RETENTION_S = 3600;
 
 export function createDenylist(store: RevocationStore, now: () => number = nowSeconds): Denylist {
   const revoked = { token: new Map<string, number>(), login: new Map<string, number>() };
@@ -69,7 +75,7 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       revoked.login.set(loginId, Math.max(expiresAt, revoked.login.get(loginId) ?? 0));
     },
     async purge(at) {
-      await store.purgeExpired(at);
+      await store.purgeExpired(at - STORE_RETENTION_S);
       forgetExpired(revoked.token, at);
       forgetExpired(revoked.login, at);
     },

@@ -80,6 +80,8 @@ export interface RefreshTokenDoc {
   expiresAt: number;
   usedAt: number | null;
   revokedAt: number | null;
+  /** Absent on documents written before it was recorded. */
+  accessExpiresAt?: number | null;
 }
 
 export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
@@ -92,6 +94,7 @@ export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
   expiresAt: r.expiresAt,
   usedAt: r.usedAt,
   revokedAt: r.revokedAt,
+  accessExpiresAt: r.accessExpiresAt,
 });
 
 export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
@@ -104,7 +107,18 @@ export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
   expiresAt: d.expiresAt,
   usedAt: d.usedAt,
   revokedAt: d.revokedAt,
+  accessExpiresAt: d.accessExpiresAt ?? null,
 });
+
+/** The latest access-token expiry of a family's documents; undefined when one lacks it or there are none. */
+export function familyAccessHorizon(docs: readonly Pick<RefreshTokenDoc, 'accessExpiresAt'>[]): number | undefined {
+  let latest: number | undefined;
+  for (const d of docs) {
+    if (typeof d.accessExpiresAt !== 'number') return undefined;
+    latest = Math.max(latest ?? d.accessExpiresAt, d.accessExpiresAt);
+  }
+  return latest;
+}
 
 /** The token while it is neither used nor revoked: marking it used wins the rotation exactly once. */
 export const unspentToken = (tokenHash: string): Filter<RefreshTokenDoc> => ({
@@ -132,9 +146,13 @@ export const REVOCATION_OVERLAP_MS = 30_000;
 
 export const revocationKey = (r: Pick<Revocation, 'kind' | 'id'>): string => `${r.kind}:${r.id}`;
 
-/** Insert-or-keep; `addedAt` is the server's clock, the same for every instance reading it. */
+/** Insert, or keep the later expiry; `addedAt` (the server's clock, one for every instance) moves, so readers see it again. */
 export function revocationUpsert(r: Revocation): UpdateFilter<RevocationDoc> {
-  return { $setOnInsert: { kind: r.kind, id: r.id, expiresAt: r.expiresAt }, $currentDate: { addedAt: true } };
+  return {
+    $setOnInsert: { kind: r.kind, id: r.id },
+    $max: { expiresAt: r.expiresAt },
+    $currentDate: { addedAt: true },
+  };
 }
 
 /** What was added since `cursorMs` (the newest `addedAt` seen), with an overlap for late writes. */

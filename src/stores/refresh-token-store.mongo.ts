@@ -2,6 +2,7 @@ import type { Db as MongoDb } from 'mongodb';
 import { guarded } from './mongo.ts';
 import {
   expiredBefore,
+  familyAccessHorizon,
   liveInFamily,
   markRevoked,
   markUsed,
@@ -37,6 +38,10 @@ export function mongoRefreshTokenStore(db: MongoDb): RefreshTokenStore {
         await tokens.insertOne(refreshTokenDoc(next));
         return true;
       }),
+    accessHorizon: (familyId) =>
+      guarded(async () =>
+        familyAccessHorizon(await tokens.find({ familyId }, { projection: { accessExpiresAt: 1 } }).toArray()),
+      ),
     revokeFamily: (familyId, at) =>
       guarded(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
     purgeExpired: (now) => guarded(async () => (await tokens.deleteMany(expiredBefore(now))).deletedCount),

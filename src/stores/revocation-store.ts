@@ -11,11 +11,14 @@ export interface Revocation {
 }
 
 export interface RevocationStore {
-  /** Records a revocation (once: adding it again changes nothing). */
+  /**
+   * Records a revocation. Adding it again with a later `expiresAt` keeps the later one, and other
+   * processes read it again with {@link RevocationStore.since}; an earlier one changes nothing.
+   */
   add(revocation: Revocation): Promise<void>;
   /**
-   * The unexpired revocations added after `cursor` (0: all of them), in the order they were added,
-   * and the cursor to read from next time.
+   * The unexpired revocations (`expiresAt >= now`) added after `cursor` (0: all of them), in the
+   * order they were added, and the cursor to read from next time. Expired ones are not read.
    */
   since(cursor: number, now: number): Promise<{ readonly revocations: readonly Revocation[]; readonly cursor: number }>;
   /**

@@ -37,9 +37,11 @@ export async function startTokenActor(
     clients?: readonly Client[];
     now?: () => number;
     refreshTokenValidity?: number;
+    /** A database file shared with other setups (other processes), instead of one in memory. */
+    dataDir?: string;
   },
 ): Promise<TokenActorSetup> {
-  const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
+  const db = openDatabase(options.dataDir ?? ':memory:', { synchronous: 'NORMAL' });
   const credentials = sqliteCredentialStore(db);
   await loadInitialData(credentials, readInitialData('data/initial-data.json'));
   const key = await loadSigningKey({
@@ -48,7 +50,8 @@ export async function startTokenActor(
     dataDir: '/nonexistent',
   });
   const clients = options.clients ?? [CLIENT];
-  const denylist = createDenylist(sqliteRevocationStore(db));
+  const now = options.now;
+  const denylist = createDenylist(sqliteRevocationStore(db), now && (() => Math.floor(now() / 1000)));
   const verify = createTokenVerifier(key, SETTINGS, denylist.isRevoked);
   const deps: TokenActorDeps = {
     clients,

@@ -135,6 +135,7 @@ const refreshRecord = (over: Partial<RefreshTokenRecord> = {}): RefreshTokenReco
   expiresAt: 5000,
   usedAt: null,
   revokedAt: null,
+  accessExpiresAt: 1500,
   ...over,
 });
 
@@ -182,6 +183,15 @@ function refreshTokens(name: string, target: ContractTarget): void {
       assert.is(await r.find(b.tokenHash), undefined);
     },
   );
+  t("a family's access horizon is its latest recorded access-token exp; unknown when one lacks it", async () => {
+    const r = stores().refreshTokens;
+    assert.is(await r.accessHorizon('family-h'), undefined, 'no token');
+    await r.insert(refreshRecord({ familyId: 'family-h', accessExpiresAt: 4000 }));
+    await r.insert(refreshRecord({ familyId: 'family-h', accessExpiresAt: 3000 }));
+    assert.is(await r.accessHorizon('family-h'), 4000);
+    await r.insert(refreshRecord({ familyId: 'family-h', accessExpiresAt: null }));
+    assert.is(await r.accessHorizon('family-h'), undefined, 'a token stored before it was recorded');
+  });
   t.run();
 }
 
@@ -205,6 +215,11 @@ function revocations(name: string, target: ContractTarget): void {
       'a later addition is read from the cursor',
     );
     assert.is(await stores().revocations.purgeExpired(100), 1);
+    // Added again with a later expiry: the later one is kept, and readers see it again.
+    await stores().revocations.add({ kind: 'login', id: 'login-1', expiresAt: 900 });
+    await stores().revocations.add({ kind: 'login', id: 'login-1', expiresAt: 700 });
+    const widened = await other.revocations.since(next.cursor, 600);
+    assert.equal(widened.revocations, [{ kind: 'login', id: 'login-1', expiresAt: 900 }]);
   });
   t('through the denylist: a revocation by one process is refused by the other once it looks again', async () => {
     const other = await ctx.sut?.another();

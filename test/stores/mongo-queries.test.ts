@@ -93,6 +93,7 @@ const token = (over: Doc = {}): Doc => ({
     expiresAt: 100,
     usedAt: null,
     revokedAt: null,
+    accessExpiresAt: 50,
   }),
   ...over,
 });
