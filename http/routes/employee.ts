@@ -7,7 +7,7 @@ import type { ObjectIdString } from '../../src/ids.ts';
 import { searchCursor } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
-import { route, type Route } from '../routing.ts';
+import { changesState, route, type Route } from '../routing.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
 import { CreateEmployeeInput, EmployeeIdInput, SearchEmployeesInput, UpdateEmployeeInput } from './employee-input.ts';
@@ -52,9 +52,11 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
   const call = async <T, C extends Employee.ErrorCode>(build: Request<Employee.Command, Reply<T, C>>): Promise<T> =>
     replyValue(await ask(deps.employee, build, deps.askTimeoutMs));
   return [
-    route('GET', '/api/employee/create', write, async function createFromQuery(ctx) {
-      sendCreated(ctx, await call(Employee.create(validate(CreateEmployeeInput, queryObject(ctx), 'query'))));
-    }),
+    changesState(
+      route('GET', '/api/employee/create', write, async function createFromQuery(ctx) {
+        sendCreated(ctx, await call(Employee.create(validate(CreateEmployeeInput, queryObject(ctx), 'query'))));
+      }),
+    ),
     route('POST', '/api/employee/create', write, body, async function create(ctx) {
       sendCreated(ctx, await call(Employee.create(validate(CreateEmployeeInput, jsonObject(ctx)))));
     }),
