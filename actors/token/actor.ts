@@ -1,20 +1,17 @@
 import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
-import type { Denylist } from '../../src/security/denylist.ts';
-import { CLOCK_SKEW, InvalidTokenError, type TokenVerifier } from '../../src/security/jwt.ts';
+import { InvalidTokenError, type TokenVerifier } from '../../src/security/jwt.ts';
 import { hashToken, looksLikeRefreshToken } from '../../src/security/refresh-tokens.ts';
 import type { RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
 import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
 import { createGrants, type GrantDeps } from './grants.ts';
+import { createLogins, type LoginDeps } from './logins.ts';
 import { examples, type Command, type Introspection, type UserView } from './protocol.ts';
 
-export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps {
+export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
   readonly verifyAccessToken: TokenVerifier;
-  readonly denylist: Denylist;
-  /** Seconds an access token lives: how long a revoked login's tokens must still be refused. */
-  readonly accessTokenValidity: number;
   readonly onCrash: CrashPolicy;
 }
 
@@ -38,34 +35,12 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const now = deps.now ?? Date.now;
   const seconds = (): number => Math.floor(now() / 1000);
   const grants = createGrants(deps);
-  const checks = createCredentialChecks(deps, grants);
+  const checks = createCredentialChecks(deps, grants, (username) => endOldestLogins(username));
 
   const refused = (msg: Of<'Refresh'>, description: string): void =>
     tell(msg.sender, fail('grant.invalid', description));
 
-  /**
-   * How long a revoked login's access tokens must be refused: the latest `exp` they carry (recorded
-   * with the login's refresh tokens, by the clock of whichever process issued them) plus the skew
-   * every verifier allows; this process's clock only for logins recorded before that was kept.
-   */
-  const loginHorizon = (lastExp: number | undefined): number =>
-    (lastExp ?? seconds() + deps.accessTokenValidity) + CLOCK_SKEW;
-
-  /**
-   * Revokes a whole login: its refresh tokens, and every access token issued in it (the first and
-   * every rotation's), until the last of them would have expired anyway. The access tokens first:
-   * a crash between the two leaves the refresh tokens usable, never the access tokens. A rotation
-   * that committed in another process just before the family was revoked may have issued a later
-   * `exp`: the horizon is read again once no rotation can commit, and widened if so.
-   */
-  const revokeLogin = async (familyId: string): Promise<void> => {
-    const before = await deps.refreshTokens.accessHorizon(familyId);
-    await deps.denylist.revokeLogin(familyId, loginHorizon(before));
-    await deps.refreshTokens.revokeFamily(familyId, seconds());
-    const after = await deps.refreshTokens.accessHorizon(familyId);
-    if (after !== undefined && after > (before ?? -Infinity))
-      await deps.denylist.revokeLogin(familyId, loginHorizon(after));
-  };
+  const { revokeLogin, revokeAccessToken, endOldestLogins } = createLogins(deps, seconds);
 
   /** A live refresh token of this client, or the reason it is not one. */
   const liveRefresh = async (msg: Of<'Refresh'>): Promise<RefreshTokenRecord | string> => {
@@ -92,7 +67,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     const scope = msg.scope ?? record.scope;
     const issued = await grants.sign(client, user, scope, record.familyId);
     const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
-    const next = grants.newRefresh(client, user, record.scope, record.familyId, record.expiresAt, lastExp);
+    const { familyId, expiresAt, generation } = record;
+    const next = grants.newRefresh(client, user, record.scope, familyId, expiresAt, lastExp, generation + 1);
     if (!next || !(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds())))
       return refused(msg, 'Invalid refresh token');
     tell(msg.sender, ok(grants.granted(issued, scope, next.token)));
@@ -122,8 +98,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     if (owner !== undefined && owner !== msg.clientId)
       return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
     if (record) await revokeLogin(record.familyId);
-    // Verifiers accept a token until its exp plus the skew: it is refused that long.
-    if (claims) await deps.denylist.revoke(claims.jti, claims.exp + CLOCK_SKEW);
+    if (claims) await revokeAccessToken(claims);
     tell(msg.sender, ok(null));
   };
 

@@ -67,6 +67,7 @@ export function createGrants(deps: GrantDeps) {
     familyId: string,
     expiresAt: number,
     accessExpiresAt: number,
+    generation = 0,
   ) => {
     if (!client.grantTypes.includes('refresh_token')) return undefined;
     const token = newRefreshToken();
@@ -81,6 +82,7 @@ export function createGrants(deps: GrantDeps) {
       usedAt: null,
       revokedAt: null,
       accessExpiresAt,
+      generation,
     };
     return { token, record };
   };

@@ -136,6 +136,8 @@ async function tokenDeps(
     denylist,
     refreshTokenValidity: config.security.jwt.refreshTokenValidity,
     accessTokenValidity: settings.validity,
+    maxLoginsPerUser: config.security.jwt.maxLoginsPerUser,
+    maxRevokedTokensPerLogin: config.security.jwt.maxRevokedTokensPerLogin,
     dummyHash,
   };
 }

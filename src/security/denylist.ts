@@ -22,8 +22,10 @@ export interface Denylist {
    * while the store has nothing new (the usual case), else once the new entries are read.
    */
   isRevoked(token: Revocable): boolean | Promise<boolean>;
-  /** Refuses `jti` until `expiresAt` (epoch seconds). */
-  revoke(jti: string, expiresAt: number): Promise<void>;
+  /** Refuses `jti` (of the login `loginId`, when it has one) until `expiresAt` (epoch seconds). */
+  revoke(jti: string, expiresAt: number, loginId?: string): Promise<void>;
+  /** How many tokens of the login were revoked one by one and are still refused at `now`, by any process. */
+  revokedTokensOf(loginId: string, now: number): Promise<number>;
   /** Refuses every access token of the login until `expiresAt` (epoch seconds). */
   revokeLogin(loginId: string, expiresAt: number): Promise<void>;
   /** Forgets entries whose tokens have expired anyway (in the store, {@link STORE_RETENTION_S} later). */
@@ -66,14 +68,15 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       if (store.changed()) return pull().then(() => listed(token));
       return pulling ? pulling.then(() => listed(token)) : listed(token);
     },
-    async revoke(jti, expiresAt) {
-      await store.add({ kind: 'token', id: jti, expiresAt });
+    async revoke(jti, expiresAt, loginId) {
+      await store.add({ kind: 'token', id: jti, expiresAt, loginId });
       revoked.token.set(jti, expiresAt);
     },
     async revokeLogin(loginId, expiresAt) {
       await store.add({ kind: 'login', id: loginId, expiresAt });
       revoked.login.set(loginId, Math.max(expiresAt, revoked.login.get(loginId) ?? 0));
     },
+    revokedTokensOf: (loginId, at) => store.tokensOfLogin(loginId, at),
     async purge(at) {
       await store.purgeExpired(at - STORE_RETENTION_S);
       forgetExpired(revoked.token, at);

@@ -82,6 +82,8 @@ export interface RefreshTokenDoc {
   revokedAt: number | null;
   /** Absent on documents written before it was recorded. */
   accessExpiresAt?: number | null;
+  /** Absent on documents written before it was recorded (read as 0). */
+  generation?: number;
 }
 
 export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
@@ -95,6 +97,7 @@ export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
   usedAt: r.usedAt,
   revokedAt: r.revokedAt,
   accessExpiresAt: r.accessExpiresAt,
+  generation: r.generation,
 });
 
 export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
@@ -108,6 +111,7 @@ export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
   usedAt: d.usedAt,
   revokedAt: d.revokedAt,
   accessExpiresAt: d.accessExpiresAt ?? null,
+  generation: d.generation ?? 0,
 });
 
 /** The latest access-token expiry of a family's documents; undefined when one lacks it or there are none. */
@@ -139,6 +143,8 @@ export interface RevocationDoc {
   id: string;
   expiresAt: number;
   addedAt: Date;
+  /** For a token: the login it was issued in, when it has one. */
+  loginId?: string;
 }
 
 /** Entries are read again this long after their `addedAt`: a write may become visible after a later one. */
@@ -149,7 +155,7 @@ export const revocationKey = (r: Pick<Revocation, 'kind' | 'id'>): string => `${
 /** Insert, or keep the later expiry; `addedAt` (the server's clock, one for every instance) moves, so readers see it again. */
 export function revocationUpsert(r: Revocation): UpdateFilter<RevocationDoc> {
   return {
-    $setOnInsert: { kind: r.kind, id: r.id },
+    $setOnInsert: { kind: r.kind, id: r.id, ...(r.loginId === undefined ? {} : { loginId: r.loginId }) },
     $max: { expiresAt: r.expiresAt },
     $currentDate: { addedAt: true },
   };
@@ -265,10 +271,12 @@ export const INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
   refresh_tokens: [
     { key: { familyId: 1 }, name: 'refresh_tokens_family' },
     { key: { expiresAt: 1 }, name: 'refresh_tokens_expiry' },
+    { key: { username: 1 }, name: 'refresh_tokens_user' },
   ],
   revocations: [
     { key: { addedAt: 1 }, name: 'revocations_added' },
     { key: { expiresAt: 1 }, name: 'revocations_expiry' },
+    { key: { loginId: 1 }, name: 'revocations_login', sparse: true },
   ],
   user_data: [{ key: { email: 1 }, name: 'user_data_email', unique: true, collation: EMAIL_COLLATION }],
   user_activity: [{ key: { userId: 1, seq: -1 }, name: 'user_activity_user', unique: true }],

@@ -11,7 +11,7 @@ import {
   unspentToken,
   type RefreshTokenDoc,
 } from './mongo-queries.ts';
-import type { RefreshTokenStore } from './refresh-token-store.ts';
+import { REVOKED_RETENTION_S, SPENT_WINDOW, type RefreshTokenStore } from './refresh-token-store.ts';
 
 /**
  * MongoDB adapter of {@link RefreshTokenStore}: collection `refresh_tokens`, keyed by the token's
@@ -36,6 +36,12 @@ export function mongoRefreshTokenStore(db: MongoDb): RefreshTokenStore {
         const spent = await tokens.findOneAndUpdate(unspentToken(oldHash), markUsed(at));
         if (!spent) return false;
         await tokens.insertOne(refreshTokenDoc(next));
+        const beyond = await tokens
+          .find({ familyId: next.familyId, usedAt: { $ne: null } }, { projection: { _id: 1 } })
+          .sort({ generation: -1 })
+          .skip(SPENT_WINDOW)
+          .toArray();
+        if (beyond.length > 0) await tokens.deleteMany({ _id: { $in: beyond.map((d) => d._id) } });
         return true;
       }),
     accessHorizon: (familyId) =>
@@ -44,6 +50,20 @@ export function mongoRefreshTokenStore(db: MongoDb): RefreshTokenStore {
       ),
     revokeFamily: (familyId, at) =>
       guarded(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
-    purgeExpired: (now) => guarded(async () => (await tokens.deleteMany(expiredBefore(now))).deletedCount),
+    liveLogins: (username, now) =>
+      guarded(async () =>
+        (
+          await tokens
+            .find({ username, usedAt: null, revokedAt: null, expiresAt: { $gt: now } }, { projection: { familyId: 1 } })
+            .sort({ issuedAt: 1, _id: 1 })
+            .toArray()
+        ).map((d) => d.familyId),
+      ),
+    purgeExpired: (now) =>
+      guarded(
+        async () =>
+          (await tokens.deleteMany({ $or: [expiredBefore(now), { revokedAt: { $lt: now - REVOKED_RETENTION_S } }] }))
+            .deletedCount,
+      ),
   };
 }

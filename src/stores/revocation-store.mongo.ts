@@ -36,6 +36,8 @@ export function mongoRevocationStore(db: MongoDb, syncMs: number, now: () => num
         return { revocations: live, cursor: docs.reduce((max, d) => Math.max(max, d.addedAt.getTime()), cursor) };
       }),
     changed: () => now() - lastLook >= syncMs,
+    tokensOfLogin: (loginId, at) =>
+      guarded(() => revocations.countDocuments({ loginId, kind: 'token', expiresAt: { $gte: at } })),
     purgeExpired: (at) => guarded(async () => (await revocations.deleteMany(revocationExpiredBefore(at))).deletedCount),
   };
 }

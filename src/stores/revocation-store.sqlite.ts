@@ -14,9 +14,14 @@ interface Row {
  * read, no table read, so it can be asked on every request.
  */
 export function sqliteRevocationStore(db: Db): RevocationStore {
-  const insert = db.prepare<[string, string, number]>(
-    'insert into revocations (kind, id, expires_at) values (?, ?, ?)',
+  const insert = db.prepare<[string, string, number, string | null]>(
+    'insert into revocations (kind, id, expires_at, login_id) values (?, ?, ?, ?)',
   );
+  const ofLogin = db
+    .prepare<[string, number], number>(
+      "select count(*) from revocations where login_id = ? and kind = 'token' and expires_at >= ?",
+    )
+    .pluck();
   const existing = db
     .prepare<[string, string], number>('select expires_at from revocations where kind = ? and id = ?')
     .pluck();
@@ -26,7 +31,7 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
     const current = existing.get(r.kind, r.id);
     if (current !== undefined && current >= r.expiresAt) return;
     remove.run(r.kind, r.id);
-    insert.run(r.kind, r.id, r.expiresAt);
+    insert.run(r.kind, r.id, r.expiresAt, r.loginId ?? null);
   });
   // The newest row always comes too, expired or not: it moves the cursor past what was skipped.
   const after = db.prepare<[number, number], Row>(
@@ -52,6 +57,7 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
       seen = version;
       return changed;
     },
+    tokensOfLogin: async (loginId, now) => ofLogin.get(loginId, now) ?? 0,
     purgeExpired: async (now) => purge.run(now).changes,
   };
 }

@@ -8,6 +8,8 @@ export interface Revocation {
   /** A token's `jti`, or a login's id. */
   readonly id: string;
   readonly expiresAt: number;
+  /** For a token: the login it was issued in (its `sid`), when it has one. */
+  readonly loginId?: string | undefined;
 }
 
 export interface RevocationStore {
@@ -26,6 +28,8 @@ export interface RevocationStore {
    * made before every read of the list. May answer true needlessly, never false wrongly.
    */
   changed(): boolean;
+  /** How many access tokens of the login were revoked one by one and are still live at `now`. */
+  tokensOfLogin(loginId: string, now: number): Promise<number>;
   /** Deletes entries that expired before `now`; returns how many. */
   purgeExpired(now: number): Promise<number>;
 }

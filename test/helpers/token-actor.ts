@@ -37,6 +37,8 @@ export async function startTokenActor(
     clients?: readonly Client[];
     now?: () => number;
     refreshTokenValidity?: number;
+    maxLoginsPerUser?: number;
+    maxRevokedTokensPerLogin?: number;
     /** A database file shared with other setups (other processes), instead of one in memory. */
     dataDir?: string;
   },
@@ -64,6 +66,8 @@ export async function startTokenActor(
     denylist,
     refreshTokenValidity: options.refreshTokenValidity ?? 600,
     accessTokenValidity: SETTINGS.validity,
+    maxLoginsPerUser: options.maxLoginsPerUser ?? 100,
+    maxRevokedTokensPerLogin: options.maxRevokedTokensPerLogin ?? 100,
     dummyHash: await options.hasher.hash('dummy', 10),
     onCrash: replyThenResume(() => {}),
     ...(options.now ? { now: options.now } : {}),

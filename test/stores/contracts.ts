@@ -9,7 +9,7 @@ import { readInitialData, loadInitialData } from '../../src/initial-data.ts';
 import { newId, type ObjectIdString } from '../../src/ids.ts';
 import { createDenylist } from '../../src/security/denylist.ts';
 import { createLoginThrottle } from '../../src/security/login-throttle.ts';
-import type { RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
+import { REVOKED_RETENTION_S, SPENT_WINDOW, type RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
 import type { Stores } from '../../src/stores/stores.ts';
 
 export interface StoresUnderTest {
@@ -136,6 +136,7 @@ const refreshRecord = (over: Partial<RefreshTokenRecord> = {}): RefreshTokenReco
   usedAt: null,
   revokedAt: null,
   accessExpiresAt: 1500,
+  generation: 0,
   ...over,
 });
 
@@ -183,6 +184,45 @@ function refreshTokens(name: string, target: ContractTarget): void {
       assert.is(await r.find(b.tokenHash), undefined);
     },
   );
+  t(
+    'live logins of a user, least recently refreshed first; revoked logins are purged after the retention',
+    async () => {
+      const r = stores().refreshTokens;
+      const mine = (family: string, issuedAt: number, over: Partial<RefreshTokenRecord> = {}) =>
+        refreshRecord({ familyId: family, username: 'bounded', issuedAt, expiresAt: 10_000_000, ...over });
+      await r.insert(mine('l-new', 1200));
+      await r.insert(mine('l-old', 1100));
+      await r.insert(mine('l-expired', 1000, { expiresAt: 1400 }));
+      await r.insert(mine('l-revoked', 1000));
+      await r.revokeFamily('l-revoked', 1300);
+      assert.equal(await r.liveLogins('bounded', 1500), ['l-old', 'l-new']);
+      await r.purgeExpired(1300 + REVOKED_RETENTION_S + 1);
+      assert.is((await r.liveLogins('bounded', 1500)).length, 2);
+      assert.is(
+        (await r.accessHorizon('l-revoked')) ?? 'gone',
+        'gone',
+        'a login revoked past the retention is deleted though not expired',
+      );
+    },
+  );
+  t(`a rotation keeps the newest ${SPENT_WINDOW} spent tokens of the family`, async () => {
+    const r = stores().refreshTokens;
+    let current = refreshRecord({ familyId: 'family-w', generation: 0 });
+    const all = [current];
+    await r.insert(current);
+    for (let g = 1; g <= SPENT_WINDOW + 3; g++) {
+      const next = refreshRecord({ familyId: 'family-w', generation: g });
+      assert.ok(await r.rotate(current.tokenHash, next, 2000));
+      all.push(next);
+      current = next;
+    }
+    const kept = [];
+    for (const x of all) if (await r.find(x.tokenHash)) kept.push(x.generation);
+    assert.equal(
+      kept,
+      Array.from({ length: SPENT_WINDOW + 1 }, (_, i) => i + 3),
+    );
+  });
   t("a family's access horizon is its latest recorded access-token exp; unknown when one lacks it", async () => {
     const r = stores().refreshTokens;
     assert.is(await r.accessHorizon('family-h'), undefined, 'no token');
@@ -219,7 +259,16 @@ function revocations(name: string, target: ContractTarget): void {
     await stores().revocations.add({ kind: 'login', id: 'login-1', expiresAt: 900 });
     await stores().revocations.add({ kind: 'login', id: 'login-1', expiresAt: 700 });
     const widened = await other.revocations.since(next.cursor, 600);
-    assert.equal(widened.revocations, [{ kind: 'login', id: 'login-1', expiresAt: 900 }]);
+    assert.equal(
+      widened.revocations.map(({ kind, id, expiresAt }) => ({ kind, id, expiresAt })),
+      [{ kind: 'login', id: 'login-1', expiresAt: 900 }],
+    );
+    // Tokens revoked one by one are counted per login while live.
+    await stores().revocations.add({ kind: 'token', id: 'jti-a', expiresAt: 800, loginId: 'login-9' });
+    await stores().revocations.add({ kind: 'token', id: 'jti-b', expiresAt: 300, loginId: 'login-9' });
+    await stores().revocations.add({ kind: 'token', id: 'jti-c', expiresAt: 800, loginId: 'login-8' });
+    assert.is(await other.revocations.tokensOfLogin('login-9', 100), 2);
+    assert.is(await other.revocations.tokensOfLogin('login-9', 400), 1);
   });
   t('through the denylist: a revocation by one process is refused by the other once it looks again', async () => {
     const other = await ctx.sut?.another();

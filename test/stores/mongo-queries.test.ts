@@ -94,6 +94,7 @@ const token = (over: Doc = {}): Doc => ({
     usedAt: null,
     revokedAt: null,
     accessExpiresAt: 50,
+    generation: 0,
   }),
   ...over,
 });
