@@ -121,6 +121,8 @@ const schema = z.object({
   // asks to an actor with this many waiting messages → 503 at once
   'actors.mailbox-limit': int(1, 1_000_000).default(1000),
   'actors.activity.idle-ms': int(1, 2_147_483_647).default(60_000), // a user's ActivityActor stops after this long idle, ms
+  // ActivityActors alive at once; spawning one more stops the least recently used idle one
+  'actors.activity.max-live': int(1, 1_000_000).default(1000),
   'logging.level': z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -163,7 +163,11 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
     mailboxLimit: config.actors.mailboxLimit,
     token,
     users: { store: stores.users, askTimeoutMs: config.actors.askTimeoutMs },
-    activity: { store: stores.activity, idleMs: config.actors.activity.idleMs },
+    activity: {
+      store: stores.activity,
+      idleMs: config.actors.activity.idleMs,
+      maxLive: config.actors.activity.maxLive,
+    },
     employee: config.services.has('employee') ? { store: stores.employees } : undefined,
   });
   // Ended counts are only clutter (an ended window counts from zero anyway): swept hourly.

@@ -53,12 +53,13 @@ async function newUser(): Promise<ObjectIdString> {
 }
 
 function router(
-  options: { idleMs?: number; cacheSize?: number; store?: ActivityStore } = {},
+  options: { idleMs?: number; cacheSize?: number; maxLive?: number; store?: ActivityStore } = {},
 ): Ref<Activity.RouterCommand> {
   return spawnActivityRouter(ctx.system, {
     store: options.store ?? ctx.store,
     idleMs: options.idleMs ?? 60_000,
     cacheSize: options.cacheSize,
+    maxLive: options.maxLive,
     crashPolicy: () => replyThenResume((error, path) => ctx.crashes.push(`${path}: ${String(error)}`)),
   });
 }
@@ -272,6 +273,51 @@ t('a message of no known kind › the router answers with the kinds it takes; no
   });
   assert.equal(ctx.crashes, []);
   assert.equal(children(ref), [], 'no child spawned for it');
+});
+
+t('max-live › a fourth user stops the least recently used actor; 20 users never make more than 3 alive', async () => {
+  const ref = router({ maxLive: 3 });
+  const users = [await newUser(), await newUser(), await newUser()];
+  for (const id of users) await record(ref, id);
+  await history(ref, users[0] ?? newId(), 1); // the first is now the most recently used
+  const fourth = await newUser();
+  await record(ref, fourth);
+  assert.equal(children(ref), [users[0], users[2], fourth].map(String).sort(), 'the least recently used is gone');
+  let most = 0;
+  for (let i = 0; i < 20; i++) {
+    const id = await newUser();
+    await record(ref, id);
+    most = Math.max(most, children(ref).length);
+  }
+  assert.is(most, 3);
+  // A stopped user's actor comes back with its history from the store.
+  assert.is((await history(ref, users[1] ?? newId(), 10)).activities.length, 1);
+});
+
+t('History › the cache holds what was read (one more than asked), not a fixed 50', async () => {
+  const asked: number[] = [];
+  const counting: ActivityStore = {
+    ...ctx.store,
+    page: (userId, options) => {
+      asked.push(options.limit);
+      return ctx.store.page(userId, options);
+    },
+  };
+  const ref = router({ store: counting });
+  const id = await newUser();
+  for (let i = 0; i < 60; i++) await record(ref, id, 'LOGIN', { i });
+  const one = await history(ref, id, 1);
+  assert.is(one.activities.length, 1);
+  assert.ok(one.next !== null);
+  assert.equal(asked, [2], 'a limit=1 read loads two activities');
+  assert.is((await history(ref, id, 1)).activities[0]?.id, one.activities[0]?.id);
+  assert.equal(asked, [2], 'the same read again is answered from the cache');
+  const ten = await history(ref, id, 10);
+  assert.is(ten.activities.length, 10);
+  assert.equal(asked, [2, 11], 'a larger read loads what it asks for');
+  const page = await history(ref, id, 60);
+  assert.is(page.activities.length, 60);
+  assert.is(page.next, null);
 });
 
 t.run();
