@@ -235,12 +235,14 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
         ctx.status = 200;
         ctx.body = '';
         ctx.set('Allow', allow);
-        return;
+      } else {
+        ctx.status = KNOWN_METHODS.has(ctx.method) ? 405 : 501;
+        if (ctx.status === 405) ctx.set('Allow', allow);
       }
-      ctx.status = KNOWN_METHODS.has(ctx.method) ? 405 : 501;
-      if (ctx.status === 405) ctx.set('Allow', allow);
     }
-    if (ctx.method === 'OPTIONS' || !secured.has(firstSegment(ctx.path))) return;
+    // OPTIONS too: its 200 or 404 would tell which routes exist. A CORS preflight from an allowed
+    // origin never gets here (answered by the CORS middleware before this).
+    if (!secured.has(firstSegment(ctx.path))) return;
     const allow = ctx.response.get('Allow');
     ctx.remove('Allow'); // a 401 tells nothing about the methods
     await guards.authenticate(ctx);

@@ -43,6 +43,8 @@ export function runPrimary(config: Config, logger: Logger, options: PrimaryOptio
   };
 
   cluster.on('listening', (worker, address) => {
+    // A worker's first address is its main port; a second one is the management port.
+    if (listening.has(worker.id)) return;
     listening.add(worker.id);
     if (!announced && listening.size >= wanted) {
       announced = true;

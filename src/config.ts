@@ -123,6 +123,9 @@ const schema = z.object({
   'actors.activity.idle-ms': int(1, 2_147_483_647).default(60_000), // a user's ActivityActor stops after this long idle, ms
   // ActivityActors alive at once; spawning one more stops the least recently used idle one
   'actors.activity.max-live': int(1, 1_000_000).default(1000),
+  // set → /health, /ready and /metrics are served only on this port (0 picks a free one), not the main one
+  'management.port': int(0, 65535).optional(),
+  'management.host': text.default('127.0.0.1'), // the management port's listen address (loopback)
   'logging.level': z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -50,7 +50,7 @@ if (config.server.workers > 1 && cluster.isPrimary) {
   // Handlers first: whoever waits for the line below may signal at once, and node's default would kill.
   onSignals(troupe, logger);
   logger.info(
-    { url: troupe.url, services: [...config.services] },
+    { url: troupe.url, services: [...config.services], management: troupe.managementUrl },
     cluster.isWorker ? 'worker listening' : 'troupe listening',
   );
 }

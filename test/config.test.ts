@@ -28,6 +28,7 @@ t('every key is the path of its value: dotted segments, camel-cased', () => {
         'security.signing-key': 'k'.repeat(32),
         'mongodb.uri': 'mongodb://127.0.0.1:1/x',
         'security.jwt.issuer': 'https://issuer.example',
+        'management.port': '9090',
       },
     },
     false,

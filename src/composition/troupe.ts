@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
-import { createApp } from '../../http/app.ts';
+import { createApp, createManagementApp } from '../../http/app.ts';
 import type { AppState } from '../../http/state.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -16,6 +16,8 @@ export interface Troupe {
   readonly app: Koa<AppState>;
   /** `http://host:port` as actually bound. */
   readonly url: string;
+  /** The management port's `http://host:port` when `management.port` is set: /health, /ready, /metrics. */
+  readonly managementUrl: string | undefined;
   /** Stops accepting, lets in-flight requests finish (bounded), stops the actors, closes the stores. */
   close(): Promise<void>;
 }
@@ -34,7 +36,7 @@ async function closeServer(server: Server, timeoutMs: number): Promise<void> {
  * do not arrive in time is answered 408 and its connection closed (a dripping body is cut off).
  * Node checks these bounds periodically, every `connectionsCheckingInterval`: a fraction of them.
  */
-function listen(app: Koa<AppState>, config: Config): Server {
+function listen(app: Koa<AppState>, config: Config, port: number, host: string): Server {
   const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config.server;
   const server = createServer(
     {
@@ -45,8 +47,14 @@ function listen(app: Koa<AppState>, config: Config): Server {
     },
     app.callback(),
   );
-  server.listen(config.server.port, config.server.host);
+  server.listen(port, host);
   return server;
+}
+
+async function listening(server: Server): Promise<string> {
+  await once(server, 'listening');
+  const { address, port } = server.address() as AddressInfo;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
 }
 
 export async function startTroupe(config: Config, logger: Logger): Promise<Troupe> {
@@ -54,7 +62,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
   const { actors } = core;
   const metrics = createMetrics();
   metrics.watch(actors.system, [actors.activity]);
-  const app = createApp({
+  const appDeps = {
     metrics,
     config,
     logger,
@@ -63,17 +71,26 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     key: core.key,
     ready: core.ready,
     throttle: core.throttle,
-  });
-  const server = listen(app, config);
-  await once(server, 'listening');
-  const { address, port } = server.address() as AddressInfo;
-  const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  };
+  const app = createApp(appDeps);
+  const server = listen(app, config, config.server.port, config.server.host);
+  const url = await listening(server);
+  // Second, so that the first address a worker reports to its primary is the main one.
+  const { port: managementPort, host: managementHost } = config.management;
+  const management =
+    managementPort === undefined
+      ? undefined
+      : listen(createManagementApp(appDeps), config, managementPort, managementHost);
+  const managementUrl = management && (await listening(management));
   return {
     server,
     url,
+    managementUrl,
     app,
     async close() {
-      await closeServer(server, config.server.shutdownTimeoutMs);
+      await Promise.all(
+        [server, management].flatMap((s) => (s ? [closeServer(s, config.server.shutdownTimeoutMs)] : [])),
+      );
       await core.close();
     },
   };
