@@ -75,6 +75,7 @@ const HEADER_DOCS: Readonly<Record<string, string>> = {
   'WWW-Authenticate': 'RFC 6750 / RFC 7617 challenge',
   Allow: 'The allowed methods',
   'X-Request-Id': "The request id: the caller's, or a new one",
+  'X-Content-Type-Options': '`nosniff`, on every answer: a body is never taken for another type than it says',
 };
 
 /**
@@ -97,7 +98,7 @@ function responses(op: Operation): Json {
   const out: Json = {};
   for (const [status, spec] of Object.entries({ ...commonResponses(op.path), ...op.responses })) {
     const type = spec.type ?? 'application/json';
-    const headers = [...(spec.headers ?? []), 'X-Request-Id'];
+    const headers = [...(spec.headers ?? []), 'X-Request-Id', 'X-Content-Type-Options'];
     out[status] = {
       description: spec.description,
       ...(spec.schema ? { content: { [type]: { schema: jsonSchema(spec.schema, 'output') } } } : {}),

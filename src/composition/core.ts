@@ -6,6 +6,7 @@
  * (`troupe.ts`), `npm run repl` a REPL.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
 import { loadInitialData, readInitialData, type InitialData } from '../initial-data.ts';
@@ -20,6 +21,7 @@ import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
 import type { Stores } from '../stores/stores.ts';
 import { openMongoStores } from '../stores/stores.mongo.ts';
 import { openSqliteStores } from '../stores/stores.sqlite.ts';
+import { PRIVATE_DIR } from '../stores/sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './actors.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
 
@@ -154,6 +156,10 @@ async function ready(stores: Stores): Promise<void> {
 }
 
 export async function startCore(config: Config, logger: Logger): Promise<Core> {
+  // The data directory holds the SQLite files (every BCrypt hash) or the generated signing key:
+  // created for the owner alone, before either is written.
+  if (config.mongodb.uri === undefined || config.security.signingKey === undefined)
+    mkdirSync(config.data.dir, { recursive: true, mode: PRIVATE_DIR });
   const stores = openStores(config);
   const initial = readInitialData(config.app.initialData);
   const stopPreparing = await prepare(stores, initial, logger);

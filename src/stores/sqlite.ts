@@ -1,5 +1,5 @@
 /** Opens the SQLite database, sets its pragmas and applies the versioned migrations in order. */
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -19,6 +19,17 @@ export interface OpenOptions {
 const BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_OPEN_TIMEOUT_MS = 30_000;
 
+/** Modes of what holds every BCrypt hash: the data directory when created, and the database files. */
+export const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
+
+/** A database made by an older version, or by hand, with wider modes: narrowed to the owner's. */
+function keepPrivate(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(f) && (statSync(f).mode & 0o077) !== 0) chmodSync(f, PRIVATE_FILE);
+  }
+}
+
 const isBusy = (error: unknown): boolean =>
   error instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED)/.test(error.code);
 
@@ -36,7 +47,11 @@ const pause = (ms: number): void => {
  */
 export function openDatabase(dir: string, options: OpenOptions): Db {
   const file = dir === ':memory:' ? ':memory:' : join(dir, 'troupe.db');
-  if (dir !== ':memory:') mkdirSync(dir, { recursive: true });
+  if (dir !== ':memory:') {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
+    // SQLite gives its -wal and -shm files the database file's mode: create that one private.
+    writeFileSync(file, '', { flag: 'a', mode: PRIVATE_FILE });
+  }
   const deadline = Date.now() + (options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS);
   for (let attempt = 1; ; attempt++) {
     const left = deadline - Date.now();
@@ -48,6 +63,7 @@ export function openDatabase(dir: string, options: OpenOptions): Db {
       db.pragma('foreign_keys = ON');
       migrate(db);
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      if (file !== ':memory:') keepPrivate(file);
       return db;
     } catch (error) {
       db?.close();
