@@ -200,6 +200,43 @@ t('a refused message never reaches the actor; a valid one arrives as its schema 
   assert.is(said.length, 3, 'a valid message prints nothing');
 });
 
+t(
+  'a copied or hand-built ref is checked by the actor it reaches; internal messages and other actors take nothing',
+  async (ctx) => {
+    const users = createProbe<User.Command>(ctx.core!.actors.system);
+    const token = createProbe<unknown>(ctx.core!.actors.system);
+    const said: string[] = [];
+    const g = replGlobals(
+      { ...ctx.core!.actors, users: users.ref, token: token.ref as never },
+      { say: (line) => said.push(line), show: () => {} },
+    );
+    const replTell = g['tell'] as (ref: unknown, msg: unknown) => void;
+    replTell({ ...users.ref }, { type: 'Post', name: 'Ada' });
+    replTell(
+      { ...token.ref },
+      {
+        type: 'PasswordChecked',
+        request: { type: 'IssueToken', clientId: 'troupe-client', username: 'ghost', password: 'x' },
+        client: { clientId: 'troupe-client', grantTypes: ['password'], scopes: ['read'] },
+        user: { username: 'ghost', password: 'x', roles: [] },
+      },
+    );
+    const system = (users.ref as unknown as { system: { name: string } }).system.name;
+    replTell({ type: 'actor', system: { name: system }, path: { parts: ['repl-inbox'] } }, { type: 'Anything' });
+    await users.expectNoMessage(50);
+    await token.expectNoMessage(50);
+    assert.equal(said, [
+      'not sent: Post is not valid (email: is required)',
+      `not sent: token takes ${Object.keys(PROTOCOLS[0]?.schemas ?? {}).join(' | ')}, not 'PasswordChecked'`,
+      'not sent: the ref reaches none of token, employees, users, activity',
+    ]);
+    const replAsk = g['ask'] as (ref: unknown, msg: unknown, timeoutMs: number) => Promise<unknown> | undefined;
+    const asked = replAsk({ ...users.ref }, User.get('6b0233279e487a81ed925cc1' as never), 100);
+    assert.is((await users.expectMessage()).type, 'Get', 'a valid message to a copied ref is sent');
+    await asked; // the probe does not answer
+  },
+);
+
 t('ask takes a message literal and fills in the sender; a wrong ref is one clear error', async (ctx) => {
   const { server } = await session(ctx);
   try {

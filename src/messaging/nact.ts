@@ -386,6 +386,25 @@ function describe(actor: RawActor): ActorInfo {
   };
 }
 
+/**
+ * Whether two refs name the same actor. nact resolves a ref by its system and path on every use,
+ * so a copy (`{ ...ref }`) or a hand-built ref reaches the actor the original does: identity of
+ * the objects says nothing, the system and path say everything.
+ */
+export function sameActor(a: AnyRef, b: AnyRef): boolean {
+  const [x, y] = [raw(a) as Partial<RawRef>, raw(b) as Partial<RawRef>];
+  const [px, py]: unknown[] = [x.path?.parts, y.path?.parts];
+  return (
+    (x as { type?: unknown }).type === (y as { type?: unknown }).type &&
+    typeof x.system?.name === 'string' &&
+    x.system.name === y.system?.name &&
+    Array.isArray(px) &&
+    Array.isArray(py) &&
+    px.length === py.length &&
+    px.every((part, i) => part === py[i])
+  );
+}
+
 /** The names from the system down to the actor behind `ref`: `['activity']`, `['activity', '42']`. */
 export function pathOf(ref: AnyRef): readonly string[] {
   return raw(ref).path.parts;

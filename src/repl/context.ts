@@ -4,7 +4,7 @@
  */
 import type { Actors } from '../composition/actors.ts';
 import { ActorUnavailableError, AskTimeoutError, ask as askActor, type Request } from '../messaging/ask.ts';
-import { spawn, tell as tellActor, type AnyRef, type Ref } from '../messaging/nact.ts';
+import { sameActor, spawn, tell as tellActor, type AnyRef, type Ref } from '../messaging/nact.ts';
 import { checkMessage, type Checked } from './messages.ts';
 import { PROTOCOLS, shortBuilders, userBuilders, type RefName } from './protocols.ts';
 
@@ -48,14 +48,23 @@ function checkRef(ref: unknown, fn: string, refs: Refs): asserts ref is AnyRef {
   throw usageError(`${fn}(ref, msg): ref must be an actor: ${Object.keys(refs).join(', ')}${off}`);
 }
 
+/** Which of the session's actors the ref reaches, however it is spelled (a copy, a hand-built ref). */
 const nameIn = (refs: Refs, ref: AnyRef): RefName | undefined =>
-  (Object.keys(refs) as RefName[]).find((name) => refs[name] === ref);
+  (Object.keys(refs) as RefName[]).find((name) => {
+    const known = refs[name];
+    return known !== undefined && sameActor(known, ref);
+  });
 
-/** The message checked against the protocol of the actor it is for; one of the session's refs always has one. */
+/**
+ * The message checked against the public protocol of the actor the ref reaches. A ref that
+ * reaches none of the session's actors (a child, the REPL's own inbox, a made-up path) takes nothing.
+ */
 function checked(refs: Refs, ref: AnyRef, msg: unknown, fn: string): Checked {
   const request = asRequest(msg, fn);
   const entry = PROTOCOLS.find((p) => p.ref === nameIn(refs, ref));
-  return entry ? checkMessage(entry, request) : { ok: true, request };
+  if (entry) return checkMessage(entry, request);
+  const names = (Object.keys(refs) as RefName[]).filter((name) => refs[name] !== undefined);
+  return { ok: false, line: `not sent: the ref reaches none of ${names.join(', ')}` };
 }
 
 function askFor(refs: Refs, io: ReplIo) {
