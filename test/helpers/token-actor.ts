@@ -37,6 +37,7 @@ export async function startTokenActor(
     clients?: readonly Client[];
     now?: () => number;
     refreshTokenValidity?: number;
+    onCrash?: TokenActorDeps['onCrash'];
   },
 ): Promise<TokenActorSetup> {
   const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
@@ -62,7 +63,7 @@ export async function startTokenActor(
     refreshTokenValidity: options.refreshTokenValidity ?? 600,
     accessTokenValidity: SETTINGS.validity,
     dummyHash: await options.hasher.hash('dummy', 10),
-    onCrash: replyThenResume(() => {}),
+    onCrash: options.onCrash ?? replyThenResume(() => {}),
     ...(options.now ? { now: options.now } : {}),
   };
   return { token: spawnTokenActor(system, deps), db, verify };
