@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
 import { createApp } from '../../http/app.ts';
 import type { AppState } from '../../http/state.ts';
-import type { Config } from '../config.ts';
+import { ConfigError, type Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { startCore } from './core.ts';
 import { createMetrics } from '../metrics.ts';
@@ -49,6 +49,21 @@ function listen(app: Koa<AppState>, config: Config): Server {
   return server;
 }
 
+/** A port that is taken or not ours to take is a matter of configuration: one line naming the key. */
+function cannotListen(error: unknown, config: Config): ConfigError | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${config.server.host}:${config.server.port}`;
+  if (code === 'EADDRINUSE')
+    return new ConfigError(`Cannot listen on ${where}: the port is in use; choose another with server.port (or PORT)`);
+  if (code === 'EACCES')
+    return new ConfigError(
+      `Cannot listen on ${where}: permission denied; choose another port with server.port (or PORT)`,
+    );
+  if (code === 'EADDRNOTAVAIL')
+    return new ConfigError(`Cannot listen on ${where}: no such local address; check server.host`);
+  return undefined;
+}
+
 export async function startTroupe(config: Config, logger: Logger): Promise<Troupe> {
   const core = await startCore(config, logger);
   const { actors } = core;
@@ -65,7 +80,9 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     throttle: core.throttle,
   });
   const server = listen(app, config);
-  await once(server, 'listening');
+  await once(server, 'listening').catch((error: unknown) => {
+    throw cannotListen(error, config) ?? error;
+  });
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   return {
