@@ -24,6 +24,7 @@ const usage = (): string => `usage: .protocol ${PROTOCOLS.map((p) => p.ref).join
 /** An actor's message kinds, each with an example `ask`; a usage line for an unknown name. */
 export function formatProtocol(name: string): string {
   const entry = findProtocol(name);
+  if (!entry && name.trim() !== '') return `no actor named ${JSON.stringify(name.trim())}; ${usage()}`;
   if (!entry) return usage();
   const kinds = Object.keys(entry.examples);
   const width = Math.max(...kinds.map((k) => k.length)) + 2;
