@@ -251,7 +251,7 @@ t("supervision › a store fault is answered with internal and the user's actor 
   const userId = await newUser();
   const kept = await record(ref, userId, 'BEFORE');
   const reply = await ask(ref, Activity.record({ userId, type: 'BOOM' }), 2000);
-  assert.equal(reply, { ok: false, code: 'internal', message: 'internal error' });
+  assert.equal(reply, { ok: false, code: 'internal', message: 'internal error: disk on fire' });
   assert.is(ctx.crashes.length, 1);
   const after = await record(ref, userId, 'AFTER');
   assert.equal((await history(ref, userId)).activities, [after, kept]);

@@ -153,7 +153,7 @@ t('supervision: a crash answers the sender with internal and keeps the state', a
   const probe = createProbe<Reply<number>>(ctx.system);
   tell(counter, { type: 'Add', n: 1 });
   tell(counter, { type: 'Boom', sender: probe.ref });
-  assert.equal(await probe.expectMessage(), fail('internal', 'internal error'));
+  assert.equal(await probe.expectMessage(), fail('internal', 'internal error: boom'));
   tell(counter, { type: 'Get', sender: probe.ref });
   assert.equal(await probe.expectMessage(), ok(11));
   assert.equal(ctx.crashes.length, 1);
