@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { parse as parseProperties } from 'dot-properties';
 import { z } from 'zod';
 import { closestKey } from './config-args.ts';
+import { BCRYPT_HASH, grantTypeName, SCOPE_TOKEN, withoutBcryptPrefix } from './security/formats.ts';
 
 /** BCrypt hash of the development client secret `troupe-secret`; refused in production. */
 export const DEV_CLIENT_SECRET_HASH = '$2b$10$CtwJ021qq4KpCLS.FFEvWunroJJ73yOVmMkbon/8OFghalB.4a1q.';
@@ -77,22 +78,21 @@ const schema = z.object({
   'security.jwt.client-secret': z
     .string()
     .trim()
-    .regex(/^(\{bcrypt\})?\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/, 'must be a BCrypt hash ($2a$, $2b$ or $2y$)')
-    .transform((hash) => hash.replace(/^\{bcrypt\}/, ''))
+    .regex(BCRYPT_HASH, 'must be a BCrypt hash ($2a$, $2b$ or $2y$)')
+    .transform(withoutBcryptPrefix)
     .default(DEV_CLIENT_SECRET_HASH), // the client secret's BCrypt hash
   'security.jwt.grant-type': z
     .string()
-    .transform((s) => s.replaceAll('refresh-token', 'refresh_token'))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((name) => grantTypeName(name.trim()))
+        .join(','),
+    )
     .pipe(list(['password', 'refresh_token'] as const))
     .default(['password', 'refresh_token']),
-  'security.jwt.scope-read': z
-    .string()
-    .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token')
-    .default('read'),
-  'security.jwt.scope-write': z
-    .string()
-    .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token')
-    .default('write'),
+  'security.jwt.scope-read': z.string().regex(SCOPE_TOKEN, 'must be a scope token').default('read'),
+  'security.jwt.scope-write': z.string().regex(SCOPE_TOKEN, 'must be a scope token').default('write'),
   'security.jwt.resource-ids': text.default('troupe-api'),
   'security.jwt.issuer': text.optional(), // unset → http://HOST:PORT (see loadConfig)
   'security.jwt.access-token-validity': int(1, 31_536_000).default(3600), // seconds
