@@ -1,4 +1,5 @@
-import { isAlive, spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { isAlive } from '../../src/messaging/introspection.ts';
 import { ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import { spawnActivityActor, type ActivityActorDeps } from './actor.ts';

@@ -1,4 +1,5 @@
-import { query, type Ref } from './nact.ts';
+import { type Ref } from './nact.ts';
+import { query } from './reply-slots.ts';
 
 export { ActorUnavailableError, AskTimeoutError, MailboxFullError } from './errors.ts';
 

@@ -1,5 +1,6 @@
 /** The text of the REPL's `.actors` and `.protocol` commands. */
-import { actorTree, type ActorInfo, type ActorSystem } from '../messaging/nact.ts';
+import { type ActorSystem } from '../messaging/nact.ts';
+import { actorTree, type ActorInfo } from '../messaging/introspection.ts';
 import { findProtocol, PROTOCOLS } from './protocols.ts';
 
 /** `troupe-1a2b3c4d://activity/6b02…` → `activity/6b02…`. */

@@ -4,15 +4,8 @@ import * as Activity from '../../actors/activity/protocol.ts';
 import { spawnActivityRouter } from '../../actors/activity/router.ts';
 import { newId, type ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import {
-  actorTree,
-  isAlive,
-  startSystem,
-  stopSystem,
-  tell,
-  type ActorSystem,
-  type Ref,
-} from '../../src/messaging/nact.ts';
+import { startSystem, stopSystem, tell, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import { actorTree, isAlive } from '../../src/messaging/introspection.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import type { ActivityStore } from '../../src/stores/activity-store.ts';
 import { sqliteActivityStore } from '../../src/stores/activity-store.sqlite.ts';

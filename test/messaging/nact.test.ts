@@ -2,17 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ActorUnavailableError, ask, AskTimeoutError } from '../../src/messaging/ask.ts';
-import {
-  actorTree,
-  isAlive,
-  spawn,
-  startSystem,
-  stop,
-  stopSystem,
-  tell,
-  type ActorSystem,
-  type Ref,
-} from '../../src/messaging/nact.ts';
+import { spawn, startSystem, stop, stopSystem, tell, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import { actorTree, isAlive } from '../../src/messaging/introspection.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import { createProbe } from '../helpers/probe.ts';

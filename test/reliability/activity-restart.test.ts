@@ -10,7 +10,6 @@ import { spawnActivityRouter } from '../../actors/activity/router.ts';
 import { newId, type ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import {
-  actorTree,
   startSystem,
   stopSystem,
   tell,
@@ -18,6 +17,7 @@ import {
   type CrashPolicy,
   type Ref,
 } from '../../src/messaging/nact.ts';
+import { actorTree } from '../../src/messaging/introspection.ts';
 import { fail } from '../../src/messaging/reply.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import type { ActivityStore } from '../../src/stores/activity-store.ts';
