@@ -106,7 +106,7 @@ const schema = z.object({
   // with MongoDB: how often an instance reads the revocations others made
   'security.revocation-sync-ms': int(1, 600_000).default(1000),
   'app.initial-data': text.default('data/initial-data.json'), // roles and users loaded at start-up
-  'app.list-all.include-password-hash': bool.default(false), // true: /app/listAll shows each user's BCrypt hash, as the seed did
+  'app.list-all.include-password-hash': bool.default(false), // true: /app/listAll shows each user's BCrypt hash, as the original service did
   'data.dir': text.default('./data').transform((dir) => resolve(dir)), // where SQLite files and the generated key live
   'data.sqlite.synchronous': z.enum(['FULL', 'NORMAL']).default('FULL'), // FULL: a commit survives power loss too
   'mongodb.uri': z

@@ -77,7 +77,9 @@ export const SecuredUser = z
     password: z
       .string()
       .optional()
-      .meta({ description: 'BCrypt hash, only with app.list-all.include-password-hash=true (as the seed had it)' }),
+      .meta({
+        description: 'BCrypt hash, only with app.list-all.include-password-hash=true (as the original service had it)',
+      }),
     firstName: z.string(),
     lastName: z.string(),
     roles: z.array(Role),

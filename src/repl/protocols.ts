@@ -69,13 +69,13 @@ export function buildersOf(entry: ProtocolEntry): Readonly<Record<string, unknow
   return Object.freeze(Object.assign(Object.create(null) as Record<string, unknown>, builders));
 }
 
-/** The UserActor's builders under the seed's message names: `Get`, `Post`, `Put`, `Delete`. */
+/** The UserActor's builders under the original message names: `Get`, `Post`, `Put`, `Delete`. */
 export const userBuilders = { Get: User.get, Post: User.post, Put: User.put, Delete: User.delete } as const;
 
 /**
  * Builders callable without their namespace: those whose name only one protocol uses (`get` is
  * both User's and Employee's, so it is not among them). UserActor's are already there under the
- * seed's names ({@link userBuilders}).
+ * original names ({@link userBuilders}).
  */
 export function shortBuilders(): Map<string, unknown> {
   const owners = new Map<string, ProtocolEntry[]>();
