@@ -138,9 +138,11 @@ function oauthDeps(deps: AppDeps): OAuthRouteDeps {
 }
 
 /**
- * The middleware order: request id → request log → metrics → error handler → CORS → one router,
- * whose every route runs the check of its own access declaration first (`http/routing.ts`). A
- * request that runs no route under a secured prefix is 401 without a token, as in Spring.
+ * The middleware order: the request frame (`middleware/frame.ts`: request id, the request's log
+ * line and metrics, and the error handler, in one middleware) → CORS when origins are configured →
+ * one router, whose every route runs the check of its own access declaration first
+ * (`http/routing.ts`). A request that runs no route under a secured prefix is 401 without a token,
+ * as in Spring.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { config } = deps;

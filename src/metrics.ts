@@ -7,7 +7,9 @@
 import cluster from 'node:cluster';
 import { workerMetrics } from './cluster-metrics.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { actorTree, observe, pathOf, type ActorInfo, type ActorSystem, type AnyRef } from './messaging/nact.ts';
+import { type ActorSystem, type AnyRef } from './messaging/nact.ts';
+import { actorTree, pathOf, type ActorInfo } from './messaging/introspection.ts';
+import { observe } from './messaging/observers.ts';
 
 export interface Metrics {
   readonly registry: Registry;

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, configFromProcess, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
-import { pendingAsks, type ActorSystem } from './messaging/nact.ts';
+import { type ActorSystem } from './messaging/nact.ts';
+import { pendingAsks } from './messaging/introspection.ts';
+import { replLogLines } from './repl/log-lines.ts';
 import { openRepl } from './repl/session.ts';
 import { startCore } from './composition/core.ts';
 
@@ -66,10 +68,11 @@ const banner = (config: Config, memory: boolean): string =>
 const { memory } = readArgs(process.argv.slice(2));
 const memoryDir = memory ? mkdtempSync(join(tmpdir(), 'troupe-repl-')) : undefined;
 const config = memoryDir === undefined ? loadConfigOrExit() : memoryConfig(memoryDir);
-// Logs go to stderr, so they never mix with what the session prints.
-const logger = createLogger(config.logging.level, process.stderr);
-const core = await startCore(config, logger);
 const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !process.env['NODE_NO_READLINE'];
+// Logs go to stderr, so they never mix with what the session prints: one short line each.
+const logLines = replLogLines(process.stderr, process.stdout, terminal);
+const logger = createLogger(config.logging.level, logLines.stream);
+const core = await startCore(config, logger);
 const server = await openRepl({
   actors: core.actors,
   input: process.stdin,
@@ -79,6 +82,7 @@ const server = await openRepl({
   historyFile: join(config.data.dir, 'repl_history'),
   banner: banner(config, memory),
 });
+logLines.redraw = () => server.displayPrompt(true);
 server.once('exit', () => {
   drainAsks(core.actors.system, config.actors.askTimeoutMs)
     .then(() => core.close())

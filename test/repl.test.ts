@@ -72,13 +72,17 @@ s(".actors shows the user's ActivityActor under the router until it stops", asyn
 });
 
 s(
-  '.protocol users lists the message kinds with an example each; an unknown name prints the usage',
+  '.protocol users lists the message kinds with an example each; an unknown name is refused with the usage',
   async ({ repl }) => {
     const protocol = await repl!.type('.protocol users');
     assert.match(protocol, /^users: UserActor, protocol User \(Get \| Post \| Put \| Delete\)$/m);
     for (const kind of ['Get', 'Post', 'Put', 'Delete'])
       assert.match(protocol, new RegExp(`^  ${kind} +await ask\\(users, User\\.`, 'm'));
-    assert.match(await repl!.type('.protocol nobody'), /^usage: \.protocol token\|employees\|users\|activity\n$/);
+    assert.match(
+      await repl!.type('.protocol nobody'),
+      /^no actor named "nobody"; usage: \.protocol token\|employees\|users\|activity\n$/,
+    );
+    assert.match(await repl!.type('.protocol'), /^usage: \.protocol token\|employees\|users\|activity\n$/);
   },
 );
 

@@ -1,14 +1,6 @@
 import { newId, type ObjectIdString } from '../../src/ids.ts';
-import {
-  mailboxSize,
-  spawn,
-  stop,
-  tell,
-  type AnyRef,
-  type CrashPolicy,
-  type Ctx,
-  type Ref,
-} from '../../src/messaging/nact.ts';
+import { spawn, stop, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { mailboxSize } from '../../src/messaging/introspection.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import type { ActivityRecord, ActivityStore } from '../../src/stores/activity-store.ts';

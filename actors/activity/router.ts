@@ -1,13 +1,5 @@
-import {
-  isAlive,
-  mailboxSize,
-  spawn,
-  stop,
-  tell,
-  type CrashPolicy,
-  type Ctx,
-  type Ref,
-} from '../../src/messaging/nact.ts';
+import { spawn, stop, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { isAlive, mailboxSize } from '../../src/messaging/introspection.ts';
 import { ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import { spawnActivityActor, type ActivityActorDeps } from './actor.ts';

@@ -199,19 +199,17 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     }
   };
 
-  const ref = spawn<NodeJS.Timeout | undefined, Msg>(
+  // One purge timer for the actor's life, kept out of its state: a supervised reset re-runs
+  // initialState (and would start another timer each time) but never afterStop.
+  const ref = spawn<null, Msg>(
     parent,
-    async (timer, msg, ctx) => {
+    async (state, msg, ctx) => {
       await handle(msg, ctx);
-      return timer;
+      return state;
     },
-    {
-      name: 'token',
-      initialState: (ctx) => setInterval(() => tell(ctx.self, { type: 'Purge' }), PURGE_EVERY_MS).unref(),
-      afterStop: (timer) => clearInterval(timer),
-      onCrash: deps.onCrash,
-    },
+    { name: 'token', initialState: () => null, afterStop: () => clearInterval(purge), onCrash: deps.onCrash },
   );
+  const purge = setInterval(() => tell(ref, { type: 'Purge' }), PURGE_EVERY_MS).unref();
   tell(ref, { type: 'Purge' });
   return ref;
 }

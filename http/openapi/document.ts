@@ -79,7 +79,7 @@ const HEADER_DOCS: Readonly<Record<string, string>> = {
 };
 
 /**
- * What every route can answer besides its own rows (contract §0): 405 with `Allow` for another
+ * What every route can answer besides its own rows (docs/api.md, Conventions): 405 with `Allow` for another
  * method and 500 for an unexpected failure, in the error body of the route's prefix.
  */
 function commonResponses(path: string): Readonly<Record<string, ResponseSpec>> {

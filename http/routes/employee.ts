@@ -45,7 +45,7 @@ function sendCreated(ctx: Context, record: Employee.EmployeeRecord): void {
   sendRecord(ctx, record, 201);
 }
 
-/** Service B: create, get, search, update and delete employee records through the EmployeeActor. */
+/** The employee service: create, get, search, update and delete employee records through the EmployeeActor. */
 export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
   const { read, write } = deps;
   const body = jsonBody(deps.maxBodyBytes);

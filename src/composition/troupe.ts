@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
 import { createApp, createManagementApp } from '../../http/app.ts';
 import type { AppState } from '../../http/state.ts';
-import type { Config } from '../config.ts';
+import { ConfigError, type Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { startCore } from './core.ts';
 import { createMetrics } from '../metrics.ts';
@@ -51,10 +51,40 @@ function listen(app: Koa<AppState>, config: Config, port: number, host: string):
   return server;
 }
 
-async function listening(server: Server): Promise<string> {
-  await once(server, 'listening');
+/**
+ * A port that is taken or not ours to take is a matter of configuration: one line naming the key
+ * (`server` for the main port, `management` for the management port).
+ */
+function cannotListen(
+  error: unknown,
+  host: string,
+  port: number,
+  key: 'server' | 'management',
+): ConfigError | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${host}:${port}`;
+  const env = key === 'server' ? ' (or PORT)' : '';
+  if (code === 'EADDRINUSE')
+    return new ConfigError(`Cannot listen on ${where}: the port is in use; choose another with ${key}.port${env}`);
+  if (code === 'EACCES')
+    return new ConfigError(`Cannot listen on ${where}: permission denied; choose another port with ${key}.port${env}`);
+  if (code === 'EADDRNOTAVAIL')
+    return new ConfigError(`Cannot listen on ${where}: no such local address; check ${key}.host`);
+  return undefined;
+}
+
+/** Listens with `app` on `host:port`; resolves with the URL as bound, or rejects naming the key. */
+async function serve(
+  app: Koa<AppState>,
+  config: Config,
+  where: { host: string; port: number; key: 'server' | 'management' },
+): Promise<{ server: Server; url: string }> {
+  const server = listen(app, config, where.port, where.host);
+  await once(server, 'listening').catch((error: unknown) => {
+    throw cannotListen(error, where.host, where.port, where.key) ?? error;
+  });
   const { address, port } = server.address() as AddressInfo;
-  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  return { server, url: `http://${address.includes(':') ? `[${address}]` : address}:${port}` };
 }
 
 export async function startTroupe(config: Config, logger: Logger): Promise<Troupe> {
@@ -73,15 +103,21 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     throttle: core.throttle,
   };
   const app = createApp(appDeps);
-  const server = listen(app, config, config.server.port, config.server.host);
-  const url = await listening(server);
+  const { server, url } = await serve(app, config, { ...config.server, key: 'server' });
   // Second, so that the first address a worker reports to its primary is the main one.
   const { port: managementPort, host: managementHost } = config.management;
   const management =
     managementPort === undefined
       ? undefined
-      : listen(createManagementApp(appDeps), config, managementPort, managementHost);
-  const managementUrl = management && (await listening(management));
+      : await serve(createManagementApp(appDeps), config, {
+          host: managementHost,
+          port: managementPort,
+          key: 'management',
+        }).catch(async (error: unknown) => {
+          await closeServer(server, 0);
+          throw error;
+        });
+  const managementUrl = management?.url;
   return {
     server,
     url,
@@ -89,7 +125,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     app,
     async close() {
       await Promise.all(
-        [server, management].flatMap((s) => (s ? [closeServer(s, config.server.shutdownTimeoutMs)] : [])),
+        [server, management?.server].flatMap((s) => (s ? [closeServer(s, config.server.shutdownTimeoutMs)] : [])),
       );
       await core.close();
     },

@@ -4,9 +4,10 @@
  */
 import type { Actors } from '../composition/actors.ts';
 import { ActorUnavailableError, AskTimeoutError, ask as askActor, type Request } from '../messaging/ask.ts';
-import { sameActor, spawn, tell as tellActor, type AnyRef, type Ref } from '../messaging/nact.ts';
+import { sameActor } from '../messaging/introspection.ts';
+import { spawn, tell as tellActor, type AnyRef, type Ref } from '../messaging/nact.ts';
 import { checkMessage, type Checked } from './messages.ts';
-import { PROTOCOLS, shortBuilders, userBuilders, type RefName } from './protocols.ts';
+import { buildersOf, PROTOCOLS, shortBuilders, userBuilders, type RefName } from './protocols.ts';
 
 /** How long `ask` waits when no timeout is given, in milliseconds. */
 export const DEFAULT_ASK_TIMEOUT_MS = 5000;
@@ -125,7 +126,7 @@ export function replGlobals(actors: Actors, io: ReplIo): Record<string, unknown>
     users: actors.users,
     activity: actors.activity,
   };
-  const namespaces = Object.fromEntries(PROTOCOLS.map((p) => [p.namespace, p.module]));
+  const namespaces = Object.fromEntries(PROTOCOLS.map((p) => [p.namespace, buildersOf(p)]));
   return {
     ...refs,
     ...namespaces,

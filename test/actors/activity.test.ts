@@ -4,15 +4,8 @@ import * as Activity from '../../actors/activity/protocol.ts';
 import { spawnActivityRouter } from '../../actors/activity/router.ts';
 import { newId, type ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import {
-  actorTree,
-  isAlive,
-  startSystem,
-  stopSystem,
-  tell,
-  type ActorSystem,
-  type Ref,
-} from '../../src/messaging/nact.ts';
+import { startSystem, stopSystem, tell, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import { actorTree, isAlive } from '../../src/messaging/introspection.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import type { ActivityStore } from '../../src/stores/activity-store.ts';
 import { sqliteActivityStore } from '../../src/stores/activity-store.sqlite.ts';
@@ -252,7 +245,7 @@ t("supervision › a store fault is answered with internal and the user's actor 
   const userId = await newUser();
   const kept = await record(ref, userId, 'BEFORE');
   const reply = await ask(ref, Activity.record({ userId, type: 'BOOM' }), 2000);
-  assert.equal(reply, { ok: false, code: 'internal', message: 'internal error' });
+  assert.equal(reply, { ok: false, code: 'internal', message: 'internal error: disk on fire' });
   assert.is(ctx.crashes.length, 1);
   const after = await record(ref, userId, 'AFTER');
   assert.equal((await history(ref, userId)).activities, [after, kept]);

@@ -41,6 +41,7 @@ export async function startTokenActor(
     maxRevokedTokensPerLogin?: number;
     /** A database file shared with other setups (other processes), instead of one in memory. */
     dataDir?: string;
+    onCrash?: TokenActorDeps['onCrash'];
   },
 ): Promise<TokenActorSetup> {
   const db = openDatabase(options.dataDir ?? ':memory:', { synchronous: 'NORMAL' });
@@ -69,7 +70,7 @@ export async function startTokenActor(
     maxLoginsPerUser: options.maxLoginsPerUser ?? 100,
     maxRevokedTokensPerLogin: options.maxRevokedTokensPerLogin ?? 100,
     dummyHash: await options.hasher.hash('dummy', 10),
-    onCrash: replyThenResume(() => {}),
+    onCrash: options.onCrash ?? replyThenResume(() => {}),
     ...(options.now ? { now: options.now } : {}),
   };
   return { token: spawnTokenActor(system, deps), db, verify };
