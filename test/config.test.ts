@@ -273,4 +273,20 @@ t('a port in use ends start-up with one line naming server.port and PORT', async
   }
 });
 
+t('a management port in use ends start-up with one line naming management.port', async () => {
+  const taken = createServer().listen(0, '127.0.0.1');
+  await once(taken, 'listening');
+  try {
+    const { port } = taken.address() as { port: number };
+    const run = start([], { PORT: '0', MANAGEMENT_PORT: String(port) });
+    assert.is(run.status, 1);
+    assert.is(
+      run.stderr.trim(),
+      `Cannot listen on 127.0.0.1:${port}: the port is in use; choose another with management.port`,
+    );
+  } finally {
+    taken.close();
+  }
+});
+
 t.run();
