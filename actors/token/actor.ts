@@ -44,23 +44,29 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     tell(msg.sender, fail('grant.invalid', description));
 
   /**
-   * Revokes a whole login: its refresh tokens, and every access token issued in it (the first and
-   * every rotation's), until the last of them would have expired anyway. The access tokens first:
-   * a crash between the two leaves the refresh tokens usable, never the access tokens.
+   * Revokes a whole login: every access token issued in it (the first and every rotation's) and
+   * every refresh token. The one durable step is the login's revocation, kept until the last of
+   * its tokens would have expired anyway: access tokens are refused by it, and a refresh token is
+   * honoured only while its login is not revoked. Marking the family revoked comes after, as
+   * bookkeeping: a failure between the two still leaves the login revoked.
    */
-  const revokeLogin = async (familyId: string): Promise<void> => {
-    await deps.denylist.revokeLogin(familyId, seconds() + deps.accessTokenValidity + CLOCK_SKEW);
-    await deps.refreshTokens.revokeFamily(familyId, seconds());
+  const revokeLogin = async (record: RefreshTokenRecord): Promise<void> => {
+    const accessEnd = seconds() + deps.accessTokenValidity + CLOCK_SKEW;
+    await deps.denylist.revokeLogin(record.familyId, Math.max(accessEnd, record.expiresAt + CLOCK_SKEW));
+    await deps.refreshTokens.revokeFamily(record.familyId, seconds());
   };
+
+  const REUSED = 'Refresh token already used; every token of this login is revoked';
 
   /** A live refresh token of this client, or the reason it is not one. */
   const liveRefresh = async (msg: Of<'Refresh'>): Promise<RefreshTokenRecord | string> => {
     const record = await deps.refreshTokens.find(hashToken(msg.refreshToken));
     if (!record || record.clientId !== msg.clientId) return 'Invalid refresh token';
-    if (record.revokedAt !== null) return 'Refresh token revoked';
+    if (record.revokedAt !== null || (await deps.denylist.loginRevoked(record.familyId)))
+      return 'Refresh token revoked';
     if (record.usedAt !== null) {
-      await revokeLogin(record.familyId);
-      return 'Refresh token already used; every token of this login is revoked';
+      await revokeLogin(record);
+      return REUSED;
     }
     return record.expiresAt <= seconds() ? 'Refresh token expired' : record;
   };
@@ -76,8 +82,13 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     const user = await deps.credentials.findByUsername(record.username);
     if (!user) return refused(msg, 'The user no longer exists');
     const next = grants.newRefresh(client, user, record.scope, record.familyId, record.expiresAt);
-    if (!next || !(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds())))
-      return refused(msg, 'Invalid refresh token');
+    if (!next) return refused(msg, 'Invalid refresh token');
+    // Lost the rotation: another request (in this process or another) spent the token since it
+    // was read. That is reuse as much as a token found used: the login is revoked either way.
+    if (!(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds()))) {
+      await revokeLogin(record);
+      return refused(msg, REUSED);
+    }
     tell(msg.sender, ok(await grants.mint(client, user, msg.scope ?? record.scope, record.familyId, next.token)));
   };
 
@@ -104,13 +115,16 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     const owner = record?.clientId ?? claims?.clientId;
     if (owner !== undefined && owner !== msg.clientId)
       return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
-    if (record) await revokeLogin(record.familyId);
+    if (record) await revokeLogin(record);
     if (claims) await deps.denylist.revoke(claims.jti, claims.exp);
     tell(msg.sender, ok(null));
   };
 
-  const introspectRefresh = (record: RefreshTokenRecord): Introspection =>
-    record.revokedAt !== null || record.usedAt !== null || record.expiresAt <= seconds()
+  const introspectRefresh = async (record: RefreshTokenRecord): Promise<Introspection> =>
+    record.revokedAt !== null ||
+    record.usedAt !== null ||
+    record.expiresAt <= seconds() ||
+    (await deps.denylist.loginRevoked(record.familyId))
       ? { active: false }
       : {
           active: true,
@@ -126,7 +140,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const onIntrospect = async (msg: Of<'Introspect'>): Promise<void> => {
     const { record, claims } = await locate(msg.token);
     const found: Introspection = record
-      ? introspectRefresh(record)
+      ? await introspectRefresh(record)
       : claims
         ? {
             active: true,

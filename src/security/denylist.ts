@@ -24,8 +24,14 @@ export interface Denylist {
   isRevoked(token: Revocable): boolean | Promise<boolean>;
   /** Refuses `jti` until `expiresAt` (epoch seconds). */
   revoke(jti: string, expiresAt: number): Promise<void>;
-  /** Refuses every access token of the login until `expiresAt` (epoch seconds). */
+  /**
+   * Refuses every access token of the login until `expiresAt` (epoch seconds), and (through
+   * {@link Denylist.loginRevoked}) every refresh token: one write, so that a login is revoked
+   * whole or not at all.
+   */
   revokeLogin(loginId: string, expiresAt: number): Promise<void>;
+  /** Whether the login was revoked, by any process: asks the store itself, never a copy. */
+  loginRevoked(loginId: string): Promise<boolean>;
   /** Forgets entries whose tokens have expired anyway. */
   purge(nowSeconds: number): Promise<void>;
 }
@@ -68,6 +74,7 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       await store.add({ kind: 'login', id: loginId, expiresAt });
       revoked.login.set(loginId, Math.max(expiresAt, revoked.login.get(loginId) ?? 0));
     },
+    loginRevoked: (loginId) => store.has('login', loginId, now()),
     async purge(at) {
       await store.purgeExpired(at);
       forgetExpired(revoked.token, at);

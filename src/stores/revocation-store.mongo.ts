@@ -24,6 +24,11 @@ export function mongoRevocationStore(db: MongoDb, syncMs: number, now: () => num
       guarded(async () => {
         await revocations.updateOne({ _id: revocationKey(r) }, revocationUpsert(r), { upsert: true });
       }),
+    has: (kind, id, at) =>
+      guarded(async () => {
+        const doc = await revocations.findOne({ _id: revocationKey({ kind, id }) }, { readPreference: 'primary' });
+        return doc !== null && doc.expiresAt >= at;
+      }),
     since: (cursor, at) =>
       guarded(async () => {
         // Until a read succeeds, every check asks again: a list that cannot be read admits nothing.

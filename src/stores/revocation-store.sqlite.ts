@@ -20,6 +20,11 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
   const after = db.prepare<[number], Row>(
     'select seq, kind, id, expires_at as expiresAt from revocations where seq > ? order by seq',
   );
+  const present = db
+    .prepare<[string, string, number], number>(
+      'select 1 from revocations where kind = ? and id = ? and expires_at >= ?',
+    )
+    .pluck();
   const purge = db.prepare<[number]>('delete from revocations where expires_at < ?');
   const dataVersion = db.prepare<[], number>('pragma data_version').pluck();
   let seen = -1;
@@ -27,6 +32,7 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
     add: async (r) => {
       insert.run(r.kind, r.id, r.expiresAt);
     },
+    has: async (kind, id, now) => present.get(kind, id, now) !== undefined,
     async since(cursor, now) {
       const rows = after.all(cursor);
       const revocations: Revocation[] = rows

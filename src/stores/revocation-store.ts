@@ -11,8 +11,16 @@ export interface Revocation {
 }
 
 export interface RevocationStore {
-  /** Records a revocation (once: adding it again changes nothing). */
+  /**
+   * Records a revocation durably (once: adding it again changes nothing). Once this
+   * resolves, {@link RevocationStore.has} answers true in every process.
+   */
   add(revocation: Revocation): Promise<void>;
+  /**
+   * Whether the revocation is recorded and unexpired at `now`, read from the store itself (on
+   * MongoDB from the primary): for decisions that must not wait for {@link RevocationStore.since}.
+   */
+  has(kind: Revocation['kind'], id: string, now: number): Promise<boolean>;
   /**
    * The unexpired revocations added after `cursor` (0: all of them), in the order they were added,
    * and the cursor to read from next time.

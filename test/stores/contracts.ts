@@ -206,6 +206,16 @@ function revocations(name: string, target: ContractTarget): void {
     );
     assert.is(await stores().revocations.purgeExpired(100), 1);
   });
+  t('a recorded revocation is known at once to another process asking the store itself, until it expires', async () => {
+    const other = await ctx.sut?.another();
+    assert.ok(other);
+    assert.not.ok(await other.revocations.has('login', 'login-1', 100));
+    await stores().revocations.add({ kind: 'login', id: 'login-1', expiresAt: 500 });
+    assert.ok(await other.revocations.has('login', 'login-1', 100));
+    assert.ok(await other.revocations.has('login', 'login-1', 500));
+    assert.not.ok(await other.revocations.has('login', 'login-1', 501), 'expired');
+    assert.not.ok(await other.revocations.has('token', 'login-1', 100), 'another kind');
+  });
   t('through the denylist: a revocation by one process is refused by the other once it looks again', async () => {
     const other = await ctx.sut?.another();
     assert.ok(other);
