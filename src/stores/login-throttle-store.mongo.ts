@@ -1,11 +1,33 @@
 import type { Db as MongoDb } from 'mongodb';
-import { RateLimiterMongo } from 'rate-limiter-flexible';
+import { RateLimiterMongo, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { LoginThrottleStore } from './login-throttle-store.ts';
 import { guarded } from './mongo.ts';
-import { seenBefore, seenNow, type KnownPairDoc } from './mongo-queries.ts';
+import {
+  countInWindow,
+  seenBefore,
+  seenNow,
+  TAKE_ONE_BACK,
+  type KnownPairDoc,
+  type ThrottleDoc,
+} from './mongo-queries.ts';
+import { noteWindow, type ResultHook, type Windows } from './throttle-windows.ts';
 
 /** How often (one `remember` in this many) the known pairs are trimmed to their bound. */
 const TRIM_EVERY = 100;
+
+const windows: Windows = new WeakMap();
+
+/** The document RateLimiterMongo's write returned (older drivers wrapped it in `value`). */
+type Returned = { expire?: Date | null } | { value: { expire?: Date | null } | null };
+
+/** RateLimiterMongo noting each count's window (the `expire` its upsert returned). */
+class WindowedLimiter extends RateLimiterMongo {
+  _getRateLimiterRes(rlKey: string, changedPoints: number, result: Returned): RateLimiterRes {
+    const base = (RateLimiterMongo.prototype as unknown as ResultHook)._getRateLimiterRes;
+    const doc = 'value' in result ? result.value : result;
+    return noteWindow(windows, base.call(this, rlKey, changedPoints, result), doc?.expire);
+  }
+}
 
 /**
  * MongoDB adapter of {@link LoginThrottleStore}: rate-limiter-flexible's RateLimiterMongo on the
@@ -14,16 +36,26 @@ const TRIM_EVERY = 100;
  */
 export function mongoLoginThrottleStore(db: MongoDb): LoginThrottleStore {
   const pairs = db.collection<KnownPairDoc>('login_known_pairs');
+  const counts = db.collection<ThrottleDoc>('login_throttle');
   let remembered = 0;
   return {
     counter: ({ keyPrefix, points, duration }) =>
-      new RateLimiterMongo({
+      new WindowedLimiter({
         storeClient: db,
         tableName: 'login_throttle',
         disableIndexesCreation: true,
         keyPrefix,
         points,
         duration,
+      }),
+    windowOf: (result) => windows.get(result),
+    giveBack: (counter, key, windowEnds) =>
+      guarded(async () => {
+        const filter = countInWindow(counter.getKey(key), new Date(windowEnds));
+        const left = await counts.findOneAndUpdate({ ...filter, points: { $gt: 0 } }, TAKE_ONE_BACK, {
+          returnDocument: 'after',
+        });
+        if (left && left.points <= 0) await counts.deleteOne({ ...filter, points: { $lte: 0 } });
       }),
     isKnown: (pair) => guarded(async () => (await pairs.countDocuments({ _id: pair }, { limit: 1 })) > 0),
     remember: (pair, max) =>

@@ -231,6 +231,17 @@ export const NEWEST_FIRST: Sort = { seq: -1 };
 
 // ---- login throttle (collections `login_throttle`, `login_known_pairs`) -----------------------
 
+/** rate-limiter-flexible's RateLimiterMongo document: a key's count in the window ending `expire`. */
+export interface ThrottleDoc {
+  key: string;
+  points: number;
+  expire: Date | null;
+}
+
+/** The key while it still counts in the window ending `windowEnds` (a later window has another end). */
+export const countInWindow = (key: string, windowEnds: Date): Filter<ThrottleDoc> => ({ key, expire: windowEnds });
+export const TAKE_ONE_BACK: UpdateFilter<ThrottleDoc> = { $inc: { points: -1 } };
+
 export interface KnownPairDoc {
   _id: string;
   seenAt: Date;

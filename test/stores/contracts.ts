@@ -343,6 +343,29 @@ function throttle(name: string, target: ContractTarget): void {
     await stores().throttle.remember('pair-x', 100);
     assert.ok(await other.throttle.isKnown('pair-x'));
   });
+  t(
+    'a count is given back exactly: in its own window only, never below zero, from any process; a key at zero is gone',
+    async () => {
+      const other = await ctx.sut?.another();
+      assert.ok(other);
+      const options = { keyPrefix: 'exact', points: 5, duration: 60 };
+      const [mine, theirs] = [stores().throttle.counter(options), other.throttle.counter(options)];
+      const first = await mine.consume('k');
+      const window = stores().throttle.windowOf(first);
+      assert.type(window, 'number');
+      assert.ok(Math.abs((window ?? 0) - Date.now() - 60_000) < 5_000, 'the window ends a duration after the count');
+      assert.is(other.throttle.windowOf(await theirs.consume('k')), window, 'one window for both processes');
+      await other.throttle.giveBack(theirs, 'k', (window ?? 0) - 1); // another window: nothing given back
+      assert.is((await mine.get('k'))?.consumedPoints, 2);
+      await Promise.all([
+        stores().throttle.giveBack(mine, 'k', window ?? 0),
+        other.throttle.giveBack(theirs, 'k', window ?? 0),
+        other.throttle.giveBack(theirs, 'k', window ?? 0),
+      ]);
+      assert.is(await mine.get('k'), null, 'the key at zero is removed, and never goes below');
+      assert.is((await mine.consume('k')).consumedPoints, 1);
+    },
+  );
   t.run();
 }
 
