@@ -1,6 +1,6 @@
 import type { Db as MongoDb } from 'mongodb';
 import type { ActivityStore } from './activity-store.ts';
-import { guarded } from './mongo.ts';
+import { guarded, type Runner } from './mongo.ts';
 import {
   activityDoc,
   activityPage,
@@ -16,12 +16,12 @@ import {
  * seq from its user's document in one atomic update, so a user's activities are ordered by the
  * database whatever instance appends them (and an append for a user that does not exist fails).
  */
-export function mongoActivityStore(db: MongoDb): ActivityStore {
+export function mongoActivityStore(db: MongoDb, run: Runner = guarded): ActivityStore {
   const users = db.collection<UserDataDoc>('user_data');
   const activity = db.collection<ActivityDoc>('user_activity');
   return {
     append: (a) =>
-      guarded(async () => {
+      run(async () => {
         const user = await users.findOneAndUpdate({ _id: a.userId }, NEXT_ACTIVITY_SEQ, {
           returnDocument: 'after',
           projection: { activitySeq: 1 },
@@ -32,9 +32,9 @@ export function mongoActivityStore(db: MongoDb): ActivityStore {
         return activityRecord(doc);
       }),
     latestSeq: (userId) =>
-      guarded(async () => (await activity.findOne({ userId }, { sort: NEWEST_FIRST, projection: { seq: 1 } }))?.seq),
+      run(async () => (await activity.findOne({ userId }, { sort: NEWEST_FIRST, projection: { seq: 1 } }))?.seq),
     page: (userId, { limit, beforeSeq }) =>
-      guarded(async () => {
+      run(async () => {
         const docs = await activity
           .find(activityPage(userId, beforeSeq))
           .sort(NEWEST_FIRST)

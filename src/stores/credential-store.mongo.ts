@@ -1,6 +1,6 @@
 import type { Db as MongoDb } from 'mongodb';
 import type { CredentialStore, Role, RoleInput, AccountInput, AccountRecord } from './credential-store.ts';
-import { guarded, isDuplicateKey, nextSeq } from './mongo.ts';
+import { guarded, isDuplicateKey, nextSeq, type Runner } from './mongo.ts';
 import {
   accountByName,
   accountUpsert,
@@ -44,7 +44,7 @@ async function upsertOnce(write: () => Promise<unknown>): Promise<void> {
  * `credential-changes` counter after its write; a change made to these collections by anything
  * but this adapter does not move it.
  */
-export function mongoCredentialStore(db: MongoDb): CredentialStore {
+export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): CredentialStore {
   const roles = db.collection<RoleDoc>('roles');
   const accounts = db.collection<AccountDoc>('users');
 
@@ -65,11 +65,11 @@ export function mongoCredentialStore(db: MongoDb): CredentialStore {
   };
 
   return {
-    findByUsername: (username) => guarded(() => findByUsername(username)),
+    findByUsername: (username) => run(() => findByUsername(username)),
     changeCount: () =>
-      guarded(async () => (await db.collection<CounterDoc>('counters').findOne({ _id: CREDENTIAL_CHANGES }))?.seq ?? 0),
+      run(async () => (await db.collection<CounterDoc>('counters').findOne({ _id: CREDENTIAL_CHANGES }))?.seq ?? 0),
     listAll: () =>
-      guarded(async () => {
+      run(async () => {
         const [all, allRoles] = await Promise.all([
           accounts.find().sort(BY_ID).toArray(),
           roles.find().sort(BY_ID).toArray(),
@@ -82,9 +82,9 @@ export function mongoCredentialStore(db: MongoDb): CredentialStore {
           ),
         );
       }),
-    saveRole: (role) => guarded(() => saveRole(role)),
+    saveRole: (role) => run(() => saveRole(role)),
     saveUser: (user: AccountInput) =>
-      guarded(async () => {
+      run(async () => {
         const roleIds: number[] = [];
         for (const role of user.roles) roleIds.push((await saveRole(role)).id);
         const id = (await accounts.findOne(accountByName(user.username)))?._id ?? (await nextSeq(db, 'users'));

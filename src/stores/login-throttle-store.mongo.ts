@@ -1,7 +1,7 @@
 import type { Db as MongoDb } from 'mongodb';
-import { RateLimiterMongo, type RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMongo, type IRateLimiterMongoFunctionOptions, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { LoginThrottleStore } from './login-throttle-store.ts';
-import { guarded } from './mongo.ts';
+import { guarded, type Runner } from './mongo.ts';
 import {
   countInWindow,
   seenBefore,
@@ -20,12 +20,33 @@ const windows: Windows = new WeakMap();
 /** The document RateLimiterMongo's write returned (older drivers wrapped it in `value`). */
 type Returned = { expire?: Date | null } | { value: { expire?: Date | null } | null };
 
-/** RateLimiterMongo noting each count's window (the `expire` its upsert returned). */
+/**
+ * RateLimiterMongo noting each count's window (the `expire` its upsert returned), whose calls run
+ * as every other operation of the stores do (`run`: only once prepared, failures mapped).
+ */
 class WindowedLimiter extends RateLimiterMongo {
+  readonly #run: Runner;
+  constructor(options: ConstructorParameters<typeof RateLimiterMongo>[0], run: Runner) {
+    super(options);
+    this.#run = run;
+  }
   _getRateLimiterRes(rlKey: string, changedPoints: number, result: Returned): RateLimiterRes {
     const base = (RateLimiterMongo.prototype as unknown as ResultHook)._getRateLimiterRes;
     const doc = 'value' in result ? result.value : result;
     return noteWindow(windows, base.call(this, rlKey, changedPoints, result), doc?.expire);
+  }
+  override consume(
+    key: string | number,
+    points?: number,
+    options?: IRateLimiterMongoFunctionOptions,
+  ): Promise<RateLimiterRes> {
+    return this.#run(() => super.consume(key, points, options));
+  }
+  override get(key: string | number, options?: IRateLimiterMongoFunctionOptions): Promise<RateLimiterRes | null> {
+    return this.#run(() => super.get(key, options));
+  }
+  override delete(key: string | number, options?: IRateLimiterMongoFunctionOptions): Promise<boolean> {
+    return this.#run(() => super.delete(key, options));
   }
 }
 
@@ -34,32 +55,28 @@ class WindowedLimiter extends RateLimiterMongo {
  * collection `login_throttle` (its indexes, a TTL one among them, are created at start-up with the
  * others), and the known pairs in `login_known_pairs`.
  */
-export function mongoLoginThrottleStore(db: MongoDb): LoginThrottleStore {
+export function mongoLoginThrottleStore(db: MongoDb, run: Runner = guarded): LoginThrottleStore {
   const pairs = db.collection<KnownPairDoc>('login_known_pairs');
   const counts = db.collection<ThrottleDoc>('login_throttle');
   let remembered = 0;
   return {
     counter: ({ keyPrefix, points, duration }) =>
-      new WindowedLimiter({
-        storeClient: db,
-        tableName: 'login_throttle',
-        disableIndexesCreation: true,
-        keyPrefix,
-        points,
-        duration,
-      }),
+      new WindowedLimiter(
+        { storeClient: db, tableName: 'login_throttle', disableIndexesCreation: true, keyPrefix, points, duration },
+        run,
+      ),
     windowOf: (result) => windows.get(result),
     giveBack: (counter, key, windowEnds) =>
-      guarded(async () => {
+      run(async () => {
         const filter = countInWindow(counter.getKey(key), new Date(windowEnds));
         const left = await counts.findOneAndUpdate({ ...filter, points: { $gt: 0 } }, TAKE_ONE_BACK, {
           returnDocument: 'after',
         });
         if (left && left.points <= 0) await counts.deleteOne({ ...filter, points: { $lte: 0 } });
       }),
-    isKnown: (pair) => guarded(async () => (await pairs.countDocuments({ _id: pair }, { limit: 1 })) > 0),
+    isKnown: (pair) => run(async () => (await pairs.countDocuments({ _id: pair }, { limit: 1 })) > 0),
     remember: (pair, max) =>
-      guarded(async () => {
+      run(async () => {
         await pairs.updateOne({ _id: pair }, seenNow(new Date()), { upsert: true });
         if (++remembered % TRIM_EVERY !== 0) return;
         const oldest = await pairs

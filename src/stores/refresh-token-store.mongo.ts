@@ -1,5 +1,5 @@
 import type { Db as MongoDb } from 'mongodb';
-import { guarded } from './mongo.ts';
+import { guarded, type Runner } from './mongo.ts';
 import {
   expiredBefore,
   liveInFamily,
@@ -18,27 +18,27 @@ import type { RefreshTokenStore } from './refresh-token-store.ts';
  * to two instances at once, a token is rotated once. The successor is inserted after; a crash in
  * between leaves the login without a usable refresh token (its client logs in again), never two.
  */
-export function mongoRefreshTokenStore(db: MongoDb): RefreshTokenStore {
+export function mongoRefreshTokenStore(db: MongoDb, run: Runner = guarded): RefreshTokenStore {
   const tokens = db.collection<RefreshTokenDoc>('refresh_tokens');
   return {
     insert: (record) =>
-      guarded(async () => {
+      run(async () => {
         await tokens.insertOne(refreshTokenDoc(record));
       }),
     find: (hash) =>
-      guarded(async () => {
+      run(async () => {
         const doc = await tokens.findOne({ _id: hash });
         return doc ? refreshTokenRecord(doc) : undefined;
       }),
     rotate: (oldHash, next, at) =>
-      guarded(async () => {
+      run(async () => {
         const spent = await tokens.findOneAndUpdate(unspentToken(oldHash), markUsed(at));
         if (!spent) return false;
         await tokens.insertOne(refreshTokenDoc(next));
         return true;
       }),
     revokeFamily: (familyId, at) =>
-      guarded(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
-    purgeExpired: (now) => guarded(async () => (await tokens.deleteMany(expiredBefore(now))).deletedCount),
+      run(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
+    purgeExpired: (now) => run(async () => (await tokens.deleteMany(expiredBefore(now))).deletedCount),
   };
 }
