@@ -108,8 +108,15 @@ const text = (what: string) =>
 
 /** The fields of the employee messages as every caller must give them (HTTP validates its input with these too). */
 export const fields = {
-  /** Trimmed, 1–200 characters. */
-  name: text('a string').trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  /**
+   * Trimmed, 1–200 characters, none of them a control character (NUL, line breaks, ESC, DEL…): a
+   * name is one line of text, and MongoDB refuses a NUL in the search's regular expression.
+   */
+  name: text('a string')
+    .trim()
+    .min(1, 'must not be empty')
+    .max(200, 'must be at most 200 characters')
+    .regex(/^\P{Cc}*$/u, 'must not contain control characters'),
   /** A real date, from 1900-01-01 to today. */
   dateOfBirth: text('a date YYYY-MM-DD').superRefine(checked(birthProblem)),
   /** A real date. */
