@@ -67,6 +67,8 @@ export const rolesByIds = (ids: readonly number[]): Filter<RoleDoc> => ({ _id: {
 
 /** Users and roles in id order. */
 export const BY_ID: Sort = { _id: 1 };
+/** The highest id first: the next one is one more. */
+export const BY_NEWEST_ID: Sort = { _id: -1 };
 
 // ---- refresh tokens (collection `refresh_tokens`) --------------------------------------------
 

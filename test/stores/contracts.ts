@@ -76,6 +76,18 @@ function credentials(name: string, target: ContractTarget): void {
       ]);
     },
   );
+  t('three processes saving the same new roles at once, in different orders: ids 1 to 5, without gaps', async () => {
+    const all = [stores(), await ctx.sut?.another(), await ctx.sut?.another()].flatMap((s) => (s ? [s] : []));
+    const names = ['R1', 'R2', 'R3', 'R4', 'R5'];
+    await Promise.all(
+      all.map(async (s, i) => {
+        const order = i === 1 ? [...names].reverse() : names;
+        await Promise.all(order.map((roleName) => s.credentials.saveRole({ roleName })));
+      }),
+    );
+    const saved = await Promise.all(names.map((roleName) => stores().credentials.saveRole({ roleName })));
+    assert.equal(saved.map((r) => r.id).sort(), [1, 2, 3, 4, 5]);
+  });
   t('saving a user saves its roles (created when missing) and replaces its role set; ids stay', async () => {
     const c = stores().credentials;
     const saved = await c.saveUser({
