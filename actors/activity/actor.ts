@@ -35,6 +35,8 @@ export interface ActivityActorDeps {
 interface Cache {
   readonly recent: readonly ActivityRecord[];
   readonly complete: boolean;
+  /** False when the store said an append may still appear among these: loaded again before use. */
+  readonly settled: boolean;
 }
 
 type State = Cache | undefined;
@@ -51,7 +53,7 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
 
   const load = async (): Promise<Cache> => {
     const page = await deps.store.page(userId, { limit: size });
-    return { recent: page.items, complete: !page.hasMore };
+    return { recent: page.items, complete: !page.hasMore, settled: page.settled };
   };
 
   /** Stops the actor unless more work is queued for it (the next message then spawns it again). */
@@ -79,9 +81,12 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
     return undefined;
   };
 
-  /** The cache as the store has it now: reloaded when another process appended (or deleted the user). */
+  /**
+   * The cache as the store has it now: reloaded when another process appended (or deleted the
+   * user), and when it was not settled (an append seen out of order may have filled a gap since).
+   */
   const current = async (cache: Cache): Promise<Cache> =>
-    (await deps.store.latestSeq(userId)) === cache.recent[0]?.seq ? cache : load();
+    cache.settled && (await deps.store.latestSeq(userId)) === cache.recent[0]?.seq ? cache : load();
 
   /** The newest page comes from the cache when it can answer it whole; older pages from the store. */
   const onHistory = async (stale: Cache, msg: Extract<Msg, { type: 'History' }>): Promise<Cache> => {

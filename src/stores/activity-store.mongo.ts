@@ -1,5 +1,5 @@
 import type { Db as MongoDb } from 'mongodb';
-import type { ActivityStore } from './activity-store.ts';
+import type { ActivityRecord, ActivityStore } from './activity-store.ts';
 import { guarded, type Runner } from './mongo.ts';
 import {
   activityDoc,
@@ -10,6 +10,16 @@ import {
   type ActivityDoc,
   type UserDataDoc,
 } from './mongo-queries.ts';
+
+/**
+ * Whether the newest page misses no append: a user's seqs run 1, 2, … without gaps, so the page
+ * must hold consecutive seqs, reach the newest one numbered, and end at 1 unless more follow.
+ */
+function settled(items: readonly ActivityRecord[], hasMore: boolean, numbered: number): boolean {
+  if (items.length === 0) return numbered === 0;
+  const consecutive = items.every((a, i) => a.seq === (items[0]?.seq ?? 0) - i);
+  return consecutive && (items[0]?.seq ?? 0) >= numbered && (hasMore || items.at(-1)?.seq === 1);
+}
 
 /**
  * MongoDB adapter of {@link ActivityStore}: collection `user_activity`. Each append takes the next
@@ -35,12 +45,16 @@ export function mongoActivityStore(db: MongoDb, run: Runner = guarded): Activity
       run(async () => (await activity.findOne({ userId }, { sort: NEWEST_FIRST, projection: { seq: 1 } }))?.seq),
     page: (userId, { limit, beforeSeq }) =>
       run(async () => {
+        // Numbered before the page is read: every append numbered by then is expected in it.
+        const numbered = (await users.findOne({ _id: userId }, { projection: { activitySeq: 1 } }))?.activitySeq ?? 0;
         const docs = await activity
           .find(activityPage(userId, beforeSeq))
           .sort(NEWEST_FIRST)
           .limit(limit + 1)
           .toArray();
-        return { items: docs.slice(0, limit).map(activityRecord), hasMore: docs.length > limit };
+        const items = docs.slice(0, limit).map(activityRecord);
+        const hasMore = docs.length > limit;
+        return { items, hasMore, settled: beforeSeq !== undefined || settled(items, hasMore, numbered) };
       }),
   };
 }

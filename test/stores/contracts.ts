@@ -336,6 +336,9 @@ function userData(name: string, target: ContractTarget): void {
       mine,
       [...appended].sort((x, y) => (y?.seq ?? 0) - (x?.seq ?? 0)).map((x) => x?.id),
     );
+    for (const limit of [1, 5, 50])
+      assert.ok((await other.activity.page(userId, { limit })).settled, `every append visible: settled (${limit})`);
+    assert.ok((await other.activity.page(await addUser(), { limit: 5 })).settled, 'no activity: settled');
   });
   t.run();
 }
