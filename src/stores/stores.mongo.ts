@@ -37,9 +37,9 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
     employees: mongoEmployeeStore(db, run),
     throttle: mongoLoginThrottleStore(db, run),
     async prepare(load) {
-      await mongo.runPreparing(async () => {
-        for (const [name, indexes] of Object.entries(INDEXES)) await db.collection(name).createIndexes([...indexes]);
-      });
+      // One bounded operation per collection: a large collection may take a while to check.
+      for (const [name, indexes] of Object.entries(INDEXES))
+        await mongo.runPreparing(() => db.collection(name).createIndexes([...indexes]));
       await load(mongoCredentialStore(db, mongo.runPreparing));
       mongo.opened();
     },
