@@ -130,6 +130,20 @@ t('a server that never answers: an operation ends as unavailable within mongodb.
   }
 });
 
+t('/ready’s ping has its own short deadline, whatever the operations may take', async () => {
+  const port = await closedPort();
+  const hole = await listener(port);
+  try {
+    const stores = open(`mongodb://127.0.0.1:${port}/troupe?serverSelectionTimeoutMS=8000`, 10_000);
+    const started = Date.now();
+    assert.instance(await rejection(stores.ping()), StoreUnavailableError);
+    const took = Date.now() - started;
+    assert.ok(took < 4000, `took ${took} ms`);
+  } finally {
+    await hole.close();
+  }
+});
+
 t('every read goes to the primary, whatever read preference the URI names', async () => {
   const mongo = openMongo('mongodb://127.0.0.1:1/troupe?readPreference=secondaryPreferred');
   try {
