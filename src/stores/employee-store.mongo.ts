@@ -87,5 +87,6 @@ export function mongoEmployeeStore(db: MongoDb, run: Runner = guarded): Employee
 /** An employee store on its own MongoClient for `uri`, whose `close()` closes the client. */
 export function openMongoEmployeeStore(uri: string): EmployeeStore {
   const mongo = openMongo(uri);
-  return { ...mongoEmployeeStore(mongo.db), close: mongo.close };
+  // Nothing to prepare but the indexes it makes itself: connected (and again after a failure), bounded.
+  return { ...mongoEmployeeStore(mongo.db, mongo.runPreparing), close: mongo.close };
 }
