@@ -120,6 +120,8 @@ const schema = z.object({
     .trim()
     .optional()
     .transform((uri) => uri || undefined), // set → every store in MongoDB (several machines can serve)
+  // with MongoDB: the longest one store operation may take (connecting included) before it answers 503, ms
+  'mongodb.operation-timeout-ms': int(100, 600_000).default(5000),
   'actors.ask-timeout-ms': int(1, 600_000).default(10_000), // an actor silent this long → 503
   // asks to an actor with this many waiting messages → 503 at once
   'actors.mailbox-limit': int(1, 1_000_000).default(1000),

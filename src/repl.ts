@@ -1,6 +1,7 @@
 /**
  * `npm run repl [-- --memory]`: the actor system on the configured stores (or, with `--memory`,
- * on a temporary data directory removed on exit), no HTTP port, and a Node REPL to talk to it.
+ * on a temporary data directory removed on exit, MongoDB or not), no HTTP port, and a Node REPL to
+ * talk to it.
  * `.exit` or Ctrl-D stops the actors and closes the stores; the process then ends by itself.
  */
 import { randomBytes } from 'node:crypto';
@@ -49,12 +50,15 @@ function loadConfigOrExit(overrides: Readonly<Record<string, string>> = {}): Con
 /**
  * `--memory`: the data dir is temporary, and so is the signing key unless one is configured. A key
  * that lives no longer than the session is no development key to warn about (the warning, a log
- * line, was all the session opened with), and nothing to write to the data dir.
+ * line, was all the session opened with), and nothing to write to the data dir. Every store lives
+ * in that directory's SQLite file: a configured `mongodb.uri` is left alone, so a session that
+ * keeps nothing never writes into the real database.
  */
 function memoryConfig(dataDir: string): Config {
-  const config = loadConfigOrExit({ DATA_DIR: dataDir });
+  const temporary = { DATA_DIR: dataDir, MONGODB_URI: '' };
+  const config = loadConfigOrExit(temporary);
   if (config.security.signingKey !== undefined) return config;
-  return loadConfigOrExit({ DATA_DIR: dataDir, SECURITY_SIGNING_KEY: randomBytes(64).toString('base64url') });
+  return loadConfigOrExit({ ...temporary, SECURITY_SIGNING_KEY: randomBytes(64).toString('base64url') });
 }
 
 const banner = (config: Config, memory: boolean): string =>

@@ -101,6 +101,13 @@ t('relaxed binding reaches dotted and dashed keys; MONGODB_URI works', () => {
   assert.equal([...c.services], ['secured', 'employee']);
 });
 
+t('mongodb.operation-timeout-ms: 5000 by default, MONGODB_OPERATION_TIMEOUT_MS sets it, below 100 ms refused', () => {
+  assert.is(loadConfig({}).mongodb.operationTimeoutMs, 5000);
+  assert.is(loadConfig({ env: { MONGODB_OPERATION_TIMEOUT_MS: '2500' } }).mongodb.operationTimeoutMs, 2500);
+  rejects({ properties: { 'mongodb.operation-timeout-ms': '50' } }, /mongodb\.operation-timeout-ms/);
+  rejects({ properties: { 'mongodb.operation-timeout-ms': 'soon' } }, /mongodb\.operation-timeout-ms/);
+});
+
 t('the seed spelling refresh-token is accepted', () => {
   assert.equal(
     loadConfig({ properties: { 'security.jwt.grant-type': 'password,refresh-token' } }).security.jwt.grantType,

@@ -33,6 +33,8 @@ export interface ActivityActorDeps {
 interface Cache {
   readonly recent: readonly ActivityRecord[];
   readonly complete: boolean;
+  /** False when the store said an append may still appear among these: loaded again before use. */
+  readonly settled: boolean;
 }
 
 type State = Cache | undefined;
@@ -76,9 +78,12 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
     return undefined;
   };
 
-  /** The cache if the store has nothing newer (another process may have appended, or deleted the user). */
+  /**
+   * The cache if the store has nothing newer (another process may have appended, or deleted the
+   * user) and it was settled (an append seen out of order may have filled a gap since).
+   */
   const current = async (cache: Cache | undefined): Promise<Cache | undefined> =>
-    cache && (await deps.store.latestSeq(userId)) === cache.recent[0]?.seq ? cache : undefined;
+    cache?.settled && (await deps.store.latestSeq(userId)) === cache.recent[0]?.seq ? cache : undefined;
 
   /**
    * The newest page comes from the cache when it can answer it whole, else from the store (one
@@ -97,8 +102,10 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
     }
     const page = await deps.store.page(userId, { limit: msg.limit + 1 });
     reply(msg, page.items.slice(0, msg.limit), page.hasMore || page.items.length > msg.limit);
+    // A page the store did not call settled may miss an append still landing: it is never kept.
+    if (!page.settled) return undefined;
     const recent = page.items.slice(0, size);
-    return { recent, complete: !page.hasMore && recent.length === page.items.length };
+    return { recent, complete: !page.hasMore && recent.length === page.items.length, settled: true };
   };
 
   const reply = (msg: Extract<Msg, { type: 'History' }>, items: readonly ActivityRecord[], hasMore: boolean): void => {

@@ -116,13 +116,16 @@ const text = (what: string) =>
 export const fields = {
   /**
    * Trimmed and in Unicode normal form C (one spelling of `é`, whichever the client sent), 1–200
-   * characters: names are stored, compared and searched in one form.
+   * characters, none of them a control character (NUL, line breaks, ESC, DEL…): a name is one line
+   * of text, stored, compared and searched in one form, and MongoDB refuses a NUL in the search's
+   * regular expression.
    */
   name: text('a string')
     .trim()
     .overwrite((s) => s.normalize('NFC'))
     .min(1, 'must not be empty')
-    .max(200, 'must be at most 200 characters'),
+    .max(200, 'must be at most 200 characters')
+    .regex(/^\P{Cc}*$/u, 'must not contain control characters'),
   /** A real date, from 1900-01-01 to today. */
   dateOfBirth: text('a date YYYY-MM-DD').superRefine(checked(birthProblem)),
   /** A real date, 0000-01-01 to 9999-12-31 (search bounds). */

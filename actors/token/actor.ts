@@ -42,14 +42,17 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
 
   const { revokeLogin, revokeAccessToken, endOldestLogins } = createLogins(deps, seconds);
 
+  const REUSED = 'Refresh token already used; every token of this login is revoked';
+
   /** A live refresh token of this client, or the reason it is not one. */
   const liveRefresh = async (msg: Of<'Refresh'>): Promise<RefreshTokenRecord | string> => {
     const record = await deps.refreshTokens.find(hashToken(msg.refreshToken));
     if (!record || record.clientId !== msg.clientId) return 'Invalid refresh token';
-    if (record.revokedAt !== null) return 'Refresh token revoked';
+    if (record.revokedAt !== null || (await deps.denylist.loginRevoked(record.familyId)))
+      return 'Refresh token revoked';
     if (record.usedAt !== null) {
-      await revokeLogin(record.familyId);
-      return 'Refresh token already used; every token of this login is revoked';
+      await revokeLogin(record.familyId, record.expiresAt);
+      return REUSED;
     }
     return record.expiresAt <= seconds() ? 'Refresh token expired' : record;
   };
@@ -69,8 +72,13 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
     const { familyId, expiresAt, generation } = record;
     const next = grants.newRefresh(client, user, record.scope, familyId, expiresAt, lastExp, generation + 1);
-    if (!next || !(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds())))
-      return refused(msg, 'Invalid refresh token');
+    if (!next) return refused(msg, 'Invalid refresh token');
+    // Lost the rotation: another request (in this process or another) spent the token since it
+    // was read. That is reuse as much as a token found used: the login is revoked either way.
+    if (!(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds()))) {
+      await revokeLogin(familyId, expiresAt);
+      return refused(msg, REUSED);
+    }
     tell(msg.sender, ok(grants.granted(issued, scope, next.token)));
   };
 
@@ -97,13 +105,16 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     const owner = record?.clientId ?? claims?.clientId;
     if (owner !== undefined && owner !== msg.clientId)
       return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
-    if (record) await revokeLogin(record.familyId);
+    if (record) await revokeLogin(record.familyId, record.expiresAt);
     if (claims) await revokeAccessToken(claims);
     tell(msg.sender, ok(null));
   };
 
-  const introspectRefresh = (record: RefreshTokenRecord): Introspection =>
-    record.revokedAt !== null || record.usedAt !== null || record.expiresAt <= seconds()
+  const introspectRefresh = async (record: RefreshTokenRecord): Promise<Introspection> =>
+    record.revokedAt !== null ||
+    record.usedAt !== null ||
+    record.expiresAt <= seconds() ||
+    (await deps.denylist.loginRevoked(record.familyId))
       ? { active: false }
       : {
           active: true,
@@ -119,7 +130,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const onIntrospect = async (msg: Of<'Introspect'>): Promise<void> => {
     const { record, claims } = await locate(msg.token);
     const found: Introspection = record
-      ? introspectRefresh(record)
+      ? await introspectRefresh(record)
       : claims
         ? {
             active: true,

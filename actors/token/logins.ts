@@ -13,6 +13,8 @@ export interface LoginDeps {
   readonly refreshTokens: RefreshTokenStore;
   /** Seconds an access token lives: the horizon of a login whose tokens predate the record. */
   readonly accessTokenValidity: number;
+  /** Seconds a login's refresh tokens live: the bound of a login whose expiry is not at hand. */
+  readonly refreshTokenValidity: number;
   /** Live logins one account may hold (`security.jwt.max-logins-per-user`). */
   readonly maxLoginsPerUser: number;
   /** Access tokens of one login revoked one by one (`security.jwt.max-revoked-tokens-per-login`). */
@@ -29,18 +31,23 @@ export function createLogins(deps: LoginDeps, seconds: () => number) {
     (lastExp ?? seconds() + deps.accessTokenValidity) + CLOCK_SKEW;
 
   /**
-   * Revokes a whole login: its refresh tokens, and every access token issued in it (the first and
-   * every rotation's), until the last of them would have expired anyway. The access tokens first:
-   * a crash between the two leaves the refresh tokens usable, never the access tokens. A rotation
-   * that committed in another process just before the family was revoked may have issued a later
-   * `exp`: the horizon is read again once no rotation can commit, and widened if so.
+   * Revokes a whole login: every access token issued in it (the first and every rotation's) and
+   * every refresh token. The one durable step is the login's revocation: access tokens are refused
+   * by it, and a refresh token is honoured only while its login is not revoked, so it is kept until
+   * the later of the access tokens' horizon and the refresh tokens' expiry (`loginExpiresAt`, or
+   * at most the refresh-token validity from now when it is not at hand). Marking the family
+   * revoked comes after, as bookkeeping: a failure between the two still leaves the login revoked.
+   * A rotation that committed in another process just before the family was revoked may have
+   * issued a later `exp`: the horizon is read again once no rotation can commit, and widened if so.
    */
-  const revokeLogin = async (familyId: string): Promise<void> => {
+  const revokeLogin = async (familyId: string, loginExpiresAt?: number): Promise<void> => {
+    const refreshEnd = (loginExpiresAt ?? seconds() + deps.refreshTokenValidity) + CLOCK_SKEW;
+    const until = (lastExp: number | undefined): number => Math.max(horizon(lastExp), refreshEnd);
     const before = await deps.refreshTokens.accessHorizon(familyId);
-    await deps.denylist.revokeLogin(familyId, horizon(before));
+    await deps.denylist.revokeLogin(familyId, until(before));
     await deps.refreshTokens.revokeFamily(familyId, seconds());
     const after = await deps.refreshTokens.accessHorizon(familyId);
-    if (after !== undefined && after > (before ?? -Infinity)) await deps.denylist.revokeLogin(familyId, horizon(after));
+    if (after !== undefined && after > (before ?? -Infinity)) await deps.denylist.revokeLogin(familyId, until(after));
   };
 
   /** Revokes one access token; past the login's bound, the whole login instead. */

@@ -26,8 +26,14 @@ export interface Denylist {
   revoke(jti: string, expiresAt: number, loginId?: string): Promise<void>;
   /** How many tokens of the login were revoked one by one and are still refused at `now`, by any process. */
   revokedTokensOf(loginId: string, now: number): Promise<number>;
-  /** Refuses every access token of the login until `expiresAt` (epoch seconds). */
+  /**
+   * Refuses every access token of the login until `expiresAt` (epoch seconds), and (through
+   * {@link Denylist.loginRevoked}) every refresh token: one write, so that a login is revoked
+   * whole or not at all.
+   */
   revokeLogin(loginId: string, expiresAt: number): Promise<void>;
+  /** Whether the login was revoked, by any process: asks the store itself, never a copy. */
+  loginRevoked(loginId: string): Promise<boolean>;
   /** Forgets entries whose tokens have expired anyway (in the store, {@link STORE_RETENTION_S} later). */
   purge(nowSeconds: number): Promise<void>;
 }
@@ -77,6 +83,7 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       revoked.login.set(loginId, Math.max(expiresAt, revoked.login.get(loginId) ?? 0));
     },
     revokedTokensOf: (loginId, at) => store.tokensOfLogin(loginId, at),
+    loginRevoked: (loginId) => store.has('login', loginId, now()),
     async purge(at) {
       await store.purgeExpired(at - STORE_RETENTION_S);
       forgetExpired(revoked.token, at);

@@ -67,6 +67,8 @@ export const rolesByIds = (ids: readonly number[]): Filter<RoleDoc> => ({ _id: {
 
 /** Users and roles in id order. */
 export const BY_ID: Sort = { _id: 1 };
+/** The highest id first: the next one is one more. */
+export const BY_NEWEST_ID: Sort = { _id: -1 };
 
 // ---- refresh tokens (collection `refresh_tokens`) --------------------------------------------
 
@@ -254,6 +256,17 @@ export const activityPage = (userId: ObjectIdString, beforeSeq: number | undefin
 export const NEWEST_FIRST: Sort = { seq: -1 };
 
 // ---- login throttle (collections `login_throttle`, `login_known_pairs`) -----------------------
+
+/** rate-limiter-flexible's RateLimiterMongo document: a key's count in the window ending `expire`. */
+export interface ThrottleDoc {
+  key: string;
+  points: number;
+  expire: Date | null;
+}
+
+/** The key while it still counts in the window ending `windowEnds` (a later window has another end). */
+export const countInWindow = (key: string, windowEnds: Date): Filter<ThrottleDoc> => ({ key, expire: windowEnds });
+export const TAKE_ONE_BACK: UpdateFilter<ThrottleDoc> = { $inc: { points: -1 } };
 
 export interface KnownPairDoc {
   _id: string;

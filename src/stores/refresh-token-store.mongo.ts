@@ -1,5 +1,5 @@
 import type { Db as MongoDb } from 'mongodb';
-import { guarded } from './mongo.ts';
+import { guarded, type Runner } from './mongo.ts';
 import {
   expiredBefore,
   familyAccessHorizon,
@@ -19,20 +19,20 @@ import { REVOKED_RETENTION_S, SPENT_WINDOW, type RefreshTokenStore } from './ref
  * to two instances at once, a token is rotated once. The successor is inserted after; a crash in
  * between leaves the login without a usable refresh token (its client logs in again), never two.
  */
-export function mongoRefreshTokenStore(db: MongoDb): RefreshTokenStore {
+export function mongoRefreshTokenStore(db: MongoDb, run: Runner = guarded): RefreshTokenStore {
   const tokens = db.collection<RefreshTokenDoc>('refresh_tokens');
   return {
     insert: (record) =>
-      guarded(async () => {
+      run(async () => {
         await tokens.insertOne(refreshTokenDoc(record));
       }),
     find: (hash) =>
-      guarded(async () => {
+      run(async () => {
         const doc = await tokens.findOne({ _id: hash });
         return doc ? refreshTokenRecord(doc) : undefined;
       }),
     rotate: (oldHash, next, at) =>
-      guarded(async () => {
+      run(async () => {
         const spent = await tokens.findOneAndUpdate(unspentToken(oldHash), markUsed(at));
         if (!spent) return false;
         await tokens.insertOne(refreshTokenDoc(next));
@@ -45,13 +45,13 @@ export function mongoRefreshTokenStore(db: MongoDb): RefreshTokenStore {
         return true;
       }),
     accessHorizon: (familyId) =>
-      guarded(async () =>
+      run(async () =>
         familyAccessHorizon(await tokens.find({ familyId }, { projection: { accessExpiresAt: 1 } }).toArray()),
       ),
     revokeFamily: (familyId, at) =>
-      guarded(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
+      run(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
     liveLogins: (username, now) =>
-      guarded(async () =>
+      run(async () =>
         (
           await tokens
             .find({ username, usedAt: null, revokedAt: null, expiresAt: { $gt: now } }, { projection: { familyId: 1 } })
@@ -60,7 +60,7 @@ export function mongoRefreshTokenStore(db: MongoDb): RefreshTokenStore {
         ).map((d) => d.familyId),
       ),
     purgeExpired: (now) =>
-      guarded(
+      run(
         async () =>
           (await tokens.deleteMany({ $or: [expiredBefore(now), { revokedAt: { $lt: now - REVOKED_RETENTION_S } }] }))
             .deletedCount,

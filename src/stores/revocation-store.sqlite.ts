@@ -39,11 +39,17 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
      where seq > ? and (expires_at >= ? or seq = (select max(seq) from revocations))
      order by seq`,
   );
+  const present = db
+    .prepare<[string, string, number], number>(
+      'select 1 from revocations where kind = ? and id = ? and expires_at >= ?',
+    )
+    .pluck();
   const purge = db.prepare<[number]>('delete from revocations where expires_at < ?');
   const dataVersion = db.prepare<[], number>('pragma data_version').pluck();
   let seen = -1;
   return {
     add: async (r) => add(r),
+    has: async (kind, id, now) => present.get(kind, id, now) !== undefined,
     async since(cursor, now) {
       const rows = after.all(cursor, now);
       const revocations: Revocation[] = rows

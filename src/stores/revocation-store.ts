@@ -14,10 +14,16 @@ export interface Revocation {
 
 export interface RevocationStore {
   /**
-   * Records a revocation. Adding it again with a later `expiresAt` keeps the later one, and other
-   * processes read it again with {@link RevocationStore.since}; an earlier one changes nothing.
+   * Records a revocation durably. Adding it again with a later `expiresAt` keeps the later one;
+   * an earlier one changes nothing. Once this resolves, {@link RevocationStore.has} answers true in
+   * every process, and other processes read it again with {@link RevocationStore.since}.
    */
   add(revocation: Revocation): Promise<void>;
+  /**
+   * Whether the revocation is recorded and unexpired at `now`, read from the store itself (on
+   * MongoDB from the primary): for decisions that must not wait for {@link RevocationStore.since}.
+   */
+  has(kind: Revocation['kind'], id: string, now: number): Promise<boolean>;
   /**
    * The unexpired revocations (`expiresAt >= now`) added after `cursor` (0: all of them), in the
    * order they were added, and the cursor to read from next time. Expired ones are not read.

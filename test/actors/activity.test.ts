@@ -203,6 +203,43 @@ t('History › pages are newest first and the cursor visits every activity once,
   }
 });
 
+/**
+ * The real store, but with appends that become visible out of order, as on MongoDB (numbered in
+ * one write, inserted in another): the activities in `pending` are numbered but not yet visible,
+ * and a page then says it is not settled, as the MongoDB adapter says of a page with a gap.
+ */
+function outOfOrder(store: ActivityStore, pending: Set<number>): ActivityStore {
+  return {
+    ...store,
+    latestSeq: async (userId) =>
+      (await store.page(userId, { limit: 1000 })).items.find((a) => !pending.has(a.seq))?.seq,
+    async page(userId, options) {
+      const page = await store.page(userId, options);
+      return { ...page, items: page.items.filter((a) => !pending.has(a.seq)), settled: pending.size === 0 };
+    },
+  };
+}
+
+t('History › a page read while an earlier append was not yet visible is not kept: it shows up next time', async () => {
+  const pending = new Set<number>();
+  const ref = router({ store: outOfOrder(ctx.store, pending) });
+  const userId = await newUser();
+  await record(ref, userId, 'FIRST');
+  await record(ref, userId, 'SECOND'); // numbered before THIRD, but seen after it
+  await record(ref, userId, 'THIRD');
+  const second = (await ctx.store.page(userId, { limit: 3 })).items[1];
+  pending.add(second?.seq ?? -1);
+  assert.equal(
+    (await history(ref, userId)).activities.map((a) => a.type),
+    ['THIRD', 'FIRST'],
+  );
+  pending.clear(); // the insert lands
+  assert.equal(
+    (await history(ref, userId)).activities.map((a) => a.type),
+    ['THIRD', 'SECOND', 'FIRST'],
+  );
+});
+
 t('Record › an unknown user → activity.user_not_found', async () => {
   const ref = router();
   const reply = await ask(ref, Activity.record({ userId: newId(), type: 'LOGIN' }), 2000);

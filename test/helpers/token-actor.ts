@@ -11,6 +11,7 @@ import { createTokenSigner, createTokenVerifier, type TokenSettings } from '../.
 import { loadSigningKey } from '../../src/security/keys.ts';
 import type { PasswordHasher } from '../../src/security/passwords.ts';
 import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
+import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
@@ -42,6 +43,8 @@ export async function startTokenActor(
     /** A database file shared with other setups (other processes), instead of one in memory. */
     dataDir?: string;
     onCrash?: TokenActorDeps['onCrash'];
+    /** Wraps the real refresh-token store, e.g. to let another process act between two of its calls. */
+    refreshTokens?: (store: RefreshTokenStore) => RefreshTokenStore;
   },
 ): Promise<TokenActorSetup> {
   const db = openDatabase(options.dataDir ?? ':memory:', { synchronous: 'NORMAL' });
@@ -60,7 +63,7 @@ export async function startTokenActor(
     clients,
     authenticateClient: createClientAuthenticator(clients, options.hasher),
     credentials,
-    refreshTokens: sqliteRefreshTokenStore(db),
+    refreshTokens: (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db)),
     passwords: options.hasher,
     signAccessToken: createTokenSigner(key, SETTINGS),
     verifyAccessToken: verify,

@@ -76,6 +76,18 @@ function credentials(name: string, target: ContractTarget): void {
       ]);
     },
   );
+  t('three processes saving the same new roles at once, in different orders: ids 1 to 5, without gaps', async () => {
+    const all = [stores(), await ctx.sut?.another(), await ctx.sut?.another()].flatMap((s) => (s ? [s] : []));
+    const names = ['R1', 'R2', 'R3', 'R4', 'R5'];
+    await Promise.all(
+      all.map(async (s, i) => {
+        const order = i === 1 ? [...names].reverse() : names;
+        await Promise.all(order.map((roleName) => s.credentials.saveRole({ roleName })));
+      }),
+    );
+    const saved = await Promise.all(names.map((roleName) => stores().credentials.saveRole({ roleName })));
+    assert.equal(saved.map((r) => r.id).sort(), [1, 2, 3, 4, 5]);
+  });
   t('saving a user saves its roles (created when missing) and replaces its role set; ids stay', async () => {
     const c = stores().credentials;
     const saved = await c.saveUser({
@@ -270,6 +282,16 @@ function revocations(name: string, target: ContractTarget): void {
     assert.is(await other.revocations.tokensOfLogin('login-9', 100), 2);
     assert.is(await other.revocations.tokensOfLogin('login-9', 400), 1);
   });
+  t('a recorded revocation is known at once to another process asking the store itself, until it expires', async () => {
+    const other = await ctx.sut?.another();
+    assert.ok(other);
+    assert.not.ok(await other.revocations.has('login', 'login-1', 100));
+    await stores().revocations.add({ kind: 'login', id: 'login-1', expiresAt: 500 });
+    assert.ok(await other.revocations.has('login', 'login-1', 100));
+    assert.ok(await other.revocations.has('login', 'login-1', 500));
+    assert.not.ok(await other.revocations.has('login', 'login-1', 501), 'expired');
+    assert.not.ok(await other.revocations.has('token', 'login-1', 100), 'another kind');
+  });
   t('through the denylist: a revocation by one process is refused by the other once it looks again', async () => {
     const other = await ctx.sut?.another();
     assert.ok(other);
@@ -378,6 +400,9 @@ function userData(name: string, target: ContractTarget): void {
       mine,
       [...appended].sort((x, y) => (y?.seq ?? 0) - (x?.seq ?? 0)).map((x) => x?.id),
     );
+    for (const limit of [1, 5, 50])
+      assert.ok((await other.activity.page(userId, { limit })).settled, `every append visible: settled (${limit})`);
+    assert.ok((await other.activity.page(await addUser(), { limit: 5 })).settled, 'no activity: settled');
   });
   t.run();
 }
@@ -397,6 +422,29 @@ function throttle(name: string, target: ContractTarget): void {
     await stores().throttle.remember('pair-x', 100);
     assert.ok(await other.throttle.isKnown('pair-x'));
   });
+  t(
+    'a count is given back exactly: in its own window only, never below zero, from any process; a key at zero is gone',
+    async () => {
+      const other = await ctx.sut?.another();
+      assert.ok(other);
+      const options = { keyPrefix: 'exact', points: 5, duration: 60 };
+      const [mine, theirs] = [stores().throttle.counter(options), other.throttle.counter(options)];
+      const first = await mine.consume('k');
+      const window = stores().throttle.windowOf(first);
+      assert.type(window, 'number');
+      assert.ok(Math.abs((window ?? 0) - Date.now() - 60_000) < 5_000, 'the window ends a duration after the count');
+      assert.is(other.throttle.windowOf(await theirs.consume('k')), window, 'one window for both processes');
+      await other.throttle.giveBack(theirs, 'k', (window ?? 0) - 1); // another window: nothing given back
+      assert.is((await mine.get('k'))?.consumedPoints, 2);
+      await Promise.all([
+        stores().throttle.giveBack(mine, 'k', window ?? 0),
+        other.throttle.giveBack(theirs, 'k', window ?? 0),
+        other.throttle.giveBack(theirs, 'k', window ?? 0),
+      ]);
+      assert.is(await mine.get('k'), null, 'the key at zero is removed, and never goes below');
+      assert.is((await mine.consume('k')).consumedPoints, 1);
+    },
+  );
   t.run();
 }
 
