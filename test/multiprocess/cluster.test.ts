@@ -190,8 +190,10 @@ t('workers killed with SIGKILL in turn under scrapes: the primary lives, the por
   }
   assert.not.throws(() => process.kill(ctx.server.pid, 0), 'the primary died');
   const failed = outcomes.filter((o) => !o.ok);
-  // A kill may cut the requests in flight on that worker (6 clients); nothing else fails or hangs.
-  assert.ok(failed.length <= 3 * 6, `${failed.length} failures: ${failed.map((o) => o.what).join(', ')}`);
+  // A kill may cut, for each of the 6 clients, the request in flight on that worker and the next
+  // one sent on a kept-alive connection to it before the client learns it is closed: at most 2
+  // per client and kill. Nothing else fails, and nothing hangs.
+  assert.ok(failed.length <= 3 * 6 * 2, `${failed.length} failures: ${failed.map((o) => o.what).join(', ')}`);
   assert.not.ok(
     failed.some((o) => o.what.endsWith('TimeoutError')),
     'a request hung until its timeout',
@@ -232,7 +234,13 @@ budget('past the restart budget the primary stops and exits non-zero', async () 
     });
     const deadline = Date.now() + 60_000;
     while (!exited && Date.now() < deadline) {
-      for (const pid of workersOf(server.pid)) process.kill(pid, 'SIGKILL');
+      for (const pid of workersOf(server.pid)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // ESRCH: it died between the listing and the kill, as these workers do
+        }
+      }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const [code] = await server.exited;
