@@ -102,7 +102,8 @@ function apiOptions(config: Config): { askTimeoutMs: number; maxBodyBytes: numbe
 
 function serviceRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   const { config, refs } = deps;
-  const routes = opsRoutes({ ready: deps.ready, metrics: deps.metrics.text });
+  // With a management port, operations are served there alone (createManagementApp).
+  const routes = config.management.port === undefined ? opsRoutes(opsDeps(deps)) : [];
   if (config.services.has('secured')) routes.push(...securedRoutes(deps, oauth));
   if (config.services.has('userdata')) {
     routes.push(
@@ -113,6 +114,21 @@ function serviceRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   if (config.services.has('employee') && refs.employee)
     routes.push(...employeeRoutes({ ...apiOptions(config), employee: refs.employee }));
   return routes;
+}
+
+const opsDeps = (deps: AppDeps) => ({ ready: deps.ready, metrics: deps.metrics.text });
+
+function guardsFor(deps: AppDeps, oauth: OAuthRouteDeps): Guards {
+  const { config } = deps;
+  return {
+    authenticate: bearerAuthenticator({
+      enabled: config.security.enabled,
+      realm: config.security.securityRealm,
+      verify: deps.verifyToken,
+    }),
+    client: clientAuthentication(oauth),
+    realm: config.security.securityRealm,
+  };
 }
 
 function oauthDeps(deps: AppDeps): OAuthRouteDeps {
@@ -127,9 +143,11 @@ function oauthDeps(deps: AppDeps): OAuthRouteDeps {
 }
 
 /**
- * The middleware order: request id → request log → metrics → error handler → CORS → one router,
- * whose every route runs the check of its own access declaration first (`http/routing.ts`). A
- * request that runs no route under a secured prefix is 401 without a token, as in Spring.
+ * The middleware order: the request frame (`middleware/frame.ts`: request id, the request's log
+ * line and metrics, and the error handler, in one middleware) → CORS when origins are configured →
+ * one router, whose every route runs the check of its own access declaration first
+ * (`http/routing.ts`). A request that runs no route under a secured prefix is 401 without a token,
+ * as in Spring.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { config } = deps;
@@ -139,15 +157,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: proxies > 0, maxIpsCount: proxies });
   app.silent = true;
   const oauth = oauthDeps(deps);
-  const guards: Guards = {
-    authenticate: bearerAuthenticator({
-      enabled: config.security.enabled,
-      realm: config.security.securityRealm,
-      verify: deps.verifyToken,
-    }),
-    client: clientAuthentication(oauth),
-    realm: config.security.securityRealm,
-  };
+  const guards = guardsFor(deps, oauth);
   let routes: readonly RouteInfo[] = [];
   const root = mountRoutes(
     [...serviceRoutes(deps, oauth), ...docsRoutes({ document: () => openApiFor(config, routes) })],
@@ -159,5 +169,20 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // CORS headers go to allowed origins only: with none configured there is nothing to do.
   if (config.server.cors.allowedOrigins.length > 0) app.use(corsFor(config.server.cors.allowedOrigins));
   app.use(dispatch(root, guards));
+  return app;
+}
+
+/**
+ * The app of `management.port`: `/health`, `/ready` and `/metrics` alone, with the same request
+ * frame (request id, log line, metrics, error rendering), as Spring Boot's management port.
+ */
+export function createManagementApp(deps: AppDeps): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.silent = true;
+  const guards = guardsFor(deps, oauthDeps(deps));
+  const router = mountRoutes(opsRoutes(opsDeps(deps)), guards);
+  mounted.set(app, routeTable(router));
+  app.use(requestFrame(deps.logger, deps.metrics));
+  app.use(dispatch(router, guards));
   return app;
 }

@@ -44,6 +44,11 @@ export interface Route {
   readonly access: Access;
   /** Body parsers, then the handler. */
   readonly run: readonly RouteMiddleware[];
+  /**
+   * A GET route whose handler writes (the original service's create-by-query): HEAD, a safe
+   * method, does not run it (405).
+   */
+  readonly changesState?: true;
 }
 
 export const route = (method: Method, path: string, access: Access, ...run: RouteMiddleware[]): Route => ({
@@ -52,6 +57,9 @@ export const route = (method: Method, path: string, access: Access, ...run: Rout
   access,
   run,
 });
+
+/** Declares a GET route that changes state: HEAD of it is 405, never a run of its handler. */
+export const changesState = (r: Route): Route => ({ ...r, changesState: true });
 
 /** How the access checks reach the security parts; built once by the app. */
 export interface Guards {
@@ -135,6 +143,9 @@ export function mountRoutes(routes: readonly Route[], guards: Guards): Router<Ap
     if (typeof r.access !== 'object' || r.access === null)
       throw new TypeError(`route ${r.method} ${r.path} declares no access`);
     router.register(r.path, [r.method], [guardOf(r.access, guards), ...r.run]);
+    // The router answers HEAD with every GET route; not with one whose handler writes.
+    const layer = router.stack.at(-1);
+    if (r.changesState && layer) layer.methods = layer.methods.filter((m) => m !== 'HEAD');
   }
   routeTable(router);
   return router;
@@ -203,22 +214,35 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
     for (const c of byMethod.get(method) ?? []) if (c.layer.match(path)) return c;
     return undefined;
   };
+  /**
+   * HEAD runs the route GET would run, when that route takes HEAD: never another GET route that
+   * also matches the path (`/api/employee/:id` for `/api/employee/create`), nor a handler that writes.
+   */
+  const routeFor = (path: string, method: string): Compiled | undefined => {
+    if (method !== 'HEAD') return chosenFor(path, method);
+    const get = chosenFor(path, 'GET');
+    return get?.methods.has('HEAD') ? get : undefined;
+  };
 
   const unrouted = async (ctx: ParameterizedContext<AppState>, candidates: readonly Compiled[]): Promise<void> => {
     const first = candidates[0];
     if (first) {
       ctx.state.route = first.path;
-      const allow = [...new Set(candidates.flatMap((c) => [...c.methods]))].join(', ');
+      const allow = [...new Set(candidates.flatMap((c) => [...c.methods]))]
+        .filter((m) => m !== 'HEAD' || routeFor(ctx.path, 'HEAD'))
+        .join(', ');
       if (ctx.method === 'OPTIONS') {
         ctx.status = 200;
         ctx.body = '';
         ctx.set('Allow', allow);
-        return;
+      } else {
+        ctx.status = KNOWN_METHODS.has(ctx.method) ? 405 : 501;
+        if (ctx.status === 405) ctx.set('Allow', allow);
       }
-      ctx.status = KNOWN_METHODS.has(ctx.method) ? 405 : 501;
-      if (ctx.status === 405) ctx.set('Allow', allow);
     }
-    if (ctx.method === 'OPTIONS' || !secured.has(firstSegment(ctx.path))) return;
+    // OPTIONS too: its 200 or 404 would tell which routes exist. A CORS preflight from an allowed
+    // origin never gets here (answered by the CORS middleware before this).
+    if (!secured.has(firstSegment(ctx.path))) return;
     const allow = ctx.response.get('Allow');
     ctx.remove('Allow'); // a 401 tells nothing about the methods
     await guards.authenticate(ctx);
@@ -226,7 +250,7 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
   };
 
   return async function route(ctx, next) {
-    const chosen = chosenFor(ctx.path, ctx.method);
+    const chosen = routeFor(ctx.path, ctx.method);
     if (!chosen) {
       await unrouted(ctx, matching(ctx.path));
       return next();

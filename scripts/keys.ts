@@ -106,6 +106,8 @@ try {
       'the key set is fixed by configuration (security.signing-key): change that property, with security.previous-signing-keys, to change keys',
     );
   stores = openStores(config);
+  // MongoDB: the indexes made, the stores' operations allowed (no initial data is loaded here).
+  await stores.prepare(async () => {});
   process.stdout.write(`${await run(config, stores)}\n`);
 } catch (error) {
   const refusal = explain(error);

@@ -1,13 +1,26 @@
 // Runs every uvu suite under test/ (TypeScript run by Node's own type stripping) and ends with one line: "N passed, N failed[, N skipped]".
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-const pattern = process.argv[2] ?? '\\.test\\.ts$';
+// `node scripts/test.mjs [PATTERN]`: PATTERN is a regular expression over the paths of the
+// *.test.ts files under test/ (`actors/user`, `test/actors/user.test.ts` and `http/.*` all work).
+const asked = process.argv[2];
+const pattern = new RegExp((asked ?? '').replace(/^(\.\/)?test\//, ''), 'i');
+const files = readdirSync('test', { recursive: true })
+  .map((name) => String(name).split('\\').join('/'))
+  .filter((name) => name.endsWith('.test.ts') && pattern.test(name))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test file under test/ matches "${asked}"`);
+  process.exit(1);
+}
+// uvu reads its pattern as a regular expression over the same paths: match exactly these files.
+const only = `^(${files.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`;
 // Every test server logs here at debug level; the last suite audits the whole file for secrets.
 const log = join(mkdtempSync(join(tmpdir(), 'troupe-test-log-')), 'servers.log');
-const child = spawn(process.execPath, ['node_modules/uvu/bin.js', 'test', pattern, '--no-color'], {
+const child = spawn(process.execPath, ['node_modules/uvu/bin.js', 'test', only, '--no-color'], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, FORCE_COLOR: '0', TROUPE_TEST_LOG: log },
 });

@@ -8,7 +8,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
-import { serveClusterMetrics } from './metrics.ts';
+import { serveClusterMetrics } from './cluster-metrics.ts';
 import { defaultBudget, type RestartBudget } from './messaging/supervision.ts';
 
 export interface PrimaryOptions {
@@ -30,10 +30,21 @@ export function runPrimary(config: Config, logger: Logger, options: PrimaryOptio
   let announced = false;
   const listening = new Set<number>();
 
-  serveClusterMetrics();
-  const fork = (): Worker => cluster.fork();
+  serveClusterMetrics(logger);
+  // Each worker accepts its own connections (see docs/several-processes.md): with round-robin the
+  // primary accepts and hands a connection over IPC, and one handed to a worker that dies before
+  // taking it stays open in the primary for good, its client waiting forever.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    // A send on a channel that just closed is emitted here; unheard, it would end the primary.
+    worker.on('error', (error: Error) => logger.warn({ pid: worker.process.pid, err: error }, 'worker channel error'));
+    return worker;
+  };
 
   cluster.on('listening', (worker, address) => {
+    // A worker's first address is its main port; a second one is the management port.
+    if (listening.has(worker.id)) return;
     listening.add(worker.id);
     if (!announced && listening.size >= wanted) {
       announced = true;

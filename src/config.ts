@@ -1,13 +1,17 @@
 /**
  * The only reader of the environment and of `application.properties`. Sources, later ones winning:
  * built-in development defaults, the properties file, environment variables by relaxed binding
- * (`SECURITY_JWT_CLIENT_ID` sets `security.jwt.client-id`). The result is typed and frozen.
+ * (`SECURITY_JWT_CLIENT_ID` sets `security.jwt.client-id`), the command line (`--server.port=9090`).
+ * The result is typed and frozen. An unknown key in a file or on the command line is a warning
+ * naming the closest known key.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parse as parseProperties } from 'dot-properties';
 import { z } from 'zod';
+import { closestKey } from './config-args.ts';
+import { BCRYPT_HASH, grantTypeName, SCOPE_TOKEN, withoutBcryptPrefix } from './security/formats.ts';
 
 /** BCrypt hash of the development client secret `troupe-secret`; refused in production. */
 export const DEV_CLIENT_SECRET_HASH = '$2b$10$CtwJ021qq4KpCLS.FFEvWunroJJ73yOVmMkbon/8OFghalB.4a1q.';
@@ -49,8 +53,8 @@ const schema = z.object({
   // reverse proxies in front whose X-Forwarded-For entries name the client
   'server.trusted-proxies': int(0, 10).default(0),
   'server.request-timeout-ms': int(1, 3_600_000).default(30_000), // a request's headers and body must arrive within this, or 408
-  // its headers within this (at most the request timeout), or 408
-  'server.headers-timeout-ms': int(1, 3_600_000).default(10_000),
+  // its headers within this, or 408; unset → the smaller of 10 s and the request timeout (Node's rule)
+  'server.headers-timeout-ms': int(1, 3_600_000).optional(),
   // an idle kept-alive connection is closed after this; 0 never
   'server.keep-alive-timeout-ms': int(0, 600_000).default(5_000),
   'server.workers': z
@@ -80,26 +84,29 @@ const schema = z.object({
   'security.jwt.client-secret': z
     .string()
     .trim()
-    .regex(/^(\{bcrypt\})?\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/, 'must be a BCrypt hash ($2a$, $2b$ or $2y$)')
-    .transform((hash) => hash.replace(/^\{bcrypt\}/, ''))
+    .regex(BCRYPT_HASH, 'must be a BCrypt hash ($2a$, $2b$ or $2y$)')
+    .transform(withoutBcryptPrefix)
     .default(DEV_CLIENT_SECRET_HASH), // the client secret's BCrypt hash
   'security.jwt.grant-type': z
     .string()
-    .transform((s) => s.replaceAll('refresh-token', 'refresh_token'))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((name) => grantTypeName(name.trim()))
+        .join(','),
+    )
     .pipe(list(['password', 'refresh_token'] as const))
     .default(['password', 'refresh_token']),
-  'security.jwt.scope-read': z
-    .string()
-    .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token')
-    .default('read'),
-  'security.jwt.scope-write': z
-    .string()
-    .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token')
-    .default('write'),
+  'security.jwt.scope-read': z.string().regex(SCOPE_TOKEN, 'must be a scope token').default('read'),
+  'security.jwt.scope-write': z.string().regex(SCOPE_TOKEN, 'must be a scope token').default('write'),
   'security.jwt.resource-ids': text.default('troupe-api'),
   'security.jwt.issuer': text.optional(), // unset → http://HOST:PORT (see loadConfig)
   'security.jwt.access-token-validity': int(1, 31_536_000).default(3600), // seconds
   'security.jwt.refresh-token-validity': int(1, 315_360_000).default(2_592_000), // seconds
+  // live logins (refresh-token families) per account; past it the least recently refreshed is ended
+  'security.jwt.max-logins-per-user': int(1, 100_000).default(100),
+  // access tokens of one login revoked one by one; past it revoking another ends the login
+  'security.jwt.max-revoked-tokens-per-login': int(1, 100_000).default(100),
   'security.protect-api': bool.default(true), // /api/** needs a token with the read or write scope
   // failed logins per username per window
   'security.login-throttle.max-failures-per-user': int(1, 1_000_000).default(10),
@@ -109,18 +116,27 @@ const schema = z.object({
   // with MongoDB: how often an instance reads the revocations others made
   'security.revocation-sync-ms': int(1, 600_000).default(1000),
   'app.initial-data': text.default('data/initial-data.json'), // roles and users loaded at start-up
-  'app.list-all.include-password-hash': bool.default(false), // true: /app/listAll shows each user's BCrypt hash, as the seed did
-  'data.dir': text.default('./data').transform((dir) => resolve(dir)), // where SQLite files and the generated key live
+  'app.list-all.include-password-hash': bool.default(false), // true: /app/listAll shows each user's BCrypt hash, as the original service did
+  'data.dir': text.default('./data').transform((dir) => resolve(dir)), // where the SQLite files (with the signing-key set) live
   'data.sqlite.synchronous': z.enum(['FULL', 'NORMAL']).default('FULL'), // FULL: a commit survives power loss too
+  // opening the database retries on SQLITE_BUSY (another process holds a lock) for this long, ms
+  'data.sqlite.open-timeout-ms': int(0, 600_000).default(30_000),
   'mongodb.uri': z
     .string()
     .trim()
     .optional()
     .transform((uri) => uri || undefined), // set → every store in MongoDB (several machines can serve)
+  // with MongoDB: the longest one store operation may take (connecting included) before it answers 503, ms
+  'mongodb.operation-timeout-ms': int(100, 600_000).default(5000),
   'actors.ask-timeout-ms': int(1, 600_000).default(10_000), // an actor silent this long → 503
   // asks to an actor with this many waiting messages → 503 at once
   'actors.mailbox-limit': int(1, 1_000_000).default(1000),
   'actors.activity.idle-ms': int(1, 2_147_483_647).default(60_000), // a user's ActivityActor stops after this long idle, ms
+  // ActivityActors alive at once; spawning one more stops the least recently used idle one
+  'actors.activity.max-live': int(1, 1_000_000).default(1000),
+  // set → /health, /ready and /metrics are served only on this port (0 picks a free one), not the main one
+  'management.port': int(0, 65535).optional(),
+  'management.host': text.default('127.0.0.1'), // the management port's listen address (loopback)
   'logging.level': z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -143,7 +159,10 @@ type Simplify<T> =
         ? { readonly [K in keyof T]: Simplify<T[K]> }
         : T;
 type Parsed = z.infer<typeof schema>;
-type Resolved = Omit<Parsed, 'security.jwt.issuer'> & { readonly 'security.jwt.issuer': string };
+type Resolved = Omit<Parsed, 'security.jwt.issuer' | 'server.headers-timeout-ms'> & {
+  readonly 'security.jwt.issuer': string;
+  readonly 'server.headers-timeout-ms': number;
+};
 
 /**
  * The typed, frozen configuration every other module receives as a parameter: each key of the
@@ -168,6 +187,10 @@ export interface ConfigSources {
   readonly properties?: Readonly<Record<string, string>>;
   /** Path of an application.properties file to read. */
   readonly file?: string;
+  /** Keys given on the command line (see `config-args.ts`), applied last. */
+  readonly commandLine?: Readonly<Record<string, string>>;
+  /** Told of each unknown key in the file, the properties or the command line; default: ignored. */
+  readonly onWarning?: (message: string) => void;
 }
 
 const envName = (key: string): string => key.toUpperCase().replace(/[.-]/g, '_');
@@ -179,16 +202,35 @@ const SECRET_KEYS = new Set([
   'mongodb.uri',
 ]);
 
+const KNOWN: ReadonlySet<string> = new Set(CONFIG_KEYS);
+
+/** Copies `from` into `raw`, warning of each key no parser reads (a typo would otherwise pass unseen). */
+function take(
+  raw: Record<string, string>,
+  from: Readonly<Record<string, string>>,
+  where: string,
+  sources: ConfigSources,
+) {
+  for (const [key, value] of Object.entries(from)) {
+    if (!KNOWN.has(key))
+      sources.onWarning?.(
+        `unknown configuration key "${key}" ${where}, ignored; the closest known key is ${closestKey(key, CONFIG_KEYS)}`,
+      );
+    raw[key] = value;
+  }
+}
+
 function collect(sources: ConfigSources): Record<string, string> {
   const raw: Record<string, string> = {};
-  if (sources.file !== undefined) Object.assign(raw, readPropertiesFile(sources.file));
-  Object.assign(raw, sources.properties ?? {});
+  if (sources.file !== undefined) take(raw, readPropertiesFile(sources.file), `in ${sources.file}`, sources);
+  take(raw, sources.properties ?? {}, 'in the properties', sources);
   const env = sources.env ?? {};
   if (env['PORT'] !== undefined) raw['server.port'] = env['PORT'];
   for (const key of CONFIG_KEYS) {
     const value = env[envName(key)];
     if (value !== undefined) raw[key] = value;
   }
+  take(raw, sources.commandLine ?? {}, 'on the command line', sources);
   return raw;
 }
 
@@ -216,13 +258,15 @@ function parse(raw: Record<string, string>): z.infer<typeof schema> {
 /** Loads, validates and freezes the configuration. Throws {@link ConfigError}. */
 export function loadConfig(sources: ConfigSources = {}, production = false): Config {
   const v = parse(collect(sources));
-  if (v['server.headers-timeout-ms'] > v['server.request-timeout-ms']) {
+  const headersTimeout = v['server.headers-timeout-ms'] ?? Math.min(10_000, v['server.request-timeout-ms']);
+  if (headersTimeout > v['server.request-timeout-ms']) {
     throw new ConfigError(
       `Invalid configuration: server.headers-timeout-ms: must not exceed server.request-timeout-ms (${v['server.request-timeout-ms']})`,
     );
   }
   const resolved: Resolved = {
     ...v,
+    'server.headers-timeout-ms': headersTimeout,
     'security.jwt.issuer': v['security.jwt.issuer'] ?? `http://${v['server.host']}:${v['server.port']}`,
   };
   const config = { production, ...nest(resolved) } as Config;
@@ -273,8 +317,14 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** The process's configuration: `CONFIG_FILE` (or ./application.properties if present), then the environment. */
-export function configFromProcess(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * The process's configuration: `CONFIG_FILE` (or ./application.properties if present), then the
+ * environment, then `commandLine` keys; unknown keys are passed to `onWarning`.
+ */
+export function configFromProcess(
+  env: NodeJS.ProcessEnv = process.env,
+  extra: Pick<ConfigSources, 'commandLine' | 'onWarning'> = {},
+): Config {
   const file = env['CONFIG_FILE'] ?? (existsSync('application.properties') ? 'application.properties' : undefined);
-  return loadConfig({ env, ...(file === undefined ? {} : { file }) }, env['NODE_ENV'] === 'production');
+  return loadConfig({ env, ...extra, ...(file === undefined ? {} : { file }) }, env['NODE_ENV'] === 'production');
 }

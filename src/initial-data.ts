@@ -2,11 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './config.ts';
+import { BCRYPT_HASH } from './security/formats.ts';
 import type { CredentialStore } from './stores/credential-store.ts';
 
-const bcryptHash = z
-  .string()
-  .regex(/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/, 'must be a BCrypt hash, never a plain password');
+const bcryptHash = z.string().regex(BCRYPT_HASH, 'must be a BCrypt hash, never a plain password');
 
 const schema = z
   .object({

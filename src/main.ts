@@ -5,6 +5,7 @@
 import cluster from 'node:cluster';
 import { runPrimary } from './cluster.ts';
 import { ConfigError, configFromProcess } from './config.ts';
+import { parseArgs, START_USAGE, UsageError } from './config-args.ts';
 import { createLogger } from './logger.ts';
 import { startTroupe, type Troupe } from './composition/troupe.ts';
 
@@ -41,7 +42,30 @@ function onSignals(troupe: Troupe, log: ReturnType<typeof createLogger>): void {
   if (cluster.isWorker) process.once('disconnect', () => shutdown('disconnect'));
 }
 
-const config = await orExit(() => configFromProcess());
+/** The command line: `--help` prints the usage, anything unreadable refuses with it (exit 2). */
+function readArgs(args: readonly string[]): Readonly<Record<string, string>> {
+  try {
+    const parsed = parseArgs(args);
+    if (!parsed.help) return parsed.properties;
+    process.stdout.write(`${START_USAGE}\n`);
+    process.exit(0);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n${START_USAGE}\n`);
+    process.exit(2);
+  }
+}
+
+const commandLine = readArgs(process.argv.slice(2));
+const config = await orExit(() =>
+  configFromProcess(process.env, {
+    commandLine,
+    // Only the primary speaks of the configuration: its workers read the same sources.
+    onWarning: (message) => {
+      if (cluster.isPrimary) process.stderr.write(`Warning: ${message}\n`);
+    },
+  }),
+);
 const logger = createLogger(config.logging.level);
 if (config.server.workers > 1 && cluster.isPrimary) {
   runPrimary(config, logger);
@@ -50,7 +74,7 @@ if (config.server.workers > 1 && cluster.isPrimary) {
   // Handlers first: whoever waits for the line below may signal at once, and node's default would kill.
   onSignals(troupe, logger);
   logger.info(
-    { url: troupe.url, services: [...config.services] },
+    { url: troupe.url, services: [...config.services], management: troupe.managementUrl },
     cluster.isWorker ? 'worker listening' : 'troupe listening',
   );
 }

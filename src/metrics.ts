@@ -1,13 +1,15 @@
 /**
  * Prometheus metrics (prom-client): HTTP traffic, actor messages, mailbox depths, ask timeouts.
  * In a worker of several (`server.workers`), `/metrics` answers for the whole service: the worker
- * asks the primary, which gathers every worker's registry with prom-client's AggregatorRegistry
- * (counters and histograms summed). Actor gauges carry the process id, so each process's actors
- * stay apart.
+ * asks the primary, which sums every live worker's registry (`cluster-metrics.ts`). Actor gauges
+ * carry the process id, so each process's actors stay apart.
  */
 import cluster from 'node:cluster';
-import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { actorTree, observe, pathOf, type ActorInfo, type ActorSystem, type AnyRef } from './messaging/nact.ts';
+import { workerMetrics } from './cluster-metrics.ts';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { type ActorSystem, type AnyRef } from './messaging/nact.ts';
+import { actorTree, pathOf, type ActorInfo } from './messaging/introspection.ts';
+import { observe } from './messaging/observers.ts';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -41,56 +43,6 @@ function walk(
     visit(parts, node);
     walk(node.children, parts, visit);
   }
-}
-
-/** IPC between a worker and the primary for the aggregated text. */
-export const METRICS_REQUEST = 'troupe:metrics';
-export const METRICS_REPLY = 'troupe:metrics-reply';
-interface MetricsReply {
-  readonly type: typeof METRICS_REPLY;
-  readonly id: number;
-  readonly text?: string;
-  readonly error?: string;
-}
-const isReply = (m: unknown): m is MetricsReply =>
-  typeof m === 'object' && m !== null && (m as { type?: unknown }).type === METRICS_REPLY;
-
-/** A worker's question to the primary; rejects after `timeoutMs`. */
-function fromPrimary(): () => Promise<string> {
-  const waiting = new Map<number, (reply: MetricsReply) => void>();
-  let next = 0;
-  process.on('message', (m: unknown) => {
-    if (isReply(m)) waiting.get(m.id)?.(m);
-  });
-  return () =>
-    new Promise((resolve, reject) => {
-      const id = next++;
-      const timer = setTimeout(() => {
-        waiting.delete(id);
-        reject(new Error('the primary did not answer with the metrics'));
-      }, 5000);
-      waiting.set(id, (reply) => {
-        clearTimeout(timer);
-        waiting.delete(id);
-        if (reply.text === undefined) reject(new Error(reply.error ?? 'no metrics'));
-        else resolve(reply.text);
-      });
-      process.send?.({ type: METRICS_REQUEST, id });
-    });
-}
-
-/** In the primary: answers workers' requests with every worker's metrics, aggregated. */
-export function serveClusterMetrics(): void {
-  const aggregator = new AggregatorRegistry();
-  cluster.on('message', (worker, m: unknown) => {
-    if (typeof m !== 'object' || m === null || (m as { type?: unknown }).type !== METRICS_REQUEST) return;
-    const id = (m as { id: number }).id;
-    aggregator.clusterMetrics().then(
-      (text) => worker.send({ type: METRICS_REPLY, id, text }),
-      (error: unknown) =>
-        worker.send({ type: METRICS_REPLY, id, error: error instanceof Error ? error.message : 'failed' }),
-    );
-  });
 }
 
 export function createMetrics(): Metrics {
@@ -148,9 +100,7 @@ export function createMetrics(): Metrics {
   });
   let text = (): Promise<string> => registry.metrics();
   if (cluster.isWorker) {
-    AggregatorRegistry.setRegistries([registry]);
-    new AggregatorRegistry(); // answers the primary's requests for this worker's registry
-    text = fromPrimary();
+    text = workerMetrics(registry);
   }
   return {
     registry,

@@ -1,6 +1,7 @@
 /**
  * `npm run repl [-- --memory]`: the actor system on the configured stores (or, with `--memory`,
- * on a temporary data directory removed on exit), no HTTP port, and a Node REPL to talk to it.
+ * on a temporary data directory removed on exit, MongoDB or not), no HTTP port, and a Node REPL to
+ * talk to it.
  * `.exit` or Ctrl-D stops the actors and closes the stores; the process then ends by itself.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, configFromProcess, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
-import { pendingAsks, type ActorSystem } from './messaging/nact.ts';
+import { type ActorSystem } from './messaging/nact.ts';
+import { pendingAsks } from './messaging/introspection.ts';
+import { replLogLines } from './repl/log-lines.ts';
 import { openRepl } from './repl/session.ts';
 import { startCore } from './composition/core.ts';
 
@@ -43,8 +46,12 @@ function loadConfigOrExit(overrides: Readonly<Record<string, string>> = {}): Con
   }
 }
 
-/** `--memory`: the data dir is temporary, and with it the key set (unless a key is configured). */
-const memoryConfig = (dataDir: string): Config => loadConfigOrExit({ DATA_DIR: dataDir });
+/**
+ * `--memory`: the data dir is temporary, and with it the key set (unless a key is configured).
+ * Every store lives in that directory's SQLite file: a configured `mongodb.uri` is left alone, so
+ * a session that keeps nothing never writes into the real database.
+ */
+const memoryConfig = (dataDir: string): Config => loadConfigOrExit({ DATA_DIR: dataDir, MONGODB_URI: '' });
 
 const banner = (config: Config, memory: boolean): string =>
   [
@@ -57,10 +64,11 @@ const banner = (config: Config, memory: boolean): string =>
 const { memory } = readArgs(process.argv.slice(2));
 const memoryDir = memory ? mkdtempSync(join(tmpdir(), 'troupe-repl-')) : undefined;
 const config = memoryDir === undefined ? loadConfigOrExit() : memoryConfig(memoryDir);
-// Logs go to stderr, so they never mix with what the session prints.
-const logger = createLogger(config.logging.level, process.stderr);
-const core = await startCore(config, logger);
 const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !process.env['NODE_NO_READLINE'];
+// Logs go to stderr, so they never mix with what the session prints: one short line each.
+const logLines = replLogLines(process.stderr, process.stdout, terminal);
+const logger = createLogger(config.logging.level, logLines.stream);
+const core = await startCore(config, logger);
 const server = await openRepl({
   actors: core.actors,
   input: process.stdin,
@@ -71,6 +79,7 @@ const server = await openRepl({
   banner: banner(config, memory),
   keys: core.keys,
 });
+logLines.redraw = () => server.displayPrompt(true);
 server.once('exit', () => {
   drainAsks(core.actors.system, config.actors.askTimeoutMs)
     .then(() => core.close())

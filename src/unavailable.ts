@@ -6,3 +6,21 @@
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
 }
+
+/** A connection string's credentials, should a message ever carry one. */
+const CREDENTIALS = /(mongodb(?:\+srv)?:\/\/)[^@/\s]*@/gi;
+
+/**
+ * Why a store cannot be reached, for the logs: the messages and codes down the error's chain of
+ * causes (`connect ECONNREFUSED 10.0.0.5:27017`, `querySrv ENOTFOUND _mongodb._tcp.…`, a TLS or
+ * wire version complaint), never a credential of a connection string.
+ */
+export function causeOf(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const text = `${e.message}${typeof code === 'string' && !e.message.includes(code) ? ` (${code})` : ''}`;
+    if (!parts.includes(text)) parts.push(text);
+  }
+  return (parts.join(': ') || 'unknown error').replace(CREDENTIALS, '$1…@');
+}

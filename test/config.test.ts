@@ -4,7 +4,10 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createServer } from 'node:net';
+import { once } from 'node:events';
 import { CONFIG_KEYS, ConfigError, DEV_CLIENT_SECRET_HASH, loadConfig } from '../src/config.ts';
+import { parseArgs, UsageError } from '../src/config-args.ts';
 import { tempDir } from './helpers/server.ts';
 
 const t = suite('config');
@@ -30,6 +33,7 @@ t('every key is the path of its value: dotted segments, camel-cased', () => {
         'security.keys.encryption-secret': 'e'.repeat(32),
         'mongodb.uri': 'mongodb://127.0.0.1:1/x',
         'security.jwt.issuer': 'https://issuer.example',
+        'management.port': '9090',
       },
     },
     false,
@@ -97,6 +101,13 @@ t('relaxed binding reaches dotted and dashed keys; MONGODB_URI works', () => {
   assert.is(c.security.jwt.accessTokenValidity, 60);
   assert.is(c.mongodb.uri, 'mongodb://localhost:27017/x');
   assert.equal([...c.services], ['secured', 'employee']);
+});
+
+t('mongodb.operation-timeout-ms: 5000 by default, MONGODB_OPERATION_TIMEOUT_MS sets it, below 100 ms refused', () => {
+  assert.is(loadConfig({}).mongodb.operationTimeoutMs, 5000);
+  assert.is(loadConfig({ env: { MONGODB_OPERATION_TIMEOUT_MS: '2500' } }).mongodb.operationTimeoutMs, 2500);
+  rejects({ properties: { 'mongodb.operation-timeout-ms': '50' } }, /mongodb\.operation-timeout-ms/);
+  rejects({ properties: { 'mongodb.operation-timeout-ms': 'soon' } }, /mongodb\.operation-timeout-ms/);
 });
 
 t('the seed spelling refresh-token is accepted', () => {
@@ -182,6 +193,115 @@ t('start-up with a bad value exits 1 with one line naming the key', () => {
   assert.is(run.status, 1);
   assert.is(run.stderr.trim().split('\n').length, 1);
   assert.match(run.stderr, /^Invalid configuration: security\.encoding-strength/);
+});
+
+t('server.headers-timeout-ms defaults to the smaller of 10 s and the request timeout', () => {
+  assert.is(loadConfig({}).server.headersTimeoutMs, 10_000);
+  const short = loadConfig({ properties: { 'server.request-timeout-ms': '4000' } }).server;
+  assert.is(short.headersTimeoutMs, 4000);
+  assert.is(loadConfig({ properties: { 'server.request-timeout-ms': '60000' } }).server.headersTimeoutMs, 10_000);
+  rejects(
+    { properties: { 'server.request-timeout-ms': '4000', 'server.headers-timeout-ms': '5000' } },
+    /server\.headers-timeout-ms: must not exceed server\.request-timeout-ms \(4000\)/,
+  );
+});
+
+t('the command line sets any key, --key=value or --key value, and wins over the environment', () => {
+  const { properties } = parseArgs(['--server.port=9091', '--logging.level', 'warn', '--services=employee']);
+  assert.equal(properties, { 'server.port': '9091', 'logging.level': 'warn', services: 'employee' });
+  const c = loadConfig({ env: { PORT: '7000', LOGGING_LEVEL: 'debug' }, commandLine: properties });
+  assert.is(c.server.port, 9091);
+  assert.is(c.logging.level, 'warn');
+  assert.equal([...c.services], ['employee']);
+  assert.is(parseArgs(['--help']).help, true);
+  for (const bad of [['serve'], ['-p', '80'], ['--verbose'], ['--server.port']])
+    assert.throws(
+      () => parseArgs(bad),
+      (e: unknown) => e instanceof UsageError,
+      bad.join(' '),
+    );
+});
+
+t('an unknown key in the properties file or on the command line is a warning naming the closest key', () => {
+  const dir = tempDir('troupe-config-');
+  try {
+    const file = join(dir, 'application.properties');
+    writeFileSync(file, 'server.prot=9000\nsecurity.jwt.acces-token-validity=60\n');
+    const warnings: string[] = [];
+    const c = loadConfig({ file, commandLine: { 'logging.levle': 'warn' }, onWarning: (m) => warnings.push(m) });
+    assert.is(c.server.port, 8080, 'an unknown key sets nothing');
+    assert.equal(warnings, [
+      `unknown configuration key "server.prot" in ${file}, ignored; the closest known key is server.port`,
+      `unknown configuration key "security.jwt.acces-token-validity" in ${file}, ignored; the closest known key is security.jwt.access-token-validity`,
+      'unknown configuration key "logging.levle" on the command line, ignored; the closest known key is logging.level',
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** `npm start`'s entry point with the given arguments, no properties file, a throwaway data dir. */
+function start(args: readonly string[], env: Record<string, string> = {}) {
+  const dataDir = tempDir('troupe-start-');
+  try {
+    return spawnSync(process.execPath, ['src/main.ts', ...args], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, CONFIG_FILE: '/dev/null', DATA_DIR: dataDir, ...env },
+    });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+t('npm start --help prints the usage; an unknown argument is refused with it (exit 2)', () => {
+  const help = start(['--help']);
+  assert.is(help.status, 0);
+  assert.match(help.stdout, /^usage: npm start/);
+  const bad = start(['--verbose']);
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, /^unknown argument "--verbose"\nusage: npm start/);
+});
+
+t('npm start warns of a misspelt key on its command line', () => {
+  const run = start(['--server.prot=9000', '--server.port=not-a-port']);
+  assert.is(run.status, 1);
+  assert.equal(run.stderr.trim().split('\n'), [
+    'Warning: unknown configuration key "server.prot" on the command line, ignored; the closest known key is server.port',
+    'Invalid configuration: server.port: must be a whole number (got "not-a-port")',
+  ]);
+});
+
+t('a port in use ends start-up with one line naming server.port and PORT', async () => {
+  const taken = createServer().listen(0, '127.0.0.1');
+  await once(taken, 'listening');
+  try {
+    const { port } = taken.address() as { port: number };
+    const run = start([], { PORT: String(port) });
+    assert.is(run.status, 1);
+    assert.is(
+      run.stderr.trim(),
+      `Cannot listen on 127.0.0.1:${port}: the port is in use; choose another with server.port (or PORT)`,
+    );
+  } finally {
+    taken.close();
+  }
+});
+
+t('a management port in use ends start-up with one line naming management.port', async () => {
+  const taken = createServer().listen(0, '127.0.0.1');
+  await once(taken, 'listening');
+  try {
+    const { port } = taken.address() as { port: number };
+    const run = start([], { PORT: '0', MANAGEMENT_PORT: String(port) });
+    assert.is(run.status, 1);
+    assert.is(
+      run.stderr.trim(),
+      `Cannot listen on 127.0.0.1:${port}: the port is in use; choose another with management.port`,
+    );
+  } finally {
+    taken.close();
+  }
 });
 
 t.run();

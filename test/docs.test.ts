@@ -2,7 +2,8 @@
  * The documentation stands alone and stays true: links resolve inside the repository, no document
  * leans on files a clone does not have, and the route table of docs/api.md is the router's.
  */
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
@@ -63,6 +64,28 @@ t('docs/api.md lists every route with its access, and no other', async () => {
   );
   const served = routesOf(ctx.server.troupe.app).map((r) => `${r.method} ${r.path} | ${accessText(r)}`);
   assert.equal([...documented].sort(), [...served].sort());
+});
+
+t('the actor-test skeleton of docs/testing.md type-checks, runs and passes as written', () => {
+  const doc = readFileSync('docs/testing.md', 'utf8');
+  const code = /^```ts skeleton\n([\s\S]*?)^```$/m.exec(doc)?.[1];
+  assert.ok(code, 'docs/testing.md has a skeleton block');
+  // Where a newcomer would put it, beside the other actor tests (its imports are relative to it).
+  const file = `test/actors/skeleton-${process.pid}.test.ts`;
+  const project = `tsconfig.skeleton-${process.pid}.json`;
+  writeFileSync(file, code);
+  writeFileSync(project, JSON.stringify({ extends: './tsconfig.json', include: [], files: [file] }));
+  try {
+    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['scripts/test.mjs', `actors/skeleton-${process.pid}`], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.match(out.trimEnd().split('\n').at(-1) ?? '', /^1 passed, 0 failed$/);
+  } finally {
+    rmSync(file, { force: true });
+    rmSync(project, { force: true });
+  }
 });
 
 t.run();

@@ -82,6 +82,55 @@ t('Tab completes the refs, ask and tell, the protocols and their builders', asyn
   }
 });
 
+t('Tab after a protocol lists its builders only; .protocol completes and checks actor names', async (ctx) => {
+  const { server, input, printed } = await session(ctx);
+  try {
+    assert.equal((await complete(server, 'User.')).filter(Boolean).sort(), [
+      'User.delete',
+      'User.get',
+      'User.post',
+      'User.put',
+    ]);
+    assert.not.ok((await complete(server, 'Token.')).some((c) => /schemas|examples/.test(c)));
+    assert.equal(await complete(server, '.protocol em'), ['employees']);
+    assert.equal((await complete(server, '.protocol ')).sort(), ['activity', 'employees', 'token', 'users']);
+    input.write('.protocol payroll\n');
+    await waitFor(() => printed().includes('no actor named'), 'the refusal');
+    assert.match(printed(), /no actor named "payroll"; usage: \.protocol token\|employees\|users\|activity/);
+  } finally {
+    server.close();
+  }
+});
+
+t('Ctrl-C breaks a running evaluation, and Enter never takes a completion preview', async (ctx) => {
+  const { server, input, printed } = await session(ctx, { terminal: true });
+  try {
+    assert.is((server as unknown as { breakEvalOnSigint: boolean }).breakEvalOnSigint, true);
+    // With previews on, the REPL draws the rest of `users.type` after the cursor, and Enter takes it.
+    input.write('users.typ');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.not.match(printed(), /\/\/ ?(e\b|'actor')/, 'no completion or value preview (drawn as a // comment)');
+  } finally {
+    server.close();
+  }
+});
+
+t('history keeps a typed password or secret masked', async (ctx) => {
+  const historyFile = join(ctx.dataDir, 'repl_history_secrets');
+  const { server, input } = await session(ctx, { terminal: true, historyFile });
+  try {
+    input.write("Token.issueToken({ clientId: 'troupe-client', username: 'admin', password: 'admin-password' })\n");
+    input.write('Token.authenticateClient({ clientId: "troupe-client", clientSecret: "troupe-secret" })\n');
+    await waitFor(() => readFileSync(historyFile, 'utf8').includes('clientSecret'), 'the history written');
+    const kept = readFileSync(historyFile, 'utf8');
+    assert.not.match(kept, /admin-password|troupe-secret/);
+    assert.match(kept, /password: '\*\*\*'/);
+    assert.match(kept, /clientSecret: "\*\*\*"/);
+  } finally {
+    server.close();
+  }
+});
+
 t('short names exist only where one protocol owns the name', async (ctx) => {
   const { server } = await session(ctx);
   try {
@@ -199,6 +248,43 @@ t('a refused message never reaches the actor; a valid one arrives as its schema 
   );
   assert.is(said.length, 3, 'a valid message prints nothing');
 });
+
+t(
+  'a copied or hand-built ref is checked by the actor it reaches; internal messages and other actors take nothing',
+  async (ctx) => {
+    const users = createProbe<User.Command>(ctx.core!.actors.system);
+    const token = createProbe<unknown>(ctx.core!.actors.system);
+    const said: string[] = [];
+    const g = replGlobals(
+      { ...ctx.core!.actors, users: users.ref, token: token.ref as never },
+      { say: (line) => said.push(line), show: () => {} },
+    );
+    const replTell = g['tell'] as (ref: unknown, msg: unknown) => void;
+    replTell({ ...users.ref }, { type: 'Post', name: 'Ada' });
+    replTell(
+      { ...token.ref },
+      {
+        type: 'PasswordChecked',
+        request: { type: 'IssueToken', clientId: 'troupe-client', username: 'ghost', password: 'x' },
+        client: { clientId: 'troupe-client', grantTypes: ['password'], scopes: ['read'] },
+        user: { username: 'ghost', password: 'x', roles: [] },
+      },
+    );
+    const system = (users.ref as unknown as { system: { name: string } }).system.name;
+    replTell({ type: 'actor', system: { name: system }, path: { parts: ['repl-inbox'] } }, { type: 'Anything' });
+    await users.expectNoMessage(50);
+    await token.expectNoMessage(50);
+    assert.equal(said, [
+      'not sent: Post is not valid (email: is required)',
+      `not sent: token takes ${Object.keys(PROTOCOLS[0]?.schemas ?? {}).join(' | ')}, not 'PasswordChecked'`,
+      'not sent: the ref reaches none of token, employees, users, activity',
+    ]);
+    const replAsk = g['ask'] as (ref: unknown, msg: unknown, timeoutMs: number) => Promise<unknown> | undefined;
+    const asked = replAsk({ ...users.ref }, User.get('6b0233279e487a81ed925cc1' as never), 100);
+    assert.is((await users.expectMessage()).type, 'Get', 'a valid message to a copied ref is sent');
+    await asked; // the probe does not answer
+  },
+);
 
 t('ask takes a message literal and fills in the sender; a wrong ref is one clear error', async (ctx) => {
   const { server } = await session(ctx);

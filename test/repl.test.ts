@@ -1,10 +1,12 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startChildServer } from './helpers/child.ts';
 import { openReader } from './helpers/faults.ts';
 import { startReplChild, type ReplChild } from './helpers/repl.ts';
+import { closedPort } from './helpers/ports.ts';
 import { tempDir } from './helpers/server.ts';
 import { send, type UserActivityJson } from './helpers/user-data.ts';
 
@@ -72,13 +74,17 @@ s(".actors shows the user's ActivityActor under the router until it stops", asyn
 });
 
 s(
-  '.protocol users lists the message kinds with an example each; an unknown name prints the usage',
+  '.protocol users lists the message kinds with an example each; an unknown name is refused with the usage',
   async ({ repl }) => {
     const protocol = await repl!.type('.protocol users');
     assert.match(protocol, /^users: UserActor, protocol User \(Get \| Post \| Put \| Delete\)$/m);
     for (const kind of ['Get', 'Post', 'Put', 'Delete'])
       assert.match(protocol, new RegExp(`^  ${kind} +await ask\\(users, User\\.`, 'm'));
-    assert.match(await repl!.type('.protocol nobody'), /^usage: \.protocol token\|employees\|users\|activity\n$/);
+    assert.match(
+      await repl!.type('.protocol nobody'),
+      /^no actor named "nobody"; usage: \.protocol token\|employees\|users\|activity\n$/,
+    );
+    assert.match(await repl!.type('.protocol'), /^usage: \.protocol token\|employees\|users\|activity\n$/);
   },
 );
 
@@ -251,5 +257,37 @@ t('--memory: a temporary data dir, removed on exit; it opens with the banner alo
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+t(
+  '--memory with mongodb.uri set: the real database is never touched, the session works on its temporary file',
+  async () => {
+    const dataDir = tempDir('troupe-repl-');
+    const port = await closedPort();
+    let connections = 0;
+    const database = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => database.listen(port, '127.0.0.1', resolve));
+    const repl = await startReplChild(
+      { DATA_DIR: dataDir, MONGODB_URI: `mongodb://127.0.0.1:${port}/troupe?serverSelectionTimeoutMS=300` },
+      ['--memory'],
+    );
+    try {
+      const granted = await repl.type(
+        "await ask(token, Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password' }))",
+      );
+      assert.match(granted, /ok: true,[\s\S]*accessToken: 'ey/, 'the session serves from its temporary file');
+      await createUser(repl);
+      repl.child.stdin.write('.exit\n');
+      assert.is(await repl.exited(), 0);
+      assert.is(connections, 0, 'the REPL connected to the configured MongoDB');
+    } finally {
+      repl.child.kill('SIGKILL');
+      await new Promise((resolve) => database.close(resolve));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+);
 
 t.run();

@@ -82,4 +82,14 @@ t(
   },
 );
 
+t('code comments speak of the project as a clone has it: no seed, no Service A/B/C, no contract sections', () => {
+  const tracked = spawnSync('git', ['ls-files', '*.ts', '*.mjs'], { encoding: 'utf8' }).stdout.split('\n');
+  const stale = [/\bthe seed\b/i, /\bseed's\b/i, /\bService [ABC]\b/, /\bcontract §/];
+  // The test files name these patterns themselves.
+  for (const file of tracked.filter((f) => f !== '' && !f.startsWith('test/'))) {
+    const text = readFileSync(file, 'utf8');
+    for (const pattern of stale) assert.not.match(text, pattern, `${file} mentions ${pattern}`);
+  }
+});
+
 t.run();

@@ -31,4 +31,27 @@ t('a passing run ends with its summary line and leaves nothing of its own in the
   }
 });
 
+/** The runner with `args`, its exit code and what it printed. */
+function runner(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['scripts/test.mjs', ...args], { timeout: 120_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, out: stdout, err: stderr }),
+    );
+  });
+}
+
+t('a path with its test/ prefix runs that one file, and only test files are ever loaded', async () => {
+  const { code, out } = await runner(['test/repository.test.ts']);
+  assert.is(code, 0, out);
+  assert.equal(out.match(/^\S+\.test\.ts$/gm), ['repository.test.ts'], 'that file and no other ran');
+  assert.match(out.trimEnd().split('\n').at(-1) ?? '', /^[1-9]\d* passed, 0 failed$/);
+});
+
+t('a pattern that matches no test file says so, and runs nothing', async () => {
+  const { code, out, err } = await runner(['helpers/probe']);
+  assert.is(code, 1);
+  assert.is(err.trim(), 'no test file under test/ matches "helpers/probe"');
+  assert.is(out, '', 'no summary line of tests that never ran');
+});
+
 t.run();

@@ -78,12 +78,18 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** Today's date in UTC, `YYYY-MM-DD`: a birth date may be today, not later. */
 const today = (): string => new Date().toISOString().slice(0, 10);
 
-/** Why `s` is not a real calendar date `YYYY-MM-DD`, or undefined when it is one. */
+/**
+ * Why `s` is not a real calendar date `YYYY-MM-DD`, or undefined when it is one. Every four-digit
+ * year is accepted, 0000 to 9999 (proleptic Gregorian, as ISO 8601): the date is built with
+ * `setUTCFullYear`, because `Date.UTC` reads the years 0–99 as 1900–1999 and would call
+ * `0050-01-01` no calendar date.
+ */
 function dateProblem(s: string): string | undefined {
   const m = DATE.exec(s);
   if (!m) return 'must be a date YYYY-MM-DD';
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
   const real = date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
   return real ? undefined : 'is not a calendar date';
 }
@@ -108,11 +114,21 @@ const text = (what: string) =>
 
 /** The fields of the employee messages as every caller must give them (HTTP validates its input with these too). */
 export const fields = {
-  /** Trimmed, 1–200 characters. */
-  name: text('a string').trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  /**
+   * Trimmed and in Unicode normal form C (one spelling of `é`, whichever the client sent), 1–200
+   * characters, none of them a control character (NUL, line breaks, ESC, DEL…): a name is one line
+   * of text, stored, compared and searched in one form, and MongoDB refuses a NUL in the search's
+   * regular expression.
+   */
+  name: text('a string')
+    .trim()
+    .overwrite((s) => s.normalize('NFC'))
+    .min(1, 'must not be empty')
+    .max(200, 'must be at most 200 characters')
+    .regex(/^\P{Cc}*$/u, 'must not contain control characters'),
   /** A real date, from 1900-01-01 to today. */
   dateOfBirth: text('a date YYYY-MM-DD').superRefine(checked(birthProblem)),
-  /** A real date. */
+  /** A real date, 0000-01-01 to 9999-12-31 (search bounds). */
   date: text('a date YYYY-MM-DD').superRefine(checked(dateProblem)),
   /** A record id (either case; lowercased). */
   id: objectId,

@@ -1,20 +1,17 @@
 import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
-import type { Denylist } from '../../src/security/denylist.ts';
-import { CLOCK_SKEW, InvalidTokenError, type TokenVerifier } from '../../src/security/jwt.ts';
+import { InvalidTokenError, type TokenVerifier } from '../../src/security/jwt.ts';
 import { hashToken, looksLikeRefreshToken } from '../../src/security/refresh-tokens.ts';
 import type { RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
 import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
 import { createGrants, type GrantDeps } from './grants.ts';
+import { createLogins, type LoginDeps } from './logins.ts';
 import { examples, type Command, type Introspection, type UserView } from './protocol.ts';
 
-export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps {
+export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
   readonly verifyAccessToken: TokenVerifier;
-  readonly denylist: Denylist;
-  /** Seconds an access token lives: how long a revoked login's tokens must still be refused. */
-  readonly accessTokenValidity: number;
   readonly onCrash: CrashPolicy;
 }
 
@@ -38,29 +35,24 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const now = deps.now ?? Date.now;
   const seconds = (): number => Math.floor(now() / 1000);
   const grants = createGrants(deps);
-  const checks = createCredentialChecks(deps, grants);
+  const checks = createCredentialChecks(deps, grants, (username) => endOldestLogins(username));
 
   const refused = (msg: Of<'Refresh'>, description: string): void =>
     tell(msg.sender, fail('grant.invalid', description));
 
-  /**
-   * Revokes a whole login: its refresh tokens, and every access token issued in it (the first and
-   * every rotation's), until the last of them would have expired anyway. The access tokens first:
-   * a crash between the two leaves the refresh tokens usable, never the access tokens.
-   */
-  const revokeLogin = async (familyId: string): Promise<void> => {
-    await deps.denylist.revokeLogin(familyId, seconds() + deps.accessTokenValidity + CLOCK_SKEW);
-    await deps.refreshTokens.revokeFamily(familyId, seconds());
-  };
+  const { revokeLogin, revokeAccessToken, endOldestLogins } = createLogins(deps, seconds);
+
+  const REUSED = 'Refresh token already used; every token of this login is revoked';
 
   /** A live refresh token of this client, or the reason it is not one. */
   const liveRefresh = async (msg: Of<'Refresh'>): Promise<RefreshTokenRecord | string> => {
     const record = await deps.refreshTokens.find(hashToken(msg.refreshToken));
     if (!record || record.clientId !== msg.clientId) return 'Invalid refresh token';
-    if (record.revokedAt !== null) return 'Refresh token revoked';
+    if (record.revokedAt !== null || (await deps.denylist.loginRevoked(record.familyId)))
+      return 'Refresh token revoked';
     if (record.usedAt !== null) {
-      await revokeLogin(record.familyId);
-      return 'Refresh token already used; every token of this login is revoked';
+      await revokeLogin(record.familyId, record.expiresAt);
+      return REUSED;
     }
     return record.expiresAt <= seconds() ? 'Refresh token expired' : record;
   };
@@ -75,10 +67,19 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
     const user = await deps.credentials.findByUsername(record.username);
     if (!user) return refused(msg, 'The user no longer exists');
-    const next = grants.newRefresh(client, user, record.scope, record.familyId, record.expiresAt);
-    if (!next || !(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds())))
-      return refused(msg, 'Invalid refresh token');
-    tell(msg.sender, ok(await grants.mint(client, user, msg.scope ?? record.scope, record.familyId, next.token)));
+    const scope = msg.scope ?? record.scope;
+    const issued = await grants.sign(client, user, scope, record.familyId);
+    const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
+    const { familyId, expiresAt, generation } = record;
+    const next = grants.newRefresh(client, user, record.scope, familyId, expiresAt, lastExp, generation + 1);
+    if (!next) return refused(msg, 'Invalid refresh token');
+    // Lost the rotation: another request (in this process or another) spent the token since it
+    // was read. That is reuse as much as a token found used: the login is revoked either way.
+    if (!(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds()))) {
+      await revokeLogin(familyId, expiresAt);
+      return refused(msg, REUSED);
+    }
+    tell(msg.sender, ok(grants.granted(issued, scope, next.token)));
   };
 
   const accessClaims = async (token: string) => {
@@ -104,13 +105,16 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     const owner = record?.clientId ?? claims?.clientId;
     if (owner !== undefined && owner !== msg.clientId)
       return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
-    if (record) await revokeLogin(record.familyId);
-    if (claims) await deps.denylist.revoke(claims.jti, claims.exp);
+    if (record) await revokeLogin(record.familyId, record.expiresAt);
+    if (claims) await revokeAccessToken(claims);
     tell(msg.sender, ok(null));
   };
 
-  const introspectRefresh = (record: RefreshTokenRecord): Introspection =>
-    record.revokedAt !== null || record.usedAt !== null || record.expiresAt <= seconds()
+  const introspectRefresh = async (record: RefreshTokenRecord): Promise<Introspection> =>
+    record.revokedAt !== null ||
+    record.usedAt !== null ||
+    record.expiresAt <= seconds() ||
+    (await deps.denylist.loginRevoked(record.familyId))
       ? { active: false }
       : {
           active: true,
@@ -126,7 +130,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const onIntrospect = async (msg: Of<'Introspect'>): Promise<void> => {
     const { record, claims } = await locate(msg.token);
     const found: Introspection = record
-      ? introspectRefresh(record)
+      ? await introspectRefresh(record)
       : claims
         ? {
             active: true,
@@ -206,19 +210,17 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     }
   };
 
-  const ref = spawn<NodeJS.Timeout | undefined, Msg>(
+  // One purge timer for the actor's life, kept out of its state: a supervised reset re-runs
+  // initialState (and would start another timer each time) but never afterStop.
+  const ref = spawn<null, Msg>(
     parent,
-    async (timer, msg, ctx) => {
+    async (state, msg, ctx) => {
       await handle(msg, ctx);
-      return timer;
+      return state;
     },
-    {
-      name: 'token',
-      initialState: (ctx) => setInterval(() => tell(ctx.self, { type: 'Purge' }), PURGE_EVERY_MS).unref(),
-      afterStop: (timer) => clearInterval(timer),
-      onCrash: deps.onCrash,
-    },
+    { name: 'token', initialState: () => null, afterStop: () => clearInterval(purge), onCrash: deps.onCrash },
   );
+  const purge = setInterval(() => tell(ref, { type: 'Purge' }), PURGE_EVERY_MS).unref();
   tell(ref, { type: 'Purge' });
   return ref;
 }

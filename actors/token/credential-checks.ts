@@ -46,7 +46,12 @@ export type Completion =
 
 const BAD_CREDENTIALS = 'Bad credentials';
 
-export function createCredentialChecks(deps: CredentialCheckDeps, grants: Grants) {
+/** `afterLogin`: runs once a login's tokens are stored, before they are answered (its bounds). */
+export function createCredentialChecks(
+  deps: CredentialCheckDeps,
+  grants: Grants,
+  afterLogin: (username: string) => Promise<void>,
+) {
   const onAuthenticateClient = (msg: AuthenticateClient, self: Ref<Completion>): void => {
     pipe(
       deps.authenticateClient({ clientId: msg.clientId, clientSecret: msg.clientSecret }),
@@ -90,7 +95,9 @@ export function createCredentialChecks(deps: CredentialCheckDeps, grants: Grants
     user,
   }: Extract<Completion, { type: 'PasswordChecked' }>): Promise<void> => {
     if (!user) return tell(request.sender, fail('grant.invalid', BAD_CREDENTIALS));
-    tell(request.sender, ok(await grants.newLogin(client, user, request.scope ?? client.scopes)));
+    const granted = await grants.newLogin(client, user, request.scope ?? client.scopes);
+    await afterLogin(user.username);
+    tell(request.sender, ok(granted));
   };
 
   return { onAuthenticateClient, onClientChecked, onIssueToken, onPasswordChecked };

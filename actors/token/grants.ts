@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { fail } from '../../src/messaging/reply.ts';
 import type { Client } from '../../src/security/clients.ts';
-import type { TokenSigner } from '../../src/security/jwt.ts';
+import type { IssuedToken as Issued, TokenSigner } from '../../src/security/jwt.ts';
 import { hashToken, newRefreshToken } from '../../src/security/refresh-tokens.ts';
 import type { AccountRecord } from '../../src/stores/credential-store.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
@@ -37,15 +37,9 @@ export function createGrants(deps: GrantDeps) {
     return client;
   };
 
-  /** An access token of the login `loginId` (the refresh-token family id), with its refresh token if any. */
-  const mint = async (
-    client: Client,
-    user: AccountRecord,
-    scope: readonly string[],
-    loginId: string,
-    refreshToken: string | undefined,
-  ): Promise<TokenGrant> => {
-    const issued = await deps.signAccessToken(
+  /** A signed access token of the login `loginId` (the refresh-token family id). */
+  const sign = (client: Client, user: AccountRecord, scope: readonly string[], loginId: string): Promise<Issued> =>
+    deps.signAccessToken(
       {
         username: user.username,
         clientId: client.clientId,
@@ -55,17 +49,25 @@ export function createGrants(deps: GrantDeps) {
       },
       now(),
     );
+
+  /** The answer to the client: the access token, with its refresh token if any. */
+  const granted = (issued: Issued, scope: readonly string[], refreshToken: string | undefined): TokenGrant => {
     const expiresIn = Math.floor((issued.exp * 1000 - now()) / 1000);
     return { accessToken: issued.token, tokenType: 'bearer', refreshToken, expiresIn, scope, jti: issued.jti };
   };
 
-  /** A new refresh token of the login `familyId` and its record; none for a client without the refresh_token grant. */
+  /**
+   * A new refresh token of the login `familyId` and its record; none for a client without the
+   * refresh_token grant. `accessExpiresAt`: the latest `exp` of the login's access tokens so far.
+   */
   const newRefresh = (
     client: Client,
     user: AccountRecord,
     scope: readonly string[],
     familyId: string,
     expiresAt: number,
+    accessExpiresAt: number,
+    generation = 0,
   ) => {
     if (!client.grantTypes.includes('refresh_token')) return undefined;
     const token = newRefreshToken();
@@ -79,6 +81,8 @@ export function createGrants(deps: GrantDeps) {
       expiresAt,
       usedAt: null,
       revokedAt: null,
+      accessExpiresAt,
+      generation,
     };
     return { token, record };
   };
@@ -86,11 +90,11 @@ export function createGrants(deps: GrantDeps) {
   /** The tokens of a new login (the password grant, once the password matched). */
   const newLogin = async (client: Client, user: AccountRecord, scope: readonly string[]): Promise<TokenGrant> => {
     const loginId = randomUUID();
-    const refresh = newRefresh(client, user, scope, loginId, seconds() + deps.refreshTokenValidity);
-    const granted = await mint(client, user, scope, loginId, refresh?.token);
+    const issued = await sign(client, user, scope, loginId);
+    const refresh = newRefresh(client, user, scope, loginId, seconds() + deps.refreshTokenValidity, issued.exp);
     if (refresh) await deps.refreshTokens.insert(refresh.record);
-    return granted;
+    return granted(issued, scope, refresh?.token);
   };
 
-  return { checkGrant, mint, newRefresh, newLogin };
+  return { checkGrant, sign, granted, newRefresh, newLogin };
 }

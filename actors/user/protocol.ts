@@ -1,5 +1,5 @@
 /**
- * UserActor: the users of the user-data service. Its four message kinds are the seed's Get, Post,
+ * UserActor: the users of the user-data service. Its four message kinds are the original Get, Post,
  * Put and Delete; each carries the `sender`, and the actor answers by dispatching its reply to it.
  * Build messages with the functions below and send them with `ask`.
  */

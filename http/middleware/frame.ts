@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Counter, Histogram } from 'prom-client';
 import type { Logger } from '../../src/logger.ts';
 import type { Metrics } from '../../src/metrics.ts';
@@ -29,6 +29,17 @@ function childrenOf(metrics: Metrics) {
 }
 
 /**
+ * Every answer: no content sniffing (a JSON body is never taken for HTML). An answer to a request
+ * that carried credentials or passed a token check is the caller's own: no cache may keep it
+ * (`no-store`), unless its route said otherwise.
+ */
+function protectAnswer(ctx: Context, state: AppState): void {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  if ((state.auth !== undefined || ctx.get('Authorization') !== '') && !ctx.response.get('Cache-Control'))
+    ctx.set('Cache-Control', 'no-store');
+}
+
+/**
  * The one middleware every request passes first, doing in one frame what would otherwise be five
  * (each an async function around the rest): every response carries `X-Request-Id` (the caller's
  * when it is 1–128 safe characters, else a new one); every error is rendered here (Koa's advice:
@@ -52,6 +63,7 @@ export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppSt
     } catch (error) {
       renderError(ctx, state, error, logger);
     }
+    protectAnswer(ctx, state);
     const route = state.route;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     observed.record(ctx.method, route ?? 'unmatched', ctx.status, seconds, state.askTimedOut === true);

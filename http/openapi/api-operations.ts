@@ -42,7 +42,7 @@ export const employeeOperations: readonly Operation[] = [
     method: 'get',
     path: '/api/employee/create',
     tag: 'employee',
-    summary: "Create (the seed's method: query parameters)",
+    summary: 'Create an employee from query parameters (the original form); HEAD here is 405, it never creates',
     query: CreateEmployeeInput,
     responses: { 201: created(S.Employee), 400: bodyErrors[400], ...common },
   },

@@ -76,10 +76,11 @@ const HEADER_DOCS: Readonly<Record<string, string>> = {
   Allow: 'The allowed methods',
   'X-Request-Id': "The request id: the caller's, or a new one",
   'Cache-Control': '`public, max-age=N`: N is at most 300 s and at most security.keys.publish-ahead-seconds',
+  'X-Content-Type-Options': '`nosniff`, on every answer: a body is never taken for another type than it says',
 };
 
 /**
- * What every route can answer besides its own rows (contract §0): 405 with `Allow` for another
+ * What every route can answer besides its own rows (docs/api.md, Conventions): 405 with `Allow` for another
  * method and 500 for an unexpected failure, in the error body of the route's prefix.
  */
 function commonResponses(path: string): Readonly<Record<string, ResponseSpec>> {
@@ -98,7 +99,7 @@ function responses(op: Operation): Json {
   const out: Json = {};
   for (const [status, spec] of Object.entries({ ...commonResponses(op.path), ...op.responses })) {
     const type = spec.type ?? 'application/json';
-    const headers = [...(spec.headers ?? []), 'X-Request-Id'];
+    const headers = [...(spec.headers ?? []), 'X-Request-Id', 'X-Content-Type-Options'];
     out[status] = {
       description: spec.description,
       ...(spec.schema ? { content: { [type]: { schema: jsonSchema(spec.schema, 'output') } } } : {}),

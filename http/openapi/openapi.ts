@@ -1,6 +1,7 @@
 /** The OpenAPI document of the services this configuration serves. */
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../src/config.ts';
+import { MANAGEMENT_PATHS } from '../routes/ops.ts';
 import type { Access, RouteInfo } from '../routing.ts';
 import { employeeOperations, userDataOperations } from './api-operations.ts';
 import { buildDocument, type Operation } from './document.ts';
@@ -10,12 +11,15 @@ const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
+const MANAGEMENT: ReadonlySet<string> = new Set(MANAGEMENT_PATHS);
+
 function operationsFor(config: Config): readonly Operation[] {
   return [
     ...(config.services.has('secured') ? securedOperations : []),
     ...(config.services.has('employee') ? employeeOperations : []),
     ...(config.services.has('userdata') ? userDataOperations : []),
-    ...operationsOperations,
+    // With a management port, /health, /ready and /metrics are served there, not on this port.
+    ...operationsOperations.filter((o) => config.management.port === undefined || !MANAGEMENT.has(o.path)),
   ];
 }
 

@@ -157,10 +157,10 @@ export const operationsOperations: readonly Operation[] = [
     method: 'get',
     path: '/ready',
     tag: 'operations',
-    summary: 'Readiness: every store answers',
+    summary: 'Readiness: every store answers and is prepared',
     responses: {
       200: { description: 'Ready', schema: S.Health },
-      503: { description: 'A store does not answer', schema: S.Health },
+      503: { description: 'A store does not answer, or is still being prepared', schema: S.Health },
     },
   },
   {

@@ -74,10 +74,9 @@ export const SecuredUser = z
   .object({
     id: z.number().int(),
     username: z.string(),
-    password: z
-      .string()
-      .optional()
-      .meta({ description: 'BCrypt hash, only with app.list-all.include-password-hash=true (as the seed had it)' }),
+    password: z.string().optional().meta({
+      description: 'BCrypt hash, only with app.list-all.include-password-hash=true (as the original service had it)',
+    }),
     firstName: z.string(),
     lastName: z.string(),
     roles: z.array(Role),

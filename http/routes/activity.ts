@@ -60,7 +60,7 @@ async function userWithActivity(deps: ActivityRouteDeps, ctx: Context): Promise<
   return { user, activities, nextCursor: next === null ? null : historyCursor(query.userId, next) };
 }
 
-/** Service C's activity resource: a user with its activity history, and custom activities. */
+/** The user-data service's activity resource: a user with its activity history, and custom activities. */
 export function activityRoutes(deps: ActivityRouteDeps): Route[] {
   return [
     route('GET', '/api/users/activity', deps.read, async function readUserActivity(ctx) {

@@ -7,7 +7,7 @@ import type { ObjectIdString } from '../../src/ids.ts';
 import { searchCursor } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
-import { route, type Route } from '../routing.ts';
+import { changesState, route, type Route } from '../routing.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
 import { CreateEmployeeInput, EmployeeIdInput, SearchEmployeesInput, UpdateEmployeeInput } from './employee-input.ts';
@@ -45,16 +45,18 @@ function sendCreated(ctx: Context, record: Employee.EmployeeRecord): void {
   sendRecord(ctx, record, 201);
 }
 
-/** Service B: create, get, search, update and delete employee records through the EmployeeActor. */
+/** The employee service: create, get, search, update and delete employee records through the EmployeeActor. */
 export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
   const { read, write } = deps;
   const body = jsonBody(deps.maxBodyBytes);
   const call = async <T, C extends Employee.ErrorCode>(build: Request<Employee.Command, Reply<T, C>>): Promise<T> =>
     replyValue(await ask(deps.employee, build, deps.askTimeoutMs));
   return [
-    route('GET', '/api/employee/create', write, async function createFromQuery(ctx) {
-      sendCreated(ctx, await call(Employee.create(validate(CreateEmployeeInput, queryObject(ctx), 'query'))));
-    }),
+    changesState(
+      route('GET', '/api/employee/create', write, async function createFromQuery(ctx) {
+        sendCreated(ctx, await call(Employee.create(validate(CreateEmployeeInput, queryObject(ctx), 'query'))));
+      }),
+    ),
     route('POST', '/api/employee/create', write, body, async function create(ctx) {
       sendCreated(ctx, await call(Employee.create(validate(CreateEmployeeInput, jsonObject(ctx)))));
     }),

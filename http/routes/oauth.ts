@@ -1,13 +1,12 @@
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Attempt } from '../../src/security/login-throttle.ts';
+import { grantTypeName, SCOPE_TOKEN } from '../../src/security/formats.ts';
 import { MAX_PASSWORD_BYTES } from '../../src/security/passwords.ts';
 import { formParams } from '../middleware/body.ts';
 import { invalidRequest, required, settle, single, tooManyRequests, type OAuthRouteDeps } from '../oauth-client.ts';
 import { OAuthError, replyValue } from '../problems.ts';
 import { clientOf, CLIENT, route, type Route } from '../routing.ts';
-
-const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 function parseScope(params: URLSearchParams): string[] | undefined {
   const raw = single(params, 'scope');
@@ -26,7 +25,7 @@ function passwordParam(params: URLSearchParams): string {
 }
 
 function grantRequest(params: URLSearchParams, clientId: string) {
-  const grantType = required(params, 'grant_type');
+  const grantType = grantTypeName(required(params, 'grant_type'));
   const scope = parseScope(params);
   if (grantType === 'password') {
     return Token.issueToken({
@@ -36,7 +35,7 @@ function grantRequest(params: URLSearchParams, clientId: string) {
       scope,
     });
   }
-  if (grantType === 'refresh_token' || grantType === 'refresh-token') {
+  if (grantType === 'refresh_token') {
     return Token.refresh({ clientId, refreshToken: required(params, 'refresh_token'), scope });
   }
   throw new OAuthError(400, 'unsupported_grant_type', `Unsupported grant type: ${grantType.slice(0, 64)}`);

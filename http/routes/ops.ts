@@ -9,13 +9,17 @@ export interface OpsRouteDeps {
   readonly ready: () => Promise<void>;
 }
 
+/** What `management.port` moves off the main port. */
+export const MANAGEMENT_PATHS = ['/health', '/ready', '/metrics'] as const;
+const [HEALTH, READY, METRICS] = MANAGEMENT_PATHS;
+
 /** Liveness, readiness and Prometheus metrics. */
 export function opsRoutes(deps: OpsRouteDeps): Route[] {
   return [
-    route('GET', '/health', PUBLIC, async function health(ctx) {
+    route('GET', HEALTH, PUBLIC, async function health(ctx) {
       ctx.body = { status: 'ok' };
     }),
-    route('GET', '/ready', PUBLIC, async function ready(ctx) {
+    route('GET', READY, PUBLIC, async function ready(ctx) {
       try {
         await deps.ready();
         ctx.body = { status: 'ready' };
@@ -28,7 +32,7 @@ export function opsRoutes(deps: OpsRouteDeps): Route[] {
         };
       }
     }),
-    route('GET', '/metrics', PUBLIC, async function metrics(ctx) {
+    route('GET', METRICS, PUBLIC, async function metrics(ctx) {
       ctx.type = prometheusContentType;
       ctx.body = await deps.metrics();
     }),

@@ -41,7 +41,7 @@ function respondWithUser(ctx: Context, status: number, user: User.User): void {
   ctx.body = user;
 }
 
-/** Service C's user resource: POST, PUT and DELETE /api/user. */
+/** The user-data service's user resource: POST, PUT and DELETE /api/user. */
 export function userRoutes(deps: UserRouteDeps): Route[] {
   const body = jsonBody(deps.maxBodyBytes);
   return [

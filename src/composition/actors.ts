@@ -9,14 +9,8 @@ import type * as User from '../../actors/user/protocol.ts';
 import { spawnEmployeeActor, type EmployeeActorDeps } from '../../actors/employee/actor.ts';
 import type * as Employee from '../../actors/employee/protocol.ts';
 import type { Logger } from '../logger.ts';
-import {
-  limitMailbox,
-  startSystem,
-  stopSystem,
-  type ActorSystem,
-  type CrashPolicy,
-  type Ref,
-} from '../messaging/nact.ts';
+import { startSystem, stopSystem, type ActorSystem, type CrashPolicy, type Ref } from '../messaging/nact.ts';
+import { limitMailbox } from '../messaging/reply-slots.ts';
 import { defaultBudget, replyThenResume, type FailureOf } from '../messaging/supervision.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
 

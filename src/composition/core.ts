@@ -6,6 +6,7 @@
  * (`troupe.ts`), `npm run repl` a REPL.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
 import { loadInitialData, readInitialData, type InitialData } from '../initial-data.ts';
@@ -20,9 +21,10 @@ import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
 import type { Stores } from '../stores/stores.ts';
 import { openMongoStores } from '../stores/stores.mongo.ts';
 import { openSqliteStores } from '../stores/stores.sqlite.ts';
+import { PRIVATE_DIR } from '../stores/sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './actors.ts';
 import { openKeyRing } from './keys.ts';
-import { StoreUnavailableError } from '../unavailable.ts';
+import { causeOf, StoreUnavailableError } from '../unavailable.ts';
 
 /** The stores with the actors running over them. */
 export interface Core {
@@ -54,8 +56,20 @@ function registeredClient(config: Config): Client {
 /** Every store: in MongoDB when `mongodb.uri` is set (nothing in SQLite then), else in the SQLite file. */
 function openStores(config: Config): Stores {
   return config.mongodb.uri
-    ? openMongoStores(config.mongodb.uri, { revocationSyncMs: config.security.revocationSyncMs })
-    : openSqliteStores(config.data.dir, { synchronous: config.data.sqlite.synchronous });
+    ? openMongoStores(config.mongodb.uri, {
+        revocationSyncMs: config.security.revocationSyncMs,
+        operationTimeoutMs: config.mongodb.operationTimeoutMs,
+      })
+    : openSqliteStores(config.data.dir, {
+        synchronous: config.data.sqlite.synchronous,
+        openTimeoutMs: config.data.sqlite.openTimeoutMs,
+      });
+}
+
+/** Whether the stores are prepared; `stop` ends the retries. */
+interface Preparation {
+  readonly done: () => boolean;
+  readonly stop: () => void;
 }
 
 /**
@@ -63,18 +77,19 @@ function openStores(config: Config): Stores {
  * that cannot be reached at start-up is no obstacle: the server starts (answering 503 where it is
  * needed, /ready naming it) and this is tried again every few seconds until it succeeds.
  */
-async function prepare(stores: Stores, initial: InitialData, logger: Logger): Promise<() => void> {
+async function prepare(stores: Stores, initial: InitialData, logger: Logger): Promise<Preparation> {
+  let done = false;
   const attempt = async (): Promise<void> => {
-    await stores.prepare();
-    await loadInitialData(stores.credentials, initial);
+    await stores.prepare((credentials) => loadInitialData(credentials, initial));
+    done = true;
   };
   try {
     await attempt();
-    return () => {};
+    return { done: () => done, stop: () => {} };
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
     logger.warn(
-      { store: stores.kind, err: error.message },
+      { store: stores.kind, cause: causeOf(error) },
       'the store cannot be reached; starting anyway, and retrying its preparation',
     );
   }
@@ -85,13 +100,10 @@ async function prepare(stores: Stores, initial: InitialData, logger: Logger): Pr
         logger.info({ store: stores.kind }, 'the store is prepared');
       },
       (error: unknown) =>
-        logger.warn(
-          { store: stores.kind, err: error instanceof Error ? error.message : 'error' },
-          'preparing the store failed; retrying',
-        ),
+        logger.warn({ store: stores.kind, cause: causeOf(error) }, 'preparing the store failed; retrying'),
     );
   }, PREPARE_RETRY_MS).unref();
-  return () => clearInterval(retry);
+  return { done: () => done, stop: () => clearInterval(retry) };
 }
 
 const PREPARE_RETRY_MS = 5000;
@@ -127,19 +139,23 @@ async function tokenDeps(
     denylist,
     refreshTokenValidity: config.security.jwt.refreshTokenValidity,
     accessTokenValidity: settings.validity,
+    maxLoginsPerUser: config.security.jwt.maxLoginsPerUser,
+    maxRevokedTokensPerLogin: config.security.jwt.maxRevokedTokensPerLogin,
     dummyHash,
   };
 }
 
-/** Resolves when the database answers; rejects naming it. */
-async function ready(stores: Stores): Promise<void> {
+/** Resolves when the database answers and is prepared; rejects naming it, and logs why. */
+async function ready(stores: Stores, prepared: () => boolean, logger: Logger): Promise<void> {
   try {
     await stores.ping();
   } catch (error) {
+    logger.warn({ store: stores.kind, cause: causeOf(error) }, 'readiness: the store does not answer');
     throw new Error(`store "${stores.kind}" does not answer: ${error instanceof Error ? error.message : 'error'}`, {
       cause: error,
     });
   }
+  if (!prepared()) throw new Error(`store "${stores.kind}" answers, but is still being prepared`);
 }
 
 /** The key `kid` no longer verifies (taken out, or gone): answers at once while the store has nothing new. */
@@ -155,16 +171,24 @@ function either(a: boolean | Promise<boolean>, b: () => boolean | Promise<boolea
 }
 
 export async function startCore(config: Config, logger: Logger): Promise<Core> {
+  // The data directory holds the SQLite files (every BCrypt hash, the signing-key set), or with
+  // MongoDB an older version's generated key: created for the owner alone, before either is written.
+  if (config.mongodb.uri === undefined || config.security.signingKey === undefined)
+    mkdirSync(config.data.dir, { recursive: true, mode: PRIVATE_DIR });
   const stores = openStores(config);
   const initial = readInitialData(config.app.initialData);
-  const stopPreparing = await prepare(stores, initial, logger);
+  const preparation = await prepare(stores, initial, logger);
   const { keys, ...token } = await tokenDeps(config, logger, stores, initial);
   const actors = startActors({
     logger,
     mailboxLimit: config.actors.mailboxLimit,
     token,
     users: { store: stores.users, askTimeoutMs: config.actors.askTimeoutMs },
-    activity: { store: stores.activity, idleMs: config.actors.activity.idleMs },
+    activity: {
+      store: stores.activity,
+      idleMs: config.actors.activity.idleMs,
+      maxLive: config.actors.activity.maxLive,
+    },
     employee: config.services.has('employee') ? { store: stores.employees } : undefined,
   });
   // Ended counts are only clutter (an ended window counts from zero anyway): swept hourly.
@@ -182,10 +206,10 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       isRevoked: (principal) => either(keyGone(keys, principal.kid), () => token.denylist.isRevoked(principal)),
     }),
     throttle: createLoginThrottle(config.security.loginThrottle, stores.throttle),
-    ready: () => ready(stores),
+    ready: () => ready(stores, preparation.done, logger),
     async close() {
       clearInterval(sweep);
-      stopPreparing();
+      preparation.stop();
       actors.stop();
       await token.passwords.close();
       await stores.close();

@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
-import { createApp } from '../../http/app.ts';
+import { createApp, createManagementApp } from '../../http/app.ts';
 import type { AppState } from '../../http/state.ts';
-import type { Config } from '../config.ts';
+import { ConfigError, type Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { startCore } from './core.ts';
 import { createMetrics } from '../metrics.ts';
@@ -16,6 +16,8 @@ export interface Troupe {
   readonly app: Koa<AppState>;
   /** `http://host:port` as actually bound. */
   readonly url: string;
+  /** The management port's `http://host:port` when `management.port` is set: /health, /ready, /metrics. */
+  readonly managementUrl: string | undefined;
   /** Stops accepting, lets in-flight requests finish (bounded), stops the actors, closes the stores. */
   close(): Promise<void>;
 }
@@ -34,7 +36,7 @@ async function closeServer(server: Server, timeoutMs: number): Promise<void> {
  * do not arrive in time is answered 408 and its connection closed (a dripping body is cut off).
  * Node checks these bounds periodically, every `connectionsCheckingInterval`: a fraction of them.
  */
-function listen(app: Koa<AppState>, config: Config): Server {
+function listen(app: Koa<AppState>, config: Config, port: number, host: string): Server {
   const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config.server;
   const server = createServer(
     {
@@ -45,8 +47,44 @@ function listen(app: Koa<AppState>, config: Config): Server {
     },
     app.callback(),
   );
-  server.listen(config.server.port, config.server.host);
+  server.listen(port, host);
   return server;
+}
+
+/**
+ * A port that is taken or not ours to take is a matter of configuration: one line naming the key
+ * (`server` for the main port, `management` for the management port).
+ */
+function cannotListen(
+  error: unknown,
+  host: string,
+  port: number,
+  key: 'server' | 'management',
+): ConfigError | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${host}:${port}`;
+  const env = key === 'server' ? ' (or PORT)' : '';
+  if (code === 'EADDRINUSE')
+    return new ConfigError(`Cannot listen on ${where}: the port is in use; choose another with ${key}.port${env}`);
+  if (code === 'EACCES')
+    return new ConfigError(`Cannot listen on ${where}: permission denied; choose another port with ${key}.port${env}`);
+  if (code === 'EADDRNOTAVAIL')
+    return new ConfigError(`Cannot listen on ${where}: no such local address; check ${key}.host`);
+  return undefined;
+}
+
+/** Listens with `app` on `host:port`; resolves with the URL as bound, or rejects naming the key. */
+async function serve(
+  app: Koa<AppState>,
+  config: Config,
+  where: { host: string; port: number; key: 'server' | 'management' },
+): Promise<{ server: Server; url: string }> {
+  const server = listen(app, config, where.port, where.host);
+  await once(server, 'listening').catch((error: unknown) => {
+    throw cannotListen(error, where.host, where.port, where.key) ?? error;
+  });
+  const { address, port } = server.address() as AddressInfo;
+  return { server, url: `http://${address.includes(':') ? `[${address}]` : address}:${port}` };
 }
 
 export async function startTroupe(config: Config, logger: Logger): Promise<Troupe> {
@@ -54,7 +92,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
   const { actors } = core;
   const metrics = createMetrics();
   metrics.watch(actors.system, [actors.activity]);
-  const app = createApp({
+  const appDeps = {
     metrics,
     config,
     logger,
@@ -63,17 +101,32 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     keys: core.keys,
     ready: core.ready,
     throttle: core.throttle,
-  });
-  const server = listen(app, config);
-  await once(server, 'listening');
-  const { address, port } = server.address() as AddressInfo;
-  const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  };
+  const app = createApp(appDeps);
+  const { server, url } = await serve(app, config, { ...config.server, key: 'server' });
+  // Second, so that the first address a worker reports to its primary is the main one.
+  const { port: managementPort, host: managementHost } = config.management;
+  const management =
+    managementPort === undefined
+      ? undefined
+      : await serve(createManagementApp(appDeps), config, {
+          host: managementHost,
+          port: managementPort,
+          key: 'management',
+        }).catch(async (error: unknown) => {
+          await closeServer(server, 0);
+          throw error;
+        });
+  const managementUrl = management?.url;
   return {
     server,
     url,
+    managementUrl,
     app,
     async close() {
-      await closeServer(server, config.server.shutdownTimeoutMs);
+      await Promise.all(
+        [server, management?.server].flatMap((s) => (s ? [closeServer(s, config.server.shutdownTimeoutMs)] : [])),
+      );
       await core.close();
     },
   };

@@ -1,12 +1,10 @@
-import { query, type Ref } from './nact.ts';
+import type { Ref } from './nact.ts';
+import { query } from './reply-slots.ts';
 
 export { ActorUnavailableError, AskTimeoutError, MailboxFullError } from './errors.ts';
 
 /** Builds a request message around the reply-to ref that {@link ask} supplies. */
 export type Request<M, R> = (sender: Ref<R>) => M;
-
-/** The reply type a request builder expects. */
-export type ReplyOf<B> = B extends Request<unknown, infer R> ? R : never;
 
 export interface AskOptions {
   /**

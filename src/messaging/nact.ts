@@ -1,11 +1,15 @@
 /**
- * The only importer of `nact`. nact ships partial, loosely typed declarations and two stop bugs
- * (stopping an actor leaves its children running; stopping the system stops no actor), so the rest
- * of the code speaks to actors through the typed functions here.
+ * The only importer of `nact`: its untyped run time described once, one patch, and the typed core
+ * (spawn, tell, stop). nact ships partial, loosely typed declarations and two stop bugs (stopping an
+ * actor leaves its children running; stopping the system stops no actor), so the rest of the code
+ * speaks to actors through the typed functions here and beside it: `reply-slots.ts` (asks and
+ * mailbox bounds), `introspection.ts` (the live tree), `observers.ts` (per-message hooks). The raw
+ * shapes exported here are for those modules only (lint keeps them in src/messaging/).
  */
 import { createRequire } from 'node:module';
 import nact from 'nact';
-import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from './errors.ts';
+import { ActorUnavailableError } from './errors.ts';
+import { forgetObserver, observerOf } from './observers.ts';
 
 declare const protocol: unique symbol;
 
@@ -52,12 +56,8 @@ export interface SpawnOptions<S, M> {
 }
 
 /** A node of the live actor tree, for introspection (REPL, metrics). */
-export interface ActorInfo {
-  readonly name: string;
-  readonly path: string;
-  readonly mailbox: number;
-  readonly children: readonly ActorInfo[];
-}
+
+// ---- the untyped run time, described once ------------------------------------------------------
 
 // ---- the untyped run time, described once ------------------------------------------------------
 
@@ -65,7 +65,7 @@ interface RawPath {
   readonly parts: readonly string[];
   toString(): string;
 }
-interface RawRef extends AnyRef {
+export interface RawRef extends AnyRef {
   readonly system: { readonly name: string };
   readonly path: RawPath;
   readonly name?: string;
@@ -93,7 +93,7 @@ interface RawNact {
   ): RawRef;
   dispatch(ref: RawRef, message: unknown): void;
 }
-interface RawActor {
+export interface RawActor {
   readonly name: string;
   readonly reference: RawRef;
   readonly path: RawPath;
@@ -106,11 +106,11 @@ interface RawActor {
   stop(): void;
 }
 /** A pending ask, under its reply slot's id; nact's `find` resolves it with the first reply. */
-interface RawReplySlot {
+export interface RawReplySlot {
   resolve(reply: unknown): void;
   reject(error: Error): void;
 }
-interface RawSystem {
+export interface RawSystem {
   readonly name: string;
   readonly children: Map<string, RawActor>;
   readonly tempReferences: Map<unknown, RawReplySlot>;
@@ -123,8 +123,11 @@ interface RawSystemMap {
 const runtime = nact as unknown as RawNact;
 const systemMap = createRequire(import.meta.url)('nact/lib/system-map.js') as RawSystemMap;
 
-const raw = (ref: AnyRef): RawRef => ref as RawRef;
+export const raw = (ref: AnyRef): RawRef => ref as RawRef;
 const typed = <M>(ref: RawRef): Ref<M> => ref as Ref<M>;
+
+/** The system named `name`, as nact keeps it. */
+export const systemNamed = (name: string): RawSystem | undefined => systemMap.find(name) as RawSystem | undefined;
 
 /** One context per actor (keyed by its reference, which nact keeps for the actor's life): none per message. */
 const contexts = new WeakMap<RawRef, Ctx<unknown>>();
@@ -200,7 +203,7 @@ export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: Spa
     ...(options.shutdownAfterMs === undefined ? {} : { shutdownAfter: options.shutdownAfterMs }),
   };
   const f = async (state: unknown, message: unknown, ctx: RawCtx): Promise<unknown> => {
-    const observer = observers.get(ctx.self.system.name);
+    const observer = observerOf(ctx.self.system.name);
     try {
       const next = await handler(state as S, message as M, wrapCtx<M>(ctx));
       observer?.(ctx.path.parts, 'handled');
@@ -213,122 +216,26 @@ export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: Spa
   return typed<M>(runtime.spawn(raw(parent), f, options.name, props));
 }
 
-/** Told of every message an actor of the system finished handling, by actor path parts. */
-export type MessageObserver = (path: readonly string[], outcome: 'handled' | 'failed') => void;
-
-const observers = new Map<string, MessageObserver>();
-
-/** Observes every actor of `system` (one observer per system; metrics use it). */
-export function observe(system: ActorSystem, observer: MessageObserver | undefined): void {
-  if (observer) observers.set(system.name, observer);
-  else observers.delete(system.name);
-}
-
 /** Sends `message` to `ref`. A stopped or unknown actor drops it silently, as in nact. */
 export function tell<M>(ref: Ref<M>, message: M): void {
   const r = raw(ref as AnyRef) as RawRef & { readonly id?: unknown };
   if (r.type !== 'temp') return runtime.dispatch(r, message);
   // A reply to an ask: straight to its slot in the system's table, as nact's dispatch would find it.
-  (systemMap.find(r.system.name) as RawSystem | undefined)?.tempReferences.get(r.id)?.resolve(message);
+  systemNamed(r.system.name)?.tempReferences.get(r.id)?.resolve(message);
 }
 
-const MAX_TIMEOUT_MS = 2_147_483_647; // Node's longest timer; a longer one would fire at once
-let lastReplySlot = 0;
-
-/**
- * Sends the message built with a fresh reply slot and resolves with the first reply; rejects with
- * {@link AskTimeoutError}, or {@link ActorUnavailableError} when the actor is not running or is
- * stopped ({@link stop}, {@link stopSystem}) before it answers, and with `bounded`, with
- * {@link MailboxFullError} without sending when the actor's mailbox is at its {@link limitMailbox} bound. nact's own query names its reply
- * slots with a random 32-bit number, so among thousands of concurrent asks two can share one (one
- * caller gets the other's reply); the slots here are numbered in sequence (strings: never a nact id).
- */
-export function query<M, R>(
-  ref: Ref<M>,
-  build: (sender: Ref<R>) => M,
-  timeoutMs: number,
-  options: { readonly bounded?: boolean } = {},
-): Promise<R> {
-  const system = systemMap.find(raw(ref).system.name) as RawSystem | undefined;
-  const actor = system && (system as unknown as { find(ref: RawRef): RawActor | RawSystem | undefined }).find(raw(ref));
-  if (!system || !actor || !isActor(actor)) return Promise.reject(new ActorUnavailableError());
-  const limit = options.bounded ? mailboxLimits.get(actor) : undefined;
-  if (limit !== undefined && actor.mailbox.length >= limit) return Promise.reject(new MailboxFullError(limit));
-  const id = `ask-${++lastReplySlot}`;
-  const sender = { type: 'temp', id, system: { name: system.name } };
-  const message = build(sender as unknown as Ref<R>);
-  return new Promise<R>((resolve, reject) => {
-    const waiting: Waiting = {
-      deadline: Date.now() + Math.min(timeoutMs, MAX_TIMEOUT_MS),
-      timeoutMs,
-      reject: (error) => slot.reject(error),
-    };
-    const settled = (): void => {
-      unwatch(waiting);
-      system.tempReferences.delete(id);
-    };
-    const slot: RawReplySlot = {
-      resolve: (reply) => {
-        settled();
-        resolve(reply as R);
-      },
-      reject: (error) => {
-        settled();
-        reject(error);
-      },
-    };
-    system.tempReferences.set(id, slot);
-    watch(waiting);
-    actor.dispatch(message, sender);
-  });
-}
-
-/** An ask waiting for its reply, until its deadline (epoch ms). */
-interface Waiting {
-  readonly deadline: number;
-  readonly timeoutMs: number;
-  reject(error: Error): void;
-}
-
-/**
- * Every waiting ask of the process, checked by one timer for all of them (a timer per ask cost an
- * allocation and two list operations on every request). An ask times out within
- * {@link SWEEP_MS} after its deadline; the timer runs only while asks wait.
- */
-const waitingAsks = new Set<Waiting>();
-const SWEEP_MS = 25;
-let sweeper: NodeJS.Timeout | undefined;
-
-function watch(waiting: Waiting): void {
-  waitingAsks.add(waiting);
-  sweeper ??= setInterval(sweep, SWEEP_MS); // ref'd, as a timer per ask was: a waiting ask keeps the process alive
-}
-
-function unwatch(waiting: Waiting): void {
-  waitingAsks.delete(waiting);
-  if (waitingAsks.size === 0 && sweeper) {
-    clearInterval(sweeper);
-    sweeper = undefined;
-  }
-}
-
-function sweep(): void {
-  const now = Date.now();
-  for (const waiting of waitingAsks)
-    if (waiting.deadline <= now) waiting.reject(new AskTimeoutError(waiting.timeoutMs));
-}
-
-function concrete(ref: AnyRef): RawActor | RawSystem | undefined {
+/** The live nact actor or system behind `ref` (for src/messaging only). */
+export function concrete(ref: AnyRef): RawActor | RawSystem | undefined {
   const r = raw(ref);
   return systemMap.find(r.system.name, r);
 }
 
-const isActor = (node: RawActor | RawSystem): node is RawActor => 'mailbox' in node;
+export const isActor = (node: RawActor | RawSystem): node is RawActor => 'mailbox' in node;
 
 /** Stops the actor after its children; the asks still queued in its mailbox are rejected at once. */
 function stopTree(actor: RawActor): void {
   for (const child of [...actor.children.values()]) stopTree(child);
-  const system = systemMap.find(actor.reference.system.name) as RawSystem | undefined;
+  const system = systemNamed(actor.reference.system.name);
   for (const { sender } of actor.mailbox.toArray()) {
     if (sender?.type === 'temp') system?.tempReferences.get(sender.id)?.reject(new ActorUnavailableError());
   }
@@ -351,54 +258,5 @@ export function stopSystem(system: ActorSystem): void {
   for (const actor of [...sys.children.values()]) stopTree(actor);
   for (const slot of [...sys.tempReferences.values()]) slot.reject(new ActorUnavailableError());
   sys.stop();
-  observers.delete(system.name);
-}
-
-/** Whether the actor behind `ref` is alive. */
-export function isAlive(ref: AnyRef): boolean {
-  return concrete(ref) !== undefined;
-}
-
-const mailboxLimits = new WeakMap<RawActor, number>();
-
-/**
- * Bounds how many messages may wait in the actor's mailbox before {@link ../messaging/ask.ts}
- * refuses new requests to it (Akka's bounded mailbox, for asks only: replies and an actor's own
- * completions are never dropped). Keyed by the live actor, so a respawned actor starts unbounded.
- */
-export function limitMailbox(ref: AnyRef, limit: number): void {
-  const actor = concrete(ref);
-  if (actor && isActor(actor)) mailboxLimits.set(actor, limit);
-}
-
-/** How many messages wait in the actor's mailbox (0 for an unknown actor). */
-export function mailboxSize(ref: AnyRef): number {
-  const actor = concrete(ref);
-  return actor && isActor(actor) ? actor.mailbox.length : 0;
-}
-
-function describe(actor: RawActor): ActorInfo {
-  return {
-    name: actor.name,
-    path: actor.path.toString(),
-    mailbox: actor.mailbox.length,
-    children: [...actor.children.values()].map(describe),
-  };
-}
-
-/** The names from the system down to the actor behind `ref`: `['activity']`, `['activity', '42']`. */
-export function pathOf(ref: AnyRef): readonly string[] {
-  return raw(ref).path.parts;
-}
-
-/** The live actor tree under a system or an actor. */
-export function actorTree(ref: AnyRef): readonly ActorInfo[] {
-  const node = concrete(ref);
-  return node ? [...node.children.values()].map(describe) : [];
-}
-
-/** How many asks to the system's actors still wait for their reply. */
-export function pendingAsks(system: ActorSystem): number {
-  const sys = concrete(system) as RawSystem | undefined;
-  return sys?.tempReferences.size ?? 0;
+  forgetObserver(system.name);
 }

@@ -19,6 +19,15 @@ const MESSAGES: Readonly<Record<SystemCode, string>> = {
   unavailable: 'a store cannot be reached; try again shortly',
 };
 
+/**
+ * `: <the error's first line>`, so that a caller who can read replies (the REPL, a test) learns why
+ * (`internal error: database is locked`). HTTP never shows it: its 500 and 503 have texts of their own.
+ */
+function causeOf(error: unknown): string {
+  const line = error instanceof Error ? error.message.split('\n')[0]?.slice(0, 200) : undefined;
+  return line ? `: ${line}` : '';
+}
+
 function senderOf(message: unknown): Ref<Failure<never>> | undefined {
   if (typeof message !== 'object' || message === null || !('sender' in message)) return undefined;
   const sender = (message as { sender: unknown }).sender;
@@ -59,7 +68,7 @@ export function replyThenResume(
   return (message, error, path) => {
     const code = failureOf(error);
     const sender = senderOf(message);
-    if (sender) tell(sender, fail(code, MESSAGES[code]));
+    if (sender) tell(sender, fail(code, `${MESSAGES[code]}${causeOf(error)}`));
     if (code === 'unavailable') {
       report(error, path, 'resume');
       return 'resume';

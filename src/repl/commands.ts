@@ -1,5 +1,6 @@
 /** The text of the REPL's `.actors` and `.protocol` commands. */
-import { actorTree, type ActorInfo, type ActorSystem } from '../messaging/nact.ts';
+import { type ActorSystem } from '../messaging/nact.ts';
+import { actorTree, type ActorInfo } from '../messaging/introspection.ts';
 import { findProtocol, PROTOCOLS } from './protocols.ts';
 
 /** `troupe-1a2b3c4d://activity/6b02…` → `activity/6b02…`. */
@@ -24,6 +25,7 @@ const usage = (): string => `usage: .protocol ${PROTOCOLS.map((p) => p.ref).join
 /** An actor's message kinds, each with an example `ask`; a usage line for an unknown name. */
 export function formatProtocol(name: string): string {
   const entry = findProtocol(name);
+  if (!entry && name.trim() !== '') return `no actor named ${JSON.stringify(name.trim())}; ${usage()}`;
   if (!entry) return usage();
   const kinds = Object.keys(entry.examples);
   const width = Math.max(...kinds.map((k) => k.length)) + 2;

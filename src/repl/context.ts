@@ -4,9 +4,10 @@
  */
 import type { Actors } from '../composition/actors.ts';
 import { ActorUnavailableError, AskTimeoutError, ask as askActor, type Request } from '../messaging/ask.ts';
+import { sameActor } from '../messaging/introspection.ts';
 import { spawn, tell as tellActor, type AnyRef, type Ref } from '../messaging/nact.ts';
 import { checkMessage, type Checked } from './messages.ts';
-import { PROTOCOLS, shortBuilders, userBuilders, type RefName } from './protocols.ts';
+import { buildersOf, PROTOCOLS, shortBuilders, userBuilders, type RefName } from './protocols.ts';
 
 /** How long `ask` waits when no timeout is given, in milliseconds. */
 export const DEFAULT_ASK_TIMEOUT_MS = 5000;
@@ -48,14 +49,23 @@ function checkRef(ref: unknown, fn: string, refs: Refs): asserts ref is AnyRef {
   throw usageError(`${fn}(ref, msg): ref must be an actor: ${Object.keys(refs).join(', ')}${off}`);
 }
 
+/** Which of the session's actors the ref reaches, however it is spelled (a copy, a hand-built ref). */
 const nameIn = (refs: Refs, ref: AnyRef): RefName | undefined =>
-  (Object.keys(refs) as RefName[]).find((name) => refs[name] === ref);
+  (Object.keys(refs) as RefName[]).find((name) => {
+    const known = refs[name];
+    return known !== undefined && sameActor(known, ref);
+  });
 
-/** The message checked against the protocol of the actor it is for; one of the session's refs always has one. */
+/**
+ * The message checked against the public protocol of the actor the ref reaches. A ref that
+ * reaches none of the session's actors (a child, the REPL's own inbox, a made-up path) takes nothing.
+ */
 function checked(refs: Refs, ref: AnyRef, msg: unknown, fn: string): Checked {
   const request = asRequest(msg, fn);
   const entry = PROTOCOLS.find((p) => p.ref === nameIn(refs, ref));
-  return entry ? checkMessage(entry, request) : { ok: true, request };
+  if (entry) return checkMessage(entry, request);
+  const names = (Object.keys(refs) as RefName[]).filter((name) => refs[name] !== undefined);
+  return { ok: false, line: `not sent: the ref reaches none of ${names.join(', ')}` };
 }
 
 function askFor(refs: Refs, io: ReplIo) {
@@ -116,7 +126,7 @@ export function replGlobals(actors: Actors, io: ReplIo): Record<string, unknown>
     users: actors.users,
     activity: actors.activity,
   };
-  const namespaces = Object.fromEntries(PROTOCOLS.map((p) => [p.namespace, p.module]));
+  const namespaces = Object.fromEntries(PROTOCOLS.map((p) => [p.namespace, buildersOf(p)]));
   return {
     ...refs,
     ...namespaces,

@@ -60,13 +60,22 @@ export function builderNames(entry: ProtocolEntry): string[] {
   return [...new Set(names.filter((n): n is string => n !== undefined && typeof entry.module[n] === 'function'))];
 }
 
-/** The UserActor's builders under the seed's message names: `Get`, `Post`, `Put`, `Delete`. */
+/**
+ * The protocol as a REPL global: its builders and nothing else (no schemas, examples or
+ * constants), on a null prototype, so that Tab after `User.` lists what makes a message.
+ */
+export function buildersOf(entry: ProtocolEntry): Readonly<Record<string, unknown>> {
+  const builders = Object.fromEntries(builderNames(entry).map((name) => [name, entry.module[name]]));
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, unknown>, builders));
+}
+
+/** The UserActor's builders under the original message names: `Get`, `Post`, `Put`, `Delete`. */
 export const userBuilders = { Get: User.get, Post: User.post, Put: User.put, Delete: User.delete } as const;
 
 /**
  * Builders callable without their namespace: those whose name only one protocol uses (`get` is
  * both User's and Employee's, so it is not among them). UserActor's are already there under the
- * seed's names ({@link userBuilders}).
+ * original names ({@link userBuilders}).
  */
 export function shortBuilders(): Map<string, unknown> {
   const owners = new Map<string, ProtocolEntry[]>();

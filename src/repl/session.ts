@@ -1,4 +1,5 @@
 /** A `node:repl` session over running actors: their refs, `ask`/`tell`, builders, `.actors`, `.protocol`, `.keys`. */
+import type { AsyncCompleter, CompleterResult } from 'node:readline';
 import { start, type REPLServer } from 'node:repl';
 import { inspect } from 'node:util';
 import type { Actors } from '../composition/actors.ts';
@@ -54,6 +55,26 @@ function defineCommands(server: REPLServer, actors: Actors, keys: KeyRing | unde
   });
 }
 
+/** `.protocol ` completes the actor names; everything else completes as Node's REPL does. */
+function completeProtocolNames(server: REPLServer): void {
+  const fallback = server.completer as AsyncCompleter;
+  const names = PROTOCOLS.map((p) => p.ref);
+  const completer: AsyncCompleter = (line, callback) => {
+    const typed = /^\s*\.protocol\s+(\S*)$/.exec(line)?.[1];
+    if (typed === undefined) return fallback.call(server, line, callback);
+    callback(null, [names.filter((name) => name.startsWith(typed)), typed] satisfies CompleterResult);
+  };
+  // readline reads the completer at each Tab; the typings mark it read-only.
+  Object.assign(server, { completer });
+}
+
+/**
+ * A line with a password or secret written out (`password: '…'`, `clientSecret: "…"`) is kept in
+ * the history with the value masked, so the history file never holds one.
+ */
+const SECRET_LITERAL = /(\b\w*(?:password|secret)\w*['"]?\s*:\s*)(['"`])(?:\\.|(?!\2)[^\\])*\2/gi;
+export const maskSecrets = (line: string): string => line.replace(SECRET_LITERAL, '$1$2***$2');
+
 function ioOf(server: () => REPLServer, colors: boolean): ReplIo {
   const show = (value: unknown): string => inspect(value, { colors, depth: 8 });
   return {
@@ -75,8 +96,17 @@ export async function openRepl(options: ReplOptions): Promise<REPLServer> {
     terminal: options.terminal,
     useColors: options.colors,
     ignoreUndefined: true,
+    // Ctrl-C aborts an evaluation that is still running (a long ask), as `.help` says.
+    breakEvalOnSigint: true,
+    // Enter runs what was typed, never an inline completion preview (`….value` became `.valueOf`).
+    preview: false,
     writer: (value) => inspect(value, { colors: options.colors, depth: 8 }),
   });
+  // Before the history is set up: its writer then persists the masked lines.
+  server.on('history', (history: string[]) => {
+    for (let i = 0; i < history.length; i++) history[i] = maskSecrets(history[i] ?? '');
+  });
+  completeProtocolNames(server);
   Object.assign(
     server.context,
     replGlobals(

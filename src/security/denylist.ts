@@ -22,15 +22,29 @@ export interface Denylist {
    * while the store has nothing new (the usual case), else once the new entries are read.
    */
   isRevoked(token: Revocable): boolean | Promise<boolean>;
-  /** Refuses `jti` until `expiresAt` (epoch seconds). */
-  revoke(jti: string, expiresAt: number): Promise<void>;
-  /** Refuses every access token of the login until `expiresAt` (epoch seconds). */
+  /** Refuses `jti` (of the login `loginId`, when it has one) until `expiresAt` (epoch seconds). */
+  revoke(jti: string, expiresAt: number, loginId?: string): Promise<void>;
+  /** How many tokens of the login were revoked one by one and are still refused at `now`, by any process. */
+  revokedTokensOf(loginId: string, now: number): Promise<number>;
+  /**
+   * Refuses every access token of the login until `expiresAt` (epoch seconds), and (through
+   * {@link Denylist.loginRevoked}) every refresh token: one write, so that a login is revoked
+   * whole or not at all.
+   */
   revokeLogin(loginId: string, expiresAt: number): Promise<void>;
-  /** Forgets entries whose tokens have expired anyway. */
+  /** Whether the login was revoked, by any process: asks the store itself, never a copy. */
+  loginRevoked(loginId: string): Promise<boolean>;
+  /** Forgets entries whose tokens have expired anyway (in the store, {@link STORE_RETENTION_S} later). */
   purge(nowSeconds: number): Promise<void>;
 }
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * Seconds an expired entry stays in the store: this process forgets an entry by its own clock,
+ * but another process whose clock runs behind (up to this much) may still need it at start-up.
+ */
+export const STORE_RETENTION_S = 3600;
 
 export function createDenylist(store: RevocationStore, now: () => number = nowSeconds): Denylist {
   const revoked = { token: new Map<string, number>(), login: new Map<string, number>() };
@@ -60,16 +74,18 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       if (store.changed()) return pull().then(() => listed(token));
       return pulling ? pulling.then(() => listed(token)) : listed(token);
     },
-    async revoke(jti, expiresAt) {
-      await store.add({ kind: 'token', id: jti, expiresAt });
+    async revoke(jti, expiresAt, loginId) {
+      await store.add({ kind: 'token', id: jti, expiresAt, loginId });
       revoked.token.set(jti, expiresAt);
     },
     async revokeLogin(loginId, expiresAt) {
       await store.add({ kind: 'login', id: loginId, expiresAt });
       revoked.login.set(loginId, Math.max(expiresAt, revoked.login.get(loginId) ?? 0));
     },
+    revokedTokensOf: (loginId, at) => store.tokensOfLogin(loginId, at),
+    loginRevoked: (loginId) => store.has('login', loginId, now()),
     async purge(at) {
-      await store.purgeExpired(at);
+      await store.purgeExpired(at - STORE_RETENTION_S);
       forgetExpired(revoked.token, at);
       forgetExpired(revoked.login, at);
     },

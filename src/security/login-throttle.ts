@@ -51,50 +51,48 @@ interface Counter {
   readonly limiter: RateLimiterAbstract;
   readonly key: string;
 }
-/** A counted attempt: where, and when that count's window ends (epoch ms). */
+/** A counted attempt: where, and the window its count was made in (its end as the store holds it). */
 interface Counted extends Counter {
-  readonly windowEnds: number;
+  readonly windowEnds: number | undefined;
 }
 
 const resOf = (r: PromiseSettledResult<RateLimiterRes>): RateLimiterRes | undefined =>
   r.status === 'fulfilled' ? r.value : r.reason instanceof RateLimiterRes ? r.reason : undefined;
 
-/** Gives a count back, only within the window it was counted in (a new window starts at zero). */
-async function giveBack({ limiter, key, windowEnds }: Counted): Promise<void> {
-  const now = Date.now();
-  const state = await limiter.get(key);
-  if (state && state.msBeforeNext > 0 && Math.abs(now + state.msBeforeNext - windowEnds) < 50)
-    await limiter.reward(key, 1);
-}
+/**
+ * Gives each count back in the window it was counted in, by the store's own record of that window
+ * (not by comparing clocks): a window that has ended gave way to a new one, which counts from zero.
+ */
+const giveBack = (store: LoginThrottleStore, counted: readonly Counted[]): Promise<unknown> =>
+  Promise.all(
+    counted.map(({ limiter, key, windowEnds }) =>
+      windowEnds === undefined ? undefined : store.giveBack(limiter, key, windowEnds),
+    ),
+  );
 
 /**
  * Counts the attempt on every counter (each count is one atomic upsert in the store, which answers
  * the new total: concurrent attempts, in this process or another, each see their own). Refused
- * when any counter is past its limit: then every count just made is undone (a key it created is
- * deleted) and the longest wait is returned.
+ * when any counter is past its limit: then every count just made is given back (a key left at
+ * zero is removed) and the longest wait is returned.
  */
-async function count(counters: readonly Counter[]): Promise<Counted[] | number> {
-  const started = Date.now();
+async function count(store: LoginThrottleStore, counters: readonly Counter[]): Promise<Counted[] | number> {
   const settled = await Promise.allSettled(counters.map(({ limiter, key }) => limiter.consume(key, 1)));
+  const results = settled.map(resOf);
+  const counted = counters.map((c, i) => {
+    const result = results[i];
+    return { ...c, windowEnds: result && store.windowOf(result) };
+  });
   const fault = settled.find(
     (r): r is PromiseRejectedResult => r.status === 'rejected' && !(r.reason instanceof RateLimiterRes),
   );
   if (fault) {
     // The counts cannot be read: fail closed (no attempt is admitted), giving back what was counted.
-    await Promise.allSettled(
-      counters.map(({ limiter, key }, i) => (settled[i]?.status === 'fulfilled' ? limiter.reward(key, 1) : undefined)),
-    );
+    await Promise.allSettled([giveBack(store, counted)]);
     throw new StoreUnavailableError("the login throttle's counts cannot be read", { cause: fault.reason });
   }
-  const results = settled.map(resOf);
-  const counted = counters.map((c, i) => ({ ...c, windowEnds: started + (results[i]?.msBeforeNext ?? 0) }));
   if (settled.every((r) => r.status === 'fulfilled')) return counted; // consume() refuses past the limit
-  await Promise.all(
-    counted.map(async (c, i) => {
-      if (results[i]?.isFirstInDuration) await c.limiter.delete(c.key);
-      else await c.limiter.reward(c.key, 1);
-    }),
-  );
+  await giveBack(store, counted);
   const waits = results.map((r) => r?.msBeforeNext ?? 1000);
   return Math.max(1, Math.ceil(Math.min(Math.max(...waits), 86_400_000) / 1000));
 }
@@ -109,16 +107,16 @@ export function createLoginThrottle(settings: ThrottleSettings, store: LoginThro
   const attempt = (counted: readonly Counted[], onSuccess: () => Promise<void>): Attempt => ({
     failed: async () => {},
     succeeded: async () => {
-      await Promise.all(counted.map(giveBack));
+      await giveBack(store, counted);
       await onSuccess();
     },
     abandoned: async () => {
-      await Promise.all(counted.map(giveBack));
+      await giveBack(store, counted);
     },
   });
 
   const admit = async (counters: readonly Counter[], onSuccess: () => Promise<void>): Promise<Admission> => {
-    const counted = await count(counters);
+    const counted = await count(store, counters);
     return typeof counted === 'number' ? { retryAfter: counted } : { attempt: attempt(counted, onSuccess) };
   };
 

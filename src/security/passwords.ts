@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import bcrypt from 'bcryptjs';
 import { Piscina } from 'piscina';
+import { withoutBcryptPrefix } from './formats.ts';
 
 const WORKER = new URL('./password-worker.mjs', import.meta.url).href;
 
@@ -19,7 +20,7 @@ export const isTooLong = (password: string): boolean => bcrypt.truncates(passwor
 
 /** The cost factor of a BCrypt hash, or undefined when it is not one. */
 export function costOf(hash: string): number | undefined {
-  const m = /^\$2[aby]\$(\d\d)\$/.exec(hash.replace(/^\{bcrypt\}/, ''));
+  const m = /^\$2[aby]\$(\d\d)\$/.exec(withoutBcryptPrefix(hash));
   return m?.[1] === undefined ? undefined : Number(m[1]);
 }
 
@@ -27,7 +28,7 @@ export function createPasswordHasher(threads = availableParallelism()): Password
   const pool = new Piscina({ filename: WORKER, minThreads: 1, maxThreads: Math.max(1, threads), idleTimeout: 30_000 });
   return {
     async verify(password, hash) {
-      const normalized = hash.replace(/^\{bcrypt\}/, '');
+      const normalized = withoutBcryptPrefix(hash);
       if (costOf(normalized) === undefined) return false;
       return (await pool.run({ password, hash: normalized }, { name: 'compare' })) === true;
     },

@@ -50,7 +50,8 @@ export function sqliteActivityStore(db: Db): ActivityStore {
     latestSeq: async (userId) => latest.get(userId),
     async page(userId, { limit, beforeSeq }) {
       const rows = beforeSeq === undefined ? newest.all(userId, limit + 1) : older.all(userId, beforeSeq, limit + 1);
-      return { items: rows.slice(0, limit).map(toActivity), hasMore: rows.length > limit };
+      // One write numbers and inserts an append, and writes commit one at a time: never a gap.
+      return { items: rows.slice(0, limit).map(toActivity), hasMore: rows.length > limit, settled: true };
     },
   };
 }

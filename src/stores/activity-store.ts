@@ -21,6 +21,12 @@ export interface ActivityPage {
   readonly items: readonly ActivityRecord[];
   /** Whether older activities exist beyond the last item. */
   readonly hasMore: boolean;
+  /**
+   * False when an append already numbered may still become visible among or above these items
+   * (MongoDB numbers an append in one write and inserts it in another, so another process's later
+   * append can be seen first): the page is right for now, but must not be kept as a cache.
+   */
+  readonly settled: boolean;
 }
 
 export interface ActivityStore {

@@ -1,10 +1,11 @@
-import type { Db as MongoDb } from 'mongodb';
+import type { Collection, Db as MongoDb } from 'mongodb';
 import type { CredentialStore, Role, RoleInput, AccountInput, AccountRecord } from './credential-store.ts';
-import { guarded, isDuplicateKey, nextSeq } from './mongo.ts';
+import { guarded, isDuplicateKey, nextSeq, type Runner } from './mongo.ts';
 import {
   accountByName,
   accountUpsert,
   BY_ID,
+  BY_NEWEST_ID,
   CREDENTIAL_CHANGES,
   roleByName,
   rolesByIds,
@@ -25,33 +26,47 @@ const toUser = (d: AccountDoc, roles: readonly Role[]): AccountRecord => ({
   roles,
 });
 
+/** How often an upsert is tried again when another process took the id or the name first. */
+const RACE_RETRIES = 20;
+
 /**
- * An upsert that another process may race: both miss, both insert, the unique index refuses one,
- * which then applies its update to the document the other inserted.
+ * Saves a record under its unique name with the next id (the highest plus one, as SQLite's rowids
+ * go), or updates the record of that name, keeping its id. Processes racing may pick one id, or
+ * one name: the unique indexes refuse all but one, and the others look again, so ids have no gaps.
  */
-async function upsertOnce(write: () => Promise<unknown>): Promise<void> {
-  try {
-    await write();
-  } catch (error) {
-    if (!isDuplicateKey(error)) throw error;
-    await write();
+async function upsertWithNextId<D extends { _id: number }>(
+  collection: Collection<D>,
+  existingId: () => Promise<number | undefined>,
+  write: (id: number) => Promise<unknown>,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const id = (await existingId()) ?? ((await collection.find().sort(BY_NEWEST_ID).limit(1).next())?._id ?? 0) + 1;
+    try {
+      await write(id);
+      return;
+    } catch (error) {
+      if (!isDuplicateKey(error) || attempt >= RACE_RETRIES) throw error;
+    }
   }
 }
 
 /**
- * MongoDB adapter of {@link CredentialStore}: collections `roles` and `users`, numeric ids from the
- * `counters` collection (the listing shows them, as SQLite's do). Every save moves the
+ * MongoDB adapter of {@link CredentialStore}: collections `roles` and `users`, numeric ids 1, 2, …
+ * without gaps (the listing shows them, as SQLite's do). Every save moves the
  * `credential-changes` counter after its write; a change made to these collections by anything
  * but this adapter does not move it.
  */
-export function mongoCredentialStore(db: MongoDb): CredentialStore {
+export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): CredentialStore {
   const roles = db.collection<RoleDoc>('roles');
   const accounts = db.collection<AccountDoc>('users');
 
   const changed = (): Promise<number> => nextSeq(db, CREDENTIAL_CHANGES);
   const saveRole = async (role: RoleInput): Promise<Role> => {
-    const id = (await roles.findOne(roleByName(role.roleName)))?._id ?? (await nextSeq(db, 'roles'));
-    await upsertOnce(() => roles.updateOne(roleByName(role.roleName), roleUpsert(role, id), { upsert: true }));
+    await upsertWithNextId(
+      roles,
+      async () => (await roles.findOne(roleByName(role.roleName)))?._id,
+      (id) => roles.updateOne(roleByName(role.roleName), roleUpsert(role, id), { upsert: true }),
+    );
     await changed();
     const saved = await roles.findOne(roleByName(role.roleName));
     if (!saved) throw new Error('role upsert left no document');
@@ -65,11 +80,11 @@ export function mongoCredentialStore(db: MongoDb): CredentialStore {
   };
 
   return {
-    findByUsername: (username) => guarded(() => findByUsername(username)),
+    findByUsername: (username) => run(() => findByUsername(username)),
     changeCount: () =>
-      guarded(async () => (await db.collection<CounterDoc>('counters').findOne({ _id: CREDENTIAL_CHANGES }))?.seq ?? 0),
+      run(async () => (await db.collection<CounterDoc>('counters').findOne({ _id: CREDENTIAL_CHANGES }))?.seq ?? 0),
     listAll: () =>
-      guarded(async () => {
+      run(async () => {
         const [all, allRoles] = await Promise.all([
           accounts.find().sort(BY_ID).toArray(),
           roles.find().sort(BY_ID).toArray(),
@@ -82,14 +97,15 @@ export function mongoCredentialStore(db: MongoDb): CredentialStore {
           ),
         );
       }),
-    saveRole: (role) => guarded(() => saveRole(role)),
+    saveRole: (role) => run(() => saveRole(role)),
     saveUser: (user: AccountInput) =>
-      guarded(async () => {
+      run(async () => {
         const roleIds: number[] = [];
         for (const role of user.roles) roleIds.push((await saveRole(role)).id);
-        const id = (await accounts.findOne(accountByName(user.username)))?._id ?? (await nextSeq(db, 'users'));
-        await upsertOnce(() =>
-          accounts.updateOne(accountByName(user.username), accountUpsert(user, roleIds, id), { upsert: true }),
+        await upsertWithNextId(
+          accounts,
+          async () => (await accounts.findOne(accountByName(user.username)))?._id,
+          (id) => accounts.updateOne(accountByName(user.username), accountUpsert(user, roleIds, id), { upsert: true }),
         );
         await changed();
         const saved = await findByUsername(user.username);

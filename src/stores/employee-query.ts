@@ -20,7 +20,7 @@ export interface EmployeeDoc {
 }
 
 /** The sort and search key of a name: the same in both stores, whatever their collations. */
-export const nameKeyOf = (name: string): string => name.toLowerCase();
+export const nameKeyOf = (name: string): string => name.normalize('NFC').toLowerCase();
 
 /** `s` as a regular expression that matches it literally. */
 export const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -10,10 +10,10 @@ import {
   type EmployeeDoc,
 } from './employee-query.ts';
 import type { EmployeeStore } from './employee-store.ts';
-import { guarded, openMongo } from './mongo.ts';
+import { guarded, openMongo, type Runner } from './mongo.ts';
 
 /** MongoDB adapter of {@link EmployeeStore}: collection `employees` of `db`; the caller owns the client. */
-export function mongoEmployeeStore(db: MongoDb): EmployeeStore {
+export function mongoEmployeeStore(db: MongoDb, run: Runner = guarded): EmployeeStore {
   const employees = db.collection<EmployeeDoc>('employees');
   // Created on first use and retried after a failure, so a server that is down at start-up is no obstacle.
   let indexes: Promise<unknown> | undefined;
@@ -33,7 +33,7 @@ export function mongoEmployeeStore(db: MongoDb): EmployeeStore {
 
   return {
     insert: (input, at) =>
-      guarded(async () => {
+      run(async () => {
         const doc: EmployeeDoc = {
           _id: new ObjectId(),
           name: input.name,
@@ -47,12 +47,12 @@ export function mongoEmployeeStore(db: MongoDb): EmployeeStore {
         return recordOfDoc(doc);
       }),
     findById: (id) =>
-      guarded(async () => {
+      run(async () => {
         const doc = await (await collection()).findOne({ _id: new ObjectId(id) });
         return doc ? recordOfDoc(doc) : undefined;
       }),
     search: (criteria) =>
-      guarded(async () => {
+      run(async () => {
         const docs = await (
           await collection()
         )
@@ -65,7 +65,7 @@ export function mongoEmployeeStore(db: MongoDb): EmployeeStore {
         return { items, next: docs.length > criteria.limit && last ? keyOf(last) : null };
       }),
     update: (id, changes, expected, at) =>
-      guarded(async () => {
+      run(async () => {
         const c = await collection();
         const doc = await c.findOneAndUpdate(mongoUpdateFilter(id, expected), mongoUpdate(changes, at), {
           returnDocument: 'after',
@@ -75,9 +75,9 @@ export function mongoEmployeeStore(db: MongoDb): EmployeeStore {
         return current ? { status: 'version_conflict', version: current.version } : { status: 'not_found' };
       }),
     delete: (id) =>
-      guarded(async () => (await (await collection()).deleteOne({ _id: new ObjectId(id) })).deletedCount === 1),
+      run(async () => (await (await collection()).deleteOne({ _id: new ObjectId(id) })).deletedCount === 1),
     ping: () =>
-      guarded(async () => {
+      run(async () => {
         await db.command({ ping: 1 });
       }),
     async close() {},
@@ -87,5 +87,6 @@ export function mongoEmployeeStore(db: MongoDb): EmployeeStore {
 /** An employee store on its own MongoClient for `uri`, whose `close()` closes the client. */
 export function openMongoEmployeeStore(uri: string): EmployeeStore {
   const mongo = openMongo(uri);
-  return { ...mongoEmployeeStore(mongo.db), close: mongo.close };
+  // Nothing to prepare but the indexes it makes itself: connected (and again after a failure), bounded.
+  return { ...mongoEmployeeStore(mongo.db, mongo.runPreparing), close: mongo.close };
 }

@@ -1,6 +1,6 @@
 import type { Db as MongoDb } from 'mongodb';
 import type { KeyRecord, KeyStore } from './key-store.ts';
-import { guarded, isDuplicateKey } from './mongo.ts';
+import { guarded, isDuplicateKey, type Runner } from './mongo.ts';
 
 /** The whole set in one document, so that a change is one conditional write. */
 interface KeySetDoc {
@@ -20,7 +20,12 @@ const ATTEMPTS = 20;
  * else again). `changed` says yes once every `syncMs` (`security.revocation-sync-ms`): a change
  * made at one instance is seen by every other within that bound, as revocations are.
  */
-export function mongoKeyStore(db: MongoDb, syncMs: number, now: () => number = Date.now): KeyStore {
+export function mongoKeyStore(
+  db: MongoDb,
+  syncMs: number,
+  run: Runner = guarded,
+  now: () => number = Date.now,
+): KeyStore {
   const sets = db.collection<KeySetDoc>('signing_keys');
   let lastLook = -Infinity;
   const read = async (): Promise<KeySetDoc | null> => {
@@ -30,9 +35,9 @@ export function mongoKeyStore(db: MongoDb, syncMs: number, now: () => number = D
     return doc;
   };
   return {
-    read: () => guarded(async () => (await read())?.keys ?? []),
+    read: () => run(async () => (await read())?.keys ?? []),
     update: (change) =>
-      guarded(async () => {
+      run(async () => {
         for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
           const doc = await read();
           const current = doc?.keys ?? [];

@@ -1,4 +1,3 @@
-import { chmodSync, existsSync } from 'node:fs';
 import type { KeyAlg, KeyStore } from './key-store.ts';
 import { writeTransaction, type Db } from './sqlite.ts';
 
@@ -13,19 +12,13 @@ interface Row {
   removedBy: string | null;
 }
 
-/** The database file and its WAL and shared-memory files: readable by the owner only, as it holds private keys. */
-function ownerOnly(file: string): void {
-  if (file === ':memory:' || file === '') return;
-  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
-}
-
 /**
  * SQLite adapter of {@link KeyStore}: table `signing_keys`, replaced in one `BEGIN IMMEDIATE`
  * transaction per change. `changed` reads `PRAGMA data_version`, which changes for this connection
  * when another connection (another process) commits: a counter read, cheap enough for every request.
+ * The database file is the owner's alone (`sqlite.ts`), and so are the private keys in it.
  */
 export function sqliteKeyStore(db: Db): KeyStore {
-  ownerOnly(db.name);
   const all = db.prepare<[], Row>(
     `select kid, alg, secret, created_at as createdAt, activates_at as activatesAt, removed_at as removedAt,
             created_by as createdBy, removed_by as removedBy

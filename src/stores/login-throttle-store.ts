@@ -2,7 +2,7 @@
  * Port: where the login throttle keeps its counts, so that every process serving one store counts
  * for the service as a whole (N processes never allow N times the guesses).
  */
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface CounterOptions {
   /** Keeps the keys of one counter apart from another's. */
@@ -16,6 +16,19 @@ export interface CounterOptions {
 export interface LoginThrottleStore {
   /** A rate-limiter-flexible limiter over this store: attempts per key and window. */
   counter(options: CounterOptions): RateLimiterAbstract;
+  /**
+   * The window a count of one of this store's counters was made in: its end (epoch ms) exactly as
+   * the store holds it, read from the same write that made the count. Undefined for a result that
+   * no counter of this store made.
+   */
+  windowOf(result: RateLimiterRes): number | undefined;
+  /**
+   * Takes one count back from `key` of `counter`, only if the key still counts in the window ending
+   * `windowEnds` (a window that ended gave way to a new one, which counts from zero) and never below
+   * zero; a key left at zero is removed. One conditional write: concurrent counts and give-backs,
+   * in any process, are never lost.
+   */
+  giveBack(counter: RateLimiterAbstract, key: string, windowEnds: number): Promise<void>;
   /** Whether the pair (a username digest and an address) has logged in successfully. */
   isKnown(pair: string): Promise<boolean>;
   /** Remembers a pair that logged in successfully; the least recently seen beyond `max` are forgotten. */

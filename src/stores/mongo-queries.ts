@@ -67,6 +67,8 @@ export const rolesByIds = (ids: readonly number[]): Filter<RoleDoc> => ({ _id: {
 
 /** Users and roles in id order. */
 export const BY_ID: Sort = { _id: 1 };
+/** The highest id first: the next one is one more. */
+export const BY_NEWEST_ID: Sort = { _id: -1 };
 
 // ---- refresh tokens (collection `refresh_tokens`) --------------------------------------------
 
@@ -80,6 +82,10 @@ export interface RefreshTokenDoc {
   expiresAt: number;
   usedAt: number | null;
   revokedAt: number | null;
+  /** Absent on documents written before it was recorded. */
+  accessExpiresAt?: number | null;
+  /** Absent on documents written before it was recorded (read as 0). */
+  generation?: number;
 }
 
 export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
@@ -92,6 +98,8 @@ export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
   expiresAt: r.expiresAt,
   usedAt: r.usedAt,
   revokedAt: r.revokedAt,
+  accessExpiresAt: r.accessExpiresAt,
+  generation: r.generation,
 });
 
 export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
@@ -104,7 +112,19 @@ export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
   expiresAt: d.expiresAt,
   usedAt: d.usedAt,
   revokedAt: d.revokedAt,
+  accessExpiresAt: d.accessExpiresAt ?? null,
+  generation: d.generation ?? 0,
 });
+
+/** The latest access-token expiry of a family's documents; undefined when one lacks it or there are none. */
+export function familyAccessHorizon(docs: readonly Pick<RefreshTokenDoc, 'accessExpiresAt'>[]): number | undefined {
+  let latest: number | undefined;
+  for (const d of docs) {
+    if (typeof d.accessExpiresAt !== 'number') return undefined;
+    latest = Math.max(latest ?? d.accessExpiresAt, d.accessExpiresAt);
+  }
+  return latest;
+}
 
 /** The token while it is neither used nor revoked: marking it used wins the rotation exactly once. */
 export const unspentToken = (tokenHash: string): Filter<RefreshTokenDoc> => ({
@@ -125,6 +145,8 @@ export interface RevocationDoc {
   id: string;
   expiresAt: number;
   addedAt: Date;
+  /** For a token: the login it was issued in, when it has one. */
+  loginId?: string;
 }
 
 /** Entries are read again this long after their `addedAt`: a write may become visible after a later one. */
@@ -132,9 +154,13 @@ export const REVOCATION_OVERLAP_MS = 30_000;
 
 export const revocationKey = (r: Pick<Revocation, 'kind' | 'id'>): string => `${r.kind}:${r.id}`;
 
-/** Insert-or-keep; `addedAt` is the server's clock, the same for every instance reading it. */
+/** Insert, or keep the later expiry; `addedAt` (the server's clock, one for every instance) moves, so readers see it again. */
 export function revocationUpsert(r: Revocation): UpdateFilter<RevocationDoc> {
-  return { $setOnInsert: { kind: r.kind, id: r.id, expiresAt: r.expiresAt }, $currentDate: { addedAt: true } };
+  return {
+    $setOnInsert: { kind: r.kind, id: r.id, ...(r.loginId === undefined ? {} : { loginId: r.loginId }) },
+    $max: { expiresAt: r.expiresAt },
+    $currentDate: { addedAt: true },
+  };
 }
 
 /** What was added since `cursorMs` (the newest `addedAt` seen), with an overlap for late writes. */
@@ -231,6 +257,17 @@ export const NEWEST_FIRST: Sort = { seq: -1 };
 
 // ---- login throttle (collections `login_throttle`, `login_known_pairs`) -----------------------
 
+/** rate-limiter-flexible's RateLimiterMongo document: a key's count in the window ending `expire`. */
+export interface ThrottleDoc {
+  key: string;
+  points: number;
+  expire: Date | null;
+}
+
+/** The key while it still counts in the window ending `windowEnds` (a later window has another end). */
+export const countInWindow = (key: string, windowEnds: Date): Filter<ThrottleDoc> => ({ key, expire: windowEnds });
+export const TAKE_ONE_BACK: UpdateFilter<ThrottleDoc> = { $inc: { points: -1 } };
+
 export interface KnownPairDoc {
   _id: string;
   seenAt: Date;
@@ -247,10 +284,12 @@ export const INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
   refresh_tokens: [
     { key: { familyId: 1 }, name: 'refresh_tokens_family' },
     { key: { expiresAt: 1 }, name: 'refresh_tokens_expiry' },
+    { key: { username: 1 }, name: 'refresh_tokens_user' },
   ],
   revocations: [
     { key: { addedAt: 1 }, name: 'revocations_added' },
     { key: { expiresAt: 1 }, name: 'revocations_expiry' },
+    { key: { loginId: 1 }, name: 'revocations_login', sparse: true },
   ],
   user_data: [{ key: { email: 1 }, name: 'user_data_email', unique: true, collation: EMAIL_COLLATION }],
   user_activity: [{ key: { userId: 1, seq: -1 }, name: 'user_activity_user', unique: true }],

@@ -1,7 +1,8 @@
 import type { Db as MongoDb } from 'mongodb';
-import { guarded } from './mongo.ts';
+import { guarded, type Runner } from './mongo.ts';
 import {
   expiredBefore,
+  familyAccessHorizon,
   liveInFamily,
   markRevoked,
   markUsed,
@@ -10,7 +11,7 @@ import {
   unspentToken,
   type RefreshTokenDoc,
 } from './mongo-queries.ts';
-import type { RefreshTokenStore } from './refresh-token-store.ts';
+import { REVOKED_RETENTION_S, SPENT_WINDOW, type RefreshTokenStore } from './refresh-token-store.ts';
 
 /**
  * MongoDB adapter of {@link RefreshTokenStore}: collection `refresh_tokens`, keyed by the token's
@@ -18,27 +19,51 @@ import type { RefreshTokenStore } from './refresh-token-store.ts';
  * to two instances at once, a token is rotated once. The successor is inserted after; a crash in
  * between leaves the login without a usable refresh token (its client logs in again), never two.
  */
-export function mongoRefreshTokenStore(db: MongoDb): RefreshTokenStore {
+export function mongoRefreshTokenStore(db: MongoDb, run: Runner = guarded): RefreshTokenStore {
   const tokens = db.collection<RefreshTokenDoc>('refresh_tokens');
   return {
     insert: (record) =>
-      guarded(async () => {
+      run(async () => {
         await tokens.insertOne(refreshTokenDoc(record));
       }),
     find: (hash) =>
-      guarded(async () => {
+      run(async () => {
         const doc = await tokens.findOne({ _id: hash });
         return doc ? refreshTokenRecord(doc) : undefined;
       }),
     rotate: (oldHash, next, at) =>
-      guarded(async () => {
+      run(async () => {
         const spent = await tokens.findOneAndUpdate(unspentToken(oldHash), markUsed(at));
         if (!spent) return false;
         await tokens.insertOne(refreshTokenDoc(next));
+        const beyond = await tokens
+          .find({ familyId: next.familyId, usedAt: { $ne: null } }, { projection: { _id: 1 } })
+          .sort({ generation: -1 })
+          .skip(SPENT_WINDOW)
+          .toArray();
+        if (beyond.length > 0) await tokens.deleteMany({ _id: { $in: beyond.map((d) => d._id) } });
         return true;
       }),
+    accessHorizon: (familyId) =>
+      run(async () =>
+        familyAccessHorizon(await tokens.find({ familyId }, { projection: { accessExpiresAt: 1 } }).toArray()),
+      ),
     revokeFamily: (familyId, at) =>
-      guarded(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
-    purgeExpired: (now) => guarded(async () => (await tokens.deleteMany(expiredBefore(now))).deletedCount),
+      run(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
+    liveLogins: (username, now) =>
+      run(async () =>
+        (
+          await tokens
+            .find({ username, usedAt: null, revokedAt: null, expiresAt: { $gt: now } }, { projection: { familyId: 1 } })
+            .sort({ issuedAt: 1, _id: 1 })
+            .toArray()
+        ).map((d) => d.familyId),
+      ),
+    purgeExpired: (now) =>
+      run(
+        async () =>
+          (await tokens.deleteMany({ $or: [expiredBefore(now), { revokedAt: { $lt: now - REVOKED_RETENTION_S } }] }))
+            .deletedCount,
+      ),
   };
 }

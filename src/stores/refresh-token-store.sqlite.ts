@@ -1,5 +1,10 @@
 import { writeTransaction, type Db } from './sqlite.ts';
-import type { RefreshTokenRecord, RefreshTokenStore } from './refresh-token-store.ts';
+import {
+  REVOKED_RETENTION_S,
+  SPENT_WINDOW,
+  type RefreshTokenRecord,
+  type RefreshTokenStore,
+} from './refresh-token-store.ts';
 
 interface Row {
   token_hash: string;
@@ -11,6 +16,8 @@ interface Row {
   expires_at: number;
   used_at: number | null;
   revoked_at: number | null;
+  access_expires_at: number | null;
+  generation: number;
 }
 
 const toRecord = (r: Row): RefreshTokenRecord => ({
@@ -23,14 +30,23 @@ const toRecord = (r: Row): RefreshTokenRecord => ({
   expiresAt: r.expires_at,
   usedAt: r.used_at,
   revokedAt: r.revoked_at,
+  accessExpiresAt: r.access_expires_at,
+  generation: r.generation,
 });
 
 /** SQLite adapter of {@link RefreshTokenStore}. */
 export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
-  const insertRow = db.prepare<[string, string, string, string, string, number, number]>(
-    `insert into refresh_tokens (token_hash, family_id, client_id, username, scope, issued_at, expires_at)
-     values (?, ?, ?, ?, ?, ?, ?)`,
+  const insertRow = db.prepare<[string, string, string, string, string, number, number, number | null, number]>(
+    `insert into refresh_tokens
+       (token_hash, family_id, client_id, username, scope, issued_at, expires_at, access_expires_at, generation)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const horizon = db
+    .prepare<[string], number | null>(
+      `select case when count(*) > 0 and count(*) = count(access_expires_at) then max(access_expires_at) end
+       from refresh_tokens where family_id = ?`,
+    )
+    .pluck();
   const findRow = db.prepare<[string], Row>('select * from refresh_tokens where token_hash = ?');
   const markUsed = db.prepare<[number, string]>(
     'update refresh_tokens set used_at = ? where token_hash = ? and used_at is null and revoked_at is null',
@@ -38,14 +54,37 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
   const revoke = db.prepare<[number, string]>(
     'update refresh_tokens set revoked_at = ? where family_id = ? and revoked_at is null',
   );
-  const purge = db.prepare<[number]>('delete from refresh_tokens where expires_at < ?');
+  const purge = db.prepare<[number, number]>('delete from refresh_tokens where expires_at < ? or revoked_at < ?');
+  const pruneSpent = db.prepare<[string, string, number]>(
+    `delete from refresh_tokens where family_id = ? and used_at is not null and token_hash not in
+       (select token_hash from refresh_tokens where family_id = ? and used_at is not null
+        order by generation desc limit ?)`,
+  );
+  const live = db
+    .prepare<[string, number], string>(
+      `select family_id from refresh_tokens
+       where username = ? and used_at is null and revoked_at is null and expires_at > ?
+       order by issued_at, token_hash`,
+    )
+    .pluck();
 
   const insert = (r: RefreshTokenRecord): void => {
-    insertRow.run(r.tokenHash, r.familyId, r.clientId, r.username, r.scope.join(' '), r.issuedAt, r.expiresAt);
+    insertRow.run(
+      r.tokenHash,
+      r.familyId,
+      r.clientId,
+      r.username,
+      r.scope.join(' '),
+      r.issuedAt,
+      r.expiresAt,
+      r.accessExpiresAt,
+      r.generation,
+    );
   };
   const rotate = writeTransaction(db, (oldHash: string, next: RefreshTokenRecord, at: number): boolean => {
     if (markUsed.run(at, oldHash).changes !== 1) return false;
     insert(next);
+    pruneSpent.run(next.familyId, next.familyId, SPENT_WINDOW);
     return true;
   });
 
@@ -56,7 +95,9 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
       return row && toRecord(row);
     },
     rotate: async (oldHash, next, at) => rotate(oldHash, next, at),
+    accessHorizon: async (familyId) => horizon.get(familyId) ?? undefined,
     revokeFamily: async (familyId, at) => revoke.run(at, familyId).changes,
-    purgeExpired: async (now) => purge.run(now).changes,
+    liveLogins: async (username, now) => live.all(username, now),
+    purgeExpired: async (now) => purge.run(now, now - REVOKED_RETENTION_S).changes,
   };
 }

@@ -1,5 +1,13 @@
 /** Port: refresh tokens, kept only as hashes. Times are epoch seconds. */
 
+/**
+ * Spent (rotated) tokens kept per login for reuse detection: presenting one of the newest
+ * `SPENT_WINDOW` ends the login; an older one is only unknown (refused, the login untouched).
+ */
+export const SPENT_WINDOW = 16;
+/** Seconds a revoked login's tokens stay stored after its revocation (then they are only unknown). */
+export const REVOKED_RETENTION_S = 86_400;
+
 export interface RefreshTokenRecord {
   /** SHA-256 of the token, base64url. */
   readonly tokenHash: string;
@@ -12,6 +20,14 @@ export interface RefreshTokenRecord {
   readonly expiresAt: number;
   readonly usedAt: number | null;
   readonly revokedAt: number | null;
+  /**
+   * The latest `exp` (by the tokens' own claims) of the access tokens issued in the login up to
+   * and with this refresh token: how long a revocation of the login must refuse them. Null for
+   * tokens stored before it was recorded.
+   */
+  readonly accessExpiresAt: number | null;
+  /** 0 for the login's first refresh token, one more with each rotation. */
+  readonly generation: number;
 }
 
 export interface RefreshTokenStore {
@@ -19,11 +35,22 @@ export interface RefreshTokenStore {
   find(tokenHash: string): Promise<RefreshTokenRecord | undefined>;
   /**
    * Atomically marks `oldHash` used and inserts its successor. False (and nothing written) when
-   * `oldHash` was already used or revoked: the caller then treats it as reuse.
+   * `oldHash` was already used or revoked: the caller then treats it as reuse. Spent tokens of the
+   * family beyond the newest {@link SPENT_WINDOW} are deleted.
    */
   rotate(oldHash: string, next: RefreshTokenRecord, at: number): Promise<boolean>;
+  /**
+   * The latest access-token `exp` recorded in the family (see {@link RefreshTokenRecord.accessExpiresAt});
+   * undefined when the family has no token left or one without the record.
+   */
+  accessHorizon(familyId: string): Promise<number | undefined>;
   /** Revokes every live token of the family; returns how many. */
   revokeFamily(familyId: string, at: number): Promise<number>;
-  /** Deletes tokens that expired before `now`; returns how many. */
+  /** The logins of `username` with a live token at `now`, least recently refreshed first. */
+  liveLogins(username: string, now: number): Promise<readonly string[]>;
+  /**
+   * Deletes tokens that expired before `now`, and those of logins revoked more than
+   * {@link REVOKED_RETENTION_S} before it; returns how many.
+   */
   purgeExpired(now: number): Promise<number>;
 }

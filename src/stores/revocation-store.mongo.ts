@@ -1,5 +1,5 @@
 import type { Db as MongoDb } from 'mongodb';
-import { guarded } from './mongo.ts';
+import { guarded, type Runner } from './mongo.ts';
 import {
   addedSince,
   revocationExpiredBefore,
@@ -16,16 +16,26 @@ import type { Revocation, RevocationStore } from './revocation-store.ts';
  * `changed` says yes once every `syncMs`: another instance's revocation is honoured here within
  * that bound (`security.revocation-sync-ms`), each instance reading the collection at most that often.
  */
-export function mongoRevocationStore(db: MongoDb, syncMs: number, now: () => number = Date.now): RevocationStore {
+export function mongoRevocationStore(
+  db: MongoDb,
+  syncMs: number,
+  run: Runner = guarded,
+  now: () => number = Date.now,
+): RevocationStore {
   const revocations = db.collection<RevocationDoc>('revocations');
   let lastLook = -Infinity;
   return {
     add: (r) =>
-      guarded(async () => {
+      run(async () => {
         await revocations.updateOne({ _id: revocationKey(r) }, revocationUpsert(r), { upsert: true });
       }),
+    has: (kind, id, at) =>
+      run(async () => {
+        const doc = await revocations.findOne({ _id: revocationKey({ kind, id }) }, { readPreference: 'primary' });
+        return doc !== null && doc.expiresAt >= at;
+      }),
     since: (cursor, at) =>
-      guarded(async () => {
+      run(async () => {
         // Until a read succeeds, every check asks again: a list that cannot be read admits nothing.
         lastLook = -Infinity;
         const docs = await revocations.find(addedSince(cursor)).toArray();
@@ -36,6 +46,8 @@ export function mongoRevocationStore(db: MongoDb, syncMs: number, now: () => num
         return { revocations: live, cursor: docs.reduce((max, d) => Math.max(max, d.addedAt.getTime()), cursor) };
       }),
     changed: () => now() - lastLook >= syncMs,
-    purgeExpired: (at) => guarded(async () => (await revocations.deleteMany(revocationExpiredBefore(at))).deletedCount),
+    tokensOfLogin: (loginId, at) =>
+      run(() => revocations.countDocuments({ loginId, kind: 'token', expiresAt: { $gte: at } })),
+    purgeExpired: (at) => run(async () => (await revocations.deleteMany(revocationExpiredBefore(at))).deletedCount),
   };
 }

@@ -1,4 +1,4 @@
-import type { Db } from './sqlite.ts';
+import { writeTransaction, type Db } from './sqlite.ts';
 import type { Revocation, RevocationStore } from './revocation-store.ts';
 
 interface Row {
@@ -14,21 +14,44 @@ interface Row {
  * read, no table read, so it can be asked on every request.
  */
 export function sqliteRevocationStore(db: Db): RevocationStore {
-  const insert = db.prepare<[string, string, number]>(
-    'insert or ignore into revocations (kind, id, expires_at) values (?, ?, ?)',
+  const insert = db.prepare<[string, string, number, string | null]>(
+    'insert into revocations (kind, id, expires_at, login_id) values (?, ?, ?, ?)',
   );
-  const after = db.prepare<[number], Row>(
-    'select seq, kind, id, expires_at as expiresAt from revocations where seq > ? order by seq',
+  const ofLogin = db
+    .prepare<[string, number], number>(
+      "select count(*) from revocations where login_id = ? and kind = 'token' and expires_at >= ?",
+    )
+    .pluck();
+  const existing = db
+    .prepare<[string, string], number>('select expires_at from revocations where kind = ? and id = ?')
+    .pluck();
+  const remove = db.prepare<[string, string]>('delete from revocations where kind = ? and id = ?');
+  // A later expiry is a new row (a new seq), so that every reader's cursor reaches it.
+  const add = writeTransaction(db, (r: Revocation): void => {
+    const current = existing.get(r.kind, r.id);
+    if (current !== undefined && current >= r.expiresAt) return;
+    remove.run(r.kind, r.id);
+    insert.run(r.kind, r.id, r.expiresAt, r.loginId ?? null);
+  });
+  // The newest row always comes too, expired or not: it moves the cursor past what was skipped.
+  const after = db.prepare<[number, number], Row>(
+    `select seq, kind, id, expires_at as expiresAt from revocations
+     where seq > ? and (expires_at >= ? or seq = (select max(seq) from revocations))
+     order by seq`,
   );
+  const present = db
+    .prepare<[string, string, number], number>(
+      'select 1 from revocations where kind = ? and id = ? and expires_at >= ?',
+    )
+    .pluck();
   const purge = db.prepare<[number]>('delete from revocations where expires_at < ?');
   const dataVersion = db.prepare<[], number>('pragma data_version').pluck();
   let seen = -1;
   return {
-    add: async (r) => {
-      insert.run(r.kind, r.id, r.expiresAt);
-    },
+    add: async (r) => add(r),
+    has: async (kind, id, now) => present.get(kind, id, now) !== undefined,
     async since(cursor, now) {
-      const rows = after.all(cursor);
+      const rows = after.all(cursor, now);
       const revocations: Revocation[] = rows
         .filter((r) => r.expiresAt >= now)
         .map(({ kind, id, expiresAt }) => ({ kind, id, expiresAt }));
@@ -40,6 +63,7 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
       seen = version;
       return changed;
     },
+    tokensOfLogin: async (loginId, now) => ofLogin.get(loginId, now) ?? 0,
     purgeExpired: async (now) => purge.run(now).changes,
   };
 }

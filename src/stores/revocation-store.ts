@@ -8,14 +8,25 @@ export interface Revocation {
   /** A token's `jti`, or a login's id. */
   readonly id: string;
   readonly expiresAt: number;
+  /** For a token: the login it was issued in (its `sid`), when it has one. */
+  readonly loginId?: string | undefined;
 }
 
 export interface RevocationStore {
-  /** Records a revocation (once: adding it again changes nothing). */
+  /**
+   * Records a revocation durably. Adding it again with a later `expiresAt` keeps the later one;
+   * an earlier one changes nothing. Once this resolves, {@link RevocationStore.has} answers true in
+   * every process, and other processes read it again with {@link RevocationStore.since}.
+   */
   add(revocation: Revocation): Promise<void>;
   /**
-   * The unexpired revocations added after `cursor` (0: all of them), in the order they were added,
-   * and the cursor to read from next time.
+   * Whether the revocation is recorded and unexpired at `now`, read from the store itself (on
+   * MongoDB from the primary): for decisions that must not wait for {@link RevocationStore.since}.
+   */
+  has(kind: Revocation['kind'], id: string, now: number): Promise<boolean>;
+  /**
+   * The unexpired revocations (`expiresAt >= now`) added after `cursor` (0: all of them), in the
+   * order they were added, and the cursor to read from next time. Expired ones are not read.
    */
   since(cursor: number, now: number): Promise<{ readonly revocations: readonly Revocation[]; readonly cursor: number }>;
   /**
@@ -23,6 +34,8 @@ export interface RevocationStore {
    * made before every read of the list. May answer true needlessly, never false wrongly.
    */
   changed(): boolean;
+  /** How many access tokens of the login were revoked one by one and are still live at `now`. */
+  tokensOfLogin(loginId: string, now: number): Promise<number>;
   /** Deletes entries that expired before `now`; returns how many. */
   purgeExpired(now: number): Promise<number>;
 }

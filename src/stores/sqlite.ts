@@ -1,5 +1,5 @@
 /** Opens the SQLite database, sets its pragmas and applies the versioned migrations in order. */
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -11,38 +11,67 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 export interface OpenOptions {
   /** FULL survives power loss; NORMAL (with WAL) survives a process crash only. */
   readonly synchronous: 'FULL' | 'NORMAL';
+  /** How long opening keeps retrying while another process holds a lock, ms (default 30 s). */
+  readonly openTimeoutMs?: number;
 }
 
+/** How long one statement waits for another connection's lock (SQLite's busy timeout), ms. */
 const BUSY_TIMEOUT_MS = 5000;
+const DEFAULT_OPEN_TIMEOUT_MS = 30_000;
 
-/**
- * Switches a new database file to WAL. The switch needs the file to itself for a moment, and
- * SQLite answers SQLITE_BUSY at once rather than waiting when another process is opening or
- * writing the same new file (several processes starting together): try again, within the busy timeout.
- */
-function walMode(db: Db): void {
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  for (;;) {
-    try {
-      db.pragma('journal_mode = WAL');
-      return;
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-    }
+/** Modes of what holds every BCrypt hash: the data directory when created, and the database files. */
+export const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
+
+/** A database made by an older version, or by hand, with wider modes: narrowed to the owner's. */
+function keepPrivate(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(f) && (statSync(f).mode & 0o077) !== 0) chmodSync(f, PRIVATE_FILE);
   }
 }
 
-/** Opens (creating if needed) `dir/troupe.db`, or an in-memory database for `':memory:'`. */
+const isBusy = (error: unknown): boolean =>
+  error instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED)/.test(error.code);
+
+/** Blocks this thread for `ms`: opening happens once, at start-up, before anything is served. */
+const pause = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
+
+/**
+ * Opens (creating if needed) `dir/troupe.db`, or an in-memory database for `':memory:'`. Another
+ * process may hold a lock for longer than the busy timeout (a checkpoint, a migration, a long
+ * write), or SQLite may answer SQLITE_BUSY without waiting (switching to WAL, recovering a WAL
+ * left by a killed process): the whole open is tried again, with a growing pause, until
+ * `openTimeoutMs` has passed; only then does the error reach the caller.
+ */
 export function openDatabase(dir: string, options: OpenOptions): Db {
   const file = dir === ':memory:' ? ':memory:' : join(dir, 'troupe.db');
-  if (dir !== ':memory:') mkdirSync(dir, { recursive: true });
-  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
-  walMode(db);
-  db.pragma(`synchronous = ${options.synchronous}`);
-  db.pragma('foreign_keys = ON');
-  migrate(db);
-  return db;
+  if (dir !== ':memory:') {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
+    // SQLite gives its -wal and -shm files the database file's mode: create that one private.
+    writeFileSync(file, '', { flag: 'a', mode: PRIVATE_FILE });
+  }
+  const deadline = Date.now() + (options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS);
+  for (let attempt = 1; ; attempt++) {
+    const left = deadline - Date.now();
+    let db: Db | undefined;
+    try {
+      db = new Database(file, { timeout: Math.max(0, Math.min(BUSY_TIMEOUT_MS, left)) });
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${options.synchronous}`);
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      if (file !== ':memory:') keepPrivate(file);
+      return db;
+    } catch (error) {
+      db?.close();
+      const wait = Math.min(50 * 2 ** attempt, 1000, deadline - Date.now());
+      if (!isBusy(error) || wait <= 0) throw error;
+      pause(wait);
+    }
+  }
 }
 
 /**

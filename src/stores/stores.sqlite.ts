@@ -13,9 +13,10 @@ import { sqliteUserStore } from './user-store.sqlite.ts';
 export function openSqliteStores(dir: string, options: OpenOptions): Stores {
   const db = openDatabase(dir, options);
   const ping = db.prepare('select 1');
+  const credentials = sqliteCredentialStore(db);
   return {
     kind: 'SQLite',
-    credentials: sqliteCredentialStore(db),
+    credentials,
     refreshTokens: sqliteRefreshTokenStore(db),
     revocations: sqliteRevocationStore(db),
     users: sqliteUserStore(db),
@@ -23,7 +24,7 @@ export function openSqliteStores(dir: string, options: OpenOptions): Stores {
     employees: sqliteEmployeeStore(db),
     throttle: sqliteLoginThrottleStore(db),
     keys: sqliteKeyStore(db),
-    prepare: async () => {},
+    prepare: (load) => load(credentials),
     ping: async () => {
       ping.get();
     },

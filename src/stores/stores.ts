@@ -22,9 +22,12 @@ export interface Stores {
   readonly keys: KeyStore;
   /**
    * Makes the database ready for the stores (SQLite: migrations, done on open; MongoDB: the
-   * indexes, idempotently). Rejects with StoreUnavailableError when the database cannot be reached.
+   * indexes, idempotently), then runs `load` (the initial data) on a credential store that may
+   * already be used. Until this has succeeded, the stores' operations may be refused as
+   * unavailable (MongoDB refuses them: nothing is written before its unique indexes exist).
+   * Rejects with StoreUnavailableError when the database cannot be reached; may be called again.
    */
-  prepare(): Promise<void>;
+  prepare(load: (credentials: CredentialStore) => Promise<void>): Promise<void>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

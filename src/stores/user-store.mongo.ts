@@ -1,6 +1,6 @@
 import type { Db as MongoDb } from 'mongodb';
 import type { Mongo } from './mongo.ts';
-import { guarded, isDuplicateKey } from './mongo.ts';
+import { isDuplicateKey } from './mongo.ts';
 import {
   USER_FIELDS,
   userAtVersion,
@@ -29,18 +29,19 @@ async function orEmailTaken(write: () => Promise<WriteResult>): Promise<WriteRes
  * between leaves activity of a user that no longer exists, which no read returns (history needs its
  * user) and no append extends (appends take their seq from the user's document).
  */
-export function mongoUserStore(mongo: Pick<Mongo, 'db' | 'inTransaction'>): UserStore {
+export function mongoUserStore(mongo: Pick<Mongo, 'db' | 'inTransaction' | 'run'>): UserStore {
   const db: MongoDb = mongo.db;
+  const { run } = mongo;
   const users = db.collection<UserDataDoc>('user_data');
   const activity = db.collection<ActivityDoc>('user_activity');
   return {
     find: (id) =>
-      guarded(async () => {
+      run(async () => {
         const doc = await users.findOne({ _id: id }, { projection: USER_FIELDS });
         return doc ? userDataRecord(doc) : undefined;
       }),
     insert: (user) =>
-      guarded(() =>
+      run(() =>
         orEmailTaken(async () => {
           const doc = userDataDoc(user);
           await users.insertOne(doc);
@@ -48,7 +49,7 @@ export function mongoUserStore(mongo: Pick<Mongo, 'db' | 'inTransaction'>): User
         }),
       ),
     update: (id, expectedVersion, changes) =>
-      guarded(() =>
+      run(() =>
         orEmailTaken(async () => {
           const doc = await users.findOneAndUpdate(userAtVersion(id, expectedVersion), userUpdate(changes), {
             returnDocument: 'after',

@@ -4,15 +4,8 @@ import * as Activity from '../../actors/activity/protocol.ts';
 import { spawnActivityRouter } from '../../actors/activity/router.ts';
 import { newId, type ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import {
-  actorTree,
-  isAlive,
-  startSystem,
-  stopSystem,
-  tell,
-  type ActorSystem,
-  type Ref,
-} from '../../src/messaging/nact.ts';
+import { startSystem, stopSystem, tell, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import { actorTree, isAlive } from '../../src/messaging/introspection.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import type { ActivityStore } from '../../src/stores/activity-store.ts';
 import { sqliteActivityStore } from '../../src/stores/activity-store.sqlite.ts';
@@ -53,12 +46,13 @@ async function newUser(): Promise<ObjectIdString> {
 }
 
 function router(
-  options: { idleMs?: number; cacheSize?: number; store?: ActivityStore } = {},
+  options: { idleMs?: number; cacheSize?: number; maxLive?: number; store?: ActivityStore } = {},
 ): Ref<Activity.RouterCommand> {
   return spawnActivityRouter(ctx.system, {
     store: options.store ?? ctx.store,
     idleMs: options.idleMs ?? 60_000,
     cacheSize: options.cacheSize,
+    maxLive: options.maxLive,
     crashPolicy: () => replyThenResume((error, path) => ctx.crashes.push(`${path}: ${String(error)}`)),
   });
 }
@@ -209,6 +203,43 @@ t('History › pages are newest first and the cursor visits every activity once,
   }
 });
 
+/**
+ * The real store, but with appends that become visible out of order, as on MongoDB (numbered in
+ * one write, inserted in another): the activities in `pending` are numbered but not yet visible,
+ * and a page then says it is not settled, as the MongoDB adapter says of a page with a gap.
+ */
+function outOfOrder(store: ActivityStore, pending: Set<number>): ActivityStore {
+  return {
+    ...store,
+    latestSeq: async (userId) =>
+      (await store.page(userId, { limit: 1000 })).items.find((a) => !pending.has(a.seq))?.seq,
+    async page(userId, options) {
+      const page = await store.page(userId, options);
+      return { ...page, items: page.items.filter((a) => !pending.has(a.seq)), settled: pending.size === 0 };
+    },
+  };
+}
+
+t('History › a page read while an earlier append was not yet visible is not kept: it shows up next time', async () => {
+  const pending = new Set<number>();
+  const ref = router({ store: outOfOrder(ctx.store, pending) });
+  const userId = await newUser();
+  await record(ref, userId, 'FIRST');
+  await record(ref, userId, 'SECOND'); // numbered before THIRD, but seen after it
+  await record(ref, userId, 'THIRD');
+  const second = (await ctx.store.page(userId, { limit: 3 })).items[1];
+  pending.add(second?.seq ?? -1);
+  assert.equal(
+    (await history(ref, userId)).activities.map((a) => a.type),
+    ['THIRD', 'FIRST'],
+  );
+  pending.clear(); // the insert lands
+  assert.equal(
+    (await history(ref, userId)).activities.map((a) => a.type),
+    ['THIRD', 'SECOND', 'FIRST'],
+  );
+});
+
 t('Record › an unknown user → activity.user_not_found', async () => {
   const ref = router();
   const reply = await ask(ref, Activity.record({ userId: newId(), type: 'LOGIN' }), 2000);
@@ -251,7 +282,7 @@ t("supervision › a store fault is answered with internal and the user's actor 
   const userId = await newUser();
   const kept = await record(ref, userId, 'BEFORE');
   const reply = await ask(ref, Activity.record({ userId, type: 'BOOM' }), 2000);
-  assert.equal(reply, { ok: false, code: 'internal', message: 'internal error' });
+  assert.equal(reply, { ok: false, code: 'internal', message: 'internal error: disk on fire' });
   assert.is(ctx.crashes.length, 1);
   const after = await record(ref, userId, 'AFTER');
   assert.equal((await history(ref, userId)).activities, [after, kept]);
@@ -272,6 +303,51 @@ t('a message of no known kind › the router answers with the kinds it takes; no
   });
   assert.equal(ctx.crashes, []);
   assert.equal(children(ref), [], 'no child spawned for it');
+});
+
+t('max-live › a fourth user stops the least recently used actor; 20 users never make more than 3 alive', async () => {
+  const ref = router({ maxLive: 3 });
+  const users = [await newUser(), await newUser(), await newUser()];
+  for (const id of users) await record(ref, id);
+  await history(ref, users[0] ?? newId(), 1); // the first is now the most recently used
+  const fourth = await newUser();
+  await record(ref, fourth);
+  assert.equal(children(ref), [users[0], users[2], fourth].map(String).sort(), 'the least recently used is gone');
+  let most = 0;
+  for (let i = 0; i < 20; i++) {
+    const id = await newUser();
+    await record(ref, id);
+    most = Math.max(most, children(ref).length);
+  }
+  assert.is(most, 3);
+  // A stopped user's actor comes back with its history from the store.
+  assert.is((await history(ref, users[1] ?? newId(), 10)).activities.length, 1);
+});
+
+t('History › the cache holds what was read (one more than asked), not a fixed 50', async () => {
+  const asked: number[] = [];
+  const counting: ActivityStore = {
+    ...ctx.store,
+    page: (userId, options) => {
+      asked.push(options.limit);
+      return ctx.store.page(userId, options);
+    },
+  };
+  const ref = router({ store: counting });
+  const id = await newUser();
+  for (let i = 0; i < 60; i++) await record(ref, id, 'LOGIN', { i });
+  const one = await history(ref, id, 1);
+  assert.is(one.activities.length, 1);
+  assert.ok(one.next !== null);
+  assert.equal(asked, [2], 'a limit=1 read loads two activities');
+  assert.is((await history(ref, id, 1)).activities[0]?.id, one.activities[0]?.id);
+  assert.equal(asked, [2], 'the same read again is answered from the cache');
+  const ten = await history(ref, id, 10);
+  assert.is(ten.activities.length, 10);
+  assert.equal(asked, [2, 11], 'a larger read loads what it asks for');
+  const page = await history(ref, id, 60);
+  assert.is(page.activities.length, 60);
+  assert.is(page.next, null);
 });
 
 t.run();

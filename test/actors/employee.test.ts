@@ -147,7 +147,7 @@ t('a store that cannot be reached → unavailable to the sender, and the actor c
 t('a store fault crashes the message: the sender gets internal, the actor carries on', async () => {
   ctx.overrides.findById = () => Promise.reject(new Error('disk on fire'));
   const reply = await send(Employee.get(newId()));
-  assert.equal(reply, { ok: false, code: 'internal', message: 'internal error' });
+  assert.equal(reply, { ok: false, code: 'internal', message: 'internal error: disk on fire' });
   assert.is((ctx.crashes.at(-1) as Error).message, 'disk on fire');
   ctx.overrides = {};
   assert.is((await create('Still Here')).name, 'Still Here');

@@ -5,6 +5,8 @@ import { tell, startSystem, stopSystem, type ActorSystem, type Ref } from '../..
 import type { Client } from '../../src/security/clients.ts';
 import type { createTokenVerifier } from '../../src/security/jwt.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
+import { hashToken, newRefreshToken } from '../../src/security/refresh-tokens.ts';
+import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import type { Db } from '../../src/stores/sqlite.ts';
 import { CLIENT, startTokenActor } from '../helpers/token-actor.ts';
 import { createProbe, type Probe } from '../helpers/probe.ts';
@@ -288,3 +290,120 @@ timing(
 );
 
 timing.run();
+
+const reuse = suite('TokenActor: refresh-token reuse by two processes at once');
+
+/**
+ * A TokenActor whose refresh-token store lets "another process" act at the two points where the
+ * race is decided: right after the actor read a token (`afterFind`), and when it marks the family
+ * revoked (`revokeFamily`, e.g. failing as a failover would). The store underneath is real.
+ */
+async function withRaceableStore(
+  name: string,
+  body: (
+    grantOf: (request: ReturnType<typeof Token.issueToken>) => Promise<Token.GrantReply>,
+    hooks: {
+      afterFind?: (store: RefreshTokenStore, record: RefreshTokenRecord) => Promise<void>;
+      revokeFamily?: () => Promise<void>;
+    },
+    verify: (token: string) => Promise<boolean>,
+    store: () => RefreshTokenStore,
+  ) => Promise<void>,
+): Promise<void> {
+  const hasher = createPasswordHasher(1);
+  const system = startSystem(name);
+  const hooks: Parameters<typeof body>[1] = {};
+  let real: RefreshTokenStore | undefined;
+  const { token, db, verify } = await startTokenActor(system, {
+    hasher,
+    refreshTokens: (store) => {
+      real = store;
+      return {
+        ...store,
+        async find(hash) {
+          const record = await store.find(hash);
+          const hook = hooks.afterFind;
+          hooks.afterFind = undefined;
+          if (record && hook) await hook(store, record);
+          return record;
+        },
+        async revokeFamily(familyId, at) {
+          const hook = hooks.revokeFamily;
+          hooks.revokeFamily = undefined;
+          await hook?.();
+          return store.revokeFamily(familyId, at);
+        },
+      };
+    },
+  });
+  const probe = createProbe<Token.GrantReply>(system);
+  try {
+    await body(
+      async (request) => {
+        tell(token, request(probe.ref));
+        return probe.expectMessage(5000);
+      },
+      hooks,
+      (t) =>
+        verify(t, Date.now()).then(
+          () => true,
+          () => false,
+        ),
+      () => real ?? (assert.unreachable('no store') as never),
+    );
+  } finally {
+    stopSystem(system);
+    await hasher.close();
+    db.close();
+  }
+}
+
+const login = Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password' });
+const refreshWith = (refreshToken: string) =>
+  Token.refresh({ clientId: 'troupe-client', refreshToken, scope: undefined });
+
+/** What another process does when it wins the rotation: spends the token and stores its successor. */
+async function winElsewhere(store: RefreshTokenStore, record: RefreshTokenRecord): Promise<string> {
+  const successor = newRefreshToken();
+  const next = { ...record, tokenHash: hashToken(successor), usedAt: null, revokedAt: null };
+  assert.ok(await store.rotate(record.tokenHash, next, Math.floor(Date.now() / 1000)));
+  return successor;
+}
+
+reuse(
+  'losing the rotation (the token spent elsewhere after it was read) is reuse: the login is revoked, the winner’s tokens too',
+  () =>
+    withRaceableStore('token-race', async (grantOf, hooks, verify) => {
+      const first = value(await grantOf(login));
+      let winners = '';
+      hooks.afterFind = async (store, record) => {
+        winners = await winElsewhere(store, record);
+      };
+      const lost = await grantOf(refreshWith(first.refreshToken ?? ''));
+      assert.equal(lost, {
+        ok: false,
+        code: 'grant.invalid',
+        message: 'Refresh token already used; every token of this login is revoked',
+      });
+      assert.not.ok(await verify(first.accessToken), "the login's access token is still accepted");
+      const afterwards = await grantOf(refreshWith(winners));
+      assert.is(afterwards.ok ? 'a new grant' : afterwards.message, 'Refresh token revoked');
+    }),
+);
+
+reuse(
+  'revoking a login is one durable step: when marking the family fails, its refresh tokens are refused all the same',
+  () =>
+    withRaceableStore('token-partial', async (grantOf, hooks, verify) => {
+      const first = value(await grantOf(login));
+      const second = value(await grantOf(refreshWith(first.refreshToken ?? '')));
+      hooks.revokeFamily = () => Promise.reject(new Error('not writable primary'));
+      const reused = await grantOf(refreshWith(first.refreshToken ?? ''));
+      assert.is(reused.ok, false);
+      assert.not.ok(await verify(second.accessToken));
+      const afterwards = await grantOf(refreshWith(second.refreshToken ?? ''));
+      assert.is(afterwards.ok ? 'a new grant' : afterwards.message, 'Refresh token revoked');
+    }),
+);
+
+reuse.run();

@@ -238,7 +238,11 @@ t('supervision › a failed activity notification: the held caller gets internal
   const msg = await ctx.activity.expectMessage();
   if (msg.type !== 'Record') throw new Error(msg.type);
   tell(msg.sender, { ok: false, code: 'internal', message: 'internal error' });
-  assert.equal(await probe.expectMessage(), { ok: false, code: 'internal', message: 'internal error' });
+  assert.equal(await probe.expectMessage(), {
+    ok: false,
+    code: 'internal',
+    message: 'internal error: USER_CREATED was not recorded: internal error',
+  });
   await waitFor(() => ctx.crashes.length > 0, 'the crash report');
   assert.is(ctx.crashes.length, 1);
   assert.match(String(ctx.crashes[0]), /USER_CREATED was not recorded/);

@@ -12,6 +12,7 @@ import { fixedKeyRing } from '../../src/security/key-ring.ts';
 import { loadConfiguredKey } from '../../src/security/keys.ts';
 import type { PasswordHasher } from '../../src/security/passwords.ts';
 import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
+import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
@@ -38,9 +39,16 @@ export async function startTokenActor(
     clients?: readonly Client[];
     now?: () => number;
     refreshTokenValidity?: number;
+    maxLoginsPerUser?: number;
+    maxRevokedTokensPerLogin?: number;
+    /** A database file shared with other setups (other processes), instead of one in memory. */
+    dataDir?: string;
+    onCrash?: TokenActorDeps['onCrash'];
+    /** Wraps the real refresh-token store, e.g. to let another process act between two of its calls. */
+    refreshTokens?: (store: RefreshTokenStore) => RefreshTokenStore;
   },
 ): Promise<TokenActorSetup> {
-  const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
+  const db = openDatabase(options.dataDir ?? ':memory:', { synchronous: 'NORMAL' });
   const credentials = sqliteCredentialStore(db);
   await loadInitialData(credentials, readInitialData('data/initial-data.json'));
   const keys = fixedKeyRing(
@@ -48,21 +56,24 @@ export async function startTokenActor(
     [],
   );
   const clients = options.clients ?? [CLIENT];
-  const denylist = createDenylist(sqliteRevocationStore(db));
+  const now = options.now;
+  const denylist = createDenylist(sqliteRevocationStore(db), now && (() => Math.floor(now() / 1000)));
   const verify = createTokenVerifier(keys.verifying, SETTINGS, denylist.isRevoked);
   const deps: TokenActorDeps = {
     clients,
     authenticateClient: createClientAuthenticator(clients, options.hasher),
     credentials,
-    refreshTokens: sqliteRefreshTokenStore(db),
+    refreshTokens: (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db)),
     passwords: options.hasher,
     signAccessToken: createTokenSigner(keys.signing, SETTINGS),
     verifyAccessToken: verify,
     denylist,
     refreshTokenValidity: options.refreshTokenValidity ?? 600,
     accessTokenValidity: SETTINGS.validity,
+    maxLoginsPerUser: options.maxLoginsPerUser ?? 100,
+    maxRevokedTokensPerLogin: options.maxRevokedTokensPerLogin ?? 100,
     dummyHash: await options.hasher.hash('dummy', 10),
-    onCrash: replyThenResume(() => {}),
+    onCrash: options.onCrash ?? replyThenResume(() => {}),
     ...(options.now ? { now: options.now } : {}),
   };
   return { token: spawnTokenActor(system, deps), db, verify };

@@ -12,13 +12,14 @@ export async function send(
   url: string,
   method: string,
   path: string,
-  options: { token?: string; json?: unknown; headers?: Record<string, string> } = {},
+  options: { token?: string; json?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<Sent> {
   const headers: Record<string, string> = { ...(options.token ? bearer(options.token) : {}), ...options.headers };
   if (options.json !== undefined) headers['Content-Type'] ??= 'application/json';
   const res = await fetch(`${url}${path}`, {
     method,
     headers,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.json === undefined
       ? {}
       : { body: typeof options.json === 'string' ? options.json : JSON.stringify(options.json) }),

@@ -96,6 +96,35 @@ t('bornFrom / bornTo › inclusive range; combined with name', async () => {
   assert.equal(await names({ name: x, bornFrom: '1981-01-01' }), [`${x} e`]);
 });
 
+t('bornFrom / bornTo › every four-digit year is a date: 0000–0099 are not read as 1900–1999', async () => {
+  const x = tag();
+  await create(`${x} a`, '1950-01-01');
+  assert.equal(await names({ name: x, bornFrom: '0050-01-01' }), [`${x} a`]);
+  assert.equal(await names({ name: x, bornTo: '0050-01-01' }), []);
+  assert.equal(await names({ name: x, bornFrom: '0000-01-01', bornTo: '9999-12-31' }), [`${x} a`]);
+  await expectProblem(
+    await call('POST', '/api/employee/search', { token: ctx.rw, body: { bornFrom: '0050-02-30' } }),
+    400,
+    ['bornFrom'],
+  );
+  const early = await call('POST', '/api/employee/create', {
+    token: ctx.rw,
+    body: { name: `${x} early`, dateOfBirth: '0050-01-01' },
+  });
+  assert.is(early.status, 400);
+  assert.match(await early.text(), /must not be before 1900-01-01/);
+});
+
+t('name › stored and searched in Unicode normal form C, whichever form the client sends', async () => {
+  const x = tag();
+  const decomposed = `${x} Jose\u0301 Nun\u0303ez`; // e + combining acute, n + combining tilde
+  const composed = `${x} Jos\u00e9 Nu\u00f1ez`;
+  const created = await create(decomposed);
+  assert.is(created.name, composed);
+  assert.equal(await names({ name: `${x} jos\u00e9` }), [composed], 'composed query');
+  assert.equal(await names({ name: `${x} jose\u0301` }), [composed], 'decomposed query');
+});
+
 t('limit › default 50; 1 and 500 accepted', async () => {
   const x = tag();
   for (let i = 0; i < 52; i++) await create(`${x} ${String(i).padStart(2, '0')}`);

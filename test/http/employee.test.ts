@@ -56,6 +56,8 @@ for (const method of ['GET', 'POST'] as const) {
     ['both missing', {}, ['name', 'dateOfBirth']],
     ['name blank after trimming', { name: '   ', dateOfBirth: '1990-04-12' }, ['name']],
     ['name of 201 characters', { name: 'x'.repeat(201), dateOfBirth: '1990-04-12' }, ['name']],
+    ['name with a NUL character', { name: 'Jane\u0000Roe', dateOfBirth: '1990-04-12' }, ['name']],
+    ['name with a control character (ESC)', { name: 'Jane\u001bRoe', dateOfBirth: '1990-04-12' }, ['name']],
     ['dateOfBirth 2023-02-30 (not a calendar date)', { name: 'Jane', dateOfBirth: '2023-02-30' }, ['dateOfBirth']],
     ['dateOfBirth not YYYY-MM-DD', { name: 'Jane', dateOfBirth: '12/04/1990' }, ['dateOfBirth']],
     ['dateOfBirth in the future', { name: 'Jane', dateOfBirth: dayFromToday(1) }, ['dateOfBirth']],
@@ -85,6 +87,17 @@ t('GET /api/employee/create › 1900-01-01 and today are accepted; 200 character
   ]) {
     assert.is((await createVia('GET', input)).status, 201);
   }
+});
+
+t('control characters in a name › update and search refuse them too → 400, the same on every store', async () => {
+  const r = await created();
+  await expectProblem(
+    await call('PUT', `/api/employee/update?id=${r.id}`, { token: ctx.rw, body: { name: 'A\u0000B' } }),
+    400,
+    ['name'],
+  );
+  for (const name of ['\u0000', 'Jane\nRoe', 'x\u007f'])
+    await expectProblem(await call('POST', '/api/employee/search', { token: ctx.rw, body: { name } }), 400, ['name']);
 });
 
 t('GET /api/employee/create › a repeated parameter → 400', async () => {

@@ -4,6 +4,7 @@
  * in its prefix's error shape; logins fail closed; /ready names MongoDB; routes that need no store
  * keep answering.
  */
+import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { routesOf } from '../../http/app.ts';
@@ -88,3 +89,40 @@ t("every route that needs a store answers 503 with Retry-After, in its prefix's 
 });
 
 t.run();
+
+const srv = suite(
+  'MongoDB unresolvable (mongodb+srv:// host without DNS records)',
+  {} as { server: TestServer; log: string[] },
+);
+
+srv.before(async (c) => {
+  c.log = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      c.log.push(chunk.toString());
+      done();
+    },
+  });
+  const uri = 'mongodb+srv://troupe:s3cret-pw@cluster0.troupe.invalid/troupe?serverSelectionTimeoutMS=300';
+  c.server = await startTestServer({ 'mongodb.uri': uri, 'security.signing-key': KEY }, undefined, sink);
+});
+srv.after(async (c) => c.server?.close());
+
+srv(
+  'the process stays up: logins 503 with Retry-After, /ready 503, and the logs name the DNS failure, no password',
+  async (c) => {
+    const res = await postToken(c.server.url, { grant_type: 'password', ...USERS.john });
+    assert.is(res.status, 503);
+    assert.is(res.headers.get('retry-after'), '1');
+    assert.is(((await res.json()) as Record<string, unknown>)['error'], 'temporarily_unavailable');
+    const ready = await fetch(`${c.server.url}/ready`);
+    assert.is(ready.status, 503);
+    assert.is(ready.headers.get('retry-after'), '1');
+    const log = c.log.join('');
+    assert.match(log, /querySrv E[A-Z]+ _mongodb\._tcp\.cluster0\.troupe\.invalid/);
+    assert.match(log, /readiness: the store does not answer/);
+    assert.not.match(log, /s3cret-pw/);
+  },
+);
+
+srv.run();

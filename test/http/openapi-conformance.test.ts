@@ -278,17 +278,18 @@ t('503 when actors do not answer in time: documented with its body and Retry-Aft
 t(
   'the check itself fails on an undocumented status, a missing header, a wrong media type and a body off its schema',
   () => {
-    const json = new Headers({ 'Content-Type': 'application/json', 'X-Request-Id': 'r' });
+    const both = { 'X-Request-Id': 'r', 'X-Content-Type-Options': 'nosniff' };
+    const json = new Headers({ 'Content-Type': 'application/json', ...both });
     const seen = (status: number, headers: Headers, text: string) =>
       ctx.check({ method: 'GET', template: '/health', status, headers, text });
     assert.equal(seen(200, json, '{"status":"ok"}'), []);
     assert.match(seen(418, json, '{}').join(), /status not documented/);
     assert.match(
       seen(200, new Headers({ 'Content-Type': 'application/json' }), '{"status":"ok"}').join(),
-      /no X-Request-Id header/,
+      /no X-Request-Id header.*no X-Content-Type-Options header/,
     );
     assert.match(
-      seen(200, new Headers({ 'Content-Type': 'text/html', 'X-Request-Id': 'r' }), '<p>').join(),
+      seen(200, new Headers({ 'Content-Type': 'text/html', ...both }), '<p>').join(),
       /content type text\/html/,
     );
     assert.match(seen(200, json, '{"status":3}').join(), /does not match its schema/);

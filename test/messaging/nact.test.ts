@@ -2,17 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ActorUnavailableError, ask, AskTimeoutError } from '../../src/messaging/ask.ts';
-import {
-  actorTree,
-  isAlive,
-  spawn,
-  startSystem,
-  stop,
-  stopSystem,
-  tell,
-  type ActorSystem,
-  type Ref,
-} from '../../src/messaging/nact.ts';
+import { spawn, startSystem, stop, stopSystem, tell, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import { actorTree, isAlive } from '../../src/messaging/introspection.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import { createProbe } from '../helpers/probe.ts';
@@ -153,7 +144,7 @@ t('supervision: a crash answers the sender with internal and keeps the state', a
   const probe = createProbe<Reply<number>>(ctx.system);
   tell(counter, { type: 'Add', n: 1 });
   tell(counter, { type: 'Boom', sender: probe.ref });
-  assert.equal(await probe.expectMessage(), fail('internal', 'internal error'));
+  assert.equal(await probe.expectMessage(), fail('internal', 'internal error: boom'));
   tell(counter, { type: 'Get', sender: probe.ref });
   assert.equal(await probe.expectMessage(), ok(11));
   assert.equal(ctx.crashes.length, 1);

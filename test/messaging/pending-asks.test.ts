@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ask } from '../../src/messaging/ask.ts';
-import { pendingAsks, spawn, startSystem, stopSystem, tell, type Ref } from '../../src/messaging/nact.ts';
+import { spawn, startSystem, stopSystem, tell, type Ref } from '../../src/messaging/nact.ts';
+import { pendingAsks } from '../../src/messaging/introspection.ts';
 
 type Msg = { type: 'Hold'; sender: Ref<string> } | { type: 'Release' };
 

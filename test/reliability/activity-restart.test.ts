@@ -10,7 +10,6 @@ import { spawnActivityRouter } from '../../actors/activity/router.ts';
 import { newId, type ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import {
-  actorTree,
   startSystem,
   stopSystem,
   tell,
@@ -18,6 +17,7 @@ import {
   type CrashPolicy,
   type Ref,
 } from '../../src/messaging/nact.ts';
+import { actorTree } from '../../src/messaging/introspection.ts';
 import { fail } from '../../src/messaging/reply.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import type { ActivityStore } from '../../src/stores/activity-store.ts';
@@ -104,10 +104,10 @@ t('past the restart budget the child is reset: its cache is dropped and loaded a
   const loaded = loads.n;
   assert.equal(await types(ref), ['FIRST'], 'the cache answers');
   assert.is(loads.n, loaded);
-  assert.equal(await record(ref, 'BOOM'), fail('internal', 'internal error'));
+  assert.equal(await record(ref, 'BOOM'), fail('internal', 'internal error: disk on fire'));
   assert.equal(await types(ref), ['FIRST'], 'resumed: the cache is kept');
   assert.is(loads.n, loaded, 'resumed: no load');
-  assert.equal(await record(ref, 'BOOM'), fail('internal', 'internal error'));
+  assert.equal(await record(ref, 'BOOM'), fail('internal', 'internal error: disk on fire'));
   assert.equal(await types(ref), ['FIRST'], 'reset: loaded from the store');
   assert.is(loads.n, loaded + 1, 'reset: the cache was dropped');
   assert.ok((await record(ref, 'LAST')).ok);

@@ -7,7 +7,8 @@ import * as Activity from '../../actors/activity/protocol.ts';
 import { spawnActivityRouter } from '../../actors/activity/router.ts';
 import { newId } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import { actorTree, startSystem, stopSystem } from '../../src/messaging/nact.ts';
+import { startSystem, stopSystem } from '../../src/messaging/nact.ts';
+import { actorTree } from '../../src/messaging/introspection.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import { sqliteActivityStore } from '../../src/stores/activity-store.sqlite.ts';
 import { openDatabase } from '../../src/stores/sqlite.ts';
@@ -21,6 +22,7 @@ t('rounds of 5,000 short-lived actors leave the heap where it started', async ()
   const router = spawnActivityRouter(system, {
     store: sqliteActivityStore(db),
     idleMs: 1500,
+    maxLive: 5000, // every actor of a round alive at once: what is measured is what their stops give back
     crashPolicy: () => replyThenResume(() => {}),
   });
   const live = (): number => actorTree(system)[0]?.children.length ?? 0;

@@ -1,7 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { heapMiB } from '../helpers/heap.ts';
+import { once } from 'node:events';
 import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { tempDir } from '../helpers/server.ts';
 import {
   createLoginThrottle,
@@ -68,6 +72,60 @@ t('a count given back after its window ended does not cancel a count of the next
   await old.abandoned();
   assert.ok(refused(await throttle.begin('cy', '10.0.0.1')), 'the new window is still at its limit');
 });
+
+/**
+ * Another process (a worker thread with its own connection) takes the file's write lock and keeps
+ * it `ms`; resolves once the lock is held, with a promise of its release.
+ */
+async function holdWriteLock(dir: string, ms: number): Promise<{ released: Promise<unknown> }> {
+  const worker = new Worker(
+    `const { workerData, parentPort } = require('node:worker_threads');
+     const Database = require(workerData.module);
+     const db = new Database(workerData.file);
+     db.exec('begin immediate');
+     parentPort.postMessage('locked');
+     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.ms);
+     db.exec('commit');
+     db.close();`,
+    {
+      eval: true,
+      workerData: {
+        module: createRequire(import.meta.url).resolve('better-sqlite3'),
+        file: join(dir, 'troupe.db'),
+        ms,
+      },
+    },
+  );
+  const exited = once(worker, 'exit');
+  await once(worker, 'message');
+  return { released: exited };
+}
+
+t(
+  'a success gives its count back however long the store took to count it (another process held the lock)',
+  async () => {
+    const dir = tempDir('troupe-throttle-');
+    const db = openDatabase(dir, { synchronous: 'NORMAL' });
+    ctx.dbs.push(db);
+    try {
+      const throttle = createLoginThrottle(
+        { maxFailuresPerUser: 100, maxFailuresPerAddress: 2, windowSeconds: 600 },
+        sqliteLoginThrottleStore(db),
+      );
+      for (let i = 0; i < 4; i++) {
+        const lock = await holdWriteLock(dir, 300);
+        const attempt = admitted(await throttle.beginClient('10.0.0.5')); // waits for the lock
+        await lock.released;
+        await attempt.succeeded();
+      }
+      assert.not.ok(refused(await throttle.beginClient('10.0.0.5')), 'successes stayed counted as failures');
+      assert.is(db.prepare<[], number>('select sum(points) from login_throttle').pluck().get(), 1, 'the last one only');
+    } finally {
+      for (const d of ctx.dbs.splice(0)) d.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 t('two processes on one store count together, and share the addresses known for a user', async () => {
   const dir = tempDir('troupe-throttle-');

@@ -15,7 +15,7 @@ if (MONGO_SKIP_REASON) {
       const uri = withDatabase(await mongoUri(), `${run}_${databases++}`);
       const open = async (): Promise<Stores> => {
         const stores = openMongoStores(uri, { revocationSyncMs: 50 });
-        await stores.prepare();
+        await stores.prepare(async () => {});
         return stores;
       };
       const all = [await open()];

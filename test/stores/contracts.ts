@@ -9,7 +9,7 @@ import { readInitialData, loadInitialData } from '../../src/initial-data.ts';
 import { newId, type ObjectIdString } from '../../src/ids.ts';
 import { createDenylist } from '../../src/security/denylist.ts';
 import { createLoginThrottle } from '../../src/security/login-throttle.ts';
-import type { RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
+import { REVOKED_RETENTION_S, SPENT_WINDOW, type RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
 import type { Stores } from '../../src/stores/stores.ts';
 
 export interface StoresUnderTest {
@@ -76,6 +76,18 @@ function credentials(name: string, target: ContractTarget): void {
       ]);
     },
   );
+  t('three processes saving the same new roles at once, in different orders: ids 1 to 5, without gaps', async () => {
+    const all = [stores(), await ctx.sut?.another(), await ctx.sut?.another()].flatMap((s) => (s ? [s] : []));
+    const names = ['R1', 'R2', 'R3', 'R4', 'R5'];
+    await Promise.all(
+      all.map(async (s, i) => {
+        const order = i === 1 ? [...names].reverse() : names;
+        await Promise.all(order.map((roleName) => s.credentials.saveRole({ roleName })));
+      }),
+    );
+    const saved = await Promise.all(names.map((roleName) => stores().credentials.saveRole({ roleName })));
+    assert.equal(saved.map((r) => r.id).sort(), [1, 2, 3, 4, 5]);
+  });
   t('saving a user saves its roles (created when missing) and replaces its role set; ids stay', async () => {
     const c = stores().credentials;
     const saved = await c.saveUser({
@@ -135,6 +147,8 @@ const refreshRecord = (over: Partial<RefreshTokenRecord> = {}): RefreshTokenReco
   expiresAt: 5000,
   usedAt: null,
   revokedAt: null,
+  accessExpiresAt: 1500,
+  generation: 0,
   ...over,
 });
 
@@ -182,6 +196,54 @@ function refreshTokens(name: string, target: ContractTarget): void {
       assert.is(await r.find(b.tokenHash), undefined);
     },
   );
+  t(
+    'live logins of a user, least recently refreshed first; revoked logins are purged after the retention',
+    async () => {
+      const r = stores().refreshTokens;
+      const mine = (family: string, issuedAt: number, over: Partial<RefreshTokenRecord> = {}) =>
+        refreshRecord({ familyId: family, username: 'bounded', issuedAt, expiresAt: 10_000_000, ...over });
+      await r.insert(mine('l-new', 1200));
+      await r.insert(mine('l-old', 1100));
+      await r.insert(mine('l-expired', 1000, { expiresAt: 1400 }));
+      await r.insert(mine('l-revoked', 1000));
+      await r.revokeFamily('l-revoked', 1300);
+      assert.equal(await r.liveLogins('bounded', 1500), ['l-old', 'l-new']);
+      await r.purgeExpired(1300 + REVOKED_RETENTION_S + 1);
+      assert.is((await r.liveLogins('bounded', 1500)).length, 2);
+      assert.is(
+        (await r.accessHorizon('l-revoked')) ?? 'gone',
+        'gone',
+        'a login revoked past the retention is deleted though not expired',
+      );
+    },
+  );
+  t(`a rotation keeps the newest ${SPENT_WINDOW} spent tokens of the family`, async () => {
+    const r = stores().refreshTokens;
+    let current = refreshRecord({ familyId: 'family-w', generation: 0 });
+    const all = [current];
+    await r.insert(current);
+    for (let g = 1; g <= SPENT_WINDOW + 3; g++) {
+      const next = refreshRecord({ familyId: 'family-w', generation: g });
+      assert.ok(await r.rotate(current.tokenHash, next, 2000));
+      all.push(next);
+      current = next;
+    }
+    const kept = [];
+    for (const x of all) if (await r.find(x.tokenHash)) kept.push(x.generation);
+    assert.equal(
+      kept,
+      Array.from({ length: SPENT_WINDOW + 1 }, (_, i) => i + 3),
+    );
+  });
+  t("a family's access horizon is its latest recorded access-token exp; unknown when one lacks it", async () => {
+    const r = stores().refreshTokens;
+    assert.is(await r.accessHorizon('family-h'), undefined, 'no token');
+    await r.insert(refreshRecord({ familyId: 'family-h', accessExpiresAt: 4000 }));
+    await r.insert(refreshRecord({ familyId: 'family-h', accessExpiresAt: 3000 }));
+    assert.is(await r.accessHorizon('family-h'), 4000);
+    await r.insert(refreshRecord({ familyId: 'family-h', accessExpiresAt: null }));
+    assert.is(await r.accessHorizon('family-h'), undefined, 'a token stored before it was recorded');
+  });
   t.run();
 }
 
@@ -205,6 +267,30 @@ function revocations(name: string, target: ContractTarget): void {
       'a later addition is read from the cursor',
     );
     assert.is(await stores().revocations.purgeExpired(100), 1);
+    // Added again with a later expiry: the later one is kept, and readers see it again.
+    await stores().revocations.add({ kind: 'login', id: 'login-1', expiresAt: 900 });
+    await stores().revocations.add({ kind: 'login', id: 'login-1', expiresAt: 700 });
+    const widened = await other.revocations.since(next.cursor, 600);
+    assert.equal(
+      widened.revocations.map(({ kind, id, expiresAt }) => ({ kind, id, expiresAt })),
+      [{ kind: 'login', id: 'login-1', expiresAt: 900 }],
+    );
+    // Tokens revoked one by one are counted per login while live.
+    await stores().revocations.add({ kind: 'token', id: 'jti-a', expiresAt: 800, loginId: 'login-9' });
+    await stores().revocations.add({ kind: 'token', id: 'jti-b', expiresAt: 300, loginId: 'login-9' });
+    await stores().revocations.add({ kind: 'token', id: 'jti-c', expiresAt: 800, loginId: 'login-8' });
+    assert.is(await other.revocations.tokensOfLogin('login-9', 100), 2);
+    assert.is(await other.revocations.tokensOfLogin('login-9', 400), 1);
+  });
+  t('a recorded revocation is known at once to another process asking the store itself, until it expires', async () => {
+    const other = await ctx.sut?.another();
+    assert.ok(other);
+    assert.not.ok(await other.revocations.has('login', 'login-1', 100));
+    await stores().revocations.add({ kind: 'login', id: 'login-1', expiresAt: 500 });
+    assert.ok(await other.revocations.has('login', 'login-1', 100));
+    assert.ok(await other.revocations.has('login', 'login-1', 500));
+    assert.not.ok(await other.revocations.has('login', 'login-1', 501), 'expired');
+    assert.not.ok(await other.revocations.has('token', 'login-1', 100), 'another kind');
   });
   t('through the denylist: a revocation by one process is refused by the other once it looks again', async () => {
     const other = await ctx.sut?.another();
@@ -314,6 +400,9 @@ function userData(name: string, target: ContractTarget): void {
       mine,
       [...appended].sort((x, y) => (y?.seq ?? 0) - (x?.seq ?? 0)).map((x) => x?.id),
     );
+    for (const limit of [1, 5, 50])
+      assert.ok((await other.activity.page(userId, { limit })).settled, `every append visible: settled (${limit})`);
+    assert.ok((await other.activity.page(await addUser(), { limit: 5 })).settled, 'no activity: settled');
   });
   t.run();
 }
@@ -333,6 +422,29 @@ function throttle(name: string, target: ContractTarget): void {
     await stores().throttle.remember('pair-x', 100);
     assert.ok(await other.throttle.isKnown('pair-x'));
   });
+  t(
+    'a count is given back exactly: in its own window only, never below zero, from any process; a key at zero is gone',
+    async () => {
+      const other = await ctx.sut?.another();
+      assert.ok(other);
+      const options = { keyPrefix: 'exact', points: 5, duration: 60 };
+      const [mine, theirs] = [stores().throttle.counter(options), other.throttle.counter(options)];
+      const first = await mine.consume('k');
+      const window = stores().throttle.windowOf(first);
+      assert.type(window, 'number');
+      assert.ok(Math.abs((window ?? 0) - Date.now() - 60_000) < 5_000, 'the window ends a duration after the count');
+      assert.is(other.throttle.windowOf(await theirs.consume('k')), window, 'one window for both processes');
+      await other.throttle.giveBack(theirs, 'k', (window ?? 0) - 1); // another window: nothing given back
+      assert.is((await mine.get('k'))?.consumedPoints, 2);
+      await Promise.all([
+        stores().throttle.giveBack(mine, 'k', window ?? 0),
+        other.throttle.giveBack(theirs, 'k', window ?? 0),
+        other.throttle.giveBack(theirs, 'k', window ?? 0),
+      ]);
+      assert.is(await mine.get('k'), null, 'the key at zero is removed, and never goes below');
+      assert.is((await mine.consume('k')).consumedPoints, 1);
+    },
+  );
   t.run();
 }
 

@@ -93,6 +93,8 @@ const token = (over: Doc = {}): Doc => ({
     expiresAt: 100,
     usedAt: null,
     revokedAt: null,
+    accessExpiresAt: 50,
+    generation: 0,
   }),
   ...over,
 });

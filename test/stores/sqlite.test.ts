@@ -1,8 +1,11 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError } from '../../src/config.ts';
 import { readInitialData } from '../../src/initial-data.ts';
 import { migrate, openDatabase } from '../../src/stores/sqlite.ts';
+import { tempDir } from '../helpers/server.ts';
 
 const t = suite('stores: SQLite migrations and initial data');
 
@@ -26,6 +29,19 @@ t('initial data with a plain-text password is refused, naming the setting', () =
   } catch (error) {
     assert.instance(error, ConfigError);
     assert.match((error as Error).message, /app\.initial-data: users\.0\.password must be a BCrypt hash/);
+  }
+});
+
+t("initial data may carry Spring's {bcrypt} prefix, as security.jwt.client-secret may", () => {
+  const dir = tempDir('troupe-initial-');
+  try {
+    const data = JSON.parse(readFileSync('data/initial-data.json', 'utf8')) as { users: { password: string }[] };
+    for (const user of data.users) user.password = `{bcrypt}${user.password}`;
+    const file = join(dir, 'initial-data.json');
+    writeFileSync(file, JSON.stringify(data));
+    assert.ok(readInitialData(file).users.every((u) => u.password.startsWith('{bcrypt}$2')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

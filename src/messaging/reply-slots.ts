@@ -1,0 +1,113 @@
+/**
+ * Asks: a message sent with a reply slot of its own, answered once, or rejected at its deadline;
+ * and the mailbox bounds that asks respect. Built on nact's table of temporary references.
+ */
+import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from './errors.ts';
+import {
+  concrete,
+  isActor,
+  raw,
+  systemNamed,
+  type AnyRef,
+  type RawActor,
+  type RawReplySlot,
+  type Ref,
+} from './nact.ts';
+
+const MAX_TIMEOUT_MS = 2_147_483_647; // Node's longest timer; a longer one would fire at once
+let lastReplySlot = 0;
+
+/**
+ * Sends the message built with a fresh reply slot and resolves with the first reply; rejects with
+ * {@link AskTimeoutError}, or {@link ActorUnavailableError} when the actor is not running or is
+ * stopped ({@link stop}, {@link stopSystem}) before it answers, and with `bounded`, with
+ * {@link MailboxFullError} without sending when the actor's mailbox is at its {@link limitMailbox} bound. nact's own query names its reply
+ * slots with a random 32-bit number, so among thousands of concurrent asks two can share one (one
+ * caller gets the other's reply); the slots here are numbered in sequence (strings: never a nact id).
+ */
+export function query<M, R>(
+  ref: Ref<M>,
+  build: (sender: Ref<R>) => M,
+  timeoutMs: number,
+  options: { readonly bounded?: boolean } = {},
+): Promise<R> {
+  const system = systemNamed(raw(ref).system.name);
+  const actor = system && concrete(ref);
+  if (!system || !actor || !isActor(actor)) return Promise.reject(new ActorUnavailableError());
+  const limit = options.bounded ? mailboxLimits.get(actor) : undefined;
+  if (limit !== undefined && actor.mailbox.length >= limit) return Promise.reject(new MailboxFullError(limit));
+  const id = `ask-${++lastReplySlot}`;
+  const sender = { type: 'temp', id, system: { name: system.name } };
+  const message = build(sender as unknown as Ref<R>);
+  return new Promise<R>((resolve, reject) => {
+    const waiting: Waiting = {
+      deadline: Date.now() + Math.min(timeoutMs, MAX_TIMEOUT_MS),
+      timeoutMs,
+      reject: (error) => slot.reject(error),
+    };
+    const settled = (): void => {
+      unwatch(waiting);
+      system.tempReferences.delete(id);
+    };
+    const slot: RawReplySlot = {
+      resolve: (reply) => {
+        settled();
+        resolve(reply as R);
+      },
+      reject: (error) => {
+        settled();
+        reject(error);
+      },
+    };
+    system.tempReferences.set(id, slot);
+    watch(waiting);
+    actor.dispatch(message, sender);
+  });
+}
+
+/** An ask waiting for its reply, until its deadline (epoch ms). */
+interface Waiting {
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  reject(error: Error): void;
+}
+
+/**
+ * Every waiting ask of the process, checked by one timer for all of them (a timer per ask cost an
+ * allocation and two list operations on every request). An ask times out within
+ * {@link SWEEP_MS} after its deadline; the timer runs only while asks wait.
+ */
+const waitingAsks = new Set<Waiting>();
+const SWEEP_MS = 25;
+let sweeper: NodeJS.Timeout | undefined;
+
+function watch(waiting: Waiting): void {
+  waitingAsks.add(waiting);
+  sweeper ??= setInterval(sweep, SWEEP_MS); // ref'd, as a timer per ask was: a waiting ask keeps the process alive
+}
+
+function unwatch(waiting: Waiting): void {
+  waitingAsks.delete(waiting);
+  if (waitingAsks.size === 0 && sweeper) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+  }
+}
+
+function sweep(): void {
+  const now = Date.now();
+  for (const waiting of waitingAsks)
+    if (waiting.deadline <= now) waiting.reject(new AskTimeoutError(waiting.timeoutMs));
+}
+
+const mailboxLimits = new WeakMap<RawActor, number>();
+
+/**
+ * Bounds how many messages may wait in the actor's mailbox before {@link ../messaging/ask.ts}
+ * refuses new requests to it (Akka's bounded mailbox, for asks only: replies and an actor's own
+ * completions are never dropped). Keyed by the live actor, so a respawned actor starts unbounded.
+ */
+export function limitMailbox(ref: AnyRef, limit: number): void {
+  const actor = concrete(ref);
+  if (actor && isActor(actor)) mailboxLimits.set(actor, limit);
+}
