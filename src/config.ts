@@ -275,6 +275,7 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
     throw new ConfigError(
       'Invalid configuration: security.previous-signing-keys: needs security.signing-key (without it the key set in the store keeps its own previous keys)',
     );
+  guardPublishAhead(config);
   return deepFreeze(config);
 }
 
@@ -290,6 +291,19 @@ function nest(flat: Resolved): Record<string, unknown> {
     node[last] = value;
   }
   return root;
+}
+
+/**
+ * A new key must be seen by every instance before it signs: on MongoDB an instance sees a change
+ * within `security.revocation-sync-ms`, so a shorter publish-ahead time (0 aside: at once, by
+ * choice) could have one instance sign with a key another does not know yet.
+ */
+function guardPublishAhead(config: Config): void {
+  const ahead = config.security.keys.publishAheadSeconds;
+  if (config.mongodb.uri !== undefined && ahead > 0 && ahead * 1000 <= config.security.revocationSyncMs)
+    throw new ConfigError(
+      `Invalid configuration: security.keys.publish-ahead-seconds: must exceed security.revocation-sync-ms (${config.security.revocationSyncMs} ms), within which every instance sees a new key`,
+    );
 }
 
 function guardProduction(config: Config): void {

@@ -170,6 +170,15 @@ t('security.keys.*: publish-ahead in seconds (default 600); a short encryption s
   rejects({ env: { SECURITY_KEYS_PUBLISH_AHEAD_SECONDS: '-1' } }, /publish-ahead-seconds: must be a whole number/);
   const message = rejects({ env: { SECURITY_KEYS_ENCRYPTION_SECRET: 'tiny-secret' } }, /at least 16 characters/);
   assert.not.match(message, /tiny-secret/);
+  const mongo = { MONGODB_URI: 'mongodb://db.example:27017/troupe' };
+  rejects(
+    { env: { ...mongo, SECURITY_KEYS_PUBLISH_AHEAD_SECONDS: '1', SECURITY_REVOCATION_SYNC_MS: '1000' } },
+    /publish-ahead-seconds: must exceed security\.revocation-sync-ms \(1000 ms\)/,
+  );
+  assert.is(
+    loadConfig({ env: { ...mongo, SECURITY_KEYS_PUBLISH_AHEAD_SECONDS: '2' } }).security.keys.publishAheadSeconds,
+    2,
+  );
   rejects(
     { env: { SECURITY_PREVIOUS_SIGNING_KEYS: 'p'.repeat(32) } },
     /security\.previous-signing-keys: needs security\.signing-key/,
