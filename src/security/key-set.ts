@@ -132,7 +132,9 @@ export function rotate(
       'keys.rotation_pending',
       `a rotation is pending: ${pending.record.kid} becomes active at ${iso(pending.record.activatesAt)}`,
     );
-  const activatesAt = view.active ? at + settings.publishAhead : at;
+  // Strictly after the active key's activation, so that the order of the two never rests on a tie
+  // (a publish-ahead of 0 in the second the active key activated).
+  const activatesAt = view.active ? Math.max(at + settings.publishAhead, view.active.record.activatesAt + 1) : at;
   const added: KeyRecord = { ...key, activatesAt, removedAt: null, removedBy: null };
   return { records: [...pruned(records, at, settings.validity), added], result: added };
 }

@@ -99,6 +99,18 @@ t('retiring the active key in the second it activated still hands over to the ne
   }
 });
 
+t('a rotation with no publish-ahead in the second the active key activated still moves to the new key', () => {
+  for (const [a, b] of [
+    ['a', 'b'],
+    ['b', 'a'],
+  ] as const) {
+    const first = initialize([], newKey(a, T0), T0, VALIDITY).records;
+    const rotated = rotate(first, newKey(b, T0), T0, { validity: VALIDITY, publishAhead: 0 });
+    assert.is(rotated.result.activatesAt, T0 + 1);
+    assert.equal(states(rotated.records, T0 + 1), { [a]: 'retired', [b]: 'active' }, `kids ${a} then ${b}`);
+  }
+});
+
 t('a retirement never brings an older key back nor lengthens its life', () => {
   let records = initialize([], newKey('a', T0), T0, VALIDITY).records;
   records = rotate(records, newKey('b', T0), T0, settings).records;
