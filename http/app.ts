@@ -7,7 +7,7 @@ import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Ref } from '../src/messaging/nact.ts';
 import type { TokenVerifier } from '../src/security/jwt.ts';
-import type { SigningKey } from '../src/security/keys.ts';
+import type { KeyRing } from '../src/security/key-ring.ts';
 import type { LoginThrottle } from '../src/security/login-throttle.ts';
 import { clientAuthentication, type OAuthRouteDeps } from './oauth-client.ts';
 import type { Metrics } from '../src/metrics.ts';
@@ -49,7 +49,8 @@ export interface AppDeps {
   readonly config: Config;
   readonly refs: AppRefs;
   readonly verifyToken: TokenVerifier;
-  readonly key: SigningKey;
+  /** The signing keys: JWKS and token_key publish their public halves. */
+  readonly keys: KeyRing;
   readonly logger: Logger;
   readonly ready: () => Promise<void>;
   readonly metrics: Metrics;
@@ -58,6 +59,9 @@ export interface AppDeps {
 }
 
 export type { RouteInfo } from './routing.ts';
+
+/** How long resource servers may cache the JWKS at most, seconds; never longer than a new key is published ahead. */
+const JWKS_MAX_AGE = 300;
 
 const mounted = new WeakMap<Koa<AppState>, readonly RouteInfo[]>();
 
@@ -71,7 +75,8 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
     ...oauthRoutes(oauth),
     ...oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
     ...discoveryRoutes({
-      key: deps.key,
+      keys: deps.keys,
+      jwksMaxAge: Math.min(JWKS_MAX_AGE, config.security.keys.publishAheadSeconds),
       issuer: jwt.issuer,
       grantTypes: jwt.grantType,
       scopes: [jwt.scopeRead, jwt.scopeWrite],

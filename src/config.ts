@@ -72,7 +72,13 @@ const schema = z.object({
     .enum(['256', '384', '512'])
     .transform((s) => Number(s) as 256 | 384 | 512)
     .default(256), // SHA-2 size of the JWT signature
-  'security.signing-key': z.string().optional(), // MAC secret or RSA key, inline or file:PATH; unset → generated
+  'security.signing-key': z.string().optional(), // MAC secret, RSA or EC key, inline or file:PATH; unset → the key set
+  // keys that verify only (rotated out by configuration), comma-separated, each as signing-key takes it
+  'security.previous-signing-keys': z.string().optional(),
+  // seconds a new key of the set is published (JWKS) before it signs; the previous one retires then
+  'security.keys.publish-ahead-seconds': int(0, 604_800).default(600),
+  // seals the set's private keys at rest (AES-256-GCM, scrypt); unset → stored unencrypted (owner-only file)
+  'security.keys.encryption-secret': z.string().min(16, 'must be at least 16 characters').optional(),
   'security.security-realm': text.default('troupe'),
   'security.jwt.client-id': text.default('troupe-client'),
   'security.jwt.client-secret': z
@@ -111,7 +117,7 @@ const schema = z.object({
   'security.revocation-sync-ms': int(1, 600_000).default(1000),
   'app.initial-data': text.default('data/initial-data.json'), // roles and users loaded at start-up
   'app.list-all.include-password-hash': bool.default(false), // true: /app/listAll shows each user's BCrypt hash, as the original service did
-  'data.dir': text.default('./data').transform((dir) => resolve(dir)), // where SQLite files and the generated key live
+  'data.dir': text.default('./data').transform((dir) => resolve(dir)), // where the SQLite files (with the signing-key set) live
   'data.sqlite.synchronous': z.enum(['FULL', 'NORMAL']).default('FULL'), // FULL: a commit survives power loss too
   // opening the database retries on SQLITE_BUSY (another process holds a lock) for this long, ms
   'data.sqlite.open-timeout-ms': int(0, 600_000).default(30_000),
@@ -188,7 +194,13 @@ export interface ConfigSources {
 }
 
 const envName = (key: string): string => key.toUpperCase().replace(/[.-]/g, '_');
-const SECRET_KEYS = new Set(['security.signing-key', 'security.jwt.client-secret', 'mongodb.uri']);
+const SECRET_KEYS = new Set([
+  'security.signing-key',
+  'security.previous-signing-keys',
+  'security.keys.encryption-secret',
+  'security.jwt.client-secret',
+  'mongodb.uri',
+]);
 
 const KNOWN: ReadonlySet<string> = new Set(CONFIG_KEYS);
 
@@ -259,15 +271,11 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
   };
   const config = { production, ...nest(resolved) } as Config;
   if (production) guardProduction(config);
-  if (
-    config.mongodb.uri !== undefined &&
-    config.security.signingKey === undefined &&
-    sources.env?.['NODE_ENV'] !== 'development'
-  ) {
+  if (config.security.previousSigningKeys !== undefined && config.security.signingKey === undefined)
     throw new ConfigError(
-      'Invalid configuration: security.signing-key must be set when mongodb.uri is set (a key generated on each machine would refuse the tokens of the others); only NODE_ENV=development allows a generated key',
+      'Invalid configuration: security.previous-signing-keys: needs security.signing-key (without it the key set in the store keeps its own previous keys)',
     );
-  }
+  guardPublishAhead(config);
   return deepFreeze(config);
 }
 
@@ -285,12 +293,29 @@ function nest(flat: Resolved): Record<string, unknown> {
   return root;
 }
 
+/**
+ * A new key must be seen by every instance before it signs: on MongoDB an instance sees a change
+ * within `security.revocation-sync-ms`, so a shorter publish-ahead time (0 aside: at once, by
+ * choice) could have one instance sign with a key another does not know yet.
+ */
+function guardPublishAhead(config: Config): void {
+  const ahead = config.security.keys.publishAheadSeconds;
+  if (config.mongodb.uri !== undefined && ahead > 0 && ahead * 1000 <= config.security.revocationSyncMs)
+    throw new ConfigError(
+      `Invalid configuration: security.keys.publish-ahead-seconds: must exceed security.revocation-sync-ms (${config.security.revocationSyncMs} ms), within which every instance sees a new key`,
+    );
+}
+
 function guardProduction(config: Config): void {
   if (!config.security.enabled)
     throw new ConfigError('Invalid configuration: security.enabled=false is refused when NODE_ENV=production');
-  if (config.security.signingKey === undefined)
+  if (
+    config.security.signingKey === undefined &&
+    config.mongodb.uri !== undefined &&
+    config.security.keys.encryptionSecret === undefined
+  )
     throw new ConfigError(
-      'Invalid configuration: security.signing-key must be set when NODE_ENV=production (the generated development key is refused)',
+      'Invalid configuration: security.keys.encryption-secret must be set when NODE_ENV=production and the key set lives in MongoDB (mongodb.uri without security.signing-key)',
     );
   if (config.security.jwt.clientSecret === DEV_CLIENT_SECRET_HASH)
     throw new ConfigError(

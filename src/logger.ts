@@ -28,6 +28,10 @@ const REDACT = [
   '*.refresh_token',
   'signingKey',
   '*.signingKey',
+  'previousSigningKeys',
+  '*.previousSigningKeys',
+  'encryptionSecret',
+  '*.encryptionSecret',
 ];
 
 export function createLogger(level: string, destination: NodeJS.WritableStream = process.stdout): Logger {

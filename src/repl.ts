@@ -4,7 +4,6 @@
  * talk to it.
  * `.exit` or Ctrl-D stops the actors and closes the stores; the process then ends by itself.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,25 +47,18 @@ function loadConfigOrExit(overrides: Readonly<Record<string, string>> = {}): Con
 }
 
 /**
- * `--memory`: the data dir is temporary, and so is the signing key unless one is configured. A key
- * that lives no longer than the session is no development key to warn about (the warning, a log
- * line, was all the session opened with), and nothing to write to the data dir. Every store lives
- * in that directory's SQLite file: a configured `mongodb.uri` is left alone, so a session that
- * keeps nothing never writes into the real database.
+ * `--memory`: the data dir is temporary, and with it the key set (unless a key is configured).
+ * Every store lives in that directory's SQLite file: a configured `mongodb.uri` is left alone, so
+ * a session that keeps nothing never writes into the real database.
  */
-function memoryConfig(dataDir: string): Config {
-  const temporary = { DATA_DIR: dataDir, MONGODB_URI: '' };
-  const config = loadConfigOrExit(temporary);
-  if (config.security.signingKey !== undefined) return config;
-  return loadConfigOrExit({ ...temporary, SECURITY_SIGNING_KEY: randomBytes(64).toString('base64url') });
-}
+const memoryConfig = (dataDir: string): Config => loadConfigOrExit({ DATA_DIR: dataDir, MONGODB_URI: '' });
 
 const banner = (config: Config, memory: boolean): string =>
   [
     `troupe REPL: actors on ${config.data.dir}${memory ? ' (temporary, removed on exit)' : ''}; no HTTP port.`,
     'In scope: token, employees, users, activity; ask(ref, msg, timeoutMs?), tell(ref, msg);',
     '  Get, Post, Put, Delete (UserActor); Token, Employee, User, Activity (every protocol).',
-    'Commands: .actors, .protocol NAME, .help; .exit or Ctrl-D to leave.',
+    'Commands: .actors, .protocol NAME, .keys, .help; .exit or Ctrl-D to leave.',
   ].join('\n');
 
 const { memory } = readArgs(process.argv.slice(2));
@@ -85,6 +77,7 @@ const server = await openRepl({
   colors: terminal && process.stdout.hasColors(),
   historyFile: join(config.data.dir, 'repl_history'),
   banner: banner(config, memory),
+  keys: core.keys,
 });
 logLines.redraw = () => server.displayPrompt(true);
 server.once('exit', () => {

@@ -29,6 +29,8 @@ t('every key is the path of its value: dotted segments, camel-cased', () => {
     {
       properties: {
         'security.signing-key': 'k'.repeat(32),
+        'security.previous-signing-keys': 'p'.repeat(32),
+        'security.keys.encryption-secret': 'e'.repeat(32),
         'mongodb.uri': 'mongodb://127.0.0.1:1/x',
         'security.jwt.issuer': 'https://issuer.example',
         'management.port': '9090',
@@ -133,7 +135,7 @@ t('a bad secret is named but never echoed', () => {
 
 t('production refuses development secrets and disabled security', () => {
   const key = 'k'.repeat(64);
-  rejects({}, /security\.signing-key must be set/, true);
+  rejects({}, /security\.jwt\.client-secret must be set/, true);
   rejects({ properties: { 'security.signing-key': key } }, /security\.jwt\.client-secret must be set/, true);
   rejects(
     {
@@ -150,21 +152,36 @@ t('production refuses development secrets and disabled security', () => {
   assert.is(c.production, true);
 });
 
-t('mongodb.uri with a generated key is refused outside development, with one line saying why', () => {
-  const why = rejects(
-    { env: { MONGODB_URI: 'mongodb://db.example:27017/troupe' } },
-    /security\.signing-key must be set when mongodb\.uri is set/,
-  );
+t('without a configured key the key set is used, also on MongoDB; there production needs the encryption secret', () => {
+  const mongo = { MONGODB_URI: 'mongodb://db.example:27017/troupe', SECURITY_JWT_CLIENT_SECRET: OTHER_HASH };
+  assert.is(loadConfig({ env: mongo }).security.signingKey, undefined);
+  assert.is(loadConfig({ env: { SECURITY_JWT_CLIENT_SECRET: OTHER_HASH } }, true).security.signingKey, undefined);
+  const why = rejects({ env: mongo }, /security\.keys\.encryption-secret must be set/, true);
   assert.is(why.split('\n').length, 1);
-  assert.match(why, /refuse the tokens of the others/);
-  assert.is(
-    loadConfig({ env: { MONGODB_URI: 'mongodb://db.example:27017/troupe', NODE_ENV: 'development' } }).security
-      .signingKey,
-    undefined,
+  const sealed = loadConfig({ env: { ...mongo, SECURITY_KEYS_ENCRYPTION_SECRET: 'a-long-enough-secret' } }, true);
+  assert.is(sealed.security.keys.encryptionSecret, 'a-long-enough-secret');
+  assert.is(loadConfig({ env: { ...mongo, SECURITY_SIGNING_KEY: 'k'.repeat(32) } }, true).production, true);
+});
+
+t('security.keys.*: publish-ahead in seconds (default 600); a short encryption secret is refused unechoed', () => {
+  assert.is(loadConfig().security.keys.publishAheadSeconds, 600);
+  assert.is(loadConfig().security.keys.encryptionSecret, undefined);
+  assert.is(loadConfig({ env: { SECURITY_KEYS_PUBLISH_AHEAD_SECONDS: '0' } }).security.keys.publishAheadSeconds, 0);
+  rejects({ env: { SECURITY_KEYS_PUBLISH_AHEAD_SECONDS: '-1' } }, /publish-ahead-seconds: must be a whole number/);
+  const message = rejects({ env: { SECURITY_KEYS_ENCRYPTION_SECRET: 'tiny-secret' } }, /at least 16 characters/);
+  assert.not.match(message, /tiny-secret/);
+  const mongo = { MONGODB_URI: 'mongodb://db.example:27017/troupe' };
+  rejects(
+    { env: { ...mongo, SECURITY_KEYS_PUBLISH_AHEAD_SECONDS: '1', SECURITY_REVOCATION_SYNC_MS: '1000' } },
+    /publish-ahead-seconds: must exceed security\.revocation-sync-ms \(1000 ms\)/,
   );
-  assert.ok(
-    loadConfig({ env: { MONGODB_URI: 'mongodb://db.example:27017/troupe', SECURITY_SIGNING_KEY: 'k'.repeat(32) } })
-      .mongodb.uri,
+  assert.is(
+    loadConfig({ env: { ...mongo, SECURITY_KEYS_PUBLISH_AHEAD_SECONDS: '2' } }).security.keys.publishAheadSeconds,
+    2,
+  );
+  rejects(
+    { env: { SECURITY_PREVIOUS_SIGNING_KEYS: 'p'.repeat(32) } },
+    /security\.previous-signing-keys: needs security\.signing-key/,
   );
 });
 

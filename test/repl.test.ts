@@ -240,6 +240,9 @@ t('--memory: a temporary data dir, removed on exit; it opens with the banner alo
       "await ask(token, Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password' }))",
     );
     assert.match(granted, /ok: true,[\s\S]*accessToken: 'ey/, "the session's key signs tokens");
+    const keys = await repl.type('.keys');
+    assert.match(keys, /signing keys, from the key set in the store:\n {2}active {2}ES256 {2}[\w-]{43}\n/);
+    assert.match(keys, /next: published in the JWKS and verifying/);
     const dir = /actors on (\S+) \(temporary, removed on exit\)/.exec(repl.output())?.[1];
     assert.ok(dir, repl.output());
     assert.is.not(dir, dataDir);

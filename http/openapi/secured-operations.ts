@@ -92,18 +92,24 @@ export const securedOperations: readonly Operation[] = [
     method: 'get',
     path: '/oauth/token_key',
     tag: 'secured',
-    summary: "The RSA public key (Spring's token_key)",
+    summary: "The active signing key's public half (Spring's token_key)",
     responses: {
-      200: { description: 'PEM public key', schema: S.TokenKey },
-      403: oauthError('The key is a MAC key, never disclosed'),
+      200: { description: 'PEM public key (RSA or EC) and its Java algorithm name', schema: S.TokenKey },
+      403: oauthError('The active key is a MAC key, never disclosed'),
     },
   },
   {
     method: 'get',
     path: '/.well-known/jwks.json',
     tag: 'secured',
-    summary: 'JSON Web Key Set (RFC 7517)',
-    responses: { 200: { description: 'The public key, or none for a MAC key', schema: S.Jwks } },
+    summary: 'JSON Web Key Set (RFC 7517): every next, active and retired public key',
+    responses: {
+      200: {
+        description: 'The public keys that verify now, each with kid, alg and use; MAC keys are never listed',
+        schema: S.Jwks,
+        headers: ['Cache-Control'],
+      },
+    },
   },
   {
     method: 'get',

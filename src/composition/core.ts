@@ -1,6 +1,6 @@
 /**
  * The composition root's core: every long-lived part but HTTP, built here and nowhere else. The
- * stores (with their preparation), the signing key, the BCrypt pool, the client authenticator,
+ * stores (with their preparation), the signing keys, the BCrypt pool, the client authenticator,
  * the revocation list, the token signer and verifiers (the resource server's cached one too), the
  * login throttle, and the actors over them; closed in reverse. `npm start` puts HTTP on top of it
  * (`troupe.ts`), `npm run repl` a REPL.
@@ -14,7 +14,7 @@ import type { Logger } from '../logger.ts';
 import { createClientAuthenticator, type Client } from '../security/clients.ts';
 import { createDenylist } from '../security/denylist.ts';
 import { createTokenSigner, createTokenVerifier, type TokenVerifier } from '../security/jwt.ts';
-import { loadSigningKey, type SigningKey } from '../security/keys.ts';
+import type { KeyRing } from '../security/key-ring.ts';
 import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
 import { costOf, createPasswordHasher } from '../security/passwords.ts';
 import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
@@ -23,12 +23,13 @@ import { openMongoStores } from '../stores/stores.mongo.ts';
 import { openSqliteStores } from '../stores/stores.sqlite.ts';
 import { PRIVATE_DIR } from '../stores/sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './actors.ts';
+import { openKeyRing } from './keys.ts';
 import { causeOf, StoreUnavailableError } from '../unavailable.ts';
 
 /** The stores with the actors running over them. */
 export interface Core {
   readonly actors: Actors;
-  readonly key: SigningKey;
+  readonly keys: KeyRing;
   /** Verifies an access token in full on every call (introspection). */
   readonly verifyToken: TokenVerifier;
   /** The resource server's verifier: the same verdicts, kept per token until `exp` (revocations checked on every hit). */
@@ -113,15 +114,8 @@ async function tokenDeps(
   logger: Logger,
   stores: Stores,
   initial: InitialData,
-): Promise<ActorDeps['token'] & { readonly key: SigningKey }> {
-  const key = await loadSigningKey(
-    {
-      signingKey: config.security.signingKey,
-      encodingStrength: config.security.encodingStrength,
-      dataDir: config.data.dir,
-    },
-    (path) => logger.warn({ path }, 'generated a development signing key; set security.signing-key in production'),
-  );
+): Promise<ActorDeps['token'] & { readonly keys: KeyRing }> {
+  const keys = await openKeyRing(config, stores.keys, logger);
   // The BCrypt threads of all workers together stay within the cores.
   const passwords = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
   const cost = costOf(initial.users[0]?.password ?? '') ?? 10;
@@ -134,14 +128,14 @@ async function tokenDeps(
   };
   const denylist = createDenylist(stores.revocations);
   return {
-    key,
+    keys,
     clients,
     authenticateClient: createClientAuthenticator(clients, passwords),
     credentials: stores.credentials,
     refreshTokens: stores.refreshTokens,
     passwords,
-    signAccessToken: createTokenSigner(key, settings),
-    verifyAccessToken: createTokenVerifier(key, settings, denylist.isRevoked),
+    signAccessToken: createTokenSigner(keys.signing, settings),
+    verifyAccessToken: createTokenVerifier(keys.verifying, settings, denylist.isRevoked),
     denylist,
     refreshTokenValidity: config.security.jwt.refreshTokenValidity,
     accessTokenValidity: settings.validity,
@@ -164,15 +158,27 @@ async function ready(stores: Stores, prepared: () => boolean, logger: Logger): P
   if (!prepared()) throw new Error(`store "${stores.kind}" answers, but is still being prepared`);
 }
 
+/** The key `kid` no longer verifies (taken out, or gone): answers at once while the store has nothing new. */
+function keyGone(keys: KeyRing, kid: string): boolean | Promise<boolean> {
+  const key = keys.verifying(kid);
+  return key instanceof Promise ? key.then((k) => k === undefined) : key === undefined;
+}
+
+/** `a || b()`, staying synchronous while both answers are. */
+function either(a: boolean | Promise<boolean>, b: () => boolean | Promise<boolean>): boolean | Promise<boolean> {
+  if (a instanceof Promise) return a.then((gone) => gone || b());
+  return a || b();
+}
+
 export async function startCore(config: Config, logger: Logger): Promise<Core> {
-  // The data directory holds the SQLite files (every BCrypt hash) or the generated signing key:
-  // created for the owner alone, before either is written.
+  // The data directory holds the SQLite files (every BCrypt hash, the signing-key set), or with
+  // MongoDB an older version's generated key: created for the owner alone, before either is written.
   if (config.mongodb.uri === undefined || config.security.signingKey === undefined)
     mkdirSync(config.data.dir, { recursive: true, mode: PRIVATE_DIR });
   const stores = openStores(config);
   const initial = readInitialData(config.app.initialData);
   const preparation = await prepare(stores, initial, logger);
-  const { key, ...token } = await tokenDeps(config, logger, stores, initial);
+  const { keys, ...token } = await tokenDeps(config, logger, stores, initial);
   const actors = startActors({
     logger,
     mailboxLimit: config.actors.mailboxLimit,
@@ -193,11 +199,11 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
   }, 3_600_000).unref();
   return {
     actors,
-    key,
+    keys,
     verifyToken: token.verifyAccessToken,
     verifyBearer: cachedVerifier(token.verifyAccessToken, {
       max: TOKEN_CACHE_MAX,
-      isRevoked: token.denylist.isRevoked,
+      isRevoked: (principal) => either(keyGone(keys, principal.kid), () => token.denylist.isRevoked(principal)),
     }),
     throttle: createLoginThrottle(config.security.loginThrottle, stores.throttle),
     ready: () => ready(stores, preparation.done, logger),

@@ -98,7 +98,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     logger,
     refs: { token: actors.token, users: actors.users, activity: actors.activity, employee: actors.employee },
     verifyToken: core.verifyBearer,
-    key: core.key,
+    keys: core.keys,
     ready: core.ready,
     throttle: core.throttle,
   };

@@ -1,9 +1,11 @@
-/** A `node:repl` session over running actors: their refs, `ask`/`tell`, builders, `.actors`, `.protocol`. */
+/** A `node:repl` session over running actors: their refs, `ask`/`tell`, builders, `.actors`, `.protocol`, `.keys`. */
 import type { AsyncCompleter, CompleterResult } from 'node:readline';
 import { start, type REPLServer } from 'node:repl';
 import { inspect } from 'node:util';
 import type { Actors } from '../composition/actors.ts';
+import type { KeyRing } from '../security/key-ring.ts';
 import { formatActorTree, formatProtocol } from './commands.ts';
+import { formatKeys } from './keys.ts';
 import { replGlobals, type ReplIo } from './context.ts';
 import { PROTOCOLS } from './protocols.ts';
 
@@ -19,11 +21,24 @@ export interface ReplOptions {
   readonly historyFile?: string | undefined;
   /** Printed before the first prompt. */
   readonly banner?: string | undefined;
+  /** The signing keys, for `.keys`. */
+  readonly keys?: KeyRing | undefined;
 }
 
 export const PROMPT = 'troupe> ';
 
-function defineCommands(server: REPLServer, actors: Actors): void {
+function defineCommands(server: REPLServer, actors: Actors, keys: KeyRing | undefined): void {
+  server.defineCommand('keys', {
+    help: 'Print the signing keys this process sees (state, algorithm, kid) and their lifecycle',
+    action() {
+      const done = (text: string): void => {
+        this.output.write(`${text}\n`);
+        this.displayPrompt();
+      };
+      if (!keys) return done('no signing keys in this session');
+      formatKeys(keys).then(done, (error: unknown) => done(`the key set cannot be read: ${(error as Error).message}`));
+    },
+  });
   server.defineCommand('actors', {
     help: "Print the live actor tree: each actor's path and mailbox size",
     action() {
@@ -99,7 +114,7 @@ export async function openRepl(options: ReplOptions): Promise<REPLServer> {
       ioOf(() => server, options.colors),
     ),
   );
-  defineCommands(server, options.actors);
+  defineCommands(server, options.actors, options.keys);
   const historyFile = options.historyFile;
   if (historyFile !== undefined) {
     await new Promise<void>((resolve, reject) =>

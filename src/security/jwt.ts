@@ -1,8 +1,11 @@
-/** Access tokens: JWS with `typ: at+jwt`, signed and verified with the configured key only. */
+/**
+ * Access tokens: JWS with `typ: at+jwt` and the signing key's `kid`, signed with the key that signs
+ * now and verified with the one key its `kid` names (never by trying each), in that key's algorithm.
+ */
 import { randomUUID } from 'node:crypto';
-import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Revocable } from './denylist.ts';
-import type { SigningKey } from './keys.ts';
+import type { UsableKey } from './key-material.ts';
 
 export interface TokenSettings {
   readonly issuer: string;
@@ -24,6 +27,8 @@ export interface Principal {
   readonly iat: number;
   /** The login the token was issued in (`sid`): revoking the login refuses all of its tokens. */
   readonly loginId: string | undefined;
+  /** The key that signed it: a key taken out of the set refuses all of its tokens. */
+  readonly kid: string;
 }
 
 export interface IssuedToken {
@@ -45,8 +50,10 @@ export interface TokenRequest {
 /** Allowed clock skew for `exp`, `nbf` and `iat`, seconds. */
 export const CLOCK_SKEW = 30;
 
-export function createTokenSigner(key: SigningKey, settings: TokenSettings) {
+/** `signingKey` answers the key that signs now (it changes with a rotation). */
+export function createTokenSigner(signingKey: () => Promise<UsableKey>, settings: TokenSettings) {
   return async function signAccessToken(req: TokenRequest, nowMs = Date.now()): Promise<IssuedToken> {
+    const key = await signingKey();
     const iat = Math.floor(nowMs / 1000);
     const exp = iat + settings.validity;
     const jti = randomUUID();
@@ -89,7 +96,7 @@ function describe(error: unknown): string {
 
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
-function toPrincipal(p: JWTPayload, nowSeconds: number): Principal {
+function toPrincipal(p: JWTPayload, nowSeconds: number, kid: string): Principal {
   if (typeof p.iat !== 'number' || p.iat > nowSeconds + CLOCK_SKEW)
     throw new InvalidTokenError('Access token claim "iat" is not acceptable');
   const { sub, jti, exp, iat } = p;
@@ -108,17 +115,34 @@ function toPrincipal(p: JWTPayload, nowSeconds: number): Principal {
   ) {
     throw new InvalidTokenError('Access token claims are incomplete');
   }
-  return { username: sub, clientId, scope: scope.split(' ').filter(Boolean), authorities, jti, exp, iat, loginId: sid };
+  const scopes = scope.split(' ').filter(Boolean);
+  return { username: sub, clientId, scope: scopes, authorities, jti, exp, iat, loginId: sid, kid };
+}
+
+/** Finds the key a token's `kid` names, if it verifies now. */
+export type KeyLookup = (kid: string) => UsableKey | undefined | Promise<UsableKey | undefined>;
+
+/** The key the token's header names; a token naming none, or one not in the set, is refused. */
+async function keyOf(token: string, lookup: KeyLookup): Promise<UsableKey> {
+  let kid: unknown;
+  try {
+    ({ kid } = decodeProtectedHeader(token));
+  } catch {
+    throw new InvalidTokenError('Access token is malformed');
+  }
+  if (typeof kid !== 'string') throw new InvalidTokenError('Access token names no key (kid)');
+  const key = await lookup(kid);
+  if (key === undefined) throw new InvalidTokenError('Access token key is unknown or retired');
+  return key;
 }
 
 /** `isRevoked` (the token, or its login) is consulted for every token that otherwise verifies. */
 export function createTokenVerifier(
-  key: SigningKey,
+  lookup: KeyLookup,
   settings: TokenSettings,
   isRevoked: (token: Revocable) => boolean | Promise<boolean> = () => false,
 ) {
   const options = {
-    algorithms: [key.alg],
     typ: 'at+jwt',
     issuer: settings.issuer,
     audience: settings.audience,
@@ -126,13 +150,15 @@ export function createTokenVerifier(
     requiredClaims: ['exp', 'iat', 'jti', 'sub'],
   };
   return async function verifyAccessToken(token: string, nowMs = Date.now()): Promise<Principal> {
+    const key = await keyOf(token, lookup);
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, key.verifyKey, { ...options, currentDate: new Date(nowMs) }));
+      const at = { ...options, algorithms: [key.alg], currentDate: new Date(nowMs) };
+      ({ payload } = await jwtVerify(token, key.verifyKey, at));
     } catch (error) {
       throw new InvalidTokenError(describe(error));
     }
-    const principal = toPrincipal(payload, Math.floor(nowMs / 1000));
+    const principal = toPrincipal(payload, Math.floor(nowMs / 1000), key.kid);
     // Longer-lived than any token this server issues: not one of ours, whatever its signature says.
     if (principal.exp - principal.iat > settings.validity + CLOCK_SKEW)
       throw new InvalidTokenError('Access token lifetime is longer than this server issues');

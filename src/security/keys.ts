@@ -1,108 +1,52 @@
 /**
- * The signing key of access tokens: a MAC secret, or an RSA private key in PEM (PKCS#1, PKCS#8) or
- * OpenSSH format, configured inline or as `file:PATH`; without one, a MAC key generated once into
- * the data directory.
+ * Configured signing keys: `security.signing-key` (the one active key) and
+ * `security.previous-signing-keys` (keys that verify only), each a MAC secret or a private key
+ * (RSA or EC) in PEM (PKCS#1, SEC1, PKCS#8) or OpenSSH format, inline or as `file:PATH`. And the
+ * MAC key an older version generated into the data directory, which the key set takes over.
  */
-import { createPrivateKey, createPublicKey, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, createSecretKey, type KeyObject } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import sshpk from 'sshpk';
 import { ConfigError } from '../config.ts';
+import type { KeyAlg } from '../stores/key-store.ts';
+import { usableKey, type UsableKey } from './key-material.ts';
 
-export type MacAlg = 'HS256' | 'HS384' | 'HS512';
-export type RsaAlg = 'RS256' | 'RS384' | 'RS512';
+export type Strength = 256 | 384 | 512;
 
-interface KeyBase {
-  /** RFC 7638 thumbprint: stable for one key, changes when the key does. */
-  readonly kid: string;
-  readonly signKey: KeyObject;
-  readonly verifyKey: KeyObject;
-}
-
-/** A MAC key signs and verifies, and is never disclosed. */
-export interface MacKey extends KeyBase {
-  readonly kind: 'mac';
-  readonly alg: MacAlg;
-  /** True when the key was generated for development. */
-  readonly generated: boolean;
-}
-
-/** An RSA key pair: the public half is published (JWKS, token_key). */
-export interface RsaKey extends KeyBase {
-  readonly kind: 'rsa';
-  readonly alg: RsaAlg;
-  readonly generated: false;
-  /** The public key as a JWK with `kid`, `alg` and `use`. */
-  readonly publicJwk: JWK;
-  /** The public key as PEM (SPKI). */
-  readonly publicPem: string;
-}
-
-export type SigningKey = MacKey | RsaKey;
-
-export interface KeySettings {
-  readonly signingKey: string | undefined;
-  readonly encodingStrength: 256 | 384 | 512;
-  readonly dataDir: string;
-}
-
-const GENERATED_FILE = 'signing.key';
+/** The file an older version generated its development MAC key into. */
+export const LEGACY_GENERATED_FILE = 'signing.key';
 const MIN_RSA_BITS = 2048;
+const EC_ALGS: Readonly<Record<string, KeyAlg>> = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
 
 const PEM_BEGIN = '-----BEGIN ';
 
 /** The first line of a PEM block with this label, such as `OPENSSH PRIVATE KEY`. */
 export const pemHeader = (label: string): string => `${PEM_BEGIN}${label}-----`;
 
-const invalid = (why: string): ConfigError => new ConfigError(`Invalid configuration: security.signing-key: ${why}`);
+const invalid = (property: string, why: string): ConfigError =>
+  new ConfigError(`Invalid configuration: ${property}: ${why}`);
 
-function readConfigured(value: string): string {
+function readConfigured(value: string, property: string): string {
   if (!value.startsWith('file:'))
     return value.includes(PEM_BEGIN) && !value.includes('\n') ? value.replaceAll('\\n', '\n') : value;
   const path = value.slice('file:'.length);
   try {
     return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
   } catch (error) {
-    throw invalid(`cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw invalid(property, `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
 }
 
-/**
- * Reads `dataDir/signing.key`, creating it (mode 0600) on first start. Several processes may start
- * together on one data directory: the key is written to a file of this process's own and linked
- * into place, which only one of them can do (`link` fails when the name exists), so every process
- * reads the one complete key.
- */
-function generatedSecret(dataDir: string, onGenerated: (path: string) => void): string {
-  const path = join(dataDir, GENERATED_FILE);
-  if (!existsSync(path)) {
-    mkdirSync(dataDir, { recursive: true });
-    const draft = join(dataDir, `.${GENERATED_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`);
-    writeFileSync(draft, `${randomBytes(64).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-    try {
-      linkSync(draft, path);
-      onGenerated(path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      unlinkSync(draft);
-    }
-  }
-  return readFileSync(path, 'utf8').trim();
-}
-
-async function macKey(secret: string, strength: 256 | 384 | 512, generated: boolean): Promise<MacKey> {
+function macKey(secret: string, strength: Strength, property: string): Promise<UsableKey> {
   const bytes = Buffer.from(secret, 'utf8');
   if (bytes.length < strength / 8)
-    throw invalid(`a MAC key for HS${strength} needs at least ${strength / 8} bytes (got ${bytes.length})`);
-  const key = createSecretKey(bytes);
-  const kid = await calculateJwkThumbprint({ kty: 'oct', k: bytes.toString('base64url') });
-  return { kind: 'mac', alg: `HS${strength}`, kid, signKey: key, verifyKey: key, generated };
+    throw invalid(property, `a MAC key for HS${strength} needs at least ${strength / 8} bytes (got ${bytes.length})`);
+  return usableKey(createSecretKey(bytes), `HS${strength}`);
 }
 
-/** PEM PKCS#1/PKCS#8 directly; OpenSSH through sshpk (Node's OpenSSL cannot read it). */
-function parsePrivateKey(pem: string): KeyObject {
+/** PEM PKCS#1/SEC1/PKCS#8 directly; OpenSSH through sshpk (Node's OpenSSL cannot read it). */
+function parsePrivateKey(pem: string, property: string): KeyObject {
   let openssh: sshpk.PrivateKey | undefined;
   try {
     if (!pem.includes(pemHeader('OPENSSH PRIVATE KEY'))) return createPrivateKey(pem);
@@ -110,49 +54,58 @@ function parsePrivateKey(pem: string): KeyObject {
   } catch (error) {
     const encrypted = /encrypted|passphrase/i.test(String(error));
     throw invalid(
+      property,
       encrypted ? 'encrypted private keys are not supported; remove the passphrase' : 'not a readable private key',
     );
   }
-  if (openssh.type !== 'rsa') throw invalid(`must be an RSA key (got ${openssh.type})`);
+  if (openssh.type !== 'rsa' && openssh.type !== 'ecdsa')
+    throw invalid(property, `must be an RSA or EC key (got ${openssh.type})`);
   return createPrivateKey(openssh.toString('pkcs8'));
 }
 
-async function rsaKey(pem: string, strength: 256 | 384 | 512): Promise<RsaKey> {
-  const signKey = parsePrivateKey(pem);
-  if (signKey.asymmetricKeyType !== 'rsa')
-    throw invalid(`must be an RSA key (got ${signKey.asymmetricKeyType ?? 'unknown'})`);
-  const bits = signKey.asymmetricKeyDetails?.modulusLength ?? 0;
-  if (bits < MIN_RSA_BITS) throw invalid(`an RSA key needs at least ${MIN_RSA_BITS} bits (got ${bits})`);
-  const verifyKey = createPublicKey(signKey);
-  const jwk = await exportJWK(verifyKey);
-  const kid = await calculateJwkThumbprint(jwk);
-  const alg: RsaAlg = `RS${strength}`;
-  return {
-    kind: 'rsa',
-    alg,
-    kid,
-    signKey,
-    verifyKey,
-    generated: false,
-    publicJwk: { ...jwk, kid, alg, use: 'sig' },
-    publicPem: verifyKey.export({ type: 'spki', format: 'pem' }).toString(),
-  };
+function asymmetricAlg(key: KeyObject, strength: Strength, property: string): KeyAlg {
+  if (key.asymmetricKeyType === 'rsa') {
+    const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+    if (bits < MIN_RSA_BITS) throw invalid(property, `an RSA key needs at least ${MIN_RSA_BITS} bits (got ${bits})`);
+    return `RS${strength}`;
+  }
+  const curve = key.asymmetricKeyDetails?.namedCurve ?? '';
+  const alg = key.asymmetricKeyType === 'ec' ? EC_ALGS[curve] : undefined;
+  if (alg === undefined)
+    throw invalid(
+      property,
+      `must be an RSA or EC (P-256, P-384, P-521) key (got ${key.asymmetricKeyType ?? 'unknown'})`,
+    );
+  return alg;
 }
 
 /**
- * Loads the configured key, or the generated development key. `onGenerated` is told the path of a
- * newly generated key, never the key.
+ * One configured key. RSA signs with RS256/384/512 by `security.encoding-strength`, a MAC secret
+ * with HS256/384/512; an EC key with the algorithm of its curve.
  */
-export async function loadSigningKey(
-  settings: KeySettings,
-  onGenerated: (path: string) => void = () => {},
-): Promise<SigningKey> {
-  if (settings.signingKey === undefined || settings.signingKey.trim() === '') {
-    return macKey(generatedSecret(settings.dataDir, onGenerated), settings.encodingStrength, true);
+export async function loadConfiguredKey(value: string, strength: Strength, property: string): Promise<UsableKey> {
+  const text = readConfigured(value, property);
+  if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)) {
+    const key = parsePrivateKey(text, property);
+    return usableKey(key, asymmetricAlg(key, strength, property));
   }
-  const value = readConfigured(settings.signingKey);
-  if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(value)) return rsaKey(value, settings.encodingStrength);
-  if (value.startsWith('ssh-') || value.includes('PUBLIC KEY-----'))
-    throw invalid('a public key cannot sign; configure the private key');
-  return macKey(value, settings.encodingStrength, false);
+  if (text.startsWith('ssh-') || text.startsWith('ecdsa-') || text.includes('PUBLIC KEY-----'))
+    throw invalid(property, 'a public key cannot sign; configure the private key');
+  return macKey(text, strength, property);
+}
+
+/** `security.previous-signing-keys`: comma-separated, each as `security.signing-key` takes it. */
+export function loadPreviousKeys(value: string | undefined, strength: Strength): Promise<UsableKey[]> {
+  const items = (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return Promise.all(items.map((item) => loadConfiguredKey(item, strength, 'security.previous-signing-keys')));
+}
+
+/** The MAC key an older version generated into `dataDir`, if there is one. */
+export async function readLegacyGeneratedKey(dataDir: string, strength: Strength): Promise<UsableKey | undefined> {
+  const path = join(dataDir, LEGACY_GENERATED_FILE);
+  if (!existsSync(path)) return undefined;
+  return macKey(readFileSync(path, 'utf8').trim(), strength, `${path} (the generated key of an older version)`);
 }

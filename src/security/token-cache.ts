@@ -3,11 +3,11 @@
  * ≈150–230 µs, about as much as the rest of a small request, while a client sends the same token
  * for its whole life. The cache never accepts what the verifier would refuse: an entry is keyed by
  * the whole token (the map compares it in full; a digest of it cost more than the lookup), lives
- * no longer than the token's `exp`, is dropped as soon as the token or its login is revoked (the denylist is consulted on every hit), and only accepted tokens enter it.
+ * no longer than the token's `exp`, is dropped as soon as the token or its login is revoked or its signing key leaves the set (both
+ * are consulted on every hit), and only accepted tokens enter it.
  * A verifier's verdict on one token can only change with time at `iat`/`nbf` (lower bounds) and
  * `exp` (upper bound), so an entry answers only between the moment it was verified and `exp`.
  */
-import type { Revocable } from './denylist.ts';
 import type { Principal } from './jwt.ts';
 
 export type Verify = (token: string, nowMs?: number) => Promise<Principal>;
@@ -17,7 +17,8 @@ export interface TokenCacheOptions {
   readonly max: number;
   /** Epoch milliseconds; used when the caller passes no time of its own. */
   readonly now?: () => number;
-  readonly isRevoked: (token: Revocable) => boolean | Promise<boolean>;
+  /** The token, its login or its signing key has been taken out since it was verified. */
+  readonly isRevoked: (token: Principal) => boolean | Promise<boolean>;
 }
 
 /** The default bound: ≈10k principals with their tokens are a few MiB. */

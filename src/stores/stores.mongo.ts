@@ -1,6 +1,7 @@
 import { mongoActivityStore } from './activity-store.mongo.ts';
 import { mongoCredentialStore } from './credential-store.mongo.ts';
 import { mongoEmployeeStore } from './employee-store.mongo.ts';
+import { mongoKeyStore } from './key-store.mongo.ts';
 import { mongoLoginThrottleStore } from './login-throttle-store.mongo.ts';
 import { openMongo } from './mongo.ts';
 import { INDEXES } from './mongo-queries.ts';
@@ -36,6 +37,7 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
     activity: mongoActivityStore(db, run),
     employees: mongoEmployeeStore(db, run),
     throttle: mongoLoginThrottleStore(db, run),
+    keys: mongoKeyStore(db, options.revocationSyncMs, run),
     async prepare(load) {
       // One bounded operation per collection: a large collection may take a while to check.
       for (const [name, indexes] of Object.entries(INDEXES))

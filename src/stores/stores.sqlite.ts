@@ -1,6 +1,7 @@
 import { sqliteActivityStore } from './activity-store.sqlite.ts';
 import { sqliteCredentialStore } from './credential-store.sqlite.ts';
 import { sqliteEmployeeStore } from './employee-store.sqlite.ts';
+import { sqliteKeyStore } from './key-store.sqlite.ts';
 import { sqliteLoginThrottleStore } from './login-throttle-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from './refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from './revocation-store.sqlite.ts';
@@ -22,6 +23,7 @@ export function openSqliteStores(dir: string, options: OpenOptions): Stores {
     activity: sqliteActivityStore(db),
     employees: sqliteEmployeeStore(db),
     throttle: sqliteLoginThrottleStore(db),
+    keys: sqliteKeyStore(db),
     prepare: (load) => load(credentials),
     ping: async () => {
       ping.get();

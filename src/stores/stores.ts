@@ -2,6 +2,7 @@
 import type { ActivityStore } from './activity-store.ts';
 import type { CredentialStore } from './credential-store.ts';
 import type { EmployeeStore } from './employee-store.ts';
+import type { KeyStore } from './key-store.ts';
 import type { LoginThrottleStore } from './login-throttle-store.ts';
 import type { RefreshTokenStore } from './refresh-token-store.ts';
 import type { RevocationStore } from './revocation-store.ts';
@@ -17,6 +18,8 @@ export interface Stores {
   readonly activity: ActivityStore;
   readonly employees: EmployeeStore;
   readonly throttle: LoginThrottleStore;
+  /** The signing-key set (unused while configuration fixes the key). */
+  readonly keys: KeyStore;
   /**
    * Makes the database ready for the stores (SQLite: migrations, done on open; MongoDB: the
    * indexes, idempotently), then runs `load` (the initial data) on a credential store that may

@@ -8,7 +8,8 @@ import { replyThenResume } from '../../src/messaging/supervision.ts';
 import { createClientAuthenticator, type Client } from '../../src/security/clients.ts';
 import { createDenylist } from '../../src/security/denylist.ts';
 import { createTokenSigner, createTokenVerifier, type TokenSettings } from '../../src/security/jwt.ts';
-import { loadSigningKey } from '../../src/security/keys.ts';
+import { fixedKeyRing } from '../../src/security/key-ring.ts';
+import { loadConfiguredKey } from '../../src/security/keys.ts';
 import type { PasswordHasher } from '../../src/security/passwords.ts';
 import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
@@ -50,22 +51,21 @@ export async function startTokenActor(
   const db = openDatabase(options.dataDir ?? ':memory:', { synchronous: 'NORMAL' });
   const credentials = sqliteCredentialStore(db);
   await loadInitialData(credentials, readInitialData('data/initial-data.json'));
-  const key = await loadSigningKey({
-    signingKey: 'a-test-signing-key-of-at-least-32-bytes!',
-    encodingStrength: 256,
-    dataDir: '/nonexistent',
-  });
+  const keys = fixedKeyRing(
+    await loadConfiguredKey('a-test-signing-key-of-at-least-32-bytes!', 256, 'security.signing-key'),
+    [],
+  );
   const clients = options.clients ?? [CLIENT];
   const now = options.now;
   const denylist = createDenylist(sqliteRevocationStore(db), now && (() => Math.floor(now() / 1000)));
-  const verify = createTokenVerifier(key, SETTINGS, denylist.isRevoked);
+  const verify = createTokenVerifier(keys.verifying, SETTINGS, denylist.isRevoked);
   const deps: TokenActorDeps = {
     clients,
     authenticateClient: createClientAuthenticator(clients, options.hasher),
     credentials,
     refreshTokens: (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db)),
     passwords: options.hasher,
-    signAccessToken: createTokenSigner(key, SETTINGS),
+    signAccessToken: createTokenSigner(keys.signing, SETTINGS),
     verifyAccessToken: verify,
     denylist,
     refreshTokenValidity: options.refreshTokenValidity ?? 600,

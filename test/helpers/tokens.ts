@@ -1,6 +1,6 @@
 /** Token requests as a client would make them. */
 import { createSecretKey } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { calculateJwkThumbprint, SignJWT } from 'jose';
 import type { Config } from '../../src/config.ts';
 
 export const CLIENT_ID = 'troupe-client';
@@ -56,7 +56,8 @@ export const bearer = (token: string): Record<string, string> => ({ Authorizatio
  * An access token as this server issues them (john.doe, both scopes and roles, a login id), signed
  * with the configured MAC `key` without going through a login: `lifetime` seconds from now.
  */
-export function forgeAccessToken(config: Config, key: string, lifetime = 600): Promise<string> {
+export async function forgeAccessToken(config: Config, key: string, lifetime = 600): Promise<string> {
+  const kid = await calculateJwkThumbprint({ kty: 'oct', k: Buffer.from(key).toString('base64url') });
   const now = Math.floor(Date.now() / 1000);
   const jwt = config.security.jwt;
   return new SignJWT({
@@ -65,7 +66,7 @@ export function forgeAccessToken(config: Config, key: string, lifetime = 600): P
     authorities: ['ADMIN', 'USER'],
     sid: crypto.randomUUID(),
   })
-    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid })
     .setIssuer(jwt.issuer)
     .setAudience(jwt.resourceIds)
     .setSubject('john.doe')

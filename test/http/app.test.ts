@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SignJWT } from 'jose';
+import { decodeProtectedHeader, SignJWT } from 'jose';
 import { openSqliteStores } from '../../src/stores/stores.sqlite.ts';
 import { serverSuite, startTestServer, type TestServer } from '../helpers/server.ts';
 import { bearer, login, USERS } from '../helpers/tokens.ts';
@@ -40,7 +40,12 @@ async function forge(
     authorities: ['ADMIN', 'USER'],
     ...changes.claims,
   })
-    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', ...changes.header })
+    .setProtectedHeader({
+      alg: 'HS256',
+      typ: 'at+jwt',
+      kid: decodeProtectedHeader(ctx.johnToken).kid,
+      ...changes.header,
+    })
     .sign(createSecretKey(Buffer.from(changes.key ?? KEY)));
 }
 
@@ -192,6 +197,11 @@ t('invalid tokens → 401 invalid_token: malformed, tampered, wrong key', async 
     await get('/app/listAll', bearer(await forge({ key: 'another-key-that-is-long-enough-0123456789' }))),
     /signature/,
   );
+  await expectInvalidToken(
+    await get('/app/listAll', bearer(await forge({ header: { kid: undefined } }))),
+    /names no key/,
+  );
+  await expectInvalidToken(await get('/app/listAll', bearer(await forge({ header: { kid: 'another' } }))), /unknown/);
 });
 
 t('invalid tokens → 401 invalid_token: expired, future iat, wrong aud, iss, typ, alg none', async () => {

@@ -16,17 +16,18 @@ const DB_FILES = ['troupe.db', 'troupe.db-wal', 'troupe.db-shm'];
 
 const t = suite('HTTP: at rest and on the wire');
 
-t('a data directory created at start is 0700; the database files and the generated key are 0600', async () => {
+t('a data directory created at start is 0700; the database files, with the key set, are 0600', async () => {
   const parent = tempDir('troupe-rest-');
   const dataDir = join(parent, 'data');
   const server = await startTestServer({}, dataDir);
   try {
     await login(server.url); // a write: the WAL exists
     assert.is(modeOf(dataDir).toString(8), '700');
-    for (const f of [...DB_FILES, 'signing.key']) {
+    for (const f of DB_FILES) {
       assert.ok(existsSync(join(dataDir, f)), `${f} exists`);
       assert.is(modeOf(join(dataDir, f)).toString(8), '600', f);
     }
+    assert.not.ok(existsSync(join(dataDir, 'signing.key')), 'the signing keys live in troupe.db');
   } finally {
     await server.stop();
     rmSync(parent, { recursive: true, force: true });

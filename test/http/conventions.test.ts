@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -59,17 +59,18 @@ t('body larger than server.max-body-bytes → 413', async () => {
   assert.is(((await res.json()) as { error: string }).error, 'invalid_request');
 });
 
-t('a restart keeps the users (no duplicates), the signing key and live tokens', async () => {
+t('a restart keeps the users (no duplicates), the signing key set and live tokens', async () => {
   const dir = tempDir();
   const first = await startTestServer({}, dir);
   const tokens = await login(first.url, USERS.john);
-  const keyFile = join(dir, 'signing.key');
-  assert.is(statSync(keyFile).mode & 0o777, 0o600);
-  const key = readFileSync(keyFile, 'utf8');
+  const dbFile = join(dir, 'troupe.db');
+  assert.is(statSync(dbFile).mode & 0o777, 0o600, 'the key set is readable by others');
+  const jwks = async (url: string): Promise<unknown> => (await fetch(`${url}/.well-known/jwks.json`)).json();
+  const published = await jwks(first.url);
   await first.stop();
   const second = await startTestServer({}, dir);
   try {
-    assert.is(readFileSync(keyFile, 'utf8'), key);
+    assert.equal(await jwks(second.url), published);
     const res = await fetch(`${second.url}/app/listAll`, { headers: bearer(tokens.access_token) });
     assert.is(res.status, 200);
     assert.is(((await res.json()) as unknown[]).length, 2);

@@ -39,9 +39,13 @@ t('password grant › 200 with the token response and no-store headers', async (
 t('access token › header alg/typ/kid and every claim of the contract', async () => {
   const tokens = await login(ctx.url);
   const header = decodeProtectedHeader(tokens.access_token);
-  assert.is(header.alg, 'HS256');
+  assert.is(header.alg, 'ES256', 'with no configured key, the generated key set signs with ES256');
   assert.is(header.typ, 'at+jwt');
-  assert.type(header.kid, 'string');
+  const jwks = (await (await fetch(`${ctx.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
+  assert.equal(
+    jwks.keys.map((k) => k.kid),
+    [header.kid],
+  );
   const c = decodeJwt(tokens.access_token);
   assert.is(c.iss, ctx.server.config.security.jwt.issuer);
   assert.is(c.sub, 'john.doe');

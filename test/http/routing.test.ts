@@ -35,6 +35,7 @@ const principal = (username: string, authorities: string[], scope: string[]): Pr
   exp: Math.floor(Date.now() / 1000) + 60,
   iat: 0,
   loginId: undefined,
+  kid: 'k',
 });
 const PRINCIPALS: Record<string, Principal> = {
   admin: principal('admin', ['ADMIN'], ['read']),

@@ -1,11 +1,12 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError } from '../../src/config.ts';
-import { loadSigningKey, pemHeader } from '../../src/security/keys.ts';
+import { loadConfiguredKey, loadPreviousKeys, pemHeader, readLegacyGeneratedKey } from '../../src/security/keys.ts';
+import Database from 'better-sqlite3';
 import { tempDir } from '../helpers/server.ts';
 
 const ctx = { dir: '' };
@@ -15,8 +16,8 @@ t.before(() => {
 });
 t.after(() => rmSync(ctx.dir, { recursive: true, force: true }));
 
-const load = (signingKey: string | undefined, encodingStrength: 256 | 384 | 512 = 256) =>
-  loadSigningKey({ signingKey, encodingStrength, dataDir: ctx.dir });
+const load = (signingKey: string, encodingStrength: 256 | 384 | 512 = 256) =>
+  loadConfiguredKey(signingKey, encodingStrength, 'security.signing-key');
 
 async function refused(signingKey: string, pattern: RegExp): Promise<void> {
   try {
@@ -56,28 +57,26 @@ t('a MAC secret shorter than the hash size is refused', async () => {
   await refused('short-secret', /at least 32 bytes \(got 12\)/);
 });
 
-t('no key configured: one is generated into the data dir (0600) and reused', async () => {
-  const generated: string[] = [];
-  const first = await loadSigningKey({ signingKey: undefined, encodingStrength: 256, dataDir: ctx.dir }, (p) =>
-    generated.push(p),
-  );
-  const second = await loadSigningKey({ signingKey: undefined, encodingStrength: 256, dataDir: ctx.dir }, (p) =>
-    generated.push(p),
-  );
-  assert.equal(generated, [join(ctx.dir, 'signing.key')]);
-  assert.is(first.kid, second.kid);
-  assert.ok(first.generated);
+t("an older version's generated MAC key is read from the data dir, with the kid its tokens carry", async () => {
+  assert.is(await readLegacyGeneratedKey(ctx.dir, 256), undefined);
+  const secret = 'g'.repeat(86);
+  writeFileSync(join(ctx.dir, 'signing.key'), `${secret}\n`, { mode: 0o600 });
+  const legacy = await readLegacyGeneratedKey(ctx.dir, 256);
+  assert.is(legacy?.alg, 'HS256');
+  assert.is(legacy?.kid, (await load(secret)).kid);
+  assert.is(legacy?.publicJwk, undefined, 'a MAC key is never published');
+  rmSync(join(ctx.dir, 'signing.key'));
 });
 
-t('processes starting together on one data dir generate one key, and all read it whole', async () => {
+t('no key configured: processes starting together on one data dir make one key set with one ES256 key', async () => {
   const dir = tempDir('troupe-keys-race-');
   try {
     const runs = Array.from(
-      { length: 6 },
+      { length: 4 },
       () =>
-        new Promise<{ kid: string; generated: boolean }>((resolve, reject) => {
+        new Promise<string>((resolve, reject) => {
           const child = spawn(process.execPath, ['test/fixtures/generated-key.ts'], {
-            env: { ...process.env, DATA_DIR: dir },
+            env: { ...process.env, MONGODB_URI: '', DATA_DIR: dir },
           });
           let out = '';
           let err = '';
@@ -87,17 +86,60 @@ t('processes starting together on one data dir generate one key, and all read it
           child.stderr.on('data', (c: Buffer) => {
             err += c.toString();
           });
-          child.on('exit', (code) =>
-            code === 0 ? resolve({ kid: out.trim(), generated: err.includes('generated') }) : reject(new Error(err)),
-          );
+          child.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(err))));
         }),
     );
-    const results = await Promise.all(runs);
-    assert.is(new Set(results.map((r) => r.kid)).size, 1, 'the processes signed with different keys');
-    assert.is(results.filter((r) => r.generated).length, 1);
-    assert.equal(readdirSync(dir), ['signing.key'], 'a draft was left behind');
+    const kids = await Promise.all(runs);
+    assert.is(new Set(kids).size, 1, 'the processes signed with different keys');
+    const db = new Database(join(dir, 'troupe.db'), { readonly: true });
+    const rows = db.prepare('select kid, alg, secret from signing_keys').all() as {
+      kid: string;
+      alg: string;
+      secret: string;
+    }[];
+    db.close();
+    assert.is(rows.length, 1);
+    assert.is(rows[0]?.alg, 'ES256');
+    assert.is(rows[0]?.kid, kids[0]);
+    for (const file of ['troupe.db', 'troupe.db-wal', 'troupe.db-shm'])
+      assert.is(statSync(join(dir, file)).mode & 0o777, 0o600, `${file} is readable by others`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+t('an EC key (PEM SEC1 or PKCS#8) signs with the algorithm of its curve', async () => {
+  for (const [curve, alg] of [
+    ['P-256', 'ES256'],
+    ['P-384', 'ES384'],
+    ['P-521', 'ES512'],
+  ] as const) {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: curve });
+    const sec1 = await load(privateKey.export({ type: 'sec1', format: 'pem' }).toString());
+    const pkcs8 = await load(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 512);
+    assert.is(sec1.alg, alg);
+    assert.is(pkcs8.alg, alg, 'the encoding strength does not change an EC key');
+    assert.is(sec1.kid, pkcs8.kid);
+    assert.is(sec1.publicJwk?.['crv'], curve);
+  }
+});
+
+t('security.previous-signing-keys: a comma-separated list, each as security.signing-key takes it', async () => {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const file = join(ctx.dir, 'previous.pem');
+  writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+  const keys = await loadPreviousKeys(` ${'p'.repeat(32)} , file:${file},`, 256);
+  assert.equal(
+    keys.map((k) => k.alg),
+    ['HS256', 'RS256'],
+  );
+  assert.equal(await loadPreviousKeys(undefined, 256), []);
+  try {
+    await loadPreviousKeys('short', 256);
+    assert.unreachable('a short MAC key was accepted');
+  } catch (error) {
+    assert.match((error as Error).message, /^Invalid configuration: security\.previous-signing-keys: /);
+    assert.not.match((error as Error).message, /short/, 'the secret is echoed');
   }
 });
 
@@ -110,15 +152,12 @@ t('RSA in PEM PKCS#8 and PKCS#1, inline and as file:PATH, gives RS256/384/512', 
   const a = await load(pkcs8);
   const b = await load(`file:${file}`, 384);
   const c = await load(pkcs8.replaceAll('\n', '\\n'), 512);
-  assert.is(a.kind, 'rsa');
   assert.is(a.alg, 'RS256');
   assert.is(b.alg, 'RS384');
   assert.is(c.alg, 'RS512');
   assert.is(a.kid, b.kid, 'the kid is the thumbprint of the key, whatever its encoding');
-  if (a.kind === 'rsa') {
-    assert.equal(Object.keys(a.publicJwk).sort(), ['alg', 'e', 'kid', 'kty', 'n', 'use']);
-    assert.match(a.publicPem, /^-----BEGIN PUBLIC KEY-----/);
-  }
+  assert.equal(Object.keys(a.publicJwk ?? {}).sort(), ['alg', 'e', 'kid', 'kty', 'n', 'use']);
+  assert.match(a.publicPem ?? '', /^-----BEGIN PUBLIC KEY-----/);
 });
 
 t('RSA in OpenSSH format (ssh-keygen default) is read', async () => {
@@ -128,12 +167,11 @@ t('RSA in OpenSSH format (ssh-keygen default) is read', async () => {
     'ssh-keygen wrote the OpenSSH format',
   );
   const key = await load(`file:${file}`);
-  assert.is(key.kind, 'rsa');
   assert.is(key.alg, 'RS256');
 });
 
 t('non-RSA, short RSA, encrypted and public keys are refused with a clear line', async () => {
-  await refused(`file:${sshKeygen('ed25519', 'id_ed25519')}`, /must be an RSA key/);
+  await refused(`file:${sshKeygen('ed25519', 'id_ed25519')}`, /must be an RSA or EC key/);
   const small = generateKeyPairSync('rsa', { modulusLength: 1024 })
     .privateKey.export({ type: 'pkcs8', format: 'pem' })
     .toString();

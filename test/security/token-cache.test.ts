@@ -9,7 +9,8 @@ import {
   type Principal,
   type TokenRequest,
 } from '../../src/security/jwt.ts';
-import { loadSigningKey, type SigningKey } from '../../src/security/keys.ts';
+import type { UsableKey } from '../../src/security/key-material.ts';
+import { loadConfiguredKey } from '../../src/security/keys.ts';
 import { cachedVerifier, type Verify } from '../../src/security/token-cache.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -23,30 +24,30 @@ const request: TokenRequest = {
 };
 const T0 = Date.UTC(2030, 0, 1);
 
-const ctx = { dir: '', key: undefined as SigningKey | undefined, other: undefined as SigningKey | undefined };
+const ctx = { dir: '', key: undefined as UsableKey | undefined, other: undefined as UsableKey | undefined };
 const t = suite('security: cache of verified tokens', ctx);
 t.before(async () => {
   ctx.dir = tempDir('troupe-token-cache-');
-  ctx.key = await loadSigningKey({ signingKey: 'k'.repeat(32), encodingStrength: 256, dataDir: ctx.dir });
-  ctx.other = await loadSigningKey({ signingKey: 'o'.repeat(32), encodingStrength: 256, dataDir: ctx.dir });
+  ctx.key = await loadConfiguredKey('k'.repeat(32), 256, 'security.signing-key');
+  ctx.other = await loadConfiguredKey('o'.repeat(32), 256, 'security.signing-key');
 });
 t.after(() => rmSync(ctx.dir, { recursive: true, force: true }));
 
-const keyOf = (k: SigningKey | undefined): SigningKey => k ?? (assert.unreachable('no key') as never);
+const keyOf = (k: UsableKey | undefined): UsableKey => k ?? (assert.unreachable('no key') as never);
 
 /** A real verifier, counted, over a denylist the test controls. */
 function setup(max = 100) {
   const revoked = new Set<string>();
   const isRevoked = async (token: Revocable): Promise<boolean> =>
     revoked.has(token.jti) || revoked.has(token.loginId ?? '');
-  const real = createTokenVerifier(keyOf(ctx.key), settings, isRevoked);
+  const real = createTokenVerifier((kid) => (kid === keyOf(ctx.key).kid ? ctx.key : undefined), settings, isRevoked);
   const calls = { n: 0 };
   const counted: Verify = (token, nowMs) => {
     calls.n++;
     return real(token, nowMs);
   };
   const sign = async (at = T0): Promise<string> =>
-    (await createTokenSigner(keyOf(ctx.key), settings)(request, at)).token;
+    (await createTokenSigner(async () => keyOf(ctx.key), settings)(request, at)).token;
   return { revoked, calls, sign, verify: cachedVerifier(counted, { max, isRevoked }) };
 }
 
@@ -107,9 +108,12 @@ t('a different token is verified on its own: a tampered or foreign-key copy is r
   const [header, payload, signature] = token.split('.');
   const tampered = `${header}.${payload}.${signature?.slice(0, -2)}${signature?.endsWith('AA') ? 'BB' : 'AA'}`;
   assert.is(await refusal(verify(tampered, T0)), 'Access token signature is invalid');
-  const foreign = (await createTokenSigner(keyOf(ctx.other), settings)(request, T0)).token;
+  const posing = { ...keyOf(ctx.other), kid: keyOf(ctx.key).kid };
+  const foreign = (await createTokenSigner(async () => posing, settings)(request, T0)).token;
   assert.is(await refusal(verify(foreign, T0)), 'Access token signature is invalid');
-  assert.is(calls.n, 3);
+  const unknown = (await createTokenSigner(async () => keyOf(ctx.other), settings)(request, T0)).token;
+  assert.is(await refusal(verify(unknown, T0)), 'Access token key is unknown or retired');
+  assert.is(calls.n, 4);
 });
 
 t('a refused token is not cached as valid', async () => {

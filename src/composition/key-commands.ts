@@ -1,0 +1,80 @@
+/**
+ * What `npm run keys` does to the key set, apart from its arguments and output: list, rotate,
+ * retire, each one read or one atomic change of the store the server uses.
+ */
+import type { Config } from '../config.ts';
+import { createSealer, generatePrivateKey, privateJwkJson, usableKey } from '../security/key-material.ts';
+import { DEFAULT_ALG, iso, retire, rotate, viewAt, type GeneratedAlg, type KeyState } from '../security/key-set.ts';
+import type { KeyAlg, KeyStore } from '../stores/key-store.ts';
+
+/** One key as `keys list` shows it; times are ISO 8601. */
+export interface ListedKey {
+  readonly kid: string;
+  readonly alg: KeyAlg;
+  readonly state: KeyState;
+  readonly created: string;
+  /** When it signs (next), signed from (active) or stopped signing (retired). */
+  readonly activates: string;
+  /** When a retired key leaves the set. */
+  readonly leaves: string | null;
+  readonly createdBy: string;
+}
+
+export interface KeyCommandSettings {
+  /** Access-token validity, seconds. */
+  readonly validity: number;
+  readonly publishAhead: number;
+  readonly encryptionSecret: string | undefined;
+}
+
+export const commandSettings = (config: Config): KeyCommandSettings => ({
+  validity: config.security.jwt.accessTokenValidity,
+  publishAhead: config.security.keys.publishAheadSeconds,
+  encryptionSecret: config.security.keys.encryptionSecret,
+});
+
+const seconds = (nowMs: number): number => Math.floor(nowMs / 1000);
+
+/** The keys that verify now, oldest activation first. */
+export async function listKeys(
+  store: KeyStore,
+  settings: KeyCommandSettings,
+  nowMs = Date.now(),
+): Promise<ListedKey[]> {
+  return viewAt(await store.read(), seconds(nowMs), settings.validity).keys.map((k) => ({
+    kid: k.record.kid,
+    alg: k.record.alg,
+    state: k.state,
+    created: iso(k.record.createdAt),
+    activates: iso(k.state === 'retired' ? (k.retiredAt ?? k.record.activatesAt) : k.record.activatesAt),
+    leaves: k.leavesAt === undefined ? null : iso(k.leavesAt),
+    createdBy: k.record.createdBy,
+  }));
+}
+
+/** Adds a new `alg` key as `next`; it signs `publishAhead` seconds from now. Answers its kid and activation. */
+export async function rotateKeys(
+  store: KeyStore,
+  settings: KeyCommandSettings & { readonly alg?: GeneratedAlg; readonly by: string },
+  nowMs = Date.now(),
+): Promise<{ kid: string; alg: KeyAlg; activates: string; now: boolean }> {
+  const alg = settings.alg ?? DEFAULT_ALG;
+  const key = await usableKey(generatePrivateKey(alg), alg);
+  const secret = createSealer(settings.encryptionSecret).seal(privateJwkJson(key.signKey), key.kid);
+  const at = seconds(nowMs);
+  const added = await store.update((records) =>
+    rotate(records, { kid: key.kid, alg, secret, createdAt: at, createdBy: settings.by }, at, settings),
+  );
+  return { kid: added.kid, alg, activates: iso(added.activatesAt), now: added.activatesAt <= at };
+}
+
+/** Takes `kid` out of the set at once. Answers the state it was in. */
+export async function retireKey(
+  store: KeyStore,
+  kid: string,
+  settings: KeyCommandSettings & { readonly by: string },
+  nowMs = Date.now(),
+): Promise<KeyState> {
+  const view = await store.update((records) => retire(records, kid, seconds(nowMs), settings));
+  return view.state;
+}

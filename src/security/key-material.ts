@@ -1,0 +1,135 @@
+/**
+ * Keys as the signer and verifier use them, from whichever source: a generated key of the set
+ * (stored as a private JWK, sealed when `security.keys.encryption-secret` is set) or a configured
+ * PEM/OpenSSH key or MAC secret (`keys.ts`).
+ */
+import {
+  createCipheriv,
+  createDecipheriv,
+  createPrivateKey,
+  createPublicKey,
+  createSecretKey,
+  generateKeyPairSync,
+  randomBytes,
+  scryptSync,
+  type JsonWebKey,
+  type KeyObject,
+} from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
+import type { KeyAlg } from '../stores/key-store.ts';
+
+/** A key ready to sign and verify. */
+export interface UsableKey {
+  /** RFC 7638 thumbprint of the (public) key. */
+  readonly kid: string;
+  readonly alg: KeyAlg;
+  readonly signKey: KeyObject;
+  readonly verifyKey: KeyObject;
+  /** The public key as a JWK with `kid`, `alg` and `use`; undefined for a MAC key, which is never disclosed. */
+  readonly publicJwk: JWK | undefined;
+  /** The public key as PEM (SPKI); undefined for a MAC key. */
+  readonly publicPem: string | undefined;
+}
+
+const CURVES = { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521' } as const;
+const RSA_BITS = 3072;
+
+/** The usable form of a private key (or a MAC secret) for `alg`. */
+export async function usableKey(signKey: KeyObject, alg: KeyAlg): Promise<UsableKey> {
+  if (signKey.type === 'secret') {
+    const kid = await calculateJwkThumbprint({ kty: 'oct', k: signKey.export().toString('base64url') });
+    return { kid, alg, signKey, verifyKey: signKey, publicJwk: undefined, publicPem: undefined };
+  }
+  const verifyKey = createPublicKey(signKey);
+  const jwk = await exportJWK(verifyKey);
+  const kid = await calculateJwkThumbprint(jwk);
+  return {
+    kid,
+    alg,
+    signKey,
+    verifyKey,
+    publicJwk: { ...jwk, kid, alg, use: 'sig' },
+    publicPem: verifyKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
+}
+
+/** A new private key for `alg`: EC on the algorithm's curve, or RSA of 3072 bits. */
+export function generatePrivateKey(alg: keyof typeof CURVES | 'RS256' | 'RS384' | 'RS512'): KeyObject {
+  if (alg === 'ES256' || alg === 'ES384' || alg === 'ES512')
+    return generateKeyPairSync('ec', { namedCurve: CURVES[alg] }).privateKey;
+  return generateKeyPairSync('rsa', { modulusLength: RSA_BITS }).privateKey;
+}
+
+/** The private key (or secret) as JWK JSON: the form the key set stores. */
+export function privateJwkJson(key: KeyObject): string {
+  return JSON.stringify(key.export({ format: 'jwk' }));
+}
+
+/** The key stored as JWK JSON. Throws on anything else. */
+export function keyFromJwkJson(json: string): KeyObject {
+  const jwk = JSON.parse(json) as JsonWebKey & { kty?: string; k?: string };
+  if (jwk.kty === 'oct') {
+    if (typeof jwk.k !== 'string') throw new Error('a stored MAC key has no k');
+    return createSecretKey(Buffer.from(jwk.k, 'base64url'));
+  }
+  return createPrivateKey({ key: jwk, format: 'jwk' });
+}
+
+const SEALED = 'sealed:v1:';
+const SALT = 16;
+const IV = 12;
+const TAG = 16;
+
+/** The key store's records could not be opened: a missing or wrong encryption secret, or damage. */
+export class KeyStoreUnreadableError extends Error {
+  override readonly name = 'KeyStoreUnreadableError';
+}
+
+/**
+ * Seals and opens stored private keys with AES-256-GCM under a key derived from the secret by
+ * scrypt (a salt per record); the kid is authenticated too, so a sealed key cannot be passed off
+ * under another record's kid. Without a secret, keys are stored as they are.
+ */
+export function createSealer(secret: string | undefined) {
+  const derived = new Map<string, Buffer>();
+  const keyFor = (pass: string, salt: Buffer): Buffer => {
+    const id = salt.toString('hex');
+    let key = derived.get(id);
+    if (key === undefined) {
+      key = scryptSync(pass, salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+      derived.set(id, key);
+    }
+    return key;
+  };
+  return {
+    encrypts: secret !== undefined,
+    seal(plain: string, kid: string): string {
+      if (secret === undefined) return plain;
+      const salt = randomBytes(SALT);
+      const iv = randomBytes(IV);
+      const cipher = createCipheriv('aes-256-gcm', keyFor(secret, salt), iv).setAAD(Buffer.from(kid));
+      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return `${SEALED}${Buffer.concat([salt, iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+    },
+    open(stored: string, kid: string): string {
+      if (!stored.startsWith(SEALED)) return stored;
+      if (secret === undefined)
+        throw new KeyStoreUnreadableError(`key ${kid} is encrypted and security.keys.encryption-secret is not set`);
+      const raw = Buffer.from(stored.slice(SEALED.length), 'base64url');
+      const salt = raw.subarray(0, SALT);
+      const iv = raw.subarray(SALT, SALT + IV);
+      const tag = raw.subarray(SALT + IV, SALT + IV + TAG);
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', keyFor(secret, salt), iv).setAAD(Buffer.from(kid));
+        decipher.setAuthTag(tag);
+        return Buffer.concat([decipher.update(raw.subarray(SALT + IV + TAG)), decipher.final()]).toString('utf8');
+      } catch {
+        throw new KeyStoreUnreadableError(
+          `key ${kid} cannot be decrypted: security.keys.encryption-secret is not the one it was sealed with`,
+        );
+      }
+    },
+  };
+}
+
+export type Sealer = ReturnType<typeof createSealer>;

@@ -1,0 +1,196 @@
+/**
+ * A process's view of the signing keys: the key that signs now, and the keys that verify, by kid.
+ *
+ * With a configured key the ring is fixed: `security.signing-key` signs, and
+ * `security.previous-signing-keys` verify. Otherwise the key set in the store is the truth, and
+ * other processes (workers, other instances, `npm run keys`) change it: before every use the store
+ * is asked whether anything may have changed (SQLite: a counter read; MongoDB: whether
+ * `security.revocation-sync-ms` has passed), and if so the set is read again. States follow from
+ * the records and the clock alone (`key-set.ts`), so every process switches keys at the same
+ * moment without a write: a rotation is published by every process from its next request on, long
+ * before its key signs, and a key taken out is refused by every process from its next request on.
+ */
+import type { Logger } from '../logger.ts';
+import type { KeyRecord, KeyStore } from '../stores/key-store.ts';
+import { StoreUnavailableError } from '../unavailable.ts';
+import { KeyStoreUnreadableError, keyFromJwkJson, usableKey, type Sealer, type UsableKey } from './key-material.ts';
+import { initialize, viewAt, type KeyState, type NewKey, type SetView } from './key-set.ts';
+
+export interface RingKey {
+  readonly key: UsableKey;
+  readonly state: KeyState;
+}
+
+export interface KeyRing {
+  /** True when configuration fixes the keys (`security.signing-key`). */
+  readonly configured: boolean;
+  /** The key that signs now. */
+  signing(): Promise<UsableKey>;
+  /** The key with this kid if it verifies now, else undefined. Answers at once while the store has nothing new. */
+  verifying(kid: string): UsableKey | undefined | Promise<UsableKey | undefined>;
+  /** Every key that verifies now (next, active and retired), with its state. */
+  keys(): Promise<readonly RingKey[]>;
+  /** Start-up: gives an empty set its first key. A store that cannot be reached yet is tried again on first use. */
+  start(): Promise<void>;
+}
+
+/** The ring of configured keys: one signs, the previous ones verify. */
+export function fixedKeyRing(active: UsableKey, previous: readonly UsableKey[]): KeyRing {
+  const keys: RingKey[] = [
+    { key: active, state: 'active' },
+    ...previous.filter((k) => k.kid !== active.kid).map((key): RingKey => ({ key, state: 'retired' })),
+  ];
+  const byKid = new Map(keys.map((k) => [k.key.kid, k.key]));
+  return {
+    configured: true,
+    signing: async () => active,
+    verifying: (kid) => byKid.get(kid),
+    keys: async () => keys,
+    start: async () => {},
+  };
+}
+
+export interface StoredRingOptions {
+  readonly store: KeyStore;
+  readonly sealer: Sealer;
+  /** Access-token validity, seconds: how long a retired key keeps verifying. */
+  readonly validity: number;
+  readonly logger: Logger;
+  /** The set's first key, made when the set is empty (a generated key, or an older version's MAC key). */
+  readonly firstKey: () => Promise<{ readonly key: UsableKey; readonly by: string }>;
+  /** Epoch milliseconds. */
+  readonly now?: () => number;
+}
+
+/** The ring over the key set in the store. */
+export function storedKeyRing(options: StoredRingOptions): KeyRing {
+  const { store, sealer, validity, logger } = options;
+  const nowSeconds = (): number => Math.floor((options.now ?? Date.now)() / 1000);
+  const usable = new Map<string, UsableKey>();
+  let records: readonly KeyRecord[] = [];
+  let view: SetView | undefined;
+  let byKid = new Map<string, RingKey>();
+  let stale = true;
+  let loading: Promise<SetView> | undefined;
+
+  const open = async (r: KeyRecord): Promise<UsableKey> => {
+    const key = await usableKey(keyFromJwkJson(sealer.open(r.secret, r.kid)), r.alg);
+    if (key.kid !== r.kid) throw new KeyStoreUnreadableError(`key ${r.kid} holds another key (${key.kid})`);
+    return key;
+  };
+
+  const compute = (at: number): SetView => {
+    const next = viewAt(records, at, validity);
+    logTransitions(logger, view, next, records);
+    view = next;
+    byKid = new Map(
+      next.keys.flatMap((k) => {
+        const key = usable.get(k.record.kid);
+        return key ? [[k.record.kid, { key, state: k.state }] as const] : [];
+      }),
+    );
+    return next;
+  };
+
+  const load = (): Promise<SetView> => {
+    loading ??= (async () => {
+      stale = true;
+      const read = await store.read();
+      const live = viewAt(read, nowSeconds(), validity).keys.filter((k) => !usable.has(k.record.kid));
+      for (const k of live) usable.set(k.record.kid, await open(k.record));
+      records = read;
+      stale = false;
+      return compute(nowSeconds());
+    })().finally(() => {
+      loading = undefined;
+    });
+    return loading;
+  };
+
+  /** The view now: read again when the store may have changed, recomputed when time moved it on. */
+  const current = (): SetView | Promise<SetView> => {
+    if (store.changed() || stale || view === undefined) return loading ? loading.then(load, load) : load();
+    if (loading) return loading;
+    const at = nowSeconds();
+    return at >= view.changesAt ? compute(at) : view;
+  };
+
+  const ensureFirst = async (): Promise<void> => {
+    if ((await current()).keys.length > 0) return;
+    const { key, by } = await options.firstKey();
+    const secret = sealer.seal(JSON.stringify(key.signKey.export({ format: 'jwk' })), key.kid);
+    const record: NewKey = { kid: key.kid, alg: key.alg, secret, createdAt: nowSeconds(), createdBy: by };
+    const made = await store.update((now) => initialize(now, record, nowSeconds(), validity));
+    if (made) usable.set(key.kid, key);
+    stale = true;
+  };
+
+  return {
+    configured: false,
+    async signing() {
+      let active = (await current()).active;
+      if (!active) {
+        await ensureFirst();
+        active = (await current()).active;
+      }
+      const key = active && byKid.get(active.record.kid)?.key;
+      if (!key) throw new KeyStoreUnreadableError('the key set has no active key');
+      return key;
+    },
+    verifying(kid) {
+      const v = current();
+      return v instanceof Promise ? v.then(() => byKid.get(kid)?.key) : byKid.get(kid)?.key;
+    },
+    async keys() {
+      await current();
+      return [...byKid.values()];
+    },
+    async start() {
+      try {
+        await ensureFirst();
+        await current();
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError)) throw error;
+        logger.warn({ err: error.message }, 'the key set cannot be read yet; trying again on first use');
+      }
+    },
+  };
+}
+
+/** One log line per key whose state changed, with what caused it; the whole set once at first. */
+function logTransitions(
+  logger: Logger,
+  before: SetView | undefined,
+  after: SetView,
+  records: readonly KeyRecord[],
+): void {
+  const summary = (v: SetView) => v.keys.map((k) => ({ kid: k.record.kid, alg: k.record.alg, state: k.state }));
+  if (before === undefined) {
+    logger.info({ keys: summary(after) }, 'signing keys loaded');
+    return;
+  }
+  const was = new Map(before.keys.map((k) => [k.record.kid, k.state]));
+  const is = new Map(after.keys.map((k) => [k.record.kid, k.state]));
+  const record = (kid: string) => records.find((r) => r.kid === kid);
+  const retiredBy = records.find((r) => r.removedAt !== null && was.get(r.kid) === 'active')?.removedBy;
+  for (const k of after.keys) {
+    const { kid, alg } = k.record;
+    const from = was.get(kid);
+    if (from === k.state) continue;
+    const cause =
+      from === undefined
+        ? `added by ${k.record.createdBy}`
+        : k.state === 'active'
+          ? retiredBy
+            ? `the active key was retired by ${retiredBy}`
+            : 'its publish-ahead time has passed'
+          : `superseded by ${after.active?.record.kid ?? 'no key'}`;
+    logger.info({ kid, alg, from: from ?? null, to: k.state, cause }, `signing key ${kid} is ${k.state}`);
+  }
+  for (const [kid, from] of was) {
+    if (is.has(kid)) continue;
+    const r = record(kid);
+    const cause = r?.removedBy ? `retired at once by ${r.removedBy}` : 'every token it signed has expired';
+    logger.info({ kid, from, to: 'gone', cause }, `signing key ${kid} left the set`);
+  }
+}

@@ -1,0 +1,147 @@
+/** `npm run keys -- list|rotate|retire` on a real data directory, as an operator runs it. */
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ListedKey } from '../../src/composition/key-commands.ts';
+import { closedPort } from '../helpers/ports.ts';
+import { tempDir } from '../helpers/server.ts';
+
+const ctx = { dir: '' };
+const t = suite('npm run keys', ctx);
+t.before.each(() => {
+  ctx.dir = tempDir('troupe-keys-command-');
+});
+t.after.each(() => rmSync(ctx.dir, { recursive: true, force: true }));
+
+const AHEAD = 120;
+
+function keys(args: string[], env: Record<string, string> = {}) {
+  const run = spawnSync(process.execPath, ['scripts/keys.ts', ...args], {
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      CONFIG_FILE: '/dev/null',
+      MONGODB_URI: '', // the data directory's store, also where MongoDB suites run
+      DATA_DIR: ctx.dir,
+      SECURITY_KEYS_PUBLISH_AHEAD_SECONDS: String(AHEAD),
+      ...env,
+    },
+  });
+  return { code: run.status, out: run.stdout, err: run.stderr };
+}
+
+/** A refusal is exactly one line on stderr, with no stack, and nothing on stdout. */
+function refused(run: ReturnType<typeof keys>, code: number, pattern: RegExp): void {
+  assert.is(run.code, code, run.err);
+  assert.is(run.out, '');
+  assert.is(run.err.split('\n').filter(Boolean).length, 1, run.err);
+  assert.match(run.err, /^keys: /);
+  assert.match(run.err, pattern);
+  assert.not.match(run.err, /\n\s+at /);
+}
+
+const list = (env: Record<string, string> = {}): ListedKey[] => {
+  const run = keys(['list', '--json'], env);
+  assert.is(run.code, 0, run.err);
+  return JSON.parse(run.out) as ListedKey[];
+};
+
+/** The store a server would have made on its first start. */
+function firstStart(env: Record<string, string> = {}): string {
+  const run = spawnSync(process.execPath, ['test/fixtures/generated-key.ts'], {
+    encoding: 'utf8',
+    env: { ...process.env, MONGODB_URI: '', DATA_DIR: ctx.dir, ...env },
+  });
+  assert.is(run.status, 0, run.stderr);
+  return run.stdout.trim();
+}
+
+t('no store, bad arguments, an unknown algorithm: one line and a non-zero exit', () => {
+  refused(keys(['list']), 1, /no store at .*troupe\.db/);
+  refused(keys([]), 2, /usage: npm run keys -- list \[--json\] \| rotate/);
+  refused(keys(['retire']), 2, /usage/);
+  refused(keys(['list', '--alg', 'ES256']), 2, /usage/);
+  refused(keys(['list', '--frob']), 2, /--frob/);
+  refused(keys(['rotate', '--alg', 'HS256']), 2, /unknown algorithm HS256; one of ES256, ES384, ES512, RS256/);
+});
+
+t('list: kid, algorithm, state, created, as a table and as JSON', () => {
+  const kid = firstStart();
+  const [only, ...rest] = list();
+  assert.equal(rest, []);
+  assert.is(only?.kid, kid);
+  assert.is(only?.alg, 'ES256');
+  assert.is(only?.state, 'active');
+  assert.is(only?.leaves, null);
+  assert.ok(Math.abs(Date.parse(only?.created ?? '') - Date.now()) < 60_000);
+  const table = keys(['list']);
+  assert.is(table.code, 0);
+  assert.match(table.out, /^KID\s+ALG\s+STATE\s+CREATED/);
+  assert.match(table.out, new RegExp(`${kid}\\s+ES256\\s+active`));
+});
+
+t('rotate: a next key, active after the publish-ahead time; one rotation at a time', () => {
+  const first = firstStart();
+  const rotated = keys(['rotate', '--alg', 'RS256']);
+  assert.is(rotated.code, 0, rotated.err);
+  const [, kid] = /^added (\S+) \(RS256\) as next/.exec(rotated.out) ?? [];
+  const [old, next] = list();
+  assert.is(old?.kid, first);
+  assert.is(old?.state, 'active');
+  assert.is(next?.kid, kid);
+  assert.is(next?.state, 'next');
+  assert.is(Date.parse(next?.activates ?? '') - Date.parse(next?.created ?? ''), AHEAD * 1000);
+  refused(keys(['rotate']), 1, new RegExp(`a rotation is pending: ${kid} becomes active at`));
+});
+
+t('retire: an unknown kid and the only signing key are refused; the active key gives way to the next at once', () => {
+  const first = firstStart();
+  refused(keys(['retire', 'no-such-kid']), 1, /no key no-such-kid in the set/);
+  refused(keys(['retire', first]), 1, new RegExp(`${first} is the only signing key; rotate first`));
+  assert.is(keys(['rotate']).code, 0);
+  const next = list()[1]?.kid ?? '';
+  const retired = keys(['retire', first]);
+  assert.is(retired.code, 0, retired.err);
+  assert.match(retired.out, new RegExp(`^retired ${first} \\(was active\\)`));
+  assert.equal(
+    list().map((k) => [k.kid, k.state]),
+    [[next, 'active']],
+  );
+  refused(keys(['retire', first]), 1, /no key .* in the set/);
+});
+
+t('a configured key: the set is fixed by configuration', () => {
+  refused(
+    keys(['list'], { SECURITY_SIGNING_KEY: 'k'.repeat(32) }),
+    1,
+    /fixed by configuration \(security\.signing-key\)/,
+  );
+  refused(keys(['rotate'], { SECURITY_SIGNING_KEY: 'k'.repeat(32) }), 1, /fixed by configuration/);
+});
+
+t('a store that cannot be reached, a bad configuration: one line, never the secret', async () => {
+  const uri = `mongodb://127.0.0.1:${await closedPort()}/troupe?serverSelectionTimeoutMS=300`;
+  refused(keys(['list'], { MONGODB_URI: uri }), 1, /the store cannot be reached/);
+  const bad = keys(['list'], { SECURITY_KEYS_ENCRYPTION_SECRET: 'short-secret' });
+  refused(bad, 1, /security\.keys\.encryption-secret: must be at least 16 characters/);
+  assert.not.match(bad.err, /short-secret/);
+});
+
+t('with security.keys.encryption-secret the private keys are sealed at rest', () => {
+  const secret = { SECURITY_KEYS_ENCRYPTION_SECRET: 'an-encryption-secret-for-tests' };
+  firstStart(secret);
+  assert.is(keys(['rotate'], secret).code, 0);
+  const db = new Database(join(ctx.dir, 'troupe.db'), { readonly: true });
+  const rows = db.prepare('select secret from signing_keys').all() as { secret: string }[];
+  db.close();
+  assert.is(rows.length, 2);
+  for (const { secret: stored } of rows) {
+    assert.match(stored, /^sealed:v1:[A-Za-z0-9_-]+$/);
+    assert.not.match(stored, /"d"|"kty"/);
+  }
+});
+
+t.run();
