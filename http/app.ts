@@ -8,6 +8,7 @@ import type { Logger } from '../src/logger.ts';
 import type { Ref } from '../src/messaging/nact.ts';
 import type { TokenVerifier } from '../src/security/jwt.ts';
 import type { SigningKey } from '../src/security/keys.ts';
+import { registeredClients } from '../src/security/clients.ts';
 import type { LoginThrottle } from '../src/security/login-throttle.ts';
 import { clientAuthentication, type OAuthRouteDeps } from './oauth-client.ts';
 import type { Metrics } from '../src/metrics.ts';
@@ -73,8 +74,7 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
     ...discoveryRoutes({
       key: deps.key,
       issuer: jwt.issuer,
-      grantTypes: jwt.grantType,
-      scopes: [jwt.scopeRead, jwt.scopeWrite],
+      clients: oauth.clients,
     }),
     ...resourceRoutes({
       token: refs.token,
@@ -134,6 +134,7 @@ function oauthDeps(deps: AppDeps): OAuthRouteDeps {
     askTimeoutMs: config.actors.askTimeoutMs,
     maxBodyBytes: config.server.maxBodyBytes,
     throttle: deps.throttle,
+    clients: registeredClients(config),
   };
 }
 

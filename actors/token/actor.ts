@@ -82,6 +82,12 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     tell(msg.sender, ok(grants.granted(issued, scope, next.token)));
   };
 
+  const onClientCredentials = async (msg: Of<'ClientCredentials'>): Promise<void> => {
+    const client = grants.checkGrant(msg.clientId, 'client_credentials', msg.scope);
+    if ('ok' in client) return tell(msg.sender, client);
+    tell(msg.sender, ok(await grants.clientToken(client, msg.scope ?? client.scopes)));
+  };
+
   const accessClaims = async (token: string) => {
     try {
       return await deps.verifyAccessToken(token, now());
@@ -122,6 +128,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
           scope: record.scope,
           clientId: record.clientId,
           username: record.username,
+          clientToken: false,
           exp: record.expiresAt,
           iat: record.issuedAt,
           jti: undefined,
@@ -138,6 +145,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
             scope: claims.scope,
             clientId: claims.clientId,
             username: claims.username,
+            clientToken: claims.clientToken === true,
             exp: claims.exp,
             iat: claims.iat,
             jti: claims.jti,
@@ -147,7 +155,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     const standing =
       found.active &&
       found.clientId === msg.clientId &&
-      (await deps.credentials.findByUsername(found.username)) !== undefined;
+      (found.clientToken || (await deps.credentials.findByUsername(found.username)) !== undefined);
     tell(msg.sender, ok(standing ? found : { active: false }));
   };
 
@@ -195,6 +203,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return checks.onPasswordChecked(msg);
       case 'Refresh':
         return onRefresh(msg);
+      case 'ClientCredentials':
+        return onClientCredentials(msg);
       case 'Revoke':
         return onRevoke(msg);
       case 'Introspect':

@@ -7,7 +7,7 @@ import type { MessageSchemas } from '../../src/fields.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
-import type { GrantType } from '../../src/config.ts';
+import type { RegisteredGrant } from '../../src/security/client-registry.ts';
 
 export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
@@ -18,7 +18,7 @@ export type ErrorCode =
 
 export interface ClientView {
   readonly clientId: string;
-  readonly grantTypes: readonly GrantType[];
+  readonly grantTypes: readonly RegisteredGrant[];
   readonly scopes: readonly string[];
 }
 
@@ -57,7 +57,10 @@ export type Introspection =
       readonly tokenType: 'access_token' | 'refresh_token';
       readonly scope: readonly string[];
       readonly clientId: string;
+      /** The user; for a client_credentials token, the client's id. */
       readonly username: string;
+      /** A client_credentials token: its subject is the client, not a user. */
+      readonly clientToken: boolean;
       readonly exp: number;
       readonly iat: number;
       /** Access tokens only. */
@@ -91,6 +94,13 @@ export type Command =
       readonly clientId: string;
       readonly refreshToken: string;
       /** Undefined: the refresh token's scope; otherwise it may only narrow it. */
+      readonly scope: readonly string[] | undefined;
+      readonly sender: Ref<GrantReply>;
+    }
+  | {
+      readonly type: 'ClientCredentials';
+      readonly clientId: string;
+      /** Undefined: every scope of the client. */
       readonly scope: readonly string[] | undefined;
       readonly sender: Ref<GrantReply>;
     }
@@ -134,6 +144,11 @@ export const refresh =
   }): Request<Command, GrantReply> =>
   (sender) => ({ type: 'Refresh', clientId: p.clientId, refreshToken: p.refreshToken, scope: p.scope, sender });
 
+/** client_credentials grant for an already authenticated client: a token of the client itself, no refresh token, no roles. */
+export const clientCredentials =
+  (p: { clientId: string; scope?: readonly string[] | undefined }): Request<Command, GrantReply> =>
+  (sender) => ({ type: 'ClientCredentials', clientId: p.clientId, scope: p.scope, sender });
+
 /** Every user with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
 export const listUsers =
   (options: { includePasswordHash?: boolean } = {}): Request<Command, UsersReply> =>
@@ -160,6 +175,7 @@ export const schemas = {
   AuthenticateClient: z.strictObject({ clientId: z.string(), clientSecret: z.string() }),
   IssueToken: z.strictObject({ clientId: z.string(), username: z.string(), password: z.string(), scope }),
   Refresh: z.strictObject({ clientId: z.string(), refreshToken: z.string(), scope }),
+  ClientCredentials: z.strictObject({ clientId: z.string(), scope }),
   ListUsers: z.strictObject({ includePasswordHash: z.boolean().default(false) }),
   Revoke: z.strictObject({ clientId: z.string(), token: z.string() }),
   Introspect: z.strictObject({ clientId: z.string(), token: z.string() }),
@@ -174,6 +190,7 @@ export const examples = {
   IssueToken:
     "Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password', scope: ['read'] })",
   Refresh: "Token.refresh({ clientId: 'troupe-client', refreshToken: '<refreshToken of an IssueToken reply>' })",
+  ClientCredentials: "Token.clientCredentials({ clientId: 'reporting-service', scope: ['read'] })",
   ListUsers: 'Token.listUsers()',
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
   Introspect: "Token.introspect({ clientId: 'troupe-client', token: '<an access or refresh token>' })",

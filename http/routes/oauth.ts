@@ -38,6 +38,7 @@ function grantRequest(params: URLSearchParams, clientId: string) {
   if (grantType === 'refresh_token') {
     return Token.refresh({ clientId, refreshToken: required(params, 'refresh_token'), scope });
   }
+  if (grantType === 'client_credentials') return Token.clientCredentials({ clientId, scope });
   throw new OAuthError(400, 'unsupported_grant_type', `Unsupported grant type: ${grantType.slice(0, 64)}`);
 }
 
@@ -74,7 +75,7 @@ function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {
   };
 }
 
-/** POST /oauth/token: the password and refresh_token grants (RFC 6749 §4.3, §6). */
+/** POST /oauth/token: the password, refresh_token and client_credentials grants (RFC 6749 §4.3, §6, §4.4). */
 export function oauthRoutes(deps: OAuthRouteDeps): Route[] {
   return [
     route('POST', '/oauth/token', CLIENT, async function token(ctx) {

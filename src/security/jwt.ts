@@ -24,6 +24,8 @@ export interface Principal {
   readonly iat: number;
   /** The login the token was issued in (`sid`): revoking the login refuses all of its tokens. */
   readonly loginId: string | undefined;
+  /** A client_credentials token (no `user_name` claim): `username` is the client's id, no user's. */
+  readonly clientToken?: boolean;
 }
 
 export interface IssuedToken {
@@ -38,8 +40,10 @@ export interface TokenRequest {
   readonly clientId: string;
   readonly scope: readonly string[];
   readonly authorities: readonly string[];
-  /** Names the login (password grant) every token of it carries, as `sid`. */
-  readonly loginId: string;
+  /** Names the login (password grant) every token of it carries, as `sid`; none for a client's own token. */
+  readonly loginId: string | undefined;
+  /** client_credentials: `sub` is the client, and no `user_name` claim says it is a user. */
+  readonly clientToken?: boolean;
 }
 
 /** Allowed clock skew for `exp`, `nbf` and `iat`, seconds. */
@@ -53,7 +57,7 @@ export function createTokenSigner(key: SigningKey, settings: TokenSettings) {
     const token = await new SignJWT({
       client_id: req.clientId,
       scope: req.scope.join(' '),
-      user_name: req.username,
+      user_name: req.clientToken === true ? undefined : req.username,
       authorities: [...req.authorities],
       sid: req.loginId,
     })
@@ -108,7 +112,10 @@ function toPrincipal(p: JWTPayload, nowSeconds: number): Principal {
   ) {
     throw new InvalidTokenError('Access token claims are incomplete');
   }
-  return { username: sub, clientId, scope: scope.split(' ').filter(Boolean), authorities, jti, exp, iat, loginId: sid };
+  const principal = { username: sub, clientId, scope: scope.split(' ').filter(Boolean), authorities, jti, exp, iat };
+  return p['user_name'] === undefined
+    ? { ...principal, loginId: sid, clientToken: true }
+    : { ...principal, loginId: sid };
 }
 
 /** `isRevoked` (the token, or its login) is consulted for every token that otherwise verifies. */

@@ -20,9 +20,10 @@ export const SETTINGS: TokenSettings = { issuer: 'http://issuer.test', audience:
 export const CLIENT: Client = {
   clientId: 'troupe-client',
   secretHash: DEV_CLIENT_SECRET_HASH,
+  authMethod: 'client_secret_basic',
   grantTypes: ['password', 'refresh_token'],
   scopes: ['read', 'write'],
-  resourceIds: ['troupe-api'],
+  redirectUris: [],
 };
 
 export interface TokenActorSetup {
