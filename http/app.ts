@@ -22,6 +22,7 @@ import { discoveryRoutes } from './routes/discovery.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { employeeRoutes } from './routes/employee.ts';
 import { oauthRoutes } from './routes/oauth.ts';
+import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
 import { oauthTokenRoutes } from './routes/oauth-tokens.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { userRoutes } from './routes/user.ts';
@@ -70,6 +71,7 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   const jwt = config.security.jwt;
   return [
     ...oauthRoutes(oauth),
+    ...oauthAuthorizeRoutes({ ...oauth, issuer: jwt.issuer }),
     ...oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
     ...discoveryRoutes({
       key: deps.key,

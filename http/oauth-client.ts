@@ -20,7 +20,16 @@ export interface OAuthRouteDeps {
   readonly clients: readonly Client[];
 }
 
-const QUERY_CREDENTIALS = ['client_id', 'client_secret', 'username', 'password', 'refresh_token', 'token'];
+const QUERY_CREDENTIALS = [
+  'client_id',
+  'client_secret',
+  'username',
+  'password',
+  'refresh_token',
+  'token',
+  'code',
+  'code_verifier',
+];
 
 export const invalidRequest = (description: string): OAuthError => new OAuthError(400, 'invalid_request', description);
 

@@ -4,12 +4,13 @@ import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import { InvalidTokenError, type TokenVerifier } from '../../src/security/jwt.ts';
 import { hashToken, looksLikeRefreshToken } from '../../src/security/refresh-tokens.ts';
 import type { RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
+import { createCodes, type CodeDeps } from './codes.ts';
 import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
 import { createGrants, type GrantDeps } from './grants.ts';
 import { createLogins, type LoginDeps } from './logins.ts';
 import { examples, type Command, type Introspection, type UserView } from './protocol.ts';
 
-export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps {
+export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps, CodeDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
   readonly verifyAccessToken: TokenVerifier;
   readonly onCrash: CrashPolicy;
@@ -35,12 +36,13 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const now = deps.now ?? Date.now;
   const seconds = (): number => Math.floor(now() / 1000);
   const grants = createGrants(deps);
-  const checks = createCredentialChecks(deps, grants, (username) => endOldestLogins(username));
 
   const refused = (msg: Of<'Refresh'>, description: string): void =>
     tell(msg.sender, fail('grant.invalid', description));
 
   const { revokeLogin, revokeAccessToken, endOldestLogins } = createLogins(deps, seconds);
+  const codes = createCodes(deps, grants, seconds, (loginId) => revokeLogin(loginId), endOldestLogins);
+  const checks = createCredentialChecks(deps, grants, endOldestLogins, codes.issue);
 
   const REUSED = 'Refresh token already used; every token of this login is revoked';
 
@@ -188,6 +190,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
 
   const onPurge = async (): Promise<void> => {
     await deps.refreshTokens.purgeExpired(seconds());
+    await deps.codes.purgeExpired(seconds());
     await deps.denylist.purge(seconds());
   };
 
@@ -199,8 +202,12 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return checks.onClientChecked(msg);
       case 'IssueToken':
         return checks.onIssueToken(msg, ctx.self);
+      case 'Authorize':
+        return checks.onIssueToken(msg, ctx.self);
       case 'PasswordChecked':
         return checks.onPasswordChecked(msg);
+      case 'RedeemCode':
+        return codes.onRedeemCode(msg);
       case 'Refresh':
         return onRefresh(msg);
       case 'ClientCredentials':

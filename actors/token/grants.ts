@@ -88,9 +88,13 @@ export function createGrants(deps: GrantDeps) {
     return { token, record };
   };
 
-  /** The tokens of a new login (the password grant, once the password matched). */
-  const newLogin = async (client: Client, user: AccountRecord, scope: readonly string[]): Promise<TokenGrant> => {
-    const loginId = randomUUID();
+  /** The tokens of a new login (the password grant once the password matched, or a redeemed code's). */
+  const newLogin = async (
+    client: Client,
+    user: AccountRecord,
+    scope: readonly string[],
+    loginId: string = randomUUID(),
+  ): Promise<TokenGrant> => {
     const issued = await sign(client, user, scope, loginId);
     const refresh = newRefresh(client, user, scope, loginId, seconds() + deps.refreshTokenValidity, issued.exp);
     if (refresh) await deps.refreshTokens.insert(refresh.record);

@@ -67,7 +67,13 @@ export type Introspection =
       readonly jti: string | undefined;
     };
 
+/** An authorization code for the client to redeem at the token endpoint. */
+export interface AuthorizationCode {
+  readonly code: string;
+}
+
 export type ClientReply = Reply<ClientView, 'client.invalid'>;
+export type AuthorizeReply = Reply<AuthorizationCode, ErrorCode>;
 export type RevokeReply = Reply<null, 'client.mismatch'>;
 export type IntrospectReply = Reply<Introspection>;
 export type GrantReply = Reply<TokenGrant, ErrorCode>;
@@ -102,6 +108,27 @@ export type Command =
       readonly clientId: string;
       /** Undefined: every scope of the client. */
       readonly scope: readonly string[] | undefined;
+      readonly sender: Ref<GrantReply>;
+    }
+  | {
+      readonly type: 'Authorize';
+      readonly clientId: string;
+      /** Already matched exactly against the client's registered ones. */
+      readonly redirectUri: string;
+      readonly username: string;
+      readonly password: string;
+      /** Undefined: every scope of the client. */
+      readonly scope: readonly string[] | undefined;
+      /** PKCE S256 challenge. */
+      readonly codeChallenge: string;
+      readonly sender: Ref<AuthorizeReply>;
+    }
+  | {
+      readonly type: 'RedeemCode';
+      readonly clientId: string;
+      readonly code: string;
+      readonly redirectUri: string;
+      readonly codeVerifier: string;
       readonly sender: Ref<GrantReply>;
     }
   | { readonly type: 'ListUsers'; readonly includePasswordHash: boolean; readonly sender: Ref<UsersReply> }
@@ -149,6 +176,42 @@ export const clientCredentials =
   (p: { clientId: string; scope?: readonly string[] | undefined }): Request<Command, GrantReply> =>
   (sender) => ({ type: 'ClientCredentials', clientId: p.clientId, scope: p.scope, sender });
 
+/**
+ * The authorization endpoint's sign-in: checks the password as the password grant does, and
+ * answers a single-use code bound to the client, redirect URI, PKCE challenge and scope.
+ */
+export const authorize =
+  (p: {
+    clientId: string;
+    redirectUri: string;
+    username: string;
+    password: string;
+    scope?: readonly string[] | undefined;
+    codeChallenge: string;
+  }): Request<Command, AuthorizeReply> =>
+  (sender) => ({
+    type: 'Authorize',
+    clientId: p.clientId,
+    redirectUri: p.redirectUri,
+    username: p.username,
+    password: p.password,
+    scope: p.scope,
+    codeChallenge: p.codeChallenge,
+    sender,
+  });
+
+/** authorization_code grant: redeems a code once; a code presented again revokes every token issued from it. */
+export const redeemCode =
+  (p: { clientId: string; code: string; redirectUri: string; codeVerifier: string }): Request<Command, GrantReply> =>
+  (sender) => ({
+    type: 'RedeemCode',
+    clientId: p.clientId,
+    code: p.code,
+    redirectUri: p.redirectUri,
+    codeVerifier: p.codeVerifier,
+    sender,
+  });
+
 /** Every user with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
 export const listUsers =
   (options: { includePasswordHash?: boolean } = {}): Request<Command, UsersReply> =>
@@ -176,6 +239,20 @@ export const schemas = {
   IssueToken: z.strictObject({ clientId: z.string(), username: z.string(), password: z.string(), scope }),
   Refresh: z.strictObject({ clientId: z.string(), refreshToken: z.string(), scope }),
   ClientCredentials: z.strictObject({ clientId: z.string(), scope }),
+  Authorize: z.strictObject({
+    clientId: z.string(),
+    redirectUri: z.string(),
+    username: z.string(),
+    password: z.string(),
+    scope,
+    codeChallenge: z.string(),
+  }),
+  RedeemCode: z.strictObject({
+    clientId: z.string(),
+    code: z.string(),
+    redirectUri: z.string(),
+    codeVerifier: z.string(),
+  }),
   ListUsers: z.strictObject({ includePasswordHash: z.boolean().default(false) }),
   Revoke: z.strictObject({ clientId: z.string(), token: z.string() }),
   Introspect: z.strictObject({ clientId: z.string(), token: z.string() }),
@@ -191,6 +268,10 @@ export const examples = {
     "Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password', scope: ['read'] })",
   Refresh: "Token.refresh({ clientId: 'troupe-client', refreshToken: '<refreshToken of an IssueToken reply>' })",
   ClientCredentials: "Token.clientCredentials({ clientId: 'reporting-service', scope: ['read'] })",
+  Authorize:
+    "Token.authorize({ clientId: 'web-app', redirectUri: 'https://app.example/callback', username: 'john.doe', password: 'john-password', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' })",
+  RedeemCode:
+    "Token.redeemCode({ clientId: 'web-app', code: '<code of an Authorize reply>', redirectUri: 'https://app.example/callback', codeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' })",
   ListUsers: 'Token.listUsers()',
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
   Introspect: "Token.introspect({ clientId: 'troupe-client', token: '<an access or refresh token>' })",

@@ -69,7 +69,12 @@ function parameters(op: Operation): Json[] {
 }
 
 const HEADER_DOCS: Readonly<Record<string, string>> = {
-  Location: 'Where the new resource lives',
+  Location: 'Where the new resource lives; for /oauth/authorize, the redirect back to the client',
+  'Set-Cookie': 'The sign-in form’s CSRF nonce: HttpOnly, SameSite=Lax, Path=/oauth/authorize, 10 minutes',
+  'Content-Security-Policy': "`frame-ancestors 'none'`, no script, only the page's own inline style",
+  'X-Frame-Options': '`DENY`',
+  'Cache-Control': '`no-store`',
+  'Referrer-Policy': '`no-referrer`',
   ETag: 'The record version, for If-Match',
   'Retry-After': 'Seconds to wait',
   'WWW-Authenticate': 'RFC 6750 / RFC 7617 challenge',

@@ -128,6 +128,7 @@ async function tokenDeps(
     authenticateClient: createClientAuthenticator(clients, passwords),
     credentials: stores.credentials,
     refreshTokens: stores.refreshTokens,
+    codes: stores.codes,
     passwords,
     signAccessToken: createTokenSigner(key, settings),
     verifyAccessToken: createTokenVerifier(key, settings, denylist.isRevoked),

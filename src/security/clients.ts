@@ -6,6 +6,8 @@ import { isTooLong, type PasswordHasher } from './passwords.ts';
 
 export interface Client {
   readonly clientId: string;
+  /** Shown on the sign-in page; the id when unset. */
+  readonly clientName?: string | undefined;
   /** BCrypt hash of the client secret; undefined for a public client, which never authenticates. */
   readonly secretHash: string | undefined;
   readonly authMethod: AuthMethod;

@@ -1,4 +1,5 @@
 import { mongoActivityStore } from './activity-store.mongo.ts';
+import { mongoAuthorizationCodeStore } from './authorization-code-store.mongo.ts';
 import { mongoCredentialStore } from './credential-store.mongo.ts';
 import { mongoEmployeeStore } from './employee-store.mongo.ts';
 import { mongoLoginThrottleStore } from './login-throttle-store.mongo.ts';
@@ -36,6 +37,7 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
     activity: mongoActivityStore(db, run),
     employees: mongoEmployeeStore(db, run),
     throttle: mongoLoginThrottleStore(db, run),
+    codes: mongoAuthorizationCodeStore(db, run),
     async prepare(load) {
       // One bounded operation per collection: a large collection may take a while to check.
       for (const [name, indexes] of Object.entries(INDEXES))

@@ -1,4 +1,5 @@
 import { sqliteActivityStore } from './activity-store.sqlite.ts';
+import { sqliteAuthorizationCodeStore } from './authorization-code-store.sqlite.ts';
 import { sqliteCredentialStore } from './credential-store.sqlite.ts';
 import { sqliteEmployeeStore } from './employee-store.sqlite.ts';
 import { sqliteLoginThrottleStore } from './login-throttle-store.sqlite.ts';
@@ -22,6 +23,7 @@ export function openSqliteStores(dir: string, options: OpenOptions): Stores {
     activity: sqliteActivityStore(db),
     employees: sqliteEmployeeStore(db),
     throttle: sqliteLoginThrottleStore(db),
+    codes: sqliteAuthorizationCodeStore(db),
     prepare: (load) => load(credentials),
     ping: async () => {
       ping.get();

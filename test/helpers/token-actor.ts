@@ -12,6 +12,7 @@ import { loadSigningKey } from '../../src/security/keys.ts';
 import type { PasswordHasher } from '../../src/security/passwords.ts';
 import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
+import { sqliteAuthorizationCodeStore } from '../../src/stores/authorization-code-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
@@ -65,6 +66,7 @@ export async function startTokenActor(
     authenticateClient: createClientAuthenticator(clients, options.hasher),
     credentials,
     refreshTokens: (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db)),
+    codes: sqliteAuthorizationCodeStore(db),
     passwords: options.hasher,
     signAccessToken: createTokenSigner(key, SETTINGS),
     verifyAccessToken: verify,
