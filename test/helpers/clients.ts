@@ -7,9 +7,11 @@ import { tempDir } from './server.ts';
 export const SERVICE = { id: 'reporting-service', secret: 'reporting-secret' } as const;
 export const WEB = { id: 'web-app', secret: 'web-app-secret', redirect: 'http://127.0.0.1:9/callback' } as const;
 export const SPA = { id: 'spa', redirect: 'http://127.0.0.1:9/spa/callback' } as const;
+/** Has a redirect URI but not the authorization_code grant. */
+export const CONSOLE = { id: 'ops-console', secret: 'ops-console-secret', redirect: 'http://127.0.0.1:9/ops' } as const;
 
 /** The client secrets above, for the log audit. */
-export const CLIENT_SECRETS = [SERVICE.secret, WEB.secret] as const;
+export const CLIENT_SECRETS = [SERVICE.secret, WEB.secret, CONSOLE.secret] as const;
 
 export const CLIENTS = [
   {
@@ -33,6 +35,13 @@ export const CLIENTS = [
     token_endpoint_auth_method: 'none',
     redirect_uris: [SPA.redirect],
     grant_types: ['authorization_code'],
+    scope: 'read',
+  },
+  {
+    client_id: CONSOLE.id,
+    client_secret: bcrypt.hashSync(CONSOLE.secret, 4),
+    redirect_uris: [CONSOLE.redirect],
+    grant_types: ['client_credentials'],
     scope: 'read',
   },
 ];

@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
 import { authorizeUrl, codeFor, openForm, pkce, redirectedTo, submit } from '../helpers/authorize.ts';
-import { CLIENTS, clientsFile, SERVICE, SPA, WEB } from '../helpers/clients.ts';
+import { CLIENTS, clientsFile, CONSOLE, SERVICE, SPA, WEB } from '../helpers/clients.ts';
 import { serverSuite } from '../helpers/server.ts';
 import { basic, bearer, postToken, USERS } from '../helpers/tokens.ts';
 
@@ -100,6 +100,35 @@ t('GET › a scope the client does not have → redirect with invalid_scope', as
 
 t('GET › response_type other than code → redirect with unsupported_response_type', async (c) => {
   await redirectedError(c.server.url, { response_type: 'token' }, 'unsupported_response_type');
+});
+
+t('GET › a client without the authorization_code grant → redirect with unauthorized_client', async (c) => {
+  const form = await openForm(
+    authorizeUrl(c.server.url, { ...REQUEST, client_id: CONSOLE.id, redirect_uri: CONSOLE.redirect }),
+  );
+  const back = redirectedTo(form as unknown as Response);
+  assert.is(back.origin + back.pathname, CONSOLE.redirect);
+  assert.is(back.searchParams.get('error'), 'unauthorized_client');
+});
+
+t('GET › a repeated client_id or redirect_uri → 400 error page; another repeated parameter → redirect', async (c) => {
+  const twice = (name: string) =>
+    `${authorizeUrl(c.server.url, REQUEST)}&${name}=${encodeURIComponent(REQUEST[name as keyof typeof REQUEST])}`;
+  for (const name of ['client_id', 'redirect_uri']) {
+    const form = await openForm(twice(name));
+    assert.is(form.status, 400, name);
+    assert.is(form.headers.get('location'), null, name);
+  }
+  const repeated = await openForm(twice('scope'));
+  assert.is(redirectedTo(repeated as unknown as Response).searchParams.get('error'), 'invalid_request');
+});
+
+t('GET › redirect_uri may be left out when the client has exactly one', async (c) => {
+  const { redirect_uri: _, ...rest } = REQUEST;
+  const form = await openForm(authorizeUrl(c.server.url, rest));
+  assert.is(form.status, 200);
+  const res = await submit(c.server.url, form);
+  assert.is(redirectedTo(res).origin + redirectedTo(res).pathname, WEB.redirect);
 });
 
 t('GET › every redirect back carries iss (RFC 9207)', async (c) => {
