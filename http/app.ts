@@ -8,6 +8,7 @@ import type { Logger } from '../src/logger.ts';
 import type { Ref } from '../src/messaging/nact.ts';
 import type { TokenVerifier } from '../src/security/jwt.ts';
 import type { KeyRing } from '../src/security/key-ring.ts';
+import { registeredClients } from '../src/security/clients.ts';
 import type { LoginThrottle } from '../src/security/login-throttle.ts';
 import { clientAuthentication, type OAuthRouteDeps } from './oauth-client.ts';
 import type { Metrics } from '../src/metrics.ts';
@@ -21,6 +22,7 @@ import { discoveryRoutes } from './routes/discovery.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { employeeRoutes } from './routes/employee.ts';
 import { oauthRoutes } from './routes/oauth.ts';
+import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
 import { oauthTokenRoutes } from './routes/oauth-tokens.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { userRoutes } from './routes/user.ts';
@@ -73,13 +75,13 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   const jwt = config.security.jwt;
   return [
     ...oauthRoutes(oauth),
+    ...oauthAuthorizeRoutes({ ...oauth, issuer: jwt.issuer }),
     ...oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
     ...discoveryRoutes({
       keys: deps.keys,
       jwksMaxAge: Math.min(JWKS_MAX_AGE, config.security.keys.publishAheadSeconds),
       issuer: jwt.issuer,
-      grantTypes: jwt.grantType,
-      scopes: [jwt.scopeRead, jwt.scopeWrite],
+      clients: oauth.clients,
     }),
     ...resourceRoutes({
       token: refs.token,
@@ -139,6 +141,7 @@ function oauthDeps(deps: AppDeps): OAuthRouteDeps {
     askTimeoutMs: config.actors.askTimeoutMs,
     maxBodyBytes: config.server.maxBodyBytes,
     throttle: deps.throttle,
+    clients: registeredClients(config),
   };
 }
 

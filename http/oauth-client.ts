@@ -3,7 +3,7 @@ import type { Context, Middleware } from 'koa';
 import * as Token from '../actors/token/protocol.ts';
 import { ask } from '../src/messaging/ask.ts';
 import type { Ref } from '../src/messaging/nact.ts';
-import { parseBasic, type ClientCredentials } from '../src/security/clients.ts';
+import { parseBasic, type Client, type ClientCredentials } from '../src/security/clients.ts';
 import type { Attempt, LoginThrottle } from '../src/security/login-throttle.ts';
 import { isTooLong, MAX_PASSWORD_BYTES } from '../src/security/passwords.ts';
 import { formBody, formParams } from './middleware/body.ts';
@@ -16,9 +16,20 @@ export interface OAuthRouteDeps {
   readonly realm: string;
   readonly askTimeoutMs: number;
   readonly maxBodyBytes: number;
+  /** The registered clients: a public one (`none`) is named by client_id alone. */
+  readonly clients: readonly Client[];
 }
 
-const QUERY_CREDENTIALS = ['client_id', 'client_secret', 'username', 'password', 'refresh_token', 'token'];
+const QUERY_CREDENTIALS = [
+  'client_id',
+  'client_secret',
+  'username',
+  'password',
+  'refresh_token',
+  'token',
+  'code',
+  'code_verifier',
+];
 
 export const invalidRequest = (description: string): OAuthError => new OAuthError(400, 'invalid_request', description);
 
@@ -48,6 +59,14 @@ async function noStoreNoQueryCredentials(ctx: Context, next: () => Promise<unkno
   if (QUERY_CREDENTIALS.some((name) => query.has(name)))
     throw invalidRequest('Credentials are not accepted in the query string');
   await next();
+}
+
+/** The public client a request names by client_id alone (no Authorization, no secret), if it does. */
+function publicClient(ctx: Context, params: URLSearchParams, clients: readonly Client[]): Token.ClientView | undefined {
+  const id = single(params, 'client_id');
+  if (ctx.get('Authorization') !== '' || single(params, 'client_secret') !== undefined || id === undefined) return;
+  const client = clients.find((c) => c.clientId === id && c.authMethod === 'none');
+  return client && { clientId: client.clientId, grantTypes: client.grantTypes, scopes: client.scopes };
 }
 
 /** HTTP Basic, or client_id + client_secret in the body; never both. */
@@ -83,6 +102,8 @@ async function authenticateClient(
   params: URLSearchParams,
   deps: OAuthRouteDeps,
 ): Promise<Token.ClientView> {
+  const named = publicClient(ctx, params, deps.clients);
+  if (named) return named;
   const credentials = clientCredentials(ctx, params, deps.realm);
   // BCrypt would compare only the first 72 bytes: a longer secret is refused, not truncated.
   if (isTooLong(credentials.clientSecret))

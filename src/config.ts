@@ -12,6 +12,7 @@ import { parse as parseProperties } from 'dot-properties';
 import { z } from 'zod';
 import { closestKey } from './config-args.ts';
 import { BCRYPT_HASH, grantTypeName, SCOPE_TOKEN, withoutBcryptPrefix } from './security/formats.ts';
+import { readClientsFile, type ClientRegistration } from './security/client-registry.ts';
 
 /** BCrypt hash of the development client secret `troupe-secret`; refused in production. */
 export const DEV_CLIENT_SECRET_HASH = '$2b$10$CtwJ021qq4KpCLS.FFEvWunroJJ73yOVmMkbon/8OFghalB.4a1q.';
@@ -97,6 +98,18 @@ const schema = z.object({
     )
     .pipe(list(['password', 'refresh_token'] as const))
     .default(['password', 'refresh_token']),
+  // JSON file of more clients (RFC 7591 fields); unset → only the security.jwt.* client. Read as the clients it registers
+  'security.clients-file': z
+    .string()
+    .trim()
+    .optional()
+    .transform((path, ctx): readonly ClientRegistration[] => {
+      if (path === undefined || path === '') return [];
+      const read = readClientsFile(path);
+      if (!('problems' in read)) return read;
+      for (const problem of read.problems) ctx.addIssue({ code: 'custom', message: problem });
+      return [];
+    }),
   'security.jwt.scope-read': z.string().regex(SCOPE_TOKEN, 'must be a scope token').default('read'),
   'security.jwt.scope-write': z.string().regex(SCOPE_TOKEN, 'must be a scope token').default('write'),
   'security.jwt.resource-ids': text.default('troupe-api'),
@@ -269,6 +282,10 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
     'server.headers-timeout-ms': headersTimeout,
     'security.jwt.issuer': v['security.jwt.issuer'] ?? `http://${v['server.host']}:${v['server.port']}`,
   };
+  if (v['security.clients-file'].some((c) => c.clientId === v['security.jwt.client-id']))
+    throw new ConfigError(
+      `Invalid configuration: security.clients-file: client_id ${v['security.jwt.client-id']} is security.jwt.client-id's`,
+    );
   const config = { production, ...nest(resolved) } as Config;
   if (production) guardProduction(config);
   if (config.security.previousSigningKeys !== undefined && config.security.signingKey === undefined)

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { CLIENT_SECRETS } from './helpers/clients.ts';
 
 const t = suite('logs of the whole test run');
 const path = process.env['TROUPE_TEST_LOG'];
@@ -15,6 +16,7 @@ const KNOWN = [
   'troupe-secret',
   'wrong-but-secret-password',
   Buffer.from('troupe-client:troupe-secret').toString('base64'),
+  ...CLIENT_SECRETS,
 ];
 
 if (path) {

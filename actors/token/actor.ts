@@ -4,12 +4,13 @@ import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import { InvalidTokenError, type TokenVerifier } from '../../src/security/jwt.ts';
 import { hashToken, looksLikeRefreshToken } from '../../src/security/refresh-tokens.ts';
 import type { RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
+import { createCodes, type CodeDeps } from './codes.ts';
 import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
 import { createGrants, type GrantDeps } from './grants.ts';
 import { createLogins, type LoginDeps } from './logins.ts';
 import { examples, type Command, type Introspection, type UserView } from './protocol.ts';
 
-export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps {
+export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps, CodeDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
   readonly verifyAccessToken: TokenVerifier;
   readonly onCrash: CrashPolicy;
@@ -35,12 +36,13 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const now = deps.now ?? Date.now;
   const seconds = (): number => Math.floor(now() / 1000);
   const grants = createGrants(deps);
-  const checks = createCredentialChecks(deps, grants, (username) => endOldestLogins(username));
 
   const refused = (msg: Of<'Refresh'>, description: string): void =>
     tell(msg.sender, fail('grant.invalid', description));
 
   const { revokeLogin, revokeAccessToken, endOldestLogins } = createLogins(deps, seconds);
+  const codes = createCodes(deps, grants, seconds, (loginId) => revokeLogin(loginId), endOldestLogins);
+  const checks = createCredentialChecks(deps, grants, endOldestLogins, codes.issue);
 
   const REUSED = 'Refresh token already used; every token of this login is revoked';
 
@@ -80,6 +82,12 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       return refused(msg, REUSED);
     }
     tell(msg.sender, ok(grants.granted(issued, scope, next.token)));
+  };
+
+  const onClientCredentials = async (msg: Of<'ClientCredentials'>): Promise<void> => {
+    const client = grants.checkGrant(msg.clientId, 'client_credentials', msg.scope);
+    if ('ok' in client) return tell(msg.sender, client);
+    tell(msg.sender, ok(await grants.clientToken(client, msg.scope ?? client.scopes)));
   };
 
   const accessClaims = async (token: string) => {
@@ -122,6 +130,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
           scope: record.scope,
           clientId: record.clientId,
           username: record.username,
+          clientToken: false,
           exp: record.expiresAt,
           iat: record.issuedAt,
           jti: undefined,
@@ -138,6 +147,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
             scope: claims.scope,
             clientId: claims.clientId,
             username: claims.username,
+            clientToken: claims.clientToken === true,
             exp: claims.exp,
             iat: claims.iat,
             jti: claims.jti,
@@ -147,7 +157,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     const standing =
       found.active &&
       found.clientId === msg.clientId &&
-      (await deps.credentials.findByUsername(found.username)) !== undefined;
+      (found.clientToken || (await deps.credentials.findByUsername(found.username)) !== undefined);
     tell(msg.sender, ok(standing ? found : { active: false }));
   };
 
@@ -180,6 +190,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
 
   const onPurge = async (): Promise<void> => {
     await deps.refreshTokens.purgeExpired(seconds());
+    await deps.codes.purgeExpired(seconds());
     await deps.denylist.purge(seconds());
   };
 
@@ -191,10 +202,16 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return checks.onClientChecked(msg);
       case 'IssueToken':
         return checks.onIssueToken(msg, ctx.self);
+      case 'Authorize':
+        return checks.onIssueToken(msg, ctx.self);
       case 'PasswordChecked':
         return checks.onPasswordChecked(msg);
+      case 'RedeemCode':
+        return codes.onRedeemCode(msg);
       case 'Refresh':
         return onRefresh(msg);
+      case 'ClientCredentials':
+        return onClientCredentials(msg);
       case 'Revoke':
         return onRevoke(msg);
       case 'Introspect':

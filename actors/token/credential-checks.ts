@@ -10,7 +10,7 @@ import type { Client, ClientAuthenticator } from '../../src/security/clients.ts'
 import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts';
 import type { CredentialStore, AccountRecord } from '../../src/stores/credential-store.ts';
 import type { Grants } from './grants.ts';
-import type { ClientReply, Command, GrantReply } from './protocol.ts';
+import type { AuthorizationCode, ClientReply, Command } from './protocol.ts';
 
 export interface CredentialCheckDeps {
   readonly authenticateClient: ClientAuthenticator;
@@ -20,7 +20,8 @@ export interface CredentialCheckDeps {
   readonly dummyHash: string;
 }
 
-type IssueToken = Extract<Command, { type: 'IssueToken' }>;
+/** A password check: the password grant's, or the authorization endpoint's sign-in. */
+type IssueToken = Extract<Command, { type: 'IssueToken' | 'Authorize' }>;
 type AuthenticateClient = Extract<Command, { type: 'AuthenticateClient' }>;
 
 /**
@@ -40,7 +41,7 @@ export type Completion =
       readonly request: IssueToken;
       readonly client: Client;
       readonly user: AccountRecord | undefined;
-      readonly sender: Ref<GrantReply>;
+      readonly sender: IssueToken['sender'];
     }
   | { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: AnyRef };
 
@@ -51,6 +52,11 @@ export function createCredentialChecks(
   deps: CredentialCheckDeps,
   grants: Grants,
   afterLogin: (username: string) => Promise<void>,
+  issueCode: (
+    client: Client,
+    user: AccountRecord,
+    request: Extract<IssueToken, { type: 'Authorize' }>,
+  ) => Promise<AuthorizationCode>,
 ) {
   const onAuthenticateClient = (msg: AuthenticateClient, self: Ref<Completion>): void => {
     pipe(
@@ -71,7 +77,11 @@ export function createCredentialChecks(
   };
 
   const onIssueToken = async (msg: IssueToken, self: Ref<Completion>): Promise<void> => {
-    const client = grants.checkGrant(msg.clientId, 'password', msg.scope);
+    const client = grants.checkGrant(
+      msg.clientId,
+      msg.type === 'Authorize' ? 'authorization_code' : 'password',
+      msg.scope,
+    );
     if ('ok' in client) return tell(msg.sender, client);
     if (isTooLong(msg.password)) return tell(msg.sender, fail('grant.invalid', BAD_CREDENTIALS));
     const user = await deps.credentials.findByUsername(msg.username);
@@ -95,6 +105,7 @@ export function createCredentialChecks(
     user,
   }: Extract<Completion, { type: 'PasswordChecked' }>): Promise<void> => {
     if (!user) return tell(request.sender, fail('grant.invalid', BAD_CREDENTIALS));
+    if (request.type === 'Authorize') return tell(request.sender, ok(await issueCode(client, user, request)));
     const granted = await grants.newLogin(client, user, request.scope ?? client.scopes);
     await afterLogin(user.username);
     tell(request.sender, ok(granted));

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { fail } from '../../src/messaging/reply.ts';
+import type { RegisteredGrant } from '../../src/security/client-registry.ts';
 import type { Client } from '../../src/security/clients.ts';
 import type { IssuedToken as Issued, TokenSigner } from '../../src/security/jwt.ts';
 import { hashToken, newRefreshToken } from '../../src/security/refresh-tokens.ts';
@@ -27,7 +28,7 @@ export function createGrants(deps: GrantDeps) {
   const seconds = (): number => Math.floor(now() / 1000);
 
   /** The client, or the failure to answer when it may not have this grant or scope. */
-  const checkGrant = (clientId: string, grant: 'password' | 'refresh_token', scope: readonly string[] | undefined) => {
+  const checkGrant = (clientId: string, grant: RegisteredGrant, scope: readonly string[] | undefined) => {
     const client = deps.clients.find((c) => c.clientId === clientId);
     if (!client) return fail('client.invalid', 'Unknown client');
     if (!client.grantTypes.includes(grant))
@@ -87,14 +88,31 @@ export function createGrants(deps: GrantDeps) {
     return { token, record };
   };
 
-  /** The tokens of a new login (the password grant, once the password matched). */
-  const newLogin = async (client: Client, user: AccountRecord, scope: readonly string[]): Promise<TokenGrant> => {
-    const loginId = randomUUID();
+  /** The tokens of a new login (the password grant once the password matched, or a redeemed code's). */
+  const newLogin = async (
+    client: Client,
+    user: AccountRecord,
+    scope: readonly string[],
+    loginId: string = randomUUID(),
+  ): Promise<TokenGrant> => {
     const issued = await sign(client, user, scope, loginId);
     const refresh = newRefresh(client, user, scope, loginId, seconds() + deps.refreshTokenValidity, issued.exp);
     if (refresh) await deps.refreshTokens.insert(refresh.record);
     return granted(issued, scope, refresh?.token);
   };
 
-  return { checkGrant, sign, granted, newRefresh, newLogin };
+  /** client_credentials: the client's own token, no roles, no login, no refresh token. */
+  const clientToken = async (client: Client, scope: readonly string[]): Promise<TokenGrant> => {
+    const request = {
+      username: client.clientId,
+      clientId: client.clientId,
+      scope,
+      authorities: [],
+      loginId: undefined,
+    };
+    const issued = await deps.signAccessToken({ ...request, clientToken: true }, now());
+    return granted(issued, scope, undefined);
+  };
+
+  return { checkGrant, sign, granted, newRefresh, newLogin, clientToken };
 }

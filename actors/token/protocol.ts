@@ -7,7 +7,7 @@ import type { MessageSchemas } from '../../src/fields.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
-import type { GrantType } from '../../src/config.ts';
+import type { RegisteredGrant } from '../../src/security/client-registry.ts';
 
 export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
@@ -18,7 +18,7 @@ export type ErrorCode =
 
 export interface ClientView {
   readonly clientId: string;
-  readonly grantTypes: readonly GrantType[];
+  readonly grantTypes: readonly RegisteredGrant[];
   readonly scopes: readonly string[];
 }
 
@@ -57,14 +57,23 @@ export type Introspection =
       readonly tokenType: 'access_token' | 'refresh_token';
       readonly scope: readonly string[];
       readonly clientId: string;
+      /** The user; for a client_credentials token, the client's id. */
       readonly username: string;
+      /** A client_credentials token: its subject is the client, not a user. */
+      readonly clientToken: boolean;
       readonly exp: number;
       readonly iat: number;
       /** Access tokens only. */
       readonly jti: string | undefined;
     };
 
+/** An authorization code for the client to redeem at the token endpoint. */
+export interface AuthorizationCode {
+  readonly code: string;
+}
+
 export type ClientReply = Reply<ClientView, 'client.invalid'>;
+export type AuthorizeReply = Reply<AuthorizationCode, ErrorCode>;
 export type RevokeReply = Reply<null, 'client.mismatch'>;
 export type IntrospectReply = Reply<Introspection>;
 export type GrantReply = Reply<TokenGrant, ErrorCode>;
@@ -92,6 +101,34 @@ export type Command =
       readonly refreshToken: string;
       /** Undefined: the refresh token's scope; otherwise it may only narrow it. */
       readonly scope: readonly string[] | undefined;
+      readonly sender: Ref<GrantReply>;
+    }
+  | {
+      readonly type: 'ClientCredentials';
+      readonly clientId: string;
+      /** Undefined: every scope of the client. */
+      readonly scope: readonly string[] | undefined;
+      readonly sender: Ref<GrantReply>;
+    }
+  | {
+      readonly type: 'Authorize';
+      readonly clientId: string;
+      /** Already matched exactly against the client's registered ones. */
+      readonly redirectUri: string;
+      readonly username: string;
+      readonly password: string;
+      /** Undefined: every scope of the client. */
+      readonly scope: readonly string[] | undefined;
+      /** PKCE S256 challenge. */
+      readonly codeChallenge: string;
+      readonly sender: Ref<AuthorizeReply>;
+    }
+  | {
+      readonly type: 'RedeemCode';
+      readonly clientId: string;
+      readonly code: string;
+      readonly redirectUri: string;
+      readonly codeVerifier: string;
       readonly sender: Ref<GrantReply>;
     }
   | { readonly type: 'ListUsers'; readonly includePasswordHash: boolean; readonly sender: Ref<UsersReply> }
@@ -134,6 +171,47 @@ export const refresh =
   }): Request<Command, GrantReply> =>
   (sender) => ({ type: 'Refresh', clientId: p.clientId, refreshToken: p.refreshToken, scope: p.scope, sender });
 
+/** client_credentials grant for an already authenticated client: a token of the client itself, no refresh token, no roles. */
+export const clientCredentials =
+  (p: { clientId: string; scope?: readonly string[] | undefined }): Request<Command, GrantReply> =>
+  (sender) => ({ type: 'ClientCredentials', clientId: p.clientId, scope: p.scope, sender });
+
+/**
+ * The authorization endpoint's sign-in: checks the password as the password grant does, and
+ * answers a single-use code bound to the client, redirect URI, PKCE challenge and scope.
+ */
+export const authorize =
+  (p: {
+    clientId: string;
+    redirectUri: string;
+    username: string;
+    password: string;
+    scope?: readonly string[] | undefined;
+    codeChallenge: string;
+  }): Request<Command, AuthorizeReply> =>
+  (sender) => ({
+    type: 'Authorize',
+    clientId: p.clientId,
+    redirectUri: p.redirectUri,
+    username: p.username,
+    password: p.password,
+    scope: p.scope,
+    codeChallenge: p.codeChallenge,
+    sender,
+  });
+
+/** authorization_code grant: redeems a code once; a code presented again revokes every token issued from it. */
+export const redeemCode =
+  (p: { clientId: string; code: string; redirectUri: string; codeVerifier: string }): Request<Command, GrantReply> =>
+  (sender) => ({
+    type: 'RedeemCode',
+    clientId: p.clientId,
+    code: p.code,
+    redirectUri: p.redirectUri,
+    codeVerifier: p.codeVerifier,
+    sender,
+  });
+
 /** Every user with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
 export const listUsers =
   (options: { includePasswordHash?: boolean } = {}): Request<Command, UsersReply> =>
@@ -160,6 +238,21 @@ export const schemas = {
   AuthenticateClient: z.strictObject({ clientId: z.string(), clientSecret: z.string() }),
   IssueToken: z.strictObject({ clientId: z.string(), username: z.string(), password: z.string(), scope }),
   Refresh: z.strictObject({ clientId: z.string(), refreshToken: z.string(), scope }),
+  ClientCredentials: z.strictObject({ clientId: z.string(), scope }),
+  Authorize: z.strictObject({
+    clientId: z.string(),
+    redirectUri: z.string(),
+    username: z.string(),
+    password: z.string(),
+    scope,
+    codeChallenge: z.string(),
+  }),
+  RedeemCode: z.strictObject({
+    clientId: z.string(),
+    code: z.string(),
+    redirectUri: z.string(),
+    codeVerifier: z.string(),
+  }),
   ListUsers: z.strictObject({ includePasswordHash: z.boolean().default(false) }),
   Revoke: z.strictObject({ clientId: z.string(), token: z.string() }),
   Introspect: z.strictObject({ clientId: z.string(), token: z.string() }),
@@ -174,6 +267,11 @@ export const examples = {
   IssueToken:
     "Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password', scope: ['read'] })",
   Refresh: "Token.refresh({ clientId: 'troupe-client', refreshToken: '<refreshToken of an IssueToken reply>' })",
+  ClientCredentials: "Token.clientCredentials({ clientId: 'reporting-service', scope: ['read'] })",
+  Authorize:
+    "Token.authorize({ clientId: 'web-app', redirectUri: 'https://app.example/callback', username: 'john.doe', password: 'john-password', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' })",
+  RedeemCode:
+    "Token.redeemCode({ clientId: 'web-app', code: '<code of an Authorize reply>', redirectUri: 'https://app.example/callback', codeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' })",
   ListUsers: 'Token.listUsers()',
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
   Introspect: "Token.introspect({ clientId: 'troupe-client', token: '<an access or refresh token>' })",

@@ -69,13 +69,18 @@ function parameters(op: Operation): Json[] {
 }
 
 const HEADER_DOCS: Readonly<Record<string, string>> = {
-  Location: 'Where the new resource lives',
+  Location: 'Where the new resource lives; for /oauth/authorize, the redirect back to the client',
+  'Set-Cookie': 'The sign-in form’s CSRF nonce: HttpOnly, SameSite=Lax, Path=/oauth/authorize, 10 minutes',
+  'Content-Security-Policy': "`frame-ancestors 'none'`, no script, only the page's own inline style",
+  'X-Frame-Options': '`DENY`',
+  'Referrer-Policy': '`no-referrer`',
   ETag: 'The record version, for If-Match',
   'Retry-After': 'Seconds to wait',
   'WWW-Authenticate': 'RFC 6750 / RFC 7617 challenge',
   Allow: 'The allowed methods',
   'X-Request-Id': "The request id: the caller's, or a new one",
-  'Cache-Control': '`public, max-age=N`: N is at most 300 s and at most security.keys.publish-ahead-seconds',
+  'Cache-Control':
+    '`no-store` (answers to a request with credentials, the sign-in page); on the JWKS `public, max-age=N`, N at most 300 s and at most security.keys.publish-ahead-seconds',
   'X-Content-Type-Options': '`nosniff`, on every answer: a body is never taken for another type than it says',
 };
 

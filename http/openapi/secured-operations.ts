@@ -30,12 +30,13 @@ export const securedOperations: readonly Operation[] = [
     method: 'post',
     path: '/oauth/token',
     tag: 'secured',
-    summary: 'Password and refresh_token grants (RFC 6749 §4.3, §6)',
+    summary:
+      'Token endpoint: authorization_code with PKCE, client_credentials, refresh_token, and password (original client)',
     body: form(S.TokenRequest),
     responses: {
       200: { description: 'Tokens (Cache-Control: no-store)', schema: S.TokenResponse },
       400: oauthError(
-        '`invalid_request`, `unsupported_grant_type`, `unauthorized_client`, `invalid_grant` (Bad credentials; refresh token unknown, expired, revoked or reused), `invalid_scope`',
+        '`invalid_request`, `unsupported_grant_type`, `unauthorized_client` (a grant the client is not registered for), `invalid_grant` (Bad credentials; refresh token unknown, expired, revoked or reused; code unknown, expired, already used (its tokens are then revoked), of another client or redirect_uri, or a code_verifier that does not match), `invalid_scope`',
       ),
       401: clientErrors[401],
       413: oauthError('Body too large'),

@@ -37,13 +37,19 @@ export const TokenResponse = z
 export const TokenRequest = z
   .object({
     grant_type: z
-      .enum(['password', 'refresh_token', 'refresh-token'])
+      .enum(['password', 'refresh_token', 'refresh-token', 'client_credentials', 'authorization_code'])
       .meta({ description: '`refresh-token` is accepted as a spelling of `refresh_token`' }),
     username: z.string().optional(),
     password: z.string().optional(),
     refresh_token: z.string().optional(),
+    code: z.string().optional().meta({ description: 'authorization_code: the code from the redirect' }),
+    redirect_uri: z.string().optional().meta({ description: 'authorization_code: as in the authorization request' }),
+    code_verifier: z.string().optional().meta({ description: 'authorization_code: the PKCE verifier' }),
     scope: z.string().optional(),
-    client_id: z.string().optional().meta({ description: 'client_secret_post only; prefer HTTP Basic' }),
+    client_id: z
+      .string()
+      .optional()
+      .meta({ description: 'client_secret_post, or alone for a public client (`none`); else prefer HTTP Basic' }),
     client_secret: z.string().optional(),
   })
   .meta({ title: 'TokenRequest' });

@@ -1,4 +1,4 @@
-import type { GrantType } from '../../src/config.ts';
+import type { Client } from '../../src/security/clients.ts';
 import type { KeyRing } from '../../src/security/key-ring.ts';
 import { OAuthError } from '../problems.ts';
 import { PUBLIC, route, type Route } from '../routing.ts';
@@ -8,9 +8,10 @@ export interface DiscoveryRouteDeps {
   /** `Cache-Control: max-age` of the JWKS, seconds: at most the publish-ahead time of a new key. */
   readonly jwksMaxAge: number;
   readonly issuer: string;
-  readonly grantTypes: readonly GrantType[];
-  readonly scopes: readonly string[];
+  readonly clients: readonly Client[];
 }
+
+const union = <T>(lists: readonly (readonly T[])[]): T[] => [...new Set(lists.flat())];
 
 /** Spring's names of the algorithms, for `/oauth/token_key`. */
 const JAVA_ALG: Readonly<Record<string, string>> = {
@@ -27,6 +28,7 @@ export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
   const { keys, issuer } = deps;
 
   const authMethods = ['client_secret_basic', 'client_secret_post'];
+  const publicClients = deps.clients.some((c) => c.authMethod === 'none');
   // RFC 8414 metadata, only what this server supports (no *_auth_signing_alg_values_supported: no
   // JWT client authentication); it depends only on the configuration, so it is built once.
   const serverMetadata = {
@@ -35,11 +37,15 @@ export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
     revocation_endpoint: `${issuer}/oauth/revoke`,
     introspection_endpoint: `${issuer}/oauth/introspect`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
-    grant_types_supported: deps.grantTypes,
-    response_types_supported: [],
-    scopes_supported: deps.scopes,
-    token_endpoint_auth_methods_supported: authMethods,
-    revocation_endpoint_auth_methods_supported: authMethods,
+    authorization_endpoint: `${issuer}/oauth/authorize`,
+    grant_types_supported: union(deps.clients.map((c) => c.grantTypes)),
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
+    scopes_supported: union(deps.clients.map((c) => c.scopes)),
+    token_endpoint_auth_methods_supported: publicClients ? [...authMethods, 'none'] : authMethods,
+    revocation_endpoint_auth_methods_supported: publicClients ? [...authMethods, 'none'] : authMethods,
     introspection_endpoint_auth_methods_supported: authMethods,
   };
   return [

@@ -25,7 +25,7 @@ function introspectionBody(found: Token.Introspection, deps: TokenInfoRouteDeps)
     active: true,
     scope: found.scope.join(' '),
     client_id: found.clientId,
-    username: found.username,
+    ...(found.clientToken ? {} : { username: found.username }),
     token_type: found.tokenType === 'access_token' ? 'Bearer' : 'refresh_token',
     exp: found.exp,
     iat: found.iat,

@@ -38,6 +38,16 @@ function grantRequest(params: URLSearchParams, clientId: string) {
   if (grantType === 'refresh_token') {
     return Token.refresh({ clientId, refreshToken: required(params, 'refresh_token'), scope });
   }
+  if (grantType === 'client_credentials') return Token.clientCredentials({ clientId, scope });
+  if (grantType === 'authorization_code') {
+    // The scope is the one the code was issued for (RFC 6749 §4.1.3 has no scope parameter).
+    return Token.redeemCode({
+      clientId,
+      code: required(params, 'code'),
+      redirectUri: required(params, 'redirect_uri'),
+      codeVerifier: required(params, 'code_verifier'),
+    });
+  }
   throw new OAuthError(400, 'unsupported_grant_type', `Unsupported grant type: ${grantType.slice(0, 64)}`);
 }
 
@@ -74,7 +84,7 @@ function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {
   };
 }
 
-/** POST /oauth/token: the password and refresh_token grants (RFC 6749 §4.3, §6). */
+/** POST /oauth/token: the password, refresh_token, client_credentials and authorization_code grants (RFC 6749, RFC 7636). */
 export function oauthRoutes(deps: OAuthRouteDeps): Route[] {
   return [
     route('POST', '/oauth/token', CLIENT, async function token(ctx) {

@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
 import { loadInitialData, readInitialData, type InitialData } from '../initial-data.ts';
 import type { Logger } from '../logger.ts';
-import { createClientAuthenticator, type Client } from '../security/clients.ts';
+import { createClientAuthenticator, registeredClients } from '../security/clients.ts';
 import { createDenylist } from '../security/denylist.ts';
 import { createTokenSigner, createTokenVerifier, type TokenVerifier } from '../security/jwt.ts';
 import type { KeyRing } from '../security/key-ring.ts';
@@ -40,17 +40,6 @@ export interface Core {
   ready(): Promise<void>;
   /** Stops the actors (bottom-up), then closes the stores and the password workers. */
   close(): Promise<void>;
-}
-
-function registeredClient(config: Config): Client {
-  const jwt = config.security.jwt;
-  return {
-    clientId: jwt.clientId,
-    secretHash: jwt.clientSecret,
-    grantTypes: jwt.grantType,
-    scopes: [jwt.scopeRead, jwt.scopeWrite],
-    resourceIds: [jwt.resourceIds],
-  };
 }
 
 /** Every store: in MongoDB when `mongodb.uri` is set (nothing in SQLite then), else in the SQLite file. */
@@ -120,7 +109,7 @@ async function tokenDeps(
   const passwords = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
   const cost = costOf(initial.users[0]?.password ?? '') ?? 10;
   const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
-  const clients = [registeredClient(config)];
+  const clients = registeredClients(config);
   const settings = {
     issuer: config.security.jwt.issuer,
     audience: config.security.jwt.resourceIds,
@@ -133,6 +122,7 @@ async function tokenDeps(
     authenticateClient: createClientAuthenticator(clients, passwords),
     credentials: stores.credentials,
     refreshTokens: stores.refreshTokens,
+    codes: stores.codes,
     passwords,
     signAccessToken: createTokenSigner(keys.signing, settings),
     verifyAccessToken: createTokenVerifier(keys.verifying, settings, denylist.isRevoked),

@@ -1,15 +1,34 @@
-/** The registered OAuth client and HTTP Basic client authentication (RFC 6749 §2.3.1). */
+/** The registered OAuth clients and HTTP Basic client authentication (RFC 6749 §2.3.1). */
 import { createHash } from 'node:crypto';
-import type { GrantType } from '../config.ts';
+import type { Config } from '../config.ts';
+import type { AuthMethod, RegisteredGrant } from './client-registry.ts';
 import { isTooLong, type PasswordHasher } from './passwords.ts';
 
 export interface Client {
   readonly clientId: string;
-  /** BCrypt hash of the client secret. */
-  readonly secretHash: string;
-  readonly grantTypes: readonly GrantType[];
+  /** Shown on the sign-in page; the id when unset. */
+  readonly clientName?: string | undefined;
+  /** BCrypt hash of the client secret; undefined for a public client, which never authenticates. */
+  readonly secretHash: string | undefined;
+  readonly authMethod: AuthMethod;
+  readonly grantTypes: readonly RegisteredGrant[];
   readonly scopes: readonly string[];
-  readonly resourceIds: readonly string[];
+  /** Compared exactly (no prefix, no normalisation) with an authorization request's redirect_uri. */
+  readonly redirectUris: readonly string[];
+}
+
+/** The original client of `security.jwt.*` first, then those of `security.clients-file`. */
+export function registeredClients(config: Config): readonly Client[] {
+  const jwt = config.security.jwt;
+  const original: Client = {
+    clientId: jwt.clientId,
+    secretHash: jwt.clientSecret,
+    authMethod: 'client_secret_basic',
+    grantTypes: jwt.grantType,
+    scopes: [jwt.scopeRead, jwt.scopeWrite],
+    redirectUris: [],
+  };
+  return [original, ...config.security.clientsFile];
 }
 
 export interface ClientCredentials {
@@ -49,8 +68,10 @@ export function createClientAuthenticator(clients: readonly Client[], hasher: Pa
     const hit = verified.get(key);
     if (hit) return hit;
     const client = clients.find((c) => c.clientId === credentials.clientId);
-    const matches = await hasher.verify(credentials.clientSecret, client?.secretHash ?? clients[0]?.secretHash ?? '');
-    if (!client || !matches) return undefined;
+    // An unknown or public client costs the same BCrypt check as a wrong secret, and fails.
+    const hash = client?.secretHash ?? clients[0]?.secretHash ?? '';
+    const matches = await hasher.verify(credentials.clientSecret, hash);
+    if (!client || client.secretHash === undefined || !matches) return undefined;
     if (verified.size >= CACHE_LIMIT) verified.delete(verified.keys().next().value ?? '');
     verified.set(key, client);
     return client;

@@ -29,6 +29,8 @@ export interface Principal {
   readonly loginId: string | undefined;
   /** The key that signed it: a key taken out of the set refuses all of its tokens. */
   readonly kid: string;
+  /** A client_credentials token (no `user_name` claim): `username` is the client's id, no user's. */
+  readonly clientToken?: boolean;
 }
 
 export interface IssuedToken {
@@ -43,8 +45,10 @@ export interface TokenRequest {
   readonly clientId: string;
   readonly scope: readonly string[];
   readonly authorities: readonly string[];
-  /** Names the login (password grant) every token of it carries, as `sid`. */
-  readonly loginId: string;
+  /** Names the login (password grant) every token of it carries, as `sid`; none for a client's own token. */
+  readonly loginId: string | undefined;
+  /** client_credentials: `sub` is the client, and no `user_name` claim says it is a user. */
+  readonly clientToken?: boolean;
 }
 
 /** Allowed clock skew for `exp`, `nbf` and `iat`, seconds. */
@@ -60,7 +64,7 @@ export function createTokenSigner(signingKey: () => Promise<UsableKey>, settings
     const token = await new SignJWT({
       client_id: req.clientId,
       scope: req.scope.join(' '),
-      user_name: req.username,
+      user_name: req.clientToken === true ? undefined : req.username,
       authorities: [...req.authorities],
       sid: req.loginId,
     })
@@ -115,8 +119,19 @@ function toPrincipal(p: JWTPayload, nowSeconds: number, kid: string): Principal 
   ) {
     throw new InvalidTokenError('Access token claims are incomplete');
   }
-  const scopes = scope.split(' ').filter(Boolean);
-  return { username: sub, clientId, scope: scopes, authorities, jti, exp, iat, loginId: sid, kid };
+  const principal = {
+    username: sub,
+    clientId,
+    scope: scope.split(' ').filter(Boolean),
+    authorities,
+    jti,
+    exp,
+    iat,
+    kid,
+  };
+  return p['user_name'] === undefined
+    ? { ...principal, loginId: sid, clientToken: true }
+    : { ...principal, loginId: sid };
 }
 
 /** Finds the key a token's `kid` names, if it verifies now. */

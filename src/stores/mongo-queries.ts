@@ -299,4 +299,5 @@ export const INDEXES: Readonly<Record<string, readonly IndexDescription[]>> = {
     { key: { expire: -1 }, name: 'login_throttle_expire', expireAfterSeconds: 0 },
   ],
   login_known_pairs: [{ key: { seenAt: -1 }, name: 'login_known_pairs_seen' }],
+  authorization_codes: [{ key: { expiresAt: 1 }, name: 'authorization_codes_expiry' }],
 };

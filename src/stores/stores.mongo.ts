@@ -1,4 +1,5 @@
 import { mongoActivityStore } from './activity-store.mongo.ts';
+import { mongoAuthorizationCodeStore } from './authorization-code-store.mongo.ts';
 import { mongoCredentialStore } from './credential-store.mongo.ts';
 import { mongoEmployeeStore } from './employee-store.mongo.ts';
 import { mongoKeyStore } from './key-store.mongo.ts';
@@ -38,6 +39,7 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
     employees: mongoEmployeeStore(db, run),
     throttle: mongoLoginThrottleStore(db, run),
     keys: mongoKeyStore(db, options.revocationSyncMs, run),
+    codes: mongoAuthorizationCodeStore(db, run),
     async prepare(load) {
       // One bounded operation per collection: a large collection may take a while to check.
       for (const [name, indexes] of Object.entries(INDEXES))

@@ -1,4 +1,5 @@
 import { sqliteActivityStore } from './activity-store.sqlite.ts';
+import { sqliteAuthorizationCodeStore } from './authorization-code-store.sqlite.ts';
 import { sqliteCredentialStore } from './credential-store.sqlite.ts';
 import { sqliteEmployeeStore } from './employee-store.sqlite.ts';
 import { sqliteKeyStore } from './key-store.sqlite.ts';
@@ -24,6 +25,7 @@ export function openSqliteStores(dir: string, options: OpenOptions): Stores {
     employees: sqliteEmployeeStore(db),
     throttle: sqliteLoginThrottleStore(db),
     keys: sqliteKeyStore(db),
+    codes: sqliteAuthorizationCodeStore(db),
     prepare: (load) => load(credentials),
     ping: async () => {
       ping.get();

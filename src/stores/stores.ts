@@ -1,5 +1,6 @@
 /** Every store of a process, on one database: the embedded SQLite file, or MongoDB. */
 import type { ActivityStore } from './activity-store.ts';
+import type { AuthorizationCodeStore } from './authorization-code-store.ts';
 import type { CredentialStore } from './credential-store.ts';
 import type { EmployeeStore } from './employee-store.ts';
 import type { KeyStore } from './key-store.ts';
@@ -20,6 +21,7 @@ export interface Stores {
   readonly throttle: LoginThrottleStore;
   /** The signing-key set (unused while configuration fixes the key). */
   readonly keys: KeyStore;
+  readonly codes: AuthorizationCodeStore;
   /**
    * Makes the database ready for the stores (SQLite: migrations, done on open; MongoDB: the
    * indexes, idempotently), then runs `load` (the initial data) on a credential store that may

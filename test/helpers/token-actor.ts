@@ -13,6 +13,7 @@ import { loadConfiguredKey } from '../../src/security/keys.ts';
 import type { PasswordHasher } from '../../src/security/passwords.ts';
 import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
+import { sqliteAuthorizationCodeStore } from '../../src/stores/authorization-code-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
@@ -21,9 +22,10 @@ export const SETTINGS: TokenSettings = { issuer: 'http://issuer.test', audience:
 export const CLIENT: Client = {
   clientId: 'troupe-client',
   secretHash: DEV_CLIENT_SECRET_HASH,
+  authMethod: 'client_secret_basic',
   grantTypes: ['password', 'refresh_token'],
   scopes: ['read', 'write'],
-  resourceIds: ['troupe-api'],
+  redirectUris: [],
 };
 
 export interface TokenActorSetup {
@@ -64,6 +66,7 @@ export async function startTokenActor(
     authenticateClient: createClientAuthenticator(clients, options.hasher),
     credentials,
     refreshTokens: (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db)),
+    codes: sqliteAuthorizationCodeStore(db),
     passwords: options.hasher,
     signAccessToken: createTokenSigner(keys.signing, SETTINGS),
     verifyAccessToken: verify,

@@ -60,6 +60,8 @@ t("every route that needs a store answers 503 with Retry-After, in its prefix's 
     '/.well-known/jwks.json',
     '/.well-known/oauth-authorization-server',
     '/oauth/token_key',
+    // Answered from the request alone (these requests are no sign-in: no client, no form body).
+    '/oauth/authorize',
   ]);
   for (const r of routesOf(ctx.server.troupe.app)) {
     const path = r.path.replace(':id', '0123456789abcdef01234567').replace(':file', 'swagger-ui.css');

@@ -151,7 +151,11 @@ t('a repeated parameter → 400 invalid_request', async () => {
 });
 
 t('unknown grant type → 400 unsupported_grant_type', async () => {
-  await expectError(await postToken(ctx.url, { grant_type: 'client_credentials' }), 400, 'unsupported_grant_type');
+  await expectError(await postToken(ctx.url, { grant_type: 'implicit' }), 400, 'unsupported_grant_type');
+});
+
+t('a known grant the original client is not registered for → 400 unauthorized_client', async () => {
+  await expectError(await postToken(ctx.url, { grant_type: 'client_credentials' }), 400, 'unauthorized_client');
 });
 
 t('unknown user or wrong password → 400 invalid_grant "Bad credentials" for both', async () => {

@@ -3,6 +3,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { routesOf } from '../../http/app.ts';
+import { authorizeUrl, openForm, pkce } from '../helpers/authorize.ts';
+import { CLIENTS, clientsFile, WEB } from '../helpers/clients.ts';
 import { conformance, type Mismatches, type OpenApiDoc } from '../helpers/openapi-conformance.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, bearer, login, USERS } from '../helpers/tokens.ts';
@@ -21,7 +23,10 @@ const ctx = {} as Ctx;
 const t = suite('OpenAPI document › real responses conform to it', ctx);
 
 t.before(async () => {
-  ctx.server = await startTestServer({ 'security.login-throttle.max-failures-per-user': '2' });
+  ctx.server = await startTestServer({
+    'security.login-throttle.max-failures-per-user': '2',
+    'security.clients-file': clientsFile(CLIENTS),
+  });
   ctx.check = conformance((await (await fetch(`${ctx.server.url}/openapi.json`)).json()) as OpenApiDoc);
   const john = await login(ctx.server.url);
   ctx.token = john.access_token;
@@ -60,7 +65,12 @@ async function call(
     headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
     body = new URLSearchParams(c.form).toString();
   }
-  const res = await fetch(`${ctx.server.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  const res = await fetch(`${ctx.server.url}${path}`, {
+    method,
+    headers,
+    redirect: 'manual',
+    ...(body === undefined ? {} : { body }),
+  });
   const text = await res.text();
   ctx.mismatches.push(
     ...ctx.check({ method: c.as ?? method, template, status: res.status, headers: res.headers, text }),
@@ -111,6 +121,31 @@ t('the secured service and the authorization server', async () => {
   assert.is((await call('GET', '/app/admin', '/app/admin')).status, 200);
   assert.is((await call('GET', '/app/user', '/app/user')).status, 200);
   assert.is((await call('GET', '/app/user', '/app/user', { token: ctx.adminToken })).status, 403);
+});
+
+t('the authorization endpoint', async () => {
+  const request = {
+    response_type: 'code',
+    client_id: WEB.id,
+    redirect_uri: WEB.redirect,
+    state: 's',
+    code_challenge: pkce().challenge,
+    code_challenge_method: 'S256',
+  };
+  const at = (params: Record<string, string>) => authorizeUrl('', params);
+  const get = (params: Record<string, string>) => call('GET', '/oauth/authorize', at(params), { token: null });
+  assert.is((await get(request)).status, 200);
+  assert.is((await get({ ...request, client_id: 'nobody' })).status, 400);
+  assert.is((await get({ ...request, code_challenge_method: 'plain' })).status, 302);
+  const form = await openForm(`${ctx.server.url}${at(request)}`);
+  const post = (username: string, password: string) =>
+    call('POST', '/oauth/authorize', '/oauth/authorize', {
+      token: null,
+      headers: { Cookie: form.cookie ?? '' },
+      form: { ...Object.fromEntries(form.fields), username, password },
+    });
+  assert.is((await post('jane.doe', 'wrong-but-secret-password')).status, 400);
+  assert.is((await post(USERS.john.username, USERS.john.password)).status, 303);
 });
 
 t('the employee service', async () => {
@@ -303,7 +338,9 @@ t('every answer above conforms; every operation was seen succeeding', () => {
     .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`);
   // 403 with the default MAC key; 200 in authorization-server.test.ts
   operations.splice(operations.indexOf('GET /oauth/token_key'), 1);
-  const succeeded = operations.filter((op) => [...ctx.seen].some((s) => s.startsWith(`${op} 2`)));
+  // A sign-in succeeds with 303 to the client, the code in its Location.
+  const success = (op: string) => (op === 'POST /oauth/authorize' ? `${op} 303` : `${op} 2`);
+  const succeeded = operations.filter((op) => [...ctx.seen].some((s) => s.startsWith(success(op))));
   assert.equal(
     operations.filter((op) => !succeeded.includes(op)),
     [],

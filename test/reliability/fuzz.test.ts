@@ -280,6 +280,22 @@ function routes(): Route[] {
       auth: 'basic',
     },
     {
+      covers: ['GET /oauth/authorize'],
+      method: 'GET',
+      path: q('/oauth/authorize', ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'state']),
+      body: none,
+      type: undefined,
+      auth: 'none',
+    },
+    {
+      covers: ['POST /oauth/authorize'],
+      method: 'POST',
+      path: fc.constant('/oauth/authorize'),
+      body: form,
+      type: formType,
+      auth: 'none',
+    },
+    {
       covers: ['POST /oauth/revoke'],
       writes: ['refresh_tokens', 'revocations'],
       method: 'POST',
@@ -488,6 +504,8 @@ async function fuzz(route: Route): Promise<void> {
 // The routes are built inside each test (they need the fixtures of before()); their names are fixed here.
 const ROUTE_NAMES = [
   'POST /oauth/token',
+  'GET /oauth/authorize',
+  'POST /oauth/authorize',
   'POST /oauth/revoke',
   'POST /oauth/introspect',
   'POST /oauth/check_token',

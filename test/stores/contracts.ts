@@ -11,6 +11,7 @@ import { createDenylist } from '../../src/security/denylist.ts';
 import { createLoginThrottle } from '../../src/security/login-throttle.ts';
 import { REVOKED_RETENTION_S, SPENT_WINDOW, type RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
 import type { Stores } from '../../src/stores/stores.ts';
+import { authorizationCodes } from './authorization-code-store.contract.ts';
 
 export interface StoresUnderTest {
   readonly stores: Stores;
@@ -460,6 +461,7 @@ export function storeContracts(name: string, target: ContractTarget): void {
   revocations(name, target);
   userData(name, target);
   throttle(name, target);
+  authorizationCodes(name, target);
   const teardown = suite(`store contracts (${name}): teardown`);
   teardown('the database is released', async () => {
     await target.teardown?.();

@@ -1,0 +1,91 @@
+/**
+ * The authorization-code grant's half in TokenActor: issuing a code once the user's password
+ * matched, and redeeming it. A code names the login its tokens will belong to, so a code presented
+ * a second time revokes that login: every access and refresh token issued from the code.
+ */
+import { randomUUID } from 'node:crypto';
+import { tell } from '../../src/messaging/nact.ts';
+import { fail, ok } from '../../src/messaging/reply.ts';
+import type { Client } from '../../src/security/clients.ts';
+import {
+  isCodeVerifier,
+  looksLikeAuthorizationCode,
+  newAuthorizationCode,
+  verifierMatches,
+} from '../../src/security/pkce.ts';
+import { hashToken } from '../../src/security/refresh-tokens.ts';
+import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../../src/stores/authorization-code-store.ts';
+import type { AccountRecord, CredentialStore } from '../../src/stores/credential-store.ts';
+import type { Grants } from './grants.ts';
+import type { AuthorizationCode, Command } from './protocol.ts';
+
+export interface CodeDeps {
+  readonly codes: AuthorizationCodeStore;
+  readonly credentials: CredentialStore;
+}
+
+/** Seconds a code may wait for its redemption (RFC 6749 §4.1.2 recommends at most ten minutes). */
+export const CODE_VALIDITY_S = 60;
+
+type Authorize = Extract<Command, { type: 'Authorize' }>;
+type RedeemCode = Extract<Command, { type: 'RedeemCode' }>;
+
+export const REPLAYED = 'Authorization code already used; every token issued from it is revoked';
+
+export function createCodes(
+  deps: CodeDeps,
+  grants: Grants,
+  seconds: () => number,
+  revokeLogin: (loginId: string) => Promise<void>,
+  afterLogin: (username: string) => Promise<void>,
+) {
+  /** A new code for `user`, whose password matched; stored by its hash only. */
+  const issue = async (client: Client, user: AccountRecord, request: Authorize): Promise<AuthorizationCode> => {
+    const code = newAuthorizationCode();
+    await deps.codes.insert({
+      codeHash: hashToken(code),
+      clientId: client.clientId,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      scope: request.scope ?? client.scopes,
+      username: user.username,
+      loginId: randomUUID(),
+      expiresAt: seconds() + CODE_VALIDITY_S,
+      usedAt: null,
+    });
+    return { code };
+  };
+
+  /** Why the spent code may not be redeemed by this request, if it may not. */
+  const mismatch = (record: AuthorizationCodeRecord, msg: RedeemCode): string | undefined => {
+    if (record.clientId !== msg.clientId) return 'Invalid authorization code';
+    if (record.expiresAt <= seconds()) return 'Authorization code expired';
+    if (record.redirectUri !== msg.redirectUri) return 'redirect_uri does not match the authorization request';
+    if (!verifierMatches(msg.codeVerifier, record.codeChallenge)) return 'code_verifier does not match the challenge';
+    return undefined;
+  };
+
+  const onRedeemCode = async (msg: RedeemCode): Promise<void> => {
+    const refuse = (description: string) => tell(msg.sender, fail('grant.invalid', description));
+    const client = grants.checkGrant(msg.clientId, 'authorization_code', undefined);
+    if ('ok' in client) return tell(msg.sender, client);
+    if (!looksLikeAuthorizationCode(msg.code) || !isCodeVerifier(msg.codeVerifier))
+      return refuse('Invalid authorization code or code_verifier');
+    // Spent whatever follows: a code is presented once, by its client or by anyone else.
+    const record = await deps.codes.spend(hashToken(msg.code), seconds());
+    if (!record) return refuse('Invalid authorization code');
+    if (record.usedAt !== null) {
+      await revokeLogin(record.loginId);
+      return refuse(REPLAYED);
+    }
+    const wrong = mismatch(record, msg);
+    if (wrong !== undefined) return refuse(wrong);
+    const user = await deps.credentials.findByUsername(record.username);
+    if (!user) return refuse('The user no longer exists');
+    const granted = await grants.newLogin(client, user, record.scope, record.loginId);
+    await afterLogin(user.username);
+    tell(msg.sender, ok(granted));
+  };
+
+  return { issue, onRedeemCode };
+}

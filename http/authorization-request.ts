@@ -1,0 +1,121 @@
+/**
+ * An authorization request (RFC 6749 §4.1.1 with RFC 7636 PKCE), read from the query or the posted
+ * form. Its client and redirect URI are checked first: until both are known good, an error is a
+ * page ({@link PageError}), never a redirect; after that it goes back to the client ({@link RedirectError}).
+ */
+import type { Client } from '../src/security/clients.ts';
+import { SCOPE_TOKEN } from '../src/security/formats.ts';
+import { isS256Challenge } from '../src/security/pkce.ts';
+
+export const REQUEST_PARAMS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+] as const;
+
+export class PageError extends Error {
+  override readonly name = 'PageError';
+  readonly error: string;
+  readonly description: string;
+  constructor(error: string, description: string) {
+    super(description);
+    this.error = error;
+    this.description = description;
+  }
+}
+
+export interface RedirectTarget {
+  readonly redirectUri: string;
+  readonly state: string | undefined;
+}
+
+export class RedirectError extends Error {
+  override readonly name = 'RedirectError';
+  readonly error: string;
+  readonly description: string;
+  readonly target: RedirectTarget;
+  constructor(error: string, description: string, target: RedirectTarget) {
+    super(description);
+    this.error = error;
+    this.description = description;
+    this.target = target;
+  }
+}
+
+export interface AuthorizationRequest {
+  readonly client: Client;
+  readonly redirectUri: string;
+  readonly state: string | undefined;
+  /** Undefined: every scope of the client. */
+  readonly scope: readonly string[] | undefined;
+  readonly codeChallenge: string;
+  /** The parameters as sent (those of {@link REQUEST_PARAMS}), for the form to send back. */
+  readonly params: ReadonlyMap<string, string>;
+}
+
+function only(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  if (values.length > 1) throw new PageError('invalid_request', `Parameter ${name} is repeated`);
+  return values[0] === '' ? undefined : values[0];
+}
+
+function clientAndRedirect(params: URLSearchParams, clients: readonly Client[]) {
+  const clientId = only(params, 'client_id');
+  const client = clients.find((c) => c.clientId === clientId);
+  if (clientId === undefined || !client) throw new PageError('invalid_client', 'Unknown client');
+  const given = only(params, 'redirect_uri');
+  // Exact string comparison: no prefix, no normalisation (RFC 9700 §4.1.3).
+  if (given !== undefined && !client.redirectUris.includes(given))
+    throw new PageError('invalid_request', 'redirect_uri is not registered for this client');
+  const redirectUri = given ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+  if (redirectUri === undefined) throw new PageError('invalid_request', 'Missing parameter: redirect_uri');
+  return { client, redirectUri };
+}
+
+function requestedScope(raw: string | undefined, client: Client): readonly string[] | undefined {
+  if (raw === undefined) return undefined;
+  const scope = [...new Set(raw.split(' ').filter(Boolean))];
+  if (scope.length === 0 || !scope.every((s) => SCOPE_TOKEN.test(s))) throw new Error('Malformed scope');
+  const wider = scope.filter((s) => !client.scopes.includes(s));
+  if (wider.length > 0) throw new Error(`Invalid scope: ${wider.join(' ').slice(0, 200)}`);
+  return scope;
+}
+
+/** The checked request; throws {@link PageError} or {@link RedirectError}. */
+export function readAuthorizationRequest(params: URLSearchParams, clients: readonly Client[]): AuthorizationRequest {
+  const { client, redirectUri } = clientAndRedirect(params, clients);
+  const states = params.getAll('state');
+  const state = states.length === 1 ? states[0] : undefined;
+  const back = (error: string, description: string) => new RedirectError(error, description, { redirectUri, state });
+  const repeated = REQUEST_PARAMS.find((name) => params.getAll(name).length > 1);
+  if (repeated !== undefined) throw back('invalid_request', `Parameter ${repeated} is repeated`);
+  const value = (name: string): string | undefined => params.get(name) || undefined;
+  const responseType = value('response_type');
+  if (responseType === undefined) throw back('invalid_request', 'Missing parameter: response_type');
+  if (responseType !== 'code') throw back('unsupported_response_type', 'Only response_type=code is supported');
+  if (!client.grantTypes.includes('authorization_code'))
+    throw back('unauthorized_client', 'The client may not use the authorization_code grant');
+  const codeChallenge = value('code_challenge');
+  if (codeChallenge === undefined) throw back('invalid_request', 'PKCE is required: missing code_challenge');
+  if (value('code_challenge_method') !== 'S256') throw back('invalid_request', 'code_challenge_method must be S256');
+  if (!isS256Challenge(codeChallenge)) throw back('invalid_request', 'Malformed code_challenge');
+  let scope: readonly string[] | undefined;
+  try {
+    scope = requestedScope(value('scope'), client);
+  } catch (error) {
+    throw back('invalid_scope', (error as Error).message);
+  }
+  const sent = new Map(REQUEST_PARAMS.flatMap((name) => (params.has(name) ? [[name, params.get(name) ?? '']] : [])));
+  return { client, redirectUri, state, scope, codeChallenge, params: sent };
+}
+
+/** The redirect URI with `extra` added to its query (its own query kept). */
+export function redirectTo(redirectUri: string, extra: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(extra)) if (value !== undefined) url.searchParams.append(name, value);
+  return url.href;
+}

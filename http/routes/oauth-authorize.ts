@@ -1,0 +1,132 @@
+import type { Context } from 'koa';
+import * as Token from '../../actors/token/protocol.ts';
+import { ask } from '../../src/messaging/ask.ts';
+import { csrfTokenValid, issueCsrfToken } from '../authorize-csrf.ts';
+import {
+  PageError,
+  readAuthorizationRequest,
+  redirectTo,
+  RedirectError,
+  type AuthorizationRequest,
+  type RedirectTarget,
+} from '../authorization-request.ts';
+import { errorPage, loginPage, PAGE_CSP } from '../login-page.ts';
+import { formBody, formParams } from '../middleware/body.ts';
+import { settle, type OAuthRouteDeps } from '../oauth-client.ts';
+import { replyValue } from '../problems.ts';
+import { PUBLIC, route, type Route } from '../routing.ts';
+
+export interface AuthorizeRouteDeps extends OAuthRouteDeps {
+  /** Sent back as `iss` with every response (RFC 9207). */
+  readonly issuer: string;
+}
+
+const BAD_CREDENTIALS = 'Wrong username or password.';
+
+/** Every answer of the endpoint: never cached, never framed, never leaking its URL onwards. */
+function secureHeaders(ctx: Context): void {
+  ctx.set({
+    'Content-Security-Policy': PAGE_CSP,
+    'X-Frame-Options': 'DENY',
+    'Cache-Control': 'no-store',
+    Pragma: 'no-cache',
+    'Referrer-Policy': 'no-referrer',
+  });
+}
+
+function html(ctx: Context, status: number, body: string): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = body;
+}
+
+function redirectBack(ctx: Context, target: RedirectTarget, params: Record<string, string>, issuer: string): void {
+  ctx.status = ctx.method === 'POST' ? 303 : 302;
+  ctx.redirect(redirectTo(target.redirectUri, { ...params, state: target.state, iss: issuer }));
+  // Koa's own body would repeat the URL, code included; a browser follows the Location anyway.
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = '<!doctype html><title>Redirecting</title><p>Back to the application…</p>';
+}
+
+function showForm(
+  ctx: Context,
+  request: AuthorizationRequest,
+  status: number,
+  extra: { username?: string; error?: string } = {},
+) {
+  const csrfToken = issueCsrfToken(ctx, request.params);
+  const clientName = request.client.clientName ?? request.client.clientId;
+  html(ctx, status, loginPage({ clientName, request: request.params, csrfToken, ...extra }));
+}
+
+/** Renders what the checks threw: a page when the client or redirect is not known good, else a redirect. */
+async function answering(ctx: Context, issuer: string, work: () => Promise<void>): Promise<void> {
+  secureHeaders(ctx);
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof PageError) return html(ctx, 400, errorPage(error.error, error.description));
+    if (error instanceof RedirectError)
+      return redirectBack(ctx, error.target, { error: error.error, error_description: error.description }, issuer);
+    throw error;
+  }
+}
+
+const REPLY_REDIRECTS = {
+  'client.invalid': 'unauthorized_client',
+  'grant.unauthorized': 'unauthorized_client',
+  'scope.invalid': 'invalid_scope',
+  'client.mismatch': 'invalid_request',
+} as const;
+
+async function signIn(ctx: Context, deps: AuthorizeRouteDeps, request: AuthorizationRequest, params: URLSearchParams) {
+  const username = params.get('username') ?? '';
+  const password = params.get('password') ?? '';
+  if (username === '' || password === '') return showForm(ctx, request, 400, { username, error: BAD_CREDENTIALS });
+  const admission = await deps.throttle.begin(username, ctx.ip);
+  if ('retryAfter' in admission) {
+    ctx.set('Retry-After', String(admission.retryAfter));
+    return showForm(ctx, request, 429, {
+      username,
+      error: `Too many failed sign-ins; try again in ${admission.retryAfter} seconds.`,
+    });
+  }
+  const { client, redirectUri, scope, codeChallenge } = request;
+  const ask$ = ask(
+    deps.token,
+    Token.authorize({ clientId: client.clientId, redirectUri, username, password, scope, codeChallenge }),
+    deps.askTimeoutMs,
+  );
+  const reply = await settle(admission.attempt, ask$, (r) =>
+    r.ok ? 'succeeded' : r.code === 'grant.invalid' ? 'failed' : 'abandoned',
+  );
+  if (reply.ok) return redirectBack(ctx, request, { code: reply.value.code }, deps.issuer);
+  if (reply.code === 'grant.invalid') return showForm(ctx, request, 400, { username, error: BAD_CREDENTIALS });
+  if (reply.code in REPLY_REDIRECTS)
+    throw new RedirectError(REPLY_REDIRECTS[reply.code as keyof typeof REPLY_REDIRECTS], reply.message, request);
+  replyValue(reply);
+}
+
+/** GET /oauth/authorize shows the sign-in form; POST of it signs in and redirects with a code (RFC 6749 §4.1, RFC 7636, RFC 9207). */
+export function oauthAuthorizeRoutes(deps: AuthorizeRouteDeps): Route[] {
+  const form = formBody(deps.maxBodyBytes);
+  return [
+    route('GET', '/oauth/authorize', PUBLIC, async function authorizationForm(ctx) {
+      await answering(ctx, deps.issuer, async () => {
+        showForm(ctx, readAuthorizationRequest(new URLSearchParams(ctx.querystring), deps.clients), 200);
+      });
+    }),
+    route('POST', '/oauth/authorize', PUBLIC, form, async function authorizationSignIn(ctx) {
+      await answering(ctx, deps.issuer, async () => {
+        const params = formParams(ctx);
+        const request = readAuthorizationRequest(params, deps.clients);
+        if (!csrfTokenValid(ctx, params.get('csrf_token') ?? undefined, request.params))
+          throw new PageError(
+            'invalid_request',
+            'The sign-in form expired or was not served to this browser; start again from the application',
+          );
+        await signIn(ctx, deps, request, params);
+      });
+    }),
+  ];
+}

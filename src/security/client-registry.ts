@@ -1,0 +1,107 @@
+/**
+ * The registered OAuth clients: the original one from `security.jwt.*` and those of
+ * `security.clients-file`, a JSON array of RFC 7591 client metadata, validated at start-up.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { BCRYPT_HASH, SCOPE_TOKEN, withoutBcryptPrefix } from './formats.ts';
+
+export type RegisteredGrant = 'authorization_code' | 'refresh_token' | 'client_credentials' | 'password';
+export type AuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+/** One entry of `security.clients-file`, as parsed (RFC 7591 names become camel case). */
+export interface ClientRegistration {
+  readonly clientId: string;
+  readonly clientName: string | undefined;
+  /** BCrypt hash; undefined for a public client (`token_endpoint_auth_method: none`). */
+  readonly secretHash: string | undefined;
+  readonly authMethod: AuthMethod;
+  readonly redirectUris: readonly string[];
+  readonly grantTypes: readonly RegisteredGrant[];
+  readonly scopes: readonly string[];
+}
+
+/** Absolute, no fragment (RFC 6749 §3.1.2), written exactly as it will be compared. */
+function isRedirectUri(uri: string): boolean {
+  if (uri.includes('#')) return false;
+  try {
+    return new URL(uri).protocol !== '' && /^[a-z][a-z0-9+.-]*:/i.test(uri);
+  } catch {
+    return false;
+  }
+}
+
+const entry = z
+  .strictObject({
+    client_id: z.string().regex(/^[\x21-\x7E]{1,128}$/, 'must be 1 to 128 printable ASCII characters'),
+    client_name: z.string().max(200).optional(),
+    client_secret: z
+      .string()
+      .regex(BCRYPT_HASH, 'must be a BCrypt hash ($2a$, $2b$ or $2y$), never the secret itself')
+      .optional(),
+    token_endpoint_auth_method: z
+      .enum(['client_secret_basic', 'client_secret_post', 'none'])
+      .default('client_secret_basic'),
+    redirect_uris: z.array(z.string().refine(isRedirectUri, 'must be an absolute URI without a fragment')).default([]),
+    grant_types: z
+      .array(z.enum(['authorization_code', 'refresh_token', 'client_credentials', 'password']))
+      .min(1, 'must name at least one grant')
+      .default(['authorization_code']),
+    scope: z
+      .string()
+      .default('')
+      .transform((s) => [...new Set(s.split(' ').filter(Boolean))])
+      .refine((scopes) => scopes.every((s) => SCOPE_TOKEN.test(s)), 'must be space-separated scope tokens'),
+  })
+  .superRefine((c, ctx) => {
+    const isPublic = c.token_endpoint_auth_method === 'none';
+    if (isPublic && c.client_secret !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['client_secret'], message: 'a public client (none) has no secret' });
+    if (!isPublic && c.client_secret === undefined)
+      ctx.addIssue({ code: 'custom', path: ['client_secret'], message: 'is required for a confidential client' });
+    for (const grant of ['client_credentials', 'password'] as const)
+      if (isPublic && c.grant_types.includes(grant))
+        ctx.addIssue({ code: 'custom', path: ['grant_types'], message: `a public client may not use ${grant}` });
+    if (c.grant_types.includes('authorization_code') && c.redirect_uris.length === 0)
+      ctx.addIssue({ code: 'custom', path: ['redirect_uris'], message: 'authorization_code needs a redirect URI' });
+  })
+  .transform((c): ClientRegistration => ({
+    clientId: c.client_id,
+    clientName: c.client_name,
+    secretHash: c.client_secret === undefined ? undefined : withoutBcryptPrefix(c.client_secret),
+    authMethod: c.token_endpoint_auth_method,
+    redirectUris: c.redirect_uris,
+    grantTypes: [...new Set(c.grant_types)],
+    scopes: c.scope,
+  }));
+
+const file = z.array(entry).superRefine((clients, ctx) => {
+  const seen = new Set<string>();
+  clients.forEach((c, i) => {
+    if (seen.has(c.clientId)) ctx.addIssue({ code: 'custom', path: [i, 'client_id'], message: 'is registered twice' });
+    seen.add(c.clientId);
+  });
+});
+
+/** Where in the file, then what: `[1].redirect_uris[0]: must be …`; never a value from the file. */
+const located = (issue: z.core.$ZodIssue): string =>
+  `${issue.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '')}: ${issue.message}`;
+
+/**
+ * Reads and validates the clients file; returns the problems (each naming where) instead of
+ * clients when there are any. An unreadable file or bad JSON is one problem.
+ */
+export function readClientsFile(path: string): readonly ClientRegistration[] | { readonly problems: string[] } {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const why = error instanceof SyntaxError ? 'not valid JSON' : ((error as NodeJS.ErrnoException).code ?? 'error');
+    return { problems: [`cannot read ${path} (${why})`] };
+  }
+  const result = file.safeParse(json);
+  return result.success ? result.data : { problems: result.error.issues.map(located) };
+}

@@ -1,0 +1,65 @@
+import {
+  SPENT_CODE_RETENTION_S,
+  type AuthorizationCodeRecord,
+  type AuthorizationCodeStore,
+} from './authorization-code-store.ts';
+import { writeTransaction, type Db } from './sqlite.ts';
+
+interface Row {
+  code_hash: string;
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  scope: string;
+  username: string;
+  login_id: string;
+  expires_at: number;
+  used_at: number | null;
+}
+
+const toRecord = (r: Row): AuthorizationCodeRecord => ({
+  codeHash: r.code_hash,
+  clientId: r.client_id,
+  redirectUri: r.redirect_uri,
+  codeChallenge: r.code_challenge,
+  scope: r.scope === '' ? [] : r.scope.split(' '),
+  username: r.username,
+  loginId: r.login_id,
+  expiresAt: r.expires_at,
+  usedAt: r.used_at,
+});
+
+/** SQLite adapter of {@link AuthorizationCodeStore}: a spend is one write transaction, so one process wins it. */
+export function sqliteAuthorizationCodeStore(db: Db): AuthorizationCodeStore {
+  const insertRow = db.prepare<[string, string, string, string, string, string, string, number]>(
+    `insert into authorization_codes
+       (code_hash, client_id, redirect_uri, code_challenge, scope, username, login_id, expires_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const findRow = db.prepare<[string], Row>('select * from authorization_codes where code_hash = ?');
+  const markUsed = db.prepare<[number, string]>(
+    'update authorization_codes set used_at = ? where code_hash = ? and used_at is null',
+  );
+  const purge = db.prepare<[number]>('delete from authorization_codes where expires_at < ?');
+  const spend = writeTransaction(db, (hash: string, now: number): AuthorizationCodeRecord | undefined => {
+    const row = findRow.get(hash);
+    if (row?.used_at === null) markUsed.run(now, hash);
+    return row && toRecord(row);
+  });
+  return {
+    insert: async (r) => {
+      insertRow.run(
+        r.codeHash,
+        r.clientId,
+        r.redirectUri,
+        r.codeChallenge,
+        r.scope.join(' '),
+        r.username,
+        r.loginId,
+        r.expiresAt,
+      );
+    },
+    spend: async (hash, now) => spend(hash, now),
+    purgeExpired: async (now) => purge.run(now - SPENT_CODE_RETENTION_S).changes,
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Authorization codes in TokenActor: their lifetime by the actor's clock, and single use across
+ * processes (two TokenActors on one SQLite file stand for two processes).
+ */
+import { rmSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as Token from '../../actors/token/protocol.ts';
+import { ask } from '../../src/messaging/ask.ts';
+import { startSystem, stopSystem, type ActorSystem } from '../../src/messaging/nact.ts';
+import type { Client } from '../../src/security/clients.ts';
+import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
+import { s256 } from '../../src/security/pkce.ts';
+import { tempDir } from '../helpers/server.ts';
+import { CLIENT, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
+
+interface Ctx {
+  dir: string;
+  hasher: PasswordHasher;
+  systems: ActorSystem[];
+  setups: TokenActorSetup[];
+}
+const ctx = { systems: [], setups: [] } as unknown as Ctx;
+const t = suite('TokenActor: authorization codes', ctx);
+
+const WEB: Client = {
+  ...CLIENT,
+  clientId: 'web-app',
+  grantTypes: ['authorization_code', 'refresh_token'],
+  redirectUris: ['https://app.example/callback'],
+};
+const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+const clock = { now: Date.now() };
+
+t.before(() => {
+  ctx.hasher = createPasswordHasher(2);
+});
+t.before.each(() => {
+  ctx.dir = tempDir('troupe-codes-');
+});
+t.after.each(() => {
+  for (const system of ctx.systems.splice(0)) stopSystem(system);
+  for (const setup of ctx.setups.splice(0)) setup.db.close();
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
+t.after(async () => {
+  await ctx.hasher.close();
+});
+
+async function aProcess(): Promise<TokenActorSetup> {
+  const system = startSystem(`codes-${ctx.systems.length}`);
+  ctx.systems.push(system);
+  const setup = await startTokenActor(system, {
+    hasher: ctx.hasher,
+    clients: [CLIENT, WEB],
+    now: () => clock.now,
+    dataDir: ctx.dir,
+  });
+  ctx.setups.push(setup);
+  return setup;
+}
+
+async function codeOf(p: TokenActorSetup): Promise<string> {
+  const reply = await ask(
+    p.token,
+    Token.authorize({
+      clientId: WEB.clientId,
+      redirectUri: 'https://app.example/callback',
+      username: 'john.doe',
+      password: 'john-password',
+      codeChallenge: s256(VERIFIER),
+    }),
+    5000,
+  );
+  if (!reply.ok) throw new Error(reply.code);
+  return reply.value.code;
+}
+
+const redeem = (p: TokenActorSetup, code: string) =>
+  ask(
+    p.token,
+    Token.redeemCode({
+      clientId: WEB.clientId,
+      code,
+      redirectUri: 'https://app.example/callback',
+      codeVerifier: VERIFIER,
+    }),
+    5000,
+  );
+
+t('a code redeems within 60 s, and not after', async () => {
+  const p = await aProcess();
+  const fresh = await codeOf(p);
+  clock.now += 59_000;
+  assert.ok((await redeem(p, fresh)).ok);
+  const late = await codeOf(p);
+  clock.now += 60_000;
+  const reply = await redeem(p, late);
+  assert.is(reply.ok ? 'ok' : reply.code, 'grant.invalid');
+  assert.match(reply.ok ? '' : reply.message, /expired/);
+});
+
+t('a wrong password gives no code', async () => {
+  const p = await aProcess();
+  const reply = await ask(
+    p.token,
+    Token.authorize({
+      clientId: WEB.clientId,
+      redirectUri: 'https://app.example/callback',
+      username: 'john.doe',
+      password: 'wrong-but-secret-password',
+      codeChallenge: s256(VERIFIER),
+    }),
+    5000,
+  );
+  assert.is(reply.ok ? 'ok' : reply.code, 'grant.invalid');
+});
+
+t('two processes redeeming one code at once: one gets tokens, then they are revoked by the replay', async () => {
+  const [a, b] = [await aProcess(), await aProcess()];
+  const code = await codeOf(a);
+  const replies = await Promise.all([redeem(a, code), redeem(b, code)]);
+  const granted = replies.filter((r) => r.ok);
+  assert.is(granted.length, 1);
+  const first = granted[0];
+  if (!first?.ok) return assert.unreachable('no grant');
+  const tokens = first.value;
+  try {
+    await a.verify(tokens.accessToken, clock.now);
+    assert.unreachable('the access token of a replayed code still verifies');
+  } catch (error) {
+    assert.match((error as Error).message, /revoked/);
+  }
+});
+
+t.run();

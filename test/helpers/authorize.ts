@@ -1,0 +1,103 @@
+/** The authorization-code flow as a browser without JavaScript would walk it, with fetch. */
+import { createHash, randomBytes } from 'node:crypto';
+import { USERS } from './tokens.ts';
+
+export interface Pkce {
+  readonly verifier: string;
+  readonly challenge: string;
+}
+
+export function pkce(): Pkce {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export interface ServedForm {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly html: string;
+  /** `name=value` of the CSRF cookie, if one was set. */
+  readonly cookie: string | undefined;
+  /** The hidden fields of the sign-in form. */
+  readonly fields: URLSearchParams;
+}
+
+const unescape = (s: string): string =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+function hiddenFields(html: string): URLSearchParams {
+  const fields = new URLSearchParams();
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
+    fields.append(unescape(m[1] ?? ''), unescape(m[2] ?? ''));
+  return fields;
+}
+
+export function authorizeUrl(base: string, params: Record<string, string>): string {
+  return `${base}/oauth/authorize?${new URLSearchParams(params).toString()}`;
+}
+
+/** GET of an authorization URL, redirects not followed. */
+export async function openForm(url: string): Promise<ServedForm> {
+  const res = await fetch(url, { redirect: 'manual' });
+  const html = await res.text();
+  const cookie = res.headers.getSetCookie()[0]?.split(';')[0];
+  return { status: res.status, headers: res.headers, html, cookie, fields: hiddenFields(html) };
+}
+
+/** POST of the served form with `user`'s credentials; `change` edits the body before it goes. */
+export function submit(
+  base: string,
+  form: ServedForm,
+  user: { username: string; password: string } = USERS.john,
+  change: (body: URLSearchParams) => void = () => {},
+  cookie: string | undefined = form.cookie,
+): Promise<Response> {
+  const body = new URLSearchParams(form.fields);
+  body.set('username', user.username);
+  body.set('password', user.password);
+  change(body);
+  return fetch(`${base}/oauth/authorize`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(cookie ? { Cookie: cookie } : {}) },
+    body: body.toString(),
+  });
+}
+
+/** The query of a redirect answer's Location. */
+export function redirectedTo(res: Response): URL {
+  const location = res.headers.get('location');
+  if (location === null) throw new Error(`no redirect: ${res.status}`);
+  return new URL(location);
+}
+
+/** A code for `clientId` at `redirectUri`, signed in as `user`. */
+export async function codeFor(
+  base: string,
+  clientId: string,
+  redirectUri: string,
+  challenge: string,
+  user: { username: string; password: string } = USERS.john,
+  scope?: string,
+): Promise<string> {
+  const form = await openForm(
+    authorizeUrl(base, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'xyz',
+      ...(scope === undefined ? {} : { scope }),
+    }),
+  );
+  const res = await submit(base, form, user);
+  const code = redirectedTo(res).searchParams.get('code');
+  if (code === null) throw new Error(`no code: ${res.status} ${res.headers.get('location')}`);
+  return code;
+}

@@ -1,0 +1,54 @@
+/** A `security.clients-file` for tests: one client of each kind, secrets hashed at a low cost. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
+import { tempDir } from './server.ts';
+
+export const SERVICE = { id: 'reporting-service', secret: 'reporting-secret' } as const;
+export const WEB = { id: 'web-app', secret: 'web-app-secret', redirect: 'http://127.0.0.1:9/callback' } as const;
+export const SPA = { id: 'spa', redirect: 'http://127.0.0.1:9/spa/callback' } as const;
+/** Has a redirect URI but not the authorization_code grant. */
+export const CONSOLE = { id: 'ops-console', secret: 'ops-console-secret', redirect: 'http://127.0.0.1:9/ops' } as const;
+
+/** The client secrets above, for the log audit. */
+export const CLIENT_SECRETS = [SERVICE.secret, WEB.secret, CONSOLE.secret] as const;
+
+export const CLIENTS = [
+  {
+    client_id: SERVICE.id,
+    client_name: 'Nightly reports',
+    client_secret: bcrypt.hashSync(SERVICE.secret, 4),
+    token_endpoint_auth_method: 'client_secret_basic',
+    grant_types: ['client_credentials'],
+    scope: 'read',
+  },
+  {
+    client_id: WEB.id,
+    client_secret: bcrypt.hashSync(WEB.secret, 4),
+    token_endpoint_auth_method: 'client_secret_post',
+    redirect_uris: [WEB.redirect],
+    grant_types: ['authorization_code', 'refresh_token'],
+    scope: 'read write',
+  },
+  {
+    client_id: SPA.id,
+    token_endpoint_auth_method: 'none',
+    redirect_uris: [SPA.redirect],
+    grant_types: ['authorization_code'],
+    scope: 'read',
+  },
+  {
+    client_id: CONSOLE.id,
+    client_secret: bcrypt.hashSync(CONSOLE.secret, 4),
+    redirect_uris: [CONSOLE.redirect],
+    grant_types: ['client_credentials'],
+    scope: 'read',
+  },
+];
+
+/** Writes `clients` (default: {@link CLIENTS}) to a temporary file; returns its path. */
+export function clientsFile(clients: readonly unknown[] = CLIENTS): string {
+  const path = join(tempDir('troupe-clients-'), 'clients.json');
+  writeFileSync(path, JSON.stringify(clients));
+  return path;
+}

@@ -1,0 +1,71 @@
+/**
+ * A troupe whose metadata a standard client library (openid-client) discovers, with the test
+ * clients registered and the web client's redirect URI on a local target.
+ */
+import * as client from 'openid-client';
+import { CLIENTS, clientsFile, SERVICE, WEB } from './clients.ts';
+import { closedPort } from './ports.ts';
+import { startRedirectTarget, type RedirectTarget } from './redirect-target.ts';
+import { startTestServer, type TestServer } from './server.ts';
+
+export interface LibrarySetup {
+  readonly server: TestServer;
+  readonly target: RedirectTarget;
+  /** The web client (client_secret_post, authorization_code + refresh_token) as openid-client sees it. */
+  readonly web: client.Configuration;
+  /** The reporting service (client_secret_basic, client_credentials). */
+  readonly service: client.Configuration;
+  close(): Promise<void>;
+}
+
+export async function startLibrarySetup(): Promise<LibrarySetup> {
+  const target = await startRedirectTarget();
+  const clients = CLIENTS.map((c) => (c.client_id === WEB.id ? { ...c, redirect_uris: [target.callback] } : c));
+  // The issuer is the URL the library discovers from, so the port is chosen first.
+  const port = await closedPort();
+  const server = await startTestServer({
+    'server.port': String(port),
+    'security.jwt.issuer': `http://127.0.0.1:${port}`,
+    'security.clients-file': clientsFile(clients),
+  });
+  const options = { algorithm: 'oauth2' as const, execute: [client.allowInsecureRequests] };
+  const issuer = new URL(server.url);
+  const web = await client.discovery(issuer, WEB.id, undefined, client.ClientSecretPost(WEB.secret), options);
+  const service = await client.discovery(
+    issuer,
+    SERVICE.id,
+    undefined,
+    client.ClientSecretBasic(SERVICE.secret),
+    options,
+  );
+  return {
+    server,
+    target,
+    web,
+    service,
+    async close() {
+      await server.close();
+      await target.close();
+    },
+  };
+}
+
+export interface AuthorizationStart {
+  readonly url: URL;
+  readonly verifier: string;
+  readonly state: string;
+}
+
+/** An authorization URL as the library builds it: PKCE S256 and a state. */
+export async function authorizationUrl(setup: LibrarySetup, scope = 'read write'): Promise<AuthorizationStart> {
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const url = client.buildAuthorizationUrl(setup.web, {
+    redirect_uri: setup.target.callback,
+    scope,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+  });
+  return { url, verifier, state };
+}

@@ -1,0 +1,135 @@
+import * as assert from 'uvu/assert';
+import { decodeJwt } from 'jose';
+import { CLIENTS, clientsFile, SERVICE, SPA, WEB } from '../helpers/clients.ts';
+import { serverSuite } from '../helpers/server.ts';
+import { basic, bearer, postToken, USERS } from '../helpers/tokens.ts';
+
+const t = serverSuite('POST /oauth/token › registered clients and client_credentials', {
+  'security.clients-file': clientsFile(CLIENTS),
+});
+
+const service = { Authorization: basic(SERVICE.id, SERVICE.secret) };
+
+async function expectError(res: Response, status: number, error: string): Promise<void> {
+  assert.is(res.status, status);
+  assert.is(((await res.json()) as { error: string }).error, error);
+}
+
+async function clientToken(url: string, form: Record<string, string> = {}): Promise<string> {
+  const res = await postToken(url, { grant_type: 'client_credentials', ...form }, service);
+  assert.is(res.status, 200);
+  const body = (await res.json()) as Record<string, unknown>;
+  assert.is(body['refresh_token'], undefined, 'no refresh token');
+  return String(body['access_token']);
+}
+
+t('client_credentials › the token names the client as sub and client_id, no roles, no user', async (c) => {
+  const claims = decodeJwt(await clientToken(c.server.url));
+  assert.is(claims.sub, SERVICE.id);
+  assert.is(claims['client_id'], SERVICE.id);
+  assert.equal(claims['authorities'], []);
+  assert.is(claims['user_name'], undefined);
+  assert.is(claims['scope'], 'read');
+});
+
+t('client_credentials › opens /api by scope; /app role resources → 403', async (c) => {
+  const token = await clientToken(c.server.url);
+  const read = await fetch(`${c.server.url}/api/employee/999999`, { headers: bearer(token) });
+  assert.ok(![401, 403].includes(read.status), `past the access check (${read.status})`);
+  assert.is((await fetch(`${c.server.url}/app/user`, { headers: bearer(token) })).status, 403);
+  const write = await fetch(`${c.server.url}/api/user`, {
+    method: 'POST',
+    headers: { ...bearer(token), 'Content-Type': 'application/json' },
+    body: '{}',
+  });
+  assert.is(write.status, 403, 'no write scope');
+});
+
+t('client_credentials › wider scope → 400 invalid_scope', async (c) => {
+  await expectError(
+    await postToken(c.server.url, { grant_type: 'client_credentials', scope: 'write' }, service),
+    400,
+    'invalid_scope',
+  );
+});
+
+t('client_credentials › introspection shows it active with no username; revocation ends it', async (c) => {
+  const token = await clientToken(c.server.url);
+  const introspect = async () => {
+    const res = await fetch(`${c.server.url}/oauth/introspect`, {
+      method: 'POST',
+      headers: { ...service, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    });
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const found = await introspect();
+  assert.is(found['active'], true);
+  assert.is(found['sub'], SERVICE.id);
+  assert.is(found['client_id'], SERVICE.id);
+  assert.is(found['username'], undefined);
+  const revoked = await fetch(`${c.server.url}/oauth/revoke`, {
+    method: 'POST',
+    headers: { ...service, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  assert.is(revoked.status, 200);
+  assert.is((await introspect())['active'], false);
+  assert.is((await fetch(`${c.server.url}/api/employee/999999`, { headers: bearer(token) })).status, 401);
+});
+
+t('a grant the client is not registered for → 400 unauthorized_client', async (c) => {
+  await expectError(
+    await postToken(c.server.url, { grant_type: 'password', ...USERS.john }, service),
+    400,
+    'unauthorized_client',
+  );
+  const web = { client_id: WEB.id, client_secret: WEB.secret };
+  await expectError(
+    await postToken(c.server.url, { grant_type: 'client_credentials', ...web }, {}),
+    400,
+    'unauthorized_client',
+  );
+});
+
+t('the original client keeps the password grant, and may not use client_credentials', async (c) => {
+  assert.is((await postToken(c.server.url, { grant_type: 'password', ...USERS.john })).status, 200);
+  await expectError(await postToken(c.server.url, { grant_type: 'client_credentials' }), 400, 'unauthorized_client');
+});
+
+t('a public client is named by client_id alone, and never gets client_credentials or password', async (c) => {
+  await expectError(
+    await postToken(c.server.url, { grant_type: 'client_credentials', client_id: SPA.id }, {}),
+    400,
+    'unauthorized_client',
+  );
+  await expectError(
+    await postToken(c.server.url, { grant_type: 'password', client_id: SPA.id, ...USERS.john }, {}),
+    400,
+    'unauthorized_client',
+  );
+});
+
+t('a public client presenting a secret, or a confidential client without one → 401 invalid_client', async (c) => {
+  await expectError(
+    await postToken(c.server.url, { grant_type: 'client_credentials' }, { Authorization: basic(SPA.id, 'x') }),
+    401,
+    'invalid_client',
+  );
+  await expectError(
+    await postToken(c.server.url, { grant_type: 'client_credentials', client_id: SERVICE.id }, {}),
+    401,
+    'invalid_client',
+  );
+});
+
+t('metadata lists every client grant, scope and the none method', async (c) => {
+  const m = (await (await fetch(`${c.server.url}/.well-known/oauth-authorization-server`)).json()) as Record<
+    string,
+    unknown
+  >;
+  assert.equal(m['grant_types_supported'], ['password', 'refresh_token', 'client_credentials', 'authorization_code']);
+  assert.equal(m['token_endpoint_auth_methods_supported'], ['client_secret_basic', 'client_secret_post', 'none']);
+});
+
+t.run();

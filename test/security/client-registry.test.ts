@@ -1,0 +1,91 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { CLIENTS, clientsFile, SERVICE } from '../helpers/clients.ts';
+
+const t = suite('security.clients-file');
+
+const load = (clients: readonly unknown[]) =>
+  loadConfig({ properties: { 'security.clients-file': clientsFile(clients) } });
+
+const confidential = CLIENTS[0] as Record<string, unknown>;
+const publicClient = CLIENTS[2] as Record<string, unknown>;
+
+function refused(clients: readonly unknown[], message: RegExp): void {
+  try {
+    load(clients);
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    assert.match((error as Error).message, /^Invalid configuration: .*security\.clients-file: /);
+    assert.match((error as Error).message, message);
+    assert.not.ok((error as Error).message.includes(String(confidential['client_secret'])), 'no hash is echoed');
+    assert.not.ok((error as Error).message.includes('reporting-secret'), 'no secret is echoed');
+    return;
+  }
+  assert.unreachable('the clients file was accepted');
+}
+
+t('unset → no clients besides the original one', () => {
+  assert.equal(loadConfig({}).security.clientsFile, []);
+});
+
+t('RFC 7591 fields are read into the registrations', () => {
+  const [service, web, spa] = load(CLIENTS).security.clientsFile;
+  assert.is(service?.clientId, SERVICE.id);
+  assert.is(service?.authMethod, 'client_secret_basic');
+  assert.equal(service?.grantTypes, ['client_credentials']);
+  assert.equal(web?.scopes, ['read', 'write']);
+  assert.is(spa?.secretHash, undefined);
+  assert.is(spa?.authMethod, 'none');
+});
+
+t('a plain-text secret is refused, naming the entry and field', () => {
+  refused([{ ...confidential, client_secret: 'reporting-secret' }], /\[0\]\.client_secret: must be a BCrypt hash/);
+});
+
+t('a confidential client without a secret is refused', () => {
+  const { client_secret: _, ...rest } = confidential;
+  refused([rest], /\[0\]\.client_secret: is required/);
+});
+
+t('a public client with client_credentials or password is refused', () => {
+  refused(
+    [{ ...publicClient, grant_types: ['authorization_code', 'client_credentials'] }],
+    /\[0\]\.grant_types: a public client may not use client_credentials/,
+  );
+  refused([{ ...publicClient, grant_types: ['password'] }], /a public client may not use password/);
+});
+
+t('a public client with a secret is refused', () => {
+  refused([{ ...publicClient, client_secret: confidential['client_secret'] }], /\[0\]\.client_secret: a public client/);
+});
+
+t('a relative or fragment-bearing redirect URI is refused', () => {
+  refused([{ ...publicClient, redirect_uris: ['/callback'] }], /\[0\]\.redirect_uris\[0\]: must be an absolute URI/);
+  refused(
+    [{ ...publicClient, redirect_uris: ['https://app.example/cb#x'] }],
+    /redirect_uris\[0\]: must be an absolute URI without a fragment/,
+  );
+});
+
+t('authorization_code without a redirect URI is refused', () => {
+  refused([{ ...publicClient, redirect_uris: [] }], /\[0\]\.redirect_uris: authorization_code needs a redirect URI/);
+});
+
+t('an unknown grant, a field of no meaning, a duplicate id, bad JSON are refused', () => {
+  refused([{ ...confidential, grant_types: ['implicit'] }], /\[0\]\.grant_types\[0\]/);
+  refused([{ ...confidential, client_secret_expires_at: 0 }], /client_secret_expires_at/);
+  refused([confidential, confidential], /\[1\]\.client_id: is registered twice/);
+  refused([{ ...confidential, client_id: 'troupe-client' }], /client_id troupe-client is security\.jwt\.client-id's/);
+  try {
+    loadConfig({ properties: { 'security.clients-file': '/nonexistent/clients.json' } });
+    assert.unreachable('accepted');
+  } catch (error) {
+    assert.match(
+      (error as Error).message,
+      /security\.clients-file: cannot read \/nonexistent\/clients\.json \(ENOENT\)/,
+    );
+  }
+});
+
+t.run();
