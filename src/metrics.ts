@@ -1,5 +1,6 @@
 /**
- * Prometheus metrics (prom-client): HTTP traffic, actor messages, mailbox depths, ask timeouts.
+ * Prometheus metrics (prom-client): HTTP traffic, actor messages and their handling time, mailbox
+ * depths, ask timeouts.
  * In a worker of several (`server.workers`), `/metrics` answers for the whole service: the worker
  * asks the primary, which sums every live worker's registry (`cluster-metrics.ts`). Actor gauges
  * carry the process id, so each process's actors stay apart.
@@ -45,6 +46,13 @@ function walk(
   }
 }
 
+/** One actor kind's series: messages by outcome, and the time each took. */
+interface ActorSeries {
+  readonly handled: Counter.Internal;
+  readonly failed: Counter.Internal;
+  readonly duration: Histogram.Internal<'actor'>;
+}
+
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -72,6 +80,13 @@ export function createMetrics(): Metrics {
     help: 'Messages handled by actors, by outcome',
     labelNames: ['actor', 'outcome'] as const,
     registers: [registry],
+  });
+  const processing = new Histogram({
+    name: 'actor_message_duration_seconds',
+    help: 'Time an actor took to handle one message (its handler, awaited work included), by actor kind',
+    labelNames: ['actor'] as const,
+    registers: [registry],
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
   });
   const systems: ActorSystem[] = [];
   const poolLabels = new Set<string>();
@@ -112,19 +127,21 @@ export function createMetrics(): Metrics {
       systems.push(system);
       for (const pool of pools) poolLabels.add(childrenLabel(pathOf(pool)));
       // Label children cached per actor path (a bounded set: children of one parent share a label).
-      const children = new Map<string, Record<'handled' | 'failed', Counter.Internal>>();
-      observe(system, (parts, outcome) => {
+      const children = new Map<string, ActorSeries>();
+      observe(system, (parts, outcome, seconds) => {
         const actor = actorLabel(parts);
-        let counters = children.get(actor);
-        if (!counters)
+        let series = children.get(actor);
+        if (!series)
           children.set(
             actor,
-            (counters = {
+            (series = {
               handled: messages.labels({ actor, outcome: 'handled' }),
               failed: messages.labels({ actor, outcome: 'failed' }),
+              duration: processing.labels({ actor }),
             }),
           );
-        counters[outcome].inc();
+        series[outcome].inc();
+        series.duration.observe(seconds);
       });
     },
   };

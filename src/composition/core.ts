@@ -24,6 +24,8 @@ import { openSqliteStores } from '../stores/stores.sqlite.ts';
 import { PRIVATE_DIR } from '../stores/sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './actors.ts';
 import { StoreUnavailableError } from '../unavailable.ts';
+import { tracingEnabled } from '../telemetry/tracing.ts';
+import { tracedHasher, tracedStores } from './traced.ts';
 
 /** The stores with the actors running over them. */
 export interface Core {
@@ -54,12 +56,13 @@ function registeredClient(config: Config): Client {
 
 /** Every store: in MongoDB when `mongodb.uri` is set (nothing in SQLite then), else in the SQLite file. */
 function openStores(config: Config): Stores {
-  return config.mongodb.uri
+  const stores = config.mongodb.uri
     ? openMongoStores(config.mongodb.uri, { revocationSyncMs: config.security.revocationSyncMs })
     : openSqliteStores(config.data.dir, {
         synchronous: config.data.sqlite.synchronous,
         openTimeoutMs: config.data.sqlite.openTimeoutMs,
       });
+  return tracingEnabled() ? tracedStores(stores) : stores;
 }
 
 /**
@@ -116,7 +119,8 @@ async function tokenDeps(
     (path) => logger.warn({ path }, 'generated a development signing key; set security.signing-key in production'),
   );
   // The BCrypt threads of all workers together stay within the cores.
-  const passwords = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
+  const pool = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
+  const passwords = tracingEnabled() ? tracedHasher(pool) : pool;
   const cost = costOf(initial.users[0]?.password ?? '') ?? 10;
   const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
   const clients = [registeredClient(config)];
