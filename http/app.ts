@@ -134,6 +134,7 @@ function oauthDeps(deps: AppDeps): OAuthRouteDeps {
     askTimeoutMs: config.actors.askTimeoutMs,
     maxBodyBytes: config.server.maxBodyBytes,
     throttle: deps.throttle,
+    logger: deps.logger,
   };
 }
 

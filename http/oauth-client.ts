@@ -9,6 +9,8 @@ import { isTooLong, MAX_PASSWORD_BYTES } from '../src/security/passwords.ts';
 import { formBody, formParams } from './middleware/body.ts';
 import { OAuthError, replyValue } from './problems.ts';
 import type { AppState } from './state.ts';
+import type { Logger } from '../src/logger.ts';
+import { securityEvent } from './security-events.ts';
 
 export interface OAuthRouteDeps {
   readonly token: Ref<Token.Command>;
@@ -16,6 +18,8 @@ export interface OAuthRouteDeps {
   readonly realm: string;
   readonly askTimeoutMs: number;
   readonly maxBodyBytes: number;
+  /** Where the security events go (`security-events.ts`). */
+  readonly logger: Logger;
 }
 
 const QUERY_CREDENTIALS = ['client_id', 'client_secret', 'username', 'password', 'refresh_token', 'token'];
@@ -85,15 +89,22 @@ async function authenticateClient(
 ): Promise<Token.ClientView> {
   const credentials = clientCredentials(ctx, params, deps.realm);
   // BCrypt would compare only the first 72 bytes: a longer secret is refused, not truncated.
-  if (isTooLong(credentials.clientSecret))
+  if (isTooLong(credentials.clientSecret)) {
+    securityEvent(deps.logger, ctx, 'client.authentication_failed', { clientId: credentials.clientId });
     throw invalidClient(deps.realm, `Client secrets longer than ${MAX_PASSWORD_BYTES} bytes are not accepted`);
+  }
   const admission = await deps.throttle.beginClient(ctx.ip);
-  if ('retryAfter' in admission) throw tooManyRequests(admission.retryAfter, 'client authentications');
+  if ('retryAfter' in admission) {
+    securityEvent(deps.logger, ctx, 'login.throttled', { clientId: credentials.clientId });
+    throw tooManyRequests(admission.retryAfter, 'client authentications');
+  }
   const reply = await settle(
     admission.attempt,
     ask(deps.token, Token.authenticateClient(credentials.clientId, credentials.clientSecret), deps.askTimeoutMs),
     (r) => (r.ok ? 'succeeded' : r.code === 'client.invalid' ? 'failed' : 'abandoned'),
   );
+  if (!reply.ok && reply.code === 'client.invalid')
+    securityEvent(deps.logger, ctx, 'client.authentication_failed', { clientId: credentials.clientId });
   // Whatever the actor says, the client reads the same words and is told how to authenticate.
   return replyValue(reply, { 'client.invalid': { detail: 'Bad client credentials', headers: challenge(deps.realm) } });
 }

@@ -7,7 +7,7 @@ import type { RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts
 import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
 import { createGrants, type GrantDeps } from './grants.ts';
 import { createLogins, type LoginDeps } from './logins.ts';
-import { examples, type Command, type Introspection, type UserView } from './protocol.ts';
+import { examples, REUSED_REFRESH_TOKEN, type Command, type Introspection, type UserView } from './protocol.ts';
 
 export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
@@ -49,7 +49,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     if (record.revokedAt !== null) return 'Refresh token revoked';
     if (record.usedAt !== null) {
       await revokeLogin(record.familyId);
-      return 'Refresh token already used; every token of this login is revoked';
+      return REUSED_REFRESH_TOKEN;
     }
     return record.expiresAt <= seconds() ? 'Refresh token expired' : record;
   };
