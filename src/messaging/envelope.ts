@@ -45,23 +45,22 @@ const typeOf = (message: unknown): string => {
 };
 
 /**
- * Runs the handler of a mailbox entry: in a span under the sender's when it came in an envelope
+ * Runs the handler of a mailbox entry while tracing is on: in a span under the sender's when it came in an envelope
  * (messaging conventions: the actor system, the actor's path, the message's kind), and outside any
  * trace otherwise, so that work started by a timer is never taken for part of an earlier request.
  */
 export function handleSealed<T>(
   value: unknown,
-  actor: { readonly path: string; readonly parts: readonly string[] },
+  path: { readonly parts: readonly string[]; toString(): string },
   handle: (message: unknown) => Promise<T>,
 ): Promise<T> {
-  if (!tracingEnabled()) return handle(value);
   if (!isEnvelope(value)) return context.with(ROOT_CONTEXT, () => handle(value));
-  const kind = kindOf(actor.parts);
+  const kind = kindOf(path.parts);
   const attributes = {
     'messaging.system': 'nact',
     'messaging.operation.type': 'process',
     'messaging.operation.name': 'process',
-    'messaging.destination.name': actor.path,
+    'messaging.destination.name': path.toString(),
     'messaging.nact.actor.kind': kind,
     'messaging.nact.message.type': typeOf(value.message),
   };

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import nact from 'nact';
 import { ActorUnavailableError } from './errors.ts';
 import { handleSealed, seal, unseal } from './envelope.ts';
+import { tracingEnabled } from '../telemetry/tracing.ts';
 import { forgetObserver, observerOf } from './observers.ts';
 
 declare const protocol: unique symbol;
@@ -201,28 +202,21 @@ export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: Spa
     afterStop: (state, ctx) => options.afterStop?.(state as S, wrapCtx<M>(ctx)),
     ...(options.shutdownAfterMs === undefined ? {} : { shutdownAfter: options.shutdownAfterMs }),
   };
+  const run = async (state: unknown, message: unknown, ctx: RawCtx): Promise<unknown> => {
+    const observer = observerOf(ctx.self.system.name);
+    const started = observer ? performance.now() : 0;
+    try {
+      const next = await handler(state as S, message as M, wrapCtx<M>(ctx));
+      observer?.(ctx.path.parts, 'handled', (performance.now() - started) / 1000);
+      return next;
+    } catch (error) {
+      observer?.(ctx.path.parts, 'failed', (performance.now() - started) / 1000);
+      throw error;
+    }
+  };
+  // While tracing is off nothing is sealed: the handler runs as it is, with no closure per message.
   const f = (state: unknown, sealed: unknown, ctx: RawCtx): Promise<unknown> =>
-    handleSealed(
-      sealed,
-      {
-        get path() {
-          return ctx.path.toString();
-        },
-        parts: ctx.path.parts,
-      },
-      async (message) => {
-        const observer = observerOf(ctx.self.system.name);
-        const started = observer ? performance.now() : 0;
-        try {
-          const next = await handler(state as S, message as M, wrapCtx<M>(ctx));
-          observer?.(ctx.path.parts, 'handled', (performance.now() - started) / 1000);
-          return next;
-        } catch (error) {
-          observer?.(ctx.path.parts, 'failed', (performance.now() - started) / 1000);
-          throw error;
-        }
-      },
-    );
+    tracingEnabled() ? handleSealed(sealed, ctx.path, (message) => run(state, message, ctx)) : run(state, sealed, ctx);
   return typed<M>(runtime.spawn(raw(parent), f, options.name, props));
 }
 
