@@ -52,7 +52,7 @@ function protectAnswer(ctx: Context, state: AppState): void {
  */
 export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppState> {
   const observed = childrenOf(metrics);
-  const framed = async (ctx: Context & { state: AppState }, next: () => Promise<unknown>): Promise<void> => {
+  const frame = async function frame(ctx: Context & { state: AppState }, next: () => Promise<unknown>): Promise<void> {
     const started = process.hrtime.bigint();
     const given = ctx.get('X-Request-Id');
     const state = ctx.state;
@@ -82,7 +82,9 @@ export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppSt
       );
     }
   };
-  return async function frame(ctx, next) {
-    return tracingEnabled() ? serverSpan(ctx, () => framed(ctx, next)) : framed(ctx, next);
+  // Decided once: while tracing is off, the frame is the only function around the request.
+  if (!tracingEnabled()) return frame;
+  return function tracedFrame(ctx, next) {
+    return serverSpan(ctx, () => frame(ctx, next));
   };
 }
