@@ -15,6 +15,7 @@ import { listAll, stormIsolation, tokenRate, type BenchSettings } from './scenar
 import { activity, employees, startUp } from './scenarios-data.ts';
 import { sharedWrites, workers } from './scenarios-processes.ts';
 import { hotPath } from './scenarios-hotpath.ts';
+import { tracing } from './scenarios-tracing.ts';
 
 const envInt = (name: string, fallback: number): number => {
   const v = Number(process.env[name] ?? fallback);
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
   await stormIsolation(secured, token, report, settings);
   await secured.stop();
   await hotPath(report, settings);
+  await tracing(report, settings);
   await employees(report, settings);
   await activity(report, settings, { users, idleMs });
   await workers(report, settings);
