@@ -1,8 +1,8 @@
 /**
  * Whether this process traces, and the few OpenTelemetry calls the rest of the code makes. Tracing
- * is on only when `register.ts` started the SDK (or a test registered a provider of its own and
- * called {@link enableTracing}); while it is off every hook in the code is one boolean test, and
- * no span, context or carrier is ever built.
+ * is on only once `sdk.ts` started the SDK (from `register.ts`, or a test with span processors of
+ * its own); while it is off every hook in the code is one boolean test, and no span, context or
+ * carrier is ever built.
  */
 import {
   ROOT_CONTEXT,
