@@ -142,6 +142,7 @@ function oauthDeps(deps: AppDeps): OAuthRouteDeps {
     maxBodyBytes: config.server.maxBodyBytes,
     throttle: deps.throttle,
     clients: registeredClients(config),
+    logger: deps.logger,
   };
 }
 

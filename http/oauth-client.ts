@@ -9,6 +9,8 @@ import { isTooLong, MAX_PASSWORD_BYTES } from '../src/security/passwords.ts';
 import { formBody, formParams } from './middleware/body.ts';
 import { OAuthError, replyValue } from './problems.ts';
 import type { AppState } from './state.ts';
+import type { Logger } from '../src/logger.ts';
+import { securityEvent } from './security-events.ts';
 
 export interface OAuthRouteDeps {
   readonly token: Ref<Token.Command>;
@@ -18,6 +20,8 @@ export interface OAuthRouteDeps {
   readonly maxBodyBytes: number;
   /** The registered clients: a public one (`none`) is named by client_id alone. */
   readonly clients: readonly Client[];
+  /** Where the security events go (`security-events.ts`). */
+  readonly logger: Logger;
 }
 
 const QUERY_CREDENTIALS = [
@@ -106,15 +110,22 @@ async function authenticateClient(
   if (named) return named;
   const credentials = clientCredentials(ctx, params, deps.realm);
   // BCrypt would compare only the first 72 bytes: a longer secret is refused, not truncated.
-  if (isTooLong(credentials.clientSecret))
+  if (isTooLong(credentials.clientSecret)) {
+    securityEvent(deps.logger, ctx, 'client.authentication_failed', { clientId: credentials.clientId });
     throw invalidClient(deps.realm, `Client secrets longer than ${MAX_PASSWORD_BYTES} bytes are not accepted`);
+  }
   const admission = await deps.throttle.beginClient(ctx.ip);
-  if ('retryAfter' in admission) throw tooManyRequests(admission.retryAfter, 'client authentications');
+  if ('retryAfter' in admission) {
+    securityEvent(deps.logger, ctx, 'login.throttled', { clientId: credentials.clientId });
+    throw tooManyRequests(admission.retryAfter, 'client authentications');
+  }
   const reply = await settle(
     admission.attempt,
     ask(deps.token, Token.authenticateClient(credentials.clientId, credentials.clientSecret), deps.askTimeoutMs),
     (r) => (r.ok ? 'succeeded' : r.code === 'client.invalid' ? 'failed' : 'abandoned'),
   );
+  if (!reply.ok && reply.code === 'client.invalid')
+    securityEvent(deps.logger, ctx, 'client.authentication_failed', { clientId: credentials.clientId });
   // Whatever the actor says, the client reads the same words and is told how to authenticate.
   return replyValue(reply, { 'client.invalid': { detail: 'Bad client credentials', headers: challenge(deps.realm) } });
 }

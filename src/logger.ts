@@ -1,9 +1,11 @@
 /**
  * JSON-lines logging; every line carries the process id (`pid`), which tells the workers of one
  * server, or several instances, apart. Secrets are redacted by path as a second line of defence:
- * code never logs them.
+ * code never logs them. While tracing is on, lines written inside a span carry `trace_id` and
+ * `span_id`.
  */
 import { pino, type Logger } from 'pino';
+import { activeTraceFields, tracingEnabled } from './telemetry/tracing.ts';
 
 export type { Logger };
 
@@ -35,5 +37,10 @@ const REDACT = [
 ];
 
 export function createLogger(level: string, destination: NodeJS.WritableStream = process.stdout): Logger {
-  return pino({ level, base: { pid: process.pid }, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
+  // While tracing is on, a line written inside a span carries its `trace_id` and `span_id`.
+  const mixin = tracingEnabled() ? activeTraceFields : undefined;
+  return pino(
+    { level, base: { pid: process.pid }, redact: { paths: REDACT, censor: '[redacted]' }, ...(mixin ? { mixin } : {}) },
+    destination,
+  );
 }

@@ -8,6 +8,7 @@ import { ConfigError, configFromProcess } from './config.ts';
 import { parseArgs, START_USAGE, UsageError } from './config-args.ts';
 import { createLogger } from './logger.ts';
 import { startTroupe, type Troupe } from './composition/troupe.ts';
+import { shutdownTracing } from './telemetry/tracing.ts';
 
 /** Bad configuration ends start-up with its one line, no stack. */
 async function orExit<T>(step: () => Promise<T> | T): Promise<T> {
@@ -26,13 +27,17 @@ function onSignals(troupe: Troupe, log: ReturnType<typeof createLogger>): void {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    troupe.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    // The spans still buffered are exported before the process ends (nothing to do when tracing is off).
+    troupe
+      .close()
+      .then(shutdownTracing)
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   // Kept for the process's life: a repeated signal must not fall back to the default (exit at once).
   // Ctrl-C under `npm start` sends two SIGINTs, the terminal's and the one npm forwards.

@@ -8,7 +8,7 @@ import { createCodes, type CodeDeps } from './codes.ts';
 import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
 import { createGrants, type GrantDeps } from './grants.ts';
 import { createLogins, type LoginDeps } from './logins.ts';
-import { examples, type Command, type Introspection, type UserView } from './protocol.ts';
+import { examples, REUSED_REFRESH_TOKEN, type Command, type Introspection, type UserView } from './protocol.ts';
 
 export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps, CodeDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
@@ -44,8 +44,6 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const codes = createCodes(deps, grants, seconds, (loginId) => revokeLogin(loginId), endOldestLogins);
   const checks = createCredentialChecks(deps, grants, endOldestLogins, codes.issue);
 
-  const REUSED = 'Refresh token already used; every token of this login is revoked';
-
   /** A live refresh token of this client, or the reason it is not one. */
   const liveRefresh = async (msg: Of<'Refresh'>): Promise<RefreshTokenRecord | string> => {
     const record = await deps.refreshTokens.find(hashToken(msg.refreshToken));
@@ -54,7 +52,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       return 'Refresh token revoked';
     if (record.usedAt !== null) {
       await revokeLogin(record.familyId, record.expiresAt);
-      return REUSED;
+      return REUSED_REFRESH_TOKEN;
     }
     return record.expiresAt <= seconds() ? 'Refresh token expired' : record;
   };
@@ -79,7 +77,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     // was read. That is reuse as much as a token found used: the login is revoked either way.
     if (!(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds()))) {
       await revokeLogin(familyId, expiresAt);
-      return refused(msg, REUSED);
+      return refused(msg, REUSED_REFRESH_TOKEN);
     }
     tell(msg.sender, ok(grants.granted(issued, scope, next.token)));
   };

@@ -16,6 +16,9 @@ export type ErrorCode =
   | 'scope.invalid' // a scope the client (or the refresh token) does not have
   | 'client.mismatch'; // the token was issued to another client
 
+/** The description of `grant.invalid` for a refresh token presented again (its whole login is revoked then). */
+export const REUSED_REFRESH_TOKEN = 'Refresh token already used; every token of this login is revoked';
+
 export interface ClientView {
   readonly clientId: string;
   readonly grantTypes: readonly RegisteredGrant[];

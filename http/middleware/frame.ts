@@ -5,6 +5,8 @@ import type { Logger } from '../../src/logger.ts';
 import type { Metrics } from '../../src/metrics.ts';
 import type { AppState } from '../state.ts';
 import { renderError, unroutedError } from './errors.ts';
+import { serverSpan } from './server-span.ts';
+import { tracingEnabled } from '../../src/telemetry/tracing.ts';
 
 const SAFE_ID = /^[A-Za-z0-9._~:+=/-]{1,128}$/;
 
@@ -44,13 +46,13 @@ function protectAnswer(ctx: Context, state: AppState): void {
  * (each an async function around the rest): every response carries `X-Request-Id` (the caller's
  * when it is 1–128 safe characters, else a new one); every error is rendered here (Koa's advice:
  * one error handler, first in the chain), and a request no route answered gets its 404/405
- * problem; every request is counted by route template (never the raw path: unbounded labels) and
+ * problem; while tracing is on, the request is a SERVER span (`server-span.ts`); every request is counted by route template (never the raw path: unbounded labels) and
  * status, and logged in one line (request id, method, route, status, duration; never the URL, as a
  * query string could carry credentials).
  */
 export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppState> {
   const observed = childrenOf(metrics);
-  return async function frame(ctx, next) {
+  const frame = async function frame(ctx: Context & { state: AppState }, next: () => Promise<unknown>): Promise<void> {
     const started = process.hrtime.bigint();
     const given = ctx.get('X-Request-Id');
     const state = ctx.state;
@@ -79,5 +81,10 @@ export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppSt
         'request',
       );
     }
+  };
+  // Decided once: while tracing is off, the frame is the only function around the request.
+  if (!tracingEnabled()) return frame;
+  return function tracedFrame(ctx, next) {
+    return serverSpan(ctx, () => frame(ctx, next));
   };
 }

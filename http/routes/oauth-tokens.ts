@@ -5,6 +5,7 @@ import { formParams } from '../middleware/body.ts';
 import { required, single, type OAuthRouteDeps } from '../oauth-client.ts';
 import { replyValue } from '../problems.ts';
 import { clientOf, CLIENT, route, type Route } from '../routing.ts';
+import { securityEvent } from '../security-events.ts';
 
 export interface TokenInfoRouteDeps extends OAuthRouteDeps {
   readonly issuer: string;
@@ -44,7 +45,9 @@ export function oauthTokenRoutes(deps: TokenInfoRouteDeps): Route[] {
   };
   return [
     route('POST', '/oauth/revoke', CLIENT, async function revokeToken(ctx) {
-      replyValue(await ask(deps.token, Token.revoke(tokenRequest(ctx)), deps.askTimeoutMs));
+      const request = tokenRequest(ctx);
+      replyValue(await ask(deps.token, Token.revoke(request), deps.askTimeoutMs));
+      securityEvent(deps.logger, ctx, 'token.revoked', { clientId: request.clientId });
       ctx.status = 200;
       ctx.body = {};
     }),

@@ -7,6 +7,8 @@ import { formParams } from '../middleware/body.ts';
 import { invalidRequest, required, settle, single, tooManyRequests, type OAuthRouteDeps } from '../oauth-client.ts';
 import { OAuthError, replyValue } from '../problems.ts';
 import { clientOf, CLIENT, route, type Route } from '../routing.ts';
+import { reportGrant } from '../oauth-events.ts';
+import { securityEvent, type RequestOf } from '../security-events.ts';
 
 function parseScope(params: URLSearchParams): string[] | undefined {
   const raw = single(params, 'scope');
@@ -55,10 +57,12 @@ function grantRequest(params: URLSearchParams, clientId: string) {
  * A password grant is admitted by the login throttle (429 before any BCrypt work when it is not);
  * other grants are not throttled.
  */
-async function admit(deps: OAuthRouteDeps, params: URLSearchParams, address: string): Promise<Attempt | undefined> {
+async function admit(deps: OAuthRouteDeps, params: URLSearchParams, ctx: RequestOf): Promise<Attempt | undefined> {
   if (params.get('grant_type') !== 'password') return undefined;
-  const admission = await deps.throttle.begin(required(params, 'username'), address);
+  const username = required(params, 'username');
+  const admission = await deps.throttle.begin(username, ctx.ip);
   if ('attempt' in admission) return admission.attempt;
+  securityEvent(deps.logger, ctx, 'login.throttled', { username });
   throw tooManyRequests(admission.retryAfter, 'logins');
 }
 
@@ -89,8 +93,11 @@ export function oauthRoutes(deps: OAuthRouteDeps): Route[] {
   return [
     route('POST', '/oauth/token', CLIENT, async function token(ctx) {
       const params = formParams(ctx);
-      const request = grantRequest(params, clientOf(ctx).clientId);
-      ctx.body = tokenBody(replyValue(await grant(deps, request, await admit(deps, params, ctx.ip))));
+      const clientId = clientOf(ctx).clientId;
+      const request = grantRequest(params, clientId);
+      const reply = await grant(deps, request, await admit(deps, params, ctx));
+      reportGrant(deps.logger, ctx, params, clientId, reply);
+      ctx.body = tokenBody(replyValue(reply));
     }),
   ];
 }

@@ -25,6 +25,8 @@ import { PRIVATE_DIR } from '../stores/sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './actors.ts';
 import { openKeyRing } from './keys.ts';
 import { causeOf, StoreUnavailableError } from '../unavailable.ts';
+import { tracingEnabled } from '../telemetry/tracing.ts';
+import { tracedHasher, tracedStores } from './traced.ts';
 
 /** The stores with the actors running over them. */
 export interface Core {
@@ -44,7 +46,7 @@ export interface Core {
 
 /** Every store: in MongoDB when `mongodb.uri` is set (nothing in SQLite then), else in the SQLite file. */
 function openStores(config: Config): Stores {
-  return config.mongodb.uri
+  const stores = config.mongodb.uri
     ? openMongoStores(config.mongodb.uri, {
         revocationSyncMs: config.security.revocationSyncMs,
         operationTimeoutMs: config.mongodb.operationTimeoutMs,
@@ -53,6 +55,7 @@ function openStores(config: Config): Stores {
         synchronous: config.data.sqlite.synchronous,
         openTimeoutMs: config.data.sqlite.openTimeoutMs,
       });
+  return tracingEnabled() ? tracedStores(stores) : stores;
 }
 
 /** Whether the stores are prepared; `stop` ends the retries. */
@@ -106,7 +109,8 @@ async function tokenDeps(
 ): Promise<ActorDeps['token'] & { readonly keys: KeyRing }> {
   const keys = await openKeyRing(config, stores.keys, logger);
   // The BCrypt threads of all workers together stay within the cores.
-  const passwords = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
+  const pool = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
+  const passwords = tracingEnabled() ? tracedHasher(pool) : pool;
   const cost = costOf(initial.users[0]?.password ?? '') ?? 10;
   const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
   const clients = registeredClients(config);

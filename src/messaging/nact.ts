@@ -9,6 +9,8 @@
 import { createRequire } from 'node:module';
 import nact from 'nact';
 import { ActorUnavailableError } from './errors.ts';
+import { handleSealed, seal, unseal } from './envelope.ts';
+import { tracingEnabled } from '../telemetry/tracing.ts';
 import { forgetObserver, observerOf } from './observers.ts';
 
 declare const protocol: unique symbol;
@@ -56,8 +58,6 @@ export interface SpawnOptions<S, M> {
 }
 
 /** A node of the live actor tree, for introspection (REPL, metrics). */
-
-// ---- the untyped run time, described once ------------------------------------------------------
 
 // ---- the untyped run time, described once ------------------------------------------------------
 
@@ -198,28 +198,32 @@ export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: Spa
   const onCrash = options.onCrash ?? (() => 'stop');
   const props: RawProps = {
     initialStateFunc: (ctx) => options.initialState(wrapCtx<M>(ctx)),
-    onCrash: (message, error, ctx) => ctx[onCrash(message, error, ctx.path.toString())],
+    onCrash: (message, error, ctx) => ctx[onCrash(unseal(message), error, ctx.path.toString())],
     afterStop: (state, ctx) => options.afterStop?.(state as S, wrapCtx<M>(ctx)),
     ...(options.shutdownAfterMs === undefined ? {} : { shutdownAfter: options.shutdownAfterMs }),
   };
-  const f = async (state: unknown, message: unknown, ctx: RawCtx): Promise<unknown> => {
+  const run = async (state: unknown, message: unknown, ctx: RawCtx): Promise<unknown> => {
     const observer = observerOf(ctx.self.system.name);
+    const started = observer ? performance.now() : 0;
     try {
       const next = await handler(state as S, message as M, wrapCtx<M>(ctx));
-      observer?.(ctx.path.parts, 'handled');
+      observer?.(ctx.path.parts, 'handled', (performance.now() - started) / 1000);
       return next;
     } catch (error) {
-      observer?.(ctx.path.parts, 'failed');
+      observer?.(ctx.path.parts, 'failed', (performance.now() - started) / 1000);
       throw error;
     }
   };
+  // While tracing is off nothing is sealed: the handler runs as it is, with no closure per message.
+  const f = (state: unknown, sealed: unknown, ctx: RawCtx): Promise<unknown> =>
+    tracingEnabled() ? handleSealed(sealed, ctx.path, (message) => run(state, message, ctx)) : run(state, sealed, ctx);
   return typed<M>(runtime.spawn(raw(parent), f, options.name, props));
 }
 
 /** Sends `message` to `ref`. A stopped or unknown actor drops it silently, as in nact. */
 export function tell<M>(ref: Ref<M>, message: M): void {
   const r = raw(ref as AnyRef) as RawRef & { readonly id?: unknown };
-  if (r.type !== 'temp') return runtime.dispatch(r, message);
+  if (r.type !== 'temp') return runtime.dispatch(r, seal(message));
   // A reply to an ask: straight to its slot in the system's table, as nact's dispatch would find it.
   systemNamed(r.system.name)?.tempReferences.get(r.id)?.resolve(message);
 }

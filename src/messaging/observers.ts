@@ -1,8 +1,8 @@
 /** Observers of message handling: one per actor system (metrics count every message with it). */
 import type { ActorSystem } from './nact.ts';
 
-/** Told of every message an actor of the system finished handling, by actor path parts. */
-export type MessageObserver = (path: readonly string[], outcome: 'handled' | 'failed') => void;
+/** Told of every message an actor of the system finished handling: actor path parts, outcome, seconds taken. */
+export type MessageObserver = (path: readonly string[], outcome: 'handled' | 'failed', seconds: number) => void;
 
 const observers = new Map<string, MessageObserver>();
 

@@ -2,6 +2,7 @@
  * Asks: a message sent with a reply slot of its own, answered once, or rejected at its deadline;
  * and the mailbox bounds that asks respect. Built on nact's table of temporary references.
  */
+import { seal } from './envelope.ts';
 import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from './errors.ts';
 import {
   concrete,
@@ -61,7 +62,7 @@ export function query<M, R>(
     };
     system.tempReferences.set(id, slot);
     watch(waiting);
-    actor.dispatch(message, sender);
+    actor.dispatch(seal(message), sender);
   });
 }
 

@@ -69,6 +69,7 @@ async function startChild(
   env: Record<string, string>,
   readyPath: string,
   logFile: string,
+  cwd?: string,
 ): Promise<Child> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -76,6 +77,7 @@ async function startChild(
   const proc = spawn(NODE, [...args], {
     env: { ...baseEnv(), ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd === undefined ? {} : { cwd }),
   });
   const log = createWriteStream(logFile, { flags: 'a' });
   proc.stdout?.pipe(log);
@@ -104,15 +106,29 @@ function baseEnv(): Record<string, string> {
       v !== undefined &&
       k !== 'NODE_ENV' &&
       k !== 'MONGODB_URI' &&
-      !/^(SERVER|SECURITY|APP|DATA|ACTORS|LOGGING|SERVICES)_/.test(k)
+      !/^(SERVER|SECURITY|APP|DATA|ACTORS|LOGGING|SERVICES|OTEL)_/.test(k)
     )
       env[k] = v;
   }
   return env;
 }
 
-/** `node src/main.ts` on loopback with its own data directory and an empty properties file. */
-export async function startTroupe(dataDir: string, settings: Record<string, string> = {}): Promise<Child> {
+/** How a server is started: `npm start`'s node command (the default), or another tree's (`root`). */
+export interface StartOptions {
+  /** The source tree to run (default: this one); its node_modules must resolve. */
+  readonly root?: string;
+  /** Node's arguments before `src/main.ts` (default: `npm start`'s `--import` of the tracing register file). */
+  readonly nodeArgs?: readonly string[];
+}
+
+const START_ARGS = ['--import', './src/telemetry/register.ts'];
+
+/** `npm start`'s node command on loopback with its own data directory and an empty properties file. */
+export async function startTroupe(
+  dataDir: string,
+  settings: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<Child> {
   const configFile = join(dataDir, 'bench.properties');
   writeFileSync(configFile, '');
   const env = {
@@ -124,7 +140,8 @@ export async function startTroupe(dataDir: string, settings: Record<string, stri
     SECURITY_LOGIN_THROTTLE_MAX_FAILURES_PER_ADDRESS: '1000000',
     ...settings,
   };
-  return startChild(['src/main.ts'], env, '/ready', join(dataDir, 'server.log'));
+  const args = [...(options.nodeArgs ?? START_ARGS), 'src/main.ts'];
+  return startChild(args, env, '/ready', join(dataDir, 'server.log'), options.root);
 }
 
 export async function startBare(dbFile: string, logDir: string, env: Record<string, string> = {}): Promise<Child> {

@@ -16,6 +16,7 @@ import { activity, employees, startUp } from './scenarios-data.ts';
 import { sharedWrites, workers } from './scenarios-processes.ts';
 import { hotPath } from './scenarios-hotpath.ts';
 import { signingKeys } from './scenarios-keys.ts';
+import { tracing } from './scenarios-tracing.ts';
 
 const envInt = (name: string, fallback: number): number => {
   const v = Number(process.env[name] ?? fallback);
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
   await secured.stop();
   await hotPath(report, settings);
   await signingKeys(report, settings);
+  await tracing(report, settings);
   await employees(report, settings);
   await activity(report, settings, { users, idleMs });
   await workers(report, settings);

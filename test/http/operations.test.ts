@@ -42,6 +42,14 @@ t('GET /metrics › requests by route template and status, actor messages, live 
   assert.match(text, /actor_messages_total\{actor="token",outcome="handled"\} \d+/);
   assert.match(text, new RegExp(`actor_live\\{actor="activity/\\*",pid="${process.pid}"\\} 1`));
   assert.match(text, /actor_mailbox_depth\{actor="token",pid="\d+"\} 0/);
+  // Handling time per actor kind: every handled message is counted in +Inf, the buckets are cumulative.
+  const handled = Number(/actor_messages_total\{actor="token",outcome="handled"\} (\d+)/.exec(text)?.[1]);
+  const count = Number(/actor_message_duration_seconds_count\{actor="token"\} (\d+)/.exec(text)?.[1]);
+  assert.ok(handled > 0);
+  assert.is(count, handled);
+  assert.match(text, new RegExp(`actor_message_duration_seconds_bucket\\{actor="token",le="\\+Inf"\\} ${count}\\n`));
+  assert.match(text, /actor_message_duration_seconds_sum\{actor="token"\} [0-9.e-]+/);
+  assert.match(text, /actor_message_duration_seconds_bucket\{actor="activity\/\*",le="2.5"\} [1-9]/);
   assert.not.match(text, /nowhere/);
 });
 

@@ -1,0 +1,27 @@
+/** The security events of the token endpoint, read from each grant's outcome. */
+import * as Token from '../actors/token/protocol.ts';
+import type { Logger } from '../src/logger.ts';
+import { securityEvent, type RequestOf } from './security-events.ts';
+
+/**
+ * `login.succeeded` / `login.failed` for a password grant (failed: bad credentials only, not a
+ * refused scope), `token.refreshed` / `token.reuse_detected` for a refresh grant.
+ */
+export function reportGrant(
+  logger: Logger,
+  ctx: RequestOf,
+  params: URLSearchParams,
+  clientId: string,
+  reply: Token.GrantReply,
+): void {
+  const grantType = params.get('grant_type');
+  if (grantType === 'password') {
+    const subject = { username: params.get('username') ?? '', clientId };
+    if (reply.ok) securityEvent(logger, ctx, 'login.succeeded', subject);
+    else if (reply.code === 'grant.invalid') securityEvent(logger, ctx, 'login.failed', subject);
+  } else if (grantType === 'refresh_token') {
+    if (reply.ok) securityEvent(logger, ctx, 'token.refreshed', { clientId });
+    else if (reply.code === 'grant.invalid' && reply.message === Token.REUSED_REFRESH_TOKEN)
+      securityEvent(logger, ctx, 'token.reuse_detected', { clientId });
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * Security events: one record each, with its stable `event` name, the user or client, the client
+ * address, the request and trace ids, and nothing secret.
+ */
+import { randomBytes } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SECURITY_EVENTS } from '../../http/security-events.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { basic, CLIENT_ID, CLIENT_SECRET, login, postToken, USERS } from '../helpers/tokens.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+type Line = Record<string, unknown>;
+const s = suite('security events', {} as { server: TestServer; lines: string[] });
+
+s.before(async (c) => {
+  c.lines = [];
+  const sink = { write: (line: string) => c.lines.push(line) } as unknown as NodeJS.WritableStream;
+  c.server = await startTestServer(
+    {
+      'logging.level': 'info',
+      'security.login-throttle.max-failures-per-user': '2',
+      'security.login-throttle.window-seconds': '60',
+    },
+    undefined,
+    sink,
+  );
+});
+s.after(async (c) => c.server?.close());
+
+const traceparent = () => {
+  const traceId = randomBytes(16).toString('hex');
+  return { traceId, header: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
+};
+
+/** The one record of `event` written for the request traced `traceId`. */
+async function eventOf(c: { lines: string[] }, event: string, traceId: string): Promise<Line> {
+  const find = () =>
+    c.lines.map((l) => JSON.parse(l) as Line).filter((l) => l['event'] === event && l['trace_id'] === traceId);
+  await waitFor(() => find().length > 0, `${event} logged`, 3000);
+  const found = find();
+  assert.is(found.length, 1, `one ${event} record`);
+  const record = found[0] as Line;
+  assert.is(record['client_address'], '127.0.0.1');
+  assert.type(record['request_id'], 'string');
+  return record;
+}
+
+const noSecrets = (c: { lines: string[] }, ...secrets: string[]) => {
+  for (const line of c.lines) for (const secret of secrets) assert.not.ok(line.includes(secret), 'no secret logged');
+};
+
+s('the documented events are the stable set', () => {
+  assert.equal(Object.keys(SECURITY_EVENTS).sort(), [
+    'client.authentication_failed',
+    'login.failed',
+    'login.succeeded',
+    'login.throttled',
+    'token.refreshed',
+    'token.reuse_detected',
+    'token.revoked',
+  ]);
+});
+
+s('POST /oauth/token › password grant → login.succeeded with username, client, address, trace id', async (c) => {
+  const t = traceparent();
+  const res = await postToken(
+    c.server.url,
+    { grant_type: 'password', ...USERS.admin },
+    {
+      Authorization: basic(),
+      traceparent: t.header,
+    },
+  );
+  assert.is(res.status, 200);
+  const record = await eventOf(c, 'login.succeeded', t.traceId);
+  assert.is(record['username'], 'admin');
+  assert.is(record['client_id'], CLIENT_ID);
+  assert.is(record['level'], 30);
+  const { access_token, refresh_token } = (await res.json()) as { access_token: string; refresh_token: string };
+  noSecrets(c, USERS.admin.password, CLIENT_SECRET, access_token, refresh_token);
+});
+
+s('wrong password → login.failed; past the limit → login.throttled', async (c) => {
+  for (let i = 0; i < 2; i++) {
+    const t = traceparent();
+    const res = await postToken(
+      c.server.url,
+      { grant_type: 'password', username: 'john.doe', password: 'nope-1234' },
+      {
+        Authorization: basic(),
+        traceparent: t.header,
+      },
+    );
+    assert.is(res.status, 400);
+    const record = await eventOf(c, 'login.failed', t.traceId);
+    assert.is(record['username'], 'john.doe');
+    assert.is(record['level'], 40);
+  }
+  const t = traceparent();
+  const res = await postToken(
+    c.server.url,
+    { grant_type: 'password', ...USERS.john },
+    {
+      Authorization: basic(),
+      traceparent: t.header,
+    },
+  );
+  assert.is(res.status, 429);
+  assert.is((await eventOf(c, 'login.throttled', t.traceId))['username'], 'john.doe');
+  noSecrets(c, 'nope-1234', USERS.john.password);
+});
+
+s('refresh → token.refreshed; the spent token again → token.reuse_detected', async (c) => {
+  const { refresh_token } = await login(c.server.url, USERS.admin);
+  assert.ok(refresh_token);
+  const first = traceparent();
+  const res = await postToken(
+    c.server.url,
+    { grant_type: 'refresh_token', refresh_token },
+    {
+      Authorization: basic(),
+      traceparent: first.header,
+    },
+  );
+  assert.is(res.status, 200);
+  assert.is((await eventOf(c, 'token.refreshed', first.traceId))['client_id'], CLIENT_ID);
+  const again = traceparent();
+  const reused = await postToken(
+    c.server.url,
+    { grant_type: 'refresh_token', refresh_token },
+    {
+      Authorization: basic(),
+      traceparent: again.header,
+    },
+  );
+  assert.is(reused.status, 400);
+  const record = await eventOf(c, 'token.reuse_detected', again.traceId);
+  assert.is(record['client_id'], CLIENT_ID);
+  assert.is(record['level'], 40);
+  noSecrets(c, refresh_token);
+});
+
+s('POST /oauth/revoke → token.revoked', async (c) => {
+  const { access_token } = await login(c.server.url, USERS.admin);
+  const t = traceparent();
+  const res = await fetch(`${c.server.url}/oauth/revoke`, {
+    method: 'POST',
+    headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded', traceparent: t.header },
+    body: new URLSearchParams({ token: access_token }).toString(),
+  });
+  assert.is(res.status, 200);
+  assert.is((await eventOf(c, 'token.revoked', t.traceId))['client_id'], CLIENT_ID);
+  noSecrets(c, access_token);
+});
+
+s('a wrong client secret → client.authentication_failed', async (c) => {
+  const t = traceparent();
+  const res = await postToken(
+    c.server.url,
+    { grant_type: 'password', ...USERS.admin },
+    {
+      Authorization: basic(CLIENT_ID, 'not-the-secret'),
+      traceparent: t.header,
+    },
+  );
+  assert.is(res.status, 401);
+  const record = await eventOf(c, 'client.authentication_failed', t.traceId);
+  assert.is(record['client_id'], CLIENT_ID);
+  assert.is(record['username'], undefined);
+  noSecrets(c, 'not-the-secret', USERS.admin.password);
+});
+
+s('without a traceparent (and tracing off) the trace id is null', async (c) => {
+  const before = c.lines.length;
+  await login(c.server.url, USERS.admin);
+  await waitFor(
+    () => c.lines.slice(before).some((l) => (JSON.parse(l) as Line)['event'] === 'login.succeeded'),
+    'login.succeeded logged',
+  );
+  const record = c.lines
+    .slice(before)
+    .map((l) => JSON.parse(l) as Line)
+    .find((l) => l['event'] === 'login.succeeded');
+  assert.is(record?.['trace_id'], null);
+});
+
+s.run();
