@@ -1,6 +1,7 @@
 /** The security events of the token endpoint, read from each grant's outcome. */
 import * as Token from '../actors/token/protocol.ts';
 import type { Logger } from '../src/logger.ts';
+import { grantTypeName } from '../src/security/formats.ts';
 import { securityEvent, type RequestOf } from './security-events.ts';
 
 /**
@@ -14,7 +15,7 @@ export function reportGrant(
   clientId: string,
   reply: Token.GrantReply,
 ): void {
-  const grantType = params.get('grant_type');
+  const grantType = grantTypeName(params.get('grant_type') ?? '');
   if (grantType === 'password') {
     const subject = { username: params.get('username') ?? '', clientId };
     if (reply.ok) securityEvent(logger, ctx, 'login.succeeded', subject);

@@ -15,6 +15,7 @@ import { formBody, formParams } from '../middleware/body.ts';
 import { settle, type OAuthRouteDeps } from '../oauth-client.ts';
 import { replyValue } from '../problems.ts';
 import { PUBLIC, route, type Route } from '../routing.ts';
+import { securityEvent } from '../security-events.ts';
 
 export interface AuthorizeRouteDeps extends OAuthRouteDeps {
   /** Sent back as `iss` with every response (RFC 9207). */
@@ -83,8 +84,10 @@ async function signIn(ctx: Context, deps: AuthorizeRouteDeps, request: Authoriza
   const username = params.get('username') ?? '';
   const password = params.get('password') ?? '';
   if (username === '' || password === '') return showForm(ctx, request, 400, { username, error: BAD_CREDENTIALS });
+  const subject = { username, clientId: request.client.clientId };
   const admission = await deps.throttle.begin(username, ctx.ip);
   if ('retryAfter' in admission) {
+    securityEvent(deps.logger, ctx, 'login.throttled', subject);
     ctx.set('Retry-After', String(admission.retryAfter));
     return showForm(ctx, request, 429, {
       username,
@@ -100,8 +103,14 @@ async function signIn(ctx: Context, deps: AuthorizeRouteDeps, request: Authoriza
   const reply = await settle(admission.attempt, ask$, (r) =>
     r.ok ? 'succeeded' : r.code === 'grant.invalid' ? 'failed' : 'abandoned',
   );
-  if (reply.ok) return redirectBack(ctx, request, { code: reply.value.code }, deps.issuer);
-  if (reply.code === 'grant.invalid') return showForm(ctx, request, 400, { username, error: BAD_CREDENTIALS });
+  if (reply.ok) {
+    securityEvent(deps.logger, ctx, 'login.succeeded', subject);
+    return redirectBack(ctx, request, { code: reply.value.code }, deps.issuer);
+  }
+  if (reply.code === 'grant.invalid') {
+    securityEvent(deps.logger, ctx, 'login.failed', subject);
+    return showForm(ctx, request, 400, { username, error: BAD_CREDENTIALS });
+  }
   if (reply.code in REPLY_REDIRECTS)
     throw new RedirectError(REPLY_REDIRECTS[reply.code as keyof typeof REPLY_REDIRECTS], reply.message, request);
   replyValue(reply);
