@@ -2,12 +2,13 @@
  * A key rotation while two server processes serve one store, with `npm run keys` run beside them
  * as an operator would: under steady logins at both instances through the switch, no token is
  * refused, by either instance or by third-party verifiers reading the JWKS (jose's
- * createRemoteJWKSet, Auth0's express-oauth2-jwt-bearer); a key taken out is refused by both
+ * createRemoteJWKSet, and Auth0's jwks-rsa with jsonwebtoken); a key taken out is refused by both
  * instances at once, and by the third parties once their JWKS cache expires.
  */
 import { spawnSync } from 'node:child_process';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { auth } from 'express-oauth2-jwt-bearer';
+import jwt from 'jsonwebtoken';
+import { JwksClient } from 'jwks-rsa';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ChildServer } from '../helpers/child.ts';
@@ -61,28 +62,30 @@ function joseVerifier(server: ChildServer, options: { cooldownDuration: number; 
     );
 }
 
-/** Auth0's Express middleware, called as Express would call it. */
-function expressVerifier(server: ChildServer, options: { cooldownDuration: number; cacheMaxAge: number }) {
-  const middleware = auth({
-    issuer: SHARED.SECURITY_JWT_ISSUER,
+/**
+ * Auth0's jwks-rsa (keys by kid from the JWKS, each kept `cacheMaxAge`) with node-jsonwebtoken, as
+ * an Express or Koa resource server of theirs verifies a bearer token.
+ */
+function jwksRsaVerifier(server: ChildServer, options: { cooldownDuration: number; cacheMaxAge: number }) {
+  const client = new JwksClient({
     jwksUri: `${server.url}/.well-known/jwks.json`,
-    audience: 'troupe-api',
-    ...options,
+    cache: true,
+    cacheMaxAge: options.cacheMaxAge,
+    cacheMaxAgeFallback: 0,
   });
-  return (token: string): Promise<boolean> =>
-    new Promise((resolve) => {
-      const headers: Record<string, string> = { authorization: `Bearer ${token}`, host: 'resource.test' };
-      const req = {
-        headers,
-        method: 'GET',
-        url: '/',
-        protocol: 'http',
-        query: {},
-        get: (name: string) => headers[name.toLowerCase()],
-        is: () => false,
-      };
-      void middleware(req as never, {} as never, (error?: unknown) => resolve(error === undefined));
-    });
+  return async (token: string): Promise<boolean> => {
+    try {
+      const key = await client.getSigningKey(kidOf(token));
+      jwt.verify(token, key.getPublicKey(), {
+        issuer: SHARED.SECURITY_JWT_ISSUER,
+        audience: 'troupe-api',
+        algorithms: ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512'],
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  };
 }
 
 /** Logs in at `from` again and again until `until`, checking each token at both instances and at the third parties. */
@@ -125,7 +128,7 @@ export function keyRotationSuite(target: RotationTarget): void {
       // Third parties refetch an unknown kid's JWKS at most every second here, as they do every 30 s
       // against a publish-ahead of 600 s.
       const cache = { cooldownDuration: 1000, cacheMaxAge: 1000 };
-      const third = [joseVerifier(ctx.a, cache), expressVerifier(ctx.b, cache)];
+      const third = [joseVerifier(ctx.a, cache), jwksRsaVerifier(ctx.b, cache)];
       const early = (await login(ctx.a.url)).access_token;
       const first = kidOf(early);
       for (const verify of third) assert.ok(await verify(early), 'a third party refused a token before any rotation');
