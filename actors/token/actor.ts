@@ -7,7 +7,7 @@ import type { RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts
 import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
 import { createGrants, type GrantDeps } from './grants.ts';
 import { createLogins, type LoginDeps } from './logins.ts';
-import { examples, type Command, type Introspection, type UserView } from './protocol.ts';
+import { examples, type Command, type Introspection, type AccountView } from './protocol.ts';
 
 export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
@@ -22,11 +22,11 @@ type Msg = Command | Internal;
 
 type Of<T extends Msg['type']> = Extract<Msg, { type: T }>;
 
-/** Every user with its roles, as of the store's change count `count`. */
+/** Every account with its roles, as of the store's change count `count`. */
 interface Listing {
   readonly count: number;
-  readonly withHashes: readonly UserView[];
-  readonly withoutHashes: readonly UserView[];
+  readonly withHashes: readonly AccountView[];
+  readonly withoutHashes: readonly AccountView[];
 }
 
 const PURGE_EVERY_MS = 3_600_000;
@@ -171,7 +171,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   };
 
   /** Read-only, so not awaited: the listing goes straight to the sender, a failure back here. */
-  const onListUsers = (msg: Of<'ListUsers'>, ctx: Ctx<Msg>): void => {
+  const onListAccounts = (msg: Of<'ListUsers'>, ctx: Ctx<Msg>): void => {
     currentListing().then(
       (l) => tell(msg.sender, ok(msg.includePasswordHash ? l.withHashes : l.withoutHashes)),
       (error: unknown) => tell(ctx.self, { type: 'WorkFailed', error, sender: msg.sender }),
@@ -200,7 +200,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       case 'Introspect':
         return onIntrospect(msg);
       case 'ListUsers':
-        return onListUsers(msg, ctx);
+        return onListAccounts(msg, ctx);
       case 'WorkFailed':
         throw msg.error;
       case 'Purge':

@@ -39,7 +39,7 @@ export interface RoleView {
   readonly description: string;
 }
 
-export interface UserView {
+export interface AccountView {
   readonly id: number;
   readonly username: string;
   /** BCrypt hash: present only when the request asked for it. */
@@ -68,7 +68,7 @@ export type ClientReply = Reply<ClientView, 'client.invalid'>;
 export type RevokeReply = Reply<null, 'client.mismatch'>;
 export type IntrospectReply = Reply<Introspection>;
 export type GrantReply = Reply<TokenGrant, ErrorCode>;
-export type UsersReply = Reply<readonly UserView[]>;
+export type AccountsReply = Reply<readonly AccountView[]>;
 
 export type Command =
   | {
@@ -94,7 +94,7 @@ export type Command =
       readonly scope: readonly string[] | undefined;
       readonly sender: Ref<GrantReply>;
     }
-  | { readonly type: 'ListUsers'; readonly includePasswordHash: boolean; readonly sender: Ref<UsersReply> }
+  | { readonly type: 'ListUsers'; readonly includePasswordHash: boolean; readonly sender: Ref<AccountsReply> }
   | { readonly type: 'Revoke'; readonly clientId: string; readonly token: string; readonly sender: Ref<RevokeReply> }
   | {
       readonly type: 'Introspect';
@@ -134,9 +134,9 @@ export const refresh =
   }): Request<Command, GrantReply> =>
   (sender) => ({ type: 'Refresh', clientId: p.clientId, refreshToken: p.refreshToken, scope: p.scope, sender });
 
-/** Every user with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
-export const listUsers =
-  (options: { includePasswordHash?: boolean } = {}): Request<Command, UsersReply> =>
+/** Every account with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
+export const listAccounts =
+  (options: { includePasswordHash?: boolean } = {}): Request<Command, AccountsReply> =>
   (sender) => ({ type: 'ListUsers', includePasswordHash: options.includePasswordHash === true, sender });
 
 /** RFC 7009: a refresh token revokes its whole login; an access token is refused until it expires. Unknown tokens are ignored. */
@@ -174,7 +174,7 @@ export const examples = {
   IssueToken:
     "Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password', scope: ['read'] })",
   Refresh: "Token.refresh({ clientId: 'troupe-client', refreshToken: '<refreshToken of an IssueToken reply>' })",
-  ListUsers: 'Token.listUsers()',
+  ListUsers: 'Token.listAccounts()',
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
   Introspect: "Token.introspect({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
 } as const satisfies Record<Command['type'], string>;

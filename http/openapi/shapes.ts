@@ -70,7 +70,7 @@ export const Introspection = z
   .meta({ title: 'Introspection' });
 
 const Role = z.object({ id: z.number().int(), roleName: z.string(), description: z.string() });
-export const SecuredUser = z
+export const Account = z
   .object({
     id: z.number().int(),
     username: z.string(),
@@ -81,7 +81,7 @@ export const SecuredUser = z
     lastName: z.string(),
     roles: z.array(Role),
   })
-  .meta({ title: 'SecuredUser' });
+  .meta({ title: 'Account' });
 
 export const Employee = z
   .object({

@@ -1,4 +1,4 @@
-/** Port: the users and roles of the secured service. */
+/** Port: the accounts (the logins of the secured service) and their roles. */
 
 export interface Role {
   readonly id: number;
@@ -6,7 +6,7 @@ export interface Role {
   readonly description: string;
 }
 
-/** A user of the secured service (an account that logs in), with its BCrypt hash and roles. */
+/** An account of the secured service (a login, not a user-data user), with its BCrypt hash and roles. */
 export interface AccountRecord {
   readonly id: number;
   readonly username: string;
