@@ -7,9 +7,10 @@ import type { RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts
 import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
 import { createGrants, type GrantDeps } from './grants.ts';
 import { createLogins, type LoginDeps } from './logins.ts';
+import { createAccountAdmin, type AccountDeps } from './accounts.ts';
 import { examples, type Command, type Introspection, type AccountView } from './protocol.ts';
 
-export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps {
+export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps, AccountDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
   readonly verifyAccessToken: TokenVerifier;
   readonly onCrash: CrashPolicy;
@@ -41,6 +42,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     tell(msg.sender, fail('grant.invalid', description));
 
   const { revokeLogin, revokeAccessToken, endOldestLogins } = createLogins(deps, seconds);
+  const administer = createAccountAdmin(deps, (loginId) => revokeLogin(loginId), seconds);
 
   const REUSED = 'Refresh token already used; every token of this login is revoked';
 
@@ -66,7 +68,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     if (wider.length > 0)
       return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
     const user = await deps.credentials.findByUsername(record.username);
-    if (!user) return refused(msg, 'The user no longer exists');
+    if (!user?.enabled) return refused(msg, 'The account no longer exists or is disabled');
     const scope = msg.scope ?? record.scope;
     const issued = await grants.sign(client, user, scope, record.familyId);
     const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
@@ -143,11 +145,11 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
             jti: claims.jti,
           }
         : { active: false };
-    // Another client's token, or one whose user no longer exists, is inactive to this caller.
+    // Another client's token, or one whose account no longer exists or is disabled, is inactive to this caller.
     const standing =
       found.active &&
       found.clientId === msg.clientId &&
-      (await deps.credentials.findByUsername(found.username)) !== undefined;
+      (await deps.credentials.findByUsername(found.username))?.enabled === true;
     tell(msg.sender, ok(standing ? found : { active: false }));
   };
 
@@ -205,6 +207,19 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         throw msg.error;
       case 'Purge':
         return onPurge();
+      case 'FindAccounts':
+      case 'GetAccount':
+      case 'CreateAccount':
+      case 'UpdateAccount':
+      case 'SetPassword':
+      case 'DeleteAccount':
+      case 'ListLogins':
+      case 'EndLogins':
+      case 'ClearLockout':
+      case 'ListRoles':
+      case 'CreateRole':
+      case 'ChangeOwnPassword':
+        return administer(msg, ctx.self);
       default:
         return refuseUnknown(msg, 'TokenActor', Object.keys(examples));
     }

@@ -8,6 +8,10 @@ import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { GrantType } from '../../src/config.ts';
+import { accountExamples, accountSchemas, type AccountCommand } from './account-protocol.ts';
+
+// Account administration is TokenActor's too: its builders are part of this protocol (`Token.createAccount`).
+export * from './account-protocol.ts';
 
 export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
@@ -101,7 +105,8 @@ export type Command =
       readonly clientId: string;
       readonly token: string;
       readonly sender: Ref<IntrospectReply>;
-    };
+    }
+  | AccountCommand;
 
 /** Checks client credentials (HTTP Basic or client_secret_post). */
 export const authenticateClient =
@@ -163,6 +168,7 @@ export const schemas = {
   ListUsers: z.strictObject({ includePasswordHash: z.boolean().default(false) }),
   Revoke: z.strictObject({ clientId: z.string(), token: z.string() }),
   Introspect: z.strictObject({ clientId: z.string(), token: z.string() }),
+  ...accountSchemas,
 } as const satisfies MessageSchemas<Command>;
 
 /**
@@ -177,4 +183,5 @@ export const examples = {
   ListUsers: 'Token.listAccounts()',
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
   Introspect: "Token.introspect({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
+  ...accountExamples,
 } as const satisfies Record<Command['type'], string>;

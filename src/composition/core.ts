@@ -16,7 +16,7 @@ import { createDenylist } from '../security/denylist.ts';
 import { createTokenSigner, createTokenVerifier, type TokenVerifier } from '../security/jwt.ts';
 import { loadSigningKey, type SigningKey } from '../security/keys.ts';
 import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
-import { costOf, createPasswordHasher } from '../security/passwords.ts';
+import { createPasswordHasher } from '../security/passwords.ts';
 import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
 import type { Stores } from '../stores/stores.ts';
 import { openMongoStores } from '../stores/stores.mongo.ts';
@@ -112,7 +112,7 @@ async function tokenDeps(
   config: Config,
   logger: Logger,
   stores: Stores,
-  initial: InitialData,
+  throttle: LoginThrottle,
 ): Promise<ActorDeps['token'] & { readonly key: SigningKey }> {
   const key = await loadSigningKey(
     {
@@ -124,7 +124,8 @@ async function tokenDeps(
   );
   // The BCrypt threads of all workers together stay within the cores.
   const passwords = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
-  const cost = costOf(initial.users[0]?.password ?? '') ?? 10;
+  // The unknown-user comparison costs what a new account's does, so the two take the same time.
+  const cost = config.security.password.bcryptCost;
   const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
   const clients = [registeredClient(config)];
   const settings = {
@@ -148,6 +149,9 @@ async function tokenDeps(
     maxLoginsPerUser: config.security.jwt.maxLoginsPerUser,
     maxRevokedTokensPerLogin: config.security.jwt.maxRevokedTokensPerLogin,
     dummyHash,
+    bcryptCost: cost,
+    clearLockout: (username) => throttle.clear(username),
+    onAccountEvent: (event) => logger.info({ event: event.action, account: event }, `account event ${event.action}`),
   };
 }
 
@@ -172,7 +176,8 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
   const stores = openStores(config);
   const initial = readInitialData(config.app.initialData);
   const preparation = await prepare(stores, initial, logger);
-  const { key, ...token } = await tokenDeps(config, logger, stores, initial);
+  const throttle = createLoginThrottle(config.security.loginThrottle, stores.throttle);
+  const { key, ...token } = await tokenDeps(config, logger, stores, throttle);
   const actors = startActors({
     logger,
     mailboxLimit: config.actors.mailboxLimit,
@@ -199,7 +204,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       max: TOKEN_CACHE_MAX,
       isRevoked: token.denylist.isRevoked,
     }),
-    throttle: createLoginThrottle(config.security.loginThrottle, stores.throttle),
+    throttle,
     ready: () => ready(stores, preparation.done, logger),
     async close() {
       clearInterval(sweep);
