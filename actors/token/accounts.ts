@@ -67,12 +67,13 @@ export const summary = (a: AccountRecord): AccountSummary => ({
 
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
-/** `revokeLogin`: ends one login (TokenActor's, with its horizons); `seconds`: the actor's clock. */
+/** `revokeLogin`: ends one login (TokenActor's, with its horizons); `nowMs`: the actor's clock. */
 export function createAccountAdmin(
   deps: AccountDeps,
   revokeLogin: (loginId: string) => Promise<void>,
-  seconds: () => number,
+  nowMs: () => number,
 ) {
+  const seconds = (): number => Math.floor(nowMs() / 1000);
   const refused = <T>(code: CredentialRefusal): Outcome<T> => fail(code, REFUSALS[code]);
   const found = async (id: number): Promise<AccountRecord | Outcome<never>> =>
     (await deps.credentials.findById(id)) ?? refused('account.not_found');
@@ -83,10 +84,16 @@ export function createAccountAdmin(
   const event = (action: string, actor: string, target: string, detail?: Record<string, unknown>): void =>
     deps.onAccountEvent({ action, actor, target, ...(detail ? { detail } : {}) });
 
-  /** Refuses every access token of the account issued so far, in every process. */
-  const cutOff = (username: string): Promise<void> => {
-    const now = seconds();
-    return deps.denylist.revokeAccount(username, now, now + deps.accessTokenValidity + CLOCK_SKEW);
+  /**
+   * Refuses every access token of the account issued so far, in every process. Tokens carry their
+   * issue time in whole seconds: the cut-off is the next whole second, and the answer waits for it
+   * (at most a second), so that a token issued after the answer is never refused by it.
+   */
+  const cutOff = async (username: string): Promise<void> => {
+    const next = seconds() + 1;
+    await deps.denylist.revokeAccount(username, next, next + deps.accessTokenValidity + CLOCK_SKEW);
+    const wait = next * 1000 - nowMs();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   };
   /** Ends the account's logins (all but `keep`): refresh tokens and the access tokens of each login. */
   const endLogins = async (username: string, keep?: string): Promise<void> => {

@@ -42,7 +42,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     tell(msg.sender, fail('grant.invalid', description));
 
   const { revokeLogin, revokeAccessToken, endOldestLogins } = createLogins(deps, seconds);
-  const administer = createAccountAdmin(deps, (loginId) => revokeLogin(loginId), seconds);
+  const administer = createAccountAdmin(deps, (loginId) => revokeLogin(loginId), now);
 
   const REUSED = 'Refresh token already used; every token of this login is revoked';
 
@@ -162,7 +162,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const currentListing = async (): Promise<Listing> => {
     const count = await deps.credentials.changeCount();
     if (listing?.count === count) return listing;
-    const users = await deps.credentials.listAll();
+    // The original service's listing: no `enabled` (account administration shows it).
+    const users = (await deps.credentials.listAll()).map(({ enabled: _, ...account }) => account);
     const fresh: Listing = {
       count,
       withHashes: Object.freeze(users),

@@ -36,8 +36,8 @@ export interface Denylist {
    */
   revokeLogin(loginId: string, expiresAt: number): Promise<void>;
   /**
-   * Refuses every access token of the account `username` issued at or before `issuedBefore` (epoch
-   * seconds), until `expiresAt`: a disabled or deleted account, a new password, a role change.
+   * Refuses every access token of the account `username` issued before `issuedBefore` (its `iat`
+   * earlier, epoch seconds), until `expiresAt`: a disabled or deleted account, a new password, a role change.
    */
   revokeAccount(username: string, issuedBefore: number, expiresAt: number): Promise<void>;
   /** Whether the login was revoked, by any process: asks the store itself, never a copy. */
@@ -85,7 +85,7 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
   const cut = (token: Revocable): boolean => {
     const account = token.username === undefined ? undefined : accounts.get(token.username);
     // A token without its issue time cannot be shown to postdate the cut-off: refused.
-    return account !== undefined && (token.iat ?? -Infinity) <= account.issuedBefore;
+    return account !== undefined && (token.iat ?? -Infinity) < account.issuedBefore;
   };
   const listed = (token: Revocable): boolean =>
     revoked.token.has(token.jti) || (token.loginId !== undefined && revoked.login.has(token.loginId)) || cut(token);

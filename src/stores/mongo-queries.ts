@@ -149,7 +149,7 @@ export interface RevocationDoc {
   addedAt: Date;
   /** For a token: the login it was issued in, when it has one. */
   loginId?: string;
-  /** For an account: its tokens issued at or before this (epoch seconds) are refused. */
+  /** For an account: its tokens issued before this (an earlier `iat`, epoch seconds) are refused. */
   issuedBefore?: number;
 }
 

@@ -11,7 +11,7 @@ export interface Revocation {
   /** For a token: the login it was issued in (its `sid`), when it has one. */
   readonly loginId?: string | undefined;
   /**
-   * For an account: its access tokens issued at or before this (epoch seconds, their `iat`) are
+   * For an account: its access tokens issued before this (epoch seconds, an earlier `iat`) are
    * refused. Adding it again keeps the later of each time.
    */
   readonly issuedBefore?: number | undefined;

@@ -95,15 +95,15 @@ export function accountContracts(name: string, target: ContractTarget): void {
     );
     assert.ok((await c.listRoles()).some((r) => r.roleName === 'AUDITOR'));
   });
-  t('an account cut-off refuses the tokens issued at or before it, in another process too', async () => {
+  t('an account cut-off refuses the tokens issued before it, in another process too', async () => {
     const other = await ctx.sut?.another();
     assert.ok(other);
     const here = createDenylist(stores().revocations, () => 1000);
     const there = createDenylist(other.revocations, () => 1000);
     await here.revokeAccount('kim', 1000, 2000);
     const token = (iat: number) => ({ jti: `j${iat}`, loginId: undefined, username: 'kim', iat });
-    assert.is(await there.isRevoked(token(1000)), true);
-    assert.is(await there.isRevoked(token(1001)), false);
+    assert.is(await there.isRevoked(token(999)), true);
+    assert.is(await there.isRevoked(token(1000)), false);
     assert.is(await there.isRevoked({ ...token(900), username: 'lee' }), false);
   });
   t('the live logins of an account, with their client and times', async () => {

@@ -1,6 +1,6 @@
 -- Accounts administered while the service runs: an account can be disabled (it cannot log in and
 -- every token of it is refused), and a revocation can name an account (kind 'account', id: the
--- username): every access token of the account issued at or before `issued_before` (epoch seconds)
+-- username): every access token of the account issued before `issued_before` (an earlier `iat`, epoch seconds)
 -- is refused until `expires_at`. The check on `kind` cannot be altered in place: the table is
 -- copied into one that allows the new kind, keeping every seq so that readers' cursors hold.
 alter table users add column enabled integer not null default 1 check (enabled in (0, 1));
