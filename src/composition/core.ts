@@ -19,6 +19,8 @@ import { createLoginThrottle, type LoginThrottle } from '../security/login-throt
 import { createPasswordHasher } from '../security/passwords.ts';
 import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
 import type { Stores } from '../stores/stores.ts';
+import type { CredentialStore } from '../stores/credential-store.ts';
+import { refuseDevelopmentAccounts } from '../development-accounts.ts';
 import { openMongoStores } from '../stores/stores.mongo.ts';
 import { openSqliteStores } from '../stores/stores.sqlite.ts';
 import { PRIVATE_DIR } from '../stores/sqlite.ts';
@@ -76,10 +78,18 @@ interface Preparation {
  * that cannot be reached at start-up is no obstacle: the server starts (answering 503 where it is
  * needed, /ready naming it) and this is tried again every few seconds until it succeeds.
  */
-async function prepare(stores: Stores, initial: InitialData, logger: Logger): Promise<Preparation> {
+async function prepare(
+  stores: Stores,
+  initial: InitialData,
+  logger: Logger,
+  guard: (credentials: CredentialStore) => Promise<void>,
+): Promise<Preparation> {
   let done = false;
   const attempt = async (): Promise<void> => {
-    await stores.prepare((credentials) => loadInitialData(credentials, initial));
+    await stores.prepare(async (credentials) => {
+      await loadInitialData(credentials, initial);
+      await guard(credentials);
+    });
     done = true;
   };
   try {
@@ -175,9 +185,17 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
     mkdirSync(config.data.dir, { recursive: true, mode: PRIVATE_DIR });
   const stores = openStores(config);
   const initial = readInitialData(config.app.initialData);
-  const preparation = await prepare(stores, initial, logger);
   const throttle = createLoginThrottle(config.security.loginThrottle, stores.throttle);
   const { key, ...token } = await tokenDeps(config, logger, stores, throttle);
+  // A refusal stops the start (or, when the store comes later, keeps the service from being ready).
+  const guard = async (credentials: CredentialStore): Promise<void> => {
+    if (config.production) await refuseDevelopmentAccounts(credentials, initial, token.passwords);
+  };
+  const preparation = await prepare(stores, initial, logger, guard).catch(async (error: unknown) => {
+    await token.passwords.close();
+    await stores.close();
+    throw error;
+  });
   const actors = startActors({
     logger,
     mailboxLimit: config.actors.mailboxLimit,
