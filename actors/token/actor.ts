@@ -8,7 +8,7 @@ import { createCredentialChecks, type Completion, type CredentialCheckDeps } fro
 import { createGrants, type GrantDeps } from './grants.ts';
 import { createLogins, type LoginDeps } from './logins.ts';
 import { createAccountAdmin, type AccountDeps } from './accounts.ts';
-import { examples, type Command, type Introspection, type AccountView } from './protocol.ts';
+import { examples, isAccountCommand, type Command, type Introspection, type AccountView } from './protocol.ts';
 
 export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps, AccountDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
@@ -208,20 +208,9 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         throw msg.error;
       case 'Purge':
         return onPurge();
-      case 'FindAccounts':
-      case 'GetAccount':
-      case 'CreateAccount':
-      case 'UpdateAccount':
-      case 'SetPassword':
-      case 'DeleteAccount':
-      case 'ListLogins':
-      case 'EndLogins':
-      case 'ClearLockout':
-      case 'ListRoles':
-      case 'CreateRole':
-      case 'ChangeOwnPassword':
-        return administer(msg, ctx.self);
       default:
+        // Account administration (account-protocol.ts); what is left is no message of this protocol.
+        if (isAccountCommand(msg)) return administer(msg, ctx.self);
         return refuseUnknown(msg, 'TokenActor', Object.keys(examples));
     }
   };
