@@ -17,6 +17,8 @@ import { corsFor } from './middleware/cors.ts';
 import { requestFrame } from './middleware/frame.ts';
 import { activityRoutes } from './routes/activity.ts';
 import { resourceRoutes } from './routes/resources.ts';
+import { accountRoutes } from './routes/accounts.ts';
+import { accountLoginRoutes } from './routes/account-logins.ts';
 import { openApiFor } from './openapi/openapi.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { docsRoutes } from './routes/docs.ts';
@@ -73,6 +75,13 @@ export const routesOf = (app: Koa<AppState>): readonly RouteInfo[] => mounted.ge
 function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   const { config, refs } = deps;
   const jwt = config.security.jwt;
+  const accountDeps = {
+    token: refs.token,
+    askTimeoutMs: config.actors.askTimeoutMs,
+    maxBodyBytes: config.server.maxBodyBytes,
+    scopeRead: jwt.scopeRead,
+    scopeWrite: jwt.scopeWrite,
+  };
   return [
     ...oauthRoutes(oauth),
     ...oauthAuthorizeRoutes({ ...oauth, issuer: jwt.issuer }),
@@ -88,6 +97,8 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
       askTimeoutMs: config.actors.askTimeoutMs,
       includePasswordHash: config.app.listAll.includePasswordHash,
     }),
+    ...accountRoutes(accountDeps),
+    ...accountLoginRoutes(accountDeps),
   ];
 }
 

@@ -40,3 +40,14 @@ export function historySeqOf(cursor: string, userId: ObjectIdString): number | u
   const parsed = historyShape.safeParse(decode(cursor));
   return parsed.success && parsed.data.u === userId ? parsed.data.s : undefined;
 }
+
+const accountShape = z.strictObject({ a: z.number().int().positive() });
+
+/** The cursor after a page of accounts: the id of its last account. */
+export const accountCursor = (id: number): string => encode({ a: id });
+
+/** The account id of a cursor made by {@link accountCursor}, or undefined for anything else. */
+export function accountIdOf(cursor: string): number | undefined {
+  const parsed = accountShape.safeParse(decode(cursor));
+  return parsed.success ? parsed.data.a : undefined;
+}

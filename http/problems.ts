@@ -99,7 +99,8 @@ interface OAuthWireError extends WireError {
 }
 
 /** Every code an actor can reply with: each protocol's `ErrorCode`, and the system's. */
-export type ReplyCode = Token.ErrorCode | User.ErrorCode | Employee.ErrorCode | Activity.ErrorCode | SystemCode;
+export type ReplyCode =
+  Token.ErrorCode | Token.AccountErrorCode | User.ErrorCode | Employee.ErrorCode | Activity.ErrorCode | SystemCode;
 
 /** One row per reply code, so that a code added to a protocol does not compile until it has one. */
 export type ReplyTable = {
@@ -113,6 +114,14 @@ export const REPLY_ERRORS = {
   'grant.invalid': { status: 400, oauth: 'invalid_grant' },
   'grant.unauthorized': { status: 400, oauth: 'unauthorized_client' },
   'scope.invalid': { status: 400, oauth: 'invalid_scope' },
+  'account.not_found': { status: 404 },
+  'account.username_taken': { status: 409 },
+  'account.last_admin': { status: 409 },
+  'role.unknown': { status: 400 },
+  'role.name_taken': { status: 409 },
+  'password.invalid': { status: 400 },
+  'password.incorrect': { status: 400 },
+  'login.not_found': { status: 404 },
   'user.not_found': { status: 404 },
   'user.email_taken': { status: 409 },
   'user.version_conflict': { status: 412 },

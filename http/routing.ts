@@ -12,7 +12,7 @@ import type { Principal } from '../src/security/jwt.ts';
 import { accessDenied, insufficientScope } from './middleware/bearer-auth.ts';
 import type { AppState } from './state.ts';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Who may run a route. */
 export type Access =
@@ -20,14 +20,20 @@ export type Access =
   | { readonly kind: 'public' }
   /** An OAuth client that authenticates (HTTP Basic or client_secret_post) before the handler runs. */
   | { readonly kind: 'client' }
-  /** A valid bearer token, carrying `scope` when one is named. */
-  | { readonly kind: 'token'; readonly scope?: string | undefined }
+  /**
+   * A valid bearer token, carrying `scope` when one is named, whose holder has `role` when one is
+   * named: both checked before the handler runs. A route that names a role is never open, even
+   * with `security.enabled=false`.
+   */
+  | { readonly kind: 'token'; readonly scope?: string | undefined; readonly role?: string | undefined }
   /** A valid bearer token whose holder has `role`, checked after the handler has run (post-authorization). */
   | { readonly kind: 'role'; readonly role: string };
 
 export const PUBLIC: Access = { kind: 'public' };
 export const CLIENT: Access = { kind: 'client' };
 export const token = (scope?: string): Access => ({ kind: 'token', scope });
+/** A token with `scope` whose holder has `role`, checked before the handler. */
+export const tokenWithRole = (scope: string, roleName: string): Access => ({ kind: 'token', scope, role: roleName });
 export const role = (name: string): Access => ({ kind: 'role', role: name });
 
 /** What a route's middleware sees besides Koa's context: the path parameters. */
@@ -91,6 +97,7 @@ function guardOf(access: Access, guards: Guards): Guard {
         const principal = await guards.authenticate(ctx);
         if (principal && access.scope !== undefined && !principal.scope.includes(access.scope))
           throw insufficientScope(guards.realm, access.scope);
+        if (access.role !== undefined && !principal?.authorities.includes(access.role)) throw accessDenied();
         await next();
       });
     case 'role':
@@ -142,6 +149,9 @@ export function mountRoutes(routes: readonly Route[], guards: Guards): Router<Ap
   for (const r of routes) {
     if (typeof r.access !== 'object' || r.access === null)
       throw new TypeError(`route ${r.method} ${r.path} declares no access`);
+    // A check after the handler runs once the handler has written: a state-changing route is refused it.
+    if (r.access.kind === 'role' && (r.method !== 'GET' || r.changesState))
+      throw new TypeError(`route ${r.method} ${r.path} changes state: its access must be checked before the handler`);
     router.register(r.path, [r.method], [guardOf(r.access, guards), ...r.run]);
     // The router answers HEAD with every GET route; not with one whose handler writes.
     const layer = router.stack.at(-1);

@@ -120,6 +120,8 @@ const schema = z.object({
   'security.jwt.max-logins-per-user': int(1, 100_000).default(100),
   // access tokens of one login revoked one by one; past it revoking another ends the login
   'security.jwt.max-revoked-tokens-per-login': int(1, 100_000).default(100),
+  // BCrypt cost of the passwords set through account administration (each step doubles the time)
+  'security.password.bcrypt-cost': int(4, 15).default(10),
   'security.protect-api': bool.default(true), // /api/** needs a token with the read or write scope
   // failed logins per username per window
   'security.login-throttle.max-failures-per-user': int(1, 1_000_000).default(10),

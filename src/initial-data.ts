@@ -1,4 +1,4 @@
-/** Roles and users loaded at start-up from JSON (BCrypt hashes only), idempotently. */
+/** Roles and accounts seeded at start-up from JSON (BCrypt hashes only): created when missing, never overwritten. */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './config.ts';
@@ -46,16 +46,13 @@ export function readInitialData(path: string): InitialData {
 }
 
 /**
- * Saves every role, then every user with its roles, as upserts: running it twice, or in several
- * processes starting at once, creates each role and user once.
+ * Seeds: creates every role and account of the file that the store does not have, and never
+ * changes one it has (an administrator may have changed or disabled it since). Running it twice,
+ * or in several processes starting at once, creates each once. A role an account names but the
+ * file does not list is created with no description.
  */
 export async function loadInitialData(store: CredentialStore, data: InitialData): Promise<void> {
-  const descriptions = new Map(data.roles.map((r) => [r.roleName, r.description]));
-  for (const role of data.roles) await store.saveRole(role);
-  for (const user of data.users) {
-    await store.saveUser({
-      ...user,
-      roles: user.roles.map((roleName) => ({ roleName, description: descriptions.get(roleName) ?? '' })),
-    });
-  }
+  const named = data.users.flatMap((u) => u.roles).map((roleName) => ({ roleName, description: '' }));
+  for (const role of [...data.roles, ...named]) await store.createRole(role);
+  for (const user of data.users) await store.createAccount({ ...user, enabled: true });
 }

@@ -50,6 +50,7 @@ t('no document refers to what a clone does not have', () => {
 /** The access column of docs/api.md's route table, as the router declares it. */
 function accessText(r: RouteInfo): string {
   const a = r.access;
+  if (a.kind === 'token' && a.role !== undefined) return `role ${a.role} (checked first), scope ${a.scope ?? ''}`;
   if (a.kind === 'token') return a.scope === undefined ? 'token' : `token, scope ${a.scope}`;
   if (a.kind === 'role') return `role ${a.role}`;
   return a.kind;
@@ -59,7 +60,7 @@ t('docs/api.md lists every route with its access, and no other', async () => {
   ctx.server = await startTestServer();
   const api = readFileSync('docs/api.md', 'utf8');
   const text = api.slice(api.indexOf('\n## Routes\n'), api.indexOf('\n## ', api.indexOf('\n## Routes\n') + 1));
-  const documented = [...text.matchAll(/^\| `(GET|POST|PUT|DELETE) ([^`]+)` \| ([^|]+) \|/gm)].map(
+  const documented = [...text.matchAll(/^\| `(GET|POST|PUT|PATCH|DELETE) ([^`]+)` \| ([^|]+) \|/gm)].map(
     ([, m, p, a]) => `${m} ${p} | ${a?.trim()}`,
   );
   const served = routesOf(ctx.server.troupe.app).map((r) => `${r.method} ${r.path} | ${accessText(r)}`);

@@ -28,7 +28,7 @@ const MARK = (i: number): string => `@@session ${i}@@`;
 // The server runs in this process, so the shell must run asynchronously.
 const run = promisify(execFile);
 
-t('every documented block that calls curl is a session, and the README has the four', () => {
+t('every documented block that calls curl is a session, and the README has the five', () => {
   for (const doc of documents()) {
     for (const block of fencedBlocks(doc.text)) {
       if (/\bcurl\b/.test(block.body))
@@ -39,7 +39,7 @@ t('every documented block that calls curl is a session, and the README has the f
         );
     }
   }
-  assert.is(sessions().length, 4);
+  assert.is(sessions().length, 5);
 });
 
 t('the sessions run as written, in order, in one shell', async () => {
@@ -55,7 +55,7 @@ t('the sessions run as written, in order, in one shell', async () => {
   });
   assert.is(result.stderr, '');
   ctx.outputs = result.stdout.split(/^@@session \d+@@\n/m).slice(1);
-  assert.is(ctx.outputs.length, 4);
+  assert.is(ctx.outputs.length, 5);
   // Each answer is on a line of its own: every line that starts a JSON value is one whole value.
   for (const line of result.stdout.split('\n').filter((l) => /^[{[]/.test(l))) {
     assert.not.throws(() => JSON.parse(line), `not one JSON value per line: ${line.slice(0, 200)}`);
@@ -94,8 +94,17 @@ t('secured service: login, role check, introspection, refresh, and reuse revokin
   assert.is(lines.length, 7);
 });
 
+t('accounts: create one, log in as it, disable it, its token refused', () => {
+  const lines = out(2).trim().split('\n');
+  assert.is(lines[0], '{"id":3,"username":"jane","firstName":"Jane","lastName":"","roles":["USER"],"enabled":true}');
+  assert.is(lines[1], 'Hello jane, you are a user.');
+  assert.match(lines[2] ?? '', /^\{"id":3,"username":"jane",.*"enabled":false\}$/);
+  assert.is(lines[3], '{"error":"invalid_token","error_description":"Access token revoked"}');
+  assert.is(lines.length, 4);
+});
+
 t('employee service: create, page, search by birth date, conditional update, invalid input, delete', () => {
-  const o = out(2);
+  const o = out(3);
   assert.match(o, /^HTTP\/1\.1 201 Created\r?$/m);
   assert.match(o, /^Location: \/api\/employee\/[0-9a-f]{24}\r?$/im);
   assert.match(o, /^ETag: "1"\r?$/im);
@@ -123,7 +132,7 @@ t('employee service: create, page, search by birth date, conditional update, inv
 });
 
 t('user-data service: update, activity, history page, email taken, delete', () => {
-  const lines = out(3).trim().split('\n');
+  const lines = out(4).trim().split('\n');
   const json = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.is(json[0]?.['name'], 'Alan M. Turing');
   assert.is(json[0]?.['version'], 2);

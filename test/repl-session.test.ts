@@ -164,6 +164,32 @@ t('every example of .protocol is a message its actor answers', async (ctx) => {
   }
 });
 
+t('accounts are administered from the REPL with the messages HTTP sends', async (ctx) => {
+  const { server } = await session(ctx);
+  try {
+    const run = (code: string): Promise<unknown> => runInContext(code, server.context) as Promise<unknown>;
+    const made = (await run(
+      "ask(token, Token.createAccount({ actor: 'ops', username: 'repl-made', password: 'repl-password', roles: ['USER'] }))",
+    )) as { ok: boolean; value: { id: number; enabled: boolean } };
+    assert.ok(made.ok && made.value.enabled);
+    server.context['made'] = made;
+    const disabled = (await run(
+      "ask(token, Token.updateAccount({ actor: 'ops', id: made.value.id, enabled: false }))",
+    )) as {
+      value: { enabled: boolean };
+    };
+    assert.is(disabled.value.enabled, false);
+    const page = (await run("ask(token, findAccounts({ usernamePrefix: 'repl-' }))")) as {
+      value: { items: { username: string; enabled: boolean }[] };
+    };
+    assert.equal(page.value.items, [
+      { id: made.value.id, username: 'repl-made', firstName: '', lastName: '', roles: ['USER'], enabled: false },
+    ]);
+  } finally {
+    server.close();
+  }
+});
+
 t("a search page's `next` is the typed position the next search takes as `after`", async (ctx) => {
   const { server } = await session(ctx);
   try {

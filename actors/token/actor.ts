@@ -8,9 +8,17 @@ import { createCodes, type CodeDeps } from './codes.ts';
 import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
 import { createGrants, type GrantDeps } from './grants.ts';
 import { createLogins, type LoginDeps } from './logins.ts';
-import { examples, REUSED_REFRESH_TOKEN, type Command, type Introspection, type UserView } from './protocol.ts';
+import { createAccountAdmin, type AccountDeps } from './accounts.ts';
+import {
+  examples,
+  isAccountCommand,
+  REUSED_REFRESH_TOKEN,
+  type AccountView,
+  type Command,
+  type Introspection,
+} from './protocol.ts';
 
-export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps, CodeDeps {
+export interface TokenActorDeps extends GrantDeps, CredentialCheckDeps, LoginDeps, CodeDeps, AccountDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
   readonly verifyAccessToken: TokenVerifier;
   readonly onCrash: CrashPolicy;
@@ -23,11 +31,11 @@ type Msg = Command | Internal;
 
 type Of<T extends Msg['type']> = Extract<Msg, { type: T }>;
 
-/** Every user with its roles, as of the store's change count `count`. */
+/** Every account with its roles, as of the store's change count `count`. */
 interface Listing {
   readonly count: number;
-  readonly withHashes: readonly UserView[];
-  readonly withoutHashes: readonly UserView[];
+  readonly withHashes: readonly AccountView[];
+  readonly withoutHashes: readonly AccountView[];
 }
 
 const PURGE_EVERY_MS = 3_600_000;
@@ -43,6 +51,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const { revokeLogin, revokeAccessToken, endOldestLogins } = createLogins(deps, seconds);
   const codes = createCodes(deps, grants, seconds, (loginId) => revokeLogin(loginId), endOldestLogins);
   const checks = createCredentialChecks(deps, grants, endOldestLogins, codes.issue);
+  const administer = createAccountAdmin(deps, (loginId) => revokeLogin(loginId), now);
 
   /** A live refresh token of this client, or the reason it is not one. */
   const liveRefresh = async (msg: Of<'Refresh'>): Promise<RefreshTokenRecord | string> => {
@@ -66,7 +75,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     if (wider.length > 0)
       return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
     const user = await deps.credentials.findByUsername(record.username);
-    if (!user) return refused(msg, 'The user no longer exists');
+    if (!user?.enabled) return refused(msg, 'The account no longer exists or is disabled');
     const scope = msg.scope ?? record.scope;
     const issued = await grants.sign(client, user, scope, record.familyId);
     const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
@@ -151,11 +160,11 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
             jti: claims.jti,
           }
         : { active: false };
-    // Another client's token, or one whose user no longer exists, is inactive to this caller.
+    // Another client's token, or one whose account no longer exists or is disabled, is inactive to this caller.
     const standing =
       found.active &&
       found.clientId === msg.clientId &&
-      (found.clientToken || (await deps.credentials.findByUsername(found.username)) !== undefined);
+      (found.clientToken || (await deps.credentials.findByUsername(found.username))?.enabled === true);
     tell(msg.sender, ok(standing ? found : { active: false }));
   };
 
@@ -168,7 +177,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const currentListing = async (): Promise<Listing> => {
     const count = await deps.credentials.changeCount();
     if (listing?.count === count) return listing;
-    const users = await deps.credentials.listAll();
+    // The original service's listing: no `enabled` (account administration shows it).
+    const users = (await deps.credentials.listAll()).map(({ enabled: _, ...account }) => account);
     const fresh: Listing = {
       count,
       withHashes: Object.freeze(users),
@@ -179,7 +189,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   };
 
   /** Read-only, so not awaited: the listing goes straight to the sender, a failure back here. */
-  const onListUsers = (msg: Of<'ListUsers'>, ctx: Ctx<Msg>): void => {
+  const onListAccounts = (msg: Of<'ListUsers'>, ctx: Ctx<Msg>): void => {
     currentListing().then(
       (l) => tell(msg.sender, ok(msg.includePasswordHash ? l.withHashes : l.withoutHashes)),
       (error: unknown) => tell(ctx.self, { type: 'WorkFailed', error, sender: msg.sender }),
@@ -215,12 +225,14 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       case 'Introspect':
         return onIntrospect(msg);
       case 'ListUsers':
-        return onListUsers(msg, ctx);
+        return onListAccounts(msg, ctx);
       case 'WorkFailed':
         throw msg.error;
       case 'Purge':
         return onPurge();
       default:
+        // Account administration (account-protocol.ts); what is left is no message of this protocol.
+        if (isAccountCommand(msg)) return administer(msg, ctx.self);
         return refuseUnknown(msg, 'TokenActor', Object.keys(examples));
     }
   };

@@ -92,7 +92,8 @@ export function createCredentialChecks(
         type: 'PasswordChecked',
         request: msg,
         client,
-        user: matches ? user : undefined,
+        // A disabled account gets exactly the answer a wrong password gets.
+        user: matches && user?.enabled ? user : undefined,
         sender: msg.sender,
       }),
       (error): Completion => ({ type: 'WorkFailed', error, sender: msg.sender }),

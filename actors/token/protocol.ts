@@ -8,6 +8,10 @@ import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { RegisteredGrant } from '../../src/security/client-registry.ts';
+import { accountExamples, accountSchemas, type AccountCommand } from './account-protocol.ts';
+
+// Account administration is TokenActor's too: its builders are part of this protocol (`Token.createAccount`).
+export * from './account-protocol.ts';
 
 export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
@@ -42,7 +46,7 @@ export interface RoleView {
   readonly description: string;
 }
 
-export interface UserView {
+export interface AccountView {
   readonly id: number;
   readonly username: string;
   /** BCrypt hash: present only when the request asked for it. */
@@ -80,7 +84,7 @@ export type AuthorizeReply = Reply<AuthorizationCode, ErrorCode>;
 export type RevokeReply = Reply<null, 'client.mismatch'>;
 export type IntrospectReply = Reply<Introspection>;
 export type GrantReply = Reply<TokenGrant, ErrorCode>;
-export type UsersReply = Reply<readonly UserView[]>;
+export type AccountsReply = Reply<readonly AccountView[]>;
 
 export type Command =
   | {
@@ -134,14 +138,15 @@ export type Command =
       readonly codeVerifier: string;
       readonly sender: Ref<GrantReply>;
     }
-  | { readonly type: 'ListUsers'; readonly includePasswordHash: boolean; readonly sender: Ref<UsersReply> }
+  | { readonly type: 'ListUsers'; readonly includePasswordHash: boolean; readonly sender: Ref<AccountsReply> }
   | { readonly type: 'Revoke'; readonly clientId: string; readonly token: string; readonly sender: Ref<RevokeReply> }
   | {
       readonly type: 'Introspect';
       readonly clientId: string;
       readonly token: string;
       readonly sender: Ref<IntrospectReply>;
-    };
+    }
+  | AccountCommand;
 
 /** Checks client credentials (HTTP Basic or client_secret_post). */
 export const authenticateClient =
@@ -215,9 +220,9 @@ export const redeemCode =
     sender,
   });
 
-/** Every user with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
-export const listUsers =
-  (options: { includePasswordHash?: boolean } = {}): Request<Command, UsersReply> =>
+/** Every account with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
+export const listAccounts =
+  (options: { includePasswordHash?: boolean } = {}): Request<Command, AccountsReply> =>
   (sender) => ({ type: 'ListUsers', includePasswordHash: options.includePasswordHash === true, sender });
 
 /** RFC 7009: a refresh token revokes its whole login; an access token is refused until it expires. Unknown tokens are ignored. */
@@ -259,6 +264,7 @@ export const schemas = {
   ListUsers: z.strictObject({ includePasswordHash: z.boolean().default(false) }),
   Revoke: z.strictObject({ clientId: z.string(), token: z.string() }),
   Introspect: z.strictObject({ clientId: z.string(), token: z.string() }),
+  ...accountSchemas,
 } as const satisfies MessageSchemas<Command>;
 
 /**
@@ -275,7 +281,8 @@ export const examples = {
     "Token.authorize({ clientId: 'web-app', redirectUri: 'https://app.example/callback', username: 'john.doe', password: 'john-password', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' })",
   RedeemCode:
     "Token.redeemCode({ clientId: 'web-app', code: '<code of an Authorize reply>', redirectUri: 'https://app.example/callback', codeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' })",
-  ListUsers: 'Token.listUsers()',
+  ListUsers: 'Token.listAccounts()',
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
   Introspect: "Token.introspect({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
+  ...accountExamples,
 } as const satisfies Record<Command['type'], string>;

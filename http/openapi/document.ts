@@ -15,7 +15,7 @@ export interface ResponseSpec {
 }
 
 export interface Operation {
-  readonly method: 'get' | 'post' | 'put' | 'delete';
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI form: `/api/employee/{id}`. */
   readonly path: string;
   readonly tag: Tag;
@@ -134,7 +134,11 @@ function securityOf(access: Access): Json[] {
 
 function operation(op: Operation, access: Access): Json {
   const role =
-    access.kind === 'role' ? { description: `Needs the ${access.role} role, checked after the handler has run.` } : {};
+    access.kind === 'role'
+      ? { description: `Needs the ${access.role} role, checked after the handler has run.` }
+      : access.kind === 'token' && access.role !== undefined
+        ? { description: `Needs the ${access.role} role, checked before the handler runs.` }
+        : {};
   return {
     tags: [op.tag],
     summary: op.summary,

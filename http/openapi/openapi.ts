@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Config } from '../../src/config.ts';
 import { MANAGEMENT_PATHS } from '../routes/ops.ts';
 import type { Access, RouteInfo } from '../routing.ts';
+import { accountOperations } from './account-operations.ts';
 import { employeeOperations, userDataOperations } from './api-operations.ts';
 import { authorizeOperations } from './authorize-operations.ts';
 import { buildDocument, type Operation } from './document.ts';
@@ -16,7 +17,7 @@ const MANAGEMENT: ReadonlySet<string> = new Set(MANAGEMENT_PATHS);
 
 function operationsFor(config: Config): readonly Operation[] {
   return [
-    ...(config.services.has('secured') ? [...securedOperations, ...authorizeOperations] : []),
+    ...(config.services.has('secured') ? [...securedOperations, ...authorizeOperations, ...accountOperations] : []),
     ...(config.services.has('employee') ? employeeOperations : []),
     ...(config.services.has('userdata') ? userDataOperations : []),
     // With a management port, /health, /ready and /metrics are served there, not on this port.

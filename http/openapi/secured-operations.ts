@@ -123,9 +123,9 @@ export const securedOperations: readonly Operation[] = [
     method: 'get',
     path: '/app/listAll',
     tag: 'secured',
-    summary: 'Every user with its roles, ordered by id',
+    summary: 'Every account with its roles, ordered by id',
     responses: {
-      200: { description: 'The users', schema: z.array(S.SecuredUser) },
+      200: { description: 'The accounts', schema: z.array(S.Account) },
       ...authErrors,
       503: { description: 'Overloaded', schema: S.Problem, type: 'application/problem+json', headers: ['Retry-After'] },
     },

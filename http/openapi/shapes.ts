@@ -76,7 +76,7 @@ export const Introspection = z
   .meta({ title: 'Introspection' });
 
 const Role = z.object({ id: z.number().int(), roleName: z.string(), description: z.string() });
-export const SecuredUser = z
+export const Account = z
   .object({
     id: z.number().int(),
     username: z.string(),
@@ -87,7 +87,31 @@ export const SecuredUser = z
     lastName: z.string(),
     roles: z.array(Role),
   })
-  .meta({ title: 'SecuredUser' });
+  .meta({ title: 'Account' });
+
+export const AccountSummary = z
+  .object({
+    id: z.number().int(),
+    username: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    roles: z.array(z.string()),
+    enabled: z.boolean(),
+  })
+  .meta({ title: 'AccountSummary', description: 'An account as an administrator sees it: never a password or hash' });
+export const AccountPage = z
+  .object({ items: z.array(AccountSummary), nextCursor: z.string().nullable() })
+  .meta({ title: 'AccountPage' });
+export const RoleSummary = z.object({ roleName: z.string(), description: z.string() }).meta({ title: 'RoleSummary' });
+export const Login = z
+  .object({
+    sid: z.string(),
+    clientId: z.string(),
+    createdAt: instant,
+    lastRefreshedAt: instant,
+    expiresAt: instant,
+  })
+  .meta({ title: 'Login', description: 'A live login of an account (its refresh tokens); `sid` is its id' });
 
 export const Employee = z
   .object({

@@ -20,11 +20,11 @@ const whoAmI = (state: AppState): string => (state.auth?.enabled ? state.auth.pr
 export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
   // The TokenActor answers with the same (frozen) listing while users and roles are unchanged, so
   // its JSON is kept with it and written once per change, not once per request.
-  const json = new WeakMap<readonly Token.UserView[], string>();
+  const json = new WeakMap<readonly Token.AccountView[], string>();
   return [
     route('GET', '/app/listAll', token(), async function listAll(ctx) {
       const users = replyValue(
-        await ask(deps.token, Token.listUsers({ includePasswordHash: deps.includePasswordHash }), deps.askTimeoutMs),
+        await ask(deps.token, Token.listAccounts({ includePasswordHash: deps.includePasswordHash }), deps.askTimeoutMs),
       );
       let body = json.get(users);
       if (body === undefined) json.set(users, (body = JSON.stringify(users)));

@@ -16,9 +16,11 @@ import { createDenylist } from '../security/denylist.ts';
 import { createTokenSigner, createTokenVerifier, type TokenVerifier } from '../security/jwt.ts';
 import type { KeyRing } from '../security/key-ring.ts';
 import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
-import { costOf, createPasswordHasher } from '../security/passwords.ts';
+import { createPasswordHasher, type PasswordHasher } from '../security/passwords.ts';
 import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
 import type { Stores } from '../stores/stores.ts';
+import type { CredentialStore } from '../stores/credential-store.ts';
+import { refuseDevelopmentAccounts } from '../development-accounts.ts';
 import { openMongoStores } from '../stores/stores.mongo.ts';
 import { openSqliteStores } from '../stores/stores.sqlite.ts';
 import { PRIVATE_DIR } from '../stores/sqlite.ts';
@@ -69,10 +71,18 @@ interface Preparation {
  * that cannot be reached at start-up is no obstacle: the server starts (answering 503 where it is
  * needed, /ready naming it) and this is tried again every few seconds until it succeeds.
  */
-async function prepare(stores: Stores, initial: InitialData, logger: Logger): Promise<Preparation> {
+async function prepare(
+  stores: Stores,
+  initial: InitialData,
+  logger: Logger,
+  guard: (credentials: CredentialStore) => Promise<void>,
+): Promise<Preparation> {
   let done = false;
   const attempt = async (): Promise<void> => {
-    await stores.prepare((credentials) => loadInitialData(credentials, initial));
+    await stores.prepare(async (credentials) => {
+      await loadInitialData(credentials, initial);
+      await guard(credentials);
+    });
     done = true;
   };
   try {
@@ -105,13 +115,12 @@ async function tokenDeps(
   config: Config,
   logger: Logger,
   stores: Stores,
-  initial: InitialData,
+  throttle: LoginThrottle,
+  passwords: PasswordHasher,
 ): Promise<ActorDeps['token'] & { readonly keys: KeyRing }> {
   const keys = await openKeyRing(config, stores.keys, logger);
-  // The BCrypt threads of all workers together stay within the cores.
-  const pool = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
-  const passwords = tracingEnabled() ? tracedHasher(pool) : pool;
-  const cost = costOf(initial.users[0]?.password ?? '') ?? 10;
+  // The unknown-user comparison costs what a new account's does, so the two take the same time.
+  const cost = config.security.password.bcryptCost;
   const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
   const clients = registeredClients(config);
   const settings = {
@@ -136,6 +145,9 @@ async function tokenDeps(
     maxLoginsPerUser: config.security.jwt.maxLoginsPerUser,
     maxRevokedTokensPerLogin: config.security.jwt.maxRevokedTokensPerLogin,
     dummyHash,
+    bcryptCost: cost,
+    clearLockout: (username) => throttle.clear(username),
+    onAccountEvent: (event) => logger.info({ event: event.action, account: event }, `account event ${event.action}`),
   };
 }
 
@@ -171,8 +183,21 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
     mkdirSync(config.data.dir, { recursive: true, mode: PRIVATE_DIR });
   const stores = openStores(config);
   const initial = readInitialData(config.app.initialData);
-  const preparation = await prepare(stores, initial, logger);
-  const { keys, ...token } = await tokenDeps(config, logger, stores, initial);
+  const throttle = createLoginThrottle(config.security.loginThrottle, stores.throttle);
+  // The BCrypt threads of all workers together stay within the cores.
+  const pool = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
+  const passwords = tracingEnabled() ? tracedHasher(pool) : pool;
+  // A refusal stops the start (or, when the store comes later, keeps the service from being ready).
+  const guard = async (credentials: CredentialStore): Promise<void> => {
+    if (config.production) await refuseDevelopmentAccounts(credentials, initial, passwords);
+  };
+  const preparation = await prepare(stores, initial, logger, guard).catch(async (error: unknown) => {
+    await passwords.close();
+    await stores.close();
+    throw error;
+  });
+  // After the preparation: on MongoDB no store operation runs before it, the key set's included.
+  const { keys, ...token } = await tokenDeps(config, logger, stores, throttle, passwords);
   const actors = startActors({
     logger,
     mailboxLimit: config.actors.mailboxLimit,
@@ -199,7 +224,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       max: TOKEN_CACHE_MAX,
       isRevoked: (principal) => either(keyGone(keys, principal.kid), () => token.denylist.isRevoked(principal)),
     }),
-    throttle: createLoginThrottle(config.security.loginThrottle, stores.throttle),
+    throttle,
     ready: () => ready(stores, preparation.done, logger),
     async close() {
       clearInterval(sweep);

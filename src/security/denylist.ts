@@ -14,6 +14,9 @@ export interface Revocable {
   readonly jti: string;
   /** The login the token was issued in (its `sid` claim); tokens issued before logins were named have none. */
   readonly loginId: string | undefined;
+  /** The account it speaks for and when it was issued (epoch seconds): an account's revocation refuses its older tokens. */
+  readonly username?: string | undefined;
+  readonly iat?: number | undefined;
 }
 
 export interface Denylist {
@@ -32,6 +35,11 @@ export interface Denylist {
    * whole or not at all.
    */
   revokeLogin(loginId: string, expiresAt: number): Promise<void>;
+  /**
+   * Refuses every access token of the account `username` issued before `issuedBefore` (its `iat`
+   * earlier, epoch seconds), until `expiresAt`: a disabled or deleted account, a new password, a role change.
+   */
+  revokeAccount(username: string, issuedBefore: number, expiresAt: number): Promise<void>;
   /** Whether the login was revoked, by any process: asks the store itself, never a copy. */
   loginRevoked(loginId: string): Promise<boolean>;
   /** Forgets entries whose tokens have expired anyway (in the store, {@link STORE_RETENTION_S} later). */
@@ -48,6 +56,15 @@ export const STORE_RETENTION_S = 3600;
 
 export function createDenylist(store: RevocationStore, now: () => number = nowSeconds): Denylist {
   const revoked = { token: new Map<string, number>(), login: new Map<string, number>() };
+  /** Username → the latest cut-off of its tokens' `iat`, and until when it holds. */
+  const accounts = new Map<string, { issuedBefore: number; expiresAt: number }>();
+  const cutOff = (username: string, issuedBefore: number, expiresAt: number): void => {
+    const known = accounts.get(username);
+    accounts.set(username, {
+      issuedBefore: Math.max(issuedBefore, known?.issuedBefore ?? -1),
+      expiresAt: Math.max(expiresAt, known?.expiresAt ?? 0),
+    });
+  };
   let cursor = 0;
   /** The pull under way, which every check waits for: one read of the store however many ask. */
   let pulling: Promise<void> | undefined;
@@ -56,7 +73,8 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       .since(cursor, now())
       .then((added) => {
         for (const r of added.revocations)
-          revoked[r.kind].set(r.id, Math.max(r.expiresAt, revoked[r.kind].get(r.id) ?? 0));
+          if (r.kind === 'account') cutOff(r.id, r.issuedBefore ?? -1, r.expiresAt);
+          else revoked[r.kind].set(r.id, Math.max(r.expiresAt, revoked[r.kind].get(r.id) ?? 0));
         cursor = added.cursor;
       })
       .finally(() => {
@@ -64,8 +82,13 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       });
     return pulling;
   };
+  const cut = (token: Revocable): boolean => {
+    const account = token.username === undefined ? undefined : accounts.get(token.username);
+    // A token without its issue time cannot be shown to postdate the cut-off: refused.
+    return account !== undefined && (token.iat ?? -Infinity) < account.issuedBefore;
+  };
   const listed = (token: Revocable): boolean =>
-    revoked.token.has(token.jti) || (token.loginId !== undefined && revoked.login.has(token.loginId));
+    revoked.token.has(token.jti) || (token.loginId !== undefined && revoked.login.has(token.loginId)) || cut(token);
   const forgetExpired = (entries: Map<string, number>, at: number): void => {
     for (const [id, exp] of entries) if (exp < at) entries.delete(id);
   };
@@ -82,12 +105,17 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       await store.add({ kind: 'login', id: loginId, expiresAt });
       revoked.login.set(loginId, Math.max(expiresAt, revoked.login.get(loginId) ?? 0));
     },
+    async revokeAccount(username, issuedBefore, expiresAt) {
+      await store.add({ kind: 'account', id: username, expiresAt, issuedBefore });
+      cutOff(username, issuedBefore, expiresAt);
+    },
     revokedTokensOf: (loginId, at) => store.tokensOfLogin(loginId, at),
     loginRevoked: (loginId) => store.has('login', loginId, now()),
     async purge(at) {
       await store.purgeExpired(at - STORE_RETENTION_S);
       forgetExpired(revoked.token, at);
       forgetExpired(revoked.login, at);
+      for (const [username, { expiresAt }] of accounts) if (expiresAt < at) accounts.delete(username);
     },
   };
 }

@@ -42,6 +42,8 @@ export interface LoginThrottle {
   begin(username: string, address: string): Promise<Admission>;
   /** Counts a client authentication from `address`, or refuses it with the seconds to wait. */
   beginClient(address: string): Promise<Admission>;
+  /** Forgets the failures counted against `username`, from every address (an administrator's unlock). */
+  clear(username: string): Promise<void>;
 }
 
 /** Pairs of (username, address) that logged in successfully, most recent last; the oldest go first. */
@@ -97,6 +99,8 @@ async function count(store: LoginThrottleStore, counters: readonly Counter[]): P
   return Math.max(1, Math.ceil(Math.min(Math.max(...waits), 86_400_000) / 1000));
 }
 
+const digest = (username: string): string => hash('sha256', username.toLowerCase(), 'base64url');
+
 export function createLoginThrottle(settings: ThrottleSettings, store: LoginThrottleStore): LoginThrottle {
   const window = { duration: settings.windowSeconds };
   const users = store.counter({ keyPrefix: 'user', points: settings.maxFailuresPerUser, ...window });
@@ -121,8 +125,13 @@ export function createLoginThrottle(settings: ThrottleSettings, store: LoginThro
   };
 
   return {
+    async clear(username) {
+      const user = digest(username);
+      await store.clearCounts(`user:${user}`);
+      await store.clearCounts(`pair:${user}\n`);
+    },
     async begin(username, address) {
-      const user = hash('sha256', username.toLowerCase(), 'base64url');
+      const user = digest(username);
       const pair = `${user}\n${address}`;
       const counters: Counter[] = [
         { limiter: pairs, key: pair },

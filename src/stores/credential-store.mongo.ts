@@ -1,5 +1,14 @@
 import type { Collection, Db as MongoDb } from 'mongodb';
-import type { CredentialStore, Role, RoleInput, AccountInput, AccountRecord } from './credential-store.ts';
+import type {
+  AccountChanges,
+  AccountInput,
+  AccountRecord,
+  CredentialRefusal,
+  CredentialStore,
+  NewAccount,
+  Role,
+  RoleInput,
+} from './credential-store.ts';
 import { guarded, isDuplicateKey, nextSeq, type Runner } from './mongo.ts';
 import {
   accountByName,
@@ -24,6 +33,7 @@ const toUser = (d: AccountDoc, roles: readonly Role[]): AccountRecord => ({
   firstName: d.firstName,
   lastName: d.lastName,
   roles,
+  enabled: d.enabled !== false,
 });
 
 /** How often an upsert is tried again when another process took the id or the name first. */
@@ -79,7 +89,126 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
     return toUser(account, (await roles.find(rolesByIds(account.roleIds)).sort(BY_ID).toArray()).map(toRole));
   };
 
+  const recordOf = async (account: AccountDoc | null): Promise<AccountRecord | undefined> =>
+    account
+      ? toUser(account, (await roles.find(rolesByIds(account.roleIds)).sort(BY_ID).toArray()).map(toRole))
+      : undefined;
+  const findById = async (id: number): Promise<AccountRecord | undefined> =>
+    recordOf(await accounts.findOne({ _id: id }));
+  /** The ids of the named roles, or the refusal when one is unknown. */
+  const roleIdsOf = async (names: readonly string[]): Promise<number[] | CredentialRefusal> => {
+    const found = await roles.find({ roleName: { $in: [...names] } }).toArray();
+    return found.length === new Set(names).size ? found.map((r) => r._id) : 'role.unknown';
+  };
+  /**
+   * Whether removing `before` from the holders of `role` would leave none. MongoDB has no
+   * transaction here: two concurrent changes may both pass (SQLite checks inside its write).
+   */
+  const lastHolder = async (before: AccountRecord, role: string): Promise<boolean> => {
+    if (!before.enabled || !before.roles.some((r) => r.roleName === role)) return false;
+    const roleDoc = await roles.findOne(roleByName(role));
+    if (!roleDoc) return false;
+    const others = await accounts.countDocuments({
+      _id: { $ne: before.id },
+      roleIds: roleDoc._id,
+      enabled: { $ne: false },
+    });
+    return others === 0;
+  };
+  const createAccount = async (a: NewAccount): Promise<AccountRecord | CredentialRefusal> => {
+    const roleIds = await roleIdsOf(a.roles);
+    if (typeof roleIds === 'string') return roleIds;
+    if (await accounts.findOne(accountByName(a.username))) return 'account.username_taken';
+    try {
+      await upsertWithNextId(
+        accounts,
+        async () => undefined,
+        (id) =>
+          accounts.insertOne({
+            _id: id,
+            username: a.username,
+            password: a.password,
+            firstName: a.firstName,
+            lastName: a.lastName,
+            roleIds,
+            enabled: a.enabled,
+          }),
+      );
+    } catch (error) {
+      if (isDuplicateKey(error)) return 'account.username_taken';
+      throw error;
+    }
+    await changed();
+    return (await findByUsername(a.username)) ?? 'account.not_found';
+  };
+  const updateAccount = async (
+    id: number,
+    c: AccountChanges,
+    guarded: string,
+  ): Promise<AccountRecord | CredentialRefusal> => {
+    const before = await findById(id);
+    if (!before) return 'account.not_found';
+    const roleIds = c.roles === undefined ? undefined : await roleIdsOf(c.roles);
+    if (typeof roleIds === 'string') return roleIds;
+    const demoted = c.enabled === false || (c.roles !== undefined && !c.roles.includes(guarded));
+    if (demoted && (await lastHolder(before, guarded))) return 'account.last_admin';
+    const set = {
+      ...(c.firstName === undefined ? {} : { firstName: c.firstName }),
+      ...(c.lastName === undefined ? {} : { lastName: c.lastName }),
+      ...(c.enabled === undefined ? {} : { enabled: c.enabled }),
+      ...(roleIds === undefined ? {} : { roleIds }),
+    };
+    await accounts.updateOne({ _id: id }, { $set: set });
+    await changed();
+    return (await findById(id)) ?? 'account.not_found';
+  };
+
   return {
+    findById: (id) => run(() => findById(id)),
+    page: (q) =>
+      run(async () => {
+        const prefix = new RegExp(`^${q.usernamePrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+        const docs = await accounts
+          .find({ _id: { $gt: q.afterId }, username: prefix })
+          .sort(BY_ID)
+          .limit(q.limit)
+          .toArray();
+        const out: AccountRecord[] = [];
+        for (const d of docs) {
+          const found = await recordOf(d);
+          if (found) out.push(found);
+        }
+        return out;
+      }),
+    listRoles: () => run(async () => (await roles.find().sort(BY_ID).toArray()).map(toRole)),
+    createRole: (role) =>
+      run(async () => {
+        if (await roles.findOne(roleByName(role.roleName))) return 'role.name_taken';
+        try {
+          return await saveRole(role);
+        } catch (error) {
+          if (isDuplicateKey(error)) return 'role.name_taken';
+          throw error;
+        }
+      }),
+    createAccount: (a) => run(() => createAccount(a)),
+    updateAccount: (id, c, guarded) => run(() => updateAccount(id, c, guarded)),
+    setPassword: (id, hash) =>
+      run(async () => {
+        const done = await accounts.updateOne({ _id: id }, { $set: { password: hash } });
+        if (done.matchedCount === 0) return 'account.not_found';
+        await changed();
+        return (await findById(id)) ?? 'account.not_found';
+      }),
+    deleteAccount: (id, guarded) =>
+      run(async () => {
+        const before = await findById(id);
+        if (!before) return 'account.not_found';
+        if (await lastHolder(before, guarded)) return 'account.last_admin';
+        await accounts.deleteOne({ _id: id });
+        await changed();
+        return before;
+      }),
     findByUsername: (username) => run(() => findByUsername(username)),
     changeCount: () =>
       run(async () => (await db.collection<CounterDoc>('counters').findOne({ _id: CREDENTIAL_CHANGES }))?.seq ?? 0),

@@ -1,5 +1,15 @@
 import { writeTransaction, type Db } from './sqlite.ts';
-import type { CredentialStore, Role, RoleInput, AccountInput, AccountRecord } from './credential-store.ts';
+import type {
+  AccountChanges,
+  AccountInput,
+  AccountQuery,
+  AccountRecord,
+  CredentialRefusal,
+  CredentialStore,
+  NewAccount,
+  Role,
+  RoleInput,
+} from './credential-store.ts';
 
 interface UserRow {
   id: number;
@@ -7,6 +17,7 @@ interface UserRow {
   password: string;
   first_name: string;
   last_name: string;
+  enabled: 0 | 1;
 }
 interface RoleRow {
   user_id: number;
@@ -17,19 +28,49 @@ interface RoleRow {
 
 const toRole = (r: RoleRow): Role => ({ id: r.id, roleName: r.role_name, description: r.description });
 
+/** Thrown inside a write transaction to roll it back with the refusal. */
+class Refused extends Error {
+  readonly refusal: CredentialRefusal;
+  constructor(refusal: CredentialRefusal) {
+    super(refusal);
+    this.refusal = refusal;
+  }
+}
+
+const refusing =
+  <A extends unknown[], R>(write: (...args: A) => R) =>
+  (...args: A): R | CredentialRefusal => {
+    try {
+      return write(...args);
+    } catch (error) {
+      if (error instanceof Refused) return error.refusal;
+      throw error;
+    }
+  };
+
 /** SQLite adapter of {@link CredentialStore}. */
 export function sqliteCredentialStore(db: Db): CredentialStore {
   const byName = db.prepare<[string], UserRow>('select * from users where username = ?');
+  const byId = db.prepare<[number], UserRow>('select * from users where id = ?');
   const allUsers = db.prepare<[], UserRow>('select * from users order by id');
+  const pageOf = db.prepare<[number, string, string, number], UserRow>(
+    'select * from users where id > ? and substr(username, 1, length(?)) = ? order by id limit ?',
+  );
   const rolesOf = db.prepare<[number], RoleRow>(
     'select ur.user_id, r.id, r.role_name, r.description from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = ? order by r.id',
   );
   const allRoles = db.prepare<[], RoleRow>(
     'select ur.user_id, r.id, r.role_name, r.description from user_roles ur join roles r on r.id = ur.role_id order by ur.user_id, r.id',
   );
+  const roleList = db.prepare<[], RoleRow>('select 0 as user_id, id, role_name, description from roles order by id');
+  const roleByName = db.prepare<[string], { id: number }>('select id from roles where role_name = ?');
   const upsertRole = db.prepare<[{ name: string; description: string | null }], Role>(
     `insert into roles (role_name, description) values (@name, coalesce(@description, ''))
      on conflict (role_name) do update set description = coalesce(@description, description)
+     returning id, role_name as roleName, description`,
+  );
+  const insertRole = db.prepare<[string, string], Role>(
+    `insert into roles (role_name, description) values (?, ?) on conflict (role_name) do nothing
      returning id, role_name as roleName, description`,
   );
   const upsertUser = db.prepare<[string, string, string, string], { id: number }>(
@@ -37,6 +78,22 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
      on conflict (username) do update set password = excluded.password, first_name = excluded.first_name, last_name = excluded.last_name
      returning id`,
   );
+  const insertUser = db.prepare<[string, string, string, string, number], { id: number }>(
+    `insert into users (username, password, first_name, last_name, enabled) values (?, ?, ?, ?, ?)
+     on conflict (username) do nothing returning id`,
+  );
+  const updateUser = db.prepare<[string | null, string | null, number | null, number]>(
+    `update users set first_name = coalesce(?, first_name), last_name = coalesce(?, last_name),
+     enabled = coalesce(?, enabled) where id = ?`,
+  );
+  const setHash = db.prepare<[string, number]>('update users set password = ? where id = ?');
+  const removeUser = db.prepare<[number]>('delete from users where id = ?');
+  const holders = db
+    .prepare<[string], number>(
+      `select count(*) from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id
+       where u.enabled = 1 and r.role_name = ?`,
+    )
+    .pluck();
   const changes = db.prepare<[], number>("select n from change_counters where name = 'credentials'").pluck();
   const clearRoles = db.prepare<[number]>('delete from user_roles where user_id = ?');
   const addRole = db.prepare<[number, number]>('insert or ignore into user_roles (user_id, role_id) values (?, ?)');
@@ -48,7 +105,10 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     firstName: row.first_name,
     lastName: row.last_name,
     roles,
+    enabled: row.enabled === 1,
   });
+  const record = (row: UserRow | undefined): AccountRecord | undefined =>
+    row && withRoles(row, rolesOf.all(row.id).map(toRole));
   const saveRole = (role: RoleInput): Role => {
     const saved = upsertRole.get({ name: role.roleName, description: role.description ?? null });
     if (!saved) throw new Error('role upsert returned no row');
@@ -63,20 +123,74 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     return row.id;
   });
 
-  const findByUsername = (username: string): AccountRecord | undefined => {
-    const row = byName.get(username);
-    return row && withRoles(row, rolesOf.all(row.id).map(toRole));
+  /** Links the account to the named roles, replacing its set; every name must exist. */
+  const linkRoles = (id: number, roles: readonly string[]): void => {
+    clearRoles.run(id);
+    for (const name of roles) {
+      const role = roleByName.get(name);
+      if (!role) throw new Refused('role.unknown');
+      addRole.run(id, role.id);
+    }
   };
+  /** Whether the account is an enabled holder of `role`. */
+  const holds = (account: AccountRecord, role: string): boolean =>
+    account.enabled && account.roles.some((r) => r.roleName === role);
+
+  const createAccount = writeTransaction(db, (a: NewAccount): AccountRecord => {
+    const row = insertUser.get(a.username, a.password, a.firstName, a.lastName, a.enabled ? 1 : 0);
+    if (!row) throw new Refused('account.username_taken');
+    linkRoles(row.id, a.roles);
+    const saved = record(byId.get(row.id));
+    if (!saved) throw new Error('created account vanished');
+    return saved;
+  });
+  const updateAccount = writeTransaction(db, (id: number, c: AccountChanges, guarded: string): AccountRecord => {
+    const before = record(byId.get(id));
+    if (!before) throw new Refused('account.not_found');
+    const enabled = c.enabled === undefined ? null : c.enabled ? 1 : 0;
+    updateUser.run(c.firstName ?? null, c.lastName ?? null, enabled, id);
+    if (c.roles !== undefined) linkRoles(id, c.roles);
+    if (holds(before, guarded) && holders.get(guarded) === 0) throw new Refused('account.last_admin');
+    const after = record(byId.get(id));
+    if (!after) throw new Error('updated account vanished');
+    return after;
+  });
+  const setPassword = writeTransaction(db, (id: number, hash: string): AccountRecord => {
+    if (setHash.run(hash, id).changes === 0) throw new Refused('account.not_found');
+    const after = record(byId.get(id));
+    if (!after) throw new Error('updated account vanished');
+    return after;
+  });
+  const deleteAccount = writeTransaction(db, (id: number, guarded: string): AccountRecord => {
+    const before = record(byId.get(id));
+    if (!before) throw new Refused('account.not_found');
+    removeUser.run(id);
+    if (holds(before, guarded) && holders.get(guarded) === 0) throw new Refused('account.last_admin');
+    return before;
+  });
+  const createRole = writeTransaction(db, (role: { roleName: string; description: string }): Role => {
+    const saved = insertRole.get(role.roleName, role.description);
+    if (!saved) throw new Refused('role.name_taken');
+    return saved;
+  });
+
+  const findByUsername = (username: string): AccountRecord | undefined => record(byName.get(username));
   const saveRoleAlone = writeTransaction(db, saveRole);
 
   return {
     findByUsername: async (username) => findByUsername(username),
+    findById: async (id) => record(byId.get(id)),
     changeCount: async () => changes.get() ?? 0,
     async listAll() {
       const roles = new Map<number, Role[]>();
       for (const r of allRoles.all()) roles.set(r.user_id, [...(roles.get(r.user_id) ?? []), toRole(r)]);
       return allUsers.all().map((row) => withRoles(row, roles.get(row.id) ?? []));
     },
+    page: async (q: AccountQuery) =>
+      pageOf
+        .all(q.afterId, q.usernamePrefix, q.usernamePrefix, q.limit)
+        .map((row) => withRoles(row, rolesOf.all(row.id).map(toRole))),
+    listRoles: async () => roleList.all().map(toRole),
     saveRole: async (role) => saveRoleAlone(role),
     async saveUser(user) {
       saveUser(user);
@@ -84,5 +198,10 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
       if (!saved) throw new Error('saved user vanished');
       return saved;
     },
+    createRole: async (role) => refusing(createRole)(role),
+    createAccount: async (account) => refusing(createAccount)(account),
+    updateAccount: async (id, c, guarded) => refusing(updateAccount)(id, c, guarded),
+    setPassword: async (id, hash) => refusing(setPassword)(id, hash),
+    deleteAccount: async (id, guarded) => refusing(deleteAccount)(id, guarded),
   };
 }

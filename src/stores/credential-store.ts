@@ -1,4 +1,4 @@
-/** Port: the users and roles of the secured service. */
+/** Port: the accounts (the logins of the secured service) and their roles. */
 
 export interface Role {
   readonly id: number;
@@ -6,7 +6,7 @@ export interface Role {
   readonly description: string;
 }
 
-/** A user of the secured service (an account that logs in), with its BCrypt hash and roles. */
+/** An account of the secured service (a login, not a user-data user), with its BCrypt hash and roles. */
 export interface AccountRecord {
   readonly id: number;
   readonly username: string;
@@ -16,6 +16,8 @@ export interface AccountRecord {
   readonly lastName: string;
   /** Ordered by role id. */
   readonly roles: readonly Role[];
+  /** A disabled account cannot log in, and every token of it is refused. */
+  readonly enabled: boolean;
 }
 
 export interface RoleInput {
@@ -33,6 +35,42 @@ export interface AccountInput {
   readonly roles: readonly RoleInput[];
 }
 
+/** Why a write to the accounts was refused; nothing was written. */
+export type CredentialRefusal =
+  | 'account.not_found'
+  | 'account.username_taken'
+  | 'role.unknown'
+  | 'role.name_taken'
+  /** The change would leave no enabled account holding the guarded role (ADMIN). */
+  | 'account.last_admin';
+
+/** A new account; its roles are named and must exist. */
+export interface NewAccount {
+  readonly username: string;
+  /** BCrypt hash, never a plain password. */
+  readonly password: string;
+  readonly firstName: string;
+  readonly lastName: string;
+  readonly roles: readonly string[];
+  readonly enabled: boolean;
+}
+
+/** What an administrator may change of an account; an absent field is left as it is. */
+export interface AccountChanges {
+  readonly firstName?: string | undefined;
+  readonly lastName?: string | undefined;
+  /** Replaces the role set; every name must exist. */
+  readonly roles?: readonly string[] | undefined;
+  readonly enabled?: boolean | undefined;
+}
+
+/** A page of accounts ordered by id: those after `afterId` whose username starts with `usernamePrefix`. */
+export interface AccountQuery {
+  readonly usernamePrefix: string;
+  readonly afterId: number;
+  readonly limit: number;
+}
+
 export interface CredentialStore {
   findByUsername(username: string): Promise<AccountRecord | undefined>;
   /** Every user with its roles, ordered by id. */
@@ -46,4 +84,22 @@ export interface CredentialStore {
   saveRole(role: RoleInput): Promise<Role>;
   /** Inserts or updates (by username), in one transaction with its roles. */
   saveUser(user: AccountInput): Promise<AccountRecord>;
+  findById(id: number): Promise<AccountRecord | undefined>;
+  /** At most `limit` accounts of the query, ordered by id. */
+  page(query: AccountQuery): Promise<readonly AccountRecord[]>;
+  /** Every role, ordered by id. */
+  listRoles(): Promise<readonly Role[]>;
+  /** Creates a role; refused when the name is taken. */
+  createRole(role: { roleName: string; description: string }): Promise<Role | CredentialRefusal>;
+  /** Creates an account with its roles, in one write; refused when the username is taken or a role unknown. */
+  createAccount(account: NewAccount): Promise<AccountRecord | CredentialRefusal>;
+  /**
+   * Changes an account in one write. Refused when it would leave no enabled account holding
+   * `guardedRole`, checked inside the write (SQLite) so that two concurrent changes cannot both pass.
+   */
+  updateAccount(id: number, changes: AccountChanges, guardedRole: string): Promise<AccountRecord | CredentialRefusal>;
+  /** Replaces the BCrypt hash. */
+  setPassword(id: number, hash: string): Promise<AccountRecord | CredentialRefusal>;
+  /** Deletes the account (its role links with it); answers what was deleted. Guarded as updateAccount. */
+  deleteAccount(id: number, guardedRole: string): Promise<AccountRecord | CredentialRefusal>;
 }

@@ -88,6 +88,11 @@ export function mongoLoginThrottleStore(db: MongoDb, run: Runner = guarded): Log
         if (oldest) await pairs.deleteMany(seenBefore(oldest.seenAt));
       }),
     // Ended counts are removed by MongoDB itself (a TTL index on `expire`).
+    clearCounts: (start) =>
+      run(async () => {
+        const escaped = start.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        return (await counts.deleteMany({ key: { $regex: `^${escaped}` } })).deletedCount;
+      }),
     purgeExpired: async () => 0,
   };
 }

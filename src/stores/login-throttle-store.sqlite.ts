@@ -35,6 +35,7 @@ export function sqliteLoginThrottleStore(db: Db): LoginThrottleStore {
     'delete from login_known_pairs where seen_at < (select seen_at from login_known_pairs order by seen_at desc limit 1 offset ?)',
   );
   const purge = db.prepare<[number]>('delete from login_throttle where expire < ?');
+  const clear = db.prepare<[string, string]>('delete from login_throttle where substr(key, 1, length(?)) = ?');
   let remembered = 0;
   return {
     counter: ({ keyPrefix, points, duration }) =>
@@ -54,6 +55,7 @@ export function sqliteLoginThrottleStore(db: Db): LoginThrottleStore {
       seen.run(pair, Date.now());
       if (++remembered % TRIM_EVERY === 0) trim.run(max - 1);
     },
+    clearCounts: async (start) => clear.run(start, start).changes,
     purgeExpired: async (nowMs) => purge.run(nowMs).changes,
   };
 }

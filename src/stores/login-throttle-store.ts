@@ -33,6 +33,8 @@ export interface LoginThrottleStore {
   isKnown(pair: string): Promise<boolean>;
   /** Remembers a pair that logged in successfully; the least recently seen beyond `max` are forgotten. */
   remember(pair: string, max: number): Promise<void>;
+  /** Deletes every count whose stored key (`<keyPrefix>:<key>`) begins with `start`; returns how many. */
+  clearCounts(start: string): Promise<number>;
   /** Deletes counts whose windows ended before `nowMs`; returns how many. */
   purgeExpired(nowMs: number): Promise<number>;
 }

@@ -24,6 +24,8 @@ export interface AccountDoc {
   firstName: string;
   lastName: string;
   roleIds: number[];
+  /** Absent on accounts saved before accounts could be disabled: enabled. */
+  enabled?: boolean;
 }
 
 export const roleByName = (roleName: string): Filter<RoleDoc> => ({ roleName });
@@ -147,6 +149,8 @@ export interface RevocationDoc {
   addedAt: Date;
   /** For a token: the login it was issued in, when it has one. */
   loginId?: string;
+  /** For an account: its tokens issued before this (an earlier `iat`, epoch seconds) are refused. */
+  issuedBefore?: number;
 }
 
 /** Entries are read again this long after their `addedAt`: a write may become visible after a later one. */
@@ -158,7 +162,7 @@ export const revocationKey = (r: Pick<Revocation, 'kind' | 'id'>): string => `${
 export function revocationUpsert(r: Revocation): UpdateFilter<RevocationDoc> {
   return {
     $setOnInsert: { kind: r.kind, id: r.id, ...(r.loginId === undefined ? {} : { loginId: r.loginId }) },
-    $max: { expiresAt: r.expiresAt },
+    $max: { expiresAt: r.expiresAt, ...(r.issuedBefore === undefined ? {} : { issuedBefore: r.issuedBefore }) },
     $currentDate: { addedAt: true },
   };
 }

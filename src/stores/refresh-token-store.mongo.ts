@@ -11,7 +11,7 @@ import {
   unspentToken,
   type RefreshTokenDoc,
 } from './mongo-queries.ts';
-import { REVOKED_RETENTION_S, SPENT_WINDOW, type RefreshTokenStore } from './refresh-token-store.ts';
+import { REVOKED_RETENTION_S, SPENT_WINDOW, type LoginRecord, type RefreshTokenStore } from './refresh-token-store.ts';
 
 /**
  * MongoDB adapter of {@link RefreshTokenStore}: collection `refresh_tokens`, keyed by the token's
@@ -59,6 +59,25 @@ export function mongoRefreshTokenStore(db: MongoDb, run: Runner = guarded): Refr
             .toArray()
         ).map((d) => d.familyId),
       ),
+    loginsOf: (username, now) =>
+      run(async () => {
+        const live = await tokens
+          .find({ username, usedAt: null, revokedAt: null, expiresAt: { $gt: now } })
+          .sort({ issuedAt: 1, _id: 1 })
+          .toArray();
+        const out: LoginRecord[] = [];
+        for (const t of live) {
+          const first = await tokens.find({ familyId: t.familyId }).sort({ issuedAt: 1 }).limit(1).next();
+          out.push({
+            loginId: t.familyId,
+            clientId: t.clientId,
+            createdAt: first?.issuedAt ?? t.issuedAt,
+            refreshedAt: t.issuedAt,
+            expiresAt: t.expiresAt,
+          });
+        }
+        return out;
+      }),
     purgeExpired: (now) =>
       run(
         async () =>

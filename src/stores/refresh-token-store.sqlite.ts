@@ -2,6 +2,7 @@ import { writeTransaction, type Db } from './sqlite.ts';
 import {
   REVOKED_RETENTION_S,
   SPENT_WINDOW,
+  type LoginRecord,
   type RefreshTokenRecord,
   type RefreshTokenStore,
 } from './refresh-token-store.ts';
@@ -60,6 +61,13 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
        (select token_hash from refresh_tokens where family_id = ? and used_at is not null
         order by generation desc limit ?)`,
   );
+  const logins = db.prepare<[string, number], LoginRecord>(
+    `select t.family_id as loginId, t.client_id as clientId, t.issued_at as refreshedAt, t.expires_at as expiresAt,
+       (select min(f.issued_at) from refresh_tokens f where f.family_id = t.family_id) as createdAt
+     from refresh_tokens t
+     where t.username = ? and t.used_at is null and t.revoked_at is null and t.expires_at > ?
+     order by t.issued_at, t.token_hash`,
+  );
   const live = db
     .prepare<[string, number], string>(
       `select family_id from refresh_tokens
@@ -98,6 +106,7 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
     accessHorizon: async (familyId) => horizon.get(familyId) ?? undefined,
     revokeFamily: async (familyId, at) => revoke.run(at, familyId).changes,
     liveLogins: async (username, now) => live.all(username, now),
+    loginsOf: async (username, now) => logins.all(username, now),
     purgeExpired: async (now) => purge.run(now, now - REVOKED_RETENTION_S).changes,
   };
 }

@@ -30,6 +30,18 @@ export interface RefreshTokenRecord {
   readonly generation: number;
 }
 
+/** A live login of an account, as its refresh tokens record it (epoch seconds). */
+export interface LoginRecord {
+  /** The login's id (the refresh-token family; the `sid` of its access tokens). */
+  readonly loginId: string;
+  readonly clientId: string;
+  /** The oldest token of the login still stored: the login itself, unless it rotated past the spent window. */
+  readonly createdAt: number;
+  /** When its live refresh token was issued: the last refresh, or the login. */
+  readonly refreshedAt: number;
+  readonly expiresAt: number;
+}
+
 export interface RefreshTokenStore {
   insert(record: RefreshTokenRecord): Promise<void>;
   find(tokenHash: string): Promise<RefreshTokenRecord | undefined>;
@@ -48,6 +60,8 @@ export interface RefreshTokenStore {
   revokeFamily(familyId: string, at: number): Promise<number>;
   /** The logins of `username` with a live token at `now`, least recently refreshed first. */
   liveLogins(username: string, now: number): Promise<readonly string[]>;
+  /** The logins of `username` with a live token at `now`, as {@link liveLogins} orders them. */
+  loginsOf(username: string, now: number): Promise<readonly LoginRecord[]>;
   /**
    * Deletes tokens that expired before `now`, and those of logins revoked more than
    * {@link REVOKED_RETENTION_S} before it; returns how many.

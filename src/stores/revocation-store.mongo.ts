@@ -42,7 +42,12 @@ export function mongoRevocationStore(
         lastLook = now();
         const live: Revocation[] = docs
           .filter((d) => d.expiresAt >= at)
-          .map(({ kind, id, expiresAt }) => ({ kind, id, expiresAt }));
+          .map(({ kind, id, expiresAt, issuedBefore }) => ({
+            kind,
+            id,
+            expiresAt,
+            ...(issuedBefore === undefined ? {} : { issuedBefore }),
+          }));
         return { revocations: live, cursor: docs.reduce((max, d) => Math.max(max, d.addedAt.getTime()), cursor) };
       }),
     changed: () => now() - lastLook >= syncMs,

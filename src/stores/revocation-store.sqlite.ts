@@ -3,9 +3,10 @@ import type { Revocation, RevocationStore } from './revocation-store.ts';
 
 interface Row {
   seq: number;
-  kind: 'token' | 'login';
+  kind: Revocation['kind'];
   id: string;
   expiresAt: number;
+  issuedBefore: number | null;
 }
 
 /**
@@ -14,28 +15,30 @@ interface Row {
  * read, no table read, so it can be asked on every request.
  */
 export function sqliteRevocationStore(db: Db): RevocationStore {
-  const insert = db.prepare<[string, string, number, string | null]>(
-    'insert into revocations (kind, id, expires_at, login_id) values (?, ?, ?, ?)',
+  const insert = db.prepare<[string, string, number, string | null, number | null]>(
+    'insert into revocations (kind, id, expires_at, login_id, issued_before) values (?, ?, ?, ?, ?)',
   );
   const ofLogin = db
     .prepare<[string, number], number>(
       "select count(*) from revocations where login_id = ? and kind = 'token' and expires_at >= ?",
     )
     .pluck();
-  const existing = db
-    .prepare<[string, string], number>('select expires_at from revocations where kind = ? and id = ?')
-    .pluck();
+  const existing = db.prepare<[string, string], { expiresAt: number; issuedBefore: number | null }>(
+    'select expires_at as expiresAt, issued_before as issuedBefore from revocations where kind = ? and id = ?',
+  );
   const remove = db.prepare<[string, string]>('delete from revocations where kind = ? and id = ?');
   // A later expiry is a new row (a new seq), so that every reader's cursor reaches it.
   const add = writeTransaction(db, (r: Revocation): void => {
     const current = existing.get(r.kind, r.id);
-    if (current !== undefined && current >= r.expiresAt) return;
+    const issuedBefore = Math.max(r.issuedBefore ?? -1, current?.issuedBefore ?? -1);
+    if (current && current.expiresAt >= r.expiresAt && (current.issuedBefore ?? -1) >= issuedBefore) return;
     remove.run(r.kind, r.id);
-    insert.run(r.kind, r.id, r.expiresAt, r.loginId ?? null);
+    const expiresAt = Math.max(r.expiresAt, current?.expiresAt ?? 0);
+    insert.run(r.kind, r.id, expiresAt, r.loginId ?? null, issuedBefore < 0 ? null : issuedBefore);
   });
   // The newest row always comes too, expired or not: it moves the cursor past what was skipped.
   const after = db.prepare<[number, number], Row>(
-    `select seq, kind, id, expires_at as expiresAt from revocations
+    `select seq, kind, id, expires_at as expiresAt, issued_before as issuedBefore from revocations
      where seq > ? and (expires_at >= ? or seq = (select max(seq) from revocations))
      order by seq`,
   );
@@ -54,7 +57,12 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
       const rows = after.all(cursor, now);
       const revocations: Revocation[] = rows
         .filter((r) => r.expiresAt >= now)
-        .map(({ kind, id, expiresAt }) => ({ kind, id, expiresAt }));
+        .map(({ kind, id, expiresAt, issuedBefore }) => ({
+          kind,
+          id,
+          expiresAt,
+          ...(issuedBefore === null ? {} : { issuedBefore }),
+        }));
       return { revocations, cursor: rows.at(-1)?.seq ?? cursor };
     },
     changed() {

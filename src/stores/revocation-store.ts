@@ -4,12 +4,17 @@
  * Several processes add to one store; each reads what the others added with {@link RevocationStore.since}.
  */
 export interface Revocation {
-  readonly kind: 'token' | 'login';
-  /** A token's `jti`, or a login's id. */
+  readonly kind: 'token' | 'login' | 'account';
+  /** A token's `jti`, a login's id, or an account's username. */
   readonly id: string;
   readonly expiresAt: number;
   /** For a token: the login it was issued in (its `sid`), when it has one. */
   readonly loginId?: string | undefined;
+  /**
+   * For an account: its access tokens issued before this (epoch seconds, an earlier `iat`) are
+   * refused. Adding it again keeps the later of each time.
+   */
+  readonly issuedBefore?: number | undefined;
 }
 
 export interface RevocationStore {

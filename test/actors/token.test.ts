@@ -184,8 +184,8 @@ t("Refresh: unknown, another client's, and expired tokens are grant.invalid", as
 });
 
 t('ListUsers: both users with their roles, ordered by id; no BCrypt hash unless asked for', async () => {
-  const probe = createProbe<Token.UsersReply>(ctx.system);
-  tell(ctx.token, Token.listUsers()(probe.ref));
+  const probe = createProbe<Token.AccountsReply>(ctx.system);
+  tell(ctx.token, Token.listAccounts()(probe.ref));
   const reply = await probe.expectMessage();
   assert.ok(reply.ok);
   if (!reply.ok) return;
@@ -200,7 +200,7 @@ t('ListUsers: both users with their roles, ordered by id; no BCrypt hash unless 
     reply.value.every((u) => !('password' in u)),
     'a hash left the actor without being asked for',
   );
-  tell(ctx.token, Token.listUsers({ includePasswordHash: true })(probe.ref));
+  tell(ctx.token, Token.listAccounts({ includePasswordHash: true })(probe.ref));
   const withHashes = await probe.expectMessage();
   assert.match(withHashes.ok ? (withHashes.value[0]?.password ?? '') : '', /^\$2b\$10\$/);
 });

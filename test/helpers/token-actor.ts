@@ -1,5 +1,6 @@
 /** A TokenActor on an in-memory SQLite database with the repository's initial data, for actor tests. */
 import { spawnTokenActor, type TokenActorDeps } from '../../actors/token/actor.ts';
+import type { AccountEvent } from '../../actors/token/accounts.ts';
 import type * as Token from '../../actors/token/protocol.ts';
 import { DEV_CLIENT_SECRET_HASH } from '../../src/config.ts';
 import { loadInitialData, readInitialData } from '../../src/initial-data.ts';
@@ -17,6 +18,8 @@ import { sqliteAuthorizationCodeStore } from '../../src/stores/authorization-cod
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
+import { createLoginThrottle, type LoginThrottle } from '../../src/security/login-throttle.ts';
+import { sqliteLoginThrottleStore } from '../../src/stores/login-throttle-store.sqlite.ts';
 
 export const SETTINGS: TokenSettings = { issuer: 'http://issuer.test', audience: 'troupe-api', validity: 3600 };
 export const CLIENT: Client = {
@@ -32,6 +35,10 @@ export interface TokenActorSetup {
   readonly token: Ref<Token.Command>;
   readonly db: Db;
   readonly verify: ReturnType<typeof createTokenVerifier>;
+  /** The account events the actor logged, oldest first. */
+  readonly events: AccountEvent[];
+  /** The login throttle over the same database (what ClearLockout clears). */
+  readonly throttle: LoginThrottle;
 }
 
 export async function startTokenActor(
@@ -61,6 +68,11 @@ export async function startTokenActor(
   const now = options.now;
   const denylist = createDenylist(sqliteRevocationStore(db), now && (() => Math.floor(now() / 1000)));
   const verify = createTokenVerifier(keys.verifying, SETTINGS, denylist.isRevoked);
+  const events: AccountEvent[] = [];
+  const throttle = createLoginThrottle(
+    { maxFailuresPerUser: 3, maxFailuresPerAddress: 50, windowSeconds: 600 },
+    sqliteLoginThrottleStore(db),
+  );
   const deps: TokenActorDeps = {
     clients,
     authenticateClient: createClientAuthenticator(clients, options.hasher),
@@ -76,8 +88,11 @@ export async function startTokenActor(
     maxLoginsPerUser: options.maxLoginsPerUser ?? 100,
     maxRevokedTokensPerLogin: options.maxRevokedTokensPerLogin ?? 100,
     dummyHash: await options.hasher.hash('dummy', 10),
+    bcryptCost: 4,
+    clearLockout: (username) => throttle.clear(username),
+    onAccountEvent: (event) => events.push(event),
     onCrash: options.onCrash ?? replyThenResume(() => {}),
     ...(options.now ? { now: options.now } : {}),
   };
-  return { token: spawnTokenActor(system, deps), db, verify };
+  return { token: spawnTokenActor(system, deps), db, verify, events, throttle };
 }

@@ -46,6 +46,8 @@ interface Call {
   readonly headers?: Record<string, string>;
   readonly token?: string | null;
   readonly raw?: string;
+  /** Another server than the suite's. */
+  readonly url?: string;
 }
 
 /** Sends one request, checks the answer against the document, and returns its status and JSON body. */
@@ -65,7 +67,7 @@ async function call(
     headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
     body = new URLSearchParams(c.form).toString();
   }
-  const res = await fetch(`${ctx.server.url}${path}`, {
+  const res = await fetch(`${c.url ?? ctx.server.url}${path}`, {
     method,
     headers,
     redirect: 'manual',
@@ -146,6 +148,62 @@ t('the authorization endpoint', async () => {
     });
   assert.is((await post('jane.doe', 'wrong-but-secret-password')).status, 400);
   assert.is((await post(USERS.john.username, USERS.john.password)).status, 303);
+});
+
+t('account administration', async () => {
+  const admin = { token: ctx.adminToken };
+  const users = '/app/admin/users';
+  const one = '/app/admin/users/{id}';
+  const body = { username: 'conformance', password: 'conformance-pw', roles: ['USER'] };
+  const created = await call('POST', users, users, { ...admin, json: body });
+  assert.is(created.status, 201);
+  assert.is((await call('POST', users, users, { ...admin, json: body })).status, 409);
+  assert.is(
+    (await call('POST', users, users, { ...admin, json: { ...body, username: 'x', roles: ['NO'] } })).status,
+    400,
+  );
+  assert.is((await call('POST', users, users, { token: ctx.readToken, json: body })).status, 403);
+  const id = String(created.body['id']);
+  const at = (path: string) => path.replace('{id}', id);
+  assert.is((await call('GET', users, `${users}?limit=1&username=conf`, admin)).status, 200);
+  assert.is((await call('GET', users, `${users}?cursor=nope`, admin)).status, 400);
+  assert.is((await call('GET', one, at(one), admin)).status, 200);
+  assert.is((await call('GET', one, `${users}/999999`, admin)).status, 404);
+  assert.is((await call('PATCH', one, at(one), { ...admin, json: { firstName: 'Con' } })).status, 200);
+  const password = '/app/admin/users/{id}/password';
+  assert.is((await call('PUT', password, at(password), { ...admin, json: { password: 'another-pw' } })).status, 204);
+  assert.is((await call('PUT', password, at(password), { ...admin, json: { password: 'short' } })).status, 400);
+  const sessions = '/app/admin/users/{id}/sessions';
+  assert.is((await call('GET', sessions, at(sessions), admin)).status, 200);
+  assert.is((await call('DELETE', sessions, at(sessions), admin)).status, 204);
+  const session = '/app/admin/users/{id}/sessions/{sid}';
+  assert.is((await call('DELETE', session, `${at(sessions)}/nope`, admin)).status, 404);
+  const lockout = '/app/admin/users/{id}/lockout';
+  assert.is((await call('DELETE', lockout, at(lockout), admin)).status, 204);
+  const roles = '/app/admin/roles';
+  assert.is((await call('GET', roles, roles, admin)).status, 200);
+  assert.is((await call('POST', roles, roles, { ...admin, json: { roleName: 'AUDITOR' } })).status, 201);
+  assert.is((await call('POST', roles, roles, { ...admin, json: { roleName: 'AUDITOR' } })).status, 409);
+  const me = '/app/me/password';
+  const mine = (await login(ctx.server.url, { username: 'conformance', password: 'another-pw' })).access_token;
+  const change = { currentPassword: 'another-pw', newPassword: 'third-password' };
+  assert.is((await call('PUT', me, me, { token: mine, json: { ...change, currentPassword: 'wrong-pw' } })).status, 400);
+  assert.is((await call('PUT', me, me, { token: mine, json: change })).status, 204);
+  const live = (await call('GET', sessions, at(sessions), admin)).body as unknown as { sid: string }[];
+  assert.is(live.length, 1, 'the login that changed its password stays');
+  assert.is((await call('DELETE', session, `${at(sessions)}/${live[0]?.sid ?? ''}`, admin)).status, 204);
+  assert.is((await call('DELETE', one, at(one), admin)).status, 204);
+  assert.is((await call('DELETE', one, at(one), admin)).status, 404);
+  // The last enabled ADMIN, on a server of its own (john.doe, an ADMIN too, is the suite's token).
+  const other = await startTestServer();
+  try {
+    const own = { url: other.url, token: (await login(other.url, USERS.admin)).access_token };
+    assert.is((await call('PATCH', one, '/app/admin/users/2', { ...own, json: { roles: ['USER'] } })).status, 200);
+    assert.is((await call('PATCH', one, '/app/admin/users/1', { ...own, json: { enabled: false } })).status, 409);
+    assert.is((await call('DELETE', one, '/app/admin/users/1', own)).status, 409);
+  } finally {
+    await other.close();
+  }
 });
 
 t('the employee service', async () => {
@@ -277,12 +335,16 @@ t('the user-data service', async () => {
 t('operations, and 405 on every documented route', async () => {
   for (const path of ['/health', '/ready', '/metrics', '/openapi.json', '/docs'])
     assert.is((await call('GET', path, path, { token: null })).status, 200, path);
-  for (const route of routesOf(ctx.server.troupe.app).filter((r) => !r.path.includes(':file'))) {
+  const routes = routesOf(ctx.server.troupe.app).filter((r) => !r.path.includes(':file'));
+  for (const route of routes) {
     const template = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
-    const res = await call('PATCH', template, route.path.replace(/:[A-Za-z]+/g, '000000000000000000000000'), {
+    // A method no route of the path takes.
+    const taken = new Set(routes.filter((r) => r.path === route.path).map((r) => r.method));
+    const method = ['PATCH', 'PUT', 'POST', 'DELETE'].find((m) => !taken.has(m as never)) ?? 'PATCH';
+    const res = await call(method, template, route.path.replace(/:[A-Za-z]+/g, '000000000000000000000000'), {
       as: route.method,
     });
-    assert.is(res.status, 405, `PATCH ${route.path}`);
+    assert.is(res.status, 405, `${method} ${route.path}`);
   }
 });
 

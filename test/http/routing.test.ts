@@ -17,7 +17,9 @@ import {
   role,
   route,
   routeTable,
+  changesState,
   token,
+  tokenWithRole,
   type Guards,
   type Route,
 } from '../../http/routing.ts';
@@ -75,6 +77,7 @@ function routes(): Route[] {
     route('GET', '/app/any', token(), handler('any')),
     route('POST', '/app/write', token('write'), handler('write')),
     route('GET', '/app/admin', role('ADMIN'), handler('admin')),
+    route('POST', '/app/admin/things', tokenWithRole('write', 'ADMIN'), handler('things')),
     route('GET', '/open/items/special', PUBLIC, handler('special')),
     route(
       'DELETE',
@@ -189,9 +192,42 @@ t(
   },
 );
 
-t('security switched off: every route runs without a token, roles are not checked', async () => {
+t('security switched off: every route runs without a token, roles after the handler are not checked', async () => {
   assert.is(await (await call('/app/admin', undefined, 'GET', ctx.open.url)).text(), 'admin for anyone');
   assert.is((await call('/app/write', undefined, 'POST', ctx.open.url)).status, 200);
+  assert.is(
+    (await call('/app/admin/things', undefined, 'POST', ctx.open.url)).status,
+    403,
+    'a role before: never open',
+  );
+  assert.equal(ctx.ran, ['admin', 'write']);
+});
+
+t(
+  'a role checked before the handler: 401 without a token, 403 without the role or the scope, the handler never runs',
+  async () => {
+    assert.is((await call('/app/admin/things', undefined, 'POST')).status, 401);
+    const denied = await call('/app/admin/things', 'admin', 'POST');
+    assert.is(denied.status, 403, 'the admin token lacks the write scope');
+    const user = await call('/app/admin/things', 'user', 'POST');
+    assert.is(user.status, 403);
+    assert.equal(await user.json(), { error: 'access_denied', error_description: 'Access is denied' });
+    assert.equal(ctx.ran, [], 'no handler ran');
+  },
+);
+
+t('the route table refuses a state-changing route whose access is checked after the handler', () => {
+  const run = async () => {};
+  for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const)
+    assert.throws(
+      () => mountRoutes([route(method, '/app/x', role('ADMIN'), run)], guardsFor(true)),
+      /changes state: its access must be checked before the handler/,
+      method,
+    );
+  assert.throws(
+    () => mountRoutes([changesState(route('GET', '/app/x', role('ADMIN'), run))], guardsFor(true)),
+    /changes state/,
+  );
 });
 
 t('a route that declares no access does not compile, and does not start', () => {

@@ -38,6 +38,8 @@ interface Ctx {
   token: string;
   readToken: string;
   known: string[];
+  /** The id of an account made for the account routes. */
+  account: string;
 }
 const ctx = {} as Ctx;
 const t = suite('reliability: fuzzed requests on every route', ctx);
@@ -53,6 +55,12 @@ t.before(async () => {
   ctx.readToken = (await login(ctx.server.url, undefined, 'read')).access_token;
   const api = (method: string, path: string, json: unknown) =>
     send(ctx.server.url, method, path, { token: ctx.token, json });
+  ctx.account = String(
+    (
+      (await api('POST', '/app/admin/users', { username: 'fixture', password: 'fixture-password', roles: ['USER'] }))
+        .body as { id: number }
+    ).id,
+  );
   ctx.known = [];
   for (const i of [1, 2, 3]) {
     ctx.known.push(
@@ -443,6 +451,108 @@ function routes(): Route[] {
       type: undefined,
       auth: 'none',
     },
+    ...accountRoutes(segment, q),
+  ];
+}
+
+/**
+ * Account administration, last in the run. Ids are the fixture account's, hostile segments, or
+ * nearby numbers, never the initial accounts' (the suite's token is john.doe's).
+ */
+function accountRoutes(
+  segment: fc.Arbitrary<string>,
+  q: (path: string, fields: readonly string[]) => fc.Arbitrary<string>,
+): Route[] {
+  const json = 'application/json';
+  // Never admin (1) or john.doe (2): the suite's token is john.doe's, and later tests need it.
+  const initial = (raw: string): boolean => {
+    try {
+      return [1, 2].includes(Number(decodeURIComponent(raw)));
+    } catch {
+      return false;
+    }
+  };
+  const id = fc.oneof(
+    segment.filter((s) => !initial(s)),
+    fc.constant(ctx.account),
+    fc.integer({ min: 3, max: 9 }).map(String),
+  );
+  const users = (suffix: string) => id.map((i) => `/app/admin/users/${i}${suffix}`);
+  const accounts = ['users', 'user_roles', 'refresh_tokens', 'revocations'];
+  const account = fc
+    .record({ username: fc.string({ minLength: 1, maxLength: 20 }), roles: fc.constantFrom([], ['USER'], ['NOPE']) })
+    .map((a) => JSON.stringify({ ...a, password: 'fuzzed-password' }));
+  const common = { body: fc.constant(undefined), type: undefined, auth: 'bearer' } as const;
+  return [
+    {
+      covers: [
+        'GET /app/admin/users',
+        'GET /app/admin/users/:id',
+        'GET /app/admin/users/:id/sessions',
+        'GET /app/admin/roles',
+      ],
+      method: 'GET',
+      path: fc.oneof(
+        q('/app/admin/users', ['limit', 'cursor', 'username']),
+        users(''),
+        users('/sessions'),
+        fc.constant('/app/admin/roles'),
+      ),
+      ...common,
+    },
+    {
+      covers: ['POST /app/admin/users'],
+      writes: accounts,
+      method: 'POST',
+      path: fc.constant('/app/admin/users'),
+      body: orValid(jsonBodyOf(['username', 'password', 'firstName', 'lastName', 'roles']), account),
+      type: json,
+      auth: 'bearer',
+    },
+    {
+      covers: ['PATCH /app/admin/users/:id'],
+      writes: accounts,
+      method: 'PATCH',
+      path: users(''),
+      body: jsonBodyOf(['firstName', 'lastName', 'roles', 'enabled']),
+      type: json,
+      auth: 'bearer',
+    },
+    {
+      covers: ['PUT /app/admin/users/:id/password', 'PUT /app/me/password'],
+      writes: accounts,
+      method: 'PUT',
+      path: fc.oneof(users('/password'), fc.constant('/app/me/password')),
+      body: jsonBodyOf(['password', 'currentPassword', 'newPassword']),
+      type: json,
+      auth: 'bearer',
+    },
+    {
+      covers: ['POST /app/admin/roles'],
+      writes: ['roles'],
+      method: 'POST',
+      path: fc.constant('/app/admin/roles'),
+      body: jsonBodyOf(['roleName', 'description']),
+      type: json,
+      auth: 'bearer',
+    },
+    {
+      covers: [
+        'DELETE /app/admin/users/:id',
+        'DELETE /app/admin/users/:id/sessions',
+        'DELETE /app/admin/users/:id/sessions/:sid',
+        'DELETE /app/admin/users/:id/lockout',
+      ],
+      writes: accounts,
+      method: 'DELETE',
+      path: fc.oneof(
+        users(''),
+        users('/sessions'),
+        users('/lockout'),
+        segment.chain((s) => users(`/sessions/${s}`)),
+      ),
+      ...common,
+    },
   ];
 }
 
@@ -530,6 +640,12 @@ const ROUTE_NAMES = [
   'GET /openapi.json',
   'GET /docs',
   'GET /docs/assets/:file',
+  'GET /app/admin/**',
+  'POST /app/admin/users',
+  'PATCH /app/admin/users/:id',
+  'PUT …/password',
+  'POST /app/admin/roles',
+  'DELETE /app/admin/users/**',
 ];
 
 t('every route the server registers is fuzzed below', () => {

@@ -12,6 +12,7 @@ import { createLoginThrottle } from '../../src/security/login-throttle.ts';
 import { REVOKED_RETENTION_S, SPENT_WINDOW, type RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
 import type { Stores } from '../../src/stores/stores.ts';
 import { authorizationCodes } from './authorization-code-store.contract.ts';
+import { accountContracts } from './account-contract.ts';
 
 export interface StoresUnderTest {
   readonly stores: Stores;
@@ -457,6 +458,7 @@ export function storeContracts(name: string, target: ContractTarget): void {
   });
   setup.run();
   credentials(name, target);
+  accountContracts(name, target);
   refreshTokens(name, target);
   revocations(name, target);
   userData(name, target);

@@ -1,0 +1,227 @@
+/**
+ * TokenActor's account administration: the accounts (the logins of the secured service, not the
+ * user-data service's users), their roles, passwords and live logins. Build messages with the
+ * functions below and send them to the TokenActor with `ask`; `actor` names who acts (an
+ * administrator's username), for the event log.
+ */
+import { z } from 'zod';
+import type { MessageSchemas } from '../../src/fields.ts';
+import type { Request } from '../../src/messaging/ask.ts';
+import type { Ref } from '../../src/messaging/nact.ts';
+import type { Reply } from '../../src/messaging/reply.ts';
+
+export type AccountErrorCode =
+  | 'account.not_found' // no account of that id (or, for a user's own password, of that username)
+  | 'account.username_taken' // another account has the username
+  | 'account.last_admin' // the change would leave no enabled ADMIN
+  | 'role.unknown' // a role name that is not a role
+  | 'role.name_taken' // another role has the name
+  | 'password.invalid' // not 8 to 72 bytes of UTF-8
+  | 'password.incorrect' // the current password given does not match
+  | 'login.not_found'; // no live login of the account with that id
+
+/** The role whose last enabled holder cannot be disabled, deleted or demoted. */
+export const ADMIN_ROLE = 'ADMIN';
+
+/** An account as an administrator sees it: never its password or hash. */
+export interface AccountSummary {
+  readonly id: number;
+  readonly username: string;
+  readonly firstName: string;
+  readonly lastName: string;
+  readonly roles: readonly string[];
+  readonly enabled: boolean;
+}
+
+export interface AccountPage {
+  readonly items: readonly AccountSummary[];
+  /** The id to continue after, or null on the last page. */
+  readonly nextAfterId: number | null;
+}
+
+/** A live login of an account; times are ISO 8601. */
+export interface LoginView {
+  readonly sid: string;
+  readonly clientId: string;
+  readonly createdAt: string;
+  readonly lastRefreshedAt: string;
+  readonly expiresAt: string;
+}
+
+export interface RoleSummary {
+  readonly roleName: string;
+  readonly description: string;
+}
+
+type Sender<T> = Ref<Reply<T, AccountErrorCode>>;
+type Acting = { readonly actor: string };
+
+export type AccountCommand =
+  | {
+      readonly type: 'FindAccounts';
+      readonly usernamePrefix: string;
+      readonly afterId: number;
+      readonly limit: number;
+      readonly sender: Sender<AccountPage>;
+    }
+  | { readonly type: 'GetAccount'; readonly id: number; readonly sender: Sender<AccountSummary> }
+  | (Acting & {
+      readonly type: 'CreateAccount';
+      readonly username: string;
+      readonly password: string;
+      readonly firstName: string;
+      readonly lastName: string;
+      readonly roles: readonly string[];
+      readonly sender: Sender<AccountSummary>;
+    })
+  | (Acting & {
+      readonly type: 'UpdateAccount';
+      readonly id: number;
+      readonly firstName?: string | undefined;
+      readonly lastName?: string | undefined;
+      readonly roles?: readonly string[] | undefined;
+      readonly enabled?: boolean | undefined;
+      readonly sender: Sender<AccountSummary>;
+    })
+  | (Acting & {
+      readonly type: 'SetPassword';
+      readonly id: number;
+      readonly password: string;
+      readonly sender: Sender<null>;
+    })
+  | (Acting & { readonly type: 'DeleteAccount'; readonly id: number; readonly sender: Sender<null> })
+  | { readonly type: 'ListLogins'; readonly id: number; readonly sender: Sender<readonly LoginView[]> }
+  | (Acting & {
+      readonly type: 'EndLogins';
+      readonly id: number;
+      /** One login; undefined: every login of the account. */
+      readonly sid?: string | undefined;
+      readonly sender: Sender<null>;
+    })
+  | (Acting & { readonly type: 'ClearLockout'; readonly id: number; readonly sender: Sender<null> })
+  | { readonly type: 'ListRoles'; readonly sender: Sender<readonly RoleSummary[]> }
+  | (Acting & {
+      readonly type: 'CreateRole';
+      readonly roleName: string;
+      readonly description: string;
+      readonly sender: Sender<RoleSummary>;
+    })
+  | {
+      readonly type: 'ChangeOwnPassword';
+      readonly username: string;
+      /** The login the request came with: it stays, the account's other logins end. */
+      readonly sid: string | undefined;
+      readonly currentPassword: string;
+      readonly newPassword: string;
+      readonly sender: Sender<null>;
+    };
+
+type Fields<K extends AccountCommand['type']> = Omit<Extract<AccountCommand, { type: K }>, 'type' | 'sender'>;
+const build =
+  <K extends AccountCommand['type']>(type: K) =>
+  <R>(fields: Fields<K>): Request<AccountCommand, Reply<R, AccountErrorCode>> =>
+  (sender) =>
+    ({ ...fields, type, sender }) as unknown as AccountCommand;
+
+/** A page of accounts by id, those after `afterId` (0: from the first) whose username starts with `usernamePrefix`. */
+export const findAccounts = (p: { usernamePrefix?: string; afterId?: number; limit?: number } = {}) =>
+  build('FindAccounts')<AccountPage>({
+    usernamePrefix: p.usernamePrefix ?? '',
+    afterId: p.afterId ?? 0,
+    limit: p.limit ?? 20,
+  });
+/** One account, without its hash. */
+export const getAccount = (p: Fields<'GetAccount'>) => build('GetAccount')<AccountSummary>(p);
+/** Creates an account; the password is hashed by the actor (BCrypt, on the worker pool). */
+export const createAccount = (p: {
+  actor: string;
+  username: string;
+  password: string;
+  firstName?: string;
+  lastName?: string;
+  roles: readonly string[];
+}) => build('CreateAccount')<AccountSummary>({ firstName: '', lastName: '', ...p });
+/** Changes names, roles or `enabled`; disabling ends every login, a role change refuses older access tokens. */
+export const updateAccount = (p: Fields<'UpdateAccount'>) => build('UpdateAccount')<AccountSummary>(p);
+/** Sets a new password and ends every login of the account. */
+export const setPassword = (p: Fields<'SetPassword'>) => build('SetPassword')<null>(p);
+/** Deletes the account and ends every login of it. */
+export const deleteAccount = (p: Fields<'DeleteAccount'>) => build('DeleteAccount')<null>(p);
+/** The account's live logins. */
+export const listLogins = (p: Fields<'ListLogins'>) => build('ListLogins')<readonly LoginView[]>(p);
+/** Ends one login of the account (`sid`), or every one. */
+export const endLogins = (p: Fields<'EndLogins'>) => build('EndLogins')<null>(p);
+/** Forgets the failed logins counted against the account. */
+export const clearLockout = (p: Fields<'ClearLockout'>) => build('ClearLockout')<null>(p);
+/** Every role, by id. */
+export const listRoles = () => build('ListRoles')<readonly RoleSummary[]>({});
+/** Creates a role. */
+export const createRole = (p: { actor: string; roleName: string; description?: string }) =>
+  build('CreateRole')<RoleSummary>({ description: '', ...p });
+/** A user's own new password, given the current one; the user's other logins end. */
+export const changeOwnPassword = (p: Fields<'ChangeOwnPassword'>) => build('ChangeOwnPassword')<null>(p);
+
+const id = z.number().int().positive();
+const actor = z.string().min(1);
+const names = z.array(z.string().min(1));
+
+/** The fields of each message, checked by the REPL before it sends one. */
+export const accountSchemas = {
+  FindAccounts: z.strictObject({
+    usernamePrefix: z.string(),
+    afterId: z.number().int().min(0),
+    limit: z.number().int().min(1).max(100),
+  }),
+  GetAccount: z.strictObject({ id }),
+  CreateAccount: z.strictObject({
+    actor,
+    username: z.string().min(1).max(255),
+    password: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    roles: names,
+  }),
+  UpdateAccount: z.strictObject({
+    actor,
+    id,
+    firstName: z.string().optional(),
+    lastName: z.string().optional(),
+    roles: names.optional(),
+    enabled: z.boolean().optional(),
+  }),
+  SetPassword: z.strictObject({ actor, id, password: z.string() }),
+  DeleteAccount: z.strictObject({ actor, id }),
+  ListLogins: z.strictObject({ id }),
+  EndLogins: z.strictObject({ actor, id, sid: z.string().optional() }),
+  ClearLockout: z.strictObject({ actor, id }),
+  ListRoles: z.strictObject({}),
+  CreateRole: z.strictObject({ actor, roleName: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/), description: z.string() }),
+  ChangeOwnPassword: z.strictObject({
+    username: z.string(),
+    sid: z.string().optional(),
+    currentPassword: z.string(),
+    newPassword: z.string(),
+  }),
+} as const satisfies MessageSchemas<AccountCommand>;
+
+/** One call per message kind, as typed at the REPL (`await ask(token, <example>)`). */
+export const accountExamples = {
+  FindAccounts: "Token.findAccounts({ usernamePrefix: 'j', limit: 10 })",
+  GetAccount: 'Token.getAccount({ id: 2 })',
+  CreateAccount:
+    "Token.createAccount({ actor: 'admin', username: 'jane', password: '<8 to 72 bytes>', roles: ['USER'] })",
+  UpdateAccount: "Token.updateAccount({ actor: 'admin', id: 3, enabled: false })",
+  SetPassword: "Token.setPassword({ actor: 'admin', id: 3, password: '<8 to 72 bytes>' })",
+  DeleteAccount: "Token.deleteAccount({ actor: 'admin', id: 3 })",
+  ListLogins: 'Token.listLogins({ id: 2 })',
+  EndLogins: "Token.endLogins({ actor: 'admin', id: 2 })",
+  ClearLockout: "Token.clearLockout({ actor: 'admin', id: 2 })",
+  ListRoles: 'Token.listRoles()',
+  CreateRole: "Token.createRole({ actor: 'admin', roleName: 'AUDITOR', description: 'reads logs' })",
+  ChangeOwnPassword:
+    "Token.changeOwnPassword({ username: 'jane', sid: undefined, currentPassword: '<now>', newPassword: '<new>' })",
+} as const satisfies Record<AccountCommand['type'], string>;
+
+/** The account kinds, for the TokenActor's dispatch. */
+export const ACCOUNT_KINDS: ReadonlySet<string> = new Set(Object.keys(accountExamples));
+export const isAccountCommand = (msg: { readonly type: string }): msg is AccountCommand => ACCOUNT_KINDS.has(msg.type);

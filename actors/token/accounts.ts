@@ -1,0 +1,265 @@
+/**
+ * TokenActor's account administration. Each operation runs beside the actor's mailbox (BCrypt on
+ * the worker pool, the store's own transactions), its reply straight to the sender and a failure
+ * back to the actor, as the listing does: the store is the truth, so nothing here is kept between
+ * messages. What ends an account's logins does so durably before it answers: the account's
+ * access tokens by one revocation naming the account, its refresh tokens login by login.
+ */
+import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
+import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
+import type { Denylist } from '../../src/security/denylist.ts';
+import { CLOCK_SKEW } from '../../src/security/jwt.ts';
+import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts';
+import type { AccountRecord, CredentialRefusal, CredentialStore } from '../../src/stores/credential-store.ts';
+import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
+import {
+  ADMIN_ROLE,
+  type AccountCommand,
+  type AccountErrorCode,
+  type AccountSummary,
+  type LoginView,
+} from './account-protocol.ts';
+
+/** One administrative change, as the event log records it: never a password or a hash. */
+export interface AccountEvent {
+  readonly action: string;
+  /** Who acted: an administrator, or the account itself. */
+  readonly actor: string;
+  /** The account (username) or role acted on. */
+  readonly target: string;
+  readonly detail?: Readonly<Record<string, unknown>>;
+}
+
+export interface AccountDeps {
+  readonly credentials: CredentialStore;
+  readonly refreshTokens: RefreshTokenStore;
+  readonly denylist: Denylist;
+  readonly passwords: PasswordHasher;
+  /** BCrypt cost of the passwords set here (`security.password.bcrypt-cost`). */
+  readonly bcryptCost: number;
+  readonly accessTokenValidity: number;
+  /** Forgets the failed logins counted against a username. */
+  readonly clearLockout: (username: string) => Promise<void>;
+  readonly onAccountEvent: (event: AccountEvent) => void;
+}
+
+type Of<T extends AccountCommand['type']> = Extract<AccountCommand, { type: T }>;
+type Outcome<T> = Reply<T, AccountErrorCode>;
+type WorkFailed = { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: AnyRef };
+
+const MIN_PASSWORD_BYTES = 8;
+const REFUSALS: Readonly<Record<CredentialRefusal, string>> = {
+  'account.not_found': 'No such account',
+  'account.username_taken': 'The username is taken',
+  'account.last_admin': `The last enabled ${ADMIN_ROLE} cannot be disabled, deleted or demoted`,
+  'role.unknown': 'A role named is not a role',
+  'role.name_taken': 'The role name is taken',
+};
+
+export const summary = (a: AccountRecord): AccountSummary => ({
+  id: a.id,
+  username: a.username,
+  firstName: a.firstName,
+  lastName: a.lastName,
+  roles: a.roles.map((r) => r.roleName),
+  enabled: a.enabled,
+});
+
+const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
+
+/** `revokeLogin`: ends one login (TokenActor's, with its horizons); `nowMs`: the actor's clock. */
+export function createAccountAdmin(
+  deps: AccountDeps,
+  revokeLogin: (loginId: string) => Promise<void>,
+  nowMs: () => number,
+) {
+  const seconds = (): number => Math.floor(nowMs() / 1000);
+  const refused = <T>(code: CredentialRefusal): Outcome<T> => fail(code, REFUSALS[code]);
+  const found = async (id: number): Promise<AccountRecord | Outcome<never>> =>
+    (await deps.credentials.findById(id)) ?? refused('account.not_found');
+  const passwordRefusal = (password: string): Outcome<never> | undefined =>
+    isTooLong(password) || Buffer.byteLength(password, 'utf8') < MIN_PASSWORD_BYTES
+      ? fail('password.invalid', `A password is ${MIN_PASSWORD_BYTES} to 72 bytes of UTF-8`)
+      : undefined;
+  const event = (action: string, actor: string, target: string, detail?: Record<string, unknown>): void =>
+    deps.onAccountEvent({ action, actor, target, ...(detail ? { detail } : {}) });
+
+  /**
+   * Refuses every access token of the account issued so far, in every process. Tokens carry their
+   * issue time in whole seconds: the cut-off is the next whole second, and the answer waits for it
+   * (at most a second), so that a token issued after the answer is never refused by it.
+   */
+  const cutOff = async (username: string): Promise<void> => {
+    const next = seconds() + 1;
+    await deps.denylist.revokeAccount(username, next, next + deps.accessTokenValidity + CLOCK_SKEW);
+    const wait = next * 1000 - nowMs();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  };
+  /** Ends the account's logins (all but `keep`): refresh tokens and the access tokens of each login. */
+  const endLogins = async (username: string, keep?: string): Promise<void> => {
+    for (const loginId of await deps.refreshTokens.liveLogins(username, seconds()))
+      if (loginId !== keep) await revokeLogin(loginId);
+  };
+  const endEverything = async (username: string): Promise<void> => {
+    await cutOff(username);
+    await endLogins(username);
+  };
+
+  const onFind = async (m: Of<'FindAccounts'>): Promise<Outcome<unknown>> => {
+    const page = await deps.credentials.page({
+      usernamePrefix: m.usernamePrefix,
+      afterId: m.afterId,
+      limit: m.limit + 1,
+    });
+    const items = page.slice(0, m.limit).map(summary);
+    return ok({ items, nextAfterId: page.length > m.limit ? (items.at(-1)?.id ?? null) : null });
+  };
+  const onGet = async (m: Of<'GetAccount'>): Promise<Outcome<unknown>> => {
+    const account = await found(m.id);
+    return 'ok' in account ? account : ok(summary(account));
+  };
+  const onCreate = async (m: Of<'CreateAccount'>): Promise<Outcome<unknown>> => {
+    const bad = passwordRefusal(m.password);
+    if (bad) return bad;
+    const password = await deps.passwords.hash(m.password, deps.bcryptCost);
+    const { username, firstName, lastName, roles } = m;
+    const made = await deps.credentials.createAccount({
+      username,
+      password,
+      firstName,
+      lastName,
+      roles,
+      enabled: true,
+    });
+    if (typeof made === 'string') return refused(made);
+    event('account.created', m.actor, username, { roles });
+    return ok(summary(made));
+  };
+  const onUpdate = async (m: Of<'UpdateAccount'>): Promise<Outcome<unknown>> => {
+    const { firstName, lastName, roles, enabled } = m;
+    const before = await found(m.id);
+    if ('ok' in before) return before;
+    const after = await deps.credentials.updateAccount(m.id, { firstName, lastName, roles, enabled }, ADMIN_ROLE);
+    if (typeof after === 'string') return refused(after);
+    const rolesChanged = summary(before).roles.join() !== summary(after).roles.join();
+    if (!after.enabled && before.enabled) await endEverything(after.username);
+    else if (rolesChanged) await cutOff(after.username);
+    event('account.updated', m.actor, after.username, {
+      changed: Object.keys({ firstName, lastName, roles, enabled }).filter((k) => m[k as keyof typeof m] !== undefined),
+      ...(rolesChanged ? { roles: summary(after).roles } : {}),
+      enabled: after.enabled,
+    });
+    return ok(summary(after));
+  };
+  const onSetPassword = async (m: Of<'SetPassword'>): Promise<Outcome<unknown>> => {
+    const bad = passwordRefusal(m.password);
+    if (bad) return bad;
+    const done = await deps.credentials.setPassword(m.id, await deps.passwords.hash(m.password, deps.bcryptCost));
+    if (typeof done === 'string') return refused(done);
+    await endEverything(done.username);
+    event('account.password_set', m.actor, done.username);
+    return ok(null);
+  };
+  const onDelete = async (m: Of<'DeleteAccount'>): Promise<Outcome<unknown>> => {
+    const gone = await deps.credentials.deleteAccount(m.id, ADMIN_ROLE);
+    if (typeof gone === 'string') return refused(gone);
+    await endEverything(gone.username);
+    event('account.deleted', m.actor, gone.username);
+    return ok(null);
+  };
+  const onListLogins = async (m: Of<'ListLogins'>): Promise<Outcome<unknown>> => {
+    const account = await found(m.id);
+    if ('ok' in account) return account;
+    const logins = await deps.refreshTokens.loginsOf(account.username, seconds());
+    return ok(
+      logins.map((l): LoginView => ({
+        sid: l.loginId,
+        clientId: l.clientId,
+        createdAt: iso(l.createdAt),
+        lastRefreshedAt: iso(l.refreshedAt),
+        expiresAt: iso(l.expiresAt),
+      })),
+    );
+  };
+  const onEndLogins = async (m: Of<'EndLogins'>): Promise<Outcome<unknown>> => {
+    const account = await found(m.id);
+    if ('ok' in account) return account;
+    if (m.sid === undefined) await endEverything(account.username);
+    else if ((await deps.refreshTokens.liveLogins(account.username, seconds())).includes(m.sid))
+      await revokeLogin(m.sid);
+    else return fail('login.not_found', 'No live login of the account has that id');
+    event(m.sid === undefined ? 'account.logins_ended' : 'account.login_ended', m.actor, account.username, {
+      ...(m.sid === undefined ? {} : { sid: m.sid }),
+    });
+    return ok(null);
+  };
+  const onClearLockout = async (m: Of<'ClearLockout'>): Promise<Outcome<unknown>> => {
+    const account = await found(m.id);
+    if ('ok' in account) return account;
+    await deps.clearLockout(account.username);
+    event('account.lockout_cleared', m.actor, account.username);
+    return ok(null);
+  };
+  const onCreateRole = async (m: Of<'CreateRole'>): Promise<Outcome<unknown>> => {
+    const role = await deps.credentials.createRole({ roleName: m.roleName, description: m.description });
+    if (typeof role === 'string') return refused(role);
+    event('role.created', m.actor, role.roleName);
+    return ok({ roleName: role.roleName, description: role.description });
+  };
+  const onChangeOwn = async (m: Of<'ChangeOwnPassword'>): Promise<Outcome<unknown>> => {
+    const bad = passwordRefusal(m.newPassword);
+    if (bad) return bad;
+    const account = await deps.credentials.findByUsername(m.username);
+    if (!account?.enabled) return refused('account.not_found');
+    if (isTooLong(m.currentPassword) || !(await deps.passwords.verify(m.currentPassword, account.password)))
+      return fail('password.incorrect', 'The current password is not right');
+    const done = await deps.credentials.setPassword(
+      account.id,
+      await deps.passwords.hash(m.newPassword, deps.bcryptCost),
+    );
+    if (typeof done === 'string') return refused(done);
+    await endLogins(account.username, m.sid);
+    event('account.password_changed', account.username, account.username);
+    return ok(null);
+  };
+
+  const run = (msg: AccountCommand): Promise<Outcome<unknown>> => {
+    switch (msg.type) {
+      case 'FindAccounts':
+        return onFind(msg);
+      case 'GetAccount':
+        return onGet(msg);
+      case 'CreateAccount':
+        return onCreate(msg);
+      case 'UpdateAccount':
+        return onUpdate(msg);
+      case 'SetPassword':
+        return onSetPassword(msg);
+      case 'DeleteAccount':
+        return onDelete(msg);
+      case 'ListLogins':
+        return onListLogins(msg);
+      case 'EndLogins':
+        return onEndLogins(msg);
+      case 'ClearLockout':
+        return onClearLockout(msg);
+      case 'ListRoles':
+        return deps.credentials
+          .listRoles()
+          .then((roles) => ok(roles.map((r) => ({ roleName: r.roleName, description: r.description }))));
+      case 'CreateRole':
+        return onCreateRole(msg);
+      case 'ChangeOwnPassword':
+        return onChangeOwn(msg);
+    }
+  };
+
+  /** Runs the operation beside the mailbox: the reply to the sender, a failure to the actor. */
+  return (msg: AccountCommand, self: Ref<WorkFailed>): void => {
+    const sender = msg.sender as Ref<Outcome<unknown>>;
+    run(msg).then(
+      (reply) => tell(sender, reply),
+      (error: unknown) => tell(self, { type: 'WorkFailed', error, sender }),
+    );
+  };
+}

@@ -1,0 +1,114 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import * as Token from '../../actors/token/protocol.ts';
+import { ask } from '../../src/messaging/ask.ts';
+import type { Ref } from '../../src/messaging/nact.ts';
+import type { Reply } from '../../src/messaging/reply.ts';
+import { accountCursor, accountIdOf } from '../cursors.ts';
+import { accessDenied } from '../middleware/bearer-auth.ts';
+import { jsonBody } from '../middleware/body.ts';
+import { HttpProblem, replyValue, type ReplyCode } from '../problems.ts';
+import { route, tokenWithRole, type Route, type RouteParams } from '../routing.ts';
+import type { AppState } from '../state.ts';
+import { jsonObject, queryObject, validate } from '../validation.ts';
+
+export interface AccountRouteDeps {
+  readonly token: Ref<Token.Command>;
+  readonly askTimeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly scopeRead: string;
+  readonly scopeWrite: string;
+}
+
+const names = z.array(z.string().min(1).max(64)).max(64);
+const username = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\s\p{Cc}]+$/u, 'must not contain spaces or control characters');
+const name = z.string().max(255);
+export const ListAccountsInput = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().optional(),
+  username: z.string().max(255).default(''),
+});
+export const CreateAccountInput = z.strictObject({
+  username,
+  password: z.string(),
+  firstName: name.default(''),
+  lastName: name.default(''),
+  roles: names,
+});
+export const UpdateAccountInput = z.strictObject({
+  firstName: name.optional(),
+  lastName: name.optional(),
+  roles: names.optional(),
+  enabled: z.boolean().optional(),
+});
+export const PasswordInput = z.strictObject({ password: z.string() });
+export const AccountIdParam = z.strictObject({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+
+type Ctx = Context & { readonly state: AppState } & RouteParams;
+
+/** The administrator acting: the token's holder (the route's check has made sure there is one). */
+export function actorOf(ctx: { readonly state: AppState }): string {
+  const auth = ctx.state.auth;
+  if (!auth?.enabled) throw accessDenied();
+  return auth.principal.username;
+}
+
+/** The account id of the path; a malformed one is no account (404, as an unknown one). */
+export function accountId(ctx: Ctx): number {
+  const parsed = AccountIdParam.safeParse({ id: ctx.params['id'] });
+  if (!parsed.success) throw new HttpProblem(404, 'account.not_found', 'No such account');
+  return parsed.data.id;
+}
+
+/** Asks the TokenActor and reads the reply (an account code becomes its problem). */
+export const asker =
+  (deps: AccountRouteDeps) =>
+  async <T, C extends ReplyCode>(request: (sender: Ref<Reply<T, C>>) => Token.Command): Promise<T> =>
+    replyValue(await ask(deps.token, request, deps.askTimeoutMs));
+
+/** Account administration under /app/admin/users: ADMIN only, checked before any handler. */
+export function accountRoutes(deps: AccountRouteDeps): Route[] {
+  const body = jsonBody(deps.maxBodyBytes);
+  const read = tokenWithRole(deps.scopeRead, Token.ADMIN_ROLE);
+  const write = tokenWithRole(deps.scopeWrite, Token.ADMIN_ROLE);
+  const call = asker(deps);
+  return [
+    route('GET', '/app/admin/users', read, async function listAccounts(ctx) {
+      const q = validate(ListAccountsInput, queryObject(ctx), 'query');
+      const afterId = q.cursor === undefined ? 0 : accountIdOf(q.cursor);
+      if (afterId === undefined)
+        throw new HttpProblem(400, 'validation', 'The query is not valid', {
+          errors: [{ field: 'cursor', message: 'not a cursor of this listing' }],
+        });
+      const page = await call(Token.findAccounts({ usernamePrefix: q.username, afterId, limit: q.limit }));
+      ctx.body = { items: page.items, nextCursor: page.nextAfterId === null ? null : accountCursor(page.nextAfterId) };
+    }),
+    route('POST', '/app/admin/users', write, body, async function createAccount(ctx) {
+      const input = validate(CreateAccountInput, jsonObject(ctx));
+      const account = await call(Token.createAccount({ ...input, actor: actorOf(ctx) }));
+      ctx.status = 201;
+      ctx.set('Location', `/app/admin/users/${account.id}`);
+      ctx.body = account;
+    }),
+    route('GET', '/app/admin/users/:id', read, async function getAccount(ctx) {
+      ctx.body = await call(Token.getAccount({ id: accountId(ctx) }));
+    }),
+    route('PATCH', '/app/admin/users/:id', write, body, async function updateAccount(ctx) {
+      const input = validate(UpdateAccountInput, jsonObject(ctx));
+      ctx.body = await call(Token.updateAccount({ ...input, id: accountId(ctx), actor: actorOf(ctx) }));
+    }),
+    route('PUT', '/app/admin/users/:id/password', write, body, async function setPassword(ctx) {
+      const { password } = validate(PasswordInput, jsonObject(ctx));
+      await call(Token.setPassword({ id: accountId(ctx), password, actor: actorOf(ctx) }));
+      ctx.status = 204;
+    }),
+    route('DELETE', '/app/admin/users/:id', write, async function deleteAccount(ctx) {
+      await call(Token.deleteAccount({ id: accountId(ctx), actor: actorOf(ctx) }));
+      ctx.status = 204;
+    }),
+  ];
+}

@@ -1,0 +1,76 @@
+import { rmSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTroupe } from '../src/composition/troupe.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { loadInitialData, readInitialData } from '../src/initial-data.ts';
+import { createLogger } from '../src/logger.ts';
+import { createPasswordHasher } from '../src/security/passwords.ts';
+import type { CredentialStore } from '../src/stores/credential-store.ts';
+import { openSqliteStores } from '../src/stores/stores.sqlite.ts';
+import { tempDir } from './helpers/server.ts';
+
+const t = suite('NODE_ENV=production refuses the development accounts');
+const OTHER_HASH = '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK';
+
+const productionConfig = (dir: string) =>
+  loadConfig(
+    {
+      properties: {
+        'data.dir': dir,
+        'server.port': '0',
+        'logging.level': 'silent',
+        'security.signing-key': 'p'.repeat(64),
+        'security.jwt.client-secret': OTHER_HASH,
+        'security.jwt.issuer': 'http://127.0.0.1',
+      },
+    },
+    true,
+  );
+
+/** Changes the store as an administrator would have: `change` gets each initial account. */
+async function administer(
+  dir: string,
+  change: (credentials: CredentialStore, id: number, username: string) => Promise<unknown>,
+): Promise<void> {
+  const stores = openSqliteStores(dir, { synchronous: 'NORMAL', openTimeoutMs: 5000 });
+  try {
+    await loadInitialData(stores.credentials, readInitialData('data/initial-data.json'));
+    for (const a of await stores.credentials.listAll()) await change(stores.credentials, a.id, a.username);
+  } finally {
+    await stores.close();
+  }
+}
+
+t('one line naming the account while an enabled one keeps a published password; starts once none does', async () => {
+  const dir = tempDir();
+  try {
+    const refusal = await startTroupe(productionConfig(dir), createLogger('silent')).then(
+      async (troupe) => {
+        await troupe.close();
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    assert.instance(refusal, ConfigError);
+    const message = (refusal as ConfigError).message;
+    assert.match(message, /account "admin" still has a password published in this repository/);
+    assert.not.match(message, /\n/);
+    assert.not.match(message, /admin-password/);
+
+    const hasher = createPasswordHasher(1);
+    const hash = await hasher.hash('a-new-secret-password', 4);
+    await hasher.close();
+    await administer(dir, (credentials, id, username) =>
+      username === 'admin'
+        ? credentials.setPassword(id, hash)
+        : credentials.updateAccount(id, { enabled: false }, 'ADMIN'),
+    );
+    const troupe = await startTroupe(productionConfig(dir), createLogger('silent'));
+    await troupe.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+t.run();

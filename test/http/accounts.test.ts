@@ -1,0 +1,343 @@
+import { Writable } from 'node:stream';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { basic, bearer, login, postToken, USERS, type TokenResponse } from '../helpers/tokens.ts';
+
+interface Ctx {
+  server: TestServer;
+  admin: string;
+  log: string[];
+}
+const ctx = {} as Ctx;
+const t = suite('account administration over HTTP', ctx);
+
+t.before(async () => {
+  ctx.log = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      ctx.log.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  ctx.server = await startTestServer({ 'security.password.bcrypt-cost': '4' }, undefined, sink);
+  ctx.admin = (await login(ctx.server.url, USERS.admin)).access_token;
+});
+t.after(async () => ctx.server?.close());
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Headers;
+}
+async function call(method: string, path: string, json?: unknown, token: string | null = ctx.admin): Promise<Answer> {
+  const headers: Record<string, string> = token === null ? {} : bearer(token);
+  if (json !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(`${ctx.server.url}${path}`, {
+    method,
+    headers,
+    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+  });
+  const text = await res.text();
+  const isJson = text !== '' && /json/.test(res.headers.get('content-type') ?? '');
+  return {
+    status: res.status,
+    body: isJson ? (JSON.parse(text) as Record<string, unknown>) : {},
+    headers: res.headers,
+  };
+}
+const create = (username: string, roles = ['USER'], password = `${username}-password`) =>
+  call('POST', '/app/admin/users', { username, password, roles });
+const loginAs = (username: string, password = `${username}-password`): Promise<TokenResponse> =>
+  login(ctx.server.url, { username, password });
+const introspect = async (token: string): Promise<unknown> =>
+  (
+    await fetch(`${ctx.server.url}/oauth/introspect`, {
+      method: 'POST',
+      headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    })
+  ).json();
+const code = (a: Answer): unknown => a.body['type'];
+
+t('POST /app/admin/users › 201 with Location; never a password or hash in the answer', async () => {
+  const made = await call('POST', '/app/admin/users', {
+    username: 'ann',
+    password: 'ann-password',
+    firstName: 'Ann',
+    roles: ['USER'],
+  });
+  assert.is(made.status, 201);
+  assert.is(made.headers.get('location'), `/app/admin/users/${String(made.body['id'])}`);
+  assert.equal(made.body, {
+    id: made.body['id'],
+    username: 'ann',
+    firstName: 'Ann',
+    lastName: '',
+    roles: ['USER'],
+    enabled: true,
+  });
+  assert.ok((await loginAs('ann')).access_token);
+});
+
+t(
+  'POST /app/admin/users › 409 username taken, 400 unknown role, 400 password under 8 or over 72 bytes, 400 invalid',
+  async () => {
+    await create('bob');
+    const taken = await create('bob');
+    assert.is(taken.status, 409);
+    assert.is(code(taken), 'urn:problem:troupe:account.username_taken');
+    assert.is(code(await create('cid', ['NOPE'])), 'urn:problem:troupe:role.unknown');
+    const long = await create('cid', ['USER'], 'x'.repeat(73));
+    assert.is(long.status, 400);
+    assert.is(code(long), 'urn:problem:troupe:password.invalid');
+    assert.is((await create('cid', ['USER'], 'short')).status, 400);
+    const invalid = await call('POST', '/app/admin/users', { username: '', password: 'cid-password', roles: 'USER' });
+    assert.is(invalid.status, 400);
+    assert.is(code(invalid), 'urn:problem:troupe:validation');
+    assert.is((await call('GET', '/app/admin/users?username=cid')).body['items'] instanceof Array, true);
+    assert.equal((await call('GET', '/app/admin/users?username=cid')).body['items'], [], 'nothing was created');
+  },
+);
+
+t('access is checked before the handler: a USER, a read-only token, no token: nothing is created', async () => {
+  await create('dee');
+  const user = (await loginAs('dee')).access_token;
+  const denied = await call(
+    'POST',
+    '/app/admin/users',
+    { username: 'eve', password: 'eve-password', roles: ['ADMIN'] },
+    user,
+  );
+  assert.is(denied.status, 403);
+  assert.equal(denied.body, { error: 'access_denied', error_description: 'Access is denied' });
+  const readOnly = (await login(ctx.server.url, USERS.admin, 'read')).access_token;
+  const scoped = await call(
+    'POST',
+    '/app/admin/users',
+    { username: 'eve', password: 'eve-password', roles: [] },
+    readOnly,
+  );
+  assert.is(scoped.status, 403);
+  assert.is(scoped.body['error'], 'insufficient_scope');
+  assert.is(
+    (await call('POST', '/app/admin/users', { username: 'eve', password: 'eve-password', roles: [] }, null)).status,
+    401,
+  );
+  assert.is((await call('GET', '/app/admin/users', undefined, user)).status, 403);
+  assert.is((await call('DELETE', '/app/admin/users/1', undefined, user)).status, 403);
+  assert.equal((await call('GET', '/app/admin/users?username=eve')).body['items'], []);
+  assert.is((await call('GET', '/app/admin/users/1')).body['enabled'], true);
+});
+
+t(
+  'GET /app/admin/users › pages with limit and cursor, filtered by username prefix; 400 for a bad cursor or limit',
+  async () => {
+    for (const u of ['pa1', 'pa2', 'pa3']) await create(u);
+    const first = await call('GET', '/app/admin/users?username=pa&limit=2');
+    assert.equal(
+      (first.body['items'] as { username: string }[]).map((a) => a.username),
+      ['pa1', 'pa2'],
+    );
+    assert.type(first.body['nextCursor'], 'string');
+    const next = await call('GET', `/app/admin/users?username=pa&limit=2&cursor=${String(first.body['nextCursor'])}`);
+    assert.equal(
+      (next.body['items'] as { username: string }[]).map((a) => a.username),
+      ['pa3'],
+    );
+    assert.is(next.body['nextCursor'], null);
+    assert.not.match(JSON.stringify(first.body), /password|\$2[aby]\$/);
+    assert.is((await call('GET', '/app/admin/users?cursor=abc')).status, 400);
+    assert.is((await call('GET', '/app/admin/users?limit=0')).status, 400);
+  },
+);
+
+t('GET /app/admin/users/{id} › 200; 404 unknown or malformed id', async () => {
+  const one = await call('GET', '/app/admin/users/2');
+  assert.equal(one.body, {
+    id: 2,
+    username: 'john.doe',
+    firstName: 'John',
+    lastName: 'Doe',
+    roles: ['ADMIN', 'USER'],
+    enabled: true,
+  });
+  assert.is((await call('GET', '/app/admin/users/99999')).status, 404);
+  assert.is(code(await call('GET', '/app/admin/users/abc')), 'urn:problem:troupe:account.not_found');
+});
+
+t(
+  'PATCH enabled=false › every token refused at once (401 invalid_token, introspection inactive), login as a wrong password',
+  async () => {
+    const id = (await create('fay')).body['id'] as number;
+    const grant = await loginAs('fay');
+    assert.is((await call('GET', '/app/listAll', undefined, grant.access_token)).status, 200);
+    const patched = await call('PATCH', `/app/admin/users/${id}`, { enabled: false });
+    assert.is(patched.status, 200);
+    assert.is(patched.body['enabled'], false);
+    const refused = await fetch(`${ctx.server.url}/app/listAll`, { headers: bearer(grant.access_token) });
+    assert.is(refused.status, 401);
+    assert.match(refused.headers.get('www-authenticate') ?? '', /invalid_token/);
+    assert.equal(await introspect(grant.access_token), { active: false });
+    assert.equal(await introspect(grant.refresh_token ?? ''), { active: false });
+    const refresh = await postToken(ctx.server.url, {
+      grant_type: 'refresh_token',
+      refresh_token: grant.refresh_token ?? '',
+    });
+    assert.is(refresh.status, 400);
+    const disabled = await postToken(ctx.server.url, {
+      grant_type: 'password',
+      username: 'fay',
+      password: 'fay-password',
+    });
+    const wrong = await postToken(ctx.server.url, { grant_type: 'password', username: 'fay', password: 'not-her-pw' });
+    assert.is(disabled.status, wrong.status);
+    assert.equal(await disabled.json(), await wrong.json());
+  },
+);
+
+t(
+  'PATCH roles › older access tokens refused; a refresh carries the new roles; 400 unknown role, 404 unknown id',
+  async () => {
+    const id = (await create('gus')).body['id'] as number;
+    const grant = await loginAs('gus');
+    assert.is((await call('GET', '/app/admin', undefined, grant.access_token)).status, 403);
+    assert.is((await call('PATCH', `/app/admin/users/${id}`, { roles: ['USER', 'ADMIN'] })).status, 200);
+    assert.is((await call('GET', '/app/listAll', undefined, grant.access_token)).status, 401);
+    const refreshed = await postToken(ctx.server.url, {
+      grant_type: 'refresh_token',
+      refresh_token: grant.refresh_token ?? '',
+    });
+    const next = (await refreshed.json()) as TokenResponse;
+    assert.is((await call('GET', '/app/admin', undefined, next.access_token)).status, 200);
+    assert.is(
+      code(await call('PATCH', `/app/admin/users/${id}`, { roles: ['GHOST'] })),
+      'urn:problem:troupe:role.unknown',
+    );
+    assert.is((await call('PATCH', '/app/admin/users/99999', { enabled: true })).status, 404);
+    assert.is((await call('PATCH', `/app/admin/users/${id}`, { password: 'sneaky-password' })).status, 400);
+  },
+);
+
+t(
+  'PUT /app/admin/users/{id}/password › 204, every login ends, the new password logs in; 400 over 72 bytes; 404',
+  async () => {
+    const id = (await create('hal')).body['id'] as number;
+    const grant = await loginAs('hal');
+    const set = await call('PUT', `/app/admin/users/${id}/password`, { password: 'hal-new-password' });
+    assert.is(set.status, 204);
+    assert.is((await call('GET', '/app/listAll', undefined, grant.access_token)).status, 401);
+    assert.ok((await loginAs('hal', 'hal-new-password')).access_token);
+    assert.is((await call('PUT', `/app/admin/users/${id}/password`, { password: 'é'.repeat(37) })).status, 400);
+    assert.is((await call('PUT', '/app/admin/users/99999/password', { password: 'long-enough' })).status, 404);
+  },
+);
+
+t('sessions › listed with sid, client and times; one ends (404 for an unknown sid), then every one', async () => {
+  const id = (await create('ivy')).body['id'] as number;
+  const a = await loginAs('ivy');
+  const b = await loginAs('ivy');
+  const listed = await call('GET', `/app/admin/users/${id}/sessions`);
+  const sessions = listed.body as unknown as { sid: string; clientId: string }[];
+  assert.is(sessions.length, 2);
+  assert.is(sessions[0]?.clientId, 'troupe-client');
+  const sidOfA = sessions[0]?.sid;
+  assert.is((await call('DELETE', `/app/admin/users/${id}/sessions/${sidOfA ?? ''}`)).status, 204);
+  const left = (await call('GET', `/app/admin/users/${id}/sessions`)).body as unknown as { sid: string }[];
+  assert.equal(left.length, 1);
+  assert.is.not(left[0]?.sid, sidOfA);
+  assert.is(
+    code(await call('DELETE', `/app/admin/users/${id}/sessions/${sidOfA ?? ''}`)),
+    'urn:problem:troupe:login.not_found',
+  );
+  assert.is((await call('DELETE', `/app/admin/users/${id}/sessions`)).status, 204);
+  assert.is((await call('GET', '/app/listAll', undefined, a.access_token)).status, 401);
+  assert.is((await call('GET', '/app/listAll', undefined, b.access_token)).status, 401);
+  assert.equal((await call('GET', `/app/admin/users/${id}/sessions`)).body, []);
+  assert.is((await call('GET', '/app/admin/users/99999/sessions')).status, 404);
+  assert.is((await call('DELETE', '/app/admin/users/99999/sessions')).status, 404);
+});
+
+t('DELETE /app/admin/users/{id}/lockout › 204 and the account logs in again; 404', async () => {
+  const id = (await create('jay')).body['id'] as number;
+  for (let i = 0; i < 10; i++)
+    await postToken(ctx.server.url, { grant_type: 'password', username: 'jay', password: 'wrong-password' });
+  const locked = await postToken(ctx.server.url, { grant_type: 'password', username: 'jay', password: 'jay-password' });
+  assert.is(locked.status, 429);
+  assert.is((await call('DELETE', `/app/admin/users/${id}/lockout`)).status, 204);
+  assert.ok((await loginAs('jay')).access_token);
+  assert.is((await call('DELETE', '/app/admin/users/99999/lockout')).status, 404);
+});
+
+t('roles › listed; created 201; 409 taken; 400 a malformed name', async () => {
+  const made = await call('POST', '/app/admin/roles', { roleName: 'AUDITOR', description: 'reads logs' });
+  assert.is(made.status, 201);
+  assert.equal(made.body, { roleName: 'AUDITOR', description: 'reads logs' });
+  assert.is((await call('POST', '/app/admin/roles', { roleName: 'AUDITOR' })).status, 409);
+  assert.is((await call('POST', '/app/admin/roles', { roleName: 'bad name' })).status, 400);
+  const roles = (await call('GET', '/app/admin/roles')).body as unknown as { roleName: string }[];
+  assert.equal(
+    roles.map((r) => r.roleName),
+    ['ADMIN', 'USER', 'AUDITOR'],
+  );
+  assert.is((await create('kit', ['AUDITOR'])).status, 201);
+});
+
+t('PUT /app/me/password › 204, the other logins end and this one stays; 400 wrong current or invalid new', async () => {
+  await create('lou');
+  const mine = await loginAs('lou');
+  const other = await loginAs('lou');
+  const change = (json: unknown) => call('PUT', '/app/me/password', json, mine.access_token);
+  assert.is(
+    code(await change({ currentPassword: 'wrong-password', newPassword: 'lou-new-password' })),
+    'urn:problem:troupe:password.incorrect',
+  );
+  assert.is(
+    code(await change({ currentPassword: 'lou-password', newPassword: 'short' })),
+    'urn:problem:troupe:password.invalid',
+  );
+  assert.is((await change({ currentPassword: 'lou-password', newPassword: 'lou-new-password' })).status, 204);
+  assert.is((await call('GET', '/app/listAll', undefined, mine.access_token)).status, 200);
+  assert.is((await call('GET', '/app/listAll', undefined, other.access_token)).status, 401);
+  assert.ok((await loginAs('lou', 'lou-new-password')).access_token);
+  assert.is((await call('PUT', '/app/me/password', { currentPassword: 'x', newPassword: 'y' }, null)).status, 401);
+});
+
+t(
+  'DELETE /app/admin/users/{id} › 204 and its tokens refused; 404; the last enabled ADMIN: 409 to disable, demote, delete',
+  async () => {
+    const id = (await create('max')).body['id'] as number;
+    const grant = await loginAs('max');
+    assert.is((await call('DELETE', `/app/admin/users/${id}`)).status, 204);
+    assert.is((await call('GET', '/app/listAll', undefined, grant.access_token)).status, 401);
+    assert.is((await call('DELETE', `/app/admin/users/${id}`)).status, 404);
+    const gus = (await call('GET', '/app/admin/users?username=gus')).body['items'] as { id: number }[];
+    await call('PATCH', `/app/admin/users/${gus[0]?.id ?? 0}`, { roles: ['USER'] });
+    assert.is((await call('PATCH', '/app/admin/users/2', { roles: ['USER'] })).status, 200);
+    ctx.admin = (await login(ctx.server.url, USERS.admin)).access_token;
+    const last = await call('PATCH', '/app/admin/users/1', { enabled: false });
+    assert.is(last.status, 409);
+    assert.is(code(last), 'urn:problem:troupe:account.last_admin');
+    assert.is((await call('PATCH', '/app/admin/users/1', { roles: ['USER'] })).status, 409);
+    assert.is((await call('DELETE', '/app/admin/users/1')).status, 409);
+    assert.is((await call('GET', '/app/admin/users/1')).body['enabled'], true);
+  },
+);
+
+t('every change is logged with the acting admin, the target and the action, never a password or hash', () => {
+  const events = ctx.log.filter((line) => line.includes('"account event'));
+  const created = events.map((l) => JSON.parse(l) as { account: { action: string; actor: string; target: string } });
+  assert.ok(
+    created.some(
+      (e) => e.account.action === 'account.created' && e.account.actor === 'admin' && e.account.target === 'ann',
+    ),
+  );
+  assert.ok(created.some((e) => e.account.action === 'account.updated' && e.account.target === 'fay'));
+  assert.ok(created.some((e) => e.account.action === 'account.password_changed' && e.account.actor === 'lou'));
+  const all = ctx.log.join('');
+  for (const secret of ['ann-password', 'hal-new-password', 'lou-new-password', 'sneaky-password'])
+    assert.not.ok(all.includes(secret), secret);
+  assert.not.match(all, /\$2[aby]\$\d\d\$/);
+});
+
+t.run();

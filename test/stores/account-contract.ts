@@ -1,0 +1,122 @@
+/**
+ * The account administration part of the CredentialStore contract, the account cut-off of the
+ * RevocationStore and the login listing of the RefreshTokenStore, run per adapter by `storeContracts`.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadInitialData, readInitialData } from '../../src/initial-data.ts';
+import { createDenylist } from '../../src/security/denylist.ts';
+import type { NewAccount } from '../../src/stores/credential-store.ts';
+import type { Stores } from '../../src/stores/stores.ts';
+import type { ContractTarget, StoresUnderTest } from './contracts.ts';
+
+const HASH = '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK';
+const account = (username: string, roles: string[] = ['USER']): NewAccount => ({
+  username,
+  password: HASH,
+  firstName: '',
+  lastName: '',
+  roles,
+  enabled: true,
+});
+
+export function accountContracts(name: string, target: ContractTarget): void {
+  const t = suite(`CredentialStore accounts contract (${name})`);
+  const ctx = {} as { sut: StoresUnderTest | undefined };
+  const stores = (): Stores => ctx.sut?.stores ?? (assert.unreachable('no stores opened') as never);
+  t.before.each(async () => {
+    ctx.sut = await target.open();
+    await loadInitialData(stores().credentials, readInitialData('data/initial-data.json'));
+  });
+  t.after.each(async () => {
+    await ctx.sut?.dispose();
+    ctx.sut = undefined;
+  });
+
+  t('create: a taken username and an unknown role are refused, nothing written', async () => {
+    const c = stores().credentials;
+    const created = await c.createAccount(account('kim'));
+    assert.ok(typeof created === 'object' && created.enabled && created.roles[0]?.roleName === 'USER');
+    assert.is(await c.createAccount(account('kim')), 'account.username_taken');
+    assert.is(await c.createAccount(account('lee', ['NOPE'])), 'role.unknown');
+    assert.is(await c.findByUsername('lee'), undefined);
+  });
+  t('page: by id after the cursor, filtered by username prefix', async () => {
+    const c = stores().credentials;
+    for (const u of ['kim', 'kimberly', 'lee']) await c.createAccount(account(u));
+    const first = await c.page({ usernamePrefix: 'kim', afterId: 0, limit: 1 });
+    assert.equal(
+      first.map((a) => a.username),
+      ['kim'],
+    );
+    const next = await c.page({ usernamePrefix: 'kim', afterId: first[0]?.id ?? 0, limit: 5 });
+    assert.equal(
+      next.map((a) => a.username),
+      ['kimberly'],
+    );
+  });
+  t('update, password and delete; the last enabled ADMIN is never disabled, demoted or deleted', async () => {
+    const c = stores().credentials;
+    const admin = await c.findByUsername('admin');
+    const john = await c.findByUsername('john.doe');
+    assert.ok(admin && john);
+    const changed = await c.updateAccount(john.id, { roles: ['USER'], firstName: 'Johnny' }, 'ADMIN');
+    assert.ok(typeof changed === 'object' && changed.firstName === 'Johnny');
+    assert.is(await c.updateAccount(admin.id, { enabled: false }, 'ADMIN'), 'account.last_admin');
+    assert.is(await c.updateAccount(admin.id, { roles: ['USER'] }, 'ADMIN'), 'account.last_admin');
+    assert.is(await c.deleteAccount(admin.id, 'ADMIN'), 'account.last_admin');
+    assert.is((await c.findById(admin.id))?.enabled, true, 'a refused change writes nothing');
+    assert.is(await c.updateAccount(john.id, { roles: ['GHOST'] }, 'ADMIN'), 'role.unknown');
+    assert.equal(
+      (await c.findById(john.id))?.roles.map((r) => r.roleName),
+      ['USER'],
+    );
+    const moved = await c.setPassword(john.id, HASH.replace('ou0', 'xx0'));
+    assert.ok(typeof moved === 'object' && moved.password !== HASH);
+    assert.equal(await c.deleteAccount(john.id, 'ADMIN'), moved);
+    assert.is(await c.findById(john.id), undefined);
+    assert.is(await c.deleteAccount(john.id, 'ADMIN'), 'account.not_found');
+    assert.is(await c.setPassword(john.id, HASH), 'account.not_found');
+  });
+  t('roles: created once by name; the seed never overwrites an account changed since', async () => {
+    const c = stores().credentials;
+    const role = await c.createRole({ roleName: 'AUDITOR', description: 'reads logs' });
+    assert.ok(typeof role === 'object' && role.description === 'reads logs');
+    assert.is(await c.createRole({ roleName: 'AUDITOR', description: '' }), 'role.name_taken');
+    const john = await c.findByUsername('john.doe');
+    assert.ok(john);
+    await c.updateAccount(john.id, { enabled: false, roles: ['USER'] }, 'ADMIN');
+    await loadInitialData(c, readInitialData('data/initial-data.json'));
+    const after = await c.findById(john.id);
+    assert.is(after?.enabled, false);
+    assert.equal(
+      after?.roles.map((r) => r.roleName),
+      ['USER'],
+    );
+    assert.ok((await c.listRoles()).some((r) => r.roleName === 'AUDITOR'));
+  });
+  t('an account cut-off refuses the tokens issued before it, in another process too', async () => {
+    const other = await ctx.sut?.another();
+    assert.ok(other);
+    const here = createDenylist(stores().revocations, () => 1000);
+    const there = createDenylist(other.revocations, () => 1000);
+    await here.revokeAccount('kim', 1000, 2000);
+    const token = (iat: number) => ({ jti: `j${iat}`, loginId: undefined, username: 'kim', iat });
+    assert.is(await there.isRevoked(token(999)), true);
+    assert.is(await there.isRevoked(token(1000)), false);
+    assert.is(await there.isRevoked({ ...token(900), username: 'lee' }), false);
+  });
+  t('the live logins of an account, with their client and times', async () => {
+    const r = stores().refreshTokens;
+    const record = { clientId: 'troupe-client', username: 'kim', scope: ['read'], usedAt: null, revokedAt: null };
+    const rest = { expiresAt: 9000, accessExpiresAt: 1500 };
+    await r.insert({ ...record, ...rest, tokenHash: 'a', familyId: 'f1', issuedAt: 1000, generation: 0 });
+    await r.rotate('a', { ...record, ...rest, tokenHash: 'b', familyId: 'f1', issuedAt: 1200, generation: 1 }, 1200);
+    await r.insert({ ...record, ...rest, tokenHash: 'c', familyId: 'f2', issuedAt: 1100, generation: 0 });
+    assert.equal(await r.loginsOf('kim', 1300), [
+      { loginId: 'f2', clientId: 'troupe-client', createdAt: 1100, refreshedAt: 1100, expiresAt: 9000 },
+      { loginId: 'f1', clientId: 'troupe-client', createdAt: 1000, refreshedAt: 1200, expiresAt: 9000 },
+    ]);
+  });
+  t.run();
+}
