@@ -35,7 +35,8 @@ async function readJson(
 const app = new Koa();
 app.use(async function bare(ctx) {
   if (ctx.method === 'GET' && ctx.path === '/app/listAll') {
-    ctx.body = (await credentials.listAll()).map(({ password: _, ...user }) => user);
+    // The original service's listing, as the TokenActor answers it: no hash, no `enabled`.
+    ctx.body = (await credentials.listAll()).map(({ password: _, enabled: __, ...user }) => user);
   } else if (ctx.method === 'GET' && ctx.path.startsWith('/api/employee/')) {
     const record = await employees.findById(ctx.path.slice('/api/employee/'.length) as ObjectIdString);
     if (!record) return;
