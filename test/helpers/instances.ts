@@ -2,6 +2,7 @@
 import { rmSync } from 'node:fs';
 import { startChildServer, type ChildServer } from './child.ts';
 import { tempDir } from './server.ts';
+import { basic, bearer } from './tokens.ts';
 
 /** What every instance of one service must share besides the data (the key is the generated one there). */
 export const SHARED = { SECURITY_JWT_ISSUER: 'http://troupe.test' };
@@ -44,4 +45,18 @@ export async function startInstances(
     throw failed.reason;
   }
   return { dataDir, servers, close };
+}
+
+/** The status of `GET /app/listAll` with `token` at `server`: 200 while the token is good there. */
+export const listAllStatus = async (server: ChildServer, token: string): Promise<number> =>
+  (await fetch(`${server.url}/app/listAll`, { headers: bearer(token) })).status;
+
+/** Whether `server` introspects `token` as active (the development client asks). */
+export async function introspectsActive(server: ChildServer, token: string): Promise<boolean> {
+  const res = await fetch(`${server.url}/oauth/introspect`, {
+    method: 'POST',
+    headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  return ((await res.json()) as { active: boolean }).active;
 }

@@ -6,8 +6,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startChildServer, type ChildServer } from '../helpers/child.ts';
-import { SHARED, startInstances, type Instances } from '../helpers/instances.ts';
-import { basic, bearer, login, postToken, USERS, type TokenResponse } from '../helpers/tokens.ts';
+import { introspectsActive, listAllStatus, SHARED, startInstances, type Instances } from '../helpers/instances.ts';
+import { bearer, login, postToken, USERS, type TokenResponse } from '../helpers/tokens.ts';
 
 interface Ctx {
   instances: Instances;
@@ -33,18 +33,6 @@ const admin = (server: ChildServer, method: string, path: string, json?: unknown
     headers: { ...bearer(ctx.admin), ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
     ...(json === undefined ? {} : { body: JSON.stringify(json) }),
   });
-const listAll = (server: ChildServer, token: string): Promise<number> =>
-  fetch(`${server.url}/app/listAll`, { headers: bearer(token) }).then((r) => r.status);
-const active = async (server: ChildServer, token: string): Promise<boolean> =>
-  (
-    (await (
-      await fetch(`${server.url}/oauth/introspect`, {
-        method: 'POST',
-        headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token }).toString(),
-      })
-    ).json()) as { active: boolean }
-  ).active;
 
 t('disabling at one instance refuses every token of the account at the other at once', async () => {
   const made = await admin(ctx.a, 'POST', '/app/admin/users', {
@@ -55,12 +43,12 @@ t('disabling at one instance refuses every token of the account at the other at 
   assert.is(made.status, 201);
   const id = ((await made.json()) as { id: number }).id;
   const grant = await login(ctx.b.url, { username: 'nia', password: 'nia-password' });
-  assert.is(await listAll(ctx.b, grant.access_token), 200);
-  assert.is(await listAll(ctx.b, grant.access_token), 200, 'verified and cached at B');
+  assert.is(await listAllStatus(ctx.b, grant.access_token), 200);
+  assert.is(await listAllStatus(ctx.b, grant.access_token), 200, 'verified and cached at B');
   assert.is((await admin(ctx.a, 'PATCH', `/app/admin/users/${id}`, { enabled: false })).status, 200);
-  assert.is(await listAll(ctx.b, grant.access_token), 401);
-  assert.is(await active(ctx.b, grant.access_token), false);
-  assert.is(await active(ctx.b, grant.refresh_token ?? ''), false);
+  assert.is(await listAllStatus(ctx.b, grant.access_token), 401);
+  assert.is(await introspectsActive(ctx.b, grant.access_token), false);
+  assert.is(await introspectsActive(ctx.b, grant.refresh_token ?? ''), false);
   const refreshed = await postToken(ctx.b.url, {
     grant_type: 'refresh_token',
     refresh_token: grant.refresh_token ?? '',
@@ -79,18 +67,18 @@ t('a password set and logins ended at one instance end them at the other; a role
   });
   const id = ((await made.json()) as { id: number }).id;
   const first = await login(ctx.a.url, { username: 'oli', password: 'oli-password' });
-  assert.is(await listAll(ctx.a, first.access_token), 200);
+  assert.is(await listAllStatus(ctx.a, first.access_token), 200);
   assert.is((await admin(ctx.b, 'PUT', `/app/admin/users/${id}/password`, { password: 'oli-password-2' })).status, 204);
-  assert.is(await listAll(ctx.a, first.access_token), 401);
+  assert.is(await listAllStatus(ctx.a, first.access_token), 401);
   const second = await login(ctx.a.url, { username: 'oli', password: 'oli-password-2' });
   assert.is((await admin(ctx.b, 'DELETE', `/app/admin/users/${id}/sessions`)).status, 204);
-  assert.is(await listAll(ctx.a, second.access_token), 401);
+  assert.is(await listAllStatus(ctx.a, second.access_token), 401);
   const third = await login(ctx.a.url, { username: 'oli', password: 'oli-password-2' });
   const greeting = (server: ChildServer, token: string) =>
     fetch(`${server.url}/app/admin`, { headers: bearer(token) }).then((r) => r.status);
   assert.is(await greeting(ctx.a, third.access_token), 403);
   assert.is((await admin(ctx.b, 'PATCH', `/app/admin/users/${id}`, { roles: ['USER', 'ADMIN'] })).status, 200);
-  assert.is(await listAll(ctx.a, third.access_token), 401, 'issued before the role change');
+  assert.is(await listAllStatus(ctx.a, third.access_token), 401, 'issued before the role change');
   const next = (await (
     await postToken(ctx.a.url, { grant_type: 'refresh_token', refresh_token: third.refresh_token ?? '' })
   ).json()) as TokenResponse;
