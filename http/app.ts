@@ -10,7 +10,7 @@ import type { TokenVerifier } from '../src/security/jwt.ts';
 import type { KeyRing } from '../src/security/key-ring.ts';
 import { registeredClients } from '../src/security/clients.ts';
 import type { LoginThrottle } from '../src/security/login-throttle.ts';
-import { clientAuthentication, type OAuthRouteDeps } from './oauth-client.ts';
+import { clientAuthentication, type OAuthRouteDeps } from './client-authentication.ts';
 import type { Metrics } from '../src/metrics.ts';
 import { bearerAuthenticator } from './middleware/bearer-auth.ts';
 import { corsFor } from './middleware/cors.ts';

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import { formParams } from '../middleware/body.ts';
-import { required, single, type OAuthRouteDeps } from '../oauth-client.ts';
+import { required, single, type OAuthRouteDeps } from '../client-authentication.ts';
 import { replyValue } from '../problems.ts';
 import { clientOf, CLIENT, route, type Route } from '../routing.ts';
 import { securityEvent } from '../security-events.ts';
