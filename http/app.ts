@@ -23,9 +23,9 @@ import { openApiFor } from './openapi/openapi.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { employeeRoutes } from './routes/employee.ts';
-import { oauthRoutes } from './routes/oauth.ts';
 import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
-import { oauthTokenRoutes } from './routes/oauth-tokens.ts';
+import { oauthGrantRoutes } from './routes/oauth-grants.ts';
+import { oauthRevokeIntrospectRoutes } from './routes/oauth-revoke-introspect.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { userRoutes } from './routes/user.ts';
 import {
@@ -83,9 +83,9 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
     scopeWrite: jwt.scopeWrite,
   };
   return [
-    ...oauthRoutes(oauth),
+    ...oauthGrantRoutes(oauth),
     ...oauthAuthorizeRoutes({ ...oauth, issuer: jwt.issuer }),
-    ...oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
+    ...oauthRevokeIntrospectRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
     ...discoveryRoutes({
       keys: deps.keys,
       jwksMaxAge: Math.min(JWKS_MAX_AGE, config.security.keys.publishAheadSeconds),

@@ -38,7 +38,7 @@ function introspectionBody(found: Token.Introspection, deps: TokenInfoRouteDeps)
 }
 
 /** RFC 7009 revocation and RFC 7662 introspection (also at Spring's /oauth/check_token). */
-export function oauthTokenRoutes(deps: TokenInfoRouteDeps): Route[] {
+export function oauthRevokeIntrospectRoutes(deps: TokenInfoRouteDeps): Route[] {
   const introspect = async function introspectToken(ctx: Context): Promise<void> {
     const found = replyValue(await ask(deps.token, Token.introspect(tokenRequest(ctx)), deps.askTimeoutMs));
     ctx.body = introspectionBody(found, deps);

@@ -96,7 +96,7 @@ function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {
 }
 
 /** POST /oauth/token: the password, refresh_token, client_credentials and authorization_code grants (RFC 6749, RFC 7636). */
-export function oauthRoutes(deps: OAuthRouteDeps): Route[] {
+export function oauthGrantRoutes(deps: OAuthRouteDeps): Route[] {
   return [
     route('POST', '/oauth/token', CLIENT, async function token(ctx) {
       const params = formParams(ctx);
