@@ -16,7 +16,7 @@
 import { hash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { LoginThrottleStore } from '../stores/login-throttle-store.ts';
-import { StoreUnavailableError } from '../unavailable.ts';
+import { StoreUnavailableError } from '../store-unavailable.ts';
 
 export interface ThrottleSettings {
   readonly maxFailuresPerUser: number;

@@ -20,7 +20,7 @@ import {
   type Db as MongoDb,
 } from 'mongodb';
 import { ConfigError } from '../config.ts';
-import { StoreUnavailableError } from '../unavailable.ts';
+import { StoreUnavailableError } from '../store-unavailable.ts';
 
 /** How long an operation waits for a reachable server before it fails (the driver's default is 30 s). */
 export const SERVER_SELECTION_TIMEOUT_MS = 3000;

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newId } from '../../src/ids.ts';
 import { mongoEmployeeStore, openMongoEmployeeStore } from '../../src/stores/employee-store.mongo.ts';
-import { StoreUnavailableError } from '../../src/unavailable.ts';
+import { StoreUnavailableError } from '../../src/store-unavailable.ts';
 import { employeeStoreContract } from './employee-store.contract.ts';
 import { MONGO_SKIP_REASON, mongoUri, skipWithReason, stopMongo } from '../helpers/mongo.ts';
 import { closedPort } from '../helpers/ports.ts';
