@@ -1,15 +1,13 @@
 import { ObjectId, type Db as MongoDb } from 'mongodb';
 import {
   MONGO_SORT,
-  keyOf,
   mongoFilter,
   mongoUpdate,
   mongoUpdateFilter,
-  nameKeyOf,
   recordOfDoc,
   type EmployeeDoc,
-} from './employee-query.ts';
-import type { EmployeeStore } from './employee-store.ts';
+} from './employee-store.mongo-queries.ts';
+import { keyOf, nameKeyOf, type EmployeeStore } from './employee-store.ts';
 import { guarded, openMongo, type Runner } from './mongo.ts';
 
 /** MongoDB adapter of {@link EmployeeStore}: collection `employees` of `db`; the caller owns the client. */

@@ -1,8 +1,15 @@
 import type { Statement } from 'better-sqlite3';
 import { newId, type ObjectIdString } from '../ids.ts';
-import { keyOf, nameKeyOf, sqliteSearch } from './employee-query.ts';
+import { sqliteSearch } from './employee-store.sqlite-queries.ts';
 import { writeTransaction, type Db } from './sqlite.ts';
-import type { EmployeeChanges, EmployeeRecord, EmployeeStore, UpdateOutcome } from './employee-store.ts';
+import {
+  keyOf,
+  nameKeyOf,
+  type EmployeeChanges,
+  type EmployeeRecord,
+  type EmployeeStore,
+  type UpdateOutcome,
+} from './employee-store.ts';
 
 interface Row {
   id: string;

@@ -27,6 +27,15 @@ export interface SearchKey {
   readonly id: ObjectIdString;
 }
 
+/** The sort and search key of a name: the same in both stores, whatever their collations. */
+export const nameKeyOf = (name: string): string => name.normalize('NFC').toLowerCase();
+
+/** The position of a record in the search order. */
+export const keyOf = (record: { readonly id: ObjectIdString; readonly name: string }): SearchKey => ({
+  nameKey: nameKeyOf(record.name),
+  id: record.id,
+});
+
 /** Every given criterion must hold. */
 export interface EmployeeSearch {
   /** Case-insensitive substring of the name. */
