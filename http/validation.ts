@@ -65,3 +65,17 @@ export function ifMatchVersion(ctx: Context): number | undefined {
     });
   return Number(m[1]);
 }
+
+/**
+ * The id of a request that may name it in the query or in the JSON body: both at once must agree,
+ * and one of them must be there; a 400 `validation` problem on the `id` field otherwise.
+ */
+export function idFromQueryOrBody<Id extends string>(fromQuery: Id | undefined, fromBody: Id | undefined): Id {
+  const invalid = (message: string): HttpProblem =>
+    new HttpProblem(400, 'validation', 'The request is not valid', { errors: [{ field: 'id', message }] });
+  if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody)
+    throw invalid('differs between the query and the body');
+  const id = fromQuery ?? fromBody;
+  if (id === undefined) throw invalid('is required, in the query or the body');
+  return id;
+}
