@@ -8,7 +8,8 @@ import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { changesState, route, type Route } from '../routing.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
-import { idFromQueryOrBody, ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
+import { idFromQueryOrBody, jsonObject, queryObject, validate } from '../validation.ts';
+import { ifMatchVersion, sendVersioned } from '../versioning.ts';
 import { CreateEmployeeInput, EmployeeIdInput, SearchEmployeesInput, UpdateEmployeeInput } from './employee-input.ts';
 
 export interface EmployeeRouteDeps extends ApiRouteDeps {
@@ -21,15 +22,9 @@ const ACTIONS: Readonly<Record<string, string>> = { search: 'POST', update: 'PUT
 /** The id in the path; built once (zod compiles a schema on its first use, per schema object). */
 const IdPath = EmployeeIdInput.required();
 
-function sendRecord(ctx: Context, record: Employee.EmployeeRecord, status = 200): void {
-  ctx.status = status;
-  ctx.set('ETag', `"${record.version}"`);
-  ctx.body = record;
-}
-
 function sendCreated(ctx: Context, record: Employee.EmployeeRecord): void {
   ctx.set('Location', `/api/employee/${record.id}`);
-  sendRecord(ctx, record, 201);
+  sendVersioned(ctx, record, 201);
 }
 
 /** The employee service: create, get, search, update and delete employee records through the EmployeeActor. */
@@ -56,7 +51,7 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
       const query = validate(EmployeeIdInput, queryObject(ctx), 'query');
       const { id, ...changes } = validate(UpdateEmployeeInput, jsonObject(ctx));
       const expected = ifMatchVersion(ctx);
-      sendRecord(ctx, await call(Employee.update(idFromQueryOrBody(query.id, id), changes, expected)));
+      sendVersioned(ctx, await call(Employee.update(idFromQueryOrBody(query.id, id), changes, expected)));
     }),
     route('DELETE', '/api/employee/delete', write, body, async function remove(ctx) {
       const query = validate(EmployeeIdInput, queryObject(ctx), 'query');
@@ -72,7 +67,7 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
           headers: { Allow: allowed },
         });
       const { id } = validate(IdPath, { id: ctx.params['id'] }, 'path');
-      sendRecord(ctx, await call(Employee.get(id)));
+      sendVersioned(ctx, await call(Employee.get(id)));
     }),
   ];
 }

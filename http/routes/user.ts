@@ -8,7 +8,8 @@ import type { Ref } from '../../src/messaging/nact.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
-import { idFromQueryOrBody, ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
+import { idFromQueryOrBody, jsonObject, queryObject, validate } from '../validation.ts';
+import { ifMatchVersion, sendVersioned } from '../versioning.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
 
 export interface UserRouteDeps extends ApiRouteDeps {
@@ -29,12 +30,6 @@ function idToDelete(ctx: Context): ObjectIdString {
   return idFromQueryOrBody(fromQuery, fromBody);
 }
 
-function respondWithUser(ctx: Context, status: number, user: User.User): void {
-  ctx.status = status;
-  ctx.set('ETag', `"${user.version}"`);
-  ctx.body = user;
-}
-
 /** The user-data service's user resource: POST, PUT and DELETE /api/user. */
 export function userRoutes(deps: UserRouteDeps): Route[] {
   const body = jsonBody(deps.maxBodyBytes);
@@ -43,16 +38,12 @@ export function userRoutes(deps: UserRouteDeps): Route[] {
       const input = validate(CreateUserInput, jsonObject(ctx));
       const user = replyValue(await ask(deps.users, User.post(input), deps.askTimeoutMs));
       ctx.set('Location', `/api/users/activity?userId=${user.id}`);
-      respondWithUser(ctx, 201, user);
+      sendVersioned(ctx, user, 201);
     }),
     route('PUT', '/api/user', deps.write, body, async function updateUser(ctx) {
       const expectedVersion = ifMatchVersion(ctx);
       const input = validate(UpdateUserInput, jsonObject(ctx));
-      respondWithUser(
-        ctx,
-        200,
-        replyValue(await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs)),
-      );
+      sendVersioned(ctx, replyValue(await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs)));
     }),
     route('DELETE', '/api/user', deps.write, body, async function deleteUser(ctx) {
       replyValue(await ask(deps.users, User.delete(idToDelete(ctx)), deps.askTimeoutMs));
