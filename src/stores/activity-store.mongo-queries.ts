@@ -5,7 +5,7 @@
  */
 import type { Filter, Sort } from 'mongodb';
 import type { ObjectIdString } from '../ids.ts';
-import type { ActivityRecord } from './activity-store.ts';
+import type { ActivityDetail, ActivityRecord } from './activity-store.ts';
 import type { CollectionIndexes } from './mongo.ts';
 
 export interface ActivityDoc {
@@ -31,7 +31,7 @@ export const activityRecord = (d: ActivityDoc): ActivityRecord => ({
   id: d._id as ObjectIdString,
   userId: d.userId as ObjectIdString,
   type: d.type,
-  detail: JSON.parse(d.detailJson) as ActivityRecord['detail'],
+  detail: JSON.parse(d.detailJson) as ActivityDetail,
   at: d.at.toISOString(),
 });
 
