@@ -8,7 +8,7 @@ import {
   type EmployeeDoc,
 } from './employee-store.mongo-queries.ts';
 import { keyOf, nameKeyOf, type EmployeeStore } from './employee-store.ts';
-import { guarded, openMongo, type Runner } from './mongo.ts';
+import { guarded, type Runner } from './mongo.ts';
 
 /** MongoDB adapter of {@link EmployeeStore}: collection `employees` of `db`; the caller owns the client. */
 export function mongoEmployeeStore(db: MongoDb, run: Runner = guarded): EmployeeStore {
@@ -80,11 +80,4 @@ export function mongoEmployeeStore(db: MongoDb, run: Runner = guarded): Employee
       }),
     async close() {},
   };
-}
-
-/** An employee store on its own MongoClient for `uri`, whose `close()` closes the client. */
-export function openMongoEmployeeStore(uri: string): EmployeeStore {
-  const mongo = openMongo(uri);
-  // Nothing to prepare but the indexes it makes itself: connected (and again after a failure), bounded.
-  return { ...mongoEmployeeStore(mongo.db, mongo.runPreparing), close: mongo.close };
 }
