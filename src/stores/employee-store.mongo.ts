@@ -74,10 +74,5 @@ export function mongoEmployeeStore(db: MongoDb, run: Runner = guarded): Employee
       }),
     delete: (id) =>
       run(async () => (await (await collection()).deleteOne({ _id: new ObjectId(id) })).deletedCount === 1),
-    ping: () =>
-      run(async () => {
-        await db.command({ ping: 1 });
-      }),
-    async close() {},
   };
 }

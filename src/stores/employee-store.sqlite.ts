@@ -42,7 +42,6 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
      updated_at = ?, version = version + 1 where id = ? returning *`,
   );
   const deleteRow = db.prepare<[string]>('delete from employees where id = ?');
-  const ping = db.prepare('select 1 from employees limit 1');
   const searches = new Map<string, Statement<(string | number)[], Row>>();
   const prepared = (sql: string): Statement<(string | number)[], Row> => {
     const cached = searches.get(sql) ?? db.prepare<(string | number)[], Row>(sql);
@@ -85,9 +84,5 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
     },
     update: async (id, changes, expected, at) => update(id, changes, expected, at),
     delete: async (id) => deleteRow.run(id).changes === 1,
-    async ping() {
-      ping.get();
-    },
-    async close() {},
   };
 }

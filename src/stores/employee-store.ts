@@ -79,8 +79,4 @@ export interface EmployeeStore {
   ): Promise<UpdateOutcome>;
   /** False when there was no such record. */
   delete(id: ObjectIdString): Promise<boolean>;
-  /** Resolves when the database answers. */
-  ping(): Promise<void>;
-  /** Releases what the adapter opened itself (a shared SQLite database stays open). */
-  close(): Promise<void>;
 }

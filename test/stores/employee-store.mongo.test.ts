@@ -61,7 +61,6 @@ down('every operation rejects with StoreUnavailableError within the server-selec
       store.search({ limit: 10 }),
       store.update(newId(), { name: 'X' }, undefined, new Date().toISOString()),
       store.delete(newId()),
-      store.ping(),
     ];
     for (const outcome of await Promise.allSettled(calls)) {
       assert.is(outcome.status, 'rejected');
