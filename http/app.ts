@@ -10,7 +10,7 @@ import type { TokenVerifier } from '../src/security/jwt.ts';
 import type { KeyRing } from '../src/security/key-ring.ts';
 import { registeredClients } from '../src/security/clients.ts';
 import type { LoginThrottle } from '../src/security/login-throttle.ts';
-import { clientAuthentication, type OAuthRouteDeps } from './oauth-client.ts';
+import { clientAuthentication, type OAuthRouteDeps } from './client-authentication.ts';
 import type { Metrics } from '../src/metrics.ts';
 import { bearerAuthenticator } from './middleware/bearer-auth.ts';
 import { corsFor } from './middleware/cors.ts';
@@ -23,9 +23,9 @@ import { openApiFor } from './openapi/openapi.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { employeeRoutes } from './routes/employee.ts';
-import { oauthRoutes } from './routes/oauth.ts';
 import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
-import { oauthTokenRoutes } from './routes/oauth-tokens.ts';
+import { oauthGrantRoutes } from './routes/oauth-grants.ts';
+import { oauthRevokeIntrospectRoutes } from './routes/oauth-revoke-introspect.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { userRoutes } from './routes/user.ts';
 import {
@@ -83,9 +83,9 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
     scopeWrite: jwt.scopeWrite,
   };
   return [
-    ...oauthRoutes(oauth),
+    ...oauthGrantRoutes(oauth),
     ...oauthAuthorizeRoutes({ ...oauth, issuer: jwt.issuer }),
-    ...oauthTokenRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
+    ...oauthRevokeIntrospectRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
     ...discoveryRoutes({
       keys: deps.keys,
       jwksMaxAge: Math.min(JWKS_MAX_AGE, config.security.keys.publishAheadSeconds),

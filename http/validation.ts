@@ -52,16 +52,15 @@ export function queryObject(ctx: Context): Record<string, string> {
 }
 
 /**
- * `If-Match: "<version>"` (a weak `W/` prefix and `*` are accepted); undefined when absent.
- * Anything else is a 400 problem.
+ * The id of a request that may name it in the query or in the JSON body: both at once must agree,
+ * and one of them must be there; a 400 `validation` problem on the `id` field otherwise.
  */
-export function ifMatchVersion(ctx: Context): number | undefined {
-  const header = ctx.get('If-Match').trim();
-  if (header === '' || header === '*') return undefined;
-  const m = /^(?:W\/)?"(\d{1,15})"$/.exec(header);
-  if (!m?.[1])
-    throw new HttpProblem(400, 'validation', 'If-Match must be a quoted version such as "3"', {
-      errors: [{ field: 'If-Match', message: 'malformed' }],
-    });
-  return Number(m[1]);
+export function idFromQueryOrBody<Id extends string>(fromQuery: Id | undefined, fromBody: Id | undefined): Id {
+  const invalid = (message: string): HttpProblem =>
+    new HttpProblem(400, 'validation', 'The request is not valid', { errors: [{ field: 'id', message }] });
+  if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody)
+    throw invalid('differs between the query and the body');
+  const id = fromQuery ?? fromBody;
+  if (id === undefined) throw invalid('is required, in the query or the body');
+  return id;
 }

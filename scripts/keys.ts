@@ -13,7 +13,7 @@ import { GENERATED_ALGS, KeySetError, type GeneratedAlg } from '../src/security/
 import type { Stores } from '../src/stores/stores.ts';
 import { openMongoStores } from '../src/stores/stores.mongo.ts';
 import { openSqliteStores } from '../src/stores/stores.sqlite.ts';
-import { StoreUnavailableError } from '../src/unavailable.ts';
+import { StoreUnavailableError } from '../src/store-unavailable.ts';
 
 const USAGE = 'usage: npm run keys -- list [--json] | rotate [--alg ES256|ES384|ES512|RS256|RS384|RS512] | retire KID';
 

@@ -9,16 +9,13 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { serveClusterMetrics } from './cluster-metrics.ts';
+import { urlOf } from './composition/troupe.ts';
 import { defaultBudget, type RestartBudget } from './messaging/supervision.ts';
 
 export interface PrimaryOptions {
   /** Restarts allowed within a window before the primary gives up (default: the actors' budget). */
   readonly budget?: RestartBudget;
 }
-
-/** The first address the workers listen on, as `http://host:port`. */
-const urlOf = (address: { address: string; port: number }): string =>
-  `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
 
 export function runPrimary(config: Config, logger: Logger, options: PrimaryOptions = {}): void {
   const budget = options.budget ?? defaultBudget;

@@ -195,6 +195,20 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/**
+ * Runs a start-up step of an entry point (`npm start`, the REPL); a {@link ConfigError} ends the
+ * process with its one line on stderr and exit code 1, no stack.
+ */
+export async function orExit<T>(step: () => Promise<T> | T): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
 export interface ConfigSources {
   /** Environment variables (relaxed binding); defaults to none. */
   readonly env?: Readonly<Record<string, string | undefined>>;

@@ -4,22 +4,11 @@
  */
 import cluster from 'node:cluster';
 import { runPrimary } from './cluster.ts';
-import { ConfigError, configFromProcess } from './config.ts';
+import { configFromProcess, orExit } from './config.ts';
 import { parseArgs, START_USAGE, UsageError } from './config-args.ts';
 import { createLogger } from './logger.ts';
 import { startTroupe, type Troupe } from './composition/troupe.ts';
 import { shutdownTracing } from './telemetry/tracing.ts';
-
-/** Bad configuration ends start-up with its one line, no stack. */
-async function orExit<T>(step: () => Promise<T> | T): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(1);
-  }
-}
 
 function onSignals(troupe: Troupe, log: ReturnType<typeof createLogger>): void {
   let stopping = false;

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, configFromProcess, type Config } from './config.ts';
+import { configFromProcess, orExit, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { type ActorSystem } from './messaging/nact.ts';
 import { pendingAsks } from './messaging/introspection.ts';
@@ -35,23 +35,15 @@ function readArgs(args: readonly string[]): { memory: boolean } {
   return { memory: args.includes('--memory') };
 }
 
-/** Bad configuration ends start-up with its one line, no stack. */
-function loadConfigOrExit(overrides: Readonly<Record<string, string>> = {}): Config {
-  try {
-    return configFromProcess({ ...process.env, ...overrides });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(1);
-  }
-}
+const loadConfig = (overrides: Readonly<Record<string, string>> = {}): Promise<Config> =>
+  orExit(() => configFromProcess({ ...process.env, ...overrides }));
 
 /**
  * `--memory`: the data dir is temporary, and with it the key set (unless a key is configured).
  * Every store lives in that directory's SQLite file: a configured `mongodb.uri` is left alone, so
  * a session that keeps nothing never writes into the real database.
  */
-const memoryConfig = (dataDir: string): Config => loadConfigOrExit({ DATA_DIR: dataDir, MONGODB_URI: '' });
+const memoryConfig = (dataDir: string): Promise<Config> => loadConfig({ DATA_DIR: dataDir, MONGODB_URI: '' });
 
 const banner = (config: Config, memory: boolean): string =>
   [
@@ -63,7 +55,7 @@ const banner = (config: Config, memory: boolean): string =>
 
 const { memory } = readArgs(process.argv.slice(2));
 const memoryDir = memory ? mkdtempSync(join(tmpdir(), 'troupe-repl-')) : undefined;
-const config = memoryDir === undefined ? loadConfigOrExit() : memoryConfig(memoryDir);
+const config = await (memoryDir === undefined ? loadConfig() : memoryConfig(memoryDir));
 const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !process.env['NODE_NO_READLINE'];
 // Logs go to stderr, so they never mix with what the session prints: one short line each.
 const logLines = replLogLines(process.stderr, process.stdout, terminal);

@@ -9,11 +9,12 @@ import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
+import type { ActivityDetail } from '../../src/stores/activity-store.ts';
 
 export type ErrorCode = 'activity.user_not_found'; // recording for a user that does not exist (or was just deleted)
 
-/** A JSON object. */
-export type Detail = { readonly [key: string]: unknown };
+/** A JSON object: the detail as the activity store keeps it. */
+export type Detail = ActivityDetail;
 
 export interface Activity {
   readonly id: ObjectIdString;

@@ -3,7 +3,7 @@ import type { Logger } from '../../src/logger.ts';
 import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
 import { HttpProblem, OAuthError, problemBody, RETRY_AFTER_SECONDS } from '../problems.ts';
 import type { AppState } from '../state.ts';
-import { StoreUnavailableError } from '../../src/unavailable.ts';
+import { StoreUnavailableError } from '../../src/store-unavailable.ts';
 
 const isOAuthPath = (path: string): boolean => path === '/oauth' || path.startsWith('/oauth/');
 

@@ -3,13 +3,13 @@ import * as Employee from '../../actors/employee/protocol.ts';
 import { ask, type Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
-import type { ObjectIdString } from '../../src/ids.ts';
 import { searchCursor } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { changesState, route, type Route } from '../routing.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
-import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
+import { idFromQueryOrBody, jsonObject, queryObject, validate } from '../validation.ts';
+import { ifMatchVersion, sendVersioned } from '../versioning.ts';
 import { CreateEmployeeInput, EmployeeIdInput, SearchEmployeesInput, UpdateEmployeeInput } from './employee-input.ts';
 
 export interface EmployeeRouteDeps extends ApiRouteDeps {
@@ -22,27 +22,9 @@ const ACTIONS: Readonly<Record<string, string>> = { search: 'POST', update: 'PUT
 /** The id in the path; built once (zod compiles a schema on its first use, per schema object). */
 const IdPath = EmployeeIdInput.required();
 
-const invalidId = (message: string): HttpProblem =>
-  new HttpProblem(400, 'validation', 'The request is not valid', { errors: [{ field: 'id', message }] });
-
-/** The id from the query or the body; both is fine when they agree. */
-function idOf(fromQuery: ObjectIdString | undefined, fromBody: ObjectIdString | undefined): ObjectIdString {
-  if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody)
-    throw invalidId('differs between the query and the body');
-  const id = fromQuery ?? fromBody;
-  if (id === undefined) throw invalidId('is required, in the query or the body');
-  return id;
-}
-
-function sendRecord(ctx: Context, record: Employee.EmployeeRecord, status = 200): void {
-  ctx.status = status;
-  ctx.set('ETag', `"${record.version}"`);
-  ctx.body = record;
-}
-
 function sendCreated(ctx: Context, record: Employee.EmployeeRecord): void {
   ctx.set('Location', `/api/employee/${record.id}`);
-  sendRecord(ctx, record, 201);
+  sendVersioned(ctx, record, 201);
 }
 
 /** The employee service: create, get, search, update and delete employee records through the EmployeeActor. */
@@ -69,12 +51,12 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
       const query = validate(EmployeeIdInput, queryObject(ctx), 'query');
       const { id, ...changes } = validate(UpdateEmployeeInput, jsonObject(ctx));
       const expected = ifMatchVersion(ctx);
-      sendRecord(ctx, await call(Employee.update(idOf(query.id, id), changes, expected)));
+      sendVersioned(ctx, await call(Employee.update(idFromQueryOrBody(query.id, id), changes, expected)));
     }),
     route('DELETE', '/api/employee/delete', write, body, async function remove(ctx) {
       const query = validate(EmployeeIdInput, queryObject(ctx), 'query');
       const fromBody = ctx.request.body === undefined ? {} : validate(EmployeeIdInput, jsonObject(ctx));
-      await call(Employee.remove(idOf(query.id, fromBody.id)));
+      await call(Employee.remove(idFromQueryOrBody(query.id, fromBody.id)));
       ctx.status = 204;
     }),
     route('GET', '/api/employee/:id', read, async function getOne(ctx) {
@@ -85,7 +67,7 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
           headers: { Allow: allowed },
         });
       const { id } = validate(IdPath, { id: ctx.params['id'] }, 'path');
-      sendRecord(ctx, await call(Employee.get(id)));
+      sendVersioned(ctx, await call(Employee.get(id)));
     }),
   ];
 }

@@ -12,7 +12,7 @@ import {
 } from '../authorization-request.ts';
 import { errorPage, loginPage, PAGE_CSP } from '../login-page.ts';
 import { formBody, formParams } from '../middleware/body.ts';
-import { settle, type OAuthRouteDeps } from '../oauth-client.ts';
+import { settle, type OAuthRouteDeps } from '../client-authentication.ts';
 import { replyValue } from '../problems.ts';
 import { PUBLIC, route, type Route } from '../routing.ts';
 import { securityEvent } from '../security-events.ts';

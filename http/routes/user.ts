@@ -6,9 +6,10 @@ import type { ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { HttpProblem, replyValue } from '../problems.ts';
+import { replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
-import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
+import { idFromQueryOrBody, jsonObject, queryObject, validate } from '../validation.ts';
+import { ifMatchVersion, sendVersioned } from '../versioning.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
 
 export interface UserRouteDeps extends ApiRouteDeps {
@@ -22,23 +23,11 @@ export const UpdateUserInput = User.changing(
 );
 export const UserIdInput = z.strictObject({ id: objectId.optional() });
 
-const badId = (message: string): HttpProblem =>
-  new HttpProblem(400, 'validation', 'The request is not valid', { errors: [{ field: 'id', message }] });
-
-/** DELETE names the user in the query or in a JSON body; both at once must agree. */
+/** DELETE names the user in the query or in a JSON body. */
 function idToDelete(ctx: Context): ObjectIdString {
   const fromQuery = validate(UserIdInput, queryObject(ctx), 'query').id;
   const fromBody = ctx.request.body === undefined ? undefined : validate(UserIdInput, jsonObject(ctx)).id;
-  if (fromQuery && fromBody && fromQuery !== fromBody) throw badId('differs between the query and the body');
-  const id = fromQuery ?? fromBody;
-  if (!id) throw badId('required, in the query or the body');
-  return id;
-}
-
-function respondWithUser(ctx: Context, status: number, user: User.User): void {
-  ctx.status = status;
-  ctx.set('ETag', `"${user.version}"`);
-  ctx.body = user;
+  return idFromQueryOrBody(fromQuery, fromBody);
 }
 
 /** The user-data service's user resource: POST, PUT and DELETE /api/user. */
@@ -49,16 +38,12 @@ export function userRoutes(deps: UserRouteDeps): Route[] {
       const input = validate(CreateUserInput, jsonObject(ctx));
       const user = replyValue(await ask(deps.users, User.post(input), deps.askTimeoutMs));
       ctx.set('Location', `/api/users/activity?userId=${user.id}`);
-      respondWithUser(ctx, 201, user);
+      sendVersioned(ctx, user, 201);
     }),
     route('PUT', '/api/user', deps.write, body, async function updateUser(ctx) {
       const expectedVersion = ifMatchVersion(ctx);
       const input = validate(UpdateUserInput, jsonObject(ctx));
-      respondWithUser(
-        ctx,
-        200,
-        replyValue(await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs)),
-      );
+      sendVersioned(ctx, replyValue(await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs)));
     }),
     route('DELETE', '/api/user', deps.write, body, async function deleteUser(ctx) {
       replyValue(await ask(deps.users, User.delete(idToDelete(ctx)), deps.askTimeoutMs));

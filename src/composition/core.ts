@@ -26,7 +26,7 @@ import { openSqliteStores } from '../stores/stores.sqlite.ts';
 import { PRIVATE_DIR } from '../stores/sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './actors.ts';
 import { openKeyRing } from './keys.ts';
-import { causeOf, StoreUnavailableError } from '../unavailable.ts';
+import { causeOf, StoreUnavailableError } from '../store-unavailable.ts';
 import { tracingEnabled } from '../telemetry/tracing.ts';
 import { tracedHasher, tracedStores } from './traced.ts';
 

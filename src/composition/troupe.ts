@@ -73,6 +73,10 @@ function cannotListen(
   return undefined;
 }
 
+/** A bound address as `http://host:port` (an IPv6 host in brackets): a server's URL, or a worker's. */
+export const urlOf = (address: { readonly address: string; readonly port: number }): string =>
+  `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+
 /** Listens with `app` on `host:port`; resolves with the URL as bound, or rejects naming the key. */
 async function serve(
   app: Koa<AppState>,
@@ -83,8 +87,7 @@ async function serve(
   await once(server, 'listening').catch((error: unknown) => {
     throw cannotListen(error, where.host, where.port, where.key) ?? error;
   });
-  const { address, port } = server.address() as AddressInfo;
-  return { server, url: `http://${address.includes(':') ? `[${address}]` : address}:${port}` };
+  return { server, url: urlOf(server.address() as AddressInfo) };
 }
 
 export async function startTroupe(config: Config, logger: Logger): Promise<Troupe> {

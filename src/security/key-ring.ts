@@ -12,7 +12,7 @@
  */
 import type { Logger } from '../logger.ts';
 import type { KeyRecord, KeyStore } from '../stores/key-store.ts';
-import { StoreUnavailableError } from '../unavailable.ts';
+import { StoreUnavailableError } from '../store-unavailable.ts';
 import { KeyStoreUnreadableError, keyFromJwkJson, usableKey, type Sealer, type UsableKey } from './key-material.ts';
 import { initialize, viewAt, type KeyState, type NewKey, type SetView } from './key-set.ts';
 

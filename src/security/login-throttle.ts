@@ -1,22 +1,24 @@
 /**
  * Throttles password logins per username and per client address, and failed client
- * authentications per address (rate-limiter-flexible, in memory), without handing attackers a
- * lock-out tool:
+ * authentications per address, without handing attackers a lock-out tool. The counts
+ * (rate-limiter-flexible limiters) and the pairs of username and address that logged in are kept
+ * in the store ({@link LoginThrottleStore}), not in memory: every process serving one store shares
+ * them, so the limits hold for the service as a whole.
  * - every attempt is counted before its secret is checked, so parallel guesses cannot all slip
  *   through before the first failure is recorded; a success, or an attempt that never reached the
- *   check, gives its count back; a refused attempt leaves no count (and no key) behind;
+ *   check, gives its count back in the window it was counted in; a refused attempt leaves no count
+ *   (and no key) behind;
  * - a username's count across all addresses only holds back addresses that never logged in as that
  *   user: once an address has logged in successfully, it is held back by its own failures for that
  *   username (and by the address's count) only, so failures from elsewhere never lock the user out
- *   of a place it has logged in from.
+ *   of a place it has logged in from (the most recently seen pairs, up to `MAX_TRUSTED_PAIRS`).
  * Usernames are kept as SHA-256 digests: a key's size does not depend on what a client sends.
- * The counts and the known pairs live in the store ({@link LoginThrottleStore}), shared by every
- * process serving it: the limits hold for the service as a whole.
+ * Counts that cannot be read admit nothing: the attempt fails with StoreUnavailableError.
  */
 import { hash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { LoginThrottleStore } from '../stores/login-throttle-store.ts';
-import { StoreUnavailableError } from '../unavailable.ts';
+import { StoreUnavailableError } from '../store-unavailable.ts';
 
 export interface ThrottleSettings {
   readonly maxFailuresPerUser: number;

@@ -6,10 +6,9 @@ import {
   activityPage,
   activityRecord,
   NEWEST_FIRST,
-  NEXT_ACTIVITY_SEQ,
   type ActivityDoc,
-  type UserDataDoc,
-} from './mongo-queries.ts';
+} from './activity-store.mongo-queries.ts';
+import { NEXT_ACTIVITY_SEQ, type UserDataDoc } from './user-store.mongo-queries.ts';
 
 /**
  * Whether the newest page misses no append: a user's seqs run 1, 2, … without gaps, so the page

@@ -4,12 +4,16 @@ import {
   type AuthorizationCodeRecord,
   type AuthorizationCodeStore,
 } from './authorization-code-store.ts';
-import { guarded, type Runner } from './mongo.ts';
+import { guarded, type CollectionIndexes, type Runner } from './mongo.ts';
 
 interface CodeDoc extends Omit<AuthorizationCodeRecord, 'codeHash' | 'scope'> {
   _id: string;
   scope: string[];
 }
+
+export const AUTHORIZATION_CODE_INDEXES: CollectionIndexes = {
+  authorization_codes: [{ key: { expiresAt: 1 }, name: 'authorization_codes_expiry' }],
+};
 
 const toRecord = ({ _id, ...d }: CodeDoc): AuthorizationCodeRecord => ({ ...d, codeHash: _id });
 

@@ -21,7 +21,7 @@ import {
   roleUpsert,
   type AccountDoc,
   type RoleDoc,
-} from './mongo-queries.ts';
+} from './credential-store.mongo-queries.ts';
 import type { CounterDoc } from './mongo.ts';
 
 const toRole = (d: RoleDoc): Role => ({ id: d._id, roleName: d.roleName, description: d.description });

@@ -1,16 +1,14 @@
 import { ObjectId, type Db as MongoDb } from 'mongodb';
 import {
   MONGO_SORT,
-  keyOf,
   mongoFilter,
   mongoUpdate,
   mongoUpdateFilter,
-  nameKeyOf,
   recordOfDoc,
   type EmployeeDoc,
-} from './employee-query.ts';
-import type { EmployeeStore } from './employee-store.ts';
-import { guarded, openMongo, type Runner } from './mongo.ts';
+} from './employee-store.mongo-queries.ts';
+import { keyOf, nameKeyOf, type EmployeeStore } from './employee-store.ts';
+import { guarded, type Runner } from './mongo.ts';
 
 /** MongoDB adapter of {@link EmployeeStore}: collection `employees` of `db`; the caller owns the client. */
 export function mongoEmployeeStore(db: MongoDb, run: Runner = guarded): EmployeeStore {
@@ -76,17 +74,5 @@ export function mongoEmployeeStore(db: MongoDb, run: Runner = guarded): Employee
       }),
     delete: (id) =>
       run(async () => (await (await collection()).deleteOne({ _id: new ObjectId(id) })).deletedCount === 1),
-    ping: () =>
-      run(async () => {
-        await db.command({ ping: 1 });
-      }),
-    async close() {},
   };
-}
-
-/** An employee store on its own MongoClient for `uri`, whose `close()` closes the client. */
-export function openMongoEmployeeStore(uri: string): EmployeeStore {
-  const mongo = openMongo(uri);
-  // Nothing to prepare but the indexes it makes itself: connected (and again after a failure), bounded.
-  return { ...mongoEmployeeStore(mongo.db, mongo.runPreparing), close: mongo.close };
 }

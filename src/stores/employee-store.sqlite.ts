@@ -1,8 +1,15 @@
 import type { Statement } from 'better-sqlite3';
 import { newId, type ObjectIdString } from '../ids.ts';
-import { keyOf, nameKeyOf, sqliteSearch } from './employee-query.ts';
+import { sqliteSearch } from './employee-store.sqlite-queries.ts';
 import { writeTransaction, type Db } from './sqlite.ts';
-import type { EmployeeChanges, EmployeeRecord, EmployeeStore, UpdateOutcome } from './employee-store.ts';
+import {
+  keyOf,
+  nameKeyOf,
+  type EmployeeChanges,
+  type EmployeeRecord,
+  type EmployeeStore,
+  type UpdateOutcome,
+} from './employee-store.ts';
 
 interface Row {
   id: string;
@@ -35,7 +42,6 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
      updated_at = ?, version = version + 1 where id = ? returning *`,
   );
   const deleteRow = db.prepare<[string]>('delete from employees where id = ?');
-  const ping = db.prepare('select 1 from employees limit 1');
   const searches = new Map<string, Statement<(string | number)[], Row>>();
   const prepared = (sql: string): Statement<(string | number)[], Row> => {
     const cached = searches.get(sql) ?? db.prepare<(string | number)[], Row>(sql);
@@ -78,9 +84,5 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
     },
     update: async (id, changes, expected, at) => update(id, changes, expected, at),
     delete: async (id) => deleteRow.run(id).changes === 1,
-    async ping() {
-      ping.get();
-    },
-    async close() {},
   };
 }

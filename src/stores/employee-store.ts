@@ -27,6 +27,15 @@ export interface SearchKey {
   readonly id: ObjectIdString;
 }
 
+/** The sort and search key of a name: the same in both stores, whatever their collations. */
+export const nameKeyOf = (name: string): string => name.normalize('NFC').toLowerCase();
+
+/** The position of a record in the search order. */
+export const keyOf = (record: { readonly id: ObjectIdString; readonly name: string }): SearchKey => ({
+  nameKey: nameKeyOf(record.name),
+  id: record.id,
+});
+
 /** Every given criterion must hold. */
 export interface EmployeeSearch {
   /** Case-insensitive substring of the name. */
@@ -54,7 +63,7 @@ export type UpdateOutcome =
 
 /**
  * Employee records. Ids have the ObjectId form in every adapter. Methods reject with
- * StoreUnavailableError (src/unavailable.ts) when the database cannot be reached, with anything else on a fault.
+ * StoreUnavailableError (src/store-unavailable.ts) when the database cannot be reached, with anything else on a fault.
  */
 export interface EmployeeStore {
   /** Stores a new record (version 1) with a fresh id; `at` is an ISO-8601 instant. */
@@ -70,8 +79,4 @@ export interface EmployeeStore {
   ): Promise<UpdateOutcome>;
   /** False when there was no such record. */
   delete(id: ObjectIdString): Promise<boolean>;
-  /** Resolves when the database answers. */
-  ping(): Promise<void>;
-  /** Releases what the adapter opened itself (a shared SQLite database stays open). */
-  close(): Promise<void>;
 }

@@ -9,7 +9,7 @@ import {
   TAKE_ONE_BACK,
   type KnownPairDoc,
   type ThrottleDoc,
-} from './mongo-queries.ts';
+} from './login-throttle-store.mongo-queries.ts';
 import { noteWindow, type ResultHook, type Windows } from './throttle-windows.ts';
 
 /** How often (one `remember` in this many) the known pairs are trimmed to their bound. */

@@ -18,9 +18,13 @@ import {
   MongoWriteConcernError,
   type ClientSession,
   type Db as MongoDb,
+  type IndexDescription,
 } from 'mongodb';
 import { ConfigError } from '../config.ts';
-import { StoreUnavailableError } from '../unavailable.ts';
+import { StoreUnavailableError } from '../store-unavailable.ts';
+
+/** The indexes of each collection by its name, created at start-up (createIndexes is idempotent). */
+export type CollectionIndexes = Readonly<Record<string, readonly IndexDescription[]>>;
 
 /** How long an operation waits for a reachable server before it fails (the driver's default is 30 s). */
 export const SERVER_SELECTION_TIMEOUT_MS = 3000;

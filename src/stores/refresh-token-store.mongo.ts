@@ -10,7 +10,7 @@ import {
   refreshTokenRecord,
   unspentToken,
   type RefreshTokenDoc,
-} from './mongo-queries.ts';
+} from './refresh-token-store.mongo-queries.ts';
 import { REVOKED_RETENTION_S, SPENT_WINDOW, type LoginRecord, type RefreshTokenStore } from './refresh-token-store.ts';
 
 /**

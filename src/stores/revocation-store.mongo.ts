@@ -6,7 +6,7 @@ import {
   revocationKey,
   revocationUpsert,
   type RevocationDoc,
-} from './mongo-queries.ts';
+} from './revocation-store.mongo-queries.ts';
 import type { Revocation, RevocationStore } from './revocation-store.ts';
 
 /**

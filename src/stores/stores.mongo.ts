@@ -1,15 +1,31 @@
 import { mongoActivityStore } from './activity-store.mongo.ts';
-import { mongoAuthorizationCodeStore } from './authorization-code-store.mongo.ts';
+import { ACTIVITY_INDEXES } from './activity-store.mongo-queries.ts';
+import { AUTHORIZATION_CODE_INDEXES, mongoAuthorizationCodeStore } from './authorization-code-store.mongo.ts';
 import { mongoCredentialStore } from './credential-store.mongo.ts';
+import { CREDENTIAL_INDEXES } from './credential-store.mongo-queries.ts';
 import { mongoEmployeeStore } from './employee-store.mongo.ts';
 import { mongoKeyStore } from './key-store.mongo.ts';
 import { mongoLoginThrottleStore } from './login-throttle-store.mongo.ts';
-import { openMongo } from './mongo.ts';
-import { INDEXES } from './mongo-queries.ts';
+import { LOGIN_THROTTLE_INDEXES } from './login-throttle-store.mongo-queries.ts';
+import { openMongo, type CollectionIndexes } from './mongo.ts';
 import { mongoRefreshTokenStore } from './refresh-token-store.mongo.ts';
+import { REFRESH_TOKEN_INDEXES } from './refresh-token-store.mongo-queries.ts';
 import { mongoRevocationStore } from './revocation-store.mongo.ts';
+import { REVOCATION_INDEXES } from './revocation-store.mongo-queries.ts';
 import type { Stores } from './stores.ts';
 import { mongoUserStore } from './user-store.mongo.ts';
+import { USER_INDEXES } from './user-store.mongo-queries.ts';
+
+/** Every collection's indexes, made by `prepare` (the employee adapter makes its own on first use). */
+export const INDEXES: CollectionIndexes = {
+  ...CREDENTIAL_INDEXES,
+  ...REFRESH_TOKEN_INDEXES,
+  ...REVOCATION_INDEXES,
+  ...USER_INDEXES,
+  ...ACTIVITY_INDEXES,
+  ...LOGIN_THROTTLE_INDEXES,
+  ...AUTHORIZATION_CODE_INDEXES,
+};
 
 export interface MongoStoreOptions {
   /** How often an instance reads the revocations others added (`security.revocation-sync-ms`). */

@@ -1,15 +1,15 @@
 import type { Db as MongoDb } from 'mongodb';
 import type { Mongo } from './mongo.ts';
 import { isDuplicateKey } from './mongo.ts';
+import type { ActivityDoc } from './activity-store.mongo-queries.ts';
 import {
   USER_FIELDS,
   userAtVersion,
   userDataDoc,
   userDataRecord,
   userUpdate,
-  type ActivityDoc,
   type UserDataDoc,
-} from './mongo-queries.ts';
+} from './user-store.mongo-queries.ts';
 import type { UserStore, WriteResult } from './user-store.ts';
 
 /** A unique violation (the case-insensitive email index) is an expected outcome, also on a race. */

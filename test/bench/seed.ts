@@ -4,7 +4,7 @@
  * where going through HTTP would take minutes and measure the seeding rather than the server.
  */
 import { newId } from '../../src/ids.ts';
-import { nameKeyOf } from '../../src/stores/employee-query.ts';
+import { nameKeyOf } from '../../src/stores/employee-store.ts';
 import { openDatabase } from '../../src/stores/sqlite.ts';
 
 const FIRST = [

@@ -239,9 +239,5 @@ export function employeeStoreContract(name: string, target: ContractTarget): voi
     },
   );
 
-  t('ping resolves', async () => {
-    await store().ping();
-  });
-
   t.run();
 }

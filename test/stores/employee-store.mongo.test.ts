@@ -6,8 +6,10 @@ import { MongoClient } from 'mongodb';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newId } from '../../src/ids.ts';
-import { mongoEmployeeStore, openMongoEmployeeStore } from '../../src/stores/employee-store.mongo.ts';
-import { StoreUnavailableError } from '../../src/unavailable.ts';
+import { mongoEmployeeStore } from '../../src/stores/employee-store.mongo.ts';
+import { openMongo } from '../../src/stores/mongo.ts';
+import { openMongoStores } from '../../src/stores/stores.mongo.ts';
+import { StoreUnavailableError } from '../../src/store-unavailable.ts';
 import { employeeStoreContract } from './employee-store.contract.ts';
 import { MONGO_SKIP_REASON, mongoUri, skipWithReason, stopMongo } from '../helpers/mongo.ts';
 import { closedPort } from '../helpers/ports.ts';
@@ -48,7 +50,10 @@ if (MONGO_SKIP_REASON) {
 const down = suite('EmployeeStore (MongoDB unreachable)');
 
 down('every operation rejects with StoreUnavailableError within the server-selection timeout', async () => {
-  const store = openMongoEmployeeStore(`mongodb://127.0.0.1:${await closedPort()}/troupe?serverSelectionTimeoutMS=200`);
+  // As openMongoStores builds it, once prepared: then the server went away.
+  const mongo = openMongo(`mongodb://127.0.0.1:${await closedPort()}/troupe?serverSelectionTimeoutMS=200`);
+  mongo.opened();
+  const store = mongoEmployeeStore(mongo.db, mongo.run);
   try {
     const calls = [
       store.insert({ name: 'Jane Roe', dateOfBirth: '1990-04-12' }, new Date().toISOString()),
@@ -56,20 +61,19 @@ down('every operation rejects with StoreUnavailableError within the server-selec
       store.search({ limit: 10 }),
       store.update(newId(), { name: 'X' }, undefined, new Date().toISOString()),
       store.delete(newId()),
-      store.ping(),
     ];
     for (const outcome of await Promise.allSettled(calls)) {
       assert.is(outcome.status, 'rejected');
       if (outcome.status === 'rejected') assert.instance(outcome.reason, StoreUnavailableError);
     }
   } finally {
-    await store.close();
+    await mongo.close();
   }
 });
 
 down('a URI that is not a MongoDB connection string is a configuration error naming the key, not the value', () => {
   assert.throws(
-    () => openMongoEmployeeStore('postgres://user:secret@host/db'),
+    () => openMongoStores('postgres://user:secret@host/db', { revocationSyncMs: 1000 }),
     (e: Error) => e.name === 'ConfigError' && /mongodb\.uri/.test(e.message) && !e.message.includes('secret'),
   );
 });

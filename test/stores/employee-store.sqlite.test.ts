@@ -5,11 +5,9 @@ import { employeeStoreContract } from './employee-store.contract.ts';
 employeeStoreContract('SQLite', {
   async open() {
     const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
-    const store = sqliteEmployeeStore(db);
     return {
-      store,
+      store: sqliteEmployeeStore(db),
       async dispose() {
-        await store.close();
         db.close();
       },
     };

@@ -1,5 +1,5 @@
 /**
- * The filters and updates the MongoDB adapters send (src/stores/mongo-queries.ts), run on every
+ * The filters and updates the MongoDB adapters send (src/stores/*.mongo-queries.ts), run on every
  * run against documents with mingo, an implementation of MongoDB's query and update language.
  * mingo has no upserts: `upsert` below builds the inserted document the way MongoDB documents it
  * (the filter's equality fields, then the update with $setOnInsert), and updates a match otherwise.
@@ -9,7 +9,13 @@ import type { Filter, UpdateFilter } from 'mongodb';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newId } from '../../src/ids.ts';
-import * as Q from '../../src/stores/mongo-queries.ts';
+import * as Activity from '../../src/stores/activity-store.mongo-queries.ts';
+import * as Credentials from '../../src/stores/credential-store.mongo-queries.ts';
+import * as RefreshTokens from '../../src/stores/refresh-token-store.mongo-queries.ts';
+import * as Revocations from '../../src/stores/revocation-store.mongo-queries.ts';
+import * as Throttle from '../../src/stores/login-throttle-store.mongo-queries.ts';
+import * as Users from '../../src/stores/user-store.mongo-queries.ts';
+import { INDEXES } from '../../src/stores/stores.mongo.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -44,38 +50,50 @@ t(
     let roles: Doc[] = [];
     roles = upsert(
       roles,
-      Q.roleByName('ADMIN') as Doc,
-      Q.roleUpsert({ roleName: 'ADMIN', description: 'all' }, 1) as Doc,
+      Credentials.roleByName('ADMIN') as Doc,
+      Credentials.roleUpsert({ roleName: 'ADMIN', description: 'all' }, 1) as Doc,
     );
-    roles = upsert(roles, Q.roleByName('ADMIN') as Doc, Q.roleUpsert({ roleName: 'ADMIN' }, 7) as Doc);
-    roles = upsert(roles, Q.roleByName('USER') as Doc, Q.roleUpsert({ roleName: 'USER' }, 2) as Doc);
+    roles = upsert(
+      roles,
+      Credentials.roleByName('ADMIN') as Doc,
+      Credentials.roleUpsert({ roleName: 'ADMIN' }, 7) as Doc,
+    );
+    roles = upsert(
+      roles,
+      Credentials.roleByName('USER') as Doc,
+      Credentials.roleUpsert({ roleName: 'USER' }, 2) as Doc,
+    );
     assert.equal(roles, [
       { roleName: 'ADMIN', _id: 1, description: 'all' },
       { roleName: 'USER', _id: 2, description: '' },
     ]);
     roles = upsert(
       roles,
-      Q.roleByName('ADMIN') as Doc,
-      Q.roleUpsert({ roleName: 'ADMIN', description: 'everything' }, 9) as Doc,
+      Credentials.roleByName('ADMIN') as Doc,
+      Credentials.roleUpsert({ roleName: 'ADMIN', description: 'everything' }, 9) as Doc,
     );
     assert.equal(roles[0], { roleName: 'ADMIN', _id: 1, description: 'everything' });
-    assert.equal(find(roles, Q.rolesByIds([2]) as Doc).all(), [roles[1]]);
+    assert.equal(find(roles, Credentials.rolesByIds([2]) as Doc).all(), [roles[1]]);
   },
 );
 
 t('users: upserted by name with their role ids; an existing user keeps its id and gets the new fields', () => {
   let users: Doc[] = [];
-  users = upsert(users, Q.accountByName('jane') as Doc, Q.accountUpsert({ password: 'h1' }, [1, 2], 3) as Doc);
+  users = upsert(
+    users,
+    Credentials.accountByName('jane') as Doc,
+    Credentials.accountUpsert({ password: 'h1' }, [1, 2], 3) as Doc,
+  );
   assert.equal(users, [{ username: 'jane', _id: 3, password: 'h1', firstName: '', lastName: '', roleIds: [1, 2] }]);
   users = upsert(
     users,
-    Q.accountByName('jane') as Doc,
-    Q.accountUpsert({ password: 'h2', firstName: 'Jane' }, [2], 4) as Doc,
+    Credentials.accountByName('jane') as Doc,
+    Credentials.accountUpsert({ password: 'h2', firstName: 'Jane' }, [2], 4) as Doc,
   );
   assert.equal(users, [{ username: 'jane', _id: 3, password: 'h2', firstName: 'Jane', lastName: '', roleIds: [2] }]);
   assert.equal(
     find(users, {})
-      .sort(Q.BY_ID as Doc)
+      .sort(Credentials.BY_ID as Doc)
       .all()
       .map((u) => u['_id']),
     [3],
@@ -83,7 +101,7 @@ t('users: upserted by name with their role ids; an existing user keeps its id an
 });
 
 const token = (over: Doc = {}): Doc => ({
-  ...Q.refreshTokenDoc({
+  ...RefreshTokens.refreshTokenDoc({
     tokenHash: newId(),
     familyId: 'f',
     clientId: 'c',
@@ -105,25 +123,25 @@ t(
     const fresh = token();
     const used = token({ usedAt: 5 });
     const revoked = token({ revokedAt: 5 });
-    assert.ok(matches(Q.unspentToken(fresh['_id'] as string), fresh));
-    assert.not.ok(matches(Q.unspentToken(used['_id'] as string), used));
-    assert.not.ok(matches(Q.unspentToken(revoked['_id'] as string), revoked));
-    assert.not.ok(matches(Q.unspentToken('other'), fresh));
-    assert.is(updated(fresh, Q.markUsed(9))['usedAt'], 9);
-    assert.equal(find([fresh, used, revoked, token({ familyId: 'g' })], Q.liveInFamily('f') as Doc).all(), [
+    assert.ok(matches(RefreshTokens.unspentToken(fresh['_id'] as string), fresh));
+    assert.not.ok(matches(RefreshTokens.unspentToken(used['_id'] as string), used));
+    assert.not.ok(matches(RefreshTokens.unspentToken(revoked['_id'] as string), revoked));
+    assert.not.ok(matches(RefreshTokens.unspentToken('other'), fresh));
+    assert.is(updated(fresh, RefreshTokens.markUsed(9))['usedAt'], 9);
+    assert.equal(find([fresh, used, revoked, token({ familyId: 'g' })], RefreshTokens.liveInFamily('f') as Doc).all(), [
       fresh,
       used,
     ]);
-    assert.is(updated(fresh, Q.markRevoked(9))['revokedAt'], 9);
+    assert.is(updated(fresh, RefreshTokens.markRevoked(9))['revokedAt'], 9);
     assert.equal(
-      find([token({ expiresAt: 10 }), fresh], Q.expiredBefore(50) as Doc)
+      find([token({ expiresAt: 10 }), fresh], RefreshTokens.expiredBefore(50) as Doc)
         .all()
         .map((d) => d['expiresAt']),
       [10],
     );
     assert.equal(
-      Q.refreshTokenRecord(Q.refreshTokenDoc(Q.refreshTokenRecord(fresh as never))),
-      Q.refreshTokenRecord(fresh as never),
+      RefreshTokens.refreshTokenRecord(RefreshTokens.refreshTokenDoc(RefreshTokens.refreshTokenRecord(fresh as never))),
+      RefreshTokens.refreshTokenRecord(fresh as never),
     );
   },
 );
@@ -132,16 +150,16 @@ t(
   "revocations: inserted once with the server's time; read again since a cursor, with an overlap for late writes",
   () => {
     const r = { kind: 'login' as const, id: 'l1', expiresAt: 500 };
-    const [doc] = upsert([], { _id: Q.revocationKey(r) }, Q.revocationUpsert(r) as Doc);
+    const [doc] = upsert([], { _id: Revocations.revocationKey(r) }, Revocations.revocationUpsert(r) as Doc);
     assert.is(doc?.['_id'], 'login:l1');
     assert.equal([doc?.['kind'], doc?.['id'], doc?.['expiresAt']], ['login', 'l1', 500]);
     assert.instance(doc?.['addedAt'], Date);
     const at = (ms: number): Doc => ({ addedAt: new Date(ms) });
     const cursor = 1_000_000;
-    const docs = [at(cursor - Q.REVOCATION_OVERLAP_MS - 1), at(cursor - 10), at(cursor + 10)];
-    assert.equal(find(docs, Q.addedSince(cursor) as Doc).all(), docs.slice(1));
-    assert.equal(find(docs, Q.addedSince(0) as Doc).all(), docs, 'no cursor: everything');
-    assert.equal(find([{ expiresAt: 5 }, { expiresAt: 50 }], Q.revocationExpiredBefore(10) as Doc).all(), [
+    const docs = [at(cursor - Revocations.REVOCATION_OVERLAP_MS - 1), at(cursor - 10), at(cursor + 10)];
+    assert.equal(find(docs, Revocations.addedSince(cursor) as Doc).all(), docs.slice(1));
+    assert.equal(find(docs, Revocations.addedSince(0) as Doc).all(), docs, 'no cursor: everything');
+    assert.equal(find([{ expiresAt: 5 }, { expiresAt: 50 }], Revocations.revocationExpiredBefore(10) as Doc).all(), [
       { expiresAt: 5 },
     ]);
   },
@@ -151,21 +169,21 @@ t(
   'user data: a conditional update applies only at the version, sets the changed fields, stamps the time, bumps the version',
   () => {
     const id = newId();
-    const doc = Q.userDataDoc({
+    const doc = Users.userDataDoc({
       id,
       name: 'Ann',
       email: 'ann@example.com',
       createdAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-01T00:00:00.000Z',
     }) as unknown as Doc;
-    assert.ok(matches(Q.userAtVersion(id, 1), doc));
-    assert.not.ok(matches(Q.userAtVersion(id, 2), doc));
-    const after = updated(doc, Q.userUpdate({ name: 'Anne', updatedAt: '2026-02-01T00:00:00.000Z' }));
+    assert.ok(matches(Users.userAtVersion(id, 1), doc));
+    assert.not.ok(matches(Users.userAtVersion(id, 2), doc));
+    const after = updated(doc, Users.userUpdate({ name: 'Anne', updatedAt: '2026-02-01T00:00:00.000Z' }));
     assert.equal(
       [after['name'], after['email'], after['version'], (after['updatedAt'] as Date).toISOString()],
       ['Anne', 'ann@example.com', 2, '2026-02-01T00:00:00.000Z'],
     );
-    assert.equal(Q.userDataRecord(after as never), {
+    assert.equal(Users.userDataRecord(after as never), {
       id,
       name: 'Anne',
       email: 'ann@example.com',
@@ -173,8 +191,8 @@ t(
       updatedAt: '2026-02-01T00:00:00.000Z',
       version: 2,
     });
-    assert.is(updated(doc, Q.NEXT_ACTIVITY_SEQ)['activitySeq'], 1);
-    assert.equal(Object.keys(Q.USER_FIELDS), ['activitySeq'], 'only the counter is left out of what is read');
+    assert.is(updated(doc, Users.NEXT_ACTIVITY_SEQ)['activitySeq'], 1);
+    assert.equal(Object.keys(Users.USER_FIELDS), ['activitySeq'], 'only the counter is left out of what is read');
   },
 );
 
@@ -182,29 +200,29 @@ t('activity: a page filters by user and seq, newest first; detail round-trips wh
   const userId = newId();
   const docs = [1, 2, 3].map(
     (seq) =>
-      Q.activityDoc(
+      Activity.activityDoc(
         { id: newId(), userId, type: 'T', detail: { seq, 'a.b': 1, $c: [2] }, at: '2026-01-01T00:00:00.000Z' },
         seq,
       ) as unknown as Doc,
   );
-  const other = Q.activityDoc(
+  const other = Activity.activityDoc(
     { id: newId(), userId: newId(), type: 'T', detail: {}, at: '2026-01-01T00:00:00.000Z' },
     9,
   ) as unknown as Doc;
   const page = (before?: number) =>
-    find([...docs, other], Q.activityPage(userId, before) as Doc)
-      .sort(Q.NEWEST_FIRST as Doc)
+    find([...docs, other], Activity.activityPage(userId, before) as Doc)
+      .sort(Activity.NEWEST_FIRST as Doc)
       .all()
       .map((d) => d['seq']);
   assert.equal(page(), [3, 2, 1]);
   assert.equal(page(3), [2, 1]);
-  assert.equal(Q.activityRecord(docs[0] as never).detail, { seq: 1, 'a.b': 1, $c: [2] });
+  assert.equal(Activity.activityRecord(docs[0] as never).detail, { seq: 1, 'a.b': 1, $c: [2] });
 });
 
 t('known pairs: seen now; trimmed before a time', () => {
   const now = new Date();
-  assert.equal(updated({ _id: 'p' }, Q.seenNow(now)), { _id: 'p', seenAt: now });
-  assert.equal(find([{ seenAt: new Date(1) }, { seenAt: now }], Q.seenBefore(new Date(2)) as Doc).all(), [
+  assert.equal(updated({ _id: 'p' }, Throttle.seenNow(now)), { _id: 'p', seenAt: now });
+  assert.equal(find([{ seenAt: new Date(1) }, { seenAt: now }], Throttle.seenBefore(new Date(2)) as Doc).all(), [
     { seenAt: new Date(1) },
   ]);
 });
@@ -212,7 +230,7 @@ t('known pairs: seen now; trimmed before a time', () => {
 t(
   'indexes: every collection the adapters use, unique where the contract needs it, emails under a case-insensitive collation',
   () => {
-    const unique = Object.entries(Q.INDEXES).flatMap(([c, list]) =>
+    const unique = Object.entries(INDEXES).flatMap(([c, list]) =>
       list.filter((i) => i.unique).map((i) => `${c} ${JSON.stringify(i.key)}`),
     );
     assert.equal(unique.sort(), [
@@ -222,8 +240,8 @@ t(
       'user_data {"email":1}',
       'users {"username":1}',
     ]);
-    assert.equal(Q.INDEXES['user_data']?.[0]?.collation, { locale: 'en', strength: 2 });
-    assert.is(Q.INDEXES['login_throttle']?.find((i) => i.expireAfterSeconds === 0)?.name, 'login_throttle_expire');
+    assert.equal(INDEXES['user_data']?.[0]?.collation, { locale: 'en', strength: 2 });
+    assert.is(INDEXES['login_throttle']?.find((i) => i.expireAfterSeconds === 0)?.name, 'login_throttle_expire');
   },
 );
 

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import { formParams } from '../middleware/body.ts';
-import { required, single, type OAuthRouteDeps } from '../oauth-client.ts';
+import { required, single, type OAuthRouteDeps } from '../client-authentication.ts';
 import { replyValue } from '../problems.ts';
 import { clientOf, CLIENT, route, type Route } from '../routing.ts';
 import { securityEvent } from '../security-events.ts';
@@ -38,7 +38,7 @@ function introspectionBody(found: Token.Introspection, deps: TokenInfoRouteDeps)
 }
 
 /** RFC 7009 revocation and RFC 7662 introspection (also at Spring's /oauth/check_token). */
-export function oauthTokenRoutes(deps: TokenInfoRouteDeps): Route[] {
+export function oauthRevokeIntrospectRoutes(deps: TokenInfoRouteDeps): Route[] {
   const introspect = async function introspectToken(ctx: Context): Promise<void> {
     const found = replyValue(await ask(deps.token, Token.introspect(tokenRequest(ctx)), deps.askTimeoutMs));
     ctx.body = introspectionBody(found, deps);

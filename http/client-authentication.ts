@@ -1,4 +1,4 @@
-/** What every client-authenticated OAuth endpoint shares: form parameters and client authentication. */
+/** Client authentication of the OAuth endpoints (HTTP Basic or client_secret_post) and the form parameters they share. */
 import type { Context, Middleware } from 'koa';
 import * as Token from '../actors/token/protocol.ts';
 import { ask } from '../src/messaging/ask.ts';

@@ -4,7 +4,14 @@ import type { Attempt } from '../../src/security/login-throttle.ts';
 import { grantTypeName, SCOPE_TOKEN } from '../../src/security/formats.ts';
 import { MAX_PASSWORD_BYTES } from '../../src/security/passwords.ts';
 import { formParams } from '../middleware/body.ts';
-import { invalidRequest, required, settle, single, tooManyRequests, type OAuthRouteDeps } from '../oauth-client.ts';
+import {
+  invalidRequest,
+  required,
+  settle,
+  single,
+  tooManyRequests,
+  type OAuthRouteDeps,
+} from '../client-authentication.ts';
 import { OAuthError, replyValue } from '../problems.ts';
 import { clientOf, CLIENT, route, type Route } from '../routing.ts';
 import { reportGrant } from '../oauth-events.ts';
@@ -89,7 +96,7 @@ function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {
 }
 
 /** POST /oauth/token: the password, refresh_token, client_credentials and authorization_code grants (RFC 6749, RFC 7636). */
-export function oauthRoutes(deps: OAuthRouteDeps): Route[] {
+export function oauthGrantRoutes(deps: OAuthRouteDeps): Route[] {
   return [
     route('POST', '/oauth/token', CLIENT, async function token(ctx) {
       const params = formParams(ctx);

@@ -5,16 +5,14 @@ import type { ObjectIdString } from '../../src/ids.ts';
 import {
   MONGO_SORT,
   escapeRegex,
-  keyOf,
-  likeContains,
   mongoAfter,
   mongoFilter,
   mongoUpdate,
   mongoUpdateFilter,
-  nameKeyOf,
   recordOfDoc,
-  sqliteSearch,
-} from '../../src/stores/employee-query.ts';
+} from '../../src/stores/employee-store.mongo-queries.ts';
+import { likeContains, sqliteSearch } from '../../src/stores/employee-store.sqlite-queries.ts';
+import { keyOf, nameKeyOf } from '../../src/stores/employee-store.ts';
 import { openDatabase } from '../../src/stores/sqlite.ts';
 
 const ID = '65f1a2b3c4d5e6f708192a3b' as ObjectIdString;

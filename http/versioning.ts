@@ -1,0 +1,28 @@
+/**
+ * Optimistic concurrency over HTTP: a record goes out with its version as its ETag, and an update
+ * names the version it expects in `If-Match`.
+ */
+import type { Context } from 'koa';
+import { HttpProblem } from './problems.ts';
+
+/** Answers with `record`, its version as the ETag (`"3"`), the value `If-Match` expects. */
+export function sendVersioned(ctx: Context, record: { readonly version: number }, status = 200): void {
+  ctx.status = status;
+  ctx.set('ETag', `"${record.version}"`);
+  ctx.body = record;
+}
+
+/**
+ * `If-Match: "<version>"` (a weak `W/` prefix and `*` are accepted); undefined when absent.
+ * Anything else is a 400 problem.
+ */
+export function ifMatchVersion(ctx: Context): number | undefined {
+  const header = ctx.get('If-Match').trim();
+  if (header === '' || header === '*') return undefined;
+  const m = /^(?:W\/)?"(\d{1,15})"$/.exec(header);
+  if (!m?.[1])
+    throw new HttpProblem(400, 'validation', 'If-Match must be a quoted version such as "3"', {
+      errors: [{ field: 'If-Match', message: 'malformed' }],
+    });
+  return Number(m[1]);
+}

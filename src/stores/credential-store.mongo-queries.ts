@@ -1,0 +1,72 @@
+/**
+ * The filters, updates and indexes that `credential-store.mongo.ts` sends to collections `roles`,
+ * `users` and `counters`, as pure functions of their inputs: tested on every run against
+ * documents, where no MongoDB server is at hand too.
+ */
+import type { Filter, Sort, UpdateFilter } from 'mongodb';
+import type { CollectionIndexes } from './mongo.ts';
+
+export interface RoleDoc {
+  _id: number;
+  roleName: string;
+  description: string;
+}
+export interface AccountDoc {
+  _id: number;
+  username: string;
+  password: string;
+  firstName: string;
+  lastName: string;
+  roleIds: number[];
+  /** Absent on accounts saved before accounts could be disabled: enabled. */
+  enabled?: boolean;
+}
+
+export const roleByName = (roleName: string): Filter<RoleDoc> => ({ roleName });
+
+/**
+ * Creates the role with `id` when no role has the name, else sets its description (when given).
+ * Upserted by name: processes starting together create each role once (a unique index on the name).
+ */
+export function roleUpsert(
+  role: { roleName: string; description?: string | undefined },
+  id: number,
+): UpdateFilter<RoleDoc> {
+  return role.description === undefined
+    ? { $setOnInsert: { _id: id, description: '' } }
+    : { $setOnInsert: { _id: id }, $set: { description: role.description } };
+}
+
+export const accountByName = (username: string): Filter<AccountDoc> => ({ username });
+
+/** Creates the user with `id` when no user has the name, else replaces its fields and role set. */
+export function accountUpsert(
+  user: { password: string; firstName?: string | undefined; lastName?: string | undefined },
+  roleIds: readonly number[],
+  id: number,
+): UpdateFilter<AccountDoc> {
+  return {
+    $set: {
+      password: user.password,
+      firstName: user.firstName ?? '',
+      lastName: user.lastName ?? '',
+      roleIds: [...roleIds],
+    },
+    $setOnInsert: { _id: id },
+  };
+}
+
+/** The counter that moves with every change this service makes to users or roles (`counters` collection). */
+export const CREDENTIAL_CHANGES = 'credential-changes';
+
+export const rolesByIds = (ids: readonly number[]): Filter<RoleDoc> => ({ _id: { $in: [...ids] } });
+
+/** Users and roles in id order. */
+export const BY_ID: Sort = { _id: 1 };
+/** The highest id first: the next one is one more. */
+export const BY_NEWEST_ID: Sort = { _id: -1 };
+
+export const CREDENTIAL_INDEXES: CollectionIndexes = {
+  roles: [{ key: { roleName: 1 }, name: 'roles_name', unique: true }],
+  users: [{ key: { username: 1 }, name: 'users_username', unique: true }],
+};

@@ -1,0 +1,81 @@
+/**
+ * The filters, updates, mappings and indexes that `refresh-token-store.mongo.ts` sends to
+ * collection `refresh_tokens`, as pure functions of their inputs: tested on every run against
+ * documents, where no MongoDB server is at hand too.
+ */
+import type { Filter, UpdateFilter } from 'mongodb';
+import type { CollectionIndexes } from './mongo.ts';
+import type { RefreshTokenRecord } from './refresh-token-store.ts';
+
+export interface RefreshTokenDoc {
+  _id: string;
+  familyId: string;
+  clientId: string;
+  username: string;
+  scope: string[];
+  issuedAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+  revokedAt: number | null;
+  /** Absent on documents written before it was recorded. */
+  accessExpiresAt?: number | null;
+  /** Absent on documents written before it was recorded (read as 0). */
+  generation?: number;
+}
+
+export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
+  _id: r.tokenHash,
+  familyId: r.familyId,
+  clientId: r.clientId,
+  username: r.username,
+  scope: [...r.scope],
+  issuedAt: r.issuedAt,
+  expiresAt: r.expiresAt,
+  usedAt: r.usedAt,
+  revokedAt: r.revokedAt,
+  accessExpiresAt: r.accessExpiresAt,
+  generation: r.generation,
+});
+
+export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
+  tokenHash: d._id,
+  familyId: d.familyId,
+  clientId: d.clientId,
+  username: d.username,
+  scope: d.scope,
+  issuedAt: d.issuedAt,
+  expiresAt: d.expiresAt,
+  usedAt: d.usedAt,
+  revokedAt: d.revokedAt,
+  accessExpiresAt: d.accessExpiresAt ?? null,
+  generation: d.generation ?? 0,
+});
+
+/** The latest access-token expiry of a family's documents; undefined when one lacks it or there are none. */
+export function familyAccessHorizon(docs: readonly Pick<RefreshTokenDoc, 'accessExpiresAt'>[]): number | undefined {
+  let latest: number | undefined;
+  for (const d of docs) {
+    if (typeof d.accessExpiresAt !== 'number') return undefined;
+    latest = Math.max(latest ?? d.accessExpiresAt, d.accessExpiresAt);
+  }
+  return latest;
+}
+
+/** The token while it is neither used nor revoked: marking it used wins the rotation exactly once. */
+export const unspentToken = (tokenHash: string): Filter<RefreshTokenDoc> => ({
+  _id: tokenHash,
+  usedAt: null,
+  revokedAt: null,
+});
+export const markUsed = (at: number): UpdateFilter<RefreshTokenDoc> => ({ $set: { usedAt: at } });
+export const liveInFamily = (familyId: string): Filter<RefreshTokenDoc> => ({ familyId, revokedAt: null });
+export const markRevoked = (at: number): UpdateFilter<RefreshTokenDoc> => ({ $set: { revokedAt: at } });
+export const expiredBefore = (now: number): Filter<RefreshTokenDoc> => ({ expiresAt: { $lt: now } });
+
+export const REFRESH_TOKEN_INDEXES: CollectionIndexes = {
+  refresh_tokens: [
+    { key: { familyId: 1 }, name: 'refresh_tokens_family' },
+    { key: { expiresAt: 1 }, name: 'refresh_tokens_expiry' },
+    { key: { username: 1 }, name: 'refresh_tokens_user' },
+  ],
+};
