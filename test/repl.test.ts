@@ -46,7 +46,7 @@ s.after((ctx) => {
 s('the banner names the data dir; .actors lists the four actors', async ({ repl, dataDir }) => {
   assert.match(repl!.output(), `actors on ${dataDir}; no HTTP port.`);
   const tree = await repl!.type('.actors');
-  for (const name of ['token', 'employee', 'users', 'activity'])
+  for (const name of ['token', 'employees', 'users', 'activity'])
     assert.match(tree, new RegExp(`^  ${name} +mailbox 0$`, 'm'));
 });
 
