@@ -69,12 +69,12 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
       const query = validate(EmployeeIdInput, queryObject(ctx), 'query');
       const { id, ...changes } = validate(UpdateEmployeeInput, jsonObject(ctx));
       const expected = ifMatchVersion(ctx);
-      sendRecord(ctx, await call(Employee.update(idOf(query.id, id), changes, expected)));
+      sendRecord(ctx, await call(Employee.update({ id: idOf(query.id, id), changes, expectedVersion: expected })));
     }),
     route('DELETE', '/api/employee/delete', write, body, async function remove(ctx) {
       const query = validate(EmployeeIdInput, queryObject(ctx), 'query');
       const fromBody = ctx.request.body === undefined ? {} : validate(EmployeeIdInput, jsonObject(ctx));
-      await call(Employee.remove(idOf(query.id, fromBody.id)));
+      await call(Employee.remove({ id: idOf(query.id, fromBody.id) }));
       ctx.status = 204;
     }),
     route('GET', '/api/employee/:id', read, async function getOne(ctx) {
@@ -85,7 +85,7 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
           headers: { Allow: allowed },
         });
       const { id } = validate(IdPath, { id: ctx.params['id'] }, 'path');
-      sendRecord(ctx, await call(Employee.get(id)));
+      sendRecord(ctx, await call(Employee.get({ id })));
     }),
   ];
 }

@@ -61,7 +61,7 @@ export function userRoutes(deps: UserRouteDeps): Route[] {
       );
     }),
     route('DELETE', '/api/user', deps.write, body, async function deleteUser(ctx) {
-      replyValue(await ask(deps.users, User.delete(idToDelete(ctx)), deps.askTimeoutMs));
+      replyValue(await ask(deps.users, User.delete({ id: idToDelete(ctx) }), deps.askTimeoutMs));
       ctx.status = 204;
     }),
   ];

@@ -64,18 +64,18 @@ function value(reply: Token.GrantReply): Token.TokenGrant {
 
 t('AuthenticateClient: the right secret is accepted, a wrong one refused; the reply goes to the sender', async () => {
   const probe = createProbe<Token.ClientReply>(ctx.system);
-  tell(ctx.token, Token.authenticateClient('troupe-client', 'troupe-secret')(probe.ref));
+  tell(ctx.token, Token.authenticateClient({ clientId: 'troupe-client', clientSecret: 'troupe-secret' })(probe.ref));
   assert.equal(await probe.expectMessage(5000), {
     ok: true,
     value: { clientId: 'troupe-client', grantTypes: ['password', 'refresh_token'], scopes: ['read', 'write'] },
   });
-  tell(ctx.token, Token.authenticateClient('troupe-client', 'wrong')(probe.ref));
+  tell(ctx.token, Token.authenticateClient({ clientId: 'troupe-client', clientSecret: 'wrong' })(probe.ref));
   assert.equal(await probe.expectMessage(5000), {
     ok: false,
     code: 'client.invalid',
     message: 'Bad client credentials',
   });
-  tell(ctx.token, Token.authenticateClient('nobody', 'troupe-secret')(probe.ref));
+  tell(ctx.token, Token.authenticateClient({ clientId: 'nobody', clientSecret: 'troupe-secret' })(probe.ref));
   assert.is((await probe.expectMessage(5000)).ok, false);
   await probe.expectNoMessage(20);
 });
@@ -279,10 +279,13 @@ timing(
       async (token, system, seen) => {
         const probe = createProbe<Token.ClientReply>(system);
         for (let i = 0; i < 3; i++) {
-          tell(token, Token.authenticateClient('troupe-client', 'troupe-secret')(probe.ref));
+          tell(
+            token,
+            Token.authenticateClient({ clientId: 'troupe-client', clientSecret: 'troupe-secret' })(probe.ref),
+          );
           assert.is((await probe.expectMessage(5000)).ok, true);
         }
-        tell(token, Token.authenticateClient('troupe-client', 'wrong')(probe.ref));
+        tell(token, Token.authenticateClient({ clientId: 'troupe-client', clientSecret: 'wrong' })(probe.ref));
         assert.is((await probe.expectMessage(5000)).ok, false);
         assert.equal(seen, ['troupe-secret', 'wrong']);
       },
