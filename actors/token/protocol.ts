@@ -16,6 +16,7 @@ export * from './account-protocol.ts';
 export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
   | 'grant.invalid' // bad user credentials; unknown, expired, revoked or reused refresh token
+  | 'request.invalid' // a password over 72 bytes, which no login may present (BCrypt would truncate it)
   | 'grant.unauthorized' // the grant type is not enabled for the client
   | 'scope.invalid' // a scope the client (or the refresh token) does not have
   | 'client.mismatch'; // the token was issued to another client
