@@ -121,7 +121,7 @@ async function authenticateClient(
   }
   const reply = await settle(
     admission.attempt,
-    ask(deps.token, Token.authenticateClient(credentials.clientId, credentials.clientSecret), deps.askTimeoutMs),
+    ask(deps.token, Token.authenticateClient(credentials), deps.askTimeoutMs),
     (r) => (r.ok ? 'succeeded' : r.code === 'client.invalid' ? 'failed' : 'abandoned'),
   );
   if (!reply.ok && reply.code === 'client.invalid')

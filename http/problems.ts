@@ -112,6 +112,7 @@ export const REPLY_ERRORS = {
   'client.invalid': { status: 401, oauth: 'invalid_client' },
   'client.mismatch': { status: 400, oauth: 'unauthorized_client' },
   'grant.invalid': { status: 400, oauth: 'invalid_grant' },
+  'request.invalid': { status: 400, oauth: 'invalid_request' },
   'grant.unauthorized': { status: 400, oauth: 'unauthorized_client' },
   'scope.invalid': { status: 400, oauth: 'invalid_scope' },
   'account.not_found': { status: 404 },

@@ -306,7 +306,7 @@ t(
       'not sent: the ref reaches none of token, employees, users, activity',
     ]);
     const replAsk = g['ask'] as (ref: unknown, msg: unknown, timeoutMs: number) => Promise<unknown> | undefined;
-    const asked = replAsk({ ...users.ref }, User.get('6b0233279e487a81ed925cc1' as never), 100);
+    const asked = replAsk({ ...users.ref }, User.get({ id: '6b0233279e487a81ed925cc1' as never }), 100);
     assert.is((await users.expectMessage()).type, 'Get', 'a valid message to a copied ref is sent');
     await asked; // the probe does not answer
   },
@@ -319,7 +319,7 @@ t('ask takes a message literal and fills in the sender; a wrong ref is one clear
     const reply = await replAsk(server.context['users'], { type: 'Get', id: '000000000000000000000000' });
     assert.equal((reply as { code: string }).code, 'user.not_found');
     try {
-      await replAsk('users', User.get('000000000000000000000000' as never));
+      await replAsk('users', User.get({ id: '000000000000000000000000' as never }));
       assert.unreachable('a string is not a ref');
     } catch (error) {
       assert.instance(error, TypeError);

@@ -46,7 +46,7 @@ s.after((ctx) => {
 s('the banner names the data dir; .actors lists the four actors', async ({ repl, dataDir }) => {
   assert.match(repl!.output(), `actors on ${dataDir}; no HTTP port.`);
   const tree = await repl!.type('.actors');
-  for (const name of ['token', 'employee', 'users', 'activity'])
+  for (const name of ['token', 'employees', 'users', 'activity'])
     assert.match(tree, new RegExp(`^  ${name} +mailbox 0$`, 'm'));
 });
 
@@ -69,7 +69,7 @@ s('create a user, record an activity, read the history newest first', async (ctx
 s(".actors shows the user's ActivityActor under the router until it stops", async ({ repl, id }) => {
   const during = await repl!.type('.actors');
   assert.match(during, new RegExp(`^  activity +mailbox 0\\n    activity/${id} +mailbox 0$`, 'm'));
-  assert.match(await repl!.type('await ask(activity, Activity.forget(id))'), /ok: true, value: null/);
+  assert.match(await repl!.type('await ask(activity, Activity.forget({ userId: id }))'), /ok: true, value: null/);
   assert.not.match(await repl!.type('.actors'), id, 'the stopped ActivityActor has left the tree');
 });
 
@@ -95,7 +95,7 @@ s('an ask that gets no reply in time prints one line; an expected failure prints
   );
   assert.is(silent, 'no reply from token within 50 ms\n');
   assert.match(
-    await repl!.type("await ask(users, Get('000000000000000000000000'))"),
+    await repl!.type("await ask(users, Get({ id: '000000000000000000000000' }))"),
     /ok: false,\s+code: 'user\.not_found'/,
   );
 });
@@ -130,6 +130,11 @@ s(
         'not sent: Create is not valid (employee.name: must not be empty; employee.dateOfBirth: is not a calendar date)',
       ],
       ["await ask(users, { type: 'Nope', id })", "not sent: users takes Get | Post | Put | Delete, not 'Nope'"],
+      ['await ask(users, Get(id))', 'not sent: Get is not valid (id: is required)'],
+      [
+        "await ask(employees, Employee.update(id, { name: 'X' }))",
+        'not sent: Update is not valid (id: is required; changes: is required)',
+      ],
       [
         'await ask(activity, { userId: id })',
         'not sent: activity takes Record | History | Forget; the message has no type',
@@ -143,11 +148,11 @@ s(
     for (const [line, refusal] of refusals) assert.is(await repl!.type(line), `${refusal}\n`, line);
     assert.equal(rowCounts(dataDir, TABLES), before, 'nothing stored');
     assert.match(
-      await repl!.type('await ask(users, Get(id))'),
+      await repl!.type('await ask(users, Get({ id }))'),
       /name: 'Ada Lovelace',[\s\S]*version: 1/,
       'the Put was not applied',
     );
-    const misuse = await repl!.type("await ask('users', Get(id))");
+    const misuse = await repl!.type("await ask('users', Get({ id }))");
     assert.match(misuse, 'TypeError: ask(ref, msg): ref must be an actor: token, employees, users, activity');
     assert.not.match(misuse, /^\s+at /m, 'a mistake in the call prints no stack either');
     assert.is(repl!.stderr().slice(logged), '', 'nothing logged, so no stack either');
@@ -171,7 +176,7 @@ s('a valid message is sent as HTTP would pass it on: trimmed', async ({ repl, da
 
 s('tell returns at once; the reply is printed when it arrives', async ({ repl }) => {
   const mark = repl!.output().length;
-  await repl!.type('tell(users, Get(id))');
+  await repl!.type('tell(users, Get({ id }))');
   const told = await repl!.waitForOutput(/reply to tell: \{[^}]*name: 'Ada Lovelace'/, mark);
   assert.match(told, /reply to tell: \{\s+ok: true,/);
   assert.not.match(told, 'undefined', 'tell itself prints nothing');

@@ -78,8 +78,8 @@ export const history =
 
 /** The user is gone: its actor drops its cache and stops. */
 export const forget =
-  (userId: ObjectIdString): Request<RouterCommand, ForgetReply> =>
-  (sender) => ({ type: 'Forget', userId, sender });
+  (p: { userId: ObjectIdString }): Request<RouterCommand, ForgetReply> =>
+  (sender) => ({ type: 'Forget', userId: p.userId, sender });
 
 const DETAIL_MAX_BYTES = 4096;
 const RESERVED_TYPES: readonly string[] = [USER_CREATED, USER_UPDATED];
@@ -139,5 +139,5 @@ export const schemas = {
 export const examples = {
   Record: "Activity.record({ userId: '6b0233279e487a81ed925cc1', type: 'PASSWORD_CHANGED', detail: { via: 'email' } })",
   History: "Activity.history({ userId: '6b0233279e487a81ed925cc1', limit: 10 })",
-  Forget: "Activity.forget('6b0233279e487a81ed925cc1')",
+  Forget: "Activity.forget({ userId: '6b0233279e487a81ed925cc1' })",
 } as const satisfies Record<RouterCommand['type'], string>;

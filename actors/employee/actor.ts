@@ -104,6 +104,6 @@ export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps):
       handle(msg, ctx);
       return state;
     },
-    { name: 'employee', initialState: () => null, onCrash: deps.onCrash },
+    { name: 'employees', initialState: () => null, onCrash: deps.onCrash },
   );
 }

@@ -55,8 +55,8 @@ export const create =
   (sender) => ({ type: 'Create', employee, sender });
 
 export const get =
-  (id: ObjectIdString): Request<Command, GetReply> =>
-  (sender) => ({ type: 'Get', id, sender });
+  (p: { id: ObjectIdString }): Request<Command, GetReply> =>
+  (sender) => ({ type: 'Get', id: p.id, sender });
 
 /** One page of matches, ordered by name (case-insensitively) then id. */
 export const search =
@@ -65,12 +65,16 @@ export const search =
 
 /** Applies `changes` and bumps the version; with `expectedVersion`, only if the record is at it. */
 export const update =
-  (id: ObjectIdString, changes: EmployeeChanges, expectedVersion?: number): Request<Command, UpdateReply> =>
-  (sender) => ({ type: 'Update', id, changes, expectedVersion, sender });
+  (p: {
+    id: ObjectIdString;
+    changes: EmployeeChanges;
+    expectedVersion?: number | undefined;
+  }): Request<Command, UpdateReply> =>
+  (sender) => ({ type: 'Update', id: p.id, changes: p.changes, expectedVersion: p.expectedVersion, sender });
 
 export const remove =
-  (id: ObjectIdString): Request<Command, DeleteReply> =>
-  (sender) => ({ type: 'Delete', id, sender });
+  (p: { id: ObjectIdString }): Request<Command, DeleteReply> =>
+  (sender) => ({ type: 'Delete', id: p.id, sender });
 
 const EARLIEST_BIRTH = '1900-01-01';
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -198,8 +202,8 @@ export const schemas = {
  */
 export const examples = {
   Create: "Employee.create({ name: 'Jane Roe', dateOfBirth: '1990-04-12' })",
-  Get: "Employee.get('6b0233279e487a81ed925ceb')",
+  Get: "Employee.get({ id: '6b0233279e487a81ed925ceb' })",
   Search: "Employee.search({ name: 'roe', limit: 10 })",
-  Update: "Employee.update('6b0233279e487a81ed925ceb', { name: 'Jane A. Roe' }, 1)",
-  Delete: "Employee.remove('6b0233279e487a81ed925ceb')",
+  Update: "Employee.update({ id: '6b0233279e487a81ed925ceb', changes: { name: 'Jane A. Roe' }, expectedVersion: 1 })",
+  Delete: "Employee.remove({ id: '6b0233279e487a81ed925ceb' })",
 } as const satisfies Record<Command['type'], string>;

@@ -9,7 +9,7 @@ import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
 import { CLOCK_SKEW } from '../../src/security/jwt.ts';
-import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts';
+import { isTooLong, MAX_PASSWORD_BYTES, type PasswordHasher } from '../../src/security/passwords.ts';
 import type { AccountRecord, CredentialRefusal, CredentialStore } from '../../src/stores/credential-store.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import {
@@ -79,7 +79,7 @@ export function createAccountAdmin(
     (await deps.credentials.findById(id)) ?? refused('account.not_found');
   const passwordRefusal = (password: string): Outcome<never> | undefined =>
     isTooLong(password) || Buffer.byteLength(password, 'utf8') < MIN_PASSWORD_BYTES
-      ? fail('password.invalid', `A password is ${MIN_PASSWORD_BYTES} to 72 bytes of UTF-8`)
+      ? fail('password.invalid', `A password is ${MIN_PASSWORD_BYTES} to ${MAX_PASSWORD_BYTES} bytes of UTF-8`)
       : undefined;
   const event = (action: string, actor: string, target: string, detail?: Record<string, unknown>): void =>
     deps.onAccountEvent({ action, actor, target, ...(detail ? { detail } : {}) });

@@ -7,7 +7,7 @@ import { pipe } from '../../src/messaging/pipe.ts';
 import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import type { Client, ClientAuthenticator } from '../../src/security/clients.ts';
-import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts';
+import { overLongPassword, type PasswordHasher } from '../../src/security/passwords.ts';
 import type { CredentialStore, AccountRecord } from '../../src/stores/credential-store.ts';
 import type { Grants } from './grants.ts';
 import type { AuthorizationCode, ClientReply, Command } from './protocol.ts';
@@ -83,7 +83,8 @@ export function createCredentialChecks(
       msg.scope,
     );
     if ('ok' in client) return tell(msg.sender, client);
-    if (isTooLong(msg.password)) return tell(msg.sender, fail('grant.invalid', BAD_CREDENTIALS));
+    const overLong = overLongPassword(msg.password);
+    if (overLong !== undefined) return tell(msg.sender, fail('request.invalid', overLong));
     const user = await deps.credentials.findByUsername(msg.username);
     pipe(
       deps.passwords.verify(msg.password, user?.password ?? deps.dummyHash),

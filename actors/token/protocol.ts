@@ -16,6 +16,7 @@ export * from './account-protocol.ts';
 export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
   | 'grant.invalid' // bad user credentials; unknown, expired, revoked or reused refresh token
+  | 'request.invalid' // a password over 72 bytes, which no login may present (BCrypt would truncate it)
   | 'grant.unauthorized' // the grant type is not enabled for the client
   | 'scope.invalid' // a scope the client (or the refresh token) does not have
   | 'client.mismatch'; // the token was issued to another client
@@ -150,8 +151,8 @@ export type Command =
 
 /** Checks client credentials (HTTP Basic or client_secret_post). */
 export const authenticateClient =
-  (clientId: string, clientSecret: string): Request<Command, ClientReply> =>
-  (sender) => ({ type: 'AuthenticateClient', clientId, clientSecret, sender });
+  (p: { clientId: string; clientSecret: string }): Request<Command, ClientReply> =>
+  (sender) => ({ type: 'AuthenticateClient', clientId: p.clientId, clientSecret: p.clientSecret, sender });
 
 /** Password grant for an already authenticated client. */
 export const issueToken =
@@ -272,7 +273,7 @@ export const schemas = {
  * REPL's `.protocol token` lists them. A new message kind without an example fails to compile.
  */
 export const examples = {
-  AuthenticateClient: "Token.authenticateClient('troupe-client', 'troupe-secret')",
+  AuthenticateClient: "Token.authenticateClient({ clientId: 'troupe-client', clientSecret: 'troupe-secret' })",
   IssueToken:
     "Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password', scope: ['read'] })",
   Refresh: "Token.refresh({ clientId: 'troupe-client', refreshToken: '<refreshToken of an IssueToken reply>' })",

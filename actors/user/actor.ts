@@ -136,7 +136,7 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
   const onDelete = async (msg: Delete, ctx: Ctx<Msg>): Promise<void> => {
     const deleted = await deps.store.delete(msg.id);
     if (!deleted) return tell(msg.sender, notFound(msg.id));
-    note(ctx, 'Forget', Activity.forget(msg.id));
+    note(ctx, 'Forget', Activity.forget({ userId: msg.id }));
     tell(msg.sender, ok(deleted));
   };
 

@@ -41,8 +41,8 @@ export type Command =
 
 /** The user with this id. */
 export const get =
-  (id: ObjectIdString): Request<Command, GetReply> =>
-  (sender) => ({ type: 'Get', id, sender });
+  (p: { id: ObjectIdString }): Request<Command, GetReply> =>
+  (sender) => ({ type: 'Get', id: p.id, sender });
 
 /** Creates a user (and records USER_CREATED). */
 export const post =
@@ -59,10 +59,10 @@ export const put =
   }): Request<Command, PutReply> =>
   (sender) => ({ type: 'Put', id: p.id, name: p.name, email: p.email, expectedVersion: p.expectedVersion, sender });
 
-/** Deletes the user and its activity. Exported as `delete`: `User.delete(id)`. */
+/** Deletes the user and its activity. Exported as `delete`: `User.delete({ id })`. */
 const remove =
-  (id: ObjectIdString): Request<Command, DeleteReply> =>
-  (sender) => ({ type: 'Delete', id, sender });
+  (p: { id: ObjectIdString }): Request<Command, DeleteReply> =>
+  (sender) => ({ type: 'Delete', id: p.id, sender });
 export { remove as delete };
 
 /** A user's fields as every caller must give them (HTTP validates its input with these too). */
@@ -104,8 +104,8 @@ export const schemas = {
  * `.protocol users` lists them. A new message kind without an example fails to compile.
  */
 export const examples = {
-  Get: "User.get('6b0233279e487a81ed925cc1')",
+  Get: "User.get({ id: '6b0233279e487a81ed925cc1' })",
   Post: "User.post({ name: 'Ada Lovelace', email: 'ada@example.com' })",
   Put: "User.put({ id: '6b0233279e487a81ed925cc1', name: 'Ada King', expectedVersion: 1 })",
-  Delete: "User.delete('6b0233279e487a81ed925cc1')",
+  Delete: "User.delete({ id: '6b0233279e487a81ed925cc1' })",
 } as const satisfies Record<Command['type'], string>;

@@ -48,7 +48,7 @@ function beforeSeq(cursor: string | undefined, userId: ObjectIdString): number |
 async function userWithActivity(deps: ActivityRouteDeps, ctx: Context): Promise<unknown> {
   const query = validate(HistoryQuery, queryObject(ctx), 'query');
   const before = beforeSeq(query.before, query.userId);
-  const user = replyValue(await ask(deps.users, User.get(query.userId), deps.askTimeoutMs));
+  const user = replyValue(await ask(deps.users, User.get({ id: query.userId }), deps.askTimeoutMs));
   const page = replyValue(
     await ask(
       deps.activity,

@@ -51,12 +51,15 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
       const query = validate(EmployeeIdInput, queryObject(ctx), 'query');
       const { id, ...changes } = validate(UpdateEmployeeInput, jsonObject(ctx));
       const expected = ifMatchVersion(ctx);
-      sendVersioned(ctx, await call(Employee.update(idFromQueryOrBody(query.id, id), changes, expected)));
+      sendVersioned(
+        ctx,
+        await call(Employee.update({ id: idFromQueryOrBody(query.id, id), changes, expectedVersion: expected })),
+      );
     }),
     route('DELETE', '/api/employee/delete', write, body, async function remove(ctx) {
       const query = validate(EmployeeIdInput, queryObject(ctx), 'query');
       const fromBody = ctx.request.body === undefined ? {} : validate(EmployeeIdInput, jsonObject(ctx));
-      await call(Employee.remove(idFromQueryOrBody(query.id, fromBody.id)));
+      await call(Employee.remove({ id: idFromQueryOrBody(query.id, fromBody.id) }));
       ctx.status = 204;
     }),
     route('GET', '/api/employee/:id', read, async function getOne(ctx) {
@@ -67,7 +70,7 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
           headers: { Allow: allowed },
         });
       const { id } = validate(IdPath, { id: ctx.params['id'] }, 'path');
-      sendVersioned(ctx, await call(Employee.get(id)));
+      sendVersioned(ctx, await call(Employee.get({ id })));
     }),
   ];
 }

@@ -111,6 +111,7 @@ async function signIn(ctx: Context, deps: AuthorizeRouteDeps, request: Authoriza
     securityEvent(deps.logger, ctx, 'login.failed', subject);
     return showForm(ctx, request, 400, { username, error: BAD_CREDENTIALS });
   }
+  if (reply.code === 'request.invalid') return showForm(ctx, request, 400, { username, error: reply.message });
   if (reply.code in REPLY_REDIRECTS)
     throw new RedirectError(REPLY_REDIRECTS[reply.code as keyof typeof REPLY_REDIRECTS], reply.message, request);
   replyValue(reply);

@@ -46,7 +46,7 @@ export function userRoutes(deps: UserRouteDeps): Route[] {
       sendVersioned(ctx, replyValue(await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs)));
     }),
     route('DELETE', '/api/user', deps.write, body, async function deleteUser(ctx) {
-      replyValue(await ask(deps.users, User.delete(idToDelete(ctx)), deps.askTimeoutMs));
+      replyValue(await ask(deps.users, User.delete({ id: idToDelete(ctx) }), deps.askTimeoutMs));
       ctx.status = 204;
     }),
   ];

@@ -24,7 +24,7 @@ export interface Actors {
   /** The activity router: one ActivityActor per user id below it. */
   readonly activity: Ref<Activity.RouterCommand>;
   /** Spawned when its deps are given (the employee service is on). */
-  readonly employee: Ref<Employee.Command> | undefined;
+  readonly employees: Ref<Employee.Command> | undefined;
   stop(): void;
 }
 
@@ -32,7 +32,7 @@ export interface ActorDeps {
   readonly token: Omit<TokenActorDeps, 'onCrash'>;
   readonly users: Omit<UserActorDeps, 'onCrash' | 'activity'>;
   readonly activity: Omit<ActivityActorDeps, 'crashPolicy'>;
-  readonly employee?: Omit<EmployeeActorDeps, 'onCrash'> | undefined;
+  readonly employees?: Omit<EmployeeActorDeps, 'onCrash'> | undefined;
   readonly logger: Logger;
   /** Asks to a top-level actor with this many waiting messages are refused at once; unset: unbounded. */
   readonly mailboxLimit?: number | undefined;
@@ -49,9 +49,9 @@ export function startActors(deps: ActorDeps): Actors {
   const token = spawnTokenActor(system, { ...deps.token, onCrash: supervised() });
   const activity = spawnActivityRouter(system, { ...deps.activity, crashPolicy: supervised });
   const users = spawnUserActor(system, { ...deps.users, activity, onCrash: supervised() });
-  const employee = deps.employee && spawnEmployeeActor(system, { ...deps.employee, onCrash: supervised() });
+  const employees = deps.employees && spawnEmployeeActor(system, { ...deps.employees, onCrash: supervised() });
   if (deps.mailboxLimit !== undefined) {
-    for (const ref of [token, users, activity, employee]) if (ref) limitMailbox(ref, deps.mailboxLimit);
+    for (const ref of [token, users, activity, employees]) if (ref) limitMailbox(ref, deps.mailboxLimit);
   }
-  return { system, token, users, activity, employee, stop: () => stopSystem(system) };
+  return { system, token, users, activity, employees, stop: () => stopSystem(system) };
 }

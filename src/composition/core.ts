@@ -208,7 +208,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       idleMs: config.actors.activity.idleMs,
       maxLive: config.actors.activity.maxLive,
     },
-    employee: config.services.has('employee') ? { store: stores.employees } : undefined,
+    employees: config.services.has('employee') ? { store: stores.employees } : undefined,
   });
   // Ended counts are only clutter (an ended window counts from zero anyway): swept hourly.
   const sweep = setInterval(() => {

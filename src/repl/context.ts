@@ -35,11 +35,11 @@ function usageError(message: string): TypeError {
   return error;
 }
 
-/** A builder (`Get(id)`), or a message literal without its `sender`, which is then filled in. */
+/** A builder (`Get({ id })`), or a message literal without its `sender`, which is then filled in. */
 function asRequest(msg: unknown, fn: string): Request<unknown, unknown> {
   if (typeof msg === 'function') return msg as Request<unknown, unknown>;
   if (typeof msg === 'object' && msg !== null) return (sender) => ({ ...msg, sender });
-  throw usageError(`${fn}(ref, msg): msg must be a message such as Get(id) or User.post({ name, email })`);
+  throw usageError(`${fn}(ref, msg): msg must be a message such as Get({ id }) or User.post({ name, email })`);
 }
 
 function checkRef(ref: unknown, fn: string, refs: Refs): asserts ref is AnyRef {
@@ -122,7 +122,7 @@ function tellFor(actors: Actors, refs: Refs, io: ReplIo) {
 export function replGlobals(actors: Actors, io: ReplIo): Record<string, unknown> {
   const refs: Refs = {
     token: actors.token,
-    employees: actors.employee,
+    employees: actors.employees,
     users: actors.users,
     activity: actors.activity,
   };

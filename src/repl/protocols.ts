@@ -14,7 +14,7 @@ export interface ProtocolEntry {
   readonly namespace: string;
   readonly actor: string;
   readonly module: Readonly<Record<string, unknown>>;
-  /** Message kind → a builder call, such as `User.get('…')`. */
+  /** Message kind → a builder call, such as `User.get({ id: '…' })`. */
   readonly examples: Readonly<Record<string, string>>;
   /** Message kind → the schema of its fields, which a message is checked against before it is sent. */
   readonly schemas: Readonly<Record<string, z.ZodType>>;

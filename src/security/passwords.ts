@@ -18,6 +18,15 @@ export const MAX_PASSWORD_BYTES = 72;
 
 export const isTooLong = (password: string): boolean => bcrypt.truncates(password);
 
+/**
+ * Why a password presented for a login is refused before any comparison, or undefined: past
+ * BCrypt's limit a comparison would read only the first bytes. The one rule for every login
+ * (the password grant and the sign-in form): no request may carry such a password, so the answer
+ * is a malformed request (OAuth `invalid_request`), not a wrong password.
+ */
+export const overLongPassword = (password: string): string | undefined =>
+  isTooLong(password) ? `Passwords longer than ${MAX_PASSWORD_BYTES} bytes are not accepted` : undefined;
+
 /** The cost factor of a BCrypt hash, or undefined when it is not one. */
 export function costOf(hash: string): number | undefined {
   const m = /^\$2[aby]\$(\d\d)\$/.exec(withoutBcryptPrefix(hash));

@@ -264,9 +264,9 @@ t("Forget › the user's actor stops; a Forget for a user without an actor is an
   const userId = await newUser();
   await record(ref, userId);
   assert.ok(await ctx.users.delete(userId));
-  assert.equal(await ask(ref, Activity.forget(userId), 2000), { ok: true, value: null });
+  assert.equal(await ask(ref, Activity.forget({ userId: userId }), 2000), { ok: true, value: null });
   await waitFor(() => children(ref).length === 0, 'the stop after Forget');
-  assert.equal(await ask(ref, Activity.forget(newId()), 2000), { ok: true, value: null });
+  assert.equal(await ask(ref, Activity.forget({ userId: newId() }), 2000), { ok: true, value: null });
   assert.equal((await history(ref, userId)).activities, []);
 });
 

@@ -82,9 +82,9 @@ t("Create: the sender gets the new record, version 1, stamped with the actor's c
 
 t('Get: the record; an unknown id → employee.not_found', async () => {
   const r = await create('John Doe');
-  assert.equal(await send(Employee.get(r.id)), { ok: true, value: r });
+  assert.equal(await send(Employee.get({ id: r.id })), { ok: true, value: r });
   const unknown = newId();
-  assert.equal(await send(Employee.get(unknown)), {
+  assert.equal(await send(Employee.get({ id: unknown })), {
     ok: false,
     code: 'employee.not_found',
     message: `No employee with id ${unknown}`,
@@ -115,24 +115,24 @@ t(
   async () => {
     const r = await create('Jane Roe');
     ctx.clock.now = NOW + 60_000;
-    const updated = value(await send(Employee.update(r.id, { name: 'Jane Doe' }, 1)));
+    const updated = value(await send(Employee.update({ id: r.id, changes: { name: 'Jane Doe' }, expectedVersion: 1 })));
     assert.equal(updated, { ...r, name: 'Jane Doe', updatedAt: '2024-05-01T10:01:00.000Z', version: 2 });
-    assert.equal(await send(Employee.update(r.id, { name: 'Lost' }, 1)), {
+    assert.equal(await send(Employee.update({ id: r.id, changes: { name: 'Lost' }, expectedVersion: 1 })), {
       ok: false,
       code: 'employee.version_conflict',
       message: `Employee ${r.id} is at version 2, not 1`,
     });
-    assert.is(value(await send(Employee.update(r.id, { dateOfBirth: '1991-02-03' }))).version, 3);
-    const missing = await send(Employee.update(newId(), { name: 'X' }));
+    assert.is(value(await send(Employee.update({ id: r.id, changes: { dateOfBirth: '1991-02-03' } }))).version, 3);
+    const missing = await send(Employee.update({ id: newId(), changes: { name: 'X' } }));
     assert.is(missing.ok ? '' : missing.code, 'employee.not_found');
   },
 );
 
 t('Delete: the id once, then employee.not_found', async () => {
   const r = await create('Gone Soon');
-  assert.equal(await send(Employee.remove(r.id)), { ok: true, value: { id: r.id } });
-  assert.is((await send(Employee.get(r.id))).ok, false);
-  const again = await send(Employee.remove(r.id));
+  assert.equal(await send(Employee.remove({ id: r.id })), { ok: true, value: { id: r.id } });
+  assert.is((await send(Employee.get({ id: r.id }))).ok, false);
+  const again = await send(Employee.remove({ id: r.id }));
   assert.is(again.ok ? '' : again.code, 'employee.not_found');
 });
 
@@ -146,7 +146,7 @@ t('a store that cannot be reached → unavailable to the sender, and the actor c
 
 t('a store fault crashes the message: the sender gets internal, the actor carries on', async () => {
   ctx.overrides.findById = () => Promise.reject(new Error('disk on fire'));
-  const reply = await send(Employee.get(newId()));
+  const reply = await send(Employee.get({ id: newId() }));
   assert.equal(reply, { ok: false, code: 'internal', message: 'internal error: disk on fire' });
   assert.is((ctx.crashes.at(-1) as Error).message, 'disk on fire');
   ctx.overrides = {};
@@ -163,9 +163,9 @@ t('a slow store call does not hold up the next message; each reply goes to its o
         })
       : ctx.store.findById(id);
   const slow = createProbe<Employee.GetReply>(ctx.system);
-  tell(ctx.employee, Employee.get(slowId)(slow.ref));
+  tell(ctx.employee, Employee.get({ id: slowId })(slow.ref));
   const fast = await create('Fast One');
-  assert.equal(await send(Employee.get(fast.id)), { ok: true, value: fast });
+  assert.equal(await send(Employee.get({ id: fast.id })), { ok: true, value: fast });
   await slow.expectNoMessage(20);
   release(undefined);
   assert.is(((await slow.expectMessage()) as { code?: string }).code, 'employee.not_found');

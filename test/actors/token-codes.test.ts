@@ -100,20 +100,31 @@ t('a code redeems within 60 s, and not after', async () => {
   assert.match(reply.ok ? '' : reply.message, /expired/);
 });
 
-t('a wrong password gives no code', async () => {
-  const p = await aProcess();
-  const reply = await ask(
+const signIn = (p: TokenActorSetup, password: string) =>
+  ask(
     p.token,
     Token.authorize({
       clientId: WEB.clientId,
       redirectUri: 'https://app.example/callback',
       username: 'john.doe',
-      password: 'wrong-but-secret-password',
+      password,
       codeChallenge: s256(VERIFIER),
     }),
     5000,
   );
+
+t('a wrong password gives no code', async () => {
+  const reply = await signIn(await aProcess(), 'wrong-but-secret-password');
   assert.is(reply.ok ? 'ok' : reply.code, 'grant.invalid');
+});
+
+t('a password over 72 bytes gives no code: request.invalid, as the password grant answers', async () => {
+  const reply = await signIn(await aProcess(), `john-password${'x'.repeat(60)}`);
+  assert.equal(reply, {
+    ok: false,
+    code: 'request.invalid',
+    message: 'Passwords longer than 72 bytes are not accepted',
+  });
 });
 
 t('two processes redeeming one code at once: one gets tokens, then they are revoked by the replay', async () => {

@@ -121,9 +121,9 @@ t('Post › an email taken in another case → user.email_taken, and nothing is 
 
 t('Get › the user, or user.not_found', async () => {
   const user = await created();
-  assert.equal(await send(User.get(user.id)), { ok: true, value: user });
+  assert.equal(await send(User.get({ id: user.id })), { ok: true, value: user });
   const missing = newId();
-  assert.equal(await send(User.get(missing)), {
+  assert.equal(await send(User.get({ id: missing })), {
     ok: false,
     code: 'user.not_found',
     message: `No user with id ${missing}`,
@@ -166,7 +166,7 @@ t(
     assert.is(missing.ok ? '' : missing.code, 'user.not_found');
     const taken = await send(User.put({ id: user.id, email: 'BOB@example.com' }));
     assert.is(taken.ok ? '' : taken.code, 'user.email_taken');
-    assert.equal(await send(User.get(user.id)), { ok: true, value: user });
+    assert.equal(await send(User.get({ id: user.id })), { ok: true, value: user });
     await ctx.activity.expectNoMessage(30);
   },
 );
@@ -222,12 +222,12 @@ t(
   'Delete › the deleted user arrives at the sender, the router is told to forget it; a second Delete → user.not_found',
   async () => {
     const user = await created();
-    assert.equal(await send(User.delete(user.id)), { ok: true, value: user });
+    assert.equal(await send(User.delete({ id: user.id })), { ok: true, value: user });
     const msg = await activityMessage();
     assert.equal(msg.type === 'Forget' ? msg.userId : msg.type, user.id);
-    const again = await send(User.delete(user.id));
+    const again = await send(User.delete({ id: user.id }));
     assert.is(again.ok ? '' : again.code, 'user.not_found');
-    const gone = await send(User.get(user.id));
+    const gone = await send(User.get({ id: user.id }));
     assert.is(gone.ok ? '' : gone.code, 'user.not_found');
   },
 );
@@ -246,7 +246,7 @@ t('supervision › a failed activity notification: the held caller gets internal
   await waitFor(() => ctx.crashes.length > 0, 'the crash report');
   assert.is(ctx.crashes.length, 1);
   assert.match(String(ctx.crashes[0]), /USER_CREATED was not recorded/);
-  const stored = await send(User.get(msg.userId));
+  const stored = await send(User.get({ id: msg.userId }));
   assert.is(
     stored.ok && stored.value.email,
     'a@example.com',
@@ -265,7 +265,7 @@ t(
       message: "UserActor takes Get | Post | Put | Delete, not 'Patch'",
     });
     assert.equal(ctx.crashes, []);
-    const gone = await send(User.get(newId()));
+    const gone = await send(User.get({ id: newId() }));
     assert.is(gone.ok ? '' : gone.code, 'user.not_found');
   },
 );

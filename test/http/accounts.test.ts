@@ -296,6 +296,16 @@ t('PUT /app/me/password › 204, the other logins end and this one stays; 400 wr
     code(await change({ currentPassword: 'lou-password', newPassword: 'short' })),
     'urn:problem:troupe:password.invalid',
   );
+  assert.is(
+    code(await change({ currentPassword: 'lou-password', newPassword: 'x'.repeat(73) })),
+    'urn:problem:troupe:password.invalid',
+    'over 72 bytes: the limit BCrypt sets, as at the token endpoint',
+  );
+  assert.is(
+    code(await change({ currentPassword: `lou-password${'x'.repeat(72)}`, newPassword: 'lou-new-password' })),
+    'urn:problem:troupe:password.incorrect',
+    'a current password over 72 bytes is never compared, though its first bytes are right',
+  );
   assert.is((await change({ currentPassword: 'lou-password', newPassword: 'lou-new-password' })).status, 204);
   assert.is((await call('GET', '/app/listAll', undefined, mine.access_token)).status, 200);
   assert.is((await call('GET', '/app/listAll', undefined, other.access_token)).status, 401);

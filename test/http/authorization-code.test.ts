@@ -157,6 +157,20 @@ t('POST › wrong password → 400 sign-in page again with the error, no redirec
   assert.match(await res.text(), /Wrong username or password/);
 });
 
+t('POST › a password over 72 bytes → 400 sign-in page again saying so, not counted as a failure', async (c) => {
+  const overLong = { username: USERS.admin.username, password: `${USERS.admin.password}${'x'.repeat(72)}` };
+  for (let i = 0; i < 4; i += 1) {
+    const res = await submit(c.server.url, await openForm(authorizeUrl(c.server.url, REQUEST)), overLong);
+    assert.is(res.status, 400);
+    assert.is(res.headers.get('location'), null);
+    const page = await res.text();
+    assert.match(page, /Passwords longer than 72 bytes are not accepted/);
+    assert.not.match(page, /Wrong username or password/);
+  }
+  const res = await submit(c.server.url, await openForm(authorizeUrl(c.server.url, REQUEST)), USERS.admin);
+  assert.is(res.status, 303, 'the throttle counted none of them');
+});
+
 t('POST › without the CSRF cookie, or with a token of another request → 400 error page', async (c) => {
   const form = await openForm(authorizeUrl(c.server.url, REQUEST));
   const noCookie = await submit(c.server.url, form, USERS.john, () => {}, '');

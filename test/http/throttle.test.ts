@@ -207,6 +207,22 @@ long(
     assert.match(body.error_description, /72 bytes/);
   },
 );
+long(
+  'its first 72 bytes the right password: still invalid_request, every time, and never counted as a failed login',
+  async ({ server }) => {
+    const overLong = { grant_type: 'password', username: 'admin', password: `admin-password${'x'.repeat(72)}` };
+    for (let i = 0; i < 4; i += 1) {
+      const res = await postToken(server.url, overLong);
+      assert.is(res.status, 400);
+      assert.equal(await res.json(), {
+        error: 'invalid_request',
+        error_description: 'Passwords longer than 72 bytes are not accepted',
+      });
+    }
+    const res = await postToken(server.url, { grant_type: 'password', username: 'admin', password: 'admin-password' });
+    assert.is(res.status, 200, 'the throttle counted none of them');
+  },
+);
 long.run();
 
 const run = promisify(execFile);

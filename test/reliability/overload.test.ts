@@ -37,12 +37,14 @@ t('ask › past the mailbox bound the request is refused without being sent; the
     });
     limitMailbox(users, 5);
     // All in one tick: the first is taken at once, five wait in the mailbox, the rest are refused.
-    const outcomes = await Promise.allSettled(Array.from({ length: 200 }, () => ask(users, User.get(newId()), 2000)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 200 }, () => ask(users, User.get({ id: newId() }), 2000)),
+    );
     const refused = outcomes.filter((o) => o.status === 'rejected');
     assert.is(outcomes.length - refused.length, 6);
     assert.ok(refused.every((o) => o.reason instanceof MailboxFullError));
     assert.is(mailboxSize(users), 0);
-    const again = await ask(users, User.get(newId()), 2000);
+    const again = await ask(users, User.get({ id: newId() }), 2000);
     assert.is(again.ok ? 'ok' : again.code, 'user.not_found');
   } finally {
     stopSystem(system);

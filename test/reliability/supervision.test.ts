@@ -59,7 +59,7 @@ t('EmployeeActor › a store fault is a 500, the next create succeeds, earlier r
   const lost = await api('POST', '/api/employee/search', { name: 'Lost' });
   assert.equal((lost.body as { items: unknown[] }).items, []);
   const metrics = await (await fetch(`${ctx.server.url}/metrics`)).text();
-  assert.match(metrics, /actor_messages_total\{actor="employee",outcome="failed"\} 1\n/, 'the crash is counted');
+  assert.match(metrics, /actor_messages_total\{actor="employees",outcome="failed"\} 1\n/, 'the crash is counted');
   await alive();
 });
 

@@ -75,11 +75,11 @@ s('GET /api/employee/:id › SERVER → EmployeeActor → store, one trace', asy
   const store = spans.find((span) => span.attributes['db.collection.name'] === 'employees');
   assert.ok(store);
   assert.is(store.kind, SpanKind.CLIENT);
-  assert.equal(chainOf(store, spans, t.parentId), ['GET /api/employee/:id', 'process employee', store.name]);
-  const actor = spans.find((span) => span.name === 'process employee');
+  assert.equal(chainOf(store, spans, t.parentId), ['GET /api/employee/:id', 'process employees', store.name]);
+  const actor = spans.find((span) => span.name === 'process employees');
   assert.is(actor?.attributes['messaging.system'], 'nact');
   assert.is(actor?.attributes['messaging.nact.message.type'], 'Get');
-  assert.match(String(actor?.attributes['messaging.destination.name']), /employee$/);
+  assert.match(String(actor?.attributes['messaging.destination.name']), /employees$/);
 });
 
 s('POST /api/users/activity › router and ActivityActor are two spans down to the store', async (c) => {

@@ -1,0 +1,106 @@
+/**
+ * Revocation (RFC 7009) and introspection (RFC 7662) in TokenActor: a token presented by its
+ * client is found as a refresh-token record or as access-token claims, then revoked or described.
+ */
+import { tell } from '../../src/messaging/nact.ts';
+import { fail, ok } from '../../src/messaging/reply.ts';
+import type { Denylist } from '../../src/security/denylist.ts';
+import { InvalidTokenError, type Principal, type TokenVerifier } from '../../src/security/jwt.ts';
+import { hashToken, looksLikeRefreshToken } from '../../src/security/refresh-tokens.ts';
+import type { CredentialStore } from '../../src/stores/credential-store.ts';
+import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
+import type { Command, Introspection } from './protocol.ts';
+
+export interface InspectionDeps {
+  /** Verifies access tokens (revocation included) for revocation and introspection. */
+  readonly verifyAccessToken: TokenVerifier;
+  readonly credentials: CredentialStore;
+  readonly refreshTokens: RefreshTokenStore;
+  readonly denylist: Denylist;
+}
+
+type Of<T extends 'Revoke' | 'Introspect'> = Extract<Command, { type: T }>;
+
+export function createInspection(
+  deps: InspectionDeps,
+  now: () => number,
+  revokeLogin: (loginId: string, loginExpiresAt?: number) => Promise<void>,
+  revokeAccessToken: (claims: Principal) => Promise<void>,
+) {
+  const seconds = (): number => Math.floor(now() / 1000);
+
+  const accessClaims = async (token: string) => {
+    try {
+      return await deps.verifyAccessToken(token, now());
+    } catch (error) {
+      if (error instanceof InvalidTokenError) return undefined;
+      throw error;
+    }
+  };
+
+  /**
+   * The token as a refresh-token record or as access-token claims. The token's own form tells the
+   * two kinds apart at once, so both are always looked for (no `token_type_hint` is needed).
+   */
+  const locate = async (token: string) => {
+    const record = looksLikeRefreshToken(token) ? await deps.refreshTokens.find(hashToken(token)) : undefined;
+    return { record, claims: record ? undefined : await accessClaims(token) };
+  };
+
+  const onRevoke = async (msg: Of<'Revoke'>): Promise<void> => {
+    const { record, claims } = await locate(msg.token);
+    const owner = record?.clientId ?? claims?.clientId;
+    if (owner !== undefined && owner !== msg.clientId)
+      return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
+    if (record) await revokeLogin(record.familyId, record.expiresAt);
+    if (claims) await revokeAccessToken(claims);
+    tell(msg.sender, ok(null));
+  };
+
+  const introspectRefresh = async (record: RefreshTokenRecord): Promise<Introspection> =>
+    record.revokedAt !== null ||
+    record.usedAt !== null ||
+    record.expiresAt <= seconds() ||
+    (await deps.denylist.loginRevoked(record.familyId))
+      ? { active: false }
+      : {
+          active: true,
+          tokenType: 'refresh_token',
+          scope: record.scope,
+          clientId: record.clientId,
+          username: record.username,
+          clientToken: false,
+          exp: record.expiresAt,
+          iat: record.issuedAt,
+          jti: undefined,
+        };
+
+  const introspectAccess = (claims: Principal): Introspection => ({
+    active: true,
+    tokenType: 'access_token',
+    scope: claims.scope,
+    clientId: claims.clientId,
+    username: claims.username,
+    clientToken: claims.clientToken === true,
+    exp: claims.exp,
+    iat: claims.iat,
+    jti: claims.jti,
+  });
+
+  const onIntrospect = async (msg: Of<'Introspect'>): Promise<void> => {
+    const { record, claims } = await locate(msg.token);
+    const found: Introspection = record
+      ? await introspectRefresh(record)
+      : claims
+        ? introspectAccess(claims)
+        : { active: false };
+    // Another client's token, or one whose account no longer exists or is disabled, is inactive to this caller.
+    const standing =
+      found.active &&
+      found.clientId === msg.clientId &&
+      (found.clientToken || (await deps.credentials.findByUsername(found.username))?.enabled === true);
+    tell(msg.sender, ok(standing ? found : { active: false }));
+  };
+
+  return { onRevoke, onIntrospect };
+}

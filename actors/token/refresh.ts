@@ -1,0 +1,70 @@
+/**
+ * The refresh_token grant in TokenActor: a live refresh token of the client is spent for a new
+ * access token and its successor. A token presented a second time, or spent by another request
+ * since it was read, revokes its whole login.
+ */
+import { tell } from '../../src/messaging/nact.ts';
+import { fail, ok } from '../../src/messaging/reply.ts';
+import type { Denylist } from '../../src/security/denylist.ts';
+import { hashToken } from '../../src/security/refresh-tokens.ts';
+import type { CredentialStore } from '../../src/stores/credential-store.ts';
+import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
+import type { Grants } from './grants.ts';
+import { REUSED_REFRESH_TOKEN, type Command } from './protocol.ts';
+
+export interface RefreshDeps {
+  readonly credentials: CredentialStore;
+  readonly refreshTokens: RefreshTokenStore;
+  readonly denylist: Denylist;
+}
+
+type Refresh = Extract<Command, { type: 'Refresh' }>;
+
+export function createRefresh(
+  deps: RefreshDeps,
+  grants: Grants,
+  seconds: () => number,
+  revokeLogin: (loginId: string, loginExpiresAt?: number) => Promise<void>,
+) {
+  const refused = (msg: Refresh, description: string): void => tell(msg.sender, fail('grant.invalid', description));
+
+  /** A live refresh token of this client, or the reason it is not one. */
+  const liveRefresh = async (msg: Refresh): Promise<RefreshTokenRecord | string> => {
+    const record = await deps.refreshTokens.find(hashToken(msg.refreshToken));
+    if (!record || record.clientId !== msg.clientId) return 'Invalid refresh token';
+    if (record.revokedAt !== null || (await deps.denylist.loginRevoked(record.familyId)))
+      return 'Refresh token revoked';
+    if (record.usedAt !== null) {
+      await revokeLogin(record.familyId, record.expiresAt);
+      return REUSED_REFRESH_TOKEN;
+    }
+    return record.expiresAt <= seconds() ? 'Refresh token expired' : record;
+  };
+
+  const onRefresh = async (msg: Refresh): Promise<void> => {
+    const client = grants.checkGrant(msg.clientId, 'refresh_token', msg.scope);
+    if ('ok' in client) return tell(msg.sender, client);
+    const record = await liveRefresh(msg);
+    if (typeof record === 'string') return refused(msg, record);
+    const wider = (msg.scope ?? []).filter((s) => !record.scope.includes(s));
+    if (wider.length > 0)
+      return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
+    const user = await deps.credentials.findByUsername(record.username);
+    if (!user?.enabled) return refused(msg, 'The account no longer exists or is disabled');
+    const scope = msg.scope ?? record.scope;
+    const issued = await grants.sign(client, user, scope, record.familyId);
+    const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
+    const { familyId, expiresAt, generation } = record;
+    const next = grants.newRefresh(client, user, record.scope, familyId, expiresAt, lastExp, generation + 1);
+    if (!next) return refused(msg, 'Invalid refresh token');
+    // Lost the rotation: another request (in this process or another) spent the token since it
+    // was read. That is reuse as much as a token found used: the login is revoked either way.
+    if (!(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds()))) {
+      await revokeLogin(familyId, expiresAt);
+      return refused(msg, REUSED_REFRESH_TOKEN);
+    }
+    tell(msg.sender, ok(grants.granted(issued, scope, next.token)));
+  };
+
+  return { onRefresh };
+}
