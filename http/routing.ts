@@ -42,12 +42,21 @@ export interface RouteParams {
 }
 export type RouteMiddleware = Middleware<AppState, RouteParams>;
 
+/**
+ * The body every error of a route is rendered in: RFC 9457 problem details, or RFC 6749 §5.2
+ * `{error, error_description}` for the OAuth endpoints. The route declares it, so the error
+ * handler and the API description read the same decision.
+ */
+export type ErrorFormat = 'problem' | 'oauth';
+
 /** A route as the route modules declare it: nothing runs without an {@link Access}. */
 export interface Route {
   readonly method: Method;
   /** Koa form: `/api/employee/:id`. */
   readonly path: string;
   readonly access: Access;
+  /** OAuth JSON for a client-authenticated route (and any route marked {@link oauthErrors}), else problem+json. */
+  readonly errorFormat: ErrorFormat;
   /** Body parsers, then the handler. */
   readonly run: readonly RouteMiddleware[];
   /**
@@ -61,8 +70,12 @@ export const route = (method: Method, path: string, access: Access, ...run: Rout
   method,
   path,
   access,
+  errorFormat: access.kind === 'client' ? 'oauth' : 'problem',
   run,
 });
+
+/** Declares a route of the OAuth endpoints that is not client-authenticated: its errors speak RFC 6749 §5.2 too. */
+export const oauthErrors = (r: Route): Route => ({ ...r, errorFormat: 'oauth' });
 
 /** Declares a GET route that changes state: HEAD of it is 405, never a run of its handler. */
 export const changesState = (r: Route): Route => ({ ...r, changesState: true });
@@ -79,29 +92,47 @@ export interface Guards {
   readonly realm: string;
 }
 
-const ACCESS = Symbol('access');
-type Guard = Middleware<AppState> & { readonly [ACCESS]: Access };
+/** What a route declared besides its middleware, kept on its guard so the router's own stack carries it. */
+interface Declaration {
+  readonly access: Access;
+  readonly errorFormat: ErrorFormat;
+}
 
-const tagged = (access: Access, guard: Middleware<AppState>): Guard => Object.assign(guard, { [ACCESS]: access });
+const DECLARED = Symbol('declared');
+type Guard = Middleware<AppState> & { readonly [DECLARED]: Declaration };
 
-function guardOf(access: Access, guards: Guards): Guard {
+/**
+ * The guard with the route's declaration on it; it records the route's error format before any
+ * check or body parser can fail.
+ */
+function guardOf(r: Route, guards: Guards): Guard {
+  const check = accessCheck(r.access, guards);
+  const { errorFormat } = r;
+  const guard = async function guard(ctx: ParameterizedContext<AppState>, next: () => Promise<unknown>) {
+    ctx.state.errorFormat = errorFormat;
+    return check(ctx, next);
+  };
+  return Object.assign(guard, { [DECLARED]: { access: r.access, errorFormat } });
+}
+
+function accessCheck(access: Access, guards: Guards): Middleware<AppState> {
   switch (access.kind) {
     case 'public':
-      return tagged(access, async function publicRoute(_ctx, next) {
+      return async function publicRoute(_ctx, next) {
         await next();
-      });
+      };
     case 'client':
-      return tagged(access, guards.client);
+      return guards.client;
     case 'token':
-      return tagged(access, async function requireToken(ctx, next) {
+      return async function requireToken(ctx, next) {
         const principal = await guards.authenticate(ctx);
         if (principal && access.scope !== undefined && !principal.scope.includes(access.scope))
           throw insufficientScope(guards.realm, access.scope);
         if (access.role !== undefined && !principal?.authorities.includes(access.role)) throw accessDenied();
         await next();
-      });
+      };
     case 'role':
-      return tagged(access, async function requireRoleAfterHandler(ctx, next) {
+      return async function requireRoleAfterHandler(ctx, next) {
         const principal = await guards.authenticate(ctx);
         await next();
         if (principal && !principal.authorities.includes(access.role)) {
@@ -109,23 +140,22 @@ function guardOf(access: Access, guards: Guards): Guard {
           ctx.remove('Content-Type');
           throw accessDenied();
         }
-      });
+      };
     default:
       throw new TypeError(`unknown access ${JSON.stringify(access satisfies never)}`);
   }
 }
 
-/** The access a layer's route declared, read off the layer itself. */
-const accessOfLayer = (layer: { readonly stack: readonly unknown[] }): Access | undefined => {
+/** What a layer's route declared, read off the layer itself. */
+const declarationOf = (layer: { readonly stack: readonly unknown[] }): Declaration | undefined => {
   const first = layer.stack[0] as Partial<Guard> | undefined;
-  return first?.[ACCESS];
+  return first?.[DECLARED];
 };
 
 /** A route as the router holds it, HEAD aside. */
-export interface RouteInfo {
+export interface RouteInfo extends Declaration {
   readonly method: Method;
   readonly path: string;
-  readonly access: Access;
 }
 
 /**
@@ -134,12 +164,12 @@ export interface RouteInfo {
  */
 export function routeTable(router: Router<AppState, RouteParams>): readonly RouteInfo[] {
   return router.stack.flatMap((layer) => {
-    const access = accessOfLayer(layer);
-    if (access === undefined)
+    const declared = declarationOf(layer);
+    if (declared === undefined)
       throw new TypeError(`route ${layer.methods.join(',')} ${String(layer.path)} declares no access`);
     return layer.methods
       .filter((m): m is Method => m !== 'HEAD')
-      .map((method) => ({ method, path: String(layer.path), access }));
+      .map((method) => ({ method, path: String(layer.path), ...declared }));
   });
 }
 
@@ -152,7 +182,7 @@ export function mountRoutes(routes: readonly Route[], guards: Guards): Router<Ap
     // A check after the handler runs once the handler has written: a state-changing route is refused it.
     if (r.access.kind === 'role' && (r.method !== 'GET' || r.changesState))
       throw new TypeError(`route ${r.method} ${r.path} changes state: its access must be checked before the handler`);
-    router.register(r.path, [r.method], [guardOf(r.access, guards), ...r.run]);
+    router.register(r.path, [r.method], [guardOf(r, guards), ...r.run]);
     // The router answers HEAD with every GET route; not with one whose handler writes.
     const layer = router.stack.at(-1);
     if (r.changesState && layer) layer.methods = layer.methods.filter((m) => m !== 'HEAD');
@@ -176,6 +206,7 @@ interface Compiled {
   readonly layer: Layer;
   readonly path: string;
   readonly methods: ReadonlySet<string>;
+  readonly errorFormat: ErrorFormat;
   readonly run: ComposedMiddleware<ParameterizedContext<AppState, RouteParams>>;
 }
 
@@ -197,6 +228,7 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
     layer,
     path: String(layer.path),
     methods: new Set(layer.methods),
+    errorFormat: declarationOf(layer)?.errorFormat ?? 'problem',
     run: compose(layer.stack as unknown as RouteMiddleware[]),
   }));
   // Every route a plain path matches (its own, and any parameterised one that takes it too), in
@@ -237,7 +269,9 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
   const unrouted = async (ctx: ParameterizedContext<AppState>, candidates: readonly Compiled[]): Promise<void> => {
     const first = candidates[0];
     if (first) {
+      // A known path asked with another method: its error is in the body its routes declare.
       ctx.state.route = first.path;
+      ctx.state.errorFormat = first.errorFormat;
       const allow = [...new Set(candidates.flatMap((c) => [...c.methods]))]
         .filter((m) => m !== 'HEAD' || routeFor(ctx.path, 'HEAD'))
         .join(', ');

@@ -18,11 +18,13 @@ import {
   route,
   routeTable,
   changesState,
+  oauthErrors,
   token,
   tokenWithRole,
   type Guards,
   type Route,
 } from '../../http/routing.ts';
+import { HttpProblem } from '../../http/problems.ts';
 import type { AppState } from '../../http/state.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
@@ -91,11 +93,11 @@ function routes(): Route[] {
   ];
 }
 
-async function serve(enabled: boolean): Promise<{ server: Server; url: string }> {
+async function serve(enabled: boolean, declared = routes()): Promise<{ server: Server; url: string }> {
   const app = new Koa<AppState>();
   app.silent = true;
   const guards = guardsFor(enabled);
-  const router = mountRoutes(routes(), guards);
+  const router = mountRoutes(declared, guards);
   app.use(requestFrame(createLogger('silent'), createMetrics()));
   app.use(dispatch(router, guards));
   const server = app.listen(0, '127.0.0.1');
@@ -247,3 +249,46 @@ t("a layer added to the router behind the declarations' back stops the route tab
 });
 
 t.run();
+
+const formats = suite(
+  'routing: an error takes the body its route declares, whatever the path',
+  {} as {
+    server: Server;
+    url: string;
+  },
+);
+formats.before(async (c) => {
+  const refuse = async () => {
+    throw new HttpProblem(400, 'bad_request', 'refused');
+  };
+  ({ server: c.server, url: c.url } = await serve(true, [
+    route('POST', '/oauth/plain', PUBLIC, refuse),
+    oauthErrors(route('POST', '/open/oauth-form', PUBLIC, refuse)),
+  ]));
+});
+formats.after(async (c) => {
+  c.server?.close();
+});
+
+formats('a problem+json route under /oauth, an OAuth route elsewhere, and a 405 as its path declares', async (c) => {
+  const plain = await fetch(`${c.url}/oauth/plain`, { method: 'POST' });
+  assert.is(plain.status, 400);
+  assert.match(plain.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  const oauth = await fetch(`${c.url}/open/oauth-form`, { method: 'POST' });
+  assert.is(oauth.status, 400);
+  assert.equal(await oauth.json(), { error: 'invalid_request', error_description: 'refused' });
+  const other = await fetch(`${c.url}/open/oauth-form`, { method: 'PUT' });
+  assert.is(other.status, 405);
+  assert.is(((await other.json()) as { error?: string }).error, 'invalid_request');
+  const wrongMethod = await fetch(`${c.url}/oauth/plain`, { method: 'PUT' });
+  assert.is(wrongMethod.status, 405);
+  assert.match(wrongMethod.headers.get('content-type') ?? '', /^application\/problem\+json/);
+});
+
+formats('a path no route has is a problem 404, under /oauth too', async (c) => {
+  const res = await fetch(`${c.url}/oauth/nothing-here`);
+  assert.is(res.status, 404);
+  assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
+});
+
+formats.run();
