@@ -125,7 +125,6 @@ export const REPLY_ERRORS = {
   'user.not_found': { status: 404 },
   'user.email_taken': { status: 409 },
   'user.version_conflict': { status: 412 },
-  'activity.user_not_found': { status: 404 },
   'employee.not_found': { status: 404 },
   'employee.version_conflict': { status: 412 },
   internal: { status: 500, detail: 'The server could not complete the request' },

@@ -10,7 +10,7 @@ import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 
-export type ErrorCode = 'activity.user_not_found'; // recording for a user that does not exist (or was just deleted)
+export type ErrorCode = 'user.not_found'; // recording for a user that does not exist (or was just deleted)
 
 /** A JSON object. */
 export type Detail = { readonly [key: string]: unknown };
