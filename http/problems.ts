@@ -15,17 +15,32 @@ export interface FieldError {
   readonly message: string;
 }
 
+/** The codes the HTTP layer raises itself, besides the actors' reply codes. */
+export type BoundaryCode =
+  /** A request that fails its schema; `errors` names each bad field. */
+  | 'validation'
+  /** A body that does not parse (JSON, or its Content-Encoding). */
+  | 'bad_request'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'not_implemented';
+
+/** Every code a problem can carry: its `type` is `urn:problem:troupe:<code>`. */
+export type ProblemCode = BoundaryCode | ReplyCode;
+
 /** A boundary error rendered as `application/problem+json`. */
 export class HttpProblem extends Error {
   override readonly name = 'HttpProblem';
   readonly status: number;
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly detail: string;
   readonly errors: readonly FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
   constructor(
     status: number,
-    code: string,
+    code: ProblemCode,
     detail: string,
     options: { errors?: readonly FieldError[]; headers?: Record<string, string> } = {},
   ) {
@@ -63,11 +78,11 @@ export interface ProblemBody {
   readonly requestId: string;
 }
 
-export const problemType = (code: string): string => (code === 'about:blank' ? code : `urn:problem:troupe:${code}`);
+export const problemType = (code: ProblemCode): string => `urn:problem:troupe:${code}`;
 
 export function problemBody(
   status: number,
-  code: string,
+  code: ProblemCode,
   detail: string,
   requestId: string,
   errors?: readonly FieldError[],
@@ -84,6 +99,10 @@ export function problemBody(
 
 /** Seconds a client is told to wait after a 503. */
 export const RETRY_AFTER_SECONDS = '1';
+
+/** The 400 `validation` problem: `detail` for the request as a whole, one row per bad field. */
+export const invalidFields = (detail: string, ...errors: FieldError[]): HttpProblem =>
+  new HttpProblem(400, 'validation', detail, { errors });
 
 /** An actor's reply code as the client reads it. */
 interface WireError {

@@ -1,7 +1,7 @@
 /** Request validation at the boundary: zod schemas in, typed values or a 400 problem out. */
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import { HttpProblem, type FieldError } from './problems.ts';
+import { invalidFields, type FieldError } from './problems.ts';
 
 function fieldErrors(error: z.ZodError): FieldError[] {
   return error.issues.map((issue) => {
@@ -19,20 +19,16 @@ function fieldErrors(error: z.ZodError): FieldError[] {
 export function validate<S extends z.ZodType>(schema: S, input: unknown, what = 'request'): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new HttpProblem(400, 'validation', `The ${what} is not valid`, { errors: fieldErrors(result.error) });
+  throw invalidFields(`The ${what} is not valid`, ...fieldErrors(result.error));
 }
 
 /** The JSON body as an object; an absent or non-object body is a 400 problem. */
 export function jsonObject(ctx: Context): Record<string, unknown> {
   const body = ctx.request.body;
   if (body === undefined)
-    throw new HttpProblem(400, 'validation', 'A JSON object body is required', {
-      errors: [{ field: '(body)', message: 'required' }],
-    });
+    throw invalidFields('A JSON object body is required', { field: '(body)', message: 'required' });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpProblem(400, 'validation', 'The body must be a JSON object', {
-      errors: [{ field: '(body)', message: 'must be an object' }],
-    });
+    throw invalidFields('The body must be a JSON object', { field: '(body)', message: 'must be an object' });
   }
   return body as Record<string, unknown>;
 }
@@ -42,10 +38,7 @@ export function queryObject(ctx: Context): Record<string, string> {
   const params = new URLSearchParams(ctx.querystring);
   const out: Record<string, string> = {};
   for (const [key, value] of params) {
-    if (key in out)
-      throw new HttpProblem(400, 'validation', `Query parameter ${key} is repeated`, {
-        errors: [{ field: key, message: 'repeated' }],
-      });
+    if (key in out) throw invalidFields(`Query parameter ${key} is repeated`, { field: key, message: 'repeated' });
     out[key] = value;
   }
   return out;
@@ -60,8 +53,6 @@ export function ifMatchVersion(ctx: Context): number | undefined {
   if (header === '' || header === '*') return undefined;
   const m = /^(?:W\/)?"(\d{1,15})"$/.exec(header);
   if (!m?.[1])
-    throw new HttpProblem(400, 'validation', 'If-Match must be a quoted version such as "3"', {
-      errors: [{ field: 'If-Match', message: 'malformed' }],
-    });
+    throw invalidFields('If-Match must be a quoted version such as "3"', { field: 'If-Match', message: 'malformed' });
   return Number(m[1]);
 }

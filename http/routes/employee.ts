@@ -6,7 +6,7 @@ import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 import { searchCursor } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { HttpProblem, replyValue } from '../problems.ts';
+import { HttpProblem, invalidFields, replyValue } from '../problems.ts';
 import { changesState, route, type Route } from '../routing.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
@@ -22,8 +22,7 @@ const ACTIONS: Readonly<Record<string, string>> = { search: 'POST', update: 'PUT
 /** The id in the path; built once (zod compiles a schema on its first use, per schema object). */
 const IdPath = EmployeeIdInput.required();
 
-const invalidId = (message: string): HttpProblem =>
-  new HttpProblem(400, 'validation', 'The request is not valid', { errors: [{ field: 'id', message }] });
+const invalidId = (message: string): HttpProblem => invalidFields('The request is not valid', { field: 'id', message });
 
 /** The id from the query or the body; both is fine when they agree. */
 function idOf(fromQuery: ObjectIdString | undefined, fromBody: ObjectIdString | undefined): ObjectIdString {

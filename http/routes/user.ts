@@ -6,7 +6,7 @@ import type { ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { HttpProblem, replyValue } from '../problems.ts';
+import { HttpProblem, invalidFields, replyValue } from '../problems.ts';
 import { route, type Route } from '../routing.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
@@ -22,16 +22,15 @@ export const UpdateUserInput = User.changing(
 );
 export const UserIdInput = z.strictObject({ id: objectId.optional() });
 
-const badId = (message: string): HttpProblem =>
-  new HttpProblem(400, 'validation', 'The request is not valid', { errors: [{ field: 'id', message }] });
+const invalidId = (message: string): HttpProblem => invalidFields('The request is not valid', { field: 'id', message });
 
 /** DELETE names the user in the query or in a JSON body; both at once must agree. */
 function idToDelete(ctx: Context): ObjectIdString {
   const fromQuery = validate(UserIdInput, queryObject(ctx), 'query').id;
   const fromBody = ctx.request.body === undefined ? undefined : validate(UserIdInput, jsonObject(ctx)).id;
-  if (fromQuery && fromBody && fromQuery !== fromBody) throw badId('differs between the query and the body');
+  if (fromQuery && fromBody && fromQuery !== fromBody) throw invalidId('differs between the query and the body');
   const id = fromQuery ?? fromBody;
-  if (!id) throw badId('required, in the query or the body');
+  if (!id) throw invalidId('required, in the query or the body');
   return id;
 }
 

@@ -119,4 +119,13 @@ t('a table without a row for every code of every protocol does not compile', () 
   assert.ok(widened && noOAuth && stray);
 });
 
+t('a problem code outside the known ones does not compile', () => {
+  // @ts-expect-error a misspelt code is no problem type
+  const misspelt = new HttpProblem(400, 'validaton', 'x');
+  // @ts-expect-error the recording of activity answers user.not_found, as the user service does
+  const retired = new HttpProblem(404, 'activity.user_not_found', 'x');
+  assert.is(new HttpProblem(400, 'validation', 'x').code, 'validation');
+  assert.ok(misspelt && retired);
+});
+
 t.run();
