@@ -100,6 +100,19 @@ export function problemBody(
 /** Seconds a client is told to wait after a 503. */
 export const RETRY_AFTER_SECONDS = '1';
 
+/** The one text of every 503, whatever was out of reach: the client's next move is the same. */
+export const UNAVAILABLE_DETAIL = 'The service is unavailable; try again shortly';
+
+/**
+ * The one text of every 500: never the failure's own text, which may say more than a client should
+ * read. The body's `requestId` names the request for a report.
+ */
+export const INTERNAL_DETAIL = 'The server could not complete the request; quote its request id';
+
+/** A 503 `unavailable` problem, with `Retry-After`. */
+export const unavailable = (): HttpProblem =>
+  new HttpProblem(503, 'unavailable', UNAVAILABLE_DETAIL, { headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
+
 /** The 400 `validation` problem: `detail` for the request as a whole, one row per bad field. */
 export const invalidFields = (detail: string, ...errors: FieldError[]): HttpProblem =>
   new HttpProblem(400, 'validation', detail, { errors });
@@ -146,8 +159,8 @@ export const REPLY_ERRORS = {
   'user.version_conflict': { status: 412 },
   'employee.not_found': { status: 404 },
   'employee.version_conflict': { status: 412 },
-  internal: { status: 500, detail: 'The server could not complete the request' },
-  unavailable: { status: 503, headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
+  internal: { status: 500, detail: INTERNAL_DETAIL },
+  unavailable: { status: 503, detail: UNAVAILABLE_DETAIL, headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
 } as const satisfies ReplyTable;
 
 /** What one route says differently for a code (a challenge header, a fixed description); the table gives the rest. */

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Logger } from '../../src/logger.ts';
 import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
-import { HttpProblem, OAuthError, problemBody, RETRY_AFTER_SECONDS } from '../problems.ts';
+import { HttpProblem, INTERNAL_DETAIL, OAuthError, problemBody, unavailable } from '../problems.ts';
 import type { AppState } from '../state.ts';
 import { StoreUnavailableError } from '../../src/unavailable.ts';
 
@@ -41,16 +41,13 @@ function asOAuth(problem: HttpProblem): OAuthError {
 
 function toKnown(state: AppState, error: unknown): HttpProblem | OAuthError | undefined {
   if (error instanceof HttpProblem || error instanceof OAuthError) return error;
-  if (error instanceof StoreUnavailableError) {
-    return new HttpProblem(503, 'unavailable', 'A store cannot be reached; try again shortly', {
-      headers: { 'Retry-After': RETRY_AFTER_SECONDS },
-    });
-  }
-  if (error instanceof AskTimeoutError || error instanceof ActorUnavailableError || error instanceof MailboxFullError) {
-    return new HttpProblem(503, 'unavailable', 'The service is busy; try again shortly', {
-      headers: { 'Retry-After': RETRY_AFTER_SECONDS },
-    });
-  }
+  if (
+    error instanceof StoreUnavailableError ||
+    error instanceof AskTimeoutError ||
+    error instanceof ActorUnavailableError ||
+    error instanceof MailboxFullError
+  )
+    return unavailable();
   const exposed = exposedStatus(error);
   if (!exposed) return undefined;
   if (inOAuthForm(state)) return new OAuthError(exposed.status, 'invalid_request', exposed.message);
@@ -80,7 +77,7 @@ export function renderError(ctx: Context, state: AppState, error: unknown, logge
   let known = toKnown(state, error);
   if (!known) {
     logger.error({ requestId: state.requestId, err: error }, 'request failed');
-    known = new HttpProblem(500, 'internal', `The server failed; quote request id ${state.requestId}`);
+    known = new HttpProblem(500, 'internal', INTERNAL_DETAIL);
   }
   if (known instanceof HttpProblem && inOAuthForm(state)) known = asOAuth(known);
   if (known instanceof OAuthError) return renderOAuth(ctx, known);
