@@ -33,7 +33,7 @@ import {
   mountRoutes,
   PUBLIC,
   routeTable,
-  token,
+  bearer,
   type Access,
   type Guards,
   type Route,
@@ -108,8 +108,8 @@ function apiOptions(config: Config): { askTimeoutMs: number; maxBodyBytes: numbe
   return {
     askTimeoutMs: config.actors.askTimeoutMs,
     maxBodyBytes: config.server.maxBodyBytes,
-    read: protectApi ? token(jwt.scopeRead) : PUBLIC,
-    write: protectApi ? token(jwt.scopeWrite) : PUBLIC,
+    read: protectApi ? bearer(jwt.scopeRead) : PUBLIC,
+    write: protectApi ? bearer(jwt.scopeWrite) : PUBLIC,
   };
 }
 

@@ -31,9 +31,9 @@ export type Access =
 
 export const PUBLIC: Access = { kind: 'public' };
 export const CLIENT: Access = { kind: 'client' };
-export const token = (scope?: string): Access => ({ kind: 'token', scope });
+export const bearer = (scope?: string): Access => ({ kind: 'token', scope });
 /** A token with `scope` whose holder has `role`, checked before the handler. */
-export const tokenWithRole = (scope: string, roleName: string): Access => ({ kind: 'token', scope, role: roleName });
+export const bearerWithRole = (scope: string, roleName: string): Access => ({ kind: 'token', scope, role: roleName });
 export const role = (name: string): Access => ({ kind: 'role', role: name });
 
 /** What a route's middleware sees besides Koa's context: the path parameters. */

@@ -8,7 +8,7 @@ import { accountCursor, accountIdOf } from '../cursors.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, invalidFields, replyValue, type ReplyCode } from '../problems.ts';
-import { route, tokenWithRole, type Route, type RouteParams } from '../routing.ts';
+import { bearerWithRole, route, type Route, type RouteParams } from '../routing.ts';
 import type { AppState } from '../state.ts';
 import { jsonObject, queryObject, validate } from '../validation.ts';
 
@@ -73,8 +73,8 @@ export const asker =
 /** Account administration under /app/admin/users: ADMIN only, checked before any handler. */
 export function accountRoutes(deps: AccountRouteDeps): Route[] {
   const body = jsonBody(deps.maxBodyBytes);
-  const read = tokenWithRole(deps.scopeRead, Token.ADMIN_ROLE);
-  const write = tokenWithRole(deps.scopeWrite, Token.ADMIN_ROLE);
+  const read = bearerWithRole(deps.scopeRead, Token.ADMIN_ROLE);
+  const write = bearerWithRole(deps.scopeWrite, Token.ADMIN_ROLE);
   const call = asker(deps);
   return [
     route('GET', '/app/admin/users', read, async function listAccounts(ctx) {

@@ -19,8 +19,8 @@ import {
   routeTable,
   changesState,
   oauthErrors,
-  token,
-  tokenWithRole,
+  bearer,
+  bearerWithRole,
   type Guards,
   type Route,
 } from '../../http/routing.ts';
@@ -76,10 +76,10 @@ function routes(): Route[] {
   };
   return [
     route('GET', '/open', PUBLIC, handler('open')),
-    route('GET', '/app/any', token(), handler('any')),
-    route('POST', '/app/write', token('write'), handler('write')),
+    route('GET', '/app/any', bearer(), handler('any')),
+    route('POST', '/app/write', bearer('write'), handler('write')),
     route('GET', '/app/admin', role('ADMIN'), handler('admin')),
-    route('POST', '/app/admin/things', tokenWithRole('write', 'ADMIN'), handler('things')),
+    route('POST', '/app/admin/things', bearerWithRole('write', 'ADMIN'), handler('things')),
     route('GET', '/open/items/special', PUBLIC, handler('special')),
     route(
       'DELETE',
