@@ -1,6 +1,6 @@
 import type { ClientView } from '../actors/token/protocol.ts';
 import type { Principal } from '../src/security/jwt.ts';
-import type { ErrorFormat } from './routing.ts';
+import type { ErrorFormat } from './route-table.ts';
 
 /** What the authentication middleware decided for a request. */
 export type Auth = { readonly enabled: false } | { readonly enabled: true; readonly principal: Principal };

@@ -5,7 +5,7 @@ import { HttpProblem, INTERNAL_DETAIL, OAuthError, problemBody, unavailable } fr
 import type { AppState } from '../state.ts';
 import { StoreUnavailableError } from '../../src/unavailable.ts';
 
-/** The route's declaration decides (`http/routing.ts`); a path no route has is answered as a problem. */
+/** The route's declaration decides (`http/route-table.ts`); a path no route has is answered as a problem. */
 const inOAuthForm = (state: AppState): boolean => state.errorFormat === 'oauth';
 
 /** Errors thrown by Koa's helpers (body parser, router): `status` plus an `expose`d message. */

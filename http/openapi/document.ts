@@ -1,6 +1,6 @@
 /** Builds the OpenAPI 3.1 document from the operations' zod schemas (the validators themselves). */
 import { z } from 'zod';
-import type { Access, ErrorFormat } from '../routing.ts';
+import type { Access, ErrorFormat } from '../route-table.ts';
 import { OAuthErrorBody as OAuthError, Problem } from './shapes.ts';
 
 export type Tag = 'secured' | 'employee' | 'userdata' | 'operations';

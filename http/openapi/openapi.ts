@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../src/config.ts';
 import { MANAGEMENT_PATHS } from '../routes/ops.ts';
-import type { RouteInfo } from '../routing.ts';
+import type { RouteInfo } from '../route-table.ts';
 import { accountOperations } from './account-operations.ts';
 import { employeeOperations, userDataOperations } from './api-operations.ts';
 import { authorizeOperations } from './authorize-operations.ts';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import * as Token from '../../actors/token/protocol.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { bearer, bearerWithRole, route, type Route } from '../routing.ts';
+import { bearer, bearerWithRole, route, type Route } from '../route-table.ts';
 import { jsonObject, validate } from '../validation.ts';
 import { accountId, actorOf, asker, type AccountRouteDeps } from './accounts.ts';
 

@@ -8,7 +8,7 @@ import { accountCursor, accountIdOf } from '../cursors.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, invalidFields, replyValue, type ReplyCode } from '../problems.ts';
-import { bearerWithRole, route, type Route, type RouteParams } from '../routing.ts';
+import { bearerWithRole, route, type Route, type RouteParams } from '../route-table.ts';
 import type { AppState } from '../state.ts';
 import { jsonObject, queryObject, validate } from '../validation.ts';
 

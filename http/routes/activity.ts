@@ -9,7 +9,7 @@ import type { Ref } from '../../src/messaging/nact.ts';
 import { historyCursor, historySeqOf } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { invalidFields, replyValue } from '../problems.ts';
-import { route, type Route } from '../routing.ts';
+import { route, type Route } from '../route-table.ts';
 import { jsonObject, queryObject, validate } from '../validation.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
 

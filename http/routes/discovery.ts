@@ -1,7 +1,7 @@
 import type { Client } from '../../src/security/clients.ts';
 import type { KeyRing } from '../../src/security/key-ring.ts';
 import { OAuthError } from '../problems.ts';
-import { oauthErrors, PUBLIC, route, type Route } from '../routing.ts';
+import { oauthErrors, PUBLIC, route, type Route } from '../route-table.ts';
 
 export interface DiscoveryRouteDeps {
   readonly keys: KeyRing;

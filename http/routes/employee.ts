@@ -7,7 +7,7 @@ import type { ObjectIdString } from '../../src/ids.ts';
 import { searchCursor } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, invalidFields, replyValue } from '../problems.ts';
-import { changesState, route, type Route } from '../routing.ts';
+import { changesState, route, type Route } from '../route-table.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
 import { ifMatchVersion, jsonObject, queryObject, validate } from '../validation.ts';
 import { CreateEmployeeInput, EmployeeIdInput, SearchEmployeesInput, UpdateEmployeeInput } from './employee-input.ts';

@@ -14,7 +14,7 @@ import { errorPage, loginPage, PAGE_CSP } from '../login-page.ts';
 import { formBody, formParams } from '../middleware/body.ts';
 import { settle, type OAuthRouteDeps } from '../oauth-client.ts';
 import { replyValue } from '../problems.ts';
-import { oauthErrors, PUBLIC, route, type Route } from '../routing.ts';
+import { oauthErrors, PUBLIC, route, type Route } from '../route-table.ts';
 import { securityEvent } from '../security-events.ts';
 
 export interface AuthorizeRouteDeps extends OAuthRouteDeps {

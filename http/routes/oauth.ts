@@ -6,7 +6,7 @@ import { MAX_PASSWORD_BYTES } from '../../src/security/passwords.ts';
 import { formParams } from '../middleware/body.ts';
 import { invalidRequest, required, settle, single, tooManyRequests, type OAuthRouteDeps } from '../oauth-client.ts';
 import { OAuthError, replyValue } from '../problems.ts';
-import { clientOf, CLIENT, route, type Route } from '../routing.ts';
+import { clientOf, CLIENT, route, type Route } from '../route-table.ts';
 import { reportGrant } from '../oauth-events.ts';
 import { securityEvent, type RequestOf } from '../security-events.ts';
 

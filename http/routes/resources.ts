@@ -2,7 +2,7 @@ import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { replyValue } from '../problems.ts';
-import { bearer, role, route, type Route } from '../routing.ts';
+import { bearer, role, route, type Route } from '../route-table.ts';
 import type { AppState } from '../state.ts';
 
 export interface ResourceRouteDeps {

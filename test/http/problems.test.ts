@@ -23,7 +23,8 @@ import {
   type ReplyOverrides,
   type ReplyTable,
 } from '../../http/problems.ts';
-import { dispatch, mountRoutes, PUBLIC, route, type Guards } from '../../http/routing.ts';
+import { dispatch, mountRoutes, type Guards } from '../../http/dispatch.ts';
+import { PUBLIC, route } from '../../http/route-table.ts';
 import type { AppState } from '../../http/state.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';

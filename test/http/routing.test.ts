@@ -1,5 +1,5 @@
 /**
- * The access layer on its own (`http/routing.ts`): a small Koa app of declared routes behind the
+ * The access layer on its own (`http/route-table.ts`, `http/dispatch.ts`): a small Koa app of declared routes behind the
  * real bearer authentication, with a verifier that knows two tokens.
  */
 import { once } from 'node:events';
@@ -10,20 +10,17 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bearerAuthenticator } from '../../http/middleware/bearer-auth.ts';
 import { requestFrame } from '../../http/middleware/frame.ts';
+import { dispatch, mountRoutes, routeTable, type Guards } from '../../http/dispatch.ts';
 import {
-  dispatch,
-  mountRoutes,
+  bearer,
+  bearerWithRole,
+  changesState,
+  oauthErrors,
   PUBLIC,
   role,
   route,
-  routeTable,
-  changesState,
-  oauthErrors,
-  bearer,
-  bearerWithRole,
-  type Guards,
   type Route,
-} from '../../http/routing.ts';
+} from '../../http/route-table.ts';
 import { HttpProblem } from '../../http/problems.ts';
 import type { AppState } from '../../http/state.ts';
 import { createLogger } from '../../src/logger.ts';

@@ -1,84 +1,25 @@
 /**
- * Routes and who may run them. Every route declares its access when it is registered, and the
- * check runs as the first middleware of the route that matched: it can never disagree with the
- * route that runs, whatever spelling of the path reached it. Routing is exact (case-sensitive, no
- * trailing slash), and this is the only module that creates a Koa router (lint keeps it so).
+ * The routes of the table (`route-table.ts`) mounted and run. Each route's access is checked by
+ * the first middleware of the route that matched: it can never disagree with the route that runs,
+ * whatever spelling of the path reached it. Routing is exact (case-sensitive, no trailing slash),
+ * and this is the only module that creates a Koa router (lint keeps it so).
  */
 import Router from '@koa/router';
 import type { Context, Middleware, ParameterizedContext } from 'koa';
 import compose, { type ComposedMiddleware } from 'koa-compose';
-import type { ClientView } from '../actors/token/protocol.ts';
 import type { Principal } from '../src/security/jwt.ts';
 import { accessDenied, insufficientScope } from './middleware/bearer-auth.ts';
+import type {
+  Access,
+  Declaration,
+  ErrorFormat,
+  Method,
+  Route,
+  RouteInfo,
+  RouteMiddleware,
+  RouteParams,
+} from './route-table.ts';
 import type { AppState } from './state.ts';
-
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** Who may run a route. */
-export type Access =
-  /** Anyone: operations, discovery, the API description. */
-  | { readonly kind: 'public' }
-  /** An OAuth client that authenticates (HTTP Basic or client_secret_post) before the handler runs. */
-  | { readonly kind: 'client' }
-  /**
-   * A valid bearer token, carrying `scope` when one is named, whose holder has `role` when one is
-   * named: both checked before the handler runs. A route that names a role is never open, even
-   * with `security.enabled=false`.
-   */
-  | { readonly kind: 'token'; readonly scope?: string | undefined; readonly role?: string | undefined }
-  /** A valid bearer token whose holder has `role`, checked after the handler has run (post-authorization). */
-  | { readonly kind: 'role'; readonly role: string };
-
-export const PUBLIC: Access = { kind: 'public' };
-export const CLIENT: Access = { kind: 'client' };
-export const bearer = (scope?: string): Access => ({ kind: 'token', scope });
-/** A token with `scope` whose holder has `role`, checked before the handler. */
-export const bearerWithRole = (scope: string, roleName: string): Access => ({ kind: 'token', scope, role: roleName });
-export const role = (name: string): Access => ({ kind: 'role', role: name });
-
-/** What a route's middleware sees besides Koa's context: the path parameters. */
-export interface RouteParams {
-  params: Record<string, string>;
-}
-export type RouteMiddleware = Middleware<AppState, RouteParams>;
-
-/**
- * The body every error of a route is rendered in: RFC 9457 problem details, or RFC 6749 §5.2
- * `{error, error_description}` for the OAuth endpoints. The route declares it, so the error
- * handler and the API description read the same decision.
- */
-export type ErrorFormat = 'problem' | 'oauth';
-
-/** A route as the route modules declare it: nothing runs without an {@link Access}. */
-export interface Route {
-  readonly method: Method;
-  /** Koa form: `/api/employee/:id`. */
-  readonly path: string;
-  readonly access: Access;
-  /** OAuth JSON for a client-authenticated route (and any route marked {@link oauthErrors}), else problem+json. */
-  readonly errorFormat: ErrorFormat;
-  /** Body parsers, then the handler. */
-  readonly run: readonly RouteMiddleware[];
-  /**
-   * A GET route whose handler writes (the original service's create-by-query): HEAD, a safe
-   * method, does not run it (405).
-   */
-  readonly changesState?: true;
-}
-
-export const route = (method: Method, path: string, access: Access, ...run: RouteMiddleware[]): Route => ({
-  method,
-  path,
-  access,
-  errorFormat: access.kind === 'client' ? 'oauth' : 'problem',
-  run,
-});
-
-/** Declares a route of the OAuth endpoints that is not client-authenticated: its errors speak RFC 6749 §5.2 too. */
-export const oauthErrors = (r: Route): Route => ({ ...r, errorFormat: 'oauth' });
-
-/** Declares a GET route that changes state: HEAD of it is 405, never a run of its handler. */
-export const changesState = (r: Route): Route => ({ ...r, changesState: true });
 
 /** How the access checks reach the security parts; built once by the app. */
 export interface Guards {
@@ -92,12 +33,7 @@ export interface Guards {
   readonly realm: string;
 }
 
-/** What a route declared besides its middleware, kept on its guard so the router's own stack carries it. */
-interface Declaration {
-  readonly access: Access;
-  readonly errorFormat: ErrorFormat;
-}
-
+/** Each route's declaration rides on its guard, so the router's own stack carries it. */
 const DECLARED = Symbol('declared');
 type Guard = Middleware<AppState> & { readonly [DECLARED]: Declaration };
 
@@ -151,12 +87,6 @@ const declarationOf = (layer: { readonly stack: readonly unknown[] }): Declarati
   const first = layer.stack[0] as Partial<Guard> | undefined;
   return first?.[DECLARED];
 };
-
-/** A route as the router holds it, HEAD aside. */
-export interface RouteInfo extends Declaration {
-  readonly method: Method;
-  readonly path: string;
-}
 
 /**
  * Every route the router answers, from its own stack. Throws for a layer that declared no access,
@@ -305,11 +235,4 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
     ctx.state.route = chosen.path;
     await chosen.run(routed);
   };
-}
-
-/** The client a `client` route authenticated; a route that has none fails closed. */
-export function clientOf(ctx: { readonly state: AppState }): ClientView {
-  const client = ctx.state.client;
-  if (client === undefined) throw new Error('no authenticated client on a client-authenticated route');
-  return client;
 }
