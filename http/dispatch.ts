@@ -147,7 +147,7 @@ const KNOWN_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST',
  * The router's routes, run the router's way (the same layers, paths matched by their own
  * expressions, in registration order, the first matching route running alone), with each route's
  * middleware composed once at start-up rather than on every request, and a map from each plain
- * path to its route. A request that runs no route gets what allowedMethods gives (404, 405 with
+ * path to its routes, which alone answer it. A request that runs no route gets what allowedMethods gives (404, 405 with
  * `Allow`, 200 to OPTIONS, 501), and under a prefix whose routes need a token it is refused
  * without one (401, as Spring does): probing a secured prefix tells nothing without a token. That
  * refusal only ever refuses: what a request may run is decided by its route alone.
@@ -161,14 +161,15 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
     errorFormat: declarationOf(layer)?.errorFormat ?? 'problem',
     run: compose(layer.stack as unknown as RouteMiddleware[]),
   }));
-  // Every route a plain path matches (its own, and any parameterised one that takes it too), in
-  // registration order, found once at start-up.
+  // A path the table names as it is (`/api/employee/update`) is answered by its own routes alone,
+  // never by a parameterised one that would also take it (`/api/employee/:id`): a method the table
+  // does not declare for it is 405 with the methods it does. Found once at start-up.
   const plain = new Map<string, readonly Compiled[]>();
   for (const c of compiled)
     if (c.layer.paramNames.length === 0)
       plain.set(
         c.path,
-        compiled.filter((other) => other.layer.match(c.path)),
+        compiled.filter((other) => other.path === c.path),
       );
   const secured = new Set(
     routeTable(router)
@@ -187,8 +188,8 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
     return undefined;
   };
   /**
-   * HEAD runs the route GET would run, when that route takes HEAD: never another GET route that
-   * also matches the path (`/api/employee/:id` for `/api/employee/create`), nor a handler that writes.
+   * HEAD runs the route GET would run, when that route takes HEAD: never a handler that writes
+   * (`GET /api/employee/create`).
    */
   const routeFor = (path: string, method: string): Compiled | undefined => {
     if (method !== 'HEAD') return chosenFor(path, method);

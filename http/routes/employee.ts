@@ -16,9 +16,6 @@ export interface EmployeeRouteDeps extends ApiRouteDeps {
   readonly employee: Ref<Employee.Command>;
 }
 
-/** The action paths, for a 405 rather than "malformed id" when one is used with GET. */
-const ACTIONS: Readonly<Record<string, string>> = { search: 'POST', update: 'PUT', delete: 'DELETE' };
-
 /** The id in the path; built once (zod compiles a schema on its first use, per schema object). */
 const IdPath = EmployeeIdInput.required();
 
@@ -77,12 +74,6 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
       ctx.status = 204;
     }),
     route('GET', '/api/employee/:id', read, async function getOne(ctx) {
-      const action = ctx.params['id'] ?? '';
-      const allowed = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
-      if (allowed)
-        throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed here`, {
-          headers: { Allow: allowed },
-        });
       const { id } = validate(IdPath, { id: ctx.params['id'] }, 'path');
       sendRecord(ctx, await call(Employee.get(id)));
     }),
