@@ -82,6 +82,20 @@ t("each operation's 405 and 500 bodies are the error format its route declares",
   assert.ok(routes.some((r) => r.errorFormat === 'oauth') && routes.some((r) => r.errorFormat === 'problem'));
 });
 
+t("each operation's summary says what the caller gets, in the caller's words", () => {
+  const ops = Object.entries(ctx.doc.paths).flatMap(([path, byMethod]) =>
+    Object.entries(byMethod).map(([method, op]) => ({
+      what: `${method} ${path}`,
+      summary: (op as { summary?: string }).summary,
+    })),
+  );
+  for (const { what, summary } of ops) {
+    assert.type(summary, 'string', what);
+    assert.not.match(summary ?? '', /\b(handler|actor|Spring|BCrypt|keyset|Koa|zod|SQLite|MongoDB|HEAD)\b/i, what);
+  }
+  assert.ok(ops.length >= 26);
+});
+
 t('with security.protect-api=false the /api operations need no token, in the document as on the wire', async () => {
   const open = await startTestServer({ 'security.protect-api': 'false' });
   try {
