@@ -28,17 +28,8 @@ import { oauthGrantRoutes } from './routes/oauth-grants.ts';
 import { oauthRevokeIntrospectRoutes } from './routes/oauth-revoke-introspect.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { userRoutes } from './routes/user.ts';
-import {
-  dispatch,
-  mountRoutes,
-  PUBLIC,
-  routeTable,
-  token,
-  type Access,
-  type Guards,
-  type Route,
-  type RouteInfo,
-} from './routing.ts';
+import { dispatch, mountRoutes, routeTable, type Guards } from './dispatch.ts';
+import { bearer, PUBLIC, type Access, type Route, type RouteInfo } from './route-table.ts';
 import type { AppState } from './state.ts';
 
 export interface AppRefs {
@@ -62,7 +53,7 @@ export interface AppDeps {
   readonly throttle: LoginThrottle;
 }
 
-export type { RouteInfo } from './routing.ts';
+export type { RouteInfo } from './route-table.ts';
 
 /** How long resource servers may cache the JWKS at most, seconds; never longer than a new key is published ahead. */
 const JWKS_MAX_AGE = 300;
@@ -108,8 +99,8 @@ function apiOptions(config: Config): { askTimeoutMs: number; maxBodyBytes: numbe
   return {
     askTimeoutMs: config.actors.askTimeoutMs,
     maxBodyBytes: config.server.maxBodyBytes,
-    read: protectApi ? token(jwt.scopeRead) : PUBLIC,
-    write: protectApi ? token(jwt.scopeWrite) : PUBLIC,
+    read: protectApi ? bearer(jwt.scopeRead) : PUBLIC,
+    write: protectApi ? bearer(jwt.scopeWrite) : PUBLIC,
   };
 }
 
@@ -161,7 +152,7 @@ function oauthDeps(deps: AppDeps): OAuthRouteDeps {
  * The middleware order: the request frame (`middleware/frame.ts`: request id, the request's log
  * line and metrics, and the error handler, in one middleware) → CORS when origins are configured →
  * one router, whose every route runs the check of its own access declaration first
- * (`http/routing.ts`). A request that runs no route under a secured prefix is 401 without a token,
+ * (`http/dispatch.ts`). A request that runs no route under a secured prefix is 401 without a token,
  * as in Spring.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {

@@ -15,17 +15,32 @@ export interface FieldError {
   readonly message: string;
 }
 
+/** The codes the HTTP layer raises itself, besides the actors' reply codes. */
+export type BoundaryCode =
+  /** A request that fails its schema; `errors` names each bad field. */
+  | 'validation'
+  /** A body that does not parse (JSON, or its Content-Encoding). */
+  | 'bad_request'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'not_implemented';
+
+/** Every code a problem can carry: its `type` is `urn:problem:troupe:<code>`. */
+export type ProblemCode = BoundaryCode | ReplyCode;
+
 /** A boundary error rendered as `application/problem+json`. */
 export class HttpProblem extends Error {
   override readonly name = 'HttpProblem';
   readonly status: number;
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly detail: string;
   readonly errors: readonly FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
   constructor(
     status: number,
-    code: string,
+    code: ProblemCode,
     detail: string,
     options: { errors?: readonly FieldError[]; headers?: Record<string, string> } = {},
   ) {
@@ -63,11 +78,11 @@ export interface ProblemBody {
   readonly requestId: string;
 }
 
-export const problemType = (code: string): string => (code === 'about:blank' ? code : `urn:problem:troupe:${code}`);
+export const problemType = (code: ProblemCode): string => `urn:problem:troupe:${code}`;
 
 export function problemBody(
   status: number,
-  code: string,
+  code: ProblemCode,
   detail: string,
   requestId: string,
   errors?: readonly FieldError[],
@@ -84,6 +99,23 @@ export function problemBody(
 
 /** Seconds a client is told to wait after a 503. */
 export const RETRY_AFTER_SECONDS = '1';
+
+/** The one text of every 503, whatever was out of reach: the client's next move is the same. */
+export const UNAVAILABLE_DETAIL = 'The service is unavailable; try again shortly';
+
+/**
+ * The one text of every 500: never the failure's own text, which may say more than a client should
+ * read. The body's `requestId` names the request for a report.
+ */
+export const INTERNAL_DETAIL = 'The server could not complete the request; quote its request id';
+
+/** A 503 `unavailable` problem, with `Retry-After`. */
+export const unavailable = (): HttpProblem =>
+  new HttpProblem(503, 'unavailable', UNAVAILABLE_DETAIL, { headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
+
+/** The 400 `validation` problem: `detail` for the request as a whole, one row per bad field. */
+export const invalidFields = (detail: string, ...errors: FieldError[]): HttpProblem =>
+  new HttpProblem(400, 'validation', detail, { errors });
 
 /** An actor's reply code as the client reads it. */
 interface WireError {
@@ -126,11 +158,10 @@ export const REPLY_ERRORS = {
   'user.not_found': { status: 404 },
   'user.email_taken': { status: 409 },
   'user.version_conflict': { status: 412 },
-  'activity.user_not_found': { status: 404 },
   'employee.not_found': { status: 404 },
   'employee.version_conflict': { status: 412 },
-  internal: { status: 500, detail: 'The server could not complete the request' },
-  unavailable: { status: 503, headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
+  internal: { status: 500, detail: INTERNAL_DETAIL },
+  unavailable: { status: 503, detail: UNAVAILABLE_DETAIL, headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
 } as const satisfies ReplyTable;
 
 /** What one route says differently for a code (a challenge header, a fixed description); the table gives the rest. */

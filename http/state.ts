@@ -1,5 +1,6 @@
 import type { ClientView } from '../actors/token/protocol.ts';
 import type { Principal } from '../src/security/jwt.ts';
+import type { ErrorFormat } from './route-table.ts';
 
 /** What the authentication middleware decided for a request. */
 export type Auth = { readonly enabled: false } | { readonly enabled: true; readonly principal: Principal };
@@ -17,4 +18,9 @@ export interface AppState {
    * one its path names; unset for a path no route has.
    */
   route?: string;
+  /**
+   * The error body the request's route declared (for a 405, the routes of its path); unset, and so
+   * problem+json, for a path no route has.
+   */
+  errorFormat?: ErrorFormat;
 }

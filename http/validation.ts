@@ -1,7 +1,7 @@
 /** Request validation at the boundary: zod schemas in, typed values or a 400 problem out. */
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import { HttpProblem, type FieldError } from './problems.ts';
+import { invalidFields, type FieldError, type HttpProblem } from './problems.ts';
 
 function fieldErrors(error: z.ZodError): FieldError[] {
   return error.issues.map((issue) => {
@@ -19,20 +19,16 @@ function fieldErrors(error: z.ZodError): FieldError[] {
 export function validate<S extends z.ZodType>(schema: S, input: unknown, what = 'request'): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new HttpProblem(400, 'validation', `The ${what} is not valid`, { errors: fieldErrors(result.error) });
+  throw invalidFields(`The ${what} is not valid`, ...fieldErrors(result.error));
 }
 
 /** The JSON body as an object; an absent or non-object body is a 400 problem. */
 export function jsonObject(ctx: Context): Record<string, unknown> {
   const body = ctx.request.body;
   if (body === undefined)
-    throw new HttpProblem(400, 'validation', 'A JSON object body is required', {
-      errors: [{ field: '(body)', message: 'required' }],
-    });
+    throw invalidFields('A JSON object body is required', { field: '(body)', message: 'required' });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpProblem(400, 'validation', 'The body must be a JSON object', {
-      errors: [{ field: '(body)', message: 'must be an object' }],
-    });
+    throw invalidFields('The body must be a JSON object', { field: '(body)', message: 'must be an object' });
   }
   return body as Record<string, unknown>;
 }
@@ -42,10 +38,7 @@ export function queryObject(ctx: Context): Record<string, string> {
   const params = new URLSearchParams(ctx.querystring);
   const out: Record<string, string> = {};
   for (const [key, value] of params) {
-    if (key in out)
-      throw new HttpProblem(400, 'validation', `Query parameter ${key} is repeated`, {
-        errors: [{ field: key, message: 'repeated' }],
-      });
+    if (key in out) throw invalidFields(`Query parameter ${key} is repeated`, { field: key, message: 'repeated' });
     out[key] = value;
   }
   return out;
@@ -56,8 +49,7 @@ export function queryObject(ctx: Context): Record<string, string> {
  * and one of them must be there; a 400 `validation` problem on the `id` field otherwise.
  */
 export function idFromQueryOrBody<Id extends string>(fromQuery: Id | undefined, fromBody: Id | undefined): Id {
-  const invalid = (message: string): HttpProblem =>
-    new HttpProblem(400, 'validation', 'The request is not valid', { errors: [{ field: 'id', message }] });
+  const invalid = (message: string): HttpProblem => invalidFields('The request is not valid', { field: 'id', message });
   if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody)
     throw invalid('differs between the query and the body');
   const id = fromQuery ?? fromBody;

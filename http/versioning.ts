@@ -3,7 +3,7 @@
  * names the version it expects in `If-Match`.
  */
 import type { Context } from 'koa';
-import { HttpProblem } from './problems.ts';
+import { invalidFields } from './problems.ts';
 
 /** Answers with `record`, its version as the ETag (`"3"`), the value `If-Match` expects. */
 export function sendVersioned(ctx: Context, record: { readonly version: number }, status = 200): void {
@@ -21,8 +21,6 @@ export function ifMatchVersion(ctx: Context): number | undefined {
   if (header === '' || header === '*') return undefined;
   const m = /^(?:W\/)?"(\d{1,15})"$/.exec(header);
   if (!m?.[1])
-    throw new HttpProblem(400, 'validation', 'If-Match must be a quoted version such as "3"', {
-      errors: [{ field: 'If-Match', message: 'malformed' }],
-    });
+    throw invalidFields('If-Match must be a quoted version such as "3"', { field: 'If-Match', message: 'malformed' });
   return Number(m[1]);
 }

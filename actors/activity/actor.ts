@@ -69,7 +69,7 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
       at: new Date(now()).toISOString(),
     });
     if (!saved) {
-      tell(msg.sender, fail('activity.user_not_found', `No user with id ${userId}`));
+      tell(msg.sender, fail('user.not_found', `No user with id ${userId}`));
       return stopIfIdle(ctx);
     }
     tell(msg.sender, ok(view(saved)));

@@ -11,7 +11,7 @@ import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 import type { ActivityDetail } from '../../src/stores/activity-store.ts';
 
-export type ErrorCode = 'activity.user_not_found'; // recording for a user that does not exist (or was just deleted)
+export type ErrorCode = 'user.not_found'; // recording for a user that does not exist (or was just deleted)
 
 /** A JSON object: the detail as the activity store keeps it. */
 export type Detail = ActivityDetail;

@@ -79,7 +79,7 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
 
   const onNoted = (msg: Extract<Internal, { type: 'Noted' }>): void => {
     // A user deleted right after the write has nothing left to record.
-    if (!msg.reply.ok && msg.reply.code !== 'activity.user_not_found')
+    if (!msg.reply.ok && msg.reply.code !== 'user.not_found')
       throw new Error(`${msg.what} was not recorded: ${msg.reply.message}`);
     if (msg.sender && msg.answer) tell(msg.sender, msg.answer);
   };

@@ -1,11 +1,12 @@
 import type { Context } from 'koa';
 import type { Logger } from '../../src/logger.ts';
 import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
-import { HttpProblem, OAuthError, problemBody, RETRY_AFTER_SECONDS } from '../problems.ts';
+import { HttpProblem, INTERNAL_DETAIL, OAuthError, problemBody, unavailable } from '../problems.ts';
 import type { AppState } from '../state.ts';
 import { StoreUnavailableError } from '../../src/store-unavailable.ts';
 
-const isOAuthPath = (path: string): boolean => path === '/oauth' || path.startsWith('/oauth/');
+/** The route's declaration decides (`http/route-table.ts`); a path no route has is answered as a problem. */
+const inOAuthForm = (state: AppState): boolean => state.errorFormat === 'oauth';
 
 /** Errors thrown by Koa's helpers (body parser, router): `status` plus an `expose`d message. */
 function exposedStatus(error: unknown): { status: number; message: string } | undefined {
@@ -31,28 +32,25 @@ function renderProblem(ctx: Context, state: AppState, e: HttpProblem): void {
   ctx.type = 'application/problem+json';
 }
 
-/** Under /oauth every error speaks RFC 6749 §5.2, whatever raised it. */
+/** On a route declaring OAuth errors every error speaks RFC 6749 §5.2, whatever raised it. */
 function asOAuth(problem: HttpProblem): OAuthError {
   const error =
     problem.status === 503 ? 'temporarily_unavailable' : problem.status >= 500 ? 'server_error' : 'invalid_request';
   return new OAuthError(problem.status, error, problem.detail, { ...problem.headers });
 }
 
-function toKnown(ctx: Context, error: unknown): HttpProblem | OAuthError | undefined {
+function toKnown(state: AppState, error: unknown): HttpProblem | OAuthError | undefined {
   if (error instanceof HttpProblem || error instanceof OAuthError) return error;
-  if (error instanceof StoreUnavailableError) {
-    return new HttpProblem(503, 'unavailable', 'A store cannot be reached; try again shortly', {
-      headers: { 'Retry-After': RETRY_AFTER_SECONDS },
-    });
-  }
-  if (error instanceof AskTimeoutError || error instanceof ActorUnavailableError || error instanceof MailboxFullError) {
-    return new HttpProblem(503, 'unavailable', 'The service is busy; try again shortly', {
-      headers: { 'Retry-After': RETRY_AFTER_SECONDS },
-    });
-  }
+  if (
+    error instanceof StoreUnavailableError ||
+    error instanceof AskTimeoutError ||
+    error instanceof ActorUnavailableError ||
+    error instanceof MailboxFullError
+  )
+    return unavailable();
   const exposed = exposedStatus(error);
   if (!exposed) return undefined;
-  if (isOAuthPath(ctx.path)) return new OAuthError(exposed.status, 'invalid_request', exposed.message);
+  if (inOAuthForm(state)) return new OAuthError(exposed.status, 'invalid_request', exposed.message);
   const detail = exposed.status === 400 ? 'The request body is not valid JSON' : exposed.message;
   return new HttpProblem(exposed.status, exposed.status === 413 ? 'payload_too_large' : 'bad_request', detail);
 }
@@ -70,18 +68,18 @@ export function unroutedError(ctx: Context): HttpProblem | undefined {
 }
 
 /**
- * Renders `error` as the response: problem+json, or OAuth JSON under /oauth and for
+ * Renders `error` as the response: problem+json, or OAuth JSON on a route that declares it and for
  * authentication; anything unexpected is a 500 whose text never reaches the client, logged with
  * the request id.
  */
 export function renderError(ctx: Context, state: AppState, error: unknown, logger: Logger): void {
   if (error instanceof AskTimeoutError) state.askTimedOut = true;
-  let known = toKnown(ctx, error);
+  let known = toKnown(state, error);
   if (!known) {
     logger.error({ requestId: state.requestId, err: error }, 'request failed');
-    known = new HttpProblem(500, 'internal', `The server failed; quote request id ${state.requestId}`);
+    known = new HttpProblem(500, 'internal', INTERNAL_DETAIL);
   }
-  if (known instanceof HttpProblem && isOAuthPath(ctx.path)) known = asOAuth(known);
+  if (known instanceof HttpProblem && inOAuthForm(state)) known = asOAuth(known);
   if (known instanceof OAuthError) return renderOAuth(ctx, known);
   renderProblem(ctx, state, known);
 }

@@ -45,7 +45,7 @@ export const authorizeOperations: readonly Operation[] = [
     method: 'get',
     path: '/oauth/authorize',
     tag: 'secured',
-    summary: 'Authorization endpoint: the sign-in page of the authorization-code flow (PKCE S256 required)',
+    summary: 'The sign-in page an application sends its user to for an authorization code (PKCE S256)',
     query: AuthorizationRequest,
     responses: {
       200: html('The sign-in form (no script, no external asset), with a CSRF cookie', ['Set-Cookie']),
@@ -57,7 +57,7 @@ export const authorizeOperations: readonly Operation[] = [
     method: 'post',
     path: '/oauth/authorize',
     tag: 'secured',
-    summary: 'Sign in (same BCrypt check and login throttle as the password grant); redirects with a code',
+    summary: 'Sign in; on success, back to the application with an authorization code',
     body: { type: 'application/x-www-form-urlencoded', schema: SignIn },
     responses: {
       303: redirect(

@@ -1,6 +1,6 @@
 /** Builds the OpenAPI 3.1 document from the operations' zod schemas (the validators themselves). */
 import { z } from 'zod';
-import type { Access } from '../routing.ts';
+import type { Access, ErrorFormat } from '../route-table.ts';
 import { OAuthErrorBody as OAuthError, Problem } from './shapes.ts';
 
 export type Tag = 'secured' | 'employee' | 'userdata' | 'operations';
@@ -86,12 +86,11 @@ const HEADER_DOCS: Readonly<Record<string, string>> = {
 
 /**
  * What every route can answer besides its own rows (docs/api.md, Conventions): 405 with `Allow` for another
- * method and 500 for an unexpected failure, in the error body of the route's prefix.
+ * method and 500 for an unexpected failure, in the error body its route declares.
  */
-function commonResponses(path: string): Readonly<Record<string, ResponseSpec>> {
-  const oauth = path.startsWith('/oauth/');
+function commonResponses(errorFormat: ErrorFormat): Readonly<Record<string, ResponseSpec>> {
   const body = (description: string, headers?: string[]): ResponseSpec =>
-    oauth
+    errorFormat === 'oauth'
       ? { description, schema: OAuthError, ...(headers ? { headers } : {}) }
       : { description, schema: Problem, type: 'application/problem+json', ...(headers ? { headers } : {}) };
   return {
@@ -100,9 +99,9 @@ function commonResponses(path: string): Readonly<Record<string, ResponseSpec>> {
   };
 }
 
-function responses(op: Operation): Json {
+function responses(op: Operation, errorFormat: ErrorFormat): Json {
   const out: Json = {};
-  for (const [status, spec] of Object.entries({ ...commonResponses(op.path), ...op.responses })) {
+  for (const [status, spec] of Object.entries({ ...commonResponses(errorFormat), ...op.responses })) {
     const type = spec.type ?? 'application/json';
     const headers = [...(spec.headers ?? []), 'X-Request-Id', 'X-Content-Type-Options'];
     out[status] = {
@@ -132,7 +131,7 @@ function securityOf(access: Access): Json[] {
   }
 }
 
-function operation(op: Operation, access: Access): Json {
+function operation(op: Operation, { access, errorFormat }: DeclaredRoute): Json {
   const role =
     access.kind === 'role'
       ? { description: `Needs the ${access.role} role, checked after the handler has run.` }
@@ -154,8 +153,14 @@ function operation(op: Operation, access: Access): Json {
           },
         }
       : {}),
-    responses: responses(op),
+    responses: responses(op, errorFormat),
   };
+}
+
+/** What the route serving an operation declares: who may run it and the body its errors take. */
+export interface DeclaredRoute {
+  readonly access: Access;
+  readonly errorFormat: ErrorFormat;
 }
 
 export interface DocumentInfo {
@@ -163,14 +168,14 @@ export interface DocumentInfo {
   readonly issuer: string;
   /** The configured scope names. */
   readonly scopes: readonly string[];
-  /** The access declared by the route serving an operation (OpenAPI path form). */
-  readonly accessOf: (method: Operation['method'], path: string) => Access;
+  /** The declaration of the route serving an operation (OpenAPI path form). */
+  readonly routeOf: (method: Operation['method'], path: string) => DeclaredRoute;
 }
 
 export function buildDocument(ops: readonly Operation[], info: DocumentInfo): Json {
   const paths: Record<string, Json> = {};
   for (const op of ops)
-    paths[op.path] = { ...paths[op.path], [op.method]: operation(op, info.accessOf(op.method, op.path)) };
+    paths[op.path] = { ...paths[op.path], [op.method]: operation(op, info.routeOf(op.method, op.path)) };
   return {
     openapi: '3.1.0',
     info: {

@@ -30,8 +30,7 @@ export const securedOperations: readonly Operation[] = [
     method: 'post',
     path: '/oauth/token',
     tag: 'secured',
-    summary:
-      'Token endpoint: authorization_code with PKCE, client_credentials, refresh_token, and password (original client)',
+    summary: 'Tokens for a client: from an authorization code, its own credentials, a refresh token or a password',
     body: form(S.TokenRequest),
     responses: {
       200: { description: 'Tokens (Cache-Control: no-store)', schema: S.TokenResponse },
@@ -51,7 +50,7 @@ export const securedOperations: readonly Operation[] = [
     method: 'post',
     path: '/oauth/revoke',
     tag: 'secured',
-    summary: 'Revoke a token (RFC 7009)',
+    summary: 'Revoke a token: it stops working (RFC 7009)',
     body: form(S.TokenForm),
     responses: {
       200: { description: 'Revoked, or unknown', schema: z.object({}) },
@@ -65,7 +64,7 @@ export const securedOperations: readonly Operation[] = [
     method: 'post',
     path: '/oauth/introspect',
     tag: 'secured',
-    summary: 'Introspect a token (RFC 7662)',
+    summary: 'Whether a token is active, and what it grants (RFC 7662)',
     body: form(S.TokenForm),
     responses: {
       200: { description: 'Active with its claims, or inactive', schema: S.Introspection },
@@ -79,7 +78,7 @@ export const securedOperations: readonly Operation[] = [
     method: 'post',
     path: '/oauth/check_token',
     tag: 'secured',
-    summary: "Introspection under Spring's name",
+    summary: 'Whether a token is active, and what it grants: the older path of /oauth/introspect',
     body: form(S.TokenForm),
     responses: {
       200: { description: 'As /oauth/introspect', schema: S.Introspection },
@@ -93,7 +92,7 @@ export const securedOperations: readonly Operation[] = [
     method: 'get',
     path: '/oauth/token_key',
     tag: 'secured',
-    summary: "The active signing key's public half (Spring's token_key)",
+    summary: 'The public key that verifies access tokens, in PEM',
     responses: {
       200: { description: 'PEM public key (RSA or EC) and its Java algorithm name', schema: S.TokenKey },
       403: oauthError('The active key is a MAC key, never disclosed'),
@@ -103,7 +102,7 @@ export const securedOperations: readonly Operation[] = [
     method: 'get',
     path: '/.well-known/jwks.json',
     tag: 'secured',
-    summary: 'JSON Web Key Set (RFC 7517): every next, active and retired public key',
+    summary: 'Every public key that verifies access tokens, as a JSON Web Key Set (RFC 7517)',
     responses: {
       200: {
         description: 'The public keys that verify now, each with kid, alg and use; MAC keys are never listed',
@@ -116,14 +115,14 @@ export const securedOperations: readonly Operation[] = [
     method: 'get',
     path: '/.well-known/oauth-authorization-server',
     tag: 'secured',
-    summary: 'Server metadata (RFC 8414)',
+    summary: 'Where the OAuth endpoints are and what they support (RFC 8414)',
     responses: { 200: { description: 'Metadata', schema: S.Metadata } },
   },
   {
     method: 'get',
     path: '/app/listAll',
     tag: 'secured',
-    summary: 'Every account with its roles, ordered by id',
+    summary: 'Every account with its roles',
     responses: {
       200: { description: 'The accounts', schema: z.array(S.Account) },
       ...authErrors,
@@ -134,14 +133,14 @@ export const securedOperations: readonly Operation[] = [
     method: 'get',
     path: '/app/admin',
     tag: 'secured',
-    summary: 'Greeting for ADMIN holders (checked after the handler)',
+    summary: 'A greeting, for users with the ADMIN role',
     responses: { 200: text('Greeting'), ...authErrors, 403: oauthError('`access_denied`: the role is missing') },
   },
   {
     method: 'get',
     path: '/app/user',
     tag: 'secured',
-    summary: 'Greeting for USER holders (checked after the handler)',
+    summary: 'A greeting, for users with the USER role',
     responses: { 200: text('Greeting'), ...authErrors, 403: oauthError('`access_denied`: the role is missing') },
   },
 ];
@@ -151,14 +150,14 @@ export const operationsOperations: readonly Operation[] = [
     method: 'get',
     path: '/health',
     tag: 'operations',
-    summary: 'Liveness',
+    summary: 'Whether the server is running',
     responses: { 200: { description: 'The process runs', schema: S.Health } },
   },
   {
     method: 'get',
     path: '/ready',
     tag: 'operations',
-    summary: 'Readiness: every store answers and is prepared',
+    summary: 'Whether the server can serve requests: every store answers',
     responses: {
       200: { description: 'Ready', schema: S.Health },
       503: { description: 'A store does not answer, or is still being prepared', schema: S.Health },
@@ -168,21 +167,21 @@ export const operationsOperations: readonly Operation[] = [
     method: 'get',
     path: '/metrics',
     tag: 'operations',
-    summary: 'Prometheus metrics',
+    summary: 'Metrics, in the Prometheus text format',
     responses: { 200: text('Prometheus text format') },
   },
   {
     method: 'get',
     path: '/openapi.json',
     tag: 'operations',
-    summary: 'This document',
+    summary: 'This API description (OpenAPI 3.1)',
     responses: { 200: { description: 'OpenAPI 3.1', schema: z.record(z.string(), z.unknown()) } },
   },
   {
     method: 'get',
     path: '/docs',
     tag: 'operations',
-    summary: 'A page that renders this document',
+    summary: 'This API description as a page to browse and try',
     responses: { 200: { description: 'HTML', schema: z.string(), type: 'text/html' } },
   },
 ];

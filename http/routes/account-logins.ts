@@ -2,7 +2,7 @@ import { z } from 'zod';
 import * as Token from '../../actors/token/protocol.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { route, token, tokenWithRole, type Route } from '../routing.ts';
+import { bearer, bearerWithRole, route, type Route } from '../route-table.ts';
 import { jsonObject, validate } from '../validation.ts';
 import { accountId, actorOf, asker, type AccountRouteDeps } from './accounts.ts';
 
@@ -15,8 +15,8 @@ export const OwnPasswordInput = z.strictObject({ currentPassword: z.string(), ne
 /** An account's logins and lockout, the roles (ADMIN only), and a user's own password. */
 export function accountLoginRoutes(deps: AccountRouteDeps): Route[] {
   const body = jsonBody(deps.maxBodyBytes);
-  const read = tokenWithRole(deps.scopeRead, Token.ADMIN_ROLE);
-  const write = tokenWithRole(deps.scopeWrite, Token.ADMIN_ROLE);
+  const read = bearerWithRole(deps.scopeRead, Token.ADMIN_ROLE);
+  const write = bearerWithRole(deps.scopeWrite, Token.ADMIN_ROLE);
   const call = asker(deps);
   return [
     route('GET', '/app/admin/users/:id/sessions', read, async function listLogins(ctx) {
@@ -43,7 +43,7 @@ export function accountLoginRoutes(deps: AccountRouteDeps): Route[] {
       ctx.body = await call(Token.createRole({ ...input, actor: actorOf(ctx) }));
       ctx.status = 201;
     }),
-    route('PUT', '/app/me/password', token(), body, async function changeOwnPassword(ctx) {
+    route('PUT', '/app/me/password', bearer(), body, async function changeOwnPassword(ctx) {
       const auth = ctx.state.auth;
       if (!auth?.enabled) throw accessDenied();
       const input = validate(OwnPasswordInput, jsonObject(ctx));

@@ -7,8 +7,8 @@ import type { Reply } from '../../src/messaging/reply.ts';
 import { accountCursor, accountIdOf } from '../cursors.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { HttpProblem, replyValue, type ReplyCode } from '../problems.ts';
-import { route, tokenWithRole, type Route, type RouteParams } from '../routing.ts';
+import { HttpProblem, invalidFields, replyValue, type ReplyCode } from '../problems.ts';
+import { bearerWithRole, route, type Route, type RouteParams } from '../route-table.ts';
 import type { AppState } from '../state.ts';
 import { jsonObject, queryObject, validate } from '../validation.ts';
 
@@ -73,17 +73,15 @@ export const asker =
 /** Account administration under /app/admin/users: ADMIN only, checked before any handler. */
 export function accountRoutes(deps: AccountRouteDeps): Route[] {
   const body = jsonBody(deps.maxBodyBytes);
-  const read = tokenWithRole(deps.scopeRead, Token.ADMIN_ROLE);
-  const write = tokenWithRole(deps.scopeWrite, Token.ADMIN_ROLE);
+  const read = bearerWithRole(deps.scopeRead, Token.ADMIN_ROLE);
+  const write = bearerWithRole(deps.scopeWrite, Token.ADMIN_ROLE);
   const call = asker(deps);
   return [
     route('GET', '/app/admin/users', read, async function listAccounts(ctx) {
       const q = validate(ListAccountsInput, queryObject(ctx), 'query');
       const afterId = q.cursor === undefined ? 0 : accountIdOf(q.cursor);
       if (afterId === undefined)
-        throw new HttpProblem(400, 'validation', 'The query is not valid', {
-          errors: [{ field: 'cursor', message: 'not a cursor of this listing' }],
-        });
+        throw invalidFields('The query is not valid', { field: 'cursor', message: 'not a cursor of this listing' });
       const page = await call(Token.findAccounts({ usernamePrefix: q.username, afterId, limit: q.limit }));
       ctx.body = { items: page.items, nextCursor: page.nextAfterId === null ? null : accountCursor(page.nextAfterId) };
     }),

@@ -8,8 +8,8 @@ import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { historyCursor, historySeqOf } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { HttpProblem, replyValue } from '../problems.ts';
-import { route, type Route } from '../routing.ts';
+import { invalidFields, replyValue } from '../problems.ts';
+import { route, type Route } from '../route-table.ts';
 import { jsonObject, queryObject, validate } from '../validation.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
 
@@ -40,8 +40,9 @@ function beforeSeq(cursor: string | undefined, userId: ObjectIdString): number |
   if (cursor === undefined) return undefined;
   const seq = historySeqOf(cursor, userId);
   if (seq !== undefined) return seq;
-  throw new HttpProblem(400, 'validation', 'The query is not valid', {
-    errors: [{ field: 'before', message: "is not a cursor of this user's activity" }],
+  throw invalidFields('The query is not valid', {
+    field: 'before',
+    message: "is not a cursor of this user's activity",
   });
 }
 

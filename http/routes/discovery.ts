@@ -1,7 +1,7 @@
 import type { Client } from '../../src/security/clients.ts';
 import type { KeyRing } from '../../src/security/key-ring.ts';
 import { OAuthError } from '../problems.ts';
-import { PUBLIC, route, type Route } from '../routing.ts';
+import { oauthErrors, PUBLIC, route, type Route } from '../route-table.ts';
 
 export interface DiscoveryRouteDeps {
   readonly keys: KeyRing;
@@ -49,12 +49,14 @@ export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
     introspection_endpoint_auth_methods_supported: authMethods,
   };
   return [
-    route('GET', '/oauth/token_key', PUBLIC, async function tokenKey(ctx) {
-      const key = await keys.signing();
-      if (key.publicPem === undefined)
-        throw new OAuthError(403, 'access_denied', 'The signing key is a MAC key, which is never disclosed');
-      ctx.body = { alg: JAVA_ALG[key.alg], value: key.publicPem };
-    }),
+    oauthErrors(
+      route('GET', '/oauth/token_key', PUBLIC, async function tokenKey(ctx) {
+        const key = await keys.signing();
+        if (key.publicPem === undefined)
+          throw new OAuthError(403, 'access_denied', 'The signing key is a MAC key, which is never disclosed');
+        ctx.body = { alg: JAVA_ALG[key.alg], value: key.publicPem };
+      }),
+    ),
     route('GET', '/.well-known/jwks.json', PUBLIC, async function jwks(ctx) {
       const published = (await keys.keys()).flatMap(({ key }) => (key.publicJwk ? [key.publicJwk] : []));
       ctx.set('Cache-Control', `public, max-age=${deps.jwksMaxAge}`);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { HttpProblem } from '../problems.ts';
-import { PUBLIC, route, type Route } from '../routing.ts';
+import { PUBLIC, route, type Route } from '../route-table.ts';
 
 export interface DocsRouteDeps {
   /** The OpenAPI document; asked for once, on the first request (it describes these routes too). */

@@ -5,8 +5,8 @@ import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import { searchCursor } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { HttpProblem, replyValue } from '../problems.ts';
-import { changesState, route, type Route } from '../routing.ts';
+import { replyValue } from '../problems.ts';
+import { changesState, route, type Route } from '../route-table.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
 import { idFromQueryOrBody, jsonObject, queryObject, validate } from '../validation.ts';
 import { ifMatchVersion, sendVersioned } from '../versioning.ts';
@@ -15,9 +15,6 @@ import { CreateEmployeeInput, EmployeeIdInput, SearchEmployeesInput, UpdateEmplo
 export interface EmployeeRouteDeps extends ApiRouteDeps {
   readonly employee: Ref<Employee.Command>;
 }
-
-/** The action paths, for a 405 rather than "malformed id" when one is used with GET. */
-const ACTIONS: Readonly<Record<string, string>> = { search: 'POST', update: 'PUT', delete: 'DELETE' };
 
 /** The id in the path; built once (zod compiles a schema on its first use, per schema object). */
 const IdPath = EmployeeIdInput.required();
@@ -63,12 +60,6 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
       ctx.status = 204;
     }),
     route('GET', '/api/employee/:id', read, async function getOne(ctx) {
-      const action = ctx.params['id'] ?? '';
-      const allowed = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
-      if (allowed)
-        throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed here`, {
-          headers: { Allow: allowed },
-        });
       const { id } = validate(IdPath, { id: ctx.params['id'] }, 'path');
       sendVersioned(ctx, await call(Employee.get({ id })));
     }),

@@ -14,7 +14,7 @@ import { errorPage, loginPage, PAGE_CSP } from '../login-page.ts';
 import { formBody, formParams } from '../middleware/body.ts';
 import { settle, type OAuthRouteDeps } from '../client-authentication.ts';
 import { replyValue } from '../problems.ts';
-import { PUBLIC, route, type Route } from '../routing.ts';
+import { oauthErrors, PUBLIC, route, type Route } from '../route-table.ts';
 import { securityEvent } from '../security-events.ts';
 
 export interface AuthorizeRouteDeps extends OAuthRouteDeps {
@@ -121,22 +121,26 @@ async function signIn(ctx: Context, deps: AuthorizeRouteDeps, request: Authoriza
 export function oauthAuthorizeRoutes(deps: AuthorizeRouteDeps): Route[] {
   const form = formBody(deps.maxBodyBytes);
   return [
-    route('GET', '/oauth/authorize', PUBLIC, async function authorizationForm(ctx) {
-      await answering(ctx, deps.issuer, async () => {
-        showForm(ctx, readAuthorizationRequest(new URLSearchParams(ctx.querystring), deps.clients), 200);
-      });
-    }),
-    route('POST', '/oauth/authorize', PUBLIC, form, async function authorizationSignIn(ctx) {
-      await answering(ctx, deps.issuer, async () => {
-        const params = formParams(ctx);
-        const request = readAuthorizationRequest(params, deps.clients);
-        if (!csrfTokenValid(ctx, params.get('csrf_token') ?? undefined, request.params))
-          throw new PageError(
-            'invalid_request',
-            'The sign-in form expired or was not served to this browser; start again from the application',
-          );
-        await signIn(ctx, deps, request, params);
-      });
-    }),
+    oauthErrors(
+      route('GET', '/oauth/authorize', PUBLIC, async function authorizationForm(ctx) {
+        await answering(ctx, deps.issuer, async () => {
+          showForm(ctx, readAuthorizationRequest(new URLSearchParams(ctx.querystring), deps.clients), 200);
+        });
+      }),
+    ),
+    oauthErrors(
+      route('POST', '/oauth/authorize', PUBLIC, form, async function authorizationSignIn(ctx) {
+        await answering(ctx, deps.issuer, async () => {
+          const params = formParams(ctx);
+          const request = readAuthorizationRequest(params, deps.clients);
+          if (!csrfTokenValid(ctx, params.get('csrf_token') ?? undefined, request.params))
+            throw new PageError(
+              'invalid_request',
+              'The sign-in form expired or was not served to this browser; start again from the application',
+            );
+          await signIn(ctx, deps, request, params);
+        });
+      }),
+    ),
   ];
 }

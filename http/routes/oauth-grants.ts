@@ -5,7 +5,7 @@ import { grantTypeName, SCOPE_TOKEN } from '../../src/security/formats.ts';
 import { formParams } from '../middleware/body.ts';
 import { required, settle, single, tooManyRequests, type OAuthRouteDeps } from '../client-authentication.ts';
 import { OAuthError, replyValue } from '../problems.ts';
-import { clientOf, CLIENT, route, type Route } from '../routing.ts';
+import { clientOf, CLIENT, route, type Route } from '../route-table.ts';
 import { reportGrant } from '../oauth-events.ts';
 import { securityEvent, type RequestOf } from '../security-events.ts';
 

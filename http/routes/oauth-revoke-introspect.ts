@@ -4,7 +4,7 @@ import { ask } from '../../src/messaging/ask.ts';
 import { formParams } from '../middleware/body.ts';
 import { required, single, type OAuthRouteDeps } from '../client-authentication.ts';
 import { replyValue } from '../problems.ts';
-import { clientOf, CLIENT, route, type Route } from '../routing.ts';
+import { clientOf, CLIENT, route, type Route } from '../route-table.ts';
 import { securityEvent } from '../security-events.ts';
 
 export interface TokenInfoRouteDeps extends OAuthRouteDeps {

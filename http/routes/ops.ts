@@ -1,6 +1,6 @@
 import { prometheusContentType } from 'prom-client';
 import { RETRY_AFTER_SECONDS } from '../problems.ts';
-import { PUBLIC, route, type Route } from '../routing.ts';
+import { PUBLIC, route, type Route } from '../route-table.ts';
 
 export interface OpsRouteDeps {
   /** The Prometheus text of the service (of every worker, when there are several). */

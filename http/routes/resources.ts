@@ -2,7 +2,7 @@ import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { replyValue } from '../problems.ts';
-import { role, route, token, type Route } from '../routing.ts';
+import { bearer, role, route, type Route } from '../route-table.ts';
 import type { AppState } from '../state.ts';
 
 export interface ResourceRouteDeps {
@@ -22,7 +22,7 @@ export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
   // its JSON is kept with it and written once per change, not once per request.
   const json = new WeakMap<readonly Token.AccountView[], string>();
   return [
-    route('GET', '/app/listAll', token(), async function listAll(ctx) {
+    route('GET', '/app/listAll', bearer(), async function listAll(ctx) {
       const users = replyValue(
         await ask(deps.token, Token.listAccounts({ includePasswordHash: deps.includePasswordHash }), deps.askTimeoutMs),
       );

@@ -7,7 +7,7 @@ import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { replyValue } from '../problems.ts';
-import { route, type Route } from '../routing.ts';
+import { route, type Route } from '../route-table.ts';
 import { idFromQueryOrBody, jsonObject, queryObject, validate } from '../validation.ts';
 import { ifMatchVersion, sendVersioned } from '../versioning.ts';
 import type { ApiRouteDeps } from './api-deps.ts';

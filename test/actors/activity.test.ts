@@ -240,10 +240,10 @@ t('History › a page read while an earlier append was not yet visible is not ke
   );
 });
 
-t('Record › an unknown user → activity.user_not_found', async () => {
+t('Record › an unknown user → user.not_found', async () => {
   const ref = router();
   const reply = await ask(ref, Activity.record({ userId: newId(), type: 'LOGIN' }), 2000);
-  assert.is(reply.ok ? '' : reply.code, 'activity.user_not_found');
+  assert.is(reply.ok ? '' : reply.code, 'user.not_found');
 });
 
 t('Record › the actor of an unknown user stops at once, not after the idle period', async () => {
@@ -252,7 +252,7 @@ t('Record › the actor of an unknown user stops at once, not after the idle per
   const replies = await Promise.all(
     unknown.map((userId) => ask(ref, Activity.record({ userId, type: 'LOGIN' }), 2000)),
   );
-  assert.ok(replies.every((r) => !r.ok && r.code === 'activity.user_not_found'));
+  assert.ok(replies.every((r) => !r.ok && r.code === 'user.not_found'));
   await waitFor(() => children(ref).length === 0, "the stop of every unknown user's actor", 1000);
   const userId = await newUser();
   await record(ref, userId);

@@ -175,7 +175,7 @@ t(
 t('POST /api/users/activity › unknown user → 404', async () => {
   const res = await api('POST', '/api/users/activity', { json: { userId: '0123456789abcdef01234567', type: 'LOGIN' } });
   expectProblem(res, 404);
-  assert.is((res.body as { type: string }).type, 'urn:problem:troupe:activity.user_not_found');
+  assert.is((res.body as { type: string }).type, 'urn:problem:troupe:user.not_found');
 });
 
 t(

@@ -30,9 +30,7 @@ async function expectBody(res: Response, kind: Kind, what: string): Promise<void
   }
 }
 
-const kindOf = (path: string): Kind => (path.startsWith('/oauth/') ? 'oauth' : 'problem');
-
-t('a method the route does not take → 405 with Allow, in the body type of its prefix', async () => {
+t('a method the route does not take → 405 with Allow, in the error body its route declares', async () => {
   for (const route of ctx.routes) {
     // A method no route of the path takes.
     const taken = new Set(ctx.routes.filter((r) => r.path === route.path).map((r) => r.method as string));
@@ -44,40 +42,44 @@ t('a method the route does not take → 405 with Allow, in the body type of its 
     const what = `${method} ${route.path}`;
     assert.is(res.status, 405, what);
     assert.ok((res.headers.get('allow') ?? '').length > 0, what);
-    await expectBody(res, kindOf(route.path), what);
+    const declared: Kind = ctx.routes.find((r) => r.path === route.path)?.errorFormat ?? 'problem';
+    await expectBody(res, declared, what);
   }
 });
 
-t('a malformed request → 4xx: problem+json under /api, OAuth JSON under /oauth and for authentication', async () => {
-  for (const route of ctx.routes) {
-    const path = concrete(route.path);
-    const what = `${route.method} ${route.path}`;
-    if (path.startsWith('/oauth/') && route.method === 'POST') {
-      const res = await fetch(`${ctx.server.url}${path}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: '{"grant_type":',
-      });
-      assert.is(res.status, 400, what);
-      await expectBody(res, 'oauth', what);
-    } else if (path.startsWith('/api/')) {
-      const body = route.method === 'GET' ? undefined : '<not-json/>';
-      const headers = { ...bearer(ctx.token), 'Content-Type': 'application/xml' };
-      const res = await fetch(`${ctx.server.url}${path}?bogus=%00`, {
-        method: route.method,
-        headers,
-        ...(body ? { body } : {}),
-      });
-      assert.ok(res.status === 400 || res.status === 415, `${what}: ${res.status}`);
-      await expectBody(res, 'problem', what);
-    } else if (path.startsWith('/app/')) {
-      const res = await fetch(`${ctx.server.url}${path}`, { headers: { Authorization: 'Bearer not.a.token' } });
-      assert.is(res.status, 401, what);
-      assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer realm="troupe", error="invalid_token"/, what);
-      await expectBody(res, 'oauth', what);
+t(
+  'a malformed request → 4xx: OAuth JSON on the routes declaring it and for authentication, else problem+json',
+  async () => {
+    for (const route of ctx.routes) {
+      const path = concrete(route.path);
+      const what = `${route.method} ${route.path}`;
+      if (route.errorFormat === 'oauth' && route.method === 'POST') {
+        const res = await fetch(`${ctx.server.url}${path}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"grant_type":',
+        });
+        assert.is(res.status, 400, what);
+        await expectBody(res, 'oauth', what);
+      } else if (path.startsWith('/api/')) {
+        const body = route.method === 'GET' ? undefined : '<not-json/>';
+        const headers = { ...bearer(ctx.token), 'Content-Type': 'application/xml' };
+        const res = await fetch(`${ctx.server.url}${path}?bogus=%00`, {
+          method: route.method,
+          headers,
+          ...(body ? { body } : {}),
+        });
+        assert.ok(res.status === 400 || res.status === 415, `${what}: ${res.status}`);
+        await expectBody(res, 'problem', what);
+      } else if (path.startsWith('/app/')) {
+        const res = await fetch(`${ctx.server.url}${path}`, { headers: { Authorization: 'Bearer not.a.token' } });
+        assert.is(res.status, 401, what);
+        assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer realm="troupe", error="invalid_token"/, what);
+        await expectBody(res, 'oauth', what);
+      }
     }
-  }
-});
+  },
+);
 
 t('authentication failures under /api speak OAuth JSON with a challenge', async () => {
   for (const route of ctx.routes.filter((r) => r.path.startsWith('/api/'))) {
@@ -86,6 +88,28 @@ t('authentication failures under /api speak OAuth JSON with a challenge', async 
     assert.is(res.headers.get('www-authenticate'), 'Bearer realm="troupe"');
     await expectBody(res, 'oauth', route.path);
   }
+});
+
+t('the OAuth endpoints declare OAuth errors: every client route, the authorization form and token_key', () => {
+  assert.equal(
+    ctx.routes.filter((r) => r.errorFormat === 'oauth').map((r) => `${r.method} ${r.path}`),
+    [
+      'POST /oauth/token',
+      'GET /oauth/authorize',
+      'POST /oauth/authorize',
+      'POST /oauth/revoke',
+      'POST /oauth/introspect',
+      'POST /oauth/check_token',
+      'GET /oauth/token_key',
+    ],
+  );
+  for (const r of ctx.routes) if (r.access.kind === 'client') assert.is(r.errorFormat, 'oauth', r.path);
+});
+
+t('a path no route has under /oauth → 404 problem+json (no route declares its body)', async () => {
+  const res = await fetch(`${ctx.server.url}/oauth/nothing-here`);
+  assert.is(res.status, 404);
+  await expectBody(res, 'problem', '/oauth/nothing-here');
 });
 
 t.run();

@@ -84,7 +84,7 @@ t("every route that needs a store answers 503 with Retry-After, in its prefix's 
     assert.is(res.status, 503, `${r.method} ${r.path} → ${res.status} ${text.slice(0, 200)}`);
     assert.is(res.headers.get('retry-after'), '1', `${r.method} ${r.path}`);
     const shape = JSON.parse(text) as Record<string, unknown>;
-    if (r.path.startsWith('/oauth/')) assert.is(shape['error'], 'temporarily_unavailable', r.path);
+    if (r.errorFormat === 'oauth') assert.is(shape['error'], 'temporarily_unavailable', r.path);
     else if (r.path === '/ready') assert.is(shape['status'], 'unavailable');
     else assert.is(shape['status'], 503, r.path);
   }

@@ -65,6 +65,37 @@ t("each operation's security is the access its route declares (the one the serve
   ]);
 });
 
+t("each operation's 405 and 500 bodies are the error format its route declares", () => {
+  const routes = routesOf(ctx.server.troupe.app).filter((r) => !r.path.includes(':file'));
+  for (const r of routes) {
+    const op = ctx.doc.paths[r.path.replace(/:([A-Za-z]+)/g, '{$1}')]?.[r.method.toLowerCase()] as
+      { responses: Record<string, { content?: Record<string, { schema: { required?: string[] } }> }> } | undefined;
+    for (const status of ['405', '500']) {
+      const content = op?.responses[status]?.content ?? {};
+      const what = `${r.method} ${r.path} ${status}`;
+      if (r.errorFormat === 'oauth') {
+        assert.equal(Object.keys(content), ['application/json'], what);
+        assert.ok(content['application/json']?.schema.required?.includes('error'), what);
+      } else assert.equal(Object.keys(content), ['application/problem+json'], what);
+    }
+  }
+  assert.ok(routes.some((r) => r.errorFormat === 'oauth') && routes.some((r) => r.errorFormat === 'problem'));
+});
+
+t("each operation's summary says what the caller gets, in the caller's words", () => {
+  const ops = Object.entries(ctx.doc.paths).flatMap(([path, byMethod]) =>
+    Object.entries(byMethod).map(([method, op]) => ({
+      what: `${method} ${path}`,
+      summary: (op as { summary?: string }).summary,
+    })),
+  );
+  for (const { what, summary } of ops) {
+    assert.type(summary, 'string', what);
+    assert.not.match(summary ?? '', /\b(handler|actor|Spring|BCrypt|keyset|Koa|zod|SQLite|MongoDB|HEAD)\b/i, what);
+  }
+  assert.ok(ops.length >= 26);
+});
+
 t('with security.protect-api=false the /api operations need no token, in the document as on the wire', async () => {
   const open = await startTestServer({ 'security.protect-api': 'false' });
   try {

@@ -3,20 +3,34 @@
  * its totality over the protocols' error codes, which the type check enforces (the
  * `@ts-expect-error` lines below fail `npm run typecheck` if a partial table ever compiles).
  */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type * as Employee from '../../actors/employee/protocol.ts';
 import type * as Token from '../../actors/token/protocol.ts';
+import { requestFrame } from '../../http/middleware/frame.ts';
 import {
   HttpProblem,
+  INTERNAL_DETAIL,
   OAuthError,
   REPLY_ERRORS,
   replyValue,
+  UNAVAILABLE_DETAIL,
   type ReplyCode,
   type ReplyOverrides,
   type ReplyTable,
 } from '../../http/problems.ts';
+import { dispatch, mountRoutes, type Guards } from '../../http/dispatch.ts';
+import { PUBLIC, route } from '../../http/route-table.ts';
+import type { AppState } from '../../http/state.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createMetrics } from '../../src/metrics.ts';
+import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
 import { fail, ok, type Reply, type SystemCode } from '../../src/messaging/reply.ts';
+import { StoreUnavailableError } from '../../src/store-unavailable.ts';
 
 const t = suite('reply codes → HTTP errors');
 
@@ -63,14 +77,11 @@ t("a protocol code is a problem with the table's status, the code and the actor'
 
 t("internal → 500 whose detail hides the actor's message; unavailable → 503 with Retry-After", () => {
   const internal = problemOf(fail('internal', 'TypeError: x is undefined'));
-  assert.equal(
-    [internal.status, internal.code, internal.detail],
-    [500, 'internal', 'The server could not complete the request'],
-  );
+  assert.equal([internal.status, internal.code, internal.detail], [500, 'internal', INTERNAL_DETAIL]);
   const unavailable = problemOf(fail('unavailable', 'A store cannot be reached'));
   assert.equal(
     [unavailable.status, unavailable.code, unavailable.detail, unavailable.headers],
-    [503, 'unavailable', 'A store cannot be reached', { 'Retry-After': '1' }],
+    [503, 'unavailable', UNAVAILABLE_DETAIL, { 'Retry-After': '1' }],
   );
 });
 
@@ -119,4 +130,70 @@ t('a table without a row for every code of every protocol does not compile', () 
   assert.ok(widened && noOAuth && stray);
 });
 
+t('a problem code outside the known ones does not compile', () => {
+  // @ts-expect-error a misspelt code is no problem type
+  const misspelt = new HttpProblem(400, 'validaton', 'x');
+  // @ts-expect-error the recording of activity answers user.not_found, as the user service does
+  const retired = new HttpProblem(404, 'activity.user_not_found', 'x');
+  assert.is(new HttpProblem(400, 'validation', 'x').code, 'validation');
+  assert.ok(misspelt && retired);
+});
+
 t.run();
+
+const texts = suite(
+  'one text per status: every 503 and every 500 says the same',
+  {} as { server: Server; url: string },
+);
+texts.before(async (c) => {
+  const throwing = (path: string, error: () => unknown) =>
+    route('GET', path, PUBLIC, async () => {
+      throw error();
+    });
+  const guards: Guards = {
+    authenticate: async () => undefined,
+    client: async () => {
+      throw new Error('no client routes here');
+    },
+    realm: 'test',
+  };
+  const router = mountRoutes(
+    [
+      throwing('/store', () => new StoreUnavailableError('db down')),
+      throwing('/timeout', () => new AskTimeoutError(5)),
+      throwing('/stopped', () => new ActorUnavailableError()),
+      throwing('/mailbox', () => new MailboxFullError(1)),
+      throwing('/reply-unavailable', () => thrown(() => replyValue(fail('unavailable', 'store gone')))),
+      throwing('/crash', () => new TypeError('x is undefined')),
+      throwing('/reply-internal', () => thrown(() => replyValue(fail('internal', 'boom')))),
+    ],
+    guards,
+  );
+  const app = new Koa<AppState>();
+  app.silent = true;
+  app.use(requestFrame(createLogger('silent'), createMetrics()));
+  app.use(dispatch(router, guards));
+  c.server = app.listen(0, '127.0.0.1');
+  await once(c.server, 'listening');
+  c.url = `http://127.0.0.1:${(c.server.address() as AddressInfo).port}`;
+});
+texts.after((c) => {
+  c.server?.close();
+});
+
+const answer = async (url: string): Promise<[number, string, string | null]> => {
+  const res = await fetch(url);
+  return [res.status, ((await res.json()) as { detail: string }).detail, res.headers.get('retry-after')];
+};
+
+texts('a store out of reach, an actor that does not answer, a reply of unavailable → one 503 text', async (c) => {
+  for (const path of ['/store', '/timeout', '/stopped', '/mailbox', '/reply-unavailable'])
+    assert.equal(await answer(`${c.url}${path}`), [503, UNAVAILABLE_DETAIL, '1'], path);
+});
+
+texts("a crash and a reply of internal → one 500 text, never the failure's own", async (c) => {
+  for (const path of ['/crash', '/reply-internal'])
+    assert.equal(await answer(`${c.url}${path}`), [500, INTERNAL_DETAIL, null], path);
+});
+
+texts.run();

@@ -1,5 +1,5 @@
 /**
- * The access layer on its own (`http/routing.ts`): a small Koa app of declared routes behind the
+ * The access layer on its own (`http/route-table.ts`, `http/dispatch.ts`): a small Koa app of declared routes behind the
  * real bearer authentication, with a verifier that knows two tokens.
  */
 import { once } from 'node:events';
@@ -10,19 +10,18 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bearerAuthenticator } from '../../http/middleware/bearer-auth.ts';
 import { requestFrame } from '../../http/middleware/frame.ts';
+import { dispatch, mountRoutes, routeTable, type Guards } from '../../http/dispatch.ts';
 import {
-  dispatch,
-  mountRoutes,
+  bearer,
+  bearerWithRole,
+  changesState,
+  oauthErrors,
   PUBLIC,
   role,
   route,
-  routeTable,
-  changesState,
-  token,
-  tokenWithRole,
-  type Guards,
   type Route,
-} from '../../http/routing.ts';
+} from '../../http/route-table.ts';
+import { HttpProblem } from '../../http/problems.ts';
 import type { AppState } from '../../http/state.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
@@ -74,10 +73,10 @@ function routes(): Route[] {
   };
   return [
     route('GET', '/open', PUBLIC, handler('open')),
-    route('GET', '/app/any', token(), handler('any')),
-    route('POST', '/app/write', token('write'), handler('write')),
+    route('GET', '/app/any', bearer(), handler('any')),
+    route('POST', '/app/write', bearer('write'), handler('write')),
     route('GET', '/app/admin', role('ADMIN'), handler('admin')),
-    route('POST', '/app/admin/things', tokenWithRole('write', 'ADMIN'), handler('things')),
+    route('POST', '/app/admin/things', bearerWithRole('write', 'ADMIN'), handler('things')),
     route('GET', '/open/items/special', PUBLIC, handler('special')),
     route(
       'DELETE',
@@ -91,11 +90,11 @@ function routes(): Route[] {
   ];
 }
 
-async function serve(enabled: boolean): Promise<{ server: Server; url: string }> {
+async function serve(enabled: boolean, declared = routes()): Promise<{ server: Server; url: string }> {
   const app = new Koa<AppState>();
   app.silent = true;
   const guards = guardsFor(enabled);
-  const router = mountRoutes(routes(), guards);
+  const router = mountRoutes(declared, guards);
   app.use(requestFrame(createLogger('silent'), createMetrics()));
   app.use(dispatch(router, guards));
   const server = app.listen(0, '127.0.0.1');
@@ -178,15 +177,17 @@ t(
 );
 
 t(
-  'as the router runs them: a path with its own route also reaches a later parameterised one for another method; 405 lists both',
+  'a path the table names as it is answers with its own routes alone: another method is 405 with theirs, never a parameterised route',
   async () => {
     assert.is(await (await call('/open/items/special')).text(), 'special for anyone');
-    assert.is((await call('/open/items/special', undefined, 'DELETE')).status, 204);
+    const shadowed = await call('/open/items/special', undefined, 'DELETE');
+    assert.is(shadowed.status, 405);
+    assert.equal(shadowed.headers.get('allow')?.split(', ').sort(), ['GET', 'HEAD']);
     assert.is((await call('/open/items/42', undefined, 'DELETE')).status, 204);
-    assert.equal(ctx.ran, ['special', 'delete special', 'delete 42']);
+    assert.equal(ctx.ran, ['special', 'delete 42']);
     const wrong = await call('/open/items/special', undefined, 'PUT');
     assert.is(wrong.status, 405);
-    assert.equal(wrong.headers.get('allow')?.split(', ').sort(), ['DELETE', 'GET', 'HEAD']);
+    assert.equal(wrong.headers.get('allow')?.split(', ').sort(), ['GET', 'HEAD']);
     assert.is((await call('/open/items/special', undefined, 'OPTIONS')).status, 200);
     assert.is((await call('/open/items/special', undefined, 'PROPFIND')).status, 501);
   },
@@ -247,3 +248,46 @@ t("a layer added to the router behind the declarations' back stops the route tab
 });
 
 t.run();
+
+const formats = suite(
+  'routing: an error takes the body its route declares, whatever the path',
+  {} as {
+    server: Server;
+    url: string;
+  },
+);
+formats.before(async (c) => {
+  const refuse = async () => {
+    throw new HttpProblem(400, 'bad_request', 'refused');
+  };
+  ({ server: c.server, url: c.url } = await serve(true, [
+    route('POST', '/oauth/plain', PUBLIC, refuse),
+    oauthErrors(route('POST', '/open/oauth-form', PUBLIC, refuse)),
+  ]));
+});
+formats.after(async (c) => {
+  c.server?.close();
+});
+
+formats('a problem+json route under /oauth, an OAuth route elsewhere, and a 405 as its path declares', async (c) => {
+  const plain = await fetch(`${c.url}/oauth/plain`, { method: 'POST' });
+  assert.is(plain.status, 400);
+  assert.match(plain.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  const oauth = await fetch(`${c.url}/open/oauth-form`, { method: 'POST' });
+  assert.is(oauth.status, 400);
+  assert.equal(await oauth.json(), { error: 'invalid_request', error_description: 'refused' });
+  const other = await fetch(`${c.url}/open/oauth-form`, { method: 'PUT' });
+  assert.is(other.status, 405);
+  assert.is(((await other.json()) as { error?: string }).error, 'invalid_request');
+  const wrongMethod = await fetch(`${c.url}/oauth/plain`, { method: 'PUT' });
+  assert.is(wrongMethod.status, 405);
+  assert.match(wrongMethod.headers.get('content-type') ?? '', /^application\/problem\+json/);
+});
+
+formats('a path no route has is a problem 404, under /oauth too', async (c) => {
+  const res = await fetch(`${c.url}/oauth/nothing-here`);
+  assert.is(res.status, 404);
+  assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
+});
+
+formats.run();

@@ -1,71 +1,25 @@
 /**
- * Routes and who may run them. Every route declares its access when it is registered, and the
- * check runs as the first middleware of the route that matched: it can never disagree with the
- * route that runs, whatever spelling of the path reached it. Routing is exact (case-sensitive, no
- * trailing slash), and this is the only module that creates a Koa router (lint keeps it so).
+ * The routes of the table (`route-table.ts`) mounted and run. Each route's access is checked by
+ * the first middleware of the route that matched: it can never disagree with the route that runs,
+ * whatever spelling of the path reached it. Routing is exact (case-sensitive, no trailing slash),
+ * and this is the only module that creates a Koa router (lint keeps it so).
  */
 import Router from '@koa/router';
 import type { Context, Middleware, ParameterizedContext } from 'koa';
 import compose, { type ComposedMiddleware } from 'koa-compose';
-import type { ClientView } from '../actors/token/protocol.ts';
 import type { Principal } from '../src/security/jwt.ts';
 import { accessDenied, insufficientScope } from './middleware/bearer-auth.ts';
+import type {
+  Access,
+  Declaration,
+  ErrorFormat,
+  Method,
+  Route,
+  RouteInfo,
+  RouteMiddleware,
+  RouteParams,
+} from './route-table.ts';
 import type { AppState } from './state.ts';
-
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** Who may run a route. */
-export type Access =
-  /** Anyone: operations, discovery, the API description. */
-  | { readonly kind: 'public' }
-  /** An OAuth client that authenticates (HTTP Basic or client_secret_post) before the handler runs. */
-  | { readonly kind: 'client' }
-  /**
-   * A valid bearer token, carrying `scope` when one is named, whose holder has `role` when one is
-   * named: both checked before the handler runs. A route that names a role is never open, even
-   * with `security.enabled=false`.
-   */
-  | { readonly kind: 'token'; readonly scope?: string | undefined; readonly role?: string | undefined }
-  /** A valid bearer token whose holder has `role`, checked after the handler has run (post-authorization). */
-  | { readonly kind: 'role'; readonly role: string };
-
-export const PUBLIC: Access = { kind: 'public' };
-export const CLIENT: Access = { kind: 'client' };
-export const token = (scope?: string): Access => ({ kind: 'token', scope });
-/** A token with `scope` whose holder has `role`, checked before the handler. */
-export const tokenWithRole = (scope: string, roleName: string): Access => ({ kind: 'token', scope, role: roleName });
-export const role = (name: string): Access => ({ kind: 'role', role: name });
-
-/** What a route's middleware sees besides Koa's context: the path parameters. */
-export interface RouteParams {
-  params: Record<string, string>;
-}
-export type RouteMiddleware = Middleware<AppState, RouteParams>;
-
-/** A route as the route modules declare it: nothing runs without an {@link Access}. */
-export interface Route {
-  readonly method: Method;
-  /** Koa form: `/api/employee/:id`. */
-  readonly path: string;
-  readonly access: Access;
-  /** Body parsers, then the handler. */
-  readonly run: readonly RouteMiddleware[];
-  /**
-   * A GET route whose handler writes (the original service's create-by-query): HEAD, a safe
-   * method, does not run it (405).
-   */
-  readonly changesState?: true;
-}
-
-export const route = (method: Method, path: string, access: Access, ...run: RouteMiddleware[]): Route => ({
-  method,
-  path,
-  access,
-  run,
-});
-
-/** Declares a GET route that changes state: HEAD of it is 405, never a run of its handler. */
-export const changesState = (r: Route): Route => ({ ...r, changesState: true });
 
 /** How the access checks reach the security parts; built once by the app. */
 export interface Guards {
@@ -79,29 +33,42 @@ export interface Guards {
   readonly realm: string;
 }
 
-const ACCESS = Symbol('access');
-type Guard = Middleware<AppState> & { readonly [ACCESS]: Access };
+/** Each route's declaration rides on its guard, so the router's own stack carries it. */
+const DECLARED = Symbol('declared');
+type Guard = Middleware<AppState> & { readonly [DECLARED]: Declaration };
 
-const tagged = (access: Access, guard: Middleware<AppState>): Guard => Object.assign(guard, { [ACCESS]: access });
+/**
+ * The guard with the route's declaration on it; it records the route's error format before any
+ * check or body parser can fail.
+ */
+function guardOf(r: Route, guards: Guards): Guard {
+  const check = accessCheck(r.access, guards);
+  const { errorFormat } = r;
+  const guard = async function guard(ctx: ParameterizedContext<AppState>, next: () => Promise<unknown>) {
+    ctx.state.errorFormat = errorFormat;
+    return check(ctx, next);
+  };
+  return Object.assign(guard, { [DECLARED]: { access: r.access, errorFormat } });
+}
 
-function guardOf(access: Access, guards: Guards): Guard {
+function accessCheck(access: Access, guards: Guards): Middleware<AppState> {
   switch (access.kind) {
     case 'public':
-      return tagged(access, async function publicRoute(_ctx, next) {
+      return async function publicRoute(_ctx, next) {
         await next();
-      });
+      };
     case 'client':
-      return tagged(access, guards.client);
+      return guards.client;
     case 'token':
-      return tagged(access, async function requireToken(ctx, next) {
+      return async function requireToken(ctx, next) {
         const principal = await guards.authenticate(ctx);
         if (principal && access.scope !== undefined && !principal.scope.includes(access.scope))
           throw insufficientScope(guards.realm, access.scope);
         if (access.role !== undefined && !principal?.authorities.includes(access.role)) throw accessDenied();
         await next();
-      });
+      };
     case 'role':
-      return tagged(access, async function requireRoleAfterHandler(ctx, next) {
+      return async function requireRoleAfterHandler(ctx, next) {
         const principal = await guards.authenticate(ctx);
         await next();
         if (principal && !principal.authorities.includes(access.role)) {
@@ -109,24 +76,17 @@ function guardOf(access: Access, guards: Guards): Guard {
           ctx.remove('Content-Type');
           throw accessDenied();
         }
-      });
+      };
     default:
       throw new TypeError(`unknown access ${JSON.stringify(access satisfies never)}`);
   }
 }
 
-/** The access a layer's route declared, read off the layer itself. */
-const accessOfLayer = (layer: { readonly stack: readonly unknown[] }): Access | undefined => {
+/** What a layer's route declared, read off the layer itself. */
+const declarationOf = (layer: { readonly stack: readonly unknown[] }): Declaration | undefined => {
   const first = layer.stack[0] as Partial<Guard> | undefined;
-  return first?.[ACCESS];
+  return first?.[DECLARED];
 };
-
-/** A route as the router holds it, HEAD aside. */
-export interface RouteInfo {
-  readonly method: Method;
-  readonly path: string;
-  readonly access: Access;
-}
 
 /**
  * Every route the router answers, from its own stack. Throws for a layer that declared no access,
@@ -134,12 +94,12 @@ export interface RouteInfo {
  */
 export function routeTable(router: Router<AppState, RouteParams>): readonly RouteInfo[] {
   return router.stack.flatMap((layer) => {
-    const access = accessOfLayer(layer);
-    if (access === undefined)
+    const declared = declarationOf(layer);
+    if (declared === undefined)
       throw new TypeError(`route ${layer.methods.join(',')} ${String(layer.path)} declares no access`);
     return layer.methods
       .filter((m): m is Method => m !== 'HEAD')
-      .map((method) => ({ method, path: String(layer.path), access }));
+      .map((method) => ({ method, path: String(layer.path), ...declared }));
   });
 }
 
@@ -152,7 +112,7 @@ export function mountRoutes(routes: readonly Route[], guards: Guards): Router<Ap
     // A check after the handler runs once the handler has written: a state-changing route is refused it.
     if (r.access.kind === 'role' && (r.method !== 'GET' || r.changesState))
       throw new TypeError(`route ${r.method} ${r.path} changes state: its access must be checked before the handler`);
-    router.register(r.path, [r.method], [guardOf(r.access, guards), ...r.run]);
+    router.register(r.path, [r.method], [guardOf(r, guards), ...r.run]);
     // The router answers HEAD with every GET route; not with one whose handler writes.
     const layer = router.stack.at(-1);
     if (r.changesState && layer) layer.methods = layer.methods.filter((m) => m !== 'HEAD');
@@ -176,6 +136,7 @@ interface Compiled {
   readonly layer: Layer;
   readonly path: string;
   readonly methods: ReadonlySet<string>;
+  readonly errorFormat: ErrorFormat;
   readonly run: ComposedMiddleware<ParameterizedContext<AppState, RouteParams>>;
 }
 
@@ -186,7 +147,7 @@ const KNOWN_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST',
  * The router's routes, run the router's way (the same layers, paths matched by their own
  * expressions, in registration order, the first matching route running alone), with each route's
  * middleware composed once at start-up rather than on every request, and a map from each plain
- * path to its route. A request that runs no route gets what allowedMethods gives (404, 405 with
+ * path to its routes, which alone answer it. A request that runs no route gets what allowedMethods gives (404, 405 with
  * `Allow`, 200 to OPTIONS, 501), and under a prefix whose routes need a token it is refused
  * without one (401, as Spring does): probing a secured prefix tells nothing without a token. That
  * refusal only ever refuses: what a request may run is decided by its route alone.
@@ -197,16 +158,18 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
     layer,
     path: String(layer.path),
     methods: new Set(layer.methods),
+    errorFormat: declarationOf(layer)?.errorFormat ?? 'problem',
     run: compose(layer.stack as unknown as RouteMiddleware[]),
   }));
-  // Every route a plain path matches (its own, and any parameterised one that takes it too), in
-  // registration order, found once at start-up.
+  // A path the table names as it is (`/api/employee/update`) is answered by its own routes alone,
+  // never by a parameterised one that would also take it (`/api/employee/:id`): a method the table
+  // does not declare for it is 405 with the methods it does. Found once at start-up.
   const plain = new Map<string, readonly Compiled[]>();
   for (const c of compiled)
     if (c.layer.paramNames.length === 0)
       plain.set(
         c.path,
-        compiled.filter((other) => other.layer.match(c.path)),
+        compiled.filter((other) => other.path === c.path),
       );
   const secured = new Set(
     routeTable(router)
@@ -225,8 +188,8 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
     return undefined;
   };
   /**
-   * HEAD runs the route GET would run, when that route takes HEAD: never another GET route that
-   * also matches the path (`/api/employee/:id` for `/api/employee/create`), nor a handler that writes.
+   * HEAD runs the route GET would run, when that route takes HEAD: never a handler that writes
+   * (`GET /api/employee/create`).
    */
   const routeFor = (path: string, method: string): Compiled | undefined => {
     if (method !== 'HEAD') return chosenFor(path, method);
@@ -237,7 +200,9 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
   const unrouted = async (ctx: ParameterizedContext<AppState>, candidates: readonly Compiled[]): Promise<void> => {
     const first = candidates[0];
     if (first) {
+      // A known path asked with another method: its error is in the body its routes declare.
       ctx.state.route = first.path;
+      ctx.state.errorFormat = first.errorFormat;
       const allow = [...new Set(candidates.flatMap((c) => [...c.methods]))]
         .filter((m) => m !== 'HEAD' || routeFor(ctx.path, 'HEAD'))
         .join(', ');
@@ -271,11 +236,4 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
     ctx.state.route = chosen.path;
     await chosen.run(routed);
   };
-}
-
-/** The client a `client` route authenticated; a route that has none fails closed. */
-export function clientOf(ctx: { readonly state: AppState }): ClientView {
-  const client = ctx.state.client;
-  if (client === undefined) throw new Error('no authenticated client on a client-authenticated route');
-  return client;
 }
