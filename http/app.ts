@@ -37,7 +37,7 @@ export interface AppRefs {
   readonly users: Ref<User.Command>;
   readonly activity: Ref<Activity.RouterCommand>;
   /** Present when the employee service is on. */
-  readonly employee?: Ref<Employee.Command> | undefined;
+  readonly employees?: Ref<Employee.Command> | undefined;
 }
 
 export interface AppDeps {
@@ -115,8 +115,8 @@ function serviceRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
       ...activityRoutes({ ...apiOptions(config), users: refs.users, activity: refs.activity }),
     );
   }
-  if (config.services.has('employee') && refs.employee)
-    routes.push(...employeeRoutes({ ...apiOptions(config), employee: refs.employee }));
+  if (config.services.has('employee') && refs.employees)
+    routes.push(...employeeRoutes({ ...apiOptions(config), employees: refs.employees }));
   return routes;
 }
 

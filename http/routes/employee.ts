@@ -13,7 +13,7 @@ import { ifMatchVersion, sendVersioned } from '../versioning.ts';
 import { CreateEmployeeInput, EmployeeIdInput, SearchEmployeesInput, UpdateEmployeeInput } from './employee-input.ts';
 
 export interface EmployeeRouteDeps extends ApiRouteDeps {
-  readonly employee: Ref<Employee.Command>;
+  readonly employees: Ref<Employee.Command>;
 }
 
 /** The id in the path; built once (zod compiles a schema on its first use, per schema object). */
@@ -29,7 +29,7 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
   const { read, write } = deps;
   const body = jsonBody(deps.maxBodyBytes);
   const call = async <T, C extends Employee.ErrorCode>(build: Request<Employee.Command, Reply<T, C>>): Promise<T> =>
-    replyValue(await ask(deps.employee, build, deps.askTimeoutMs));
+    replyValue(await ask(deps.employees, build, deps.askTimeoutMs));
   return [
     changesState(
       route('GET', '/api/employee/create', write, async function createFromQuery(ctx) {

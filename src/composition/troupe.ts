@@ -99,7 +99,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     metrics,
     config,
     logger,
-    refs: { token: actors.token, users: actors.users, activity: actors.activity, employee: actors.employees },
+    refs: { token: actors.token, users: actors.users, activity: actors.activity, employees: actors.employees },
     verifyToken: core.verifyBearer,
     keys: core.keys,
     ready: core.ready,
