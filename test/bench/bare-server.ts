@@ -6,9 +6,14 @@
  * - GET /api/employee/:id: the primary-key read;
  * - POST /api/users/activity: the same insert, in its own transaction.
  * Run as a child process: PORT, DB_FILE and SQLITE_SYNCHRONOUS from the environment.
+ *
+ * With BARE_LAYERS=1–4 (and BARE_ISSUER, the full server's URL, whose tokens rungs 3–4 accept) the
+ * real server's layers stand in front of the handler, one more per rung (`ladder-layers.ts`); they
+ * are only loaded then, so the default start is what it always was.
  */
 import { dirname } from 'node:path';
 import Koa from 'koa';
+import type { AppState } from '../../http/state.ts';
 import { newId, type ObjectIdString } from '../../src/ids.ts';
 import { sqliteActivityStore } from '../../src/stores/activity-store.sqlite.ts';
 import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
@@ -32,7 +37,14 @@ async function readJson(
   return JSON.parse(text) as { userId: ObjectIdString; type: string; detail?: Record<string, unknown> };
 }
 
-const app = new Koa();
+const app = new Koa<AppState>();
+const layers = Number(process.env['BARE_LAYERS'] ?? 0);
+if (layers !== 0) {
+  const { ladderLayers } = await import('./ladder-layers.ts');
+  const issuer = process.env['BARE_ISSUER'];
+  if (!issuer) throw new Error('BARE_ISSUER is required with BARE_LAYERS');
+  for (const layer of await ladderLayers({ layers, dbFile: file, employees, issuer })) app.use(layer);
+}
 app.use(async function bare(ctx) {
   if (ctx.method === 'GET' && ctx.path === '/app/listAll') {
     // The original service's listing, as the TokenActor answers it: no hash, no `enabled`.

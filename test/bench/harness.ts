@@ -33,6 +33,15 @@ export function rssMiB(pid: number): number {
   return Number(kb) / 1024;
 }
 
+/**
+ * CPU seconds (user + system) the process has used, all its threads included (SQLite, the BCrypt
+ * pool, V8's helpers), from /proc/<pid>/stat.
+ */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
+}
+
 /** Resident set size of a process and its children (a cluster's primary and workers), in MiB. */
 export function treeRssMiB(pid: number): number {
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);

@@ -15,6 +15,7 @@ import { listAll, stormIsolation, tokenRate, type BenchSettings } from './scenar
 import { activity, employees, startUp } from './scenarios-data.ts';
 import { sharedWrites, workers } from './scenarios-processes.ts';
 import { hotPath } from './scenarios-hotpath.ts';
+import { ladder } from './scenarios-ladder.ts';
 import { signingKeys } from './scenarios-keys.ts';
 import { tracing } from './scenarios-tracing.ts';
 
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
   await stormIsolation(secured, token, report, settings);
   await secured.stop();
   await hotPath(report, settings);
+  await ladder(report, settings);
   await signingKeys(report, settings);
   await tracing(report, settings);
   await employees(report, settings);
@@ -75,6 +77,7 @@ function notes(seconds: number, users: number, idleMs: number): string[] {
     `Activity: ${users} distinct users${users < 100_000 ? ' (scaled down from 100k; BENCH_ACTIVITY_USERS=100000 for the full size)' : ''}, each touched once by GET /api/users/activity; idle-ms ${idleMs} (the note of its row gives the peak of actors live at once, sampled every 2 s).`,
     'RSS is VmRSS of the serving process (with its workers, for server.workers=2) from /proc/<pid>/status at the end of its measurement.',
     'Claims 10 and 11 run troupe and the bare handlers on one data directory (1,000 employees, 100 users), best of two interleaved rounds each, 10 connections; the activity bodies rotate through the 100 users.',
+    'The ladder (15) runs the bare server with 0 to 4 of the real layers in front of its handler and the full server on one data directory (1,000 employees), best of two interleaved rounds each, 10 connections; CPU µs/request is user + system time of the whole server process (/proc/<pid>/stat) over the round, the fewest of the rounds.',
     'Claim 8 runs both servers on one data directory, one after the other, best of two interleaved rounds each; autocannon runs on the same 2 cores as the workers.',
   ];
 }

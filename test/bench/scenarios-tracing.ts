@@ -11,8 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { login } from '../helpers/tokens.ts';
-import { readFileSync } from 'node:fs';
-import { load, startTroupe, tempDir, warmUp, type LoadResult } from './harness.ts';
+import { cpuSeconds, load, startTroupe, tempDir, warmUp, type LoadResult } from './harness.ts';
 import type { Report } from './report.ts';
 import { row, type BenchSettings, type Target } from './scenarios-security.ts';
 
@@ -42,12 +41,6 @@ async function discardingCollector() {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports: () => exports, server };
-}
-
-/** CPU seconds (user + system) the process has used, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
 }
 
 interface Best {
