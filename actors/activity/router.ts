@@ -76,6 +76,8 @@ export function spawnActivityRouter(parent: Ref<never>, deps: ActivityActorDeps)
       route(msg, ctx);
       return state;
     },
-    { name: 'activity', initialState: () => null, onCrash },
+    // A turn per message, as its children take theirs: a burst for one user then waits here, in the
+    // mailbox that actors.mailbox-limit bounds, not in the user's actor, which nothing bounds.
+    { name: 'activity', initialState: () => null, onCrash, messagesPerTurn: 1 },
   );
 }

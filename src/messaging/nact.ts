@@ -55,6 +55,11 @@ export interface SpawnOptions<S, M> {
   readonly shutdownAfterMs?: number;
   readonly onCrash?: CrashPolicy;
   readonly afterStop?: (state: S, ctx: Ctx<M>) => void;
+  /**
+   * Messages handled in one turn of the event loop before the actor yields one (default
+   * {@link MESSAGES_PER_TURN}); 1 is nact's own pace, a turn per message.
+   */
+  readonly messagesPerTurn?: number;
 }
 
 /** A node of the live actor tree, for introspection (REPL, metrics). */
@@ -172,6 +177,112 @@ actorClass.Actor.prototype.createContext = function createContext(this: RawActor
   return lazyContext(this, sender);
 };
 
+/** The parts of nact's Actor that handle its mailbox, and the two fields added here. */
+interface RawMailboxActor {
+  readonly stopped: boolean;
+  busy: boolean;
+  immediate: NodeJS.Immediate | undefined;
+  state: unknown;
+  readonly f: (this: unknown, state: unknown, message: unknown, ctx: unknown) => unknown;
+  readonly mailbox: { shift(): { readonly message: unknown; readonly sender: unknown } | undefined };
+  createContext(sender: unknown): unknown;
+  afterMessage(): void;
+  setTimeout(): void;
+  handleFault(message: unknown, sender: unknown, error: unknown): void;
+  handleMessage(message: unknown, sender: unknown): void;
+  processNext(): void;
+  /** Messages handled since the actor last waited for a turn of the event loop. */
+  handledInTurn?: number;
+  /** {@link SpawnOptions.messagesPerTurn}, when the actor was given one. */
+  messagesPerTurn?: number;
+  /** The context its handler gets, made at its first message. */
+  messageContext?: unknown;
+}
+
+/**
+ * How many messages an actor handles one after another, in one turn of the event loop, before it
+ * lets I/O in again. nact schedules every message in its own `setImmediate`, so a mailbox of ten
+ * drained one message per turn: ten socket polls where one would do, and the replies to a burst of
+ * requests written one turn apart. Here an idle actor still starts in a `setImmediate` (a tell
+ * never runs the handler in the sender's stack), but the messages that queued meanwhile follow at
+ * once, up to this many; then the actor yields a turn, so a long mailbox cannot starve the sockets.
+ */
+export const MESSAGES_PER_TURN = 64;
+
+/** The context nact hands a handler: built once per actor (nothing of it changes per message). */
+const contextOf = (actor: RawMailboxActor): unknown => (actor.messageContext ??= actor.createContext(undefined));
+
+/**
+ * Handles `message`, then the messages queued behind it while the turn's budget lasts. A handler
+ * that answers at once (its new state, no promise) is followed by the next message in the same
+ * loop; one that returns a promise is followed when it settles, as nact does.
+ */
+function runMessages(actor: RawMailboxActor, first: unknown, firstSender: unknown): void {
+  let message = first;
+  let sender = firstSender;
+  for (;;) {
+    const ctx = contextOf(actor);
+    let next: unknown;
+    try {
+      next = actor.f.call(ctx, actor.state, message, ctx);
+    } catch (error) {
+      actor.handleFault(message, sender, error);
+      return;
+    }
+    if (next instanceof Promise) {
+      const failed = message;
+      const failedSender = sender;
+      next.then(
+        (state: unknown) => {
+          actor.state = state;
+          actor.afterMessage();
+          actor.processNext();
+        },
+        (error: unknown) => actor.handleFault(failed, failedSender, error),
+      );
+      return;
+    }
+    actor.state = next;
+    actor.afterMessage();
+    const queued = takeNext(actor);
+    if (queued === undefined) return;
+    message = queued.message;
+    sender = queued.sender;
+  }
+}
+
+/**
+ * The next message to handle in this turn, if any: none when the actor has stopped, its mailbox
+ * is empty (it goes idle), or the turn's budget is spent (the message waits for the next turn).
+ */
+function takeNext(actor: RawMailboxActor): { readonly message: unknown; readonly sender: unknown } | undefined {
+  if (actor.stopped) return undefined;
+  const next = actor.mailbox.shift();
+  if (!next) {
+    actor.busy = false;
+    actor.setTimeout(); // the idle countdown (shutdownAfter) starts again
+    return undefined;
+  }
+  const handled = (actor.handledInTurn ?? 0) + 1;
+  if (handled > (actor.messagesPerTurn ?? MESSAGES_PER_TURN)) {
+    actor.handleMessage(next.message, next.sender);
+    return undefined;
+  }
+  actor.handledInTurn = handled;
+  return next;
+}
+
+const mailboxes = actorClass.Actor.prototype as unknown as RawMailboxActor;
+mailboxes.handleMessage = function handleMessage(this: RawMailboxActor, message: unknown, sender: unknown) {
+  this.busy = true;
+  this.handledInTurn = 1;
+  this.immediate = setImmediate(() => runMessages(this, message, sender));
+};
+mailboxes.processNext = function processNext(this: RawMailboxActor) {
+  const next = takeNext(this);
+  if (next) runMessages(this, next.message, next.sender);
+};
+
 function lazyContext(actor: RawActorInternals, sender: unknown) {
   return {
     parent: actor.parent?.reference,
@@ -202,22 +313,45 @@ export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: Spa
     afterStop: (state, ctx) => options.afterStop?.(state as S, wrapCtx<M>(ctx)),
     ...(options.shutdownAfterMs === undefined ? {} : { shutdownAfter: options.shutdownAfterMs }),
   };
-  const run = async (state: unknown, message: unknown, ctx: RawCtx): Promise<unknown> => {
+  /** The handler, observed: synchronous while the handler is, so that the mailbox loop goes on at once. */
+  const run = (state: unknown, message: unknown, ctx: RawCtx): unknown => {
     const observer = observerOf(ctx.self.system.name);
-    const started = observer ? performance.now() : 0;
+    if (!observer) return handler(state as S, message as M, wrapCtx<M>(ctx));
+    const started = performance.now();
+    const seconds = (): number => (performance.now() - started) / 1000;
+    let next: S | Promise<S>;
     try {
-      const next = await handler(state as S, message as M, wrapCtx<M>(ctx));
-      observer?.(ctx.path.parts, 'handled', (performance.now() - started) / 1000);
-      return next;
+      next = handler(state as S, message as M, wrapCtx<M>(ctx));
     } catch (error) {
-      observer?.(ctx.path.parts, 'failed', (performance.now() - started) / 1000);
+      observer(ctx.path.parts, 'failed', seconds());
       throw error;
     }
+    if (!(next instanceof Promise)) {
+      observer(ctx.path.parts, 'handled', seconds());
+      return next;
+    }
+    return next.then(
+      (settled) => {
+        observer(ctx.path.parts, 'handled', seconds());
+        return settled;
+      },
+      (error: unknown) => {
+        observer(ctx.path.parts, 'failed', seconds());
+        throw error;
+      },
+    );
   };
   // While tracing is off nothing is sealed: the handler runs as it is, with no closure per message.
-  const f = (state: unknown, sealed: unknown, ctx: RawCtx): Promise<unknown> =>
-    tracingEnabled() ? handleSealed(sealed, ctx.path, (message) => run(state, message, ctx)) : run(state, sealed, ctx);
-  return typed<M>(runtime.spawn(raw(parent), f, options.name, props));
+  const f = (state: unknown, sealed: unknown, ctx: RawCtx): unknown =>
+    tracingEnabled()
+      ? handleSealed(sealed, ctx.path, async (message) => run(state, message, ctx))
+      : run(state, sealed, ctx);
+  const ref = runtime.spawn(raw(parent), f, options.name, props);
+  if (options.messagesPerTurn !== undefined) {
+    const actor = concrete(ref);
+    if (actor && isActor(actor)) (actor as unknown as RawMailboxActor).messagesPerTurn = options.messagesPerTurn;
+  }
+  return typed<M>(ref);
 }
 
 /** Sends `message` to `ref`. A stopped or unknown actor drops it silently, as in nact. */

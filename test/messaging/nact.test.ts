@@ -2,7 +2,16 @@ import { spawnSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ActorUnavailableError, ask, AskTimeoutError } from '../../src/messaging/ask.ts';
-import { spawn, startSystem, stop, stopSystem, tell, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import {
+  MESSAGES_PER_TURN,
+  spawn,
+  startSystem,
+  stop,
+  stopSystem,
+  tell,
+  type ActorSystem,
+  type Ref,
+} from '../../src/messaging/nact.ts';
 import { actorTree, isAlive } from '../../src/messaging/introspection.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
@@ -207,6 +216,97 @@ t('stopSystem: actors with idle timers and children are all stopped, so the proc
   assert.is(run.stdout.trim(), 'stopped');
   assert.is(run.signal, null, 'the process had to be killed: something kept it alive');
   assert.is(run.status, 0);
+});
+
+/** Turns of the event loop seen while `work` runs: a `setImmediate` counting itself until it settles. */
+async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let done = false;
+  const tick = (): void => {
+    if (done) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  await work();
+  done = true;
+  return turns;
+}
+
+/** An actor recording the turn (by a counter bumped in every `setImmediate`) each message was handled in. */
+function turnRecorder(messagesPerTurn?: number) {
+  let turn = 0;
+  const bump = (): void => {
+    turn++;
+    if (!stopped) setImmediate(bump);
+  };
+  let stopped = false;
+  setImmediate(bump);
+  const handledIn: number[] = [];
+  const ref = spawn<null, { type: 'Note'; async: boolean; sender: Ref<Reply<number>> }>(
+    ctx.system,
+    (state, msg) => {
+      handledIn.push(turn);
+      tell(msg.sender, ok(turn));
+      return msg.async ? Promise.resolve(state) : state;
+    },
+    { name: 'recorder', initialState: () => null, ...(messagesPerTurn === undefined ? {} : { messagesPerTurn }) },
+  );
+  return {
+    ref,
+    handledIn,
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
+
+t(
+  'mailbox: the messages queued behind the first are handled in the same turn, synchronous handlers or not',
+  async () => {
+    for (const async of [false, true]) {
+      const recorder = turnRecorder();
+      const probe = createProbe<Reply<number>>(ctx.system);
+      for (let i = 0; i < 10; i++) tell(recorder.ref, { type: 'Note', async, sender: probe.ref });
+      for (let i = 0; i < 10; i++) await probe.expectMessage(1000);
+      recorder.stop();
+      assert.is(
+        new Set(recorder.handledIn).size,
+        1,
+        `handled in turns ${recorder.handledIn.join(',')} (async ${async})`,
+      );
+      stop(recorder.ref);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  },
+);
+
+t('mailbox: past MESSAGES_PER_TURN the actor yields a turn, so sockets and timers are not starved', async () => {
+  const recorder = turnRecorder();
+  const probe = createProbe<Reply<number>>(ctx.system);
+  const n = MESSAGES_PER_TURN * 3;
+  for (let i = 0; i < n; i++) tell(recorder.ref, { type: 'Note', async: false, sender: probe.ref });
+  for (let i = 0; i < n; i++) await probe.expectMessage(1000);
+  recorder.stop();
+  const perTurn = new Map<number, number>();
+  for (const turn of recorder.handledIn) perTurn.set(turn, (perTurn.get(turn) ?? 0) + 1);
+  assert.ok(perTurn.size >= 3, `${n} messages in ${perTurn.size} turns`);
+  assert.ok([...perTurn.values()].every((count) => count <= MESSAGES_PER_TURN));
+});
+
+t('mailbox: messagesPerTurn 1 is one message per turn, as nact itself paces them', async () => {
+  const recorder = turnRecorder(1);
+  const probe = createProbe<Reply<number>>(ctx.system);
+  for (let i = 0; i < 5; i++) tell(recorder.ref, { type: 'Note', async: false, sender: probe.ref });
+  for (let i = 0; i < 5; i++) await probe.expectMessage(1000);
+  recorder.stop();
+  assert.is(new Set(recorder.handledIn).size, 5, `handled in turns ${recorder.handledIn.join(',')}`);
+});
+
+t('mailbox: ten concurrent asks are answered within a turn or two, not a turn each', async () => {
+  const counter = spawnCounter();
+  const turns = await turnsDuring(() => Promise.all(Array.from({ length: 10 }, () => ask(counter, getCount, 1000))));
+  assert.ok(turns <= 2, `${turns} turns`);
 });
 
 t.run();

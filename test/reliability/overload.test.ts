@@ -3,6 +3,8 @@
  * refused at once with 503 + Retry-After instead of queueing without limit; what was admitted is
  * served, nothing refused is half-done, and the process is fine afterwards.
  */
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnUserActor } from '../../actors/user/actor.ts';
@@ -23,6 +25,68 @@ import { login } from '../helpers/tokens.ts';
 import { send } from '../helpers/user-data.ts';
 
 const t = suite('reliability: overload');
+
+interface Answer {
+  readonly status: number;
+  readonly headers: ReadonlyMap<string, string>;
+  readonly body: unknown;
+}
+
+/** Reads one `Connection: close` answer off the socket: status line, headers, JSON body. */
+function answerOf(socket: Socket): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.once('error', reject);
+    socket.once('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n');
+      const headers = new Map(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
+      const body = text.slice(split + 4);
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: body === '' ? undefined : JSON.parse(body) });
+    });
+  });
+}
+
+/**
+ * Sends every request on a connection of its own, all written in one synchronous run after the
+ * server has taken the connections: the requests are all in the kernel before the server's next
+ * poll, which reads them together, as a real burst arrives. (Requests sent one by one from this
+ * process's own event loop would reach the server spread over many turns, each drained at once.)
+ */
+async function burst(url: string, requests: readonly string[]): Promise<Answer[]> {
+  const { hostname, port } = new URL(url);
+  const sockets = await Promise.all(
+    requests.map(
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const socket = connect(Number(port), hostname, () => resolve(socket));
+          socket.once('error', reject);
+        }),
+    ),
+  );
+  await sleep(100); // the server accepts them
+  const answers = sockets.map(answerOf);
+  sockets.forEach((socket, i) => socket.write(requests[i] ?? ''));
+  return Promise.all(answers);
+}
+
+const post = (path: string, token: string, json: unknown): string => {
+  const body = JSON.stringify(json);
+  return [
+    `POST ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    `Authorization: Bearer ${token}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+};
 
 t('ask › past the mailbox bound the request is refused without being sent; the admitted ones are served', async () => {
   const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
@@ -58,25 +122,23 @@ t(
     const server = await startTestServer({ 'actors.mailbox-limit': '5' });
     try {
       const { access_token: token } = await login(server.url);
-      const burst = await Promise.all(
+      const answers = await burst(
+        server.url,
         Array.from({ length: 200 }, (_, i) =>
-          send(server.url, 'POST', '/api/user', {
-            token,
-            json: { name: `Burst ${i}`, email: `burst${i}@example.com` },
-          }),
+          post('/api/user', token, { name: `Burst ${i}`, email: `burst${i}@example.com` }),
         ),
       );
-      const statuses = burst.map((r) => r.status);
+      const statuses = answers.map((r) => r.status);
       assert.ok(
         statuses.every((s) => s === 201 || s === 503),
         `unexpected statuses ${[...new Set(statuses)].join(', ')}`,
       );
-      const refused = burst.filter((r) => r.status === 503);
+      const refused = answers.filter((r) => r.status === 503);
       assert.ok(refused.length > 0, 'the burst never reached the bound');
       assert.ok(
         refused.every((r) => r.headers.get('retry-after') === '1' && (r.body as { status: number }).status === 503),
       );
-      const created = burst
+      const created = answers
         .filter((r) => r.status === 201)
         .map((r) => (r.body as { email: string }).email)
         .sort();
