@@ -1,5 +1,5 @@
 import type { KeyAlg, KeyStore } from './key-store.ts';
-import { writeTransaction, type Db } from './sqlite.ts';
+import { changeWatch, writeTransaction, type Db } from './sqlite.ts';
 
 interface Row {
   kid: string;
@@ -29,8 +29,6 @@ export function sqliteKeyStore(db: Db): KeyStore {
     `insert into signing_keys (kid, alg, secret, created_at, activates_at, removed_at, created_by, removed_by)
      values (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const dataVersion = db.prepare<[], number>('pragma data_version').pluck();
-  let seen = -1;
   return {
     read: async () => all.all(),
     async update(change) {
@@ -45,11 +43,6 @@ export function sqliteKeyStore(db: Db): KeyStore {
       });
       return apply();
     },
-    changed() {
-      const version = dataVersion.get() ?? 0;
-      const changed = version !== seen;
-      seen = version;
-      return changed;
-    },
+    changed: changeWatch(db),
   };
 }

@@ -1,4 +1,4 @@
-import { writeTransaction, type Db } from './sqlite.ts';
+import { changeWatch, writeTransaction, type Db } from './sqlite.ts';
 import type { Revocation, RevocationStore } from './revocation-store.ts';
 
 interface Row {
@@ -48,8 +48,6 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
     )
     .pluck();
   const purge = db.prepare<[number]>('delete from revocations where expires_at < ?');
-  const dataVersion = db.prepare<[], number>('pragma data_version').pluck();
-  let seen = -1;
   return {
     add: async (r) => add(r),
     has: async (kind, id, now) => present.get(kind, id, now) !== undefined,
@@ -65,12 +63,7 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
         }));
       return { revocations, cursor: rows.at(-1)?.seq ?? cursor };
     },
-    changed() {
-      const version = dataVersion.get() ?? 0;
-      const changed = version !== seen;
-      seen = version;
-      return changed;
-    },
+    changed: changeWatch(db),
     tokensOfLogin: async (loginId, now) => ofLogin.get(loginId, now) ?? 0,
     purgeExpired: async (now) => purge.run(now).changes,
   };

@@ -86,6 +86,48 @@ export function writeTransaction<A extends unknown[], R>(db: Db, fn: (...args: A
   return (...args) => transaction.immediate(...args);
 }
 
+/** One reader of `PRAGMA data_version` per connection, shared by every watch on it. */
+const dataVersions = new WeakMap<Db, () => number>();
+
+function dataVersionOf(db: Db): () => number {
+  const known = dataVersions.get(db);
+  if (known) return known;
+  const read = db.prepare<[], number>('pragma data_version').pluck();
+  let now: number | undefined;
+  const forget = (): void => {
+    now = undefined;
+  };
+  const version = (): number => {
+    if (now === undefined) {
+      now = read.get() ?? 0;
+      queueMicrotask(forget);
+    }
+    return now;
+  };
+  dataVersions.set(db, version);
+  return version;
+}
+
+/**
+ * Whether another connection (another process) committed to the file since this watch last
+ * looked; true on its first call. `PRAGMA data_version` is a counter read, no table read, but still
+ * a read transaction (a shared lock taken and dropped): the watches on one connection share one
+ * read per synchronous run of JavaScript. A bearer check asks the revocations and the key set one
+ * after the other without yielding, so a request pays one read, not one per watch; it is as if
+ * both had read at the same instant, which no commit of this process can come between (this
+ * process runs nothing meanwhile) and whose own commits do not move the counter anyway.
+ */
+export function changeWatch(db: Db): () => boolean {
+  const version = dataVersionOf(db);
+  let seen = -1;
+  return () => {
+    const now = version();
+    const changed = now !== seen;
+    seen = now;
+    return changed;
+  };
+}
+
 interface Migration {
   readonly version: number;
   readonly name: string;
