@@ -41,64 +41,71 @@ export function query<M, R>(
   const sender = { type: 'temp', id, system: { name: system.name } };
   const message = build(sender as unknown as Ref<R>);
   return new Promise<R>((resolve, reject) => {
-    const waiting: Waiting = {
-      deadline: Date.now() + Math.min(timeoutMs, MAX_TIMEOUT_MS),
-      timeoutMs,
-      reject: (error) => slot.reject(error),
-    };
-    const settled = (): void => {
-      unwatch(waiting);
-      system.tempReferences.delete(id);
-    };
-    const slot: RawReplySlot = {
-      resolve: (reply) => {
-        settled();
-        resolve(reply as R);
-      },
-      reject: (error) => {
-        settled();
-        reject(error);
-      },
-    };
+    const slot = new ReplySlot(id, system.tempReferences, timeoutMs, resolve as (reply: unknown) => void, reject);
     system.tempReferences.set(id, slot);
-    watch(waiting);
+    waitingAsks.add(slot);
+    sweeper ??= setInterval(sweep, SWEEP_MS); // ref'd, as a timer per ask was: a waiting ask keeps the process alive
     actor.dispatch(seal(message), sender);
   });
 }
 
-/** An ask waiting for its reply, until its deadline (epoch ms). */
-interface Waiting {
+/**
+ * An ask waiting for its reply, until its deadline (epoch ms): one object per ask, in nact's table
+ * of temporary references (where a reply finds it) and in the set the sweeper walks.
+ */
+class ReplySlot implements RawReplySlot {
   readonly deadline: number;
+  private readonly id: string;
+  private readonly table: Map<unknown, RawReplySlot>;
   readonly timeoutMs: number;
-  reject(error: Error): void;
+  private readonly onReply: (reply: unknown) => void;
+  private readonly onError: (error: Error) => void;
+  constructor(
+    id: string,
+    table: Map<unknown, RawReplySlot>,
+    timeoutMs: number,
+    onReply: (reply: unknown) => void,
+    onError: (error: Error) => void,
+  ) {
+    this.id = id;
+    this.table = table;
+    this.timeoutMs = timeoutMs;
+    this.onReply = onReply;
+    this.onError = onError;
+    this.deadline = Date.now() + Math.min(timeoutMs, MAX_TIMEOUT_MS);
+  }
+  resolve(reply: unknown): void {
+    this.settle();
+    this.onReply(reply);
+  }
+  reject(error: Error): void {
+    this.settle();
+    this.onError(error);
+  }
+  private settle(): void {
+    waitingAsks.delete(this);
+    this.table.delete(this.id);
+  }
 }
 
 /**
  * Every waiting ask of the process, checked by one timer for all of them (a timer per ask cost an
  * allocation and two list operations on every request). An ask times out within
- * {@link SWEEP_MS} after its deadline; the timer runs only while asks wait.
+ * {@link SWEEP_MS} after its deadline. The timer stops at a sweep that finds no ask waiting, not
+ * when the last reply arrives: requests one after another would otherwise start and stop it each time.
  */
-const waitingAsks = new Set<Waiting>();
+const waitingAsks = new Set<ReplySlot>();
 const SWEEP_MS = 25;
 let sweeper: NodeJS.Timeout | undefined;
 
-function watch(waiting: Waiting): void {
-  waitingAsks.add(waiting);
-  sweeper ??= setInterval(sweep, SWEEP_MS); // ref'd, as a timer per ask was: a waiting ask keeps the process alive
-}
-
-function unwatch(waiting: Waiting): void {
-  waitingAsks.delete(waiting);
+function sweep(): void {
   if (waitingAsks.size === 0 && sweeper) {
     clearInterval(sweeper);
     sweeper = undefined;
+    return;
   }
-}
-
-function sweep(): void {
   const now = Date.now();
-  for (const waiting of waitingAsks)
-    if (waiting.deadline <= now) waiting.reject(new AskTimeoutError(waiting.timeoutMs));
+  for (const slot of waitingAsks) if (slot.deadline <= now) slot.reject(new AskTimeoutError(slot.timeoutMs));
 }
 
 const mailboxLimits = new WeakMap<RawActor, number>();
