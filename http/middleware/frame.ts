@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import type { Counter, Histogram } from 'prom-client';
 import type { Logger } from '../../src/logger.ts';
 import type { Metrics } from '../../src/metrics.ts';
 import type { AppState } from '../state.ts';
@@ -10,22 +9,34 @@ import { tracingEnabled } from '../../src/telemetry/tracing.ts';
 
 const SAFE_ID = /^[A-Za-z0-9._~:+=/-]{1,128}$/;
 
-/** prom-client's label children, looked up once per label set (a bounded set: routes × statuses). */
+/**
+ * The metric series of each method, route and status, resolved once (a bounded set: routes ×
+ * statuses), so that counting a request costs two map lookups and two increments.
+ */
 function childrenOf(metrics: Metrics) {
-  const durations = new Map<string, Histogram.Internal<'method' | 'route'>>();
-  const requests = new Map<string, Counter.Internal>();
+  interface RouteSeries {
+    readonly duration: (seconds: number) => void;
+    readonly byStatus: Map<number, () => void>;
+    timedOut?: () => void;
+  }
+  const routes = new Map<string, Map<string, RouteSeries>>();
+  const seriesOf = (method: string, route: string): RouteSeries => {
+    let byRoute = routes.get(method);
+    if (!byRoute) routes.set(method, (byRoute = new Map()));
+    let series = byRoute.get(route);
+    if (!series)
+      byRoute.set(route, (series = { duration: metrics.httpDuration.series({ method, route }), byStatus: new Map() }));
+    return series;
+  };
   return {
     record(method: string, route: string, status: number, seconds: number, askTimedOut: boolean): void {
-      const key = `${method} ${route}`;
-      let duration = durations.get(key);
-      if (!duration) durations.set(key, (duration = metrics.httpDuration.labels({ method, route })));
-      duration.observe(seconds);
-      const statusKey = `${key} ${status}`;
-      let count = requests.get(statusKey);
+      const series = seriesOf(method, route);
+      series.duration(seconds);
+      let count = series.byStatus.get(status);
       if (!count)
-        requests.set(statusKey, (count = metrics.httpRequests.labels({ method, route, status: String(status) })));
-      count.inc();
-      if (askTimedOut) metrics.askTimeouts.inc({ route });
+        series.byStatus.set(status, (count = metrics.httpRequests.series({ method, route, status: String(status) })));
+      count();
+      if (askTimedOut) (series.timedOut ??= metrics.askTimeouts.series({ route }))();
     },
   };
 }
@@ -36,9 +47,13 @@ function childrenOf(metrics: Metrics) {
  * (`no-store`), unless its route said otherwise.
  */
 function protectAnswer(ctx: Context, state: AppState): void {
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  if ((state.auth !== undefined || ctx.get('Authorization') !== '') && !ctx.response.get('Cache-Control'))
-    ctx.set('Cache-Control', 'no-store');
+  // Straight to Node's response: Koa's `set` builds four arrays per header to accept the forms
+  // these constant strings never take.
+  const res = ctx.res;
+  if (res.headersSent) return;
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  if ((state.auth !== undefined || (ctx.req.headers.authorization ?? '') !== '') && !res.hasHeader('Cache-Control'))
+    res.setHeader('Cache-Control', 'no-store');
 }
 
 /**
@@ -54,10 +69,10 @@ export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppSt
   const observed = childrenOf(metrics);
   const frame = async function frame(ctx: Context & { state: AppState }, next: () => Promise<unknown>): Promise<void> {
     const started = process.hrtime.bigint();
-    const given = ctx.get('X-Request-Id');
+    const given = ctx.req.headers['x-request-id'];
     const state = ctx.state;
-    state.requestId = given !== '' && SAFE_ID.test(given) ? given : randomUUID();
-    ctx.set('X-Request-Id', state.requestId);
+    state.requestId = typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
+    ctx.res.setHeader('X-Request-Id', state.requestId);
     try {
       await next();
       const unrouted = unroutedError(ctx);

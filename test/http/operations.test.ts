@@ -47,9 +47,9 @@ t('GET /metrics › requests by route template and status, actor messages, live 
   const count = Number(/actor_message_duration_seconds_count\{actor="token"\} (\d+)/.exec(text)?.[1]);
   assert.ok(handled > 0);
   assert.is(count, handled);
-  assert.match(text, new RegExp(`actor_message_duration_seconds_bucket\\{actor="token",le="\\+Inf"\\} ${count}\\n`));
+  assert.match(text, new RegExp(`actor_message_duration_seconds_bucket\\{le="\\+Inf",actor="token"\\} ${count}\\n`));
   assert.match(text, /actor_message_duration_seconds_sum\{actor="token"\} [0-9.e-]+/);
-  assert.match(text, /actor_message_duration_seconds_bucket\{actor="activity\/\*",le="2.5"\} [1-9]/);
+  assert.match(text, /actor_message_duration_seconds_bucket\{le="2.5",actor="activity\/\*"\} [1-9]/);
   assert.not.match(text, /nowhere/);
 });
 
