@@ -6,13 +6,12 @@ import type * as Employee from '../actors/employee/protocol.ts';
 import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Ref } from '../src/messaging/nact.ts';
-import type { TokenVerifier } from '../src/security/jwt.ts';
 import type { KeyRing } from '../src/security/key-ring.ts';
 import { registeredClients } from '../src/security/clients.ts';
 import type { LoginThrottle } from '../src/security/login-throttle.ts';
 import { clientAuthentication, type OAuthRouteDeps } from './client-authentication.ts';
 import type { Metrics } from '../src/metrics.ts';
-import { bearerAuthenticator } from './middleware/bearer-auth.ts';
+import { bearerAuthenticator, type BearerVerifier } from './middleware/bearer-auth.ts';
 import { corsFor } from './middleware/cors.ts';
 import { requestFrame } from './middleware/frame.ts';
 import { activityRoutes } from './routes/activity.ts';
@@ -43,7 +42,7 @@ export interface AppRefs {
 export interface AppDeps {
   readonly config: Config;
   readonly refs: AppRefs;
-  readonly verifyToken: TokenVerifier;
+  readonly verifyToken: BearerVerifier;
   /** The signing keys: JWKS and token_key publish their public halves. */
   readonly keys: KeyRing;
   readonly logger: Logger;

@@ -2,10 +2,16 @@ import type { Context } from 'koa';
 import { InvalidTokenError, type Principal, type TokenVerifier } from '../../src/security/jwt.ts';
 import { OAuthError } from '../problems.ts';
 
+/**
+ * Verifies a bearer token. `remembers` (the token cache's) says whether this exact token was
+ * verified before and is still kept: it passed the format check then, so it is not scanned again.
+ */
+export type BearerVerifier = TokenVerifier & { readonly remembers?: (token: string) => boolean };
+
 export interface BearerOptions {
   readonly enabled: boolean;
   readonly realm: string;
-  readonly verify: TokenVerifier;
+  readonly verify: BearerVerifier;
 }
 
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -18,10 +24,21 @@ export function bearerChallenge(realm: string, params: Record<string, string> = 
 }
 
 function countAuthorizationHeaders(ctx: Context): number {
+  const raw = ctx.req.rawHeaders;
   let n = 0;
-  for (let i = 0; i < ctx.req.rawHeaders.length; i += 2)
-    if (ctx.req.rawHeaders[i]?.toLowerCase() === 'authorization') n++;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name !== undefined && name.length === 13 && name.toLowerCase() === 'authorization') n++;
+  }
   return n;
+}
+
+/** `Bearer`, in any case, alone or followed by spaces and the token: the token, else undefined. */
+function bearerCredentials(header: string): string | undefined {
+  if (header.length < 6 || header.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
+  if (header.length === 6) return '';
+  if (header.charCodeAt(6) !== 0x20) return undefined;
+  return header.slice(7).trim();
 }
 
 function invalidRequest(realm: string, description: string): OAuthError {
@@ -37,18 +54,18 @@ function invalidToken(realm: string, description: string): OAuthError {
 }
 
 /** The bearer token of the request; throws the contract's 400/401 for every way it can be wrong. */
-function extractToken(ctx: Context, realm: string): string {
+function extractToken(ctx: Context, realm: string, remembers: ((token: string) => boolean) | undefined): string {
   if (countAuthorizationHeaders(ctx) > 1) throw invalidRequest(realm, 'Only one Authorization header is allowed');
-  if (new URLSearchParams(ctx.querystring).has('access_token'))
+  const query = ctx.querystring;
+  if (query !== '' && new URLSearchParams(query).has('access_token'))
     throw invalidRequest(realm, 'Access tokens are not accepted in the query string');
-  const m = /^Bearer(?: +(.*))?$/i.exec(ctx.get('Authorization'));
-  if (!m) {
+  const token = bearerCredentials(ctx.req.headers.authorization ?? '');
+  if (token === undefined) {
     throw new OAuthError(401, 'unauthorized', 'Full authentication is required to access this resource', {
       'WWW-Authenticate': bearerChallenge(realm),
     });
   }
-  const token = (m[1] ?? '').trim();
-  if (!B64TOKEN.test(token)) throw invalidToken(realm, 'Access token is malformed');
+  if (!remembers?.(token) && !B64TOKEN.test(token)) throw invalidToken(realm, 'Access token is malformed');
   return token;
 }
 
@@ -63,7 +80,7 @@ export function bearerAuthenticator(options: BearerOptions): (ctx: Context) => P
       ctx.state.auth = { enabled: false };
       return undefined;
     }
-    const token = extractToken(ctx, options.realm);
+    const token = extractToken(ctx, options.realm, options.verify.remembers);
     let principal: Principal;
     try {
       principal = await options.verify(token);

@@ -17,7 +17,7 @@ import { createTokenSigner, createTokenVerifier, type TokenVerifier } from '../s
 import type { KeyRing } from '../security/key-ring.ts';
 import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
 import { createPasswordHasher, type PasswordHasher } from '../security/passwords.ts';
-import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
+import { cachedVerifier, TOKEN_CACHE_MAX, type CachedVerifier } from '../security/token-cache.ts';
 import type { Stores } from '../stores/stores.ts';
 import type { CredentialStore } from '../stores/credential-store.ts';
 import { refuseDevelopmentAccounts } from '../development-accounts.ts';
@@ -37,7 +37,7 @@ export interface Core {
   /** Verifies an access token in full on every call (introspection). */
   readonly verifyToken: TokenVerifier;
   /** The resource server's verifier: the same verdicts, kept per token until `exp` (revocations checked on every hit). */
-  readonly verifyBearer: TokenVerifier;
+  readonly verifyBearer: CachedVerifier;
   /** Password logins and client authentications counted in the store, for every process alike. */
   readonly throttle: LoginThrottle;
   /** Resolves when every store answers; rejects naming the one that does not. */
