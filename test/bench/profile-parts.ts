@@ -23,7 +23,9 @@ function partOf({ functionName: fn, url }: CallFrame): string {
   if (fn === '(garbage collector)') return 'GC';
   if (fn === '(program)') return 'V8 (program)';
   if (fn === 'writev' || fn === 'writeUtf8String' || fn === 'writeBuffer') return 'socket writes';
-  if ((url === '' && ['get', 'all', 'run', 'iterate'].includes(fn)) || url.includes('better-sqlite3')) return 'SQLite';
+  if ((url === '' && ['get', 'all', 'run', 'iterate', 'Statement'].includes(fn)) || url.includes('better-sqlite3'))
+    return 'SQLite';
+  if (url === 'node:inspector') return 'the profiler itself';
   if (url.includes('node_modules/zod/')) return 'zod';
   if (url.includes('node_modules/prom-client/')) return 'metrics (prom-client)';
   if (url.includes('node_modules/pino')) return 'logging';
@@ -61,4 +63,31 @@ export function selfTimeByPart(profile: CpuProfile, requests: number): Part[] {
   return [...totals]
     .map(([part, micros]) => ({ part, microseconds: micros / requests, share: busy === 0 ? 0 : micros / busy }))
     .sort((a, b) => b.microseconds - a.microseconds);
+}
+
+interface HeapNode {
+  readonly callFrame: CallFrame & { readonly lineNumber?: number };
+  readonly selfSize: number;
+  readonly children: readonly HeapNode[];
+}
+/** What `HeapProfiler.stopSampling` returns (the parts read here). */
+export interface SamplingHeapProfile {
+  readonly head: HeapNode;
+}
+
+/** Bytes allocated per request by the function that allocated them (script:line), largest first. */
+export function allocationsByFunction(
+  profile: SamplingHeapProfile,
+  requests: number,
+): { readonly where: string; readonly bytes: number }[] {
+  const totals = new Map<string, number>();
+  const visit = (node: HeapNode): void => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const script = url.replace(/^.*\/(node_modules\/)/, '$1').replace(/^file:\/\/.*?\/(src|http|actors|test)\//, '$1/');
+    const where = `${functionName || '(anonymous)'} ${script}:${(lineNumber ?? -1) + 1}`;
+    if (node.selfSize > 0) totals.set(where, (totals.get(where) ?? 0) + node.selfSize);
+    node.children.forEach(visit);
+  };
+  visit(profile.head);
+  return [...totals].map(([where, bytes]) => ({ where, bytes: bytes / requests })).sort((a, b) => b.bytes - a.bytes);
 }
