@@ -138,7 +138,18 @@ interface Compiled {
   readonly methods: ReadonlySet<string>;
   readonly errorFormat: ErrorFormat;
   readonly run: ComposedMiddleware<ParameterizedContext<AppState, RouteParams>>;
+  /**
+   * The path's literal start, before its first parameter or pattern: every path its expression
+   * matches begins with it (matching is case-sensitive), so a path that does not is passed over
+   * without running the expression.
+   */
+  readonly prefix: string;
 }
+
+const literalPrefix = (path: string): string => {
+  const end = path.search(/[:*{}()\\[\]?+]/);
+  return end === -1 ? path : path.slice(0, end);
+};
 
 /** The methods @koa/router's allowedMethods knows; another one is 501, as there. */
 const KNOWN_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE']);
@@ -160,6 +171,7 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
     methods: new Set(layer.methods),
     errorFormat: declarationOf(layer)?.errorFormat ?? 'problem',
     run: compose(layer.stack as unknown as RouteMiddleware[]),
+    prefix: literalPrefix(String(layer.path)),
   }));
   // A path the table names as it is (`/api/employee/update`) is answered by its own routes alone,
   // never by a parameterised one that would also take it (`/api/employee/:id`): a method the table
@@ -184,7 +196,7 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
   const chosenFor = (path: string, method: string): Compiled | undefined => {
     const direct = plain.get(path);
     if (direct) return direct.find((c) => c.methods.has(method));
-    for (const c of byMethod.get(method) ?? []) if (c.layer.match(path)) return c;
+    for (const c of byMethod.get(method) ?? []) if (path.startsWith(c.prefix) && c.layer.match(path)) return c;
     return undefined;
   };
   /**
