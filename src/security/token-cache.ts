@@ -1,9 +1,12 @@
 /**
  * A bounded cache of verified access tokens in front of the verifier. Verifying a JWS costs
  * ≈150–230 µs, about as much as the rest of a small request, while a client sends the same token
- * for its whole life. The cache never accepts what the verifier would refuse: an entry is keyed by
- * the whole token (the map compares it in full; a digest of it cost more than the lookup), lives
- * no longer than the token's `exp`, is dropped as soon as the token or its login is revoked or its signing key leaves the set (both
+ * for its whole life. The cache never accepts what the verifier would refuse: an entry holds the
+ * whole token and answers only a token equal to it in full; it is found by the token's last
+ * {@link KEY_CHARS} characters (the end of its signature), so that a lookup hashes 32 characters
+ * rather than all ≈640 of a token that arrives as a new string with every request (a token that
+ * shares the tail but not the rest is a miss, verified in full). An entry lives no longer than the
+ * token's `exp`, is dropped as soon as the token or its login is revoked or its signing key leaves the set (both
  * are consulted on every hit), and only accepted tokens enter it.
  * A verifier's verdict on one token can only change with time at `iat`/`nbf` (lower bounds) and
  * `exp` (upper bound), so an entry answers only between the moment it was verified and `exp`.
@@ -24,7 +27,13 @@ export interface TokenCacheOptions {
 /** The default bound: ≈10k principals with their tokens are a few MiB. */
 export const TOKEN_CACHE_MAX = 10_000;
 
+/** How much of a token's end finds its entry. */
+const KEY_CHARS = 32;
+const keyOf = (token: string): string => token.slice(-KEY_CHARS);
+
 interface Entry {
+  /** The token, compared in full on every hit. */
+  readonly token: string;
   readonly principal: Principal;
   /** Epoch milliseconds of the verification that let it in. */
   readonly verifiedAt: number;
@@ -61,9 +70,9 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Cach
     return entry.principal;
   };
 
-  const hit = (key: string, nowMs: number): Principal | undefined | Promise<Principal | undefined> => {
+  const hit = (token: string, key: string, nowMs: number): Principal | undefined | Promise<Principal | undefined> => {
     const entry = entries.get(key);
-    if (entry === undefined) return undefined;
+    if (entry === undefined || entry.token !== token) return undefined;
     // Past exp, before it was verified (a clock set back), or revoked since: forget it, ask the verifier.
     const { principal, verifiedAt } = entry;
     if (nowMs >= principal.exp * 1000 || nowMs < verifiedAt) return live(key, entry, true);
@@ -81,13 +90,16 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Cach
   };
 
   const cached = async (token: string, nowMs: number = now()): Promise<Principal> => {
-    const key = token;
-    const pending = hit(key, nowMs);
+    const key = keyOf(token);
+    const pending = hit(token, key, nowMs);
     const found = pending instanceof Promise ? await pending : pending;
     if (found) return found;
     const principal = await verify(token, nowMs);
-    if (nowMs < principal.exp * 1000) remember(key, { principal, verifiedAt: nowMs });
+    if (nowMs < principal.exp * 1000) remember(key, { token, principal, verifiedAt: nowMs });
     return principal;
   };
-  return Object.assign(cached, { size: () => entries.size, remembers: (token: string) => entries.has(token) });
+  return Object.assign(cached, {
+    size: () => entries.size,
+    remembers: (token: string) => entries.get(keyOf(token))?.token === token,
+  });
 }

@@ -116,6 +116,21 @@ t('a different token is verified on its own: a tampered or foreign-key copy is r
   assert.is(calls.n, 4);
 });
 
+t('a token that ends as a cached one does but differs before is verified in full, and refused', async () => {
+  const { calls, sign, verify } = setup();
+  const token = await sign();
+  await verify(token, T0);
+  assert.ok(verify.remembers(token));
+  const [header, payload, signature = ''] = token.split('.');
+  // The same signature (so the same last characters) under a payload of the attacker's choosing.
+  const forged = `${header}.${Buffer.from(JSON.stringify({ sub: 'admin', scope: 'read write' })).toString('base64url')}.${signature}`;
+  assert.is(forged.slice(-32), token.slice(-32));
+  assert.not.ok(verify.remembers(forged));
+  assert.match(await refusal(verify(forged, T0)), /invalid|malformed/i);
+  assert.is(calls.n, 2);
+  assert.ok(payload);
+});
+
 t('a refused token is not cached as valid', async () => {
   const { calls, sign, verify } = setup();
   const early = await sign(T0 + 120_000); // iat 2 minutes ahead: refused now, acceptable later
