@@ -68,7 +68,7 @@ function protectAnswer(ctx: Context, state: AppState): void {
 export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppState> {
   const observed = childrenOf(metrics);
   const frame = async function frame(ctx: Context & { state: AppState }, next: () => Promise<unknown>): Promise<void> {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const given = ctx.req.headers['x-request-id'];
     const state = ctx.state;
     state.requestId = typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
@@ -82,7 +82,7 @@ export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppSt
     }
     protectAnswer(ctx, state);
     const route = state.route;
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const seconds = (performance.now() - started) / 1000;
     observed.record(ctx.method, route ?? 'unmatched', ctx.status, seconds, state.askTimedOut === true);
     if (logger.isLevelEnabled('info')) {
       logger.info(
