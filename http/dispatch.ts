@@ -27,7 +27,7 @@ export interface Guards {
    * Verifies the request's bearer token and records the decision in `ctx.state.auth`; throws the
    * RFC 6750 400/401 for a missing or bad token. Undefined only when security is switched off.
    */
-  authenticate(ctx: Context): Promise<Principal | undefined>;
+  authenticate(ctx: Context): Principal | undefined | Promise<Principal | undefined>;
   /** Authenticates the OAuth client of a form request into `ctx.state.client` (401 otherwise), then calls next. */
   readonly client: Middleware<AppState>;
   readonly realm: string;
@@ -54,19 +54,30 @@ function guardOf(r: Route, guards: Guards): Guard {
 function accessCheck(access: Access, guards: Guards): Middleware<AppState> {
   switch (access.kind) {
     case 'public':
-      return async function publicRoute(_ctx, next) {
-        await next();
+      return function publicRoute(_ctx, next) {
+        return next();
       };
     case 'client':
       return guards.client;
-    case 'token':
-      return async function requireToken(ctx, next) {
-        const principal = await guards.authenticate(ctx);
+    case 'token': {
+      const check = (principal: Principal | undefined): void => {
         if (principal && access.scope !== undefined && !principal.scope.includes(access.scope))
           throw insufficientScope(guards.realm, access.scope);
         if (access.role !== undefined && !principal?.authorities.includes(access.role)) throw accessDenied();
-        await next();
       };
+      // No promise of its own while the token is known at once (koa-compose turns a throw here
+      // into the request's rejection, as it does an async function's).
+      return function requireToken(ctx, next) {
+        const principal = guards.authenticate(ctx);
+        if (principal instanceof Promise)
+          return principal.then((p) => {
+            check(p);
+            return next();
+          });
+        check(principal);
+        return next();
+      };
+    }
     case 'role':
       return async function requireRoleAfterHandler(ctx, next) {
         const principal = await guards.authenticate(ctx);
@@ -236,16 +247,15 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
     if (allow) ctx.set('Allow', allow);
   };
 
-  return async function route(ctx, next) {
+  // Not async: the route's composed middleware is the request's promise (a throw here becomes
+  // its rejection in koa-compose, as in an async function).
+  return function route(ctx, next) {
     const chosen = routeFor(ctx.path, ctx.method);
-    if (!chosen) {
-      await unrouted(ctx, matching(ctx.path));
-      return next();
-    }
+    if (!chosen) return unrouted(ctx, matching(ctx.path)).then(() => next());
     const routed = ctx as ParameterizedContext<AppState, RouteParams>;
     routed.params =
       chosen.layer.paramNames.length === 0 ? {} : chosen.layer.params(ctx.path, chosen.layer.captures(ctx.path), {});
     ctx.state.route = chosen.path;
-    await chosen.run(routed);
+    return chosen.run(routed);
   };
 }

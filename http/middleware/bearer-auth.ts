@@ -1,12 +1,15 @@
 import type { Context } from 'koa';
-import { InvalidTokenError, type Principal, type TokenVerifier } from '../../src/security/jwt.ts';
+import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
 import { OAuthError } from '../problems.ts';
 
 /**
- * Verifies a bearer token. `remembers` (the token cache's) says whether this exact token was
- * verified before and is still kept: it passed the format check then, so it is not scanned again.
+ * Verifies a bearer token: the principal, at once when it is known (the token cache), or a
+ * promise of it. `remembers` (the token cache's) says whether this exact token was verified
+ * before and is still kept: it passed the format check then, so it is not scanned again.
  */
-export type BearerVerifier = TokenVerifier & { readonly remembers?: (token: string) => boolean };
+export type BearerVerifier = ((token: string) => Principal | Promise<Principal>) & {
+  readonly remembers?: (token: string) => boolean;
+};
 
 export interface BearerOptions {
   readonly enabled: boolean;
@@ -74,22 +77,34 @@ function extractToken(ctx: Context, realm: string, remembers: ((token: string) =
  * challenge. The decision is recorded in `ctx.state.auth`; with security switched off there is no
  * principal (undefined), and with it on there is always one or an error.
  */
-export function bearerAuthenticator(options: BearerOptions): (ctx: Context) => Promise<Principal | undefined> {
-  return async function authenticateBearer(ctx) {
+export function bearerAuthenticator(
+  options: BearerOptions,
+): (ctx: Context) => Principal | undefined | Promise<Principal | undefined> {
+  const refused = (error: unknown): never => {
+    if (error instanceof InvalidTokenError) throw invalidToken(options.realm, error.description);
+    throw error;
+  };
+  const admitted = (ctx: Context, principal: Principal): Principal => {
+    ctx.state.auth = { enabled: true, principal };
+    return principal;
+  };
+  // Synchronous while the verifier answers at once, as the token cache does for a token it knows:
+  // no promise per request on the common path.
+  return function authenticateBearer(ctx) {
     if (!options.enabled) {
       ctx.state.auth = { enabled: false };
       return undefined;
     }
     const token = extractToken(ctx, options.realm, options.verify.remembers);
-    let principal: Principal;
+    let verdict: Principal | Promise<Principal>;
     try {
-      principal = await options.verify(token);
+      verdict = options.verify(token);
     } catch (error) {
-      if (error instanceof InvalidTokenError) throw invalidToken(options.realm, error.description);
-      throw error;
+      return refused(error);
     }
-    ctx.state.auth = { enabled: true, principal };
-    return principal;
+    return verdict instanceof Promise
+      ? verdict.then((principal) => admitted(ctx, principal), refused)
+      : admitted(ctx, verdict);
   };
 }
 

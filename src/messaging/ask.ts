@@ -19,11 +19,17 @@ export interface AskOptions {
  * Rejects with {@link AskTimeoutError} or {@link ActorUnavailableError}, never hangs, and with
  * {@link MailboxFullError} without sending when the actor's mailbox is at its bound (`limitMailbox`).
  */
-export async function ask<M, R>(
+export function ask<M, R>(
   ref: Ref<M>,
   build: Request<NoInfer<M>, R>,
   timeoutMs: number,
   options: AskOptions = {},
 ): Promise<R> {
-  return query(ref, build, timeoutMs, { bounded: options.ignoreMailboxLimit !== true });
+  // Not an async function: returning the ask's own promise from one would wrap it in a second,
+  // settled three microtask turns later, on every request.
+  try {
+    return query(ref, build, timeoutMs, { bounded: options.ignoreMailboxLimit !== true });
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

@@ -39,7 +39,7 @@ interface Entry {
   readonly verifiedAt: number;
 }
 
-export type CachedVerifier = Verify & {
+export type CachedVerifier = ((token: string, nowMs?: number) => Principal | Promise<Principal>) & {
   readonly size: () => number;
   /** Whether this exact token is kept (verified before, not yet found expired or revoked). */
   readonly remembers: (token: string) => boolean;
@@ -89,14 +89,18 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Cach
     }
   };
 
-  const cached = async (token: string, nowMs: number = now()): Promise<Principal> => {
-    const key = keyOf(token);
-    const pending = hit(token, key, nowMs);
-    const found = pending instanceof Promise ? await pending : pending;
-    if (found) return found;
+  const miss = async (token: string, key: string, nowMs: number): Promise<Principal> => {
     const principal = await verify(token, nowMs);
     if (nowMs < principal.exp * 1000) remember(key, { token, principal, verifiedAt: nowMs });
     return principal;
+  };
+
+  /** Answers at once (no promise) when the cache does and the revocation check needs no read. */
+  const cached = (token: string, nowMs: number = now()): Principal | Promise<Principal> => {
+    const key = keyOf(token);
+    const found = hit(token, key, nowMs);
+    if (found instanceof Promise) return found.then((principal) => principal ?? miss(token, key, nowMs));
+    return found ?? miss(token, key, nowMs);
   };
   return Object.assign(cached, {
     size: () => entries.size,

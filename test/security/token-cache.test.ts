@@ -48,10 +48,12 @@ function setup(max = 100) {
   };
   const sign = async (at = T0): Promise<string> =>
     (await createTokenSigner(async () => keyOf(ctx.key), settings)(request, at)).token;
-  return { revoked, calls, sign, verify: cachedVerifier(counted, { max, isRevoked }) };
+  // The cache's check answers at once, as the denylist does while the store has nothing new.
+  const listed = (token: Revocable): boolean => revoked.has(token.jti) || revoked.has(token.loginId ?? '');
+  return { revoked, calls, sign, verify: cachedVerifier(counted, { max, isRevoked: listed }) };
 }
 
-async function refusal(p: Promise<Principal>): Promise<string> {
+async function refusal(p: Principal | Promise<Principal>): Promise<string> {
   try {
     await p;
   } catch (error) {
@@ -65,7 +67,8 @@ t('a token verified once is answered from the cache, with the same principal', a
   const { calls, sign, verify } = setup();
   const token = await sign();
   const first = await verify(token, T0);
-  const again = await verify(token, T0 + 1000);
+  const again = verify(token, T0 + 1000);
+  assert.not.instance(again, Promise, 'a known token is answered at once, without a promise');
   assert.equal(again, first);
   assert.is(first.username, 'john.doe');
   assert.is(calls.n, 1);
@@ -129,6 +132,30 @@ t('a token that ends as a cached one does but differs before is verified in full
   assert.match(await refusal(verify(forged, T0)), /invalid|malformed/i);
   assert.is(calls.n, 2);
   assert.ok(payload);
+});
+
+t('a revocation check that must read the store first (a promise) is awaited before the cache answers', async () => {
+  const { sign, calls } = setup();
+  const token = await sign();
+  let revokedNow = false;
+  const real = createTokenVerifier(
+    (kid) => (kid === keyOf(ctx.key).kid ? ctx.key : undefined),
+    settings,
+    async () => revokedNow,
+  );
+  const verify = cachedVerifier(
+    (t, at) => {
+      calls.n++;
+      return real(t, at);
+    },
+    { max: 10, isRevoked: async () => revokedNow },
+  );
+  await verify(token, T0);
+  const pending = verify(token, T0 + 1);
+  assert.instance(pending, Promise);
+  assert.is((await pending).username, 'john.doe');
+  revokedNow = true;
+  assert.is(await refusal(verify(token, T0 + 2)), 'Access token revoked');
 });
 
 t('a refused token is not cached as valid', async () => {
