@@ -3,6 +3,7 @@ import * as Employee from '../../actors/employee/protocol.ts';
 import { ask, type Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
+import { isObjectId } from '../../src/ids.ts';
 import { searchCursor } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { replyValue } from '../problems.ts';
@@ -60,7 +61,10 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
       ctx.status = 204;
     }),
     route('GET', '/api/employee/:id', read, async function getOne(ctx) {
-      const { id } = validate(IdPath, { id: ctx.params['id'] }, 'path');
+      const raw = ctx.params['id'];
+      // An id already in its stored form (lower case, as ids are sent) is what the schema would
+      // return for it; any other passes through the schema and gets its answer there.
+      const id = isObjectId(raw) ? raw : validate(IdPath, { id: raw }, 'path').id;
       sendVersioned(ctx, await call(Employee.get({ id })));
     }),
   ];
