@@ -108,7 +108,7 @@ async function stopProcess(proc: ChildProcess): Promise<void> {
 }
 
 /** The parent's environment without anything that would change the server's configuration. */
-function baseEnv(): Record<string, string> {
+export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (

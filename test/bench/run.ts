@@ -16,6 +16,7 @@ import { activity, employees, startUp } from './scenarios-data.ts';
 import { sharedWrites, workers } from './scenarios-processes.ts';
 import { hotPath } from './scenarios-hotpath.ts';
 import { ladder } from './scenarios-ladder.ts';
+import { features } from './scenarios-features.ts';
 import { signingKeys } from './scenarios-keys.ts';
 import { tracing } from './scenarios-tracing.ts';
 
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
   await secured.stop();
   await hotPath(report, settings);
   await ladder(report, settings);
+  await features(report, settings);
   await signingKeys(report, settings);
   await tracing(report, settings);
   await employees(report, settings);
@@ -78,6 +80,7 @@ function notes(seconds: number, users: number, idleMs: number): string[] {
     'RSS is VmRSS of the serving process (with its workers, for server.workers=2) from /proc/<pid>/status at the end of its measurement.',
     'Claims 10 and 11 run troupe and the bare handlers on one data directory (1,000 employees, 100 users), best of two interleaved rounds each, 10 connections; the activity bodies rotate through the 100 users.',
     'The ladder (15) runs the bare server with 0 to 4 of the real layers in front of its handler and the full server on one data directory (1,000 employees), best of two interleaved rounds each, 10 connections; CPU µs/request is user + system time of the whole server process (/proc/<pid>/stat) over the round, the fewest of the rounds.',
+    'Claim 16 runs a default server and one whose data directory has the features in use (a key set rotated twice by `npm run keys`: retired, active and next keys; 1,000 more accounts, 10 of them disabled through the admin API; a security.clients-file of 50 clients) on copies of one seeded file (1,000 employees), best of two interleaved rounds each, 10 connections; both must answer the same status, ETag and body first.',
     'Claim 8 runs both servers on one data directory, one after the other, best of two interleaved rounds each; autocannon runs on the same 2 cores as the workers.',
   ];
 }

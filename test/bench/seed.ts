@@ -92,3 +92,37 @@ export function seedUsers(dataDir: string, count: number): string[] {
   db.close();
   return ids;
 }
+
+/**
+ * `count` enabled accounts `bench.user<i>` with the role USER (ADMIN and USER created as
+ * data/initial-data.json describes them when missing, as its loading would), all with one cost-4
+ * BCrypt `hash`; returns their ids.
+ */
+export function seedAccounts(dataDir: string, count: number, hash: string): number[] {
+  const db = openDatabase(dataDir, { synchronous: 'NORMAL' });
+  const insertRole = db.prepare<[string, string]>(
+    'insert into roles (role_name, description) values (?, ?) on conflict (role_name) do nothing',
+  );
+  const roleId = db.prepare<[string], number>('select id from roles where role_name = ?').pluck();
+  const insertUser = db
+    .prepare<[string, string, string, string], number>(
+      'insert into users (username, password, first_name, last_name, enabled) values (?, ?, ?, ?, 1) returning id',
+    )
+    .pluck();
+  const link = db.prepare<[number, number]>('insert into user_roles (user_id, role_id) values (?, ?)');
+  const ids: number[] = [];
+  db.transaction(() => {
+    insertRole.run('ADMIN', 'Administrator: manages the service');
+    insertRole.run('USER', 'User: reads and writes its own data');
+    const user = roleId.get('USER');
+    if (user === undefined) throw new Error('no USER role');
+    for (let i = 0; i < count; i++) {
+      const id = insertUser.get(`bench.user${i}`, hash, FIRST[i % FIRST.length] ?? '', LAST[i % LAST.length] ?? '');
+      if (id === undefined) throw new Error('account insert returned no id');
+      link.run(id, user);
+      ids.push(id);
+    }
+  })();
+  db.close();
+  return ids;
+}
