@@ -198,6 +198,52 @@ export async function load(spec: LoadSpec): Promise<LoadResult> {
   return { ...r, rps: r.total / Math.max(r.seconds, 1e-9) };
 }
 
+/** A server's best in interleaved rounds. */
+export interface BestRound {
+  readonly r: LoadResult;
+  readonly rss: number;
+  /** The fewest CPU microseconds the server spent per request in any round. */
+  readonly cpuUs: number;
+}
+
+/** One server of an interleaved measurement: its key in the result, its name in the log, what to send it. */
+export interface Contender<K> {
+  readonly key: K;
+  readonly label: string;
+  readonly child: Child;
+  readonly spec: LoadSpec;
+}
+
+/**
+ * After a warm-up of each, `rounds` rounds in which every contender is measured in turn, so a
+ * slow moment of the machine hits them alike. Keeps each one's most req/s and its fewest CPU µs
+ * per request (user + system time of its server process, every thread), which a busy machine
+ * disturbs much less than req/s.
+ */
+export async function interleaved<K>(
+  contenders: readonly Contender<K>[],
+  rounds: number,
+  log: (line: string) => void,
+): Promise<Map<K, BestRound>> {
+  for (const c of contenders) await warmUp(c.spec);
+  const best = new Map<K, BestRound>();
+  for (let round = 1; round <= rounds; round++) {
+    for (const c of contenders) {
+      const before = cpuSeconds(c.child.pid);
+      const r = await load(c.spec);
+      const cpuUs = ((cpuSeconds(c.child.pid) - before) * 1e6) / Math.max(1, r.total);
+      log(`  ${c.label} round ${round}: ${r.rps.toFixed(0)} req/s, ${cpuUs.toFixed(1)} CPU µs/request`);
+      const prev = best.get(c.key);
+      best.set(c.key, {
+        r: !prev || r.rps > prev.r.rps ? r : prev.r,
+        rss: c.child.rss(),
+        cpuUs: Math.min(prev?.cpuUs ?? Infinity, cpuUs),
+      });
+    }
+  }
+  return best;
+}
+
 /** A short run whose figures are thrown away: JIT, caches and connection set-up. */
 export async function warmUp(spec: LoadSpec, seconds = 2): Promise<void> {
   const { amount: _amount, ...rest } = spec;

@@ -14,17 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import bcrypt from 'bcryptjs';
 import { basic, login, postToken } from '../helpers/tokens.ts';
-import {
-  baseEnv,
-  cpuSeconds,
-  load,
-  sleep,
-  startTroupe,
-  tempDir,
-  warmUp,
-  type Child,
-  type LoadResult,
-} from './harness.ts';
+import { baseEnv, interleaved, sleep, startTroupe, tempDir, type BestRound, type Child } from './harness.ts';
 import type { Report } from './report.ts';
 import { row, type BenchSettings } from './scenarios-security.ts';
 import { seedAccounts, seedEmployees } from './seed.ts';
@@ -37,13 +27,6 @@ const DISABLED = 10;
 const CLIENTS = 50;
 /** The plain secret of every confidential client of the file (hashed once, at cost 4). */
 const CLIENT_SECRET = 'bench-client-secret';
-
-interface Best {
-  r: LoadResult;
-  rss: number;
-  /** The fewest CPU microseconds the server spent per request in any round. */
-  cpuUs: number;
-}
 
 interface Side {
   readonly name: 'default' | 'features';
@@ -181,23 +164,17 @@ export async function features(report: Report, s: BenchSettings, rounds = 2): Pr
     s.log(
       `GET /api/employee/:id with a token: a default server vs one with keys rotated (${keySet}), ${accountsText} more accounts, ${CLIENTS} registered clients`,
     );
-    for (const side of sides) await warmUp(spec(side));
-    const best = new Map<Side['name'], Best>();
-    for (let round = 1; round <= rounds; round++) {
-      for (const side of sides) {
-        const before = cpuSeconds(side.child.pid);
-        const r = await load({ ...spec(side), duration: s.seconds });
-        const cpuUs = ((cpuSeconds(side.child.pid) - before) * 1e6) / Math.max(1, r.total);
-        s.log(`  ${side.name} round ${round}: ${r.rps.toFixed(0)} req/s, ${cpuUs.toFixed(1)} CPU µs/request`);
-        const prev = best.get(side.name);
-        best.set(side.name, {
-          r: !prev || r.rps > prev.r.rps ? r : prev.r,
-          rss: side.child.rss(),
-          cpuUs: Math.min(prev?.cpuUs ?? Infinity, cpuUs),
-        });
-      }
-    }
-    const of = (name: Side['name']): Best => {
+    const best = await interleaved(
+      sides.map((side) => ({
+        key: side.name,
+        label: side.name,
+        child: side.child,
+        spec: { ...spec(side), duration: s.seconds },
+      })),
+      rounds,
+      s.log,
+    );
+    const of = (name: Side['name']): BestRound => {
       const found = best.get(name);
       if (!found) throw new Error(`no measurement of the ${name} server`);
       return found;

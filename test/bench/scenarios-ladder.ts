@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { login } from '../helpers/tokens.ts';
-import { cpuSeconds, load, startBare, startTroupe, tempDir, warmUp, type Child, type LoadResult } from './harness.ts';
+import { interleaved, startBare, startTroupe, tempDir, type BestRound, type Child } from './harness.ts';
 import { RUNGS } from './ladder-layers.ts';
 import type { Report } from './report.ts';
 import { row, type BenchSettings } from './scenarios-security.ts';
@@ -18,13 +18,6 @@ interface Rung {
   readonly n: number;
   readonly layer: string;
   readonly child: Child;
-}
-
-interface Best {
-  r: LoadResult;
-  rss: number;
-  /** The fewest CPU microseconds the server spent per request in any round. */
-  cpuUs: number;
 }
 
 /** Status, ETag and body bytes of one answer. */
@@ -66,24 +59,13 @@ export async function ladder(report: Report, s: BenchSettings, rounds = 2): Prom
 
     const spec = (child: Child) => ({ url: child.url, path, headers, connections: 10, duration: s.seconds });
     s.log(`GET /api/employee/:id with a token, layer by layer: rungs 0–4 (bare + layers) and 5 (the full server)`);
-    for (const rung of rungs) await warmUp(spec(rung.child));
-    const best = new Map<number, Best>();
-    for (let round = 1; round <= rounds; round++) {
-      for (const rung of rungs) {
-        const before = cpuSeconds(rung.child.pid);
-        const r = await load(spec(rung.child));
-        const cpuUs = ((cpuSeconds(rung.child.pid) - before) * 1e6) / Math.max(1, r.total);
-        s.log(`  rung ${rung.n} round ${round}: ${r.rps.toFixed(0)} req/s, ${cpuUs.toFixed(1)} CPU µs/request`);
-        const prev = best.get(rung.n);
-        best.set(rung.n, {
-          r: !prev || r.rps > prev.r.rps ? r : prev.r,
-          rss: rung.child.rss(),
-          cpuUs: Math.min(prev?.cpuUs ?? Infinity, cpuUs),
-        });
-      }
-    }
+    const best = await interleaved(
+      rungs.map((rung) => ({ key: rung.n, label: `rung ${rung.n}`, child: rung.child, spec: spec(rung.child) })),
+      rounds,
+      s.log,
+    );
 
-    let below: Best | undefined;
+    let below: BestRound | undefined;
     for (const rung of rungs) {
       const b = best.get(rung.n);
       if (!b) throw new Error(`no measurement of rung ${rung.n}`);

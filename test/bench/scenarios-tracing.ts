@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { login } from '../helpers/tokens.ts';
-import { cpuSeconds, load, startTroupe, tempDir, warmUp, type LoadResult } from './harness.ts';
+import { interleaved, startTroupe, tempDir, type BestRound } from './harness.ts';
 import type { Report } from './report.ts';
 import { row, type BenchSettings, type Target } from './scenarios-security.ts';
 
@@ -43,42 +43,18 @@ async function discardingCollector() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports: () => exports, server };
 }
 
-interface Best {
-  r: LoadResult;
-  rss: number;
-  /** The fewest CPU microseconds the server spent per request in any round. */
-  cpuUs: number;
-}
-
-/**
- * Best of `rounds` interleaved runs per target: req/s, and CPU µs per request of the server
- * process, which a busy machine disturbs much less than req/s (the cores are shared).
- */
-async function measure(targets: readonly Target[], s: BenchSettings, rounds: number): Promise<Map<string, Best>> {
-  const best = new Map<string, Best>();
-  for (const t of targets) await warmUp({ url: t.child.url, path: '/app/listAll', headers: t.headers });
-  for (let round = 1; round <= rounds; round++) {
-    for (const t of targets) {
-      const before = cpuSeconds(t.child.pid);
-      const r = await load({
-        url: t.child.url,
-        path: '/app/listAll',
-        headers: t.headers,
-        connections: 10,
-        duration: s.seconds,
-      });
-      const cpuUs = ((cpuSeconds(t.child.pid) - before) * 1e6) / Math.max(1, r.total);
-      s.log(`  ${t.name} round ${round}: ${r.rps.toFixed(0)} req/s, ${cpuUs.toFixed(1)} CPU µs/request`);
-      const prev = best.get(t.name);
-      best.set(t.name, {
-        r: !prev || r.rps > prev.r.rps ? r : prev.r,
-        rss: t.child.rss(),
-        cpuUs: Math.min(prev?.cpuUs ?? Infinity, cpuUs),
-      });
-    }
-  }
-  return best;
-}
+/** Best of `rounds` interleaved runs of listAll per target (see `interleaved`). */
+const measure = (targets: readonly Target[], s: BenchSettings, rounds: number): Promise<Map<string, BestRound>> =>
+  interleaved(
+    targets.map((t) => ({
+      key: t.name,
+      label: t.name,
+      child: t.child,
+      spec: { url: t.child.url, path: '/app/listAll', headers: t.headers, connections: 10, duration: s.seconds },
+    })),
+    rounds,
+    s.log,
+  );
 
 export async function tracing(report: Report, s: BenchSettings): Promise<void> {
   const dir = tempDir('tracing');
