@@ -112,10 +112,13 @@ function dataVersionOf(db: Db): () => number {
  * Whether another connection (another process) committed to the file since this watch last
  * looked; true on its first call. `PRAGMA data_version` is a counter read, no table read, but still
  * a read transaction (a shared lock taken and dropped): the watches on one connection share one
- * read per synchronous run of JavaScript. A bearer check asks the revocations and the key set one
- * after the other without yielding, so a request pays one read, not one per watch; it is as if
- * both had read at the same instant, which no commit of this process can come between (this
- * process runs nothing meanwhile) and whose own commits do not move the counter anyway.
+ * read until the microtasks queued when it was made have run. A bearer check asks the revocations
+ * and the key set one after the other without yielding, so a request pays one read, not one per
+ * watch. Why a shared read is as fresh as a read of its own: no socket is read while JavaScript
+ * runs its microtasks, so every request that uses a read had already arrived when it was made, and
+ * a revocation acknowledged to a client before that client sent its request was committed before
+ * the read. This process's own commits do not move the counter, and its own caches learn of them
+ * as it makes them.
  */
 export function changeWatch(db: Db): () => boolean {
   const version = dataVersionOf(db);
