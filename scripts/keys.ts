@@ -27,9 +27,19 @@ class Refusal extends Error {
 }
 
 function readArgs(): { command: string; kid: string | undefined; json: boolean; alg: GeneratedAlg | undefined } {
+  const args = process.argv.slice(2);
+  // A key id is a JWK thumbprint in base64url, which may begin with '-': after `retire` it is
+  // the key id, whatever it begins with, unless it is one of the options.
+  const second = args[1];
+  if (args[0] === 'retire' && second?.startsWith('-') && !/^--(json|alg)(=|$)/.test(second) && second !== '--')
+    args.splice(1, 0, '--');
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { json: { type: 'boolean' }, alg: { type: 'string' } } });
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { json: { type: 'boolean' }, alg: { type: 'string' } },
+    });
   } catch (error) {
     throw new Refusal(`${(error as Error).message.split('.')[0] ?? 'bad arguments'}; ${USAGE}`, 2);
   }

@@ -100,6 +100,9 @@ t('rotate: a next key, active after the publish-ahead time; one rotation at a ti
 t('retire: an unknown kid and the only signing key are refused; the active key gives way to the next at once', () => {
   const first = firstStart();
   refused(keys(['retire', 'no-such-kid']), 1, /no key no-such-kid in the set/);
+  // Key ids are base64url thumbprints: one may begin with '-', and is still a key id, not an option.
+  refused(keys(['retire', '-sNoSuchKid']), 1, /no key -sNoSuchKid in the set/);
+  refused(keys(['retire', '--', '-sNoSuchKid']), 1, /no key -sNoSuchKid in the set/);
   refused(keys(['retire', first]), 1, new RegExp(`${first} is the only signing key; rotate first`));
   assert.is(keys(['rotate']).code, 0);
   const next = list()[1]?.kid ?? '';
