@@ -3,55 +3,21 @@
  * three TokenActors on one SQLite file stand for three processes, each with its own clock. A
  * process started after the revocation must refuse the login's tokens for as long as they verify.
  */
-import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import { startSystem, stopSystem, type ActorSystem } from '../../src/messaging/nact.ts';
-import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
-import { SETTINGS, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
-import { tempDir } from '../helpers/server.ts';
+import { processesOnOneFile, SETTINGS, type TokenActorSetup } from '../helpers/token-actor.ts';
 
-interface Ctx {
-  dir: string;
-  hasher: PasswordHasher;
-  systems: ActorSystem[];
-  setups: TokenActorSetup[];
-}
-const ctx = { systems: [], setups: [] } as unknown as Ctx;
-const t = suite('TokenActor: revocation horizons across processes with different clocks', ctx);
-
-t.before(() => {
-  ctx.hasher = createPasswordHasher(2);
-});
-t.before.each(() => {
-  ctx.dir = tempDir('troupe-clocks-');
-});
-t.after.each(() => {
-  for (const system of ctx.systems.splice(0)) stopSystem(system);
-  for (const setup of ctx.setups.splice(0)) setup.db.close();
-  rmSync(ctx.dir, { recursive: true, force: true });
-});
-t.after(async () => {
-  await ctx.hasher.close();
-});
+const t = suite('TokenActor: revocation horizons across processes with different clocks');
+const startProcess = processesOnOneFile(t, 'clocks');
 
 const T0 = Date.now();
 const SKEW_MS = 30_000;
 
 /** A process on the shared file whose clock reads `clock.now`. */
 async function aProcess(clock: { now: number }): Promise<TokenActorSetup> {
-  const system = startSystem(`clocks-${ctx.systems.length}`);
-  ctx.systems.push(system);
-  const setup = await startTokenActor(system, {
-    hasher: ctx.hasher,
-    now: () => clock.now,
-    dataDir: ctx.dir,
-    refreshTokenValidity: 86_400,
-  });
-  ctx.setups.push(setup);
-  return setup;
+  return startProcess({ now: () => clock.now, refreshTokenValidity: 86_400 });
 }
 
 function value<T>(reply: { ok: true; value: T } | { ok: false; code: string }): T {

@@ -2,26 +2,16 @@
  * Authorization codes in TokenActor: their lifetime by the actor's clock, and single use across
  * processes (two TokenActors on one SQLite file stand for two processes).
  */
-import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import { startSystem, stopSystem, type ActorSystem } from '../../src/messaging/nact.ts';
 import type { Client } from '../../src/security/clients.ts';
-import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { s256 } from '../../src/security/pkce.ts';
-import { tempDir } from '../helpers/server.ts';
-import { CLIENT, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
+import { CLIENT, processesOnOneFile, type TokenActorSetup } from '../helpers/token-actor.ts';
 
-interface Ctx {
-  dir: string;
-  hasher: PasswordHasher;
-  systems: ActorSystem[];
-  setups: TokenActorSetup[];
-}
-const ctx = { systems: [], setups: [] } as unknown as Ctx;
-const t = suite('TokenActor: authorization codes', ctx);
+const t = suite('TokenActor: authorization codes');
+const startProcess = processesOnOneFile(t, 'codes');
 
 const WEB: Client = {
   ...CLIENT,
@@ -32,32 +22,8 @@ const WEB: Client = {
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 const clock = { now: Date.now() };
 
-t.before(() => {
-  ctx.hasher = createPasswordHasher(2);
-});
-t.before.each(() => {
-  ctx.dir = tempDir('troupe-codes-');
-});
-t.after.each(() => {
-  for (const system of ctx.systems.splice(0)) stopSystem(system);
-  for (const setup of ctx.setups.splice(0)) setup.db.close();
-  rmSync(ctx.dir, { recursive: true, force: true });
-});
-t.after(async () => {
-  await ctx.hasher.close();
-});
-
 async function aProcess(): Promise<TokenActorSetup> {
-  const system = startSystem(`codes-${ctx.systems.length}`);
-  ctx.systems.push(system);
-  const setup = await startTokenActor(system, {
-    hasher: ctx.hasher,
-    clients: [CLIENT, WEB],
-    now: () => clock.now,
-    dataDir: ctx.dir,
-  });
-  ctx.setups.push(setup);
-  return setup;
+  return startProcess({ clients: [CLIENT, WEB], now: () => clock.now });
 }
 
 async function codeOf(p: TokenActorSetup): Promise<string> {

@@ -4,14 +4,17 @@ import type { AccountEvent } from '../../actors/token/accounts.ts';
 import type * as Token from '../../actors/token/protocol.ts';
 import { DEV_CLIENT_SECRET_HASH } from '../../src/config.ts';
 import { loadInitialData, readInitialData } from '../../src/initial-data.ts';
-import type { ActorSystem, Ref } from '../../src/messaging/nact.ts';
+import { rmSync } from 'node:fs';
+import type { Test } from 'uvu';
+import { startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import { createClientAuthenticator, type Client } from '../../src/security/clients.ts';
 import { createDenylist } from '../../src/security/denylist.ts';
 import { createTokenSigner, createTokenVerifier, type TokenSettings } from '../../src/security/jwt.ts';
 import { fixedKeyRing } from '../../src/security/key-ring.ts';
 import { loadConfiguredKey } from '../../src/security/keys.ts';
-import type { PasswordHasher } from '../../src/security/passwords.ts';
+import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
+import { tempDir } from './server.ts';
 import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import { sqliteAuthorizationCodeStore } from '../../src/stores/authorization-code-store.sqlite.ts';
@@ -95,4 +98,47 @@ export async function startTokenActor(
     ...(options.now ? { now: options.now } : {}),
   };
   return { token: spawnTokenActor(system, deps), db, verify, events, throttle };
+}
+
+/** What a TokenActor standing for one process may be given besides the shared hasher and file. */
+export type ProcessOptions = Omit<Parameters<typeof startTokenActor>[1], 'hasher' | 'dataDir'>;
+
+/**
+ * TokenActors on one SQLite file, each in an actor system of its own, standing for processes.
+ * Registers the suite's hooks (one BCrypt pool for the suite, a data directory per test, every
+ * system stopped and database closed after it) and returns the function that starts one more.
+ */
+export function processesOnOneFile<C>(
+  t: Test<C>,
+  name: string,
+): (options?: ProcessOptions) => Promise<TokenActorSetup> {
+  const state = {
+    dir: '',
+    hasher: undefined as PasswordHasher | undefined,
+    systems: [] as ActorSystem[],
+    setups: [] as TokenActorSetup[],
+  };
+  t.before(() => {
+    state.hasher = createPasswordHasher(2);
+  });
+  t.before.each(() => {
+    state.dir = tempDir(`troupe-${name}-`);
+  });
+  t.after.each(() => {
+    for (const system of state.systems.splice(0)) stopSystem(system);
+    for (const setup of state.setups.splice(0)) setup.db.close();
+    rmSync(state.dir, { recursive: true, force: true });
+  });
+  t.after(async () => {
+    await state.hasher?.close();
+  });
+  return async (options = {}) => {
+    const hasher = state.hasher;
+    if (!hasher) throw new Error('the suite has not started');
+    const system = startSystem(`${name}-${state.systems.length}`);
+    state.systems.push(system);
+    const setup = await startTokenActor(system, { ...options, hasher, dataDir: state.dir });
+    state.setups.push(setup);
+    return setup;
+  };
 }
