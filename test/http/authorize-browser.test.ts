@@ -3,17 +3,16 @@
  * openid-client built, the user fills the sign-in page, the browser lands on the application's
  * local redirect target, and the library redeems the code (PKCE, state and RFC 9207 iss checked).
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as client from 'openid-client';
-import { BROWSER_REQUIRED, CHROMIUM_MISSING, CHROMIUM_PATH } from '../helpers/chromium.ts';
+import { BROWSER_REQUIRED, CHROMIUM_MISSING, CHROMIUM_PATH, launchChromium } from '../helpers/chromium.ts';
 import { authorizationUrl, startLibrarySetup, type LibrarySetup } from '../helpers/oauth-library.ts';
 import { skipSuite } from '../helpers/skip.ts';
 import { bearer, USERS } from '../helpers/tokens.ts';
 
 const NAME = 'the authorization-code flow in a real browser';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
 
 const ctx = {} as { setup: LibrarySetup; browser: Browser | undefined };
 const t = suite(NAME, ctx);
@@ -27,8 +26,7 @@ t.after(async () => {
 });
 
 t('Chromium signs in on the page; the library redeems the code; the token opens /app/user', async () => {
-  assert.ok(CHROMIUM_PATH, `${CHROMIUM_MISSING} (CI=true: a missing browser fails the run)`);
-  ctx.browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS });
+  ctx.browser = await launchChromium();
   const page = await ctx.browser.newPage({ javaScriptEnabled: false });
   const start = await authorizationUrl(ctx.setup);
   const foreign: string[] = [];

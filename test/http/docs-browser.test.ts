@@ -1,21 +1,11 @@
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BROWSER_REQUIRED, CHROMIUM_MISSING, CHROMIUM_PATH } from '../helpers/chromium.ts';
+import { BROWSER_REQUIRED, CHROMIUM_MISSING, CHROMIUM_PATH, launchChromium } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { skipSuite } from '../helpers/skip.ts';
 
 const NAME = '/docs in a real browser';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const ctx = {} as { server: TestServer; browser: Browser | undefined };
 const t = suite(NAME, ctx);
@@ -29,8 +19,7 @@ t.after(async () => {
 });
 
 t('the page lists the three services\' operations and a "try it out" call to /health succeeds', async () => {
-  assert.ok(CHROMIUM_PATH, `${CHROMIUM_MISSING} (CI=true: a missing browser fails the run)`);
-  ctx.browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS });
+  ctx.browser = await launchChromium();
   const page = await ctx.browser.newPage();
   const failed: string[] = [];
   page.on('requestfailed', (r) => failed.push(r.url()));
