@@ -147,8 +147,12 @@ t(
     );
     assert.is(next.body['nextCursor'], null);
     assert.not.match(JSON.stringify(first.body), /password|\$2[aby]\$/);
-    assert.is((await call('GET', '/app/admin/users?cursor=abc')).status, 400);
-    assert.is((await call('GET', '/app/admin/users?limit=0')).status, 400);
+    const badCursor = await call('GET', '/app/admin/users?cursor=abc');
+    assert.is(badCursor.status, 400);
+    assert.is(code(badCursor), 'urn:problem:troupe:validation');
+    const badLimit = await call('GET', '/app/admin/users?limit=0');
+    assert.is(badLimit.status, 400);
+    assert.is(code(badLimit), 'urn:problem:troupe:validation');
   },
 );
 
@@ -214,8 +218,12 @@ t(
       code(await call('PATCH', `/app/admin/users/${id}`, { roles: ['GHOST'] })),
       'urn:problem:troupe:role.unknown',
     );
-    assert.is((await call('PATCH', '/app/admin/users/99999', { enabled: true })).status, 404);
-    assert.is((await call('PATCH', `/app/admin/users/${id}`, { password: 'sneaky-password' })).status, 400);
+    const unknown = await call('PATCH', '/app/admin/users/99999', { enabled: true });
+    assert.is(unknown.status, 404);
+    assert.is(code(unknown), 'urn:problem:troupe:account.not_found');
+    const sneaky = await call('PATCH', `/app/admin/users/${id}`, { password: 'sneaky-password' });
+    assert.is(sneaky.status, 400);
+    assert.is(code(sneaky), 'urn:problem:troupe:validation');
   },
 );
 
@@ -228,8 +236,12 @@ t(
     assert.is(set.status, 204);
     assert.is((await call('GET', '/app/listAll', undefined, grant.access_token)).status, 401);
     assert.ok((await loginAs('hal', 'hal-new-password')).access_token);
-    assert.is((await call('PUT', `/app/admin/users/${id}/password`, { password: 'é'.repeat(37) })).status, 400);
-    assert.is((await call('PUT', '/app/admin/users/99999/password', { password: 'long-enough' })).status, 404);
+    const long = await call('PUT', `/app/admin/users/${id}/password`, { password: 'é'.repeat(37) });
+    assert.is(long.status, 400);
+    assert.is(code(long), 'urn:problem:troupe:password.invalid');
+    const unknown = await call('PUT', '/app/admin/users/99999/password', { password: 'long-enough' });
+    assert.is(unknown.status, 404);
+    assert.is(code(unknown), 'urn:problem:troupe:account.not_found');
   },
 );
 
@@ -254,8 +266,11 @@ t('sessions › listed with sid, client and times; one ends (404 for an unknown 
   assert.is((await call('GET', '/app/listAll', undefined, a.access_token)).status, 401);
   assert.is((await call('GET', '/app/listAll', undefined, b.access_token)).status, 401);
   assert.equal((await call('GET', `/app/admin/users/${id}/sessions`)).body, []);
-  assert.is((await call('GET', '/app/admin/users/99999/sessions')).status, 404);
-  assert.is((await call('DELETE', '/app/admin/users/99999/sessions')).status, 404);
+  for (const method of ['GET', 'DELETE']) {
+    const unknown = await call(method, '/app/admin/users/99999/sessions');
+    assert.is(unknown.status, 404, method);
+    assert.is(code(unknown), 'urn:problem:troupe:account.not_found', method);
+  }
 });
 
 t('DELETE /app/admin/users/{id}/lockout › 204 and the account logs in again; 404', async () => {
@@ -266,15 +281,22 @@ t('DELETE /app/admin/users/{id}/lockout › 204 and the account logs in again; 4
   assert.is(locked.status, 429);
   assert.is((await call('DELETE', `/app/admin/users/${id}/lockout`)).status, 204);
   assert.ok((await loginAs('jay')).access_token);
-  assert.is((await call('DELETE', '/app/admin/users/99999/lockout')).status, 404);
+  const unknown = await call('DELETE', '/app/admin/users/99999/lockout');
+  assert.is(unknown.status, 404);
+  assert.is(code(unknown), 'urn:problem:troupe:account.not_found');
 });
 
 t('roles › listed; created 201; 409 taken; 400 a malformed name', async () => {
   const made = await call('POST', '/app/admin/roles', { roleName: 'AUDITOR', description: 'reads logs' });
   assert.is(made.status, 201);
   assert.equal(made.body, { roleName: 'AUDITOR', description: 'reads logs' });
-  assert.is((await call('POST', '/app/admin/roles', { roleName: 'AUDITOR' })).status, 409);
-  assert.is((await call('POST', '/app/admin/roles', { roleName: 'bad name' })).status, 400);
+  const taken = await call('POST', '/app/admin/roles', { roleName: 'AUDITOR' });
+  assert.is(taken.status, 409);
+  assert.is(code(taken), 'urn:problem:troupe:role.name_taken');
+  const malformed = await call('POST', '/app/admin/roles', { roleName: 'bad name' });
+  assert.is(malformed.status, 400);
+  assert.is(code(malformed), 'urn:problem:troupe:validation');
+  assert.is((malformed.body['errors'] as { field: string }[] | undefined)?.[0]?.field, 'roleName');
   const roles = (await call('GET', '/app/admin/roles')).body as unknown as { roleName: string }[];
   assert.equal(
     roles.map((r) => r.roleName),
@@ -328,8 +350,12 @@ t(
     const last = await call('PATCH', '/app/admin/users/1', { enabled: false });
     assert.is(last.status, 409);
     assert.is(code(last), 'urn:problem:troupe:account.last_admin');
-    assert.is((await call('PATCH', '/app/admin/users/1', { roles: ['USER'] })).status, 409);
-    assert.is((await call('DELETE', '/app/admin/users/1')).status, 409);
+    const demote = await call('PATCH', '/app/admin/users/1', { roles: ['USER'] });
+    assert.is(demote.status, 409);
+    assert.is(code(demote), 'urn:problem:troupe:account.last_admin');
+    const remove = await call('DELETE', '/app/admin/users/1');
+    assert.is(remove.status, 409);
+    assert.is(code(remove), 'urn:problem:troupe:account.last_admin');
     assert.is((await call('GET', '/app/admin/users/1')).body['enabled'], true);
   },
 );

@@ -306,6 +306,19 @@ open('GET /app/listAll answers without a token ("before security is added"), sti
   assert.is((await fetch(`${c.server.url}/app/admin`)).status, 200);
 });
 
+open(
+  'PUT /app/me/password with security.enabled=false → 403 access_denied: no token, so no account to change',
+  async (c) => {
+    const res = await fetch(`${c.server.url}/app/me/password`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ currentPassword: 'john-password', newPassword: 'john-new-password' }),
+    });
+    assert.is(res.status, 403);
+    assert.is(((await res.json()) as { error: string }).error, 'access_denied');
+  },
+);
+
 open.run();
 
 const seed = serverSuite('resource server: app.list-all.include-password-hash=true', {
