@@ -17,8 +17,14 @@ export const PAGE_CSP = [
   "base-uri 'none'",
 ].join('; ');
 
-const escape = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+const ENTITIES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 
 const page = (title: string, body: string): string => `<!doctype html>
 <html lang="en">

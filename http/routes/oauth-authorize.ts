@@ -13,7 +13,7 @@ import {
 import { errorPage, loginPage, PAGE_CSP } from '../login-page.ts';
 import { formBody, formParams } from '../middleware/body.ts';
 import { settle, type OAuthRouteDeps } from '../client-authentication.ts';
-import { replyValue } from '../problems.ts';
+import { REPLY_ERRORS, replyValue, type ReplyCode } from '../problems.ts';
 import { oauthErrors, PUBLIC, route, type Route } from '../route-table.ts';
 import { securityEvent } from '../security-events.ts';
 
@@ -73,12 +73,16 @@ async function answering(ctx: Context, issuer: string, work: () => Promise<void>
   }
 }
 
-const REPLY_REDIRECTS = {
-  'client.invalid': 'unauthorized_client',
-  'grant.unauthorized': 'unauthorized_client',
-  'scope.invalid': 'invalid_scope',
-  'client.mismatch': 'invalid_request',
-} as const;
+/**
+ * The error a refusal is redirected back with: the reply table's OAuth error, except that a
+ * redirect has no `invalid_client` (RFC 6749 §4.1.2.1); undefined for a code without one.
+ */
+function redirectError(code: string): string | undefined {
+  if (!Object.hasOwn(REPLY_ERRORS, code)) return undefined;
+  const row = REPLY_ERRORS[code as ReplyCode];
+  if (!('oauth' in row)) return undefined;
+  return row.oauth === 'invalid_client' ? 'unauthorized_client' : row.oauth;
+}
 
 async function signIn(ctx: Context, deps: AuthorizeRouteDeps, request: AuthorizationRequest, params: URLSearchParams) {
   const username = params.get('username') ?? '';
@@ -112,8 +116,8 @@ async function signIn(ctx: Context, deps: AuthorizeRouteDeps, request: Authoriza
     return showForm(ctx, request, 400, { username, error: BAD_CREDENTIALS });
   }
   if (reply.code === 'request.invalid') return showForm(ctx, request, 400, { username, error: reply.message });
-  if (reply.code in REPLY_REDIRECTS)
-    throw new RedirectError(REPLY_REDIRECTS[reply.code as keyof typeof REPLY_REDIRECTS], reply.message, request);
+  const error = redirectError(reply.code);
+  if (error !== undefined) throw new RedirectError(error, reply.message, request);
   replyValue(reply);
 }
 

@@ -89,6 +89,14 @@ t('GET › missing code_challenge → redirect with invalid_request and state', 
   await redirectedError(c.server.url, { code_challenge: '' }, 'invalid_request');
 });
 
+t(
+  'GET › a code_challenge that is no S256 digest (too short, foreign characters) → redirect with invalid_request',
+  async (c) => {
+    await redirectedError(c.server.url, { code_challenge: 'abc' }, 'invalid_request');
+    await redirectedError(c.server.url, { code_challenge: `${'a'.repeat(42)}=` }, 'invalid_request');
+  },
+);
+
 t('GET › plain or missing code_challenge_method → redirect with invalid_request', async (c) => {
   await redirectedError(c.server.url, { code_challenge_method: 'plain' }, 'invalid_request');
   await redirectedError(c.server.url, { code_challenge_method: '' }, 'invalid_request');
