@@ -81,7 +81,8 @@ export function createCodes(
     const wrong = mismatch(record, msg);
     if (wrong !== undefined) return refuse(wrong);
     const user = await deps.credentials.findByUsername(record.username);
-    if (!user) return refuse('The user no longer exists');
+    // As a refresh does: an account disabled since the code was issued gets no tokens from it.
+    if (!user?.enabled) return refuse('The account no longer exists or is disabled');
     const granted = await grants.newLogin(client, user, record.scope, record.loginId);
     await afterLogin(user.username);
     tell(msg.sender, ok(granted));
