@@ -9,7 +9,7 @@ import type {
   Role,
   RoleInput,
 } from './credential-store.ts';
-import { guarded, isDuplicateKey, nextSeq, type Runner } from './mongo.ts';
+import { escapeRegex, guarded, isDuplicateKey, nextSeq, type Runner } from './mongo.ts';
 import {
   accountByName,
   accountUpsert,
@@ -167,7 +167,7 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
     findById: (id) => run(() => findById(id)),
     page: (q) =>
       run(async () => {
-        const prefix = new RegExp(`^${q.usernamePrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+        const prefix = new RegExp(`^${escapeRegex(q.usernamePrefix)}`);
         const docs = await accounts
           .find({ _id: { $gt: q.afterId }, username: prefix })
           .sort(BY_ID)

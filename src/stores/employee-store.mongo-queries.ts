@@ -13,6 +13,7 @@ import {
   type SearchKey,
 } from './employee-store.ts';
 import type { ObjectIdString } from '../ids.ts';
+import { escapeRegex } from './mongo.ts';
 
 /** The document in the `employees` collection. */
 export interface EmployeeDoc {
@@ -27,7 +28,6 @@ export interface EmployeeDoc {
 }
 
 /** `s` as a regular expression that matches it literally. */
-export const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export const MONGO_SORT = { nameKey: 1, _id: 1 } as const;
 

@@ -1,7 +1,7 @@
 import type { Db as MongoDb } from 'mongodb';
 import { RateLimiterMongo, type IRateLimiterMongoFunctionOptions, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { LoginThrottleStore } from './login-throttle-store.ts';
-import { guarded, type Runner } from './mongo.ts';
+import { escapeRegex, guarded, type Runner } from './mongo.ts';
 import {
   countInWindow,
   seenBefore,
@@ -90,8 +90,7 @@ export function mongoLoginThrottleStore(db: MongoDb, run: Runner = guarded): Log
     // Ended counts are removed by MongoDB itself (a TTL index on `expire`).
     clearCounts: (start) =>
       run(async () => {
-        const escaped = start.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        return (await counts.deleteMany({ key: { $regex: `^${escaped}` } })).deletedCount;
+        return (await counts.deleteMany({ key: { $regex: `^${escapeRegex(start)}` } })).deletedCount;
       }),
     purgeExpired: async () => 0,
   };

@@ -99,6 +99,9 @@ export async function guarded<T>(work: () => Promise<T>): Promise<T> {
 export type Runner = <T>(work: () => Promise<T>) => Promise<T>;
 
 /** A write refused by a unique index. */
+/** `s` as a regular expression that matches exactly it: every metacharacter escaped. */
+export const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 export const isDuplicateKey = (error: unknown): boolean => error instanceof MongoServerError && error.code === 11000;
 
 /** The counter document of a named sequence (`counters` collection). */

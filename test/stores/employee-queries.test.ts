@@ -4,13 +4,13 @@ import * as assert from 'uvu/assert';
 import type { ObjectIdString } from '../../src/ids.ts';
 import {
   MONGO_SORT,
-  escapeRegex,
   mongoAfter,
   mongoFilter,
   mongoUpdate,
   mongoUpdateFilter,
   recordOfDoc,
 } from '../../src/stores/employee-store.mongo-queries.ts';
+import { escapeRegex } from '../../src/stores/mongo.ts';
 import { likeContains, sqliteSearch } from '../../src/stores/employee-store.sqlite-queries.ts';
 import { keyOf, nameKeyOf } from '../../src/stores/employee-store.ts';
 import { openDatabase } from '../../src/stores/sqlite.ts';
