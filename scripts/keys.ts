@@ -7,12 +7,11 @@ import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { commandSettings, listKeys, retireKey, rotateKeys, type ListedKey } from '../src/composition/key-commands.ts';
 import { actor, keysConfigured } from '../src/composition/keys.ts';
+import { openConfiguredStores } from '../src/composition/stores.ts';
 import { ConfigError, configFromProcess, type Config } from '../src/config.ts';
 import { KeyStoreUnreadableError } from '../src/security/key-material.ts';
 import { GENERATED_ALGS, KeySetError, type GeneratedAlg } from '../src/security/key-set.ts';
 import type { Stores } from '../src/stores/stores.ts';
-import { openMongoStores } from '../src/stores/stores.mongo.ts';
-import { openSqliteStores } from '../src/stores/stores.sqlite.ts';
 import { StoreUnavailableError } from '../src/store-unavailable.ts';
 
 const USAGE = 'usage: npm run keys -- list [--json] | rotate [--alg ES256|ES384|ES512|RS256|RS384|RS512] | retire KID';
@@ -56,12 +55,12 @@ function readArgs(): { command: string; kid: string | undefined; json: boolean; 
   return { command, kid, json: values.json === true, alg: alg as GeneratedAlg | undefined };
 }
 
+/** The server's stores, opened as the server opens them; an SQLite file must exist already. */
 function openStores(config: Config): Stores {
-  if (config.mongodb.uri)
-    return openMongoStores(config.mongodb.uri, { revocationSyncMs: config.security.revocationSyncMs });
   const file = join(config.data.dir, 'troupe.db');
-  if (!existsSync(file)) throw new Refusal(`no store at ${file}: start the server once, or set DATA_DIR`);
-  return openSqliteStores(config.data.dir, { synchronous: config.data.sqlite.synchronous });
+  if (!config.mongodb.uri && !existsSync(file))
+    throw new Refusal(`no store at ${file}: start the server once, or set DATA_DIR`);
+  return openConfiguredStores(config);
 }
 
 const table = (keys: readonly ListedKey[]): string => {
@@ -80,8 +79,7 @@ const table = (keys: readonly ListedKey[]): string => {
     .join('\n');
 };
 
-async function run(config: Config, stores: Stores): Promise<string> {
-  const args = readArgs();
+async function run(config: Config, stores: Stores, args: ReturnType<typeof readArgs>): Promise<string> {
   const settings = commandSettings(config);
   const by = (what: string): string => actor(`keys ${what} by ${userInfo().username}`);
   if (args.command === 'list') {
@@ -109,7 +107,7 @@ function explain(error: unknown): Refusal {
 
 let stores: Stores | undefined;
 try {
-  readArgs();
+  const args = readArgs();
   const config = configFromProcess();
   if (keysConfigured(config))
     throw new Refusal(
@@ -118,7 +116,7 @@ try {
   stores = openStores(config);
   // MongoDB: the indexes made, the stores' operations allowed (no initial data is loaded here).
   await stores.prepare(async () => {});
-  process.stdout.write(`${await run(config, stores)}\n`);
+  process.stdout.write(`${await run(config, stores, args)}\n`);
 } catch (error) {
   const refusal = explain(error);
   process.stderr.write(`keys: ${refusal.message}\n`);

@@ -21,8 +21,7 @@ import { cachedVerifier, TOKEN_CACHE_MAX, type CachedVerifier } from '../securit
 import type { Stores } from '../stores/stores.ts';
 import type { CredentialStore } from '../stores/credential-store.ts';
 import { refuseDevelopmentAccounts } from '../development-accounts.ts';
-import { openMongoStores } from '../stores/stores.mongo.ts';
-import { openSqliteStores } from '../stores/stores.sqlite.ts';
+import { openConfiguredStores } from './stores.ts';
 import { PRIVATE_DIR } from '../stores/sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './actors.ts';
 import { openKeyRing } from './keys.ts';
@@ -46,17 +45,9 @@ export interface Core {
   close(): Promise<void>;
 }
 
-/** Every store: in MongoDB when `mongodb.uri` is set (nothing in SQLite then), else in the SQLite file. */
+/** The configured stores, each call a span while tracing is on. */
 function openStores(config: Config): Stores {
-  const stores = config.mongodb.uri
-    ? openMongoStores(config.mongodb.uri, {
-        revocationSyncMs: config.security.revocationSyncMs,
-        operationTimeoutMs: config.mongodb.operationTimeoutMs,
-      })
-    : openSqliteStores(config.data.dir, {
-        synchronous: config.data.sqlite.synchronous,
-        openTimeoutMs: config.data.sqlite.openTimeoutMs,
-      });
+  const stores = openConfiguredStores(config);
   return tracingEnabled() ? tracedStores(stores) : stores;
 }
 
