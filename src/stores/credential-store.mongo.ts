@@ -60,6 +60,17 @@ async function upsertWithNextId<D extends { _id: number }>(
   }
 }
 
+/** Each account with the roles it names, in id order, from the role documents at hand. */
+function joinRoles(docs: readonly AccountDoc[], roleDocs: readonly RoleDoc[]): AccountRecord[] {
+  const byId = new Map(roleDocs.map((r) => [r._id, toRole(r)]));
+  return docs.map((d) =>
+    toUser(
+      d,
+      d.roleIds.flatMap((id) => byId.get(id) ?? []).sort((x, y) => x.id - y.id),
+    ),
+  );
+}
+
 /**
  * MongoDB adapter of {@link CredentialStore}: collections `roles` and `users`, numeric ids 1, 2, …
  * without gaps (the listing shows them, as SQLite's do). Every save moves the
@@ -83,16 +94,16 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
     return toRole(saved);
   };
 
-  const findByUsername = async (username: string): Promise<AccountRecord | undefined> => {
-    const account = await accounts.findOne(accountByName(username));
-    if (!account) return undefined;
-    return toUser(account, (await roles.find(rolesByIds(account.roleIds)).sort(BY_ID).toArray()).map(toRole));
+  /** The accounts with their roles (by id), from one query of the roles they name. */
+  const withRoles = async (docs: readonly AccountDoc[]): Promise<AccountRecord[]> => {
+    if (docs.length === 0) return [];
+    const named = await roles.find(rolesByIds([...new Set(docs.flatMap((d) => d.roleIds))])).toArray();
+    return joinRoles(docs, named);
   };
-
   const recordOf = async (account: AccountDoc | null): Promise<AccountRecord | undefined> =>
-    account
-      ? toUser(account, (await roles.find(rolesByIds(account.roleIds)).sort(BY_ID).toArray()).map(toRole))
-      : undefined;
+    account ? (await withRoles([account]))[0] : undefined;
+  const findByUsername = async (username: string): Promise<AccountRecord | undefined> =>
+    recordOf(await accounts.findOne(accountByName(username)));
   const findById = async (id: number): Promise<AccountRecord | undefined> =>
     recordOf(await accounts.findOne({ _id: id }));
   /** The ids of the named roles, or the refusal when one is unknown. */
@@ -173,12 +184,7 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
           .sort(BY_ID)
           .limit(q.limit)
           .toArray();
-        const out: AccountRecord[] = [];
-        for (const d of docs) {
-          const found = await recordOf(d);
-          if (found) out.push(found);
-        }
-        return out;
+        return withRoles(docs);
       }),
     listRoles: () => run(async () => (await roles.find().sort(BY_ID).toArray()).map(toRole)),
     createRole: (role) =>
@@ -218,13 +224,7 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
           accounts.find().sort(BY_ID).toArray(),
           roles.find().sort(BY_ID).toArray(),
         ]);
-        const byId = new Map(allRoles.map((r) => [r._id, toRole(r)]));
-        return all.map((a) =>
-          toUser(
-            a,
-            a.roleIds.flatMap((id) => byId.get(id) ?? []).sort((x, y) => x.id - y.id),
-          ),
-        );
+        return joinRoles(all, allRoles);
       }),
     saveRole: (role) => run(() => saveRole(role)),
     saveUser: (user: AccountInput) =>
