@@ -223,5 +223,5 @@ export const accountExamples = {
 } as const satisfies Record<AccountCommand['type'], string>;
 
 /** The account kinds, for the TokenActor's dispatch. */
-export const ACCOUNT_KINDS: ReadonlySet<string> = new Set(Object.keys(accountExamples));
+const ACCOUNT_KINDS: ReadonlySet<string> = new Set(Object.keys(accountExamples));
 export const isAccountCommand = (msg: { readonly type: string }): msg is AccountCommand => ACCOUNT_KINDS.has(msg.type);

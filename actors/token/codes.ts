@@ -25,12 +25,12 @@ export interface CodeDeps {
 }
 
 /** Seconds a code may wait for its redemption (RFC 6749 §4.1.2 recommends at most ten minutes). */
-export const CODE_VALIDITY_S = 60;
+const CODE_VALIDITY_S = 60;
 
 type Authorize = Extract<Command, { type: 'Authorize' }>;
 type RedeemCode = Extract<Command, { type: 'RedeemCode' }>;
 
-export const REPLAYED = 'Authorization code already used; every token issued from it is revoked';
+const REPLAYED = 'Authorization code already used; every token issued from it is revoked';
 
 export function createCodes(
   deps: CodeDeps,

@@ -30,10 +30,10 @@ export type CollectionIndexes = Readonly<Record<string, readonly IndexDescriptio
 export const SERVER_SELECTION_TIMEOUT_MS = 3000;
 
 /** The default of `mongodb.operation-timeout-ms`. */
-export const OPERATION_TIMEOUT_MS = 5000;
+const OPERATION_TIMEOUT_MS = 5000;
 
 /** How long `/ready`'s ping may take: a readiness probe answers quickly either way. */
-export const PING_TIMEOUT_MS = 2000;
+const PING_TIMEOUT_MS = 2000;
 
 /**
  * Server errors of a replica set changing hands or a server going down (the driver labels most of
@@ -66,7 +66,7 @@ const isDnsError = (error: unknown): boolean =>
  * Whether `error` means the database cannot serve now but may soon: unreachable, no primary, a
  * failover under way, a closed pool or client, an unresolvable SRV record, a timeout.
  */
-export function isUnavailable(error: unknown): boolean {
+function isUnavailable(error: unknown): boolean {
   if (isDnsError(error)) return true;
   if (!(error instanceof MongoError)) return false;
   if (TRANSIENT_LABELS.some((label) => error.hasErrorLabel(label))) return true;

@@ -19,7 +19,7 @@ export interface UserDataDoc {
   activitySeq: number;
 }
 /** Emails are unique compared case-insensitively: a unique index with a strength-2 collation. */
-export const EMAIL_COLLATION = { locale: 'en', strength: 2 } as const;
+const EMAIL_COLLATION = { locale: 'en', strength: 2 } as const;
 
 export const userDataDoc = (u: Omit<DataUser, 'version'>): UserDataDoc => ({
   _id: u.id,
