@@ -90,7 +90,6 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       case 'ClientChecked':
         return checks.onClientChecked(msg);
       case 'IssueToken':
-        return checks.onIssueToken(msg, ctx.self);
       case 'Authorize':
         return checks.onIssueToken(msg, ctx.self);
       case 'PasswordChecked':
