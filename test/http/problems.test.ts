@@ -24,7 +24,7 @@ import {
   type ReplyTable,
 } from '../../http/problems.ts';
 import { dispatch, mountRoutes, type Guards } from '../../http/dispatch.ts';
-import { PUBLIC, route } from '../../http/route-table.ts';
+import { oauthErrors, PUBLIC, route } from '../../http/route-table.ts';
 import type { AppState } from '../../http/state.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
@@ -166,6 +166,8 @@ texts.before(async (c) => {
       throwing('/reply-unavailable', () => thrown(() => replyValue(fail('unavailable', 'store gone')))),
       throwing('/crash', () => new TypeError('x is undefined')),
       throwing('/reply-internal', () => thrown(() => replyValue(fail('internal', 'boom')))),
+      oauthErrors(throwing('/oauth-crash', () => new TypeError('x is undefined'))),
+      oauthErrors(throwing('/oauth-store', () => new StoreUnavailableError('db down'))),
     ],
     guards,
   );
@@ -195,5 +197,27 @@ texts("a crash and a reply of internal → one 500 text, never the failure's own
   for (const path of ['/crash', '/reply-internal'])
     assert.equal(await answer(`${c.url}${path}`), [500, INTERNAL_DETAIL, null], path);
 });
+
+texts(
+  'a route that answers in OAuth form: server_error and temporarily_unavailable, with the same texts',
+  async (c) => {
+    const oauth = async (path: string) => {
+      const res = await fetch(`${c.url}${path}`);
+      const text = await res.text();
+      assert.not.match(text, /x is undefined|db down/, path);
+      return [res.status, JSON.parse(text) as unknown, res.headers.get('retry-after')];
+    };
+    assert.equal(await oauth('/oauth-crash'), [
+      500,
+      { error: 'server_error', error_description: INTERNAL_DETAIL },
+      null,
+    ]);
+    assert.equal(await oauth('/oauth-store'), [
+      503,
+      { error: 'temporarily_unavailable', error_description: UNAVAILABLE_DETAIL },
+      '1',
+    ]);
+  },
+);
 
 texts.run();
