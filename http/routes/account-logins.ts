@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import * as Token from '../../actors/token/protocol.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
-import { jsonBody } from '../middleware/body.ts';
-import { bearer, bearerWithRole, route, type Route } from '../route-table.ts';
+import { bearer, route, type Route } from '../route-table.ts';
 import { jsonObject, validate } from '../validation.ts';
-import { accountId, actorOf, asker, type AccountRouteDeps } from './accounts.ts';
+import { accountId, actorOf, accountRouteParts, type AccountRouteDeps } from './accounts.ts';
 
 export const CreateRoleInput = z.strictObject({
   roleName: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be 1 to 64 of A-Z, 0-9 and _, starting with a letter'),
@@ -14,10 +13,7 @@ export const OwnPasswordInput = z.strictObject({ currentPassword: z.string(), ne
 
 /** An account's logins and lockout, the roles (ADMIN only), and a user's own password. */
 export function accountLoginRoutes(deps: AccountRouteDeps): Route[] {
-  const body = jsonBody(deps.maxBodyBytes);
-  const read = bearerWithRole(deps.scopeRead, Token.ADMIN_ROLE);
-  const write = bearerWithRole(deps.scopeWrite, Token.ADMIN_ROLE);
-  const call = asker(deps);
+  const { body, read, write, call } = accountRouteParts(deps);
   return [
     route('GET', '/app/admin/users/:id/sessions', read, async function listLogins(ctx) {
       ctx.body = await call(Token.listLogins({ id: accountId(ctx) }));

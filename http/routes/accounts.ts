@@ -65,17 +65,20 @@ export function accountId(ctx: Ctx): number {
 }
 
 /** Asks the TokenActor and reads the reply (an account code becomes its problem). */
-export const asker =
-  (deps: AccountRouteDeps) =>
-  async <T, C extends ReplyCode>(request: (sender: Ref<Reply<T, C>>) => Token.Command): Promise<T> =>
-    replyValue(await ask(deps.token, request, deps.askTimeoutMs));
+/** What the account routes are built from: the JSON body parser, ADMIN with the read or write scope, the ask. */
+export function accountRouteParts(deps: AccountRouteDeps) {
+  return {
+    body: jsonBody(deps.maxBodyBytes),
+    read: bearerWithRole(deps.scopeRead, Token.ADMIN_ROLE),
+    write: bearerWithRole(deps.scopeWrite, Token.ADMIN_ROLE),
+    call: async <T, C extends ReplyCode>(request: (sender: Ref<Reply<T, C>>) => Token.Command): Promise<T> =>
+      replyValue(await ask(deps.token, request, deps.askTimeoutMs)),
+  };
+}
 
 /** Account administration under /app/admin/users: ADMIN only, checked before any handler. */
 export function accountRoutes(deps: AccountRouteDeps): Route[] {
-  const body = jsonBody(deps.maxBodyBytes);
-  const read = bearerWithRole(deps.scopeRead, Token.ADMIN_ROLE);
-  const write = bearerWithRole(deps.scopeWrite, Token.ADMIN_ROLE);
-  const call = asker(deps);
+  const { body, read, write, call } = accountRouteParts(deps);
   return [
     route('GET', '/app/admin/users', read, async function listAccounts(ctx) {
       const q = validate(ListAccountsInput, queryObject(ctx), 'query');
