@@ -7,7 +7,7 @@ import type { Reply } from '../../src/messaging/reply.ts';
 import { accountCursor, accountIdOf } from '../cursors.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { HttpProblem, invalidFields, replyValue, type ReplyCode } from '../problems.ts';
+import { HttpProblem, replyValue, type ReplyCode } from '../problems.ts';
 import { bearerWithRole, route, type Route, type RouteParams } from '../route-table.ts';
 import type { AppState } from '../state.ts';
 import { jsonObject, queryObject, validate } from '../validation.ts';
@@ -27,9 +27,15 @@ const username = z
   .max(255)
   .regex(/^[^\s\p{Cc}]+$/u, 'must not contain spaces or control characters');
 const name = z.string().max(255);
+/** A cursor of this listing, read back into the id it names. */
+const accountCursorInput = z.string().transform((s, ctx) => {
+  const id = accountIdOf(s);
+  if (id === undefined) ctx.addIssue({ code: 'custom', message: 'not a cursor of this listing' });
+  return id ?? z.NEVER;
+});
 export const ListAccountsInput = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().optional(),
+  cursor: accountCursorInput.optional(),
   username: z.string().max(255).default(''),
 });
 export const CreateAccountInput = z.strictObject({
@@ -82,10 +88,9 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
   return [
     route('GET', '/app/admin/users', read, async function listAccounts(ctx) {
       const q = validate(ListAccountsInput, queryObject(ctx), 'query');
-      const afterId = q.cursor === undefined ? 0 : accountIdOf(q.cursor);
-      if (afterId === undefined)
-        throw invalidFields('The query is not valid', { field: 'cursor', message: 'not a cursor of this listing' });
-      const page = await call(Token.findAccounts({ usernamePrefix: q.username, afterId, limit: q.limit }));
+      const page = await call(
+        Token.findAccounts({ usernamePrefix: q.username, afterId: q.cursor ?? 0, limit: q.limit }),
+      );
       ctx.body = { items: page.items, nextCursor: page.nextAfterId === null ? null : accountCursor(page.nextAfterId) };
     }),
     route('POST', '/app/admin/users', write, body, async function createAccount(ctx) {
