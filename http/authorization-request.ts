@@ -1,9 +1,10 @@
 /**
  * An authorization request (RFC 6749 §4.1.1 with RFC 7636 PKCE), read from the query or the posted
  * form. Its client and redirect URI are checked first: until both are known good, an error is a
- * page ({@link PageError}), never a redirect; after that it goes back to the client ({@link RedirectError}).
+ * page (an {@link AuthorizeError} without a target), never a redirect; after that it goes back to the client (one with its target).
  */
 import type { Client } from '../src/security/clients.ts';
+import { OAuthError } from './problems.ts';
 import { SCOPE_TOKEN } from '../src/security/formats.ts';
 import { isS256Challenge } from '../src/security/pkce.ts';
 
@@ -17,31 +18,19 @@ export const REQUEST_PARAMS = [
   'code_challenge_method',
 ] as const;
 
-export class PageError extends Error {
-  override readonly name = 'PageError';
-  readonly error: string;
-  readonly description: string;
-  constructor(error: string, description: string) {
-    super(description);
-    this.error = error;
-    this.description = description;
-  }
-}
-
 export interface RedirectTarget {
   readonly redirectUri: string;
   readonly state: string | undefined;
 }
 
-export class RedirectError extends Error {
-  override readonly name = 'RedirectError';
-  readonly error: string;
-  readonly description: string;
-  readonly target: RedirectTarget;
-  constructor(error: string, description: string, target: RedirectTarget) {
-    super(description);
-    this.error = error;
-    this.description = description;
+/**
+ * A refused authorization request (400): with a `target`, it goes back to the client's redirect
+ * URI; without one (the client or its redirect URI is not known good), it is shown on a page.
+ */
+export class AuthorizeError extends OAuthError {
+  readonly target: RedirectTarget | undefined;
+  constructor(error: string, description: string, target?: RedirectTarget) {
+    super(400, error, description);
     this.target = target;
   }
 }
@@ -59,20 +48,20 @@ export interface AuthorizationRequest {
 
 function only(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
-  if (values.length > 1) throw new PageError('invalid_request', `Parameter ${name} is repeated`);
+  if (values.length > 1) throw new AuthorizeError('invalid_request', `Parameter ${name} is repeated`);
   return values[0] === '' ? undefined : values[0];
 }
 
 function clientAndRedirect(params: URLSearchParams, clients: readonly Client[]) {
   const clientId = only(params, 'client_id');
   const client = clients.find((c) => c.clientId === clientId);
-  if (clientId === undefined || !client) throw new PageError('invalid_client', 'Unknown client');
+  if (clientId === undefined || !client) throw new AuthorizeError('invalid_client', 'Unknown client');
   const given = only(params, 'redirect_uri');
   // Exact string comparison: no prefix, no normalisation (RFC 9700 §4.1.3).
   if (given !== undefined && !client.redirectUris.includes(given))
-    throw new PageError('invalid_request', 'redirect_uri is not registered for this client');
+    throw new AuthorizeError('invalid_request', 'redirect_uri is not registered for this client');
   const redirectUri = given ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
-  if (redirectUri === undefined) throw new PageError('invalid_request', 'Missing parameter: redirect_uri');
+  if (redirectUri === undefined) throw new AuthorizeError('invalid_request', 'Missing parameter: redirect_uri');
   return { client, redirectUri };
 }
 
@@ -85,12 +74,12 @@ function requestedScope(raw: string | undefined, client: Client): readonly strin
   return scope;
 }
 
-/** The checked request; throws {@link PageError} or {@link RedirectError}. */
+/** The checked request; throws {@link AuthorizeError}. */
 export function readAuthorizationRequest(params: URLSearchParams, clients: readonly Client[]): AuthorizationRequest {
   const { client, redirectUri } = clientAndRedirect(params, clients);
   const states = params.getAll('state');
   const state = states.length === 1 ? states[0] : undefined;
-  const back = (error: string, description: string) => new RedirectError(error, description, { redirectUri, state });
+  const back = (error: string, description: string) => new AuthorizeError(error, description, { redirectUri, state });
   const repeated = REQUEST_PARAMS.find((name) => params.getAll(name).length > 1);
   if (repeated !== undefined) throw back('invalid_request', `Parameter ${repeated} is repeated`);
   const value = (name: string): string | undefined => params.get(name) || undefined;

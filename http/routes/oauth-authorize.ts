@@ -3,10 +3,9 @@ import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import { csrfTokenValid, issueCsrfToken } from '../authorize-csrf.ts';
 import {
-  PageError,
+  AuthorizeError,
   readAuthorizationRequest,
   redirectTo,
-  RedirectError,
   type AuthorizationRequest,
   type RedirectTarget,
 } from '../authorization-request.ts';
@@ -66,9 +65,10 @@ async function answering(ctx: Context, issuer: string, work: () => Promise<void>
   try {
     await work();
   } catch (error) {
-    if (error instanceof PageError) return html(ctx, 400, errorPage(error.error, error.description));
-    if (error instanceof RedirectError)
-      return redirectBack(ctx, error.target, { error: error.error, error_description: error.description }, issuer);
+    if (error instanceof AuthorizeError)
+      return error.target
+        ? redirectBack(ctx, error.target, { error: error.error, error_description: error.description }, issuer)
+        : html(ctx, 400, errorPage(error.error, error.description));
     throw error;
   }
 }
@@ -117,7 +117,7 @@ async function signIn(ctx: Context, deps: AuthorizeRouteDeps, request: Authoriza
   }
   if (reply.code === 'request.invalid') return showForm(ctx, request, 400, { username, error: reply.message });
   const error = redirectError(reply.code);
-  if (error !== undefined) throw new RedirectError(error, reply.message, request);
+  if (error !== undefined) throw new AuthorizeError(error, reply.message, request);
   replyValue(reply);
 }
 
@@ -138,7 +138,7 @@ export function oauthAuthorizeRoutes(deps: AuthorizeRouteDeps): Route[] {
           const params = formParams(ctx);
           const request = readAuthorizationRequest(params, deps.clients);
           if (!csrfTokenValid(ctx, params.get('csrf_token') ?? undefined, request.params))
-            throw new PageError(
+            throw new AuthorizeError(
               'invalid_request',
               'The sign-in form expired or was not served to this browser; start again from the application',
             );
