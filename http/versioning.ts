@@ -5,10 +5,17 @@
 import type { Context } from 'koa';
 import { invalidFields } from './problems.ts';
 
-/** Answers with `record`, its version as the ETag (`"3"`), the value `If-Match` expects. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Answers with `record` as JSON, its version as the ETag (`"3"`), the value `If-Match` expects.
+ * Both headers go straight to Node's response: Koa's `set` builds arrays for forms these never
+ * take, and with the type set its body setter looks up no media type.
+ */
 export function sendVersioned(ctx: Context, record: { readonly version: number }, status = 200): void {
   ctx.status = status;
-  ctx.set('ETag', `"${record.version}"`);
+  ctx.res.setHeader('ETag', `"${record.version}"`);
+  ctx.res.setHeader('Content-Type', JSON_TYPE);
   ctx.body = record;
 }
 

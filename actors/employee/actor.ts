@@ -1,7 +1,7 @@
 import { spawn, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { assertNever, fail, ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
-import type { EmployeeStore } from '../../src/stores/employee-store.ts';
+import type { EmployeeRecord, EmployeeStore } from '../../src/stores/employee-store.ts';
 import {
   examples,
   type Command,
@@ -31,9 +31,15 @@ const notFound = (id: string) => fail('employee.not_found', `No employee with id
 /**
  * Store calls run concurrently (the store is the truth and updates are versioned), so the actor
  * does not wait for one before taking the next message. Its result goes straight to the sender;
- * a failure comes back here.
+ * a failure comes back here. A result already at hand (a SQLite read) is told at once, without a
+ * promise; a store call that throws instead crashes the message it was made for, which
+ * supervision answers as it answers a `StoreFailed`.
  */
-function answer<R>(sender: NoInfer<Ref<R>>, work: Promise<R>, self: Ref<Msg>): void {
+function answer<R>(sender: NoInfer<Ref<R>>, work: R | Promise<R>, self: Ref<Msg>): void {
+  if (!(work instanceof Promise)) {
+    tell(sender, work);
+    return;
+  }
   work.then(
     (reply) => tell(sender, reply),
     (error: unknown) => tell(self, { type: 'StoreFailed', error, sender }),
@@ -47,9 +53,11 @@ export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps):
   const onCreate = async (msg: Extract<Command, { type: 'Create' }>): Promise<CreateReply> =>
     ok(await store.insert(msg.employee, at()));
 
-  const onGet = async (msg: Extract<Command, { type: 'Get' }>): Promise<GetReply> => {
-    const record = await store.findById(msg.id);
-    return record ? ok(record) : notFound(msg.id);
+  const found = (id: string, record: EmployeeRecord | undefined): GetReply => (record ? ok(record) : notFound(id));
+  // The read on every GET of a record: answered in this turn when the store answers at once.
+  const onGet = (msg: Extract<Command, { type: 'Get' }>): GetReply | Promise<GetReply> => {
+    const record = store.findById(msg.id);
+    return record instanceof Promise ? record.then((r) => found(msg.id, r)) : found(msg.id, record);
   };
 
   const onSearch = async (msg: Extract<Command, { type: 'Search' }>): Promise<SearchReply> =>

@@ -69,7 +69,7 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
       if (!row) throw new Error('employee insert returned no row');
       return toRecord(row);
     },
-    async findById(id) {
+    findById(id) {
       const row = byId.get(id);
       return row && toRecord(row);
     },

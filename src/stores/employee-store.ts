@@ -68,7 +68,11 @@ export type UpdateOutcome =
 export interface EmployeeStore {
   /** Stores a new record (version 1) with a fresh id; `at` is an ISO-8601 instant. */
   insert(input: NewEmployee, at: string): Promise<EmployeeRecord>;
-  findById(id: ObjectIdString): Promise<EmployeeRecord | undefined>;
+  /**
+   * The record, or undefined. An adapter whose read is synchronous (SQLite) answers at once rather
+   * than with a promise, so a primary-key read costs no promise; callers take both.
+   */
+  findById(id: ObjectIdString): EmployeeRecord | undefined | Promise<EmployeeRecord | undefined>;
   search(criteria: EmployeeSearch): Promise<EmployeePage>;
   /** Applies `changes` and increments the version, atomically; only at `expectedVersion` if given. */
   update(

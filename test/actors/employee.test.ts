@@ -153,6 +153,37 @@ t('a store fault crashes the message: the sender gets internal, the actor carrie
   assert.is((await create('Still Here')).name, 'Still Here');
 });
 
+t(
+  'a read the store answers at once › replied without a promise; a synchronous throw is answered as a failed call',
+  async () => {
+    const record = await create('At Once');
+    let reads = 0;
+    ctx.overrides.findById = (id: ObjectIdString) => {
+      reads++;
+      const found = ctx.store.findById(id);
+      assert.not.ok(found instanceof Promise, 'the SQLite adapter answers a primary-key read at once');
+      return found;
+    };
+    assert.equal(await send(Employee.get({ id: record.id })), { ok: true, value: record });
+    assert.is(reads, 1);
+    ctx.overrides.findById = () => {
+      throw new Error('disk on fire');
+    };
+    assert.equal(await send(Employee.get({ id: record.id })), {
+      ok: false,
+      code: 'internal',
+      message: 'internal error: disk on fire',
+    });
+    ctx.overrides.findById = () => {
+      throw new StoreUnavailableError('down');
+    };
+    const reply = await send(Employee.get({ id: record.id }));
+    assert.is(reply.ok ? '' : reply.code, 'unavailable');
+    ctx.overrides = {};
+    assert.equal(await send(Employee.get({ id: record.id })), { ok: true, value: record });
+  },
+);
+
 t('a slow store call does not hold up the next message; each reply goes to its own sender', async () => {
   let release: (r: EmployeeRecord | undefined) => void = () => {};
   const slowId = newId();
