@@ -7,7 +7,7 @@
  * - POST /api/users/activity: the same insert, in its own transaction.
  * Run as a child process: PORT, DB_FILE and SQLITE_SYNCHRONOUS from the environment.
  *
- * With BARE_LAYERS=1–4 (and BARE_ISSUER, the full server's URL, whose tokens rungs 3–4 accept) the
+ * With BARE_LAYERS=1–4 or floor (and BARE_ISSUER, the full server's URL, whose tokens rungs 3–4 accept) the
  * real server's layers stand in front of the handler, one more per rung (`ladder-layers.ts`); they
  * are only loaded then, so the default start is what it always was.
  */
@@ -38,7 +38,8 @@ async function readJson(
 }
 
 const app = new Koa<AppState>();
-const layers = Number(process.env['BARE_LAYERS'] ?? 0);
+const given = process.env['BARE_LAYERS'] ?? '0';
+const layers = given === 'floor' ? 'floor' : Number(given);
 if (layers !== 0) {
   const { ladderLayers } = await import('./ladder-layers.ts');
   const issuer = process.env['BARE_ISSUER'];

@@ -13,23 +13,31 @@
  *    EmployeeActor the core spawned, as the app does, its messages observed by the metrics).
  * Rung 5 is the full server itself. The frame is first, so a path the route does not take (the
  * bare handler's listing, which the harness polls for readiness) still reaches the bare handler.
+ *
+ * The floor (`BARE_LAYERS=floor`) is what the design rules cost alone: the bearer check as rung 3
+ * runs it (its store read on every request included) and the actor ask as rung 4 runs it, in one
+ * middleware on the bare server, with no request frame (request id, metrics, log line, error
+ * rendering, `nosniff`/`no-store`) and no route table. No server that keeps Koa, the actor hop and
+ * a revocation seen by the next request in every process answers this read for less.
  */
-import type { Middleware } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 import { dirname } from 'node:path';
-import { bearerAuthenticator } from '../../http/middleware/bearer-auth.ts';
+import { bearerAuthenticator, insufficientScope } from '../../http/middleware/bearer-auth.ts';
 import { requestFrame } from '../../http/middleware/frame.ts';
 import { employeeRoutes } from '../../http/routes/employee.ts';
 import { dispatch, mountRoutes, type Guards } from '../../http/dispatch.ts';
-import { bearer, PUBLIC, route, type Route } from '../../http/route-table.ts';
+import { bearer, PUBLIC, route, type Access, type Route, type RouteParams } from '../../http/route-table.ts';
 import type { AppState } from '../../http/state.ts';
-import { loadConfig } from '../../src/config.ts';
-import { startCore } from '../../src/composition/core.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { startCore, type Core } from '../../src/composition/core.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import type { EmployeeStore } from '../../src/stores/employee-store.ts';
 
 /** What each rung adds, by its number (5: the full server). */
+export const FLOOR = 'floor: bearer check and actor ask alone (no frame, no routing)';
+
 export const RUNGS = [
   'bare Koa handler',
   '+ request frame (request id, errors, metrics, log level check)',
@@ -40,8 +48,8 @@ export const RUNGS = [
 ] as const;
 
 export interface LadderOptions {
-  /** 1–4: how many layers stand in front of the bare handler. */
-  readonly layers: number;
+  /** 1–4: how many layers stand in front of the bare handler; 'floor': the design rules alone. */
+  readonly layers: number | 'floor';
   /** The SQLite file the bare handler reads; the core (rungs 3–4) runs on its directory. */
   readonly dbFile: string;
   /** The bare handler's employee store (rungs 2–3 read through it, as rung 0 does). */
@@ -57,19 +65,14 @@ const refused = (): never => {
 /** The middleware of rungs 1 to `layers`, in the order `app.use` takes them. */
 export async function ladderLayers(options: LadderOptions): Promise<Middleware<AppState>[]> {
   const { layers, employees } = options;
-  if (!Number.isInteger(layers) || layers < 1 || layers > 4) throw new Error('BARE_LAYERS must be 0 to 4');
+  if (layers === 'floor') return [await floor(options)];
+  if (!Number.isInteger(layers) || layers < 1 || layers > 4) throw new Error('BARE_LAYERS must be 0 to 4 or floor');
   const logger = createLogger('warn');
   const metrics = createMetrics();
   const stack: Middleware<AppState>[] = [requestFrame(logger, metrics)];
   if (layers === 1) return stack;
 
-  const config = loadConfig({
-    properties: {
-      'data.dir': dirname(options.dbFile),
-      'logging.level': 'warn',
-      'security.jwt.issuer': options.issuer,
-    },
-  });
+  const config = configOf(options);
   const core = layers >= 3 ? await startCore(config, logger) : undefined;
   if (core) metrics.watch(core.actors.system, [core.actors.activity]);
   const guards: Guards = {
@@ -82,15 +85,8 @@ export async function ladderLayers(options: LadderOptions): Promise<Middleware<A
   const read = core ? bearer(config.security.jwt.scopeRead) : PUBLIC;
   let get: Route | undefined;
   if (layers === 4) {
-    const actor = core?.actors.employees;
-    if (!actor) throw new Error('the core spawned no EmployeeActor');
-    get = employeeRoutes({
-      askTimeoutMs: config.actors.askTimeoutMs,
-      maxBodyBytes: config.server.maxBodyBytes,
-      read,
-      write: bearer(config.security.jwt.scopeWrite),
-      employees: actor,
-    }).find((r) => r.method === 'GET' && r.path === '/api/employee/:id');
+    if (!core) throw new Error('rung 4 starts the core');
+    get = employeeGet(core, config, read);
   } else {
     // The bare handler's read, as a route.
     get = route('GET', '/api/employee/:id', read, async function bareRead(ctx) {
@@ -103,4 +99,55 @@ export async function ladderLayers(options: LadderOptions): Promise<Middleware<A
   if (!get) throw new Error('no GET /api/employee/:id route');
   stack.push(dispatch(mountRoutes([get], guards), guards));
   return stack;
+}
+
+function configOf(options: LadderOptions): Config {
+  return loadConfig({
+    properties: {
+      'data.dir': dirname(options.dbFile),
+      'logging.level': 'warn',
+      'security.jwt.issuer': options.issuer,
+    },
+  });
+}
+
+/** The full server's `GET /api/employee/:id` route, asking the EmployeeActor the core spawned. */
+function employeeGet(core: Core, config: Config, read: Access): Route | undefined {
+  const employees = core.actors.employees;
+  if (!employees) throw new Error('the core spawned no EmployeeActor');
+  return employeeRoutes({
+    askTimeoutMs: config.actors.askTimeoutMs,
+    maxBodyBytes: config.server.maxBodyBytes,
+    read,
+    write: bearer(config.security.jwt.scopeWrite),
+    employees,
+  }).find((r) => r.method === 'GET' && r.path === '/api/employee/:id');
+}
+
+/**
+ * The floor: the route's own handler (its id check and the ask) behind the bearer check the app
+ * uses and the scope check of a `bearer(scope)` route, in one middleware; the rest goes on to the
+ * bare handler.
+ */
+async function floor(options: LadderOptions): Promise<Middleware<AppState>> {
+  const config = configOf(options);
+  const core = await startCore(config, createLogger('warn'));
+  const scope = config.security.jwt.scopeRead;
+  const authenticate = bearerAuthenticator({
+    enabled: true,
+    realm: config.security.securityRealm,
+    verify: core.verifyBearer,
+  });
+  const handler = employeeGet(core, config, bearer(scope))?.run.at(-1);
+  if (!handler) throw new Error('no GET /api/employee/:id handler');
+  const prefix = '/api/employee/';
+  const done = async (): Promise<void> => {};
+  return async function designRulesAlone(ctx, next) {
+    if (ctx.method !== 'GET' || !ctx.path.startsWith(prefix)) return next();
+    const principal = await authenticate(ctx);
+    if (!principal?.scope.includes(scope)) throw insufficientScope(config.security.securityRealm, scope);
+    const routed = ctx as ParameterizedContext<AppState, RouteParams>;
+    routed.params = { id: ctx.path.slice(prefix.length) };
+    await handler(routed, done);
+  };
 }

@@ -9,13 +9,14 @@
 import { join } from 'node:path';
 import { login } from '../helpers/tokens.ts';
 import { interleaved, startBare, startTroupe, tempDir, type BestRound, type Child } from './harness.ts';
-import { RUNGS } from './ladder-layers.ts';
+import { FLOOR, RUNGS } from './ladder-layers.ts';
 import type { Report } from './report.ts';
 import { row, type BenchSettings } from './scenarios-security.ts';
 import { seedEmployees } from './seed.ts';
 
 interface Rung {
-  readonly n: number;
+  /** 0–5, or the floor. */
+  readonly n: number | 'floor';
   readonly layer: string;
   readonly child: Child;
 }
@@ -49,6 +50,9 @@ export async function ladder(report: Report, s: BenchSettings, rounds = 2): Prom
       rungs.push({ n, layer: RUNGS[n] ?? '', child });
     }
     rungs.push({ n: 5, layer: RUNGS[5], child: troupe });
+    const floorChild = await startBare(join(dir, 'troupe.db'), dir, { BARE_LAYERS: 'floor', BARE_ISSUER: troupe.url });
+    children.push(floorChild);
+    rungs.push({ n: 'floor', layer: FLOOR, child: floorChild });
     const expected = await answer(troupe.url + path, headers);
     if (!expected.startsWith('200 ')) throw new Error(`the full server answers ${expected}`);
     for (const rung of rungs) {
@@ -66,9 +70,14 @@ export async function ladder(report: Report, s: BenchSettings, rounds = 2): Prom
     );
 
     let below: BestRound | undefined;
+    const bare = best.get(0);
     for (const rung of rungs) {
       const b = best.get(rung.n);
-      if (!b) throw new Error(`no measurement of rung ${rung.n}`);
+      if (!b || !bare) throw new Error(`no measurement of rung ${rung.n}`);
+      if (rung.n === 'floor') {
+        floorRow(report, b, bare);
+        continue;
+      }
       const delta = below ? `, Δ ${signed(b.cpuUs - below.cpuUs)} µs vs rung ${rung.n - 1}` : '';
       const figures = `${b.r.rps.toFixed(0)} req/s, ${b.cpuUs.toFixed(1)} CPU µs/request${delta}`;
       report.measurements.push(
@@ -87,6 +96,19 @@ export async function ladder(report: Report, s: BenchSettings, rounds = 2): Prom
     await Promise.all(children.map((c) => c.stop()));
     await troupe.stop();
   }
+}
+
+/** The floor against the bare handler: what the design rules alone cost on this read. */
+function floorRow(report: Report, b: BestRound, bare: BestRound): void {
+  const figures = `${b.r.rps.toFixed(0)} req/s, ${b.cpuUs.toFixed(1)} CPU µs/request, Δ ${signed(b.cpuUs - bare.cpuUs)} µs vs rung 0`;
+  report.measurements.push(row(`ladder ${FLOOR}`, b.r, b.rss, figures));
+  report.claims.push({
+    claim: `15. ladder ${FLOOR} / rung 0 (req/s)`,
+    ratio: b.r.rps / bare.r.rps,
+    op: 'info',
+    bound: 0,
+    meaning: figures,
+  });
 }
 
 const signed = (v: number): string => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(1)}`;
