@@ -33,6 +33,10 @@ async function refusedWithin(url: string, timeoutMs: number): Promise<string> {
   }
 }
 
+/** Whether the server at `url` is ready: its store prepared, the initial data loaded. */
+const ready = (url: string) => async (): Promise<boolean> =>
+  (await fetch(`${url}/ready`).catch(() => undefined))?.status === 200;
+
 t(
   'an in-flight request completes, new connections are refused, the process exits 0, the database is intact',
   async () => {
@@ -43,12 +47,20 @@ t(
     });
     const { child, url } = server;
     try {
+      // Listening comes before the initial data is loaded (hashed at cost 13 here): a request sent
+      // then may still wait in the listener's queue when SIGTERM closes it, and is never in flight.
+      await waitFor(ready(url), '/ready answering 200', 30_000, 50);
       // The user's BCrypt cost is 13 (≈0.7 s), so this login is still running when SIGTERM arrives.
-      const inFlight = postToken(url, { grant_type: 'password', username: 'slow', password: 'slow-password' });
+      // Settled either way, so that a login cut off fails this test rather than ending the run.
+      const inFlight = postToken(url, { grant_type: 'password', username: 'slow', password: 'slow-password' }).then(
+        (res) => res,
+        (error: unknown) => new Error(`the in-flight login got no answer: ${String(error)}`),
+      );
       await new Promise((resolve) => setTimeout(resolve, 150));
       child.kill('SIGTERM');
       assert.is(await refusedWithin(url, 3000), 'ECONNREFUSED');
       const res = await inFlight;
+      if (res instanceof Error) throw res;
       assert.is(res.status, 200);
       assert.type(((await res.json()) as { access_token: string }).access_token, 'string');
       const [code, signal] = await server.exited;
@@ -117,9 +129,7 @@ function canListen(port: number): Promise<boolean> {
 async function npmStart(dataDir: string): Promise<{ server: ChildServer; port: number }> {
   const port = await closedPort();
   const server = await startNpmStart(dataDir, { PORT: String(port) });
-  const ready = async (): Promise<boolean> =>
-    (await fetch(`${server.url}/ready`).catch(() => undefined))?.status === 200;
-  await waitFor(ready, '/ready answering 200', 30_000, 50);
+  await waitFor(ready(server.url), '/ready answering 200', 30_000, 50);
   return { server, port };
 }
 
