@@ -112,6 +112,12 @@ export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps):
       handle(msg, ctx);
       return state;
     },
-    { name: 'employees', initialState: () => null, onCrash: deps.onCrash },
+    {
+      name: 'employees',
+      initialState: () => null,
+      onCrash: deps.onCrash,
+      // The reads of the messages handled in one go share one read transaction: one lock, not one per read.
+      ...(store.readTogether ? { aroundTurn: store.readTogether } : {}),
+    },
   );
 }

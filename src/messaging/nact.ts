@@ -60,6 +60,12 @@ export interface SpawnOptions<S, M> {
    * {@link MESSAGES_PER_TURN}); 1 is nact's own pace, a turn per message.
    */
   readonly messagesPerTurn?: number;
+  /**
+   * Runs around each stretch of messages the actor handles in one go (the first of a turn and those
+   * handled with it): the EmployeeActor's store makes the reads of one stretch in one read
+   * transaction. It must call `run` once, and return what it returns.
+   */
+  readonly aroundTurn?: (run: () => void) => void;
 }
 
 /** A node of the live actor tree, for introspection (REPL, metrics). */
@@ -195,6 +201,8 @@ interface RawMailboxActor {
   handledInTurn?: number;
   /** {@link SpawnOptions.messagesPerTurn}, when the actor was given one. */
   messagesPerTurn?: number;
+  /** {@link SpawnOptions.aroundTurn}, when the actor was given one. */
+  aroundTurn?: (run: () => void) => void;
   /** The context its handler gets, made at its first message. */
   messageContext?: unknown;
 }
@@ -218,6 +226,12 @@ const contextOf = (actor: RawMailboxActor): unknown => (actor.messageContext ??=
  * loop; one that returns a promise is followed when it settles, as nact does.
  */
 function runMessages(actor: RawMailboxActor, first: unknown, firstSender: unknown): void {
+  const around = actor.aroundTurn;
+  if (around) around(() => runStretch(actor, first, firstSender));
+  else runStretch(actor, first, firstSender);
+}
+
+function runStretch(actor: RawMailboxActor, first: unknown, firstSender: unknown): void {
   let message = first;
   let sender = firstSender;
   for (;;) {
@@ -347,9 +361,13 @@ export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: Spa
       ? handleSealed(sealed, ctx.path, async (message) => run(state, message, ctx))
       : run(state, sealed, ctx);
   const ref = runtime.spawn(raw(parent), f, options.name, props);
-  if (options.messagesPerTurn !== undefined) {
+  if (options.messagesPerTurn !== undefined || options.aroundTurn !== undefined) {
     const actor = concrete(ref);
-    if (actor && isActor(actor)) (actor as unknown as RawMailboxActor).messagesPerTurn = options.messagesPerTurn;
+    if (actor && isActor(actor)) {
+      const mailbox = actor as unknown as RawMailboxActor;
+      if (options.messagesPerTurn !== undefined) mailbox.messagesPerTurn = options.messagesPerTurn;
+      if (options.aroundTurn !== undefined) mailbox.aroundTurn = options.aroundTurn;
+    }
   }
   return typed<M>(ref);
 }

@@ -49,6 +49,37 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
     return cached;
   };
 
+  // The read transaction readTogether opened, while it is open: every write ends it first, so a
+  // write never runs inside it (it would have to upgrade that snapshot to write, which fails when
+  // another process committed since) and is committed on its own before it is answered.
+  const begin = db.prepare('begin');
+  const commit = db.prepare('commit');
+  let reading = false;
+  const endReading = (): void => {
+    if (!reading) return;
+    reading = false;
+    if (!db.inTransaction) return;
+    try {
+      commit.run();
+    } catch {
+      // A transaction that only read holds nothing to keep: given up, so the connection is free again.
+      if (db.inTransaction) db.exec('rollback');
+    }
+  };
+  const readTogether = (run: () => void): void => {
+    if (reading || db.inTransaction) {
+      run();
+      return;
+    }
+    begin.run();
+    reading = true;
+    try {
+      run();
+    } finally {
+      endReading();
+    }
+  };
+
   const update = writeTransaction(
     db,
     (id: string, changes: EmployeeChanges, expected: number | undefined, at: string): UpdateOutcome => {
@@ -65,6 +96,7 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
 
   return {
     async insert(input, at) {
+      endReading();
       const row = insertRow.get(newId(), input.name, nameKeyOf(input.name), input.dateOfBirth, at, at);
       if (!row) throw new Error('employee insert returned no row');
       return toRecord(row);
@@ -82,7 +114,14 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
       const last = items.at(-1);
       return { items, next: rows.length > criteria.limit && last ? keyOf(last) : null };
     },
-    update: async (id, changes, expected, at) => update(id, changes, expected, at),
-    delete: async (id) => deleteRow.run(id).changes === 1,
+    update: async (id, changes, expected, at) => {
+      endReading();
+      return update(id, changes, expected, at);
+    },
+    delete: async (id) => {
+      endReading();
+      return deleteRow.run(id).changes === 1;
+    },
+    readTogether,
   };
 }

@@ -73,6 +73,12 @@ export interface EmployeeStore {
    * than with a promise, so a primary-key read costs no promise; callers take both.
    */
   findById(id: ObjectIdString): EmployeeRecord | undefined | Promise<EmployeeRecord | undefined>;
+  /**
+   * Runs `run`, making the synchronous reads it starts in one read transaction: one snapshot, one
+   * lock taken and dropped, however many records it reads. A write ends that transaction first.
+   * Only an adapter whose reads are synchronous (SQLite) has it.
+   */
+  readonly readTogether?: (run: () => void) => void;
   search(criteria: EmployeeSearch): Promise<EmployeePage>;
   /** Applies `changes` and increments the version, atomically; only at `expectedVersion` if given. */
   update(

@@ -184,6 +184,31 @@ t(
   },
 );
 
+t(
+  'messages handled in one go › their reads share one transaction; a Get after an Update reads the update',
+  async () => {
+    const record = await create('Before');
+    const inTransaction: boolean[] = [];
+    ctx.overrides.findById = (id: ObjectIdString) => {
+      inTransaction.push(ctx.db.inTransaction);
+      return ctx.store.findById(id);
+    };
+    const first = createProbe<Employee.GetReply>(ctx.system);
+    const updated = createProbe<Employee.UpdateReply>(ctx.system);
+    const after = createProbe<Employee.GetReply>(ctx.system);
+    tell(ctx.employee, Employee.get({ id: record.id })(first.ref));
+    tell(ctx.employee, Employee.update({ id: record.id, changes: { name: 'After' } })(updated.ref));
+    tell(ctx.employee, Employee.get({ id: record.id })(after.ref));
+    assert.equal(await first.expectMessage(), { ok: true, value: record });
+    assert.ok((await updated.expectMessage()).ok);
+    const reply = await after.expectMessage();
+    assert.is(reply.ok ? reply.value.name : reply.code, 'After');
+    // The first read in the stretch's transaction; the update ended it, so the next read is its own.
+    assert.equal(inTransaction, [true, false]);
+    assert.not.ok(ctx.db.inTransaction, 'no transaction is left open');
+  },
+);
+
 t('a slow store call does not hold up the next message; each reply goes to its own sender', async () => {
   let release: (r: EmployeeRecord | undefined) => void = () => {};
   const slowId = newId();
