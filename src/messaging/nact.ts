@@ -63,7 +63,7 @@ export interface SpawnOptions<S, M> {
   /**
    * Runs around each stretch of messages the actor handles in one go (the first of a turn and those
    * handled with it): the EmployeeActor's store makes the reads of one stretch in one read
-   * transaction. It must call `run` once, and return what it returns.
+   * transaction. It must call `run` exactly once, synchronously.
    */
   readonly aroundTurn?: (run: () => void) => void;
 }

@@ -67,7 +67,8 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
     }
   };
   const readTogether = (run: () => void): void => {
-    if (reading || db.inTransaction) {
+    // Inside a transaction already (this one, or a write's): the reads join it.
+    if (db.inTransaction) {
       run();
       return;
     }
