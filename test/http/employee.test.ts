@@ -146,6 +146,8 @@ t(
     const r = await created();
     const res = await call('GET', `/api/employee/${r.id}`, { token: ctx.readOnly });
     assert.is(res.status, 200);
+    assert.is(res.headers.get('etag'), `"${r.version}"`, 'the version the record is at, for If-Match');
+    assert.is(res.headers.get('content-type'), 'application/json; charset=utf-8');
     assert.equal(await res.json(), r);
     assert.equal(
       await (await call('GET', `/api/employee/${r.id.toUpperCase()}`, { token: ctx.rw })).json(),
