@@ -1,14 +1,6 @@
 /** The live actor tree, for the REPL's `.actors`, metrics and the activity router. */
-import {
-  concrete,
-  isActor,
-  raw,
-  type ActorSystem,
-  type AnyRef,
-  type RawActor,
-  type RawRef,
-  type RawSystem,
-} from './nact.ts';
+import { concrete, isActor, raw, type ActorSystem, type AnyRef, type RawActor, type RawRef } from './nact.ts';
+import { waitingCount } from './reply-table.ts';
 
 export interface ActorInfo {
   readonly name: string;
@@ -69,6 +61,5 @@ export function actorTree(ref: AnyRef): readonly ActorInfo[] {
 
 /** How many asks to the system's actors still wait for their reply. */
 export function pendingAsks(system: ActorSystem): number {
-  const sys = concrete(system) as RawSystem | undefined;
-  return sys?.tempReferences.size ?? 0;
+  return waitingCount(system.name);
 }

@@ -3,8 +3,9 @@
  * (spawn, tell, stop). nact ships partial, loosely typed declarations and two stop bugs (stopping an
  * actor leaves its children running; stopping the system stops no actor), so the rest of the code
  * speaks to actors through the typed functions here and beside it: `reply-slots.ts` (asks and
- * mailbox bounds), `introspection.ts` (the live tree), `observers.ts` (per-message hooks). The raw
- * shapes exported here are for those modules only (lint keeps them in src/messaging/).
+ * mailbox bounds) over `reply-table.ts` (the asks waiting for a reply), `introspection.ts` (the
+ * live tree), `observers.ts` (per-message hooks). The raw shapes exported here are for those
+ * modules only (lint keeps them in src/messaging/).
  */
 import { createRequire } from 'node:module';
 import nact from 'nact';
@@ -12,6 +13,7 @@ import { ActorUnavailableError } from './errors.ts';
 import { handleSealed, seal, unseal } from './envelope.ts';
 import { tracingEnabled } from '../telemetry/tracing.ts';
 import { forgetObserver, observerOf } from './observers.ts';
+import { rejectWaiting, waitingAsk } from './reply-table.ts';
 
 declare const protocol: unique symbol;
 
@@ -111,20 +113,16 @@ export interface RawActor {
   readonly children: Map<string, RawActor>;
   readonly mailbox: {
     readonly length: number;
-    toArray(): readonly { readonly sender?: { readonly type?: string; readonly id?: unknown } }[];
+    toArray(): readonly {
+      readonly sender?: { readonly type?: string; readonly id?: unknown; readonly slot?: unknown };
+    }[];
   };
   dispatch(message: unknown, sender: unknown): void;
   stop(): void;
 }
-/** A pending ask, under its reply slot's id; nact's `find` resolves it with the first reply. */
-export interface RawReplySlot {
-  resolve(reply: unknown): void;
-  reject(error: Error): void;
-}
 export interface RawSystem {
   readonly name: string;
   readonly children: Map<string, RawActor>;
-  readonly tempReferences: Map<unknown, RawReplySlot>;
   stop(): void;
 }
 interface RawSystemMap {
@@ -376,8 +374,8 @@ export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: Spa
 export function tell<M>(ref: Ref<M>, message: M): void {
   const r = raw(ref as AnyRef) as RawRef & { readonly id?: unknown };
   if (r.type !== 'temp') return runtime.dispatch(r, seal(message));
-  // A reply to an ask: straight to its slot in the system's table, as nact's dispatch would find it.
-  systemNamed(r.system.name)?.tempReferences.get(r.id)?.resolve(message);
+  // A reply to an ask: straight to its slot (none when the ask has been answered or timed out).
+  waitingAsk(r)?.resolve(message);
 }
 
 /** The live nact actor or system behind `ref` (for src/messaging only). */
@@ -391,9 +389,8 @@ export const isActor = (node: RawActor | RawSystem): node is RawActor => 'mailbo
 /** Stops the actor after its children; the asks still queued in its mailbox are rejected at once. */
 function stopTree(actor: RawActor): void {
   for (const child of [...actor.children.values()]) stopTree(child);
-  const system = systemNamed(actor.reference.system.name);
   for (const { sender } of actor.mailbox.toArray()) {
-    if (sender?.type === 'temp') system?.tempReferences.get(sender.id)?.reject(new ActorUnavailableError());
+    if (sender?.type === 'temp') waitingAsk(sender)?.reject(new ActorUnavailableError());
   }
   actor.stop();
 }
@@ -412,7 +409,7 @@ export function stopSystem(system: ActorSystem): void {
   const sys = concrete(system);
   if (!sys || isActor(sys)) return;
   for (const actor of [...sys.children.values()]) stopTree(actor);
-  for (const slot of [...sys.tempReferences.values()]) slot.reject(new ActorUnavailableError());
+  rejectWaiting(system.name, () => new ActorUnavailableError());
   sys.stop();
   forgetObserver(system.name);
 }

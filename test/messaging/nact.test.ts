@@ -12,7 +12,7 @@ import {
   type ActorSystem,
   type Ref,
 } from '../../src/messaging/nact.ts';
-import { actorTree, isAlive } from '../../src/messaging/introspection.ts';
+import { actorTree, isAlive, pendingAsks } from '../../src/messaging/introspection.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import { createProbe } from '../helpers/probe.ts';
@@ -110,6 +110,58 @@ t('ask: concurrent asks each get their own reply, even when Math.random repeats 
     );
   } finally {
     Math.random = random;
+  }
+});
+
+/** Keeps the senders of Hold; Answer tells the held sender at `index` its `value`. */
+type HolderMsg = { type: 'Hold'; sender: Ref<string> } | { type: 'Answer'; index: number; value: string };
+const spawnHolder = (system: ActorSystem): Ref<HolderMsg> =>
+  spawn<Ref<string>[], HolderMsg>(
+    system,
+    (held, msg) => {
+      if (msg.type === 'Hold') return [...held, msg.sender];
+      const sender = held[msg.index];
+      if (sender) tell(sender, msg.value);
+      return held;
+    },
+    { name: 'holder', initialState: () => [] },
+  );
+const hold = (sender: Ref<string>): HolderMsg => ({ type: 'Hold', sender });
+
+t('ask: a late reply to an ask that timed out is dropped, also when a new ask has its slot', async () => {
+  const holder = spawnHolder(ctx.system);
+  try {
+    await ask(holder, hold, 30);
+    assert.unreachable('should time out');
+  } catch (error) {
+    assert.instance(error, AskTimeoutError);
+  }
+  // The timed-out ask's slot is free again and the next ask takes it.
+  const next = ask(holder, hold, 2000);
+  tell(holder, { type: 'Answer', index: 0, value: 'late reply to the first ask' });
+  tell(holder, { type: 'Answer', index: 1, value: 'reply to the second ask' });
+  assert.is(await next, 'reply to the second ask');
+  assert.is(pendingAsks(ctx.system), 0);
+});
+
+t('stopSystem: only the asks to its own actors are rejected', async () => {
+  const other = startSystem(`test-${Math.random().toString(36).slice(2)}`);
+  try {
+    const mine = ask(spawnHolder(ctx.system), hold, 60_000);
+    const otherHolder = spawnHolder(other);
+    const theirs = ask(otherHolder, hold, 60_000);
+    stopSystem(ctx.system);
+    try {
+      await mine;
+      assert.unreachable('should reject');
+    } catch (error) {
+      assert.instance(error, ActorUnavailableError);
+    }
+    assert.is(pendingAsks(other), 1);
+    tell(otherHolder, { type: 'Answer', index: 0, value: 'still answered' });
+    assert.is(await theirs, 'still answered');
+  } finally {
+    stopSystem(other);
   }
 });
 
