@@ -44,7 +44,8 @@ type Guard = Middleware<AppState> & { readonly [DECLARED]: Declaration };
 function guardOf(r: Route, guards: Guards): Guard {
   const check = accessCheck(r.access, guards);
   const { errorFormat } = r;
-  const guard = async function guard(ctx: ParameterizedContext<AppState>, next: () => Promise<unknown>) {
+  // Not async: koa-compose turns a throw of the check into the request's rejection.
+  const guard = function guard(ctx: ParameterizedContext<AppState>, next: () => Promise<unknown>) {
     ctx.state.errorFormat = errorFormat;
     return check(ctx, next);
   };
@@ -157,6 +158,12 @@ interface Compiled {
   readonly prefix: string;
 }
 
+/** The route a request runs, and its path's parameters by name. */
+interface Chosen {
+  readonly route: Compiled;
+  readonly params: Record<string, string>;
+}
+
 const literalPrefix = (path: string): string => {
   const end = path.search(/[:*{}()\\[\]?+]/);
   return end === -1 ? path : path.slice(0, end);
@@ -201,23 +208,33 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
   );
   const matching = (path: string): readonly Compiled[] =>
     plain.get(path) ?? compiled.filter((c) => c.layer.match(path));
-  /** The first route of the method whose path matches, testing only the method's routes. */
+  /**
+   * The first route of the method whose path matches, testing only the method's routes, with the
+   * path's parameters: the route's expression runs once, its captures decoded as the router does.
+   */
   const byMethod = new Map<string, readonly Compiled[]>();
   for (const c of compiled) for (const method of c.methods) byMethod.set(method, [...(byMethod.get(method) ?? []), c]);
-  const chosenFor = (path: string, method: string): Compiled | undefined => {
+  const chosenFor = (path: string, method: string): Chosen | undefined => {
     const direct = plain.get(path);
-    if (direct) return direct.find((c) => c.methods.has(method));
-    for (const c of byMethod.get(method) ?? []) if (path.startsWith(c.prefix) && c.layer.match(path)) return c;
+    if (direct) {
+      const route = direct.find((c) => c.methods.has(method));
+      return route && { route, params: {} };
+    }
+    for (const c of byMethod.get(method) ?? []) {
+      if (!path.startsWith(c.prefix)) continue;
+      const captures = c.layer.regexp.exec(path);
+      if (captures) return { route: c, params: c.layer.params(path, captures.slice(1), {}) };
+    }
     return undefined;
   };
   /**
    * HEAD runs the route GET would run, when that route takes HEAD: never a handler that writes
    * (`GET /api/employee/create`).
    */
-  const routeFor = (path: string, method: string): Compiled | undefined => {
+  const routeFor = (path: string, method: string): Chosen | undefined => {
     if (method !== 'HEAD') return chosenFor(path, method);
     const get = chosenFor(path, 'GET');
-    return get?.methods.has('HEAD') ? get : undefined;
+    return get?.route.methods.has('HEAD') ? get : undefined;
   };
 
   const unrouted = async (ctx: ParameterizedContext<AppState>, candidates: readonly Compiled[]): Promise<void> => {
@@ -250,12 +267,12 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
   // Not async: the route's composed middleware is the request's promise (a throw here becomes
   // its rejection in koa-compose, as in an async function).
   return function route(ctx, next) {
-    const chosen = routeFor(ctx.path, ctx.method);
-    if (!chosen) return unrouted(ctx, matching(ctx.path)).then(() => next());
+    const path = ctx.path;
+    const chosen = routeFor(path, ctx.method);
+    if (!chosen) return unrouted(ctx, matching(path)).then(() => next());
     const routed = ctx as ParameterizedContext<AppState, RouteParams>;
-    routed.params =
-      chosen.layer.paramNames.length === 0 ? {} : chosen.layer.params(ctx.path, chosen.layer.captures(ctx.path), {});
-    ctx.state.route = chosen.path;
-    return chosen.run(routed);
+    routed.params = chosen.params;
+    ctx.state.route = chosen.route.path;
+    return chosen.route.run(routed);
   };
 }
