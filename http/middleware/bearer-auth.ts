@@ -4,11 +4,12 @@ import { OAuthError } from '../problems.ts';
 
 /**
  * Verifies a bearer token: the principal, at once when it is known (the token cache), or a
- * promise of it. `remembers` (the token cache's) says whether this exact token was verified
- * before and is still kept: it passed the format check then, so it is not scanned again.
+ * promise of it. `known` (the token cache's) gives the verdict on a token verified before and
+ * still kept, and undefined for any other: a kept token passed the format check then, so it is
+ * not scanned again, and it is looked up once.
  */
 export type BearerVerifier = ((token: string) => Principal | Promise<Principal>) & {
-  readonly remembers?: (token: string) => boolean;
+  readonly known?: (token: string) => Principal | Promise<Principal> | undefined;
 };
 
 export interface BearerOptions {
@@ -56,8 +57,11 @@ function invalidToken(realm: string, description: string): OAuthError {
   });
 }
 
-/** The bearer token of the request; throws the contract's 400/401 for every way it can be wrong. */
-function extractToken(ctx: Context, realm: string, remembers: ((token: string) => boolean) | undefined): string {
+/**
+ * The bearer token of the request, not yet checked for its form; throws the contract's 400/401
+ * for every other way it can be wrong.
+ */
+function extractToken(ctx: Context, realm: string): string {
   if (countAuthorizationHeaders(ctx) > 1) throw invalidRequest(realm, 'Only one Authorization header is allowed');
   const query = ctx.querystring;
   if (query !== '' && new URLSearchParams(query).has('access_token'))
@@ -68,7 +72,6 @@ function extractToken(ctx: Context, realm: string, remembers: ((token: string) =
       'WWW-Authenticate': bearerChallenge(realm),
     });
   }
-  if (!remembers?.(token) && !B64TOKEN.test(token)) throw invalidToken(realm, 'Access token is malformed');
   return token;
 }
 
@@ -95,10 +98,13 @@ export function bearerAuthenticator(
       ctx.state.auth = { enabled: false };
       return undefined;
     }
-    const token = extractToken(ctx, options.realm, options.verify.remembers);
+    const token = extractToken(ctx, options.realm);
     let verdict: Principal | Promise<Principal>;
     try {
-      verdict = options.verify(token);
+      const known = options.verify.known?.(token);
+      if (known !== undefined) verdict = known;
+      else if (B64TOKEN.test(token)) verdict = options.verify(token);
+      else throw invalidToken(options.realm, 'Access token is malformed');
     } catch (error) {
       return refused(error);
     }

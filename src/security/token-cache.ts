@@ -41,8 +41,11 @@ interface Entry {
 
 export type CachedVerifier = ((token: string, nowMs?: number) => Principal | Promise<Principal>) & {
   readonly size: () => number;
-  /** Whether this exact token is kept (verified before, not yet found expired or revoked). */
-  readonly remembers: (token: string) => boolean;
+  /**
+   * The verdict on a token the cache keeps (verified before, so well-formed then: this exact
+   * token, not yet found expired or revoked), as the verifier gives it; undefined for any other.
+   */
+  readonly known: (token: string, nowMs?: number) => Principal | Promise<Principal> | undefined;
 };
 
 /** Wraps `verify` with the cache; same signature, same refusals (they always come from `verify`). */
@@ -70,9 +73,8 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Cach
     return entry.principal;
   };
 
-  const hit = (token: string, key: string, nowMs: number): Principal | undefined | Promise<Principal | undefined> => {
-    const entry = entries.get(key);
-    if (entry === undefined || entry.token !== token) return undefined;
+  /** The principal of `entry`, kept for this exact token, while it lives. */
+  const hit = (entry: Entry, key: string, nowMs: number): Principal | undefined | Promise<Principal | undefined> => {
     // Past exp, before it was verified (a clock set back), or revoked since: forget it, ask the verifier.
     const { principal, verifiedAt } = entry;
     if (nowMs >= principal.exp * 1000 || nowMs < verifiedAt) return live(key, entry, true);
@@ -95,15 +97,33 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Cach
     return principal;
   };
 
-  /** Answers at once (no promise) when the cache does and the revocation check needs no read. */
-  const cached = (token: string, nowMs: number = now()): Principal | Promise<Principal> => {
-    const key = keyOf(token);
-    const found = hit(token, key, nowMs);
+  /** The verdict on `token` found under `key` (`entry` when it keeps this exact token). */
+  const verdict = (
+    token: string,
+    key: string,
+    entry: Entry | undefined,
+    nowMs: number,
+  ): Principal | Promise<Principal> => {
+    const found = entry === undefined ? undefined : hit(entry, key, nowMs);
     if (found instanceof Promise) return found.then((principal) => principal ?? miss(token, key, nowMs));
     return found ?? miss(token, key, nowMs);
   };
+  const kept = (token: string, key: string): Entry | undefined => {
+    const entry = entries.get(key);
+    return entry?.token === token ? entry : undefined;
+  };
+
+  /** Answers at once (no promise) when the cache does and the revocation check needs no read. */
+  const cached = (token: string, nowMs: number = now()): Principal | Promise<Principal> => {
+    const key = keyOf(token);
+    return verdict(token, key, kept(token, key), nowMs);
+  };
   return Object.assign(cached, {
     size: () => entries.size,
-    remembers: (token: string) => entries.get(keyOf(token))?.token === token,
+    known: (token: string, nowMs: number = now()) => {
+      const key = keyOf(token);
+      const entry = kept(token, key);
+      return entry && verdict(token, key, entry, nowMs);
+    },
   });
 }

@@ -95,6 +95,23 @@ t('a jti revoked after caching is refused on the next request', async () => {
   assert.is(await refusal(verify(token, T0 + 2)), 'Access token revoked');
 });
 
+t('known: a kept token answered at once, any other not at all, a kept one revoked since refused', async () => {
+  const { calls, revoked, sign, verify } = setup();
+  const token = await sign();
+  assert.is(verify.known(token, T0), undefined, 'never verified: not known');
+  const principal = await verify(token, T0);
+  const kept = verify.known(token, T0 + 1);
+  assert.not.instance(kept, Promise);
+  assert.equal(kept, principal);
+  assert.is(calls.n, 1);
+  revoked.add(principal.jti);
+  const refused = verify.known(token, T0 + 2);
+  assert.ok(refused, 'still kept when asked: the verdict comes from the verifier');
+  assert.is(await refusal(refused), 'Access token revoked');
+  assert.is(calls.n, 2);
+  assert.is(verify.known(token, T0 + 3), undefined, 'refused once: no longer kept');
+});
+
 t('a login revoked after caching: its cached token is refused on the next request', async () => {
   const { revoked, sign, verify } = setup();
   const token = await sign();
@@ -123,12 +140,12 @@ t('a token that ends as a cached one does but differs before is verified in full
   const { calls, sign, verify } = setup();
   const token = await sign();
   await verify(token, T0);
-  assert.ok(verify.remembers(token));
+  assert.ok(verify.known(token, T0));
   const [header, payload, signature = ''] = token.split('.');
   // The same signature (so the same last characters) under a payload of the attacker's choosing.
   const forged = `${header}.${Buffer.from(JSON.stringify({ sub: 'admin', scope: 'read write' })).toString('base64url')}.${signature}`;
   assert.is(forged.slice(-32), token.slice(-32));
-  assert.not.ok(verify.remembers(forged));
+  assert.is(verify.known(forged, T0), undefined);
   assert.match(await refusal(verify(forged, T0)), /invalid|malformed/i);
   assert.is(calls.n, 2);
   assert.ok(payload);
