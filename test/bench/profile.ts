@@ -8,8 +8,10 @@
  * profile of one more run and prints its self time grouped by part of the stack (open the file in
  * Chrome's DevTools for the full tree). With `PROFILE_ALLOC=1` it samples the allocations of one
  * more run (every object, also those the next scavenge collects) and prints the bytes allocated
- * per request by the function that allocated them: what the young generation has to sweep.
- * Figures move ±15 % between runs on a shared machine.
+ * per request by the function that allocated them: what the young generation has to sweep. With
+ * `PROFILE_ALLOC=survivors` it samples only the objects that outlive a scavenge (moved to the old
+ * generation, or allocated there), whether or not a full collection takes them later: what makes
+ * scavenges long and the heap large. Figures move ±15 % between runs on a shared machine.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -95,20 +97,23 @@ try {
       console.log(`${(share * 100).toFixed(1).padStart(5)} % ${microseconds.toFixed(1).padStart(6)} µs  ${part}`);
     }
   }
-  if (process.env['PROFILE_ALLOC'] === '1') {
+  const alloc = process.env['PROFILE_ALLOC'];
+  if (alloc === '1' || alloc === 'survivors') {
+    const survivors = alloc === 'survivors';
     const session = new Session();
     session.connect();
     // 512 bytes: fine enough for the small objects of a request, cheap enough to keep the run short.
     await session.post('HeapProfiler.startSampling', {
       samplingInterval: 512,
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMinorGC: !survivors,
     });
     const result = await load({ ...spec, amount: requests });
     const { profile } = await session.post('HeapProfiler.stopSampling');
     const rows = allocationsByFunction(profile as SamplingHeapProfile, result.total);
     const total = rows.reduce((sum, r) => sum + r.bytes, 0);
-    console.log(`allocations: ${total.toFixed(0)} bytes per request; by the function that allocated them:`);
+    const what = survivors ? 'that outlived a scavenge' : 'allocated';
+    console.log(`bytes ${what}: ${total.toFixed(0)} per request; by the function that allocated them:`);
     for (const { where, bytes } of rows.slice(0, 30)) console.log(`${bytes.toFixed(0).padStart(7)} B  ${where}`);
   }
 } finally {
