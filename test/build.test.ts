@@ -1,5 +1,7 @@
 // `npm run build`: the compiled server runs as plain JavaScript (no type stripping), with its SQL
-// migrations, its BCrypt worker and its package metadata beside it.
+// migrations, its BCrypt worker and its package metadata beside it, and so do the operator's
+// commands (`keys`, `hash`).
+import bcrypt from 'bcryptjs';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -42,6 +44,19 @@ t('the compiled server starts with plain node and serves a login and each servic
       );
       const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { info: { version: string } };
       assert.is(doc.info.version, (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
+      // The operator's commands are compiled too: the key set the server made, listed from the same store.
+      const env = { ...process.env, DATA_DIR: dataDir };
+      const listed = JSON.parse(
+        execFileSync(process.execPath, [join(out, 'scripts/keys.js'), 'list', '--json'], { env, encoding: 'utf8' }),
+      ) as { state: string }[];
+      assert.equal(
+        listed.map((k) => k.state),
+        ['active'],
+      );
+      const hash = execFileSync(process.execPath, [join(out, 'scripts/hash.js'), 'a-client-secret', '--cost', '4'], {
+        encoding: 'utf8',
+      }).trim();
+      assert.ok(bcrypt.compareSync('a-client-secret', hash), 'hash.js prints a BCrypt hash of the secret');
     } finally {
       await server.kill();
     }
