@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { routesOf, type RouteInfo } from '../../http/app.ts';
+import { REPLY_ERRORS, type ReplyCode } from '../../http/problems.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const ctx = {} as {
@@ -80,6 +81,27 @@ t("each operation's 405 and 500 bodies are the error format its route declares",
     }
   }
   assert.ok(routes.some((r) => r.errorFormat === 'oauth') && routes.some((r) => r.errorFormat === 'problem'));
+});
+
+t('every reply code a response names is answered with that status (the one table of reply codes)', () => {
+  const named: string[] = [];
+  for (const [path, byMethod] of Object.entries(ctx.doc.paths)) {
+    for (const [method, op] of Object.entries(byMethod)) {
+      const responses = (op as { responses: Record<string, { description?: string }> }).responses;
+      for (const [status, response] of Object.entries(responses)) {
+        for (const [, code = ''] of (response.description ?? '').matchAll(
+          /`([a-z_]+\.[a-z_]+|internal|unavailable)`/g,
+        )) {
+          if (!Object.hasOwn(REPLY_ERRORS, code)) continue;
+          named.push(code);
+          assert.is(String(REPLY_ERRORS[code as ReplyCode].status), status, `${method} ${path}: ${code}`);
+        }
+      }
+    }
+  }
+  // The account operations name most of their codes; a description that stopped naming them would pass unseen.
+  for (const code of ['account.username_taken', 'account.last_admin', 'password.invalid', 'role.name_taken'])
+    assert.ok(named.includes(code), `${code} is named by some response`);
 });
 
 t("each operation's summary says what the caller gets, in the caller's words", () => {
