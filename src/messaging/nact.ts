@@ -135,9 +135,6 @@ const systemMap = createRequire(import.meta.url)('nact/lib/system-map.js') as Ra
 export const raw = (ref: AnyRef): RawRef => ref as RawRef;
 const typed = <M>(ref: RawRef): Ref<M> => ref as Ref<M>;
 
-/** The system named `name`, as nact keeps it. */
-export const systemNamed = (name: string): RawSystem | undefined => systemMap.find(name) as RawSystem | undefined;
-
 /** One context per actor (keyed by its reference, which nact keeps for the actor's life): none per message. */
 const contexts = new WeakMap<RawRef, Ctx<unknown>>();
 

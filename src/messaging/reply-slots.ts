@@ -4,7 +4,7 @@
  */
 import { seal } from './envelope.ts';
 import { ActorUnavailableError, MailboxFullError } from './errors.ts';
-import { concrete, isActor, raw, systemNamed, type AnyRef, type RawActor, type Ref } from './nact.ts';
+import { concrete, isActor, type AnyRef, type RawActor, type Ref } from './nact.ts';
 import { openSlot } from './reply-table.ts';
 
 /**
@@ -21,9 +21,9 @@ export function query<M, R>(
   timeoutMs: number,
   options: { readonly bounded?: boolean } = {},
 ): Promise<R> {
-  const system = systemNamed(raw(ref).system.name);
-  const actor = system && concrete(ref);
-  if (!system || !actor || !isActor(actor)) return Promise.reject(new ActorUnavailableError());
+  // Undefined for an actor that stopped, and for any actor of a system that stopped.
+  const actor = concrete(ref);
+  if (!actor || !isActor(actor)) return Promise.reject(new ActorUnavailableError());
   const limit = options.bounded ? mailboxLimits.get(actor) : undefined;
   if (limit !== undefined && actor.mailbox.length >= limit) return Promise.reject(new MailboxFullError(limit));
   return new Promise<R>((resolve, reject) => {

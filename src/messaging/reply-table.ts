@@ -11,8 +11,8 @@
  * second: every abandoned table held the slots of its moment, and through them each asker's
  * promise, its continuation and the request behind it, so that every scavenge kept them and moved
  * them to the old generation (megabytes a second, scavenges seven times as long, a heap four to
- * five times as large). The slots here are an array reused number by number, and a settled slot is cleared from
- * it at once: nothing abandoned points at a request.
+ * five times as large). The slots here are an array reused number by number, and a settled slot
+ * is cleared from it at once: nothing abandoned points at a request.
  */
 import { AskTimeoutError } from './errors.ts';
 
