@@ -8,7 +8,6 @@
 import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
-import { CLOCK_SKEW } from '../../src/security/jwt.ts';
 import { isTooLong, MAX_PASSWORD_BYTES, type PasswordHasher } from '../../src/security/passwords.ts';
 import type { AccountRecord, CredentialRefusal, CredentialStore } from '../../src/stores/credential-store.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
@@ -85,24 +84,22 @@ export function createAccountAdmin(
     deps.onAccountEvent({ action, actor, target, ...(detail ? { detail } : {}) });
 
   /**
-   * Refuses every access token of the account issued so far, in every process. Tokens carry their
-   * issue time in whole seconds: the cut-off is the next whole second, and the answer waits for it
-   * (at most a second), so that a token issued after the answer is never refused by it.
+   * The account's security version moved (in the write that changed it, which also wrote the
+   * revocation entry every process reads): this process refuses the older tokens from now on.
    */
-  const cutOff = async (username: string): Promise<void> => {
-    const next = seconds() + 1;
-    await deps.denylist.revokeAccount(username, next, next + deps.accessTokenValidity + CLOCK_SKEW);
-    const wait = next * 1000 - nowMs();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  };
-  /** Ends the account's logins (all but `keep`): refresh tokens and the access tokens of each login. */
+  const moved = (account: AccountRecord): void => deps.denylist.accountMoved(account.id, account.securityVersion);
+  /**
+   * Ends the account's logins (all but `keep`) one by one: their refresh tokens are revoked and
+   * their access tokens refused by login. The version already refuses all of them; this is what
+   * lists them as ended (no longer under `sessions`, a refresh answered "revoked").
+   */
   const endLogins = async (username: string, keep?: string): Promise<void> => {
     for (const loginId of await deps.refreshTokens.liveLogins(username, seconds()))
       if (loginId !== keep) await revokeLogin(loginId);
   };
-  const endEverything = async (username: string): Promise<void> => {
-    await cutOff(username);
-    await endLogins(username);
+  const ended = async (account: AccountRecord, keep?: string): Promise<void> => {
+    moved(account);
+    await endLogins(account.username, keep);
   };
 
   const onFind = async (m: Of<'FindAccounts'>): Promise<Outcome<unknown>> => {
@@ -142,8 +139,8 @@ export function createAccountAdmin(
     const after = await deps.credentials.updateAccount(m.id, { firstName, lastName, roles, enabled }, ADMIN_ROLE);
     if (typeof after === 'string') return refused(after);
     const rolesChanged = summary(before).roles.join() !== summary(after).roles.join();
-    if (!after.enabled && before.enabled) await endEverything(after.username);
-    else if (rolesChanged) await cutOff(after.username);
+    if (!after.enabled && before.enabled) await ended(after);
+    else if (after.securityVersion !== before.securityVersion) moved(after);
     event('account.updated', m.actor, after.username, {
       changed: Object.keys({ firstName, lastName, roles, enabled }).filter((k) => m[k as keyof typeof m] !== undefined),
       ...(rolesChanged ? { roles: summary(after).roles } : {}),
@@ -156,14 +153,15 @@ export function createAccountAdmin(
     if (bad) return bad;
     const done = await deps.credentials.setPassword(m.id, await deps.passwords.hash(m.password, deps.bcryptCost));
     if (typeof done === 'string') return refused(done);
-    await endEverything(done.username);
+    await ended(done);
     event('account.password_set', m.actor, done.username);
     return ok(null);
   };
   const onDelete = async (m: Of<'DeleteAccount'>): Promise<Outcome<unknown>> => {
     const gone = await deps.credentials.deleteAccount(m.id, ADMIN_ROLE);
     if (typeof gone === 'string') return refused(gone);
-    await endEverything(gone.username);
+    deps.denylist.accountMoved(gone.id, Number.MAX_SAFE_INTEGER);
+    await endLogins(gone.username);
     event('account.deleted', m.actor, gone.username);
     return ok(null);
   };
@@ -184,8 +182,11 @@ export function createAccountAdmin(
   const onEndLogins = async (m: Of<'EndLogins'>): Promise<Outcome<unknown>> => {
     const account = await found(m.id);
     if ('ok' in account) return account;
-    if (m.sid === undefined) await endEverything(account.username);
-    else if ((await deps.refreshTokens.liveLogins(account.username, seconds())).includes(m.sid))
+    if (m.sid === undefined) {
+      const done = await deps.credentials.endLogins(account.id);
+      if (typeof done === 'string') return refused(done);
+      await ended(done);
+    } else if ((await deps.refreshTokens.liveLogins(account.username, seconds())).includes(m.sid))
       await revokeLogin(m.sid);
     else return fail('login.not_found', 'No live login of the account has that id');
     event(m.sid === undefined ? 'account.logins_ended' : 'account.login_ended', m.actor, account.username, {
@@ -216,9 +217,10 @@ export function createAccountAdmin(
     const done = await deps.credentials.setPassword(
       account.id,
       await deps.passwords.hash(m.newPassword, deps.bcryptCost),
+      m.sid,
     );
     if (typeof done === 'string') return refused(done);
-    await endLogins(account.username, m.sid);
+    await ended(done, m.sid);
     event('account.password_changed', account.username, account.username);
     return ok(null);
   };

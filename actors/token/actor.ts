@@ -59,7 +59,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     const count = await deps.credentials.changeCount();
     if (listing?.count === count) return listing;
     // The original service's listing: no `enabled` (account administration shows it).
-    const users = (await deps.credentials.listAll()).map(({ enabled: _, ...account }) => account);
+    const users = (await deps.credentials.listAll()).map(({ enabled: _, securityVersion: __, ...account }) => account);
     const fresh: Listing = {
       count,
       withHashes: Object.freeze(users),

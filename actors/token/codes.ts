@@ -17,7 +17,7 @@ import { hashToken } from '../../src/security/refresh-tokens.ts';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../../src/stores/authorization-code-store.ts';
 import type { AccountRecord, CredentialStore } from '../../src/stores/credential-store.ts';
 import type { Grants } from './grants.ts';
-import type { AuthorizationCode, Command } from './protocol.ts';
+import { ACCOUNT_CHANGED, type AuthorizationCode, type Command } from './protocol.ts';
 
 export interface CodeDeps {
   readonly codes: AuthorizationCodeStore;
@@ -49,6 +49,8 @@ export function createCodes(
       codeChallenge: request.codeChallenge,
       scope: request.scope ?? client.scopes,
       username: user.username,
+      accountId: user.id,
+      accountVersion: user.securityVersion,
       loginId: randomUUID(),
       expiresAt: seconds() + CODE_VALIDITY_S,
       usedAt: null,
@@ -80,10 +82,12 @@ export function createCodes(
     }
     const wrong = mismatch(record, msg);
     if (wrong !== undefined) return refuse(wrong);
-    const user = await deps.credentials.findByUsername(record.username);
-    // As a refresh does: an account disabled since the code was issued gets no tokens from it.
-    if (!user?.enabled) return refuse('The account no longer exists or is disabled');
+    // The account the code was issued from (by id: a username created again is another account),
+    // at the version it had then: a code outlives no change that cuts access.
+    const user = record.accountId === null ? undefined : await deps.credentials.findById(record.accountId);
+    if (!user?.enabled || user.securityVersion !== record.accountVersion) return refuse(ACCOUNT_CHANGED);
     const granted = await grants.newLogin(client, user, record.scope, record.loginId);
+    if (!granted) return refuse(ACCOUNT_CHANGED);
     await afterLogin(user.username);
     tell(msg.sender, ok(granted));
   };

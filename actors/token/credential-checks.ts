@@ -106,10 +106,18 @@ export function createCredentialChecks(
     client,
     user,
   }: Extract<Completion, { type: 'PasswordChecked' }>): Promise<void> => {
-    if (!user) return tell(request.sender, fail('grant.invalid', BAD_CREDENTIALS));
-    if (request.type === 'Authorize') return tell(request.sender, ok(await issueCode(client, user, request)));
-    const granted = await grants.newLogin(client, user, request.scope ?? client.scopes);
-    await afterLogin(user.username);
+    const refuse = (): void => tell(request.sender, fail('grant.invalid', BAD_CREDENTIALS));
+    if (!user) return refuse();
+    // The password was checked against a read made before the comparison: a change to the account
+    // answered meanwhile (a new password, a demotion, a disable, a delete) refuses this login as a
+    // wrong password is refused. What is minted below carries the version read here, so a change
+    // answered after this read refuses it too, wherever it is presented.
+    const now = await deps.credentials.findById(user.id);
+    if (!now?.enabled || now.securityVersion !== user.securityVersion) return refuse();
+    if (request.type === 'Authorize') return tell(request.sender, ok(await issueCode(client, now, request)));
+    const granted = await grants.newLogin(client, now, request.scope ?? client.scopes);
+    if (!granted) return refuse();
+    await afterLogin(now.username);
     tell(request.sender, ok(granted));
   };
 

@@ -47,6 +47,7 @@ export function createGrants(deps: GrantDeps) {
         scope,
         authorities: user.roles.map((r) => r.roleName),
         loginId,
+        account: { id: user.id, version: user.securityVersion },
       },
       now(),
     );
@@ -84,20 +85,27 @@ export function createGrants(deps: GrantDeps) {
       revokedAt: null,
       accessExpiresAt,
       generation,
+      accountId: user.id,
+      accountVersion: user.securityVersion,
     };
     return { token, record };
   };
 
-  /** The tokens of a new login (the password grant once the password matched, or a redeemed code's). */
+  /**
+   * The tokens of a new login (the password grant once the password matched, or a redeemed code's),
+   * minted from `user` as read. Undefined when the account changed since that read: its refresh
+   * token is written only while the account is enabled at the version read (checked with the
+   * write), and its access token carries that version, so nothing of it outlives the change.
+   */
   const newLogin = async (
     client: Client,
     user: AccountRecord,
     scope: readonly string[],
     loginId: string = randomUUID(),
-  ): Promise<TokenGrant> => {
+  ): Promise<TokenGrant | undefined> => {
     const issued = await sign(client, user, scope, loginId);
     const refresh = newRefresh(client, user, scope, loginId, seconds() + deps.refreshTokenValidity, issued.exp);
-    if (refresh) await deps.refreshTokens.insert(refresh.record);
+    if (refresh && !(await deps.refreshTokens.insert(refresh.record))) return undefined;
     return granted(issued, scope, refresh?.token);
   };
 
@@ -109,6 +117,7 @@ export function createGrants(deps: GrantDeps) {
       scope,
       authorities: [],
       loginId: undefined,
+      account: undefined,
     };
     const issued = await deps.signAccessToken({ ...request, clientToken: true }, now());
     return granted(issued, scope, undefined);

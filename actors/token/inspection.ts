@@ -87,6 +87,16 @@ export function createInspection(
     jti: claims.jti,
   });
 
+  /**
+   * Whether the account a token was minted from is, in the store now, enabled at the version the
+   * token names (by id: a username created again is another account). A token naming none: no.
+   */
+  const current = async (accountId: number | null | undefined, version: number | null | undefined) => {
+    if (accountId === null || accountId === undefined) return false;
+    const account = await deps.credentials.findById(accountId);
+    return account?.enabled === true && account.securityVersion === version;
+  };
+
   const onIntrospect = async (msg: Of<'Introspect'>): Promise<void> => {
     const { record, claims } = await locate(msg.token);
     const found: Introspection = record
@@ -94,11 +104,14 @@ export function createInspection(
       : claims
         ? introspectAccess(claims)
         : { active: false };
-    // Another client's token, or one whose account no longer exists or is disabled, is inactive to this caller.
+    // Another client's token, or one whose account is gone, disabled or changed since, is inactive to this caller.
     const standing =
       found.active &&
       found.clientId === msg.clientId &&
-      (found.clientToken || (await deps.credentials.findByUsername(found.username))?.enabled === true);
+      (found.clientToken ||
+        (record
+          ? await current(record.accountId, record.accountVersion)
+          : await current(claims?.accountId, claims?.accountVersion)));
     tell(msg.sender, ok(standing ? found : { active: false }));
   };
 

@@ -24,6 +24,12 @@ export type ErrorCode =
 /** The description of `grant.invalid` for a refresh token presented again (its whole login is revoked then). */
 export const REUSED_REFRESH_TOKEN = 'Refresh token already used; every token of this login is revoked';
 
+/**
+ * The description of `grant.invalid` for a code or a refresh token whose account was deleted or
+ * disabled, or changed since in a way that ends its logins (a new password, every login ended).
+ */
+export const ACCOUNT_CHANGED = 'The account no longer exists or is disabled, or its logins were ended';
+
 export interface ClientView {
   readonly clientId: string;
   readonly grantTypes: readonly RegisteredGrant[];

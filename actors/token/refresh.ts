@@ -10,7 +10,8 @@ import { hashToken } from '../../src/security/refresh-tokens.ts';
 import type { CredentialStore } from '../../src/stores/credential-store.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import type { Grants } from './grants.ts';
-import { REUSED_REFRESH_TOKEN, type Command } from './protocol.ts';
+import type { Client } from '../../src/security/clients.ts';
+import { ACCOUNT_CHANGED, REUSED_REFRESH_TOKEN, type Command } from './protocol.ts';
 
 export interface RefreshDeps {
   readonly credentials: CredentialStore;
@@ -19,6 +20,9 @@ export interface RefreshDeps {
 }
 
 type Refresh = Extract<Command, { type: 'Refresh' }>;
+
+/** Reads of the token and its account, when a change to the account keeps overtaking the rotation. */
+const READS = 3;
 
 export function createRefresh(
   deps: RefreshDeps,
@@ -41,29 +45,42 @@ export function createRefresh(
     return record.expiresAt <= seconds() ? 'Refresh token expired' : record;
   };
 
-  const onRefresh = async (msg: Refresh): Promise<void> => {
-    const client = grants.checkGrant(msg.clientId, 'refresh_token', msg.scope);
-    if ('ok' in client) return tell(msg.sender, client);
+  /**
+   * One rotation from one read of the token and its account. The login lives only while its token
+   * names the account's current version; the rotation writes only while that still holds (checked
+   * with the write), so a change answered after the read leaves nothing signed from it: `again`,
+   * read both again (a role change carried the login on, and the new roles are signed).
+   */
+  const rotateOnce = async (msg: Refresh, client: Client): Promise<'again' | void> => {
     const record = await liveRefresh(msg);
     if (typeof record === 'string') return refused(msg, record);
     const wider = (msg.scope ?? []).filter((s) => !record.scope.includes(s));
     if (wider.length > 0)
       return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
-    const user = await deps.credentials.findByUsername(record.username);
-    if (!user?.enabled) return refused(msg, 'The account no longer exists or is disabled');
+    const user = record.accountId === null ? undefined : await deps.credentials.findById(record.accountId);
+    if (!user?.enabled || user.securityVersion !== record.accountVersion) return refused(msg, ACCOUNT_CHANGED);
     const scope = msg.scope ?? record.scope;
     const issued = await grants.sign(client, user, scope, record.familyId);
     const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
     const { familyId, expiresAt, generation } = record;
     const next = grants.newRefresh(client, user, record.scope, familyId, expiresAt, lastExp, generation + 1);
     if (!next) return refused(msg, 'Invalid refresh token');
+    const rotation = await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds());
+    if (rotation === 'stale') return 'again';
     // Lost the rotation: another request (in this process or another) spent the token since it
     // was read. That is reuse as much as a token found used: the login is revoked either way.
-    if (!(await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds()))) {
+    if (rotation === 'spent') {
       await revokeLogin(familyId, expiresAt);
       return refused(msg, REUSED_REFRESH_TOKEN);
     }
     tell(msg.sender, ok(grants.granted(issued, scope, next.token)));
+  };
+
+  const onRefresh = async (msg: Refresh): Promise<void> => {
+    const client = grants.checkGrant(msg.clientId, 'refresh_token', msg.scope);
+    if ('ok' in client) return tell(msg.sender, client);
+    for (let read = 0; read < READS; read++) if ((await rotateOnce(msg, client)) !== 'again') return;
+    refused(msg, ACCOUNT_CHANGED);
   };
 
   return { onRefresh };

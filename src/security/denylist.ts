@@ -14,9 +14,14 @@ export interface Revocable {
   readonly jti: string;
   /** The login the token was issued in (its `sid` claim); tokens issued before logins were named have none. */
   readonly loginId: string | undefined;
-  /** The account it speaks for and when it was issued (epoch seconds): an account's revocation refuses its older tokens. */
-  readonly username?: string | undefined;
-  readonly iat?: number | undefined;
+  /**
+   * The account it was minted from (its id) and the account's security version then; undefined in
+   * a client's own token (client_credentials), which speaks for no account.
+   */
+  readonly accountId?: number | undefined;
+  readonly accountVersion?: number | undefined;
+  /** A client's own token (client_credentials): no account to check. */
+  readonly clientToken?: boolean | undefined;
 }
 
 export interface Denylist {
@@ -36,10 +41,11 @@ export interface Denylist {
    */
   revokeLogin(loginId: string, expiresAt: number): Promise<void>;
   /**
-   * Refuses every access token of the account `username` issued before `issuedBefore` (its `iat`
-   * earlier, epoch seconds), until `expiresAt`: a disabled or deleted account, a new password, a role change.
+   * Takes note of an account change this process wrote: its access tokens minted at a version below
+   * `belowVersion` are refused from now on. The entry itself is written by the change, in the same
+   * write (see `CredentialStore`); other processes read it as they read any revocation.
    */
-  revokeAccount(username: string, issuedBefore: number, expiresAt: number): Promise<void>;
+  accountMoved(accountId: number, belowVersion: number): void;
   /** Whether the login was revoked, by any process: asks the store itself, never a copy. */
   loginRevoked(loginId: string): Promise<boolean>;
   /** Forgets entries whose tokens have expired anyway (in the store, {@link STORE_RETENTION_S} later). */
@@ -56,12 +62,12 @@ export const STORE_RETENTION_S = 3600;
 
 export function createDenylist(store: RevocationStore, now: () => number = nowSeconds): Denylist {
   const revoked = { token: new Map<string, number>(), login: new Map<string, number>() };
-  /** Username → the latest cut-off of its tokens' `iat`, and until when it holds. */
-  const accounts = new Map<string, { issuedBefore: number; expiresAt: number }>();
-  const cutOff = (username: string, issuedBefore: number, expiresAt: number): void => {
-    const known = accounts.get(username);
-    accounts.set(username, {
-      issuedBefore: Math.max(issuedBefore, known?.issuedBefore ?? -1),
+  /** Account id → the lowest security version its tokens may carry, and until when that holds. */
+  const accounts = new Map<number, { belowVersion: number; expiresAt: number }>();
+  const moved = (accountId: number, belowVersion: number, expiresAt: number): void => {
+    const known = accounts.get(accountId);
+    accounts.set(accountId, {
+      belowVersion: Math.max(belowVersion, known?.belowVersion ?? 0),
       expiresAt: Math.max(expiresAt, known?.expiresAt ?? 0),
     });
   };
@@ -73,8 +79,11 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       .since(cursor, now())
       .then((added) => {
         for (const r of added.revocations)
-          if (r.kind === 'account') cutOff(r.id, r.issuedBefore ?? -1, r.expiresAt);
-          else revoked[r.kind].set(r.id, Math.max(r.expiresAt, revoked[r.kind].get(r.id) ?? 0));
+          if (r.kind === 'account') {
+            // Entries of an older form (by username, no version) cover tokens refused anyway.
+            if (r.belowVersion !== undefined && /^[1-9][0-9]*$/.test(r.id))
+              moved(Number(r.id), r.belowVersion, r.expiresAt);
+          } else revoked[r.kind].set(r.id, Math.max(r.expiresAt, revoked[r.kind].get(r.id) ?? 0));
         cursor = added.cursor;
       })
       .finally(() => {
@@ -82,10 +91,12 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       });
     return pulling;
   };
+  /** Minted from an account at a version since moved past; a user's token naming no account is refused. */
   const cut = (token: Revocable): boolean => {
-    const account = token.username === undefined ? undefined : accounts.get(token.username);
-    // A token without its issue time cannot be shown to postdate the cut-off: refused.
-    return account !== undefined && (token.iat ?? -Infinity) < account.issuedBefore;
+    if (token.clientToken === true) return false;
+    if (token.accountId === undefined || token.accountVersion === undefined) return true;
+    const account = accounts.get(token.accountId);
+    return account !== undefined && token.accountVersion < account.belowVersion;
   };
   const listed = (token: Revocable): boolean =>
     revoked.token.has(token.jti) || (token.loginId !== undefined && revoked.login.has(token.loginId)) || cut(token);
@@ -105,9 +116,8 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       await store.add({ kind: 'login', id: loginId, expiresAt });
       revoked.login.set(loginId, Math.max(expiresAt, revoked.login.get(loginId) ?? 0));
     },
-    async revokeAccount(username, issuedBefore, expiresAt) {
-      await store.add({ kind: 'account', id: username, expiresAt, issuedBefore });
-      cutOff(username, issuedBefore, expiresAt);
+    accountMoved(accountId, belowVersion) {
+      moved(accountId, belowVersion, Number.MAX_SAFE_INTEGER);
     },
     revokedTokensOf: (loginId, at) => store.tokensOfLogin(loginId, at),
     loginRevoked: (loginId) => store.has('login', loginId, now()),
@@ -115,7 +125,7 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       await store.purgeExpired(at - STORE_RETENTION_S);
       forgetExpired(revoked.token, at);
       forgetExpired(revoked.login, at);
-      for (const [username, { expiresAt }] of accounts) if (expiresAt < at) accounts.delete(username);
+      for (const [id, { expiresAt }] of accounts) if (expiresAt < at) accounts.delete(id);
     },
   };
 }

@@ -31,6 +31,12 @@ export interface Principal {
   readonly kid: string;
   /** A client_credentials token (no `user_name` claim): `username` is the client's id, no user's. */
   readonly clientToken?: boolean;
+  /**
+   * The account the token was minted from (`account_id`) and the account's security version then
+   * (`account_version`): refused once the version moves. Undefined only in a client's own token.
+   */
+  readonly accountId?: number | undefined;
+  readonly accountVersion?: number | undefined;
 }
 
 export interface IssuedToken {
@@ -49,6 +55,8 @@ export interface TokenRequest {
   readonly loginId: string | undefined;
   /** client_credentials: `sub` is the client, and no `user_name` claim says it is a user. */
   readonly clientToken?: boolean;
+  /** The account read and its security version then; none for a client's own token. */
+  readonly account?: { readonly id: number; readonly version: number } | undefined;
 }
 
 /** Allowed clock skew for `exp`, `nbf` and `iat`, seconds. */
@@ -67,6 +75,8 @@ export function createTokenSigner(signingKey: () => Promise<UsableKey>, settings
       user_name: req.clientToken === true ? undefined : req.username,
       authorities: [...req.authorities],
       sid: req.loginId,
+      account_id: req.account?.id,
+      account_version: req.account?.version,
     })
       .setProtectedHeader({ alg: key.alg, typ: 'at+jwt', kid: key.kid })
       .setIssuer(settings.issuer)
@@ -99,6 +109,7 @@ function describe(error: unknown): string {
 }
 
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const count = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 function toPrincipal(p: JWTPayload, nowSeconds: number, kid: string): Principal {
   if (typeof p.iat !== 'number' || p.iat > nowSeconds + CLOCK_SKEW)
@@ -129,9 +140,13 @@ function toPrincipal(p: JWTPayload, nowSeconds: number, kid: string): Principal 
     iat,
     kid,
   };
-  return p['user_name'] === undefined
-    ? { ...principal, loginId: sid, clientToken: true }
-    : { ...principal, loginId: sid };
+  if (p['user_name'] === undefined) return { ...principal, loginId: sid, clientToken: true };
+  // A user's token is honoured only as long as the account it was minted from is at that version.
+  const accountId = p['account_id'];
+  const accountVersion = p['account_version'];
+  if (!count(accountId) || accountId === 0 || !count(accountVersion))
+    throw new InvalidTokenError('Access token names no account');
+  return { ...principal, loginId: sid, accountId, accountVersion };
 }
 
 /** Finds the key a token's `kid` names, if it verifies now. */

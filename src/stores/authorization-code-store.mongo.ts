@@ -6,16 +6,24 @@ import {
 } from './authorization-code-store.ts';
 import { guarded, type CollectionIndexes, type Runner } from './mongo.ts';
 
-interface CodeDoc extends Omit<AuthorizationCodeRecord, 'codeHash' | 'scope'> {
+interface CodeDoc extends Omit<AuthorizationCodeRecord, 'codeHash' | 'scope' | 'accountId' | 'accountVersion'> {
   _id: string;
   scope: string[];
+  /** Absent on codes stored before codes named their account. */
+  accountId?: number | null;
+  accountVersion?: number | null;
 }
 
 export const AUTHORIZATION_CODE_INDEXES: CollectionIndexes = {
   authorization_codes: [{ key: { expiresAt: 1 }, name: 'authorization_codes_expiry' }],
 };
 
-const toRecord = ({ _id, ...d }: CodeDoc): AuthorizationCodeRecord => ({ ...d, codeHash: _id });
+const toRecord = ({ _id, accountId, accountVersion, ...d }: CodeDoc): AuthorizationCodeRecord => ({
+  ...d,
+  codeHash: _id,
+  accountId: accountId ?? null,
+  accountVersion: accountVersion ?? null,
+});
 
 /**
  * MongoDB adapter of {@link AuthorizationCodeStore}: collection `authorization_codes`, keyed by the

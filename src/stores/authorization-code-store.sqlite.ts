@@ -13,6 +13,8 @@ interface Row {
   scope: string;
   username: string;
   login_id: string;
+  account_id: number | null;
+  account_version: number | null;
   expires_at: number;
   used_at: number | null;
 }
@@ -24,6 +26,8 @@ const toRecord = (r: Row): AuthorizationCodeRecord => ({
   codeChallenge: r.code_challenge,
   scope: r.scope === '' ? [] : r.scope.split(' '),
   username: r.username,
+  accountId: r.account_id,
+  accountVersion: r.account_version,
   loginId: r.login_id,
   expiresAt: r.expires_at,
   usedAt: r.used_at,
@@ -31,10 +35,13 @@ const toRecord = (r: Row): AuthorizationCodeRecord => ({
 
 /** SQLite adapter of {@link AuthorizationCodeStore}: a spend is one write transaction, so one process wins it. */
 export function sqliteAuthorizationCodeStore(db: Db): AuthorizationCodeStore {
-  const insertRow = db.prepare<[string, string, string, string, string, string, string, number]>(
+  const insertRow = db.prepare<
+    [string, string, string, string, string, string, string, number, number | null, number | null]
+  >(
     `insert into authorization_codes
-       (code_hash, client_id, redirect_uri, code_challenge, scope, username, login_id, expires_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?)`,
+       (code_hash, client_id, redirect_uri, code_challenge, scope, username, login_id, expires_at,
+        account_id, account_version)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const findRow = db.prepare<[string], Row>('select * from authorization_codes where code_hash = ?');
   const markUsed = db.prepare<[number, string]>(
@@ -57,6 +64,8 @@ export function sqliteAuthorizationCodeStore(db: Db): AuthorizationCodeStore {
         r.username,
         r.loginId,
         r.expiresAt,
+        r.accountId,
+        r.accountVersion,
       );
     },
     spend: async (hash, now) => spend(hash, now),

@@ -13,6 +13,12 @@ export interface AuthorizationCodeRecord {
   readonly codeChallenge: string;
   readonly scope: readonly string[];
   readonly username: string;
+  /**
+   * The account the code was issued from (its id) and the account's security version then: the
+   * code is redeemed only while that is the account's version. Null for codes that name none.
+   */
+  readonly accountId: number | null;
+  readonly accountVersion: number | null;
   /** The login the code's tokens will belong to (their `sid`, their refresh tokens' family). */
   readonly loginId: string;
   readonly expiresAt: number;

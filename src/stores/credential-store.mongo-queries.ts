@@ -20,6 +20,8 @@ export interface AccountDoc {
   roleIds: number[];
   /** Absent on accounts saved before accounts could be disabled: enabled. */
   enabled?: boolean;
+  /** The account's security version; absent on accounts saved before it was kept: 0. */
+  securityVersion?: number | null;
 }
 
 export const roleByName = (roleName: string): Filter<RoleDoc> => ({ roleName });
@@ -39,6 +41,13 @@ export function roleUpsert(
 
 export const accountByName = (username: string): Filter<AccountDoc> => ({ username });
 
+/** The account while it is enabled at security version `version` (an absent version is 0). */
+export const accountAt = (id: number, version: number): Filter<AccountDoc> => ({
+  _id: id,
+  enabled: { $ne: false },
+  ...(version === 0 ? { securityVersion: { $in: [0, null] } } : { securityVersion: version }),
+});
+
 /** Creates the user with `id` when no user has the name, else replaces its fields and role set. */
 export function accountUpsert(
   user: { password: string; firstName?: string | undefined; lastName?: string | undefined },
@@ -55,6 +64,27 @@ export function accountUpsert(
     $setOnInsert: { _id: id },
   };
 }
+
+/**
+ * The enabled holders of a guarded role (ADMIN), collection `role_guards`: its `holders` are always
+ * enabled holders of the role (a subset: an account is added after the write that makes it one, and
+ * taken out before the write that unmakes it), and a holder is taken out only while another one
+ * stays, in one atomic update, so the last one can never be taken out by two changes at once.
+ */
+export interface GuardDoc {
+  _id: string;
+  holders: number[];
+}
+export const guardKey = (role: string): string => `guard:${role}`;
+/** The guard of `role` while `id` is one of at least two holders: taking it out leaves another. */
+export const releasable = (role: string, id: number): Filter<GuardDoc> => ({
+  _id: guardKey(role),
+  holders: id,
+  'holders.1': { $exists: true },
+});
+
+/** The counter of account ids given (`counters` collection): never lowered, so no id is given twice. */
+export const ACCOUNT_IDS = 'account-ids';
 
 /** The counter that moves with every change this service makes to users or roles (`counters` collection). */
 export const CREDENTIAL_CHANGES = 'credential-changes';

@@ -10,9 +10,15 @@ import type {
   RoleInput,
 } from './credential-store.ts';
 import { escapeRegex, guarded, isDuplicateKey, nextSeq, type Runner } from './mongo.ts';
+import { revocationKey, revocationUpsert, type RevocationDoc } from './revocation-store.mongo-queries.ts';
+import type { RefreshTokenDoc } from './refresh-token-store.mongo-queries.ts';
 import {
+  ACCOUNT_IDS,
   accountByName,
   accountUpsert,
+  guardKey,
+  releasable,
+  type GuardDoc,
   BY_ID,
   BY_NEWEST_ID,
   CREDENTIAL_CHANGES,
@@ -34,6 +40,7 @@ const toUser = (d: AccountDoc, roles: readonly Role[]): AccountRecord => ({
   lastName: d.lastName,
   roles,
   enabled: d.enabled !== false,
+  securityVersion: d.securityVersion ?? 0,
 });
 
 /** How often an upsert is tried again when another process took the id or the name first. */
@@ -71,15 +78,28 @@ function joinRoles(docs: readonly AccountDoc[], roleDocs: readonly RoleDoc[]): A
   );
 }
 
+/** A deleted account's entry outlives any access token (the longest validity configurable is a year). */
+const DELETED_ENTRY_S = 31_622_400 + 86_400;
+/** An account's entry while it exists: never expires (one per account, replaced by each change). */
+const NEVER = Number.MAX_SAFE_INTEGER;
+
 /**
  * MongoDB adapter of {@link CredentialStore}: collections `roles` and `users`, numeric ids 1, 2, …
- * without gaps (the listing shows them, as SQLite's do). Every save moves the
- * `credential-changes` counter after its write; a change made to these collections by anything
- * but this adapter does not move it.
+ * (the listing shows them, as SQLite's do); an account's id comes from the `account-ids` counter,
+ * so that no id is ever given twice. Every save moves the `credential-changes` counter after its
+ * write; a change made to these collections by anything but this adapter does not move it.
+ *
+ * The security version: MongoDB has no transaction across collections here, so a change that
+ * moves it first writes the account's revocation entry (refusing the versions below the new one),
+ * then changes the account only if it is still at the version read (one conditional update: a
+ * concurrent change makes it read again), then carries the logins that go on. A crash part-way
+ * refuses more, never less: the entry is written before anything it covers changes.
  */
 export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): CredentialStore {
   const roles = db.collection<RoleDoc>('roles');
   const accounts = db.collection<AccountDoc>('users');
+  const revocations = db.collection<RevocationDoc>('revocations');
+  const refreshTokens = db.collection<RefreshTokenDoc>('refresh_tokens');
 
   const changed = (): Promise<number> => nextSeq(db, CREDENTIAL_CHANGES);
   const saveRole = async (role: RoleInput): Promise<Role> => {
@@ -111,68 +131,148 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
     const found = await roles.find({ roleName: { $in: [...names] } }).toArray();
     return found.length === new Set(names).size ? found.map((r) => r._id) : 'role.unknown';
   };
-  /**
-   * Whether removing `before` from the holders of `role` would leave none. MongoDB has no
-   * transaction here: two concurrent changes may both pass (SQLite checks inside its write).
-   */
-  const lastHolder = async (before: AccountRecord, role: string): Promise<boolean> => {
-    if (!before.enabled || !before.roles.some((r) => r.roleName === role)) return false;
+  const guards = db.collection<GuardDoc>('role_guards');
+  const holds = (account: AccountRecord, role: string): boolean =>
+    account.enabled && account.roles.some((r) => r.roleName === role);
+  /** The guard of `role`, made once from the accounts that hold it. */
+  const guardOf = async (role: string): Promise<GuardDoc> => {
+    const found = await guards.findOne({ _id: guardKey(role) });
+    if (found) return found;
     const roleDoc = await roles.findOne(roleByName(role));
-    if (!roleDoc) return false;
-    const others = await accounts.countDocuments({
-      _id: { $ne: before.id },
-      roleIds: roleDoc._id,
-      enabled: { $ne: false },
-    });
-    return others === 0;
+    const holders = roleDoc
+      ? (
+          await accounts.find({ roleIds: roleDoc._id, enabled: { $ne: false } }, { projection: { _id: 1 } }).toArray()
+        ).map((d) => d._id)
+      : [];
+    try {
+      await guards.updateOne({ _id: guardKey(role) }, { $setOnInsert: { holders } }, { upsert: true });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+    return (await guards.findOne({ _id: guardKey(role) })) ?? { _id: guardKey(role), holders };
+  };
+  /**
+   * Takes `before` out of the guard of `role` ahead of a change that ends its holding; false when it
+   * is the last holder (nothing changed: the change is refused). One atomic update decides it, so
+   * two concurrent changes cannot both take out the last two. An enabled holder the guard does not
+   * list (one whose addition a crash cut short) may go while the guard lists any other: those are
+   * holders too, and the guard never loses its last one.
+   */
+  const release = async (before: AccountRecord, role: string): Promise<boolean> => {
+    if (!holds(before, role)) return true;
+    const guard = await guardOf(role);
+    if ((await guards.updateOne(releasable(role, before.id), { $pull: { holders: before.id } })).modifiedCount === 1)
+      return true;
+    return !guard.holders.includes(before.id) && guard.holders.length > 0;
+  };
+  /** After a write: the account is listed in the guard of every guarded role it now holds. */
+  const enlist = async (id: number): Promise<void> => {
+    const after = await findById(id);
+    if (!after?.enabled) return;
+    for (const role of after.roles)
+      await guards.updateOne({ _id: guardKey(role.roleName) }, { $addToSet: { holders: id } });
+  };
+  /** A new account id: above every id given so far, deleted accounts' included. */
+  const nextAccountId = async (): Promise<number> => {
+    const newest = (await accounts.find().sort(BY_NEWEST_ID).limit(1).next())?._id ?? 0;
+    await db
+      .collection<CounterDoc>('counters')
+      .updateOne({ _id: ACCOUNT_IDS }, { $max: { seq: newest } }, { upsert: true });
+    return nextSeq(db, ACCOUNT_IDS);
   };
   const createAccount = async (a: NewAccount): Promise<AccountRecord | CredentialRefusal> => {
     const roleIds = await roleIdsOf(a.roles);
     if (typeof roleIds === 'string') return roleIds;
     if (await accounts.findOne(accountByName(a.username))) return 'account.username_taken';
     try {
-      await upsertWithNextId(
-        accounts,
-        async () => undefined,
-        (id) =>
-          accounts.insertOne({
-            _id: id,
-            username: a.username,
-            password: a.password,
-            firstName: a.firstName,
-            lastName: a.lastName,
-            roleIds,
-            enabled: a.enabled,
-          }),
-      );
+      await accounts.insertOne({
+        _id: await nextAccountId(),
+        username: a.username,
+        password: a.password,
+        firstName: a.firstName,
+        lastName: a.lastName,
+        roleIds,
+        enabled: a.enabled,
+        securityVersion: 0,
+      });
     } catch (error) {
       if (isDuplicateKey(error)) return 'account.username_taken';
       throw error;
     }
+    const created = await findByUsername(a.username);
+    if (created) await enlist(created.id);
     await changed();
-    return (await findByUsername(a.username)) ?? 'account.not_found';
+    return created ?? 'account.not_found';
   };
-  const updateAccount = async (
-    id: number,
-    c: AccountChanges,
-    guarded: string,
+  /** Refuses what was minted from the account at a version below `belowVersion`, until `expiresAt`. */
+  const refuseBelow = async (id: number, belowVersion: number, expiresAt: number): Promise<void> => {
+    const entry = { kind: 'account' as const, id: String(id), expiresAt, belowVersion };
+    await revocations.updateOne({ _id: revocationKey(entry) }, revocationUpsert(entry), { upsert: true });
+  };
+  /** Carries the account's live logins at `from` (all, or the one `loginId`) to version `from + 1`. */
+  const carry = async (id: number, from: number, loginId?: string): Promise<void> => {
+    await refreshTokens.updateMany(
+      {
+        accountId: id,
+        accountVersion: from === 0 ? { $in: [0, null] } : from,
+        usedAt: null,
+        revokedAt: null,
+        ...(loginId === undefined ? {} : { familyId: loginId }),
+      },
+      { $set: { accountVersion: from + 1 } },
+    );
+  };
+  /** Runs `attempt` until it is not overtaken by another change (bounded). */
+  const untilSettled = async (
+    attempt: () => Promise<AccountRecord | CredentialRefusal | undefined>,
   ): Promise<AccountRecord | CredentialRefusal> => {
-    const before = await findById(id);
-    if (!before) return 'account.not_found';
-    const roleIds = c.roles === undefined ? undefined : await roleIdsOf(c.roles);
-    if (typeof roleIds === 'string') return roleIds;
-    const demoted = c.enabled === false || (c.roles !== undefined && !c.roles.includes(guarded));
-    if (demoted && (await lastHolder(before, guarded))) return 'account.last_admin';
-    const set = {
-      ...(c.firstName === undefined ? {} : { firstName: c.firstName }),
-      ...(c.lastName === undefined ? {} : { lastName: c.lastName }),
-      ...(c.enabled === undefined ? {} : { enabled: c.enabled }),
-      ...(roleIds === undefined ? {} : { roleIds }),
-    };
-    await accounts.updateOne({ _id: id }, { $set: set });
-    await changed();
-    return (await findById(id)) ?? 'account.not_found';
+    for (let tries = 0; tries < RACE_RETRIES; tries++) {
+      const outcome = await attempt();
+      if (outcome !== undefined) return outcome;
+    }
+    throw new Error('the account kept changing under a write');
   };
+  /** Moves the version of the account read as `before` (enabled or not) with `set`; false when overtaken. */
+  const moveWith = async (before: AccountRecord, set: Partial<AccountDoc>): Promise<boolean> => {
+    const version = before.securityVersion;
+    await refuseBelow(before.id, version + 1, NEVER);
+    const done = await accounts.updateOne(
+      { _id: before.id, securityVersion: version === 0 ? { $in: [0, null] } : version },
+      { $set: { ...set, securityVersion: version + 1 } },
+    );
+    return done.matchedCount === 1;
+  };
+  const updateAccount = (id: number, c: AccountChanges, guarded: string) =>
+    untilSettled(async () => {
+      const before = await findById(id);
+      if (!before) return 'account.not_found';
+      const roleIds = c.roles === undefined ? undefined : await roleIdsOf(c.roles);
+      if (typeof roleIds === 'string') return roleIds;
+      const demoted = c.enabled === false || (c.roles !== undefined && !c.roles.includes(guarded));
+      if (demoted && !(await release(before, guarded))) return 'account.last_admin';
+      const undo = async (): Promise<undefined> => {
+        if (demoted && holds(before, guarded)) await enlist(id);
+        return undefined;
+      };
+      const set = {
+        ...(c.firstName === undefined ? {} : { firstName: c.firstName }),
+        ...(c.lastName === undefined ? {} : { lastName: c.lastName }),
+        ...(c.enabled === undefined ? {} : { enabled: c.enabled }),
+        ...(roleIds === undefined ? {} : { roleIds }),
+      };
+      const sorted = (names: readonly string[]): string => [...new Set(names)].sort().join();
+      const moves =
+        (c.enabled !== undefined && c.enabled !== before.enabled) ||
+        (c.roles !== undefined && sorted(c.roles) !== sorted(before.roles.map((r) => r.roleName)));
+      if (moves) {
+        if (!(await moveWith(before, set))) return undo();
+        // A role change of an enabled account: its logins go on, at the new version.
+        if (c.enabled ?? before.enabled) await carry(id, before.securityVersion);
+      } else if ((await accounts.updateOne({ _id: id }, { $set: set })).matchedCount === 0) return 'account.not_found';
+      await enlist(id);
+      await changed();
+      return (await findById(id)) ?? 'account.not_found';
+    });
 
   return {
     findById: (id) => run(() => findById(id)),
@@ -199,18 +299,33 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
       }),
     createAccount: (a) => run(() => createAccount(a)),
     updateAccount: (id, c, guarded) => run(() => updateAccount(id, c, guarded)),
-    setPassword: (id, hash) =>
-      run(async () => {
-        const done = await accounts.updateOne({ _id: id }, { $set: { password: hash } });
-        if (done.matchedCount === 0) return 'account.not_found';
-        await changed();
-        return (await findById(id)) ?? 'account.not_found';
-      }),
+    setPassword: (id, hash, keepLogin) =>
+      run(() =>
+        untilSettled(async () => {
+          const before = await findById(id);
+          if (!before) return 'account.not_found';
+          if (!(await moveWith(before, { password: hash }))) return undefined;
+          if (keepLogin !== undefined) await carry(id, before.securityVersion, keepLogin);
+          await changed();
+          return (await findById(id)) ?? 'account.not_found';
+        }),
+      ),
+    endLogins: (id) =>
+      run(() =>
+        untilSettled(async () => {
+          const before = await findById(id);
+          if (!before) return 'account.not_found';
+          if (!(await moveWith(before, {}))) return undefined;
+          await changed();
+          return (await findById(id)) ?? 'account.not_found';
+        }),
+      ),
     deleteAccount: (id, guarded) =>
       run(async () => {
         const before = await findById(id);
         if (!before) return 'account.not_found';
-        if (await lastHolder(before, guarded)) return 'account.last_admin';
+        if (!(await release(before, guarded))) return 'account.last_admin';
+        await refuseBelow(id, NEVER, Math.floor(Date.now() / 1000) + DELETED_ENTRY_S);
         await accounts.deleteOne({ _id: id });
         await changed();
         return before;
@@ -231,11 +346,15 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
       run(async () => {
         const roleIds: number[] = [];
         for (const role of user.roles) roleIds.push((await saveRole(role)).id);
-        await upsertWithNextId(
-          accounts,
-          async () => (await accounts.findOne(accountByName(user.username)))?._id,
-          (id) => accounts.updateOne(accountByName(user.username), accountUpsert(user, roleIds, id), { upsert: true }),
-        );
+        for (let attempt = 0; ; attempt++) {
+          const id = (await accounts.findOne(accountByName(user.username)))?._id ?? (await nextAccountId());
+          try {
+            await accounts.updateOne(accountByName(user.username), accountUpsert(user, roleIds, id), { upsert: true });
+            break;
+          } catch (error) {
+            if (!isDuplicateKey(error) || attempt >= RACE_RETRIES) throw error;
+          }
+        }
         await changed();
         const saved = await findByUsername(user.username);
         if (!saved) throw new Error('user upsert left no document');

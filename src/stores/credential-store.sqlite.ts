@@ -18,6 +18,7 @@ interface UserRow {
   first_name: string;
   last_name: string;
   enabled: 0 | 1;
+  security_version: number;
 }
 interface RoleRow {
   user_id: number;
@@ -86,7 +87,19 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     `update users set first_name = coalesce(?, first_name), last_name = coalesce(?, last_name),
      enabled = coalesce(?, enabled) where id = ?`,
   );
-  const setHash = db.prepare<[string, number]>('update users set password = ? where id = ?');
+  const setHash = db.prepare<[string, number]>(
+    'update users set password = ?, security_version = security_version + 1 where id = ?',
+  );
+  const moveVersion = db.prepare<[number]>('update users set security_version = security_version + 1 where id = ?');
+  // The same database holds the logins: carried to the new version in the write that moves it.
+  const carryLogins = db.prepare<[number, number, number]>(
+    `update refresh_tokens set account_version = ?
+     where account_id = ? and account_version = ? and used_at is null and revoked_at is null`,
+  );
+  const carryLogin = db.prepare<[number, number, number, string]>(
+    `update refresh_tokens set account_version = ?
+     where account_id = ? and account_version = ? and family_id = ? and used_at is null and revoked_at is null`,
+  );
   const removeUser = db.prepare<[number]>('delete from users where id = ?');
   const holders = db
     .prepare<[string], number>(
@@ -106,9 +119,16 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     lastName: row.last_name,
     roles,
     enabled: row.enabled === 1,
+    securityVersion: row.security_version,
   });
   const record = (row: UserRow | undefined): AccountRecord | undefined =>
     row && withRoles(row, rolesOf.all(row.id).map(toRole));
+  /** The account as this write leaves it. */
+  const current = (id: number): AccountRecord => {
+    const after = record(byId.get(id));
+    if (!after) throw new Error('updated account vanished');
+    return after;
+  };
   const saveRole = (role: RoleInput): Role => {
     const saved = upsertRole.get({ name: role.roleName, description: role.description ?? null });
     if (!saved) throw new Error('role upsert returned no row');
@@ -151,15 +171,22 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     updateUser.run(c.firstName ?? null, c.lastName ?? null, enabled, id);
     if (c.roles !== undefined) linkRoles(id, c.roles);
     if (holds(before, guarded) && holders.get(guarded) === 0) throw new Refused('account.last_admin');
-    const after = record(byId.get(id));
-    if (!after) throw new Error('updated account vanished');
-    return after;
+    const changed = current(id);
+    const roleNames = (a: AccountRecord): string => a.roles.map((r) => r.roleName).join();
+    if (changed.enabled === before.enabled && roleNames(changed) === roleNames(before)) return changed;
+    moveVersion.run(id);
+    if (changed.enabled) carryLogins.run(before.securityVersion + 1, id, before.securityVersion);
+    return current(id);
   });
-  const setPassword = writeTransaction(db, (id: number, hash: string): AccountRecord => {
-    if (setHash.run(hash, id).changes === 0) throw new Refused('account.not_found');
-    const after = record(byId.get(id));
-    if (!after) throw new Error('updated account vanished');
-    return after;
+  const setPassword = writeTransaction(db, (id: number, hash: string, keep: string | undefined): AccountRecord => {
+    const before = record(byId.get(id));
+    if (!before || setHash.run(hash, id).changes === 0) throw new Refused('account.not_found');
+    if (keep !== undefined) carryLogin.run(before.securityVersion + 1, id, before.securityVersion, keep);
+    return current(id);
+  });
+  const endLogins = writeTransaction(db, (id: number): AccountRecord => {
+    if (moveVersion.run(id).changes === 0) throw new Refused('account.not_found');
+    return current(id);
   });
   const deleteAccount = writeTransaction(db, (id: number, guarded: string): AccountRecord => {
     const before = record(byId.get(id));
@@ -201,7 +228,8 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     createRole: async (role) => refusing(createRole)(role),
     createAccount: async (account) => refusing(createAccount)(account),
     updateAccount: async (id, c, guarded) => refusing(updateAccount)(id, c, guarded),
-    setPassword: async (id, hash) => refusing(setPassword)(id, hash),
+    setPassword: async (id, hash, keepLogin) => refusing(setPassword)(id, hash, keepLogin),
+    endLogins: async (id) => refusing(endLogins)(id),
     deleteAccount: async (id, guarded) => refusing(deleteAccount)(id, guarded),
   };
 }

@@ -18,6 +18,11 @@ export interface AccountRecord {
   readonly roles: readonly Role[];
   /** A disabled account cannot log in, and every token of it is refused. */
   readonly enabled: boolean;
+  /**
+   * Moves with every change that must cut access (see {@link CredentialStore}), in the same write:
+   * what was minted from a read of the account at an older version is refused.
+   */
+  readonly securityVersion: number;
 }
 
 export interface RoleInput {
@@ -95,11 +100,22 @@ export interface CredentialStore {
   createAccount(account: NewAccount): Promise<AccountRecord | CredentialRefusal>;
   /**
    * Changes an account in one write. Refused when it would leave no enabled account holding
-   * `guardedRole`, checked inside the write (SQLite) so that two concurrent changes cannot both pass.
+   * `guardedRole`, checked inside the write so that two concurrent changes cannot both pass.
+   * A change of the role set, or of `enabled`, moves the security version in the same write; when
+   * the account stays enabled (a role change), its live logins are carried to the new version in
+   * that write too: they go on, and their next refresh carries the new roles.
    */
   updateAccount(id: number, changes: AccountChanges, guardedRole: string): Promise<AccountRecord | CredentialRefusal>;
-  /** Replaces the BCrypt hash. */
-  setPassword(id: number, hash: string): Promise<AccountRecord | CredentialRefusal>;
-  /** Deletes the account (its role links with it); answers what was deleted. Guarded as updateAccount. */
+  /**
+   * Replaces the BCrypt hash and moves the security version in the same write; only the login
+   * `keepLogin` (the account's own, when it changes its own password) is carried to the new version.
+   */
+  setPassword(id: number, hash: string, keepLogin?: string): Promise<AccountRecord | CredentialRefusal>;
+  /** Moves the security version alone: every login of the account ends, every token minted before is refused. */
+  endLogins(id: number): Promise<AccountRecord | CredentialRefusal>;
+  /**
+   * Deletes the account (its role links with it); answers what was deleted. Guarded as updateAccount.
+   * Its id is never given to another account, and everything minted from it is refused.
+   */
   deleteAccount(id: number, guardedRole: string): Promise<AccountRecord | CredentialRefusal>;
 }

@@ -21,6 +21,9 @@ export interface RefreshTokenDoc {
   accessExpiresAt?: number | null;
   /** Absent on documents written before it was recorded (read as 0). */
   generation?: number;
+  /** The account (its numeric id) and security version of the login; absent on older documents. */
+  accountId?: number | null;
+  accountVersion?: number | null;
 }
 
 export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
@@ -35,6 +38,8 @@ export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
   revokedAt: r.revokedAt,
   accessExpiresAt: r.accessExpiresAt,
   generation: r.generation,
+  accountId: r.accountId,
+  accountVersion: r.accountVersion,
 });
 
 export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
@@ -49,6 +54,8 @@ export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
   revokedAt: d.revokedAt,
   accessExpiresAt: d.accessExpiresAt ?? null,
   generation: d.generation ?? 0,
+  accountId: d.accountId ?? null,
+  accountVersion: d.accountVersion ?? null,
 });
 
 /** The latest access-token expiry of a family's documents; undefined when one lacks it or there are none. */
@@ -67,6 +74,12 @@ export const unspentToken = (tokenHash: string): Filter<RefreshTokenDoc> => ({
   usedAt: null,
   revokedAt: null,
 });
+/** The unspent token while it belongs to the account at the version its successor names. */
+export const unspentAt = (tokenHash: string, next: RefreshTokenRecord): Filter<RefreshTokenDoc> => ({
+  ...unspentToken(tokenHash),
+  accountId: next.accountId,
+  accountVersion: next.accountVersion,
+});
 export const markUsed = (at: number): UpdateFilter<RefreshTokenDoc> => ({ $set: { usedAt: at } });
 export const liveInFamily = (familyId: string): Filter<RefreshTokenDoc> => ({ familyId, revokedAt: null });
 export const markRevoked = (at: number): UpdateFilter<RefreshTokenDoc> => ({ $set: { revokedAt: at } });
@@ -77,5 +90,6 @@ export const REFRESH_TOKEN_INDEXES: CollectionIndexes = {
     { key: { familyId: 1 }, name: 'refresh_tokens_family' },
     { key: { expiresAt: 1 }, name: 'refresh_tokens_expiry' },
     { key: { username: 1 }, name: 'refresh_tokens_user' },
+    { key: { accountId: 1 }, name: 'refresh_tokens_account' },
   ],
 };

@@ -8,10 +8,17 @@ import {
   markUsed,
   refreshTokenDoc,
   refreshTokenRecord,
-  unspentToken,
+  unspentAt,
   type RefreshTokenDoc,
 } from './refresh-token-store.mongo-queries.ts';
-import { REVOKED_RETENTION_S, SPENT_WINDOW, type LoginRecord, type RefreshTokenStore } from './refresh-token-store.ts';
+import {
+  REVOKED_RETENTION_S,
+  SPENT_WINDOW,
+  type LoginRecord,
+  type RefreshTokenRecord,
+  type RefreshTokenStore,
+} from './refresh-token-store.ts';
+import { accountAt, type AccountDoc } from './credential-store.mongo-queries.ts';
 
 /**
  * MongoDB adapter of {@link RefreshTokenStore}: collection `refresh_tokens`, keyed by the token's
@@ -21,10 +28,26 @@ import { REVOKED_RETENTION_S, SPENT_WINDOW, type LoginRecord, type RefreshTokenS
  */
 export function mongoRefreshTokenStore(db: MongoDb, run: Runner = guarded): RefreshTokenStore {
   const tokens = db.collection<RefreshTokenDoc>('refresh_tokens');
+  const accounts = db.collection<AccountDoc>('users');
+  /**
+   * Whether the record's account is enabled at its version. MongoDB has no transaction across the
+   * two collections here: the account is read before the write and again after it, and a token
+   * written while the account changed is revoked (its login ends; the client signs in again).
+   */
+  const current = async (r: RefreshTokenRecord): Promise<boolean> =>
+    r.accountId === null ||
+    (r.accountVersion !== null && (await accounts.countDocuments(accountAt(r.accountId, r.accountVersion))) > 0);
+  const stillCurrent = async (r: RefreshTokenRecord, at: number): Promise<boolean> => {
+    if (await current(r)) return true;
+    await tokens.updateOne({ _id: r.tokenHash }, markRevoked(at));
+    return false;
+  };
   return {
     insert: (record) =>
       run(async () => {
+        if (!(await current(record))) return false;
         await tokens.insertOne(refreshTokenDoc(record));
+        return stillCurrent(record, record.issuedAt);
       }),
     find: (hash) =>
       run(async () => {
@@ -33,16 +56,21 @@ export function mongoRefreshTokenStore(db: MongoDb, run: Runner = guarded): Refr
       }),
     rotate: (oldHash, next, at) =>
       run(async () => {
-        const spent = await tokens.findOneAndUpdate(unspentToken(oldHash), markUsed(at));
-        if (!spent) return false;
+        if (!(await current(next))) return 'stale';
+        const spent = await tokens.findOneAndUpdate(unspentAt(oldHash, next), markUsed(at));
+        if (!spent) {
+          const now = await tokens.findOne({ _id: oldHash });
+          return !now || now.usedAt !== null ? 'spent' : 'stale';
+        }
         await tokens.insertOne(refreshTokenDoc(next));
+        if (!(await stillCurrent(next, at))) return 'stale';
         const beyond = await tokens
           .find({ familyId: next.familyId, usedAt: { $ne: null } }, { projection: { _id: 1 } })
           .sort({ generation: -1 })
           .skip(SPENT_WINDOW)
           .toArray();
         if (beyond.length > 0) await tokens.deleteMany({ _id: { $in: beyond.map((d) => d._id) } });
-        return true;
+        return 'rotated';
       }),
     accessHorizon: (familyId) =>
       run(async () =>

@@ -5,6 +5,7 @@ import {
   type LoginRecord,
   type RefreshTokenRecord,
   type RefreshTokenStore,
+  type Rotation,
 } from './refresh-token-store.ts';
 
 interface Row {
@@ -19,6 +20,8 @@ interface Row {
   revoked_at: number | null;
   access_expires_at: number | null;
   generation: number;
+  account_id: number | null;
+  account_version: number | null;
 }
 
 const toRecord = (r: Row): RefreshTokenRecord => ({
@@ -33,15 +36,24 @@ const toRecord = (r: Row): RefreshTokenRecord => ({
   revokedAt: r.revoked_at,
   accessExpiresAt: r.access_expires_at,
   generation: r.generation,
+  accountId: r.account_id,
+  accountVersion: r.account_version,
 });
 
 /** SQLite adapter of {@link RefreshTokenStore}. */
 export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
-  const insertRow = db.prepare<[string, string, string, string, string, number, number, number | null, number]>(
+  const insertRow = db.prepare<
+    [string, string, string, string, string, number, number, number | null, number, number | null, number | null]
+  >(
     `insert into refresh_tokens
-       (token_hash, family_id, client_id, username, scope, issued_at, expires_at, access_expires_at, generation)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       (token_hash, family_id, client_id, username, scope, issued_at, expires_at, access_expires_at, generation,
+        account_id, account_version)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // The accounts live in the same database: a login is written only while its account is current.
+  const accountAt = db
+    .prepare<[number, number], number>('select 1 from users where id = ? and security_version = ? and enabled = 1')
+    .pluck();
   const horizon = db
     .prepare<[string], number | null>(
       `select case when count(*) > 0 and count(*) = count(access_expires_at) then max(access_expires_at) end
@@ -87,17 +99,33 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
       r.expiresAt,
       r.accessExpiresAt,
       r.generation,
+      r.accountId,
+      r.accountVersion,
     );
   };
-  const rotate = writeTransaction(db, (oldHash: string, next: RefreshTokenRecord, at: number): boolean => {
-    if (markUsed.run(at, oldHash).changes !== 1) return false;
+  /** Whether a record naming an account may be written: the account is enabled at its version. */
+  const current = (r: RefreshTokenRecord): boolean =>
+    r.accountId === null || (r.accountVersion !== null && accountAt.get(r.accountId, r.accountVersion) !== undefined);
+  const insertCurrent = writeTransaction(db, (r: RefreshTokenRecord): boolean => {
+    if (!current(r)) return false;
+    insert(r);
+    return true;
+  });
+  const rotate = writeTransaction(db, (oldHash: string, next: RefreshTokenRecord, at: number): Rotation => {
+    const old = findRow.get(oldHash);
+    if (!old || old.used_at !== null) return 'spent';
+    // Revoked since it was read (its login ended): read again, and answered as revoked.
+    if (old.revoked_at !== null) return 'stale';
+    if (old.account_id !== next.accountId || old.account_version !== next.accountVersion || !current(next))
+      return 'stale';
+    if (markUsed.run(at, oldHash).changes !== 1) return 'spent';
     insert(next);
     pruneSpent.run(next.familyId, next.familyId, SPENT_WINDOW);
-    return true;
+    return 'rotated';
   });
 
   return {
-    insert: async (record) => insert(record),
+    insert: async (record) => insertCurrent(record),
     find: async (hash) => {
       const row = findRow.get(hash);
       return row && toRecord(row);

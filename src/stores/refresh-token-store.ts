@@ -28,7 +28,20 @@ export interface RefreshTokenRecord {
   readonly accessExpiresAt: number | null;
   /** 0 for the login's first refresh token, one more with each rotation. */
   readonly generation: number;
+  /**
+   * The account the login belongs to (its id: a username created again is another account) and
+   * the account's security version the login was minted from or carried to; the login lives only
+   * while that is the account's version. Null for records that name no account (refused by every grant).
+   */
+  readonly accountId: number | null;
+  readonly accountVersion: number | null;
 }
+
+/**
+ * What a rotation did: `rotated`; `spent`, the token was already used (reuse); `stale`, nothing
+ * written because it was revoked, or the account is no longer enabled at the successor's version.
+ */
+export type Rotation = 'rotated' | 'spent' | 'stale';
 
 /** A live login of an account, as its refresh tokens record it (epoch seconds). */
 export interface LoginRecord {
@@ -43,14 +56,21 @@ export interface LoginRecord {
 }
 
 export interface RefreshTokenStore {
-  insert(record: RefreshTokenRecord): Promise<void>;
+  /**
+   * Stores the record of a login's first token. For a record naming an account, only while that
+   * account is enabled at the record's version, checked with the write (false: nothing written;
+   * on MongoDB, written and then revoked).
+   */
+  insert(record: RefreshTokenRecord): Promise<boolean>;
   find(tokenHash: string): Promise<RefreshTokenRecord | undefined>;
   /**
-   * Atomically marks `oldHash` used and inserts its successor. False (and nothing written) when
-   * `oldHash` was already used or revoked: the caller then treats it as reuse. Spent tokens of the
-   * family beyond the newest {@link SPENT_WINDOW} are deleted.
+   * Atomically marks `oldHash` used and inserts its successor, which names the account and version
+   * the old token had. `spent` (nothing written) when `oldHash` is unknown or was already used: the
+   * caller then treats it as reuse; `stale` (nothing written) when it was revoked since, or its
+   * version is not `next.accountVersion`, or the account is not enabled at it: the caller reads again. Spent
+   * tokens of the family beyond the newest {@link SPENT_WINDOW} are deleted.
    */
-  rotate(oldHash: string, next: RefreshTokenRecord, at: number): Promise<boolean>;
+  rotate(oldHash: string, next: RefreshTokenRecord, at: number): Promise<Rotation>;
   /**
    * The latest access-token `exp` recorded in the family (see {@link RefreshTokenRecord.accessExpiresAt});
    * undefined when the family has no token left or one without the record.

@@ -15,8 +15,8 @@ export interface RevocationDoc {
   addedAt: Date;
   /** For a token: the login it was issued in, when it has one. */
   loginId?: string;
-  /** For an account: its tokens issued before this (an earlier `iat`, epoch seconds) are refused. */
-  issuedBefore?: number;
+  /** For an account: its tokens minted at a security version below this are refused. */
+  belowVersion?: number;
 }
 
 /** Entries are read again this long after their `addedAt`: a write may become visible after a later one. */
@@ -28,7 +28,7 @@ export const revocationKey = (r: Pick<Revocation, 'kind' | 'id'>): string => `${
 export function revocationUpsert(r: Revocation): UpdateFilter<RevocationDoc> {
   return {
     $setOnInsert: { kind: r.kind, id: r.id, ...(r.loginId === undefined ? {} : { loginId: r.loginId }) },
-    $max: { expiresAt: r.expiresAt, ...(r.issuedBefore === undefined ? {} : { issuedBefore: r.issuedBefore }) },
+    $max: { expiresAt: r.expiresAt, ...(r.belowVersion === undefined ? {} : { belowVersion: r.belowVersion }) },
     $currentDate: { addedAt: true },
   };
 }

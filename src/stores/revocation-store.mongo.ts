@@ -42,11 +42,11 @@ export function mongoRevocationStore(
         lastLook = now();
         const live: Revocation[] = docs
           .filter((d) => d.expiresAt >= at)
-          .map(({ kind, id, expiresAt, issuedBefore }) => ({
+          .map(({ kind, id, expiresAt, belowVersion }) => ({
             kind,
             id,
             expiresAt,
-            ...(issuedBefore === undefined ? {} : { issuedBefore }),
+            ...(belowVersion === undefined ? {} : { belowVersion }),
           }));
         return { revocations: live, cursor: docs.reduce((max, d) => Math.max(max, d.addedAt.getTime()), cursor) };
       }),

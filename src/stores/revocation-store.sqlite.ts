@@ -6,7 +6,7 @@ interface Row {
   kind: Revocation['kind'];
   id: string;
   expiresAt: number;
-  issuedBefore: number | null;
+  belowVersion: number | null;
 }
 
 /**
@@ -16,29 +16,29 @@ interface Row {
  */
 export function sqliteRevocationStore(db: Db): RevocationStore {
   const insert = db.prepare<[string, string, number, string | null, number | null]>(
-    'insert into revocations (kind, id, expires_at, login_id, issued_before) values (?, ?, ?, ?, ?)',
+    'insert into revocations (kind, id, expires_at, login_id, below_version) values (?, ?, ?, ?, ?)',
   );
   const ofLogin = db
     .prepare<[string, number], number>(
       "select count(*) from revocations where login_id = ? and kind = 'token' and expires_at >= ?",
     )
     .pluck();
-  const existing = db.prepare<[string, string], { expiresAt: number; issuedBefore: number | null }>(
-    'select expires_at as expiresAt, issued_before as issuedBefore from revocations where kind = ? and id = ?',
+  const existing = db.prepare<[string, string], { expiresAt: number; belowVersion: number | null }>(
+    'select expires_at as expiresAt, below_version as belowVersion from revocations where kind = ? and id = ?',
   );
   const remove = db.prepare<[string, string]>('delete from revocations where kind = ? and id = ?');
   // A later expiry is a new row (a new seq), so that every reader's cursor reaches it.
   const add = writeTransaction(db, (r: Revocation): void => {
     const current = existing.get(r.kind, r.id);
-    const issuedBefore = Math.max(r.issuedBefore ?? -1, current?.issuedBefore ?? -1);
-    if (current && current.expiresAt >= r.expiresAt && (current.issuedBefore ?? -1) >= issuedBefore) return;
+    const belowVersion = Math.max(r.belowVersion ?? -1, current?.belowVersion ?? -1);
+    if (current && current.expiresAt >= r.expiresAt && (current.belowVersion ?? -1) >= belowVersion) return;
     remove.run(r.kind, r.id);
     const expiresAt = Math.max(r.expiresAt, current?.expiresAt ?? 0);
-    insert.run(r.kind, r.id, expiresAt, r.loginId ?? null, issuedBefore < 0 ? null : issuedBefore);
+    insert.run(r.kind, r.id, expiresAt, r.loginId ?? null, belowVersion < 0 ? null : belowVersion);
   });
   // The newest row always comes too, expired or not: it moves the cursor past what was skipped.
   const after = db.prepare<[number, number], Row>(
-    `select seq, kind, id, expires_at as expiresAt, issued_before as issuedBefore from revocations
+    `select seq, kind, id, expires_at as expiresAt, below_version as belowVersion from revocations
      where seq > ? and (expires_at >= ? or seq = (select max(seq) from revocations))
      order by seq`,
   );
@@ -55,11 +55,11 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
       const rows = after.all(cursor, now);
       const revocations: Revocation[] = rows
         .filter((r) => r.expiresAt >= now)
-        .map(({ kind, id, expiresAt, issuedBefore }) => ({
+        .map(({ kind, id, expiresAt, belowVersion }) => ({
           kind,
           id,
           expiresAt,
-          ...(issuedBefore === null ? {} : { issuedBefore }),
+          ...(belowVersion === null ? {} : { belowVersion }),
         }));
       return { revocations, cursor: rows.at(-1)?.seq ?? cursor };
     },

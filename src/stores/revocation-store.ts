@@ -5,16 +5,16 @@
  */
 export interface Revocation {
   readonly kind: 'token' | 'login' | 'account';
-  /** A token's `jti`, a login's id, or an account's username. */
+  /** A token's `jti`, a login's id, or an account's id (decimal). */
   readonly id: string;
   readonly expiresAt: number;
   /** For a token: the login it was issued in (its `sid`), when it has one. */
   readonly loginId?: string | undefined;
   /**
-   * For an account: its access tokens issued before this (epoch seconds, an earlier `iat`) are
-   * refused. Adding it again keeps the later of each time.
+   * For an account: every access token minted from a read of it at a security version below this
+   * is refused (a deleted account's entry refuses every version). Adding it again keeps the higher.
    */
-  readonly issuedBefore?: number | undefined;
+  readonly belowVersion?: number | undefined;
 }
 
 export interface RevocationStore {

@@ -163,20 +163,29 @@ t('ListLogins and EndLogins: one login ends, the other stays; an unknown sid is 
   assert.equal(value(await send(Token.listLogins({ id: jane.id }))), []);
 });
 
-t('ChangeOwnPassword: needs the current password; ends the other logins, keeps this one', async () => {
-  value(await create('jane'));
-  const mine = value(await login('jane', 'jane-password-1'));
-  const other = value(await login('jane', 'jane-password-1'));
-  const sid = (await ctx.verify(mine.accessToken, ctx.clock.now)).loginId;
-  const change = (currentPassword: string, newPassword: string) =>
-    send(Token.changeOwnPassword({ username: 'jane', sid, currentPassword, newPassword }));
-  assert.is(code(await change('wrong-password', 'jane-password-2')), 'password.incorrect');
-  assert.is(code(await change('jane-password-1', 'short')), 'password.invalid');
-  value(await change('jane-password-1', 'jane-password-2'));
-  assert.ok(await accepted(mine.accessToken));
-  assert.is(await accepted(other.accessToken), false);
-  assert.is(ctx.events.at(-1)?.action, 'account.password_changed');
-});
+t(
+  'ChangeOwnPassword: needs the current password; ends the other logins, keeps this one through its refresh',
+  async () => {
+    value(await create('jane'));
+    const mine = value(await login('jane', 'jane-password-1'));
+    const other = value(await login('jane', 'jane-password-1'));
+    const sid = (await ctx.verify(mine.accessToken, ctx.clock.now)).loginId;
+    const change = (currentPassword: string, newPassword: string) =>
+      send(Token.changeOwnPassword({ username: 'jane', sid, currentPassword, newPassword }));
+    assert.is(code(await change('wrong-password', 'jane-password-2')), 'password.incorrect');
+    assert.is(code(await change('jane-password-1', 'short')), 'password.invalid');
+    value(await change('jane-password-1', 'jane-password-2'));
+    // The version moved: every access token minted before is refused, this login's too ...
+    assert.is(await accepted(mine.accessToken), false);
+    assert.is(await accepted(other.accessToken), false);
+    // ... but this login goes on: its refresh token is carried to the new version, the other's is not.
+    const refresh = (grant: Token.TokenGrant) =>
+      send(Token.refresh({ clientId: 'troupe-client', refreshToken: grant.refreshToken ?? '' }));
+    assert.ok(await accepted(value(await refresh(mine)).accessToken));
+    assert.is(code(await refresh(other)), 'grant.invalid');
+    assert.is(ctx.events.at(-1)?.action, 'account.password_changed');
+  },
+);
 
 t('ClearLockout forgets the failures counted against the account', async () => {
   for (let i = 0; i < 3; i++) {

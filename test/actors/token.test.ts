@@ -372,7 +372,7 @@ const refreshWith = (refreshToken: string) =>
 async function winElsewhere(store: RefreshTokenStore, record: RefreshTokenRecord): Promise<string> {
   const successor = newRefreshToken();
   const next = { ...record, tokenHash: hashToken(successor), usedAt: null, revokedAt: null };
-  assert.ok(await store.rotate(record.tokenHash, next, Math.floor(Date.now() / 1000)));
+  assert.is(await store.rotate(record.tokenHash, next, Math.floor(Date.now() / 1000)), 'rotated');
   return successor;
 }
 

@@ -17,6 +17,7 @@ import { createPasswordHasher, type PasswordHasher } from '../../src/security/pa
 import { tempDir } from './server.ts';
 import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
+import type { CredentialStore } from '../../src/stores/credential-store.ts';
 import { sqliteAuthorizationCodeStore } from '../../src/stores/authorization-code-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
@@ -58,6 +59,8 @@ export async function startTokenActor(
     onCrash?: TokenActorDeps['onCrash'];
     /** Wraps the real refresh-token store, e.g. to let another process act between two of its calls. */
     refreshTokens?: (store: RefreshTokenStore) => RefreshTokenStore;
+    /** Wraps the real credential store the actor uses (the initial data is loaded through the real one). */
+    credentials?: (store: CredentialStore) => CredentialStore;
   },
 ): Promise<TokenActorSetup> {
   const db = openDatabase(options.dataDir ?? ':memory:', { synchronous: 'NORMAL' });
@@ -79,7 +82,7 @@ export async function startTokenActor(
   const deps: TokenActorDeps = {
     clients,
     authenticateClient: createClientAuthenticator(clients, options.hasher),
-    credentials,
+    credentials: (options.credentials ?? ((store) => store))(credentials),
     refreshTokens: (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db)),
     codes: sqliteAuthorizationCodeStore(db),
     passwords: options.hasher,

@@ -329,8 +329,14 @@ t('PUT /app/me/password › 204, the other logins end and this one stays; 400 wr
     'a current password over 72 bytes is never compared, though its first bytes are right',
   );
   assert.is((await change({ currentPassword: 'lou-password', newPassword: 'lou-new-password' })).status, 204);
-  assert.is((await call('GET', '/app/listAll', undefined, mine.access_token)).status, 200);
+  // Every access token minted before the change is refused; this login goes on through its refresh token.
+  assert.is((await call('GET', '/app/listAll', undefined, mine.access_token)).status, 401);
   assert.is((await call('GET', '/app/listAll', undefined, other.access_token)).status, 401);
+  const refresh = (grant: TokenResponse) =>
+    postToken(ctx.server.url, { grant_type: 'refresh_token', refresh_token: grant.refresh_token ?? '' });
+  const next = (await (await refresh(mine)).json()) as TokenResponse;
+  assert.is((await call('GET', '/app/listAll', undefined, next.access_token)).status, 200);
+  assert.is((await refresh(other)).status, 400);
   assert.ok((await loginAs('lou', 'lou-new-password')).access_token);
   assert.is((await call('PUT', '/app/me/password', { currentPassword: 'x', newPassword: 'y' }, null)).status, 401);
 });

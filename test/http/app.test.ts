@@ -38,6 +38,8 @@ async function forge(
     scope: 'read write',
     user_name: 'john.doe',
     authorities: ['ADMIN', 'USER'],
+    account_id: 2,
+    account_version: 0,
     ...changes.claims,
   })
     .setProtectedHeader({
@@ -215,6 +217,9 @@ t('invalid tokens → 401 invalid_token: expired, future iat, wrong aud, iss, ty
     /iat/,
   );
   await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { exp: undefined } }))), /exp/);
+  for (const account of [{ account_id: undefined }, { account_version: undefined }, { account_id: '2' }])
+    await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: account }))), /names no account/);
+
   await expectInvalidToken(await get('/app/listAll', bearer(await forge({ claims: { nbf: now + 3600 } }))), /nbf/);
   assert.is(
     (await get('/app/listAll', bearer(await forge({ claims: { nbf: now + 10, iat: now + 10 } })))).status,

@@ -61,7 +61,9 @@ t('access token › header alg/typ/kid and every claim of the contract', async (
     /^[0-9a-f-]{36}$/,
     'sid names the login, so that revoking it refuses all of its tokens',
   );
-  assert.is(Object.keys(c).length, 11, `claims: ${Object.keys(c).join(', ')}`);
+  assert.is(c['account_id'], 2, "john.doe's account id: a username created again is another account");
+  assert.is(c['account_version'], 0, "the account's security version the token was minted from");
+  assert.is(Object.keys(c).length, 13, `claims: ${Object.keys(c).join(', ')}`);
 });
 
 t('client_secret_post › client credentials in the body are accepted', async () => {

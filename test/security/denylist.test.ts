@@ -32,7 +32,31 @@ function aProcess(): Denylist {
   return createDenylist(sqliteRevocationStore(db), () => ctx.clock.now);
 }
 
-const token = (jti: string, loginId?: string) => ({ jti, loginId });
+const token = (jti: string, loginId?: string) => ({ jti, loginId, accountId: 1, accountVersion: 0 });
+
+t("a user's token naming no account is refused; a client's own token names none and is not", async () => {
+  const a = aProcess();
+  assert.is(await a.isRevoked({ jti: 'j', loginId: undefined }), true);
+  assert.is(await a.isRevoked({ jti: 'j', loginId: undefined, accountId: 1 }), true, 'no version');
+  assert.is(await a.isRevoked({ jti: 'j', loginId: undefined, clientToken: true }), false);
+  assert.is(await a.isRevoked(token('j')), false);
+});
+
+t('an account moved by one process refuses its older versions at the other; a restart reads it again', async () => {
+  const [a, b] = [aProcess(), aProcess()];
+  const at = (accountVersion: number, accountId = 7) => ({ jti: 'j', loginId: undefined, accountId, accountVersion });
+  assert.is(await b.isRevoked(at(0)), false);
+  // The entry a change writes with the account (see the credential store); here written alone.
+  const db = ctx.dbs[0];
+  db?.prepare("insert into revocations (kind, id, expires_at, below_version) values ('account', '7', 9e15, 2)").run();
+  a.accountMoved(7, 2);
+  for (const d of [a, b, aProcess()]) {
+    assert.equal(
+      [await d.isRevoked(at(1)), await d.isRevoked(at(2)), await d.isRevoked(at(1, 8))],
+      [true, false, false],
+    );
+  }
+});
 
 t('a token revoked by one process is refused by the other on its next check', async () => {
   const [a, b] = [aProcess(), aProcess()];

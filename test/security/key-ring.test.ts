@@ -27,7 +27,14 @@ const VALIDITY = 600;
 const AHEAD = 60;
 const T0 = Date.UTC(2030, 0, 1);
 const settings = { issuer: 'http://issuer.test', audience: 'troupe-api', validity: VALIDITY };
-const request = { username: 'john.doe', clientId: 'c', scope: ['read'], authorities: ['USER'], loginId: 'l' };
+const request = {
+  username: 'john.doe',
+  clientId: 'c',
+  scope: ['read'],
+  authorities: ['USER'],
+  loginId: 'l',
+  account: { id: 1, version: 0 },
+};
 
 const ctx = { dir: '', dbs: [] as Db[], clock: { now: T0 }, logs: [] as string[] };
 const t = suite('security: the key ring of each process', ctx);

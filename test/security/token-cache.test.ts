@@ -21,6 +21,7 @@ const request: TokenRequest = {
   scope: ['read'],
   authorities: ['USER'],
   loginId: 'login-1',
+  account: { id: 1, version: 0 },
 };
 const T0 = Date.UTC(2030, 0, 1);
 

@@ -1,6 +1,7 @@
 /**
- * The account administration part of the CredentialStore contract, the account cut-off of the
- * RevocationStore and the login listing of the RefreshTokenStore, run per adapter by `storeContracts`.
+ * The account administration part of the CredentialStore contract (the security version, ids never
+ * given twice), the account entries of the RevocationStore and the logins of the RefreshTokenStore
+ * as they follow the version, run per adapter by `storeContracts`.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -95,21 +96,93 @@ export function accountContracts(name: string, target: ContractTarget): void {
     );
     assert.ok((await c.listRoles()).some((r) => r.roleName === 'AUDITOR'));
   });
-  t('an account cut-off refuses the tokens issued before it, in another process too', async () => {
+  t('each change that cuts access moves the security version; another process refuses the older tokens', async () => {
+    const c = stores().credentials;
     const other = await ctx.sut?.another();
     assert.ok(other);
-    const here = createDenylist(stores().revocations, () => 1000);
     const there = createDenylist(other.revocations, () => 1000);
-    await here.revokeAccount('kim', 1000, 2000);
-    const token = (iat: number) => ({ jti: `j${iat}`, loginId: undefined, username: 'kim', iat });
-    assert.is(await there.isRevoked(token(999)), true);
-    assert.is(await there.isRevoked(token(1000)), false);
-    assert.is(await there.isRevoked({ ...token(900), username: 'lee' }), false);
+    const kim = await c.createAccount(account('kim'));
+    assert.ok(typeof kim === 'object');
+    assert.is(kim.securityVersion, 0);
+    const token = (accountVersion: number, accountId = kim.id) => ({
+      jti: `j${accountId}-${accountVersion}`,
+      loginId: undefined,
+      accountId,
+      accountVersion,
+    });
+    const versionAfter = async (write: Promise<unknown>): Promise<number | undefined> => {
+      await write;
+      return (await c.findById(kim.id))?.securityVersion;
+    };
+    assert.is(await versionAfter(c.updateAccount(kim.id, { firstName: 'Kim' }, 'ADMIN')), 0, 'a name is no cut');
+    assert.is(await versionAfter(c.updateAccount(kim.id, { roles: ['USER'] }, 'ADMIN')), 0, 'the same roles');
+    assert.is(await versionAfter(c.updateAccount(kim.id, { roles: ['USER', 'ADMIN'] }, 'ADMIN')), 1, 'roles');
+    assert.is(await there.isRevoked(token(0)), true);
+    assert.is(await there.isRevoked(token(1)), false);
+    assert.is(await versionAfter(c.updateAccount(kim.id, { enabled: false }, 'ADMIN')), 2, 'disabled');
+    assert.is(await versionAfter(c.updateAccount(kim.id, { enabled: true }, 'ADMIN')), 3, 'enabled again');
+    assert.is(await versionAfter(c.setPassword(kim.id, HASH)), 4, 'a password set');
+    assert.is(await versionAfter(c.endLogins(kim.id)), 5, 'every login ended');
+    assert.is(await there.isRevoked(token(4)), true);
+    assert.is(await there.isRevoked(token(5)), false);
+    assert.is(await there.isRevoked(token(0, kim.id + 1000)), false, 'another account is untouched');
+    assert.is(await c.endLogins(kim.id + 1000), 'account.not_found');
+    assert.ok(typeof (await c.deleteAccount(kim.id, 'ADMIN')) === 'object');
+    assert.is(await there.isRevoked(token(5)), true, 'a deleted account refuses every version');
+  });
+  t('account ids are never given twice: an account created after a delete gets a new id', async () => {
+    const c = stores().credentials;
+    const kim = await c.createAccount(account('kim'));
+    assert.ok(typeof kim === 'object');
+    assert.ok(typeof (await c.deleteAccount(kim.id, 'ADMIN')) === 'object');
+    const again = await c.createAccount(account('kim'));
+    assert.ok(typeof again === 'object');
+    assert.ok(again.id > kim.id, `${again.id} after ${kim.id}`);
+    const other = await ctx.sut?.another();
+    assert.ok(other);
+    const third = await other.credentials.createAccount(account('lee'));
+    assert.ok(typeof third === 'object' && third.id > again.id);
+  });
+  t('a role change carries the live logins on; a password set carries only the kept one', async () => {
+    const c = stores().credentials;
+    const r = stores().refreshTokens;
+    const kim = await c.createAccount(account('kim'));
+    assert.ok(typeof kim === 'object');
+    const login = (familyId: string, accountVersion: number) => ({
+      tokenHash: `${familyId}-${accountVersion}`,
+      familyId,
+      clientId: 'troupe-client',
+      username: 'kim',
+      scope: ['read'],
+      issuedAt: 1000,
+      expiresAt: 9000,
+      usedAt: null,
+      revokedAt: null,
+      accessExpiresAt: 1500,
+      generation: 0,
+      accountId: kim.id,
+      accountVersion,
+    });
+    assert.ok(await r.insert(login('a', 0)));
+    assert.ok(await r.insert(login('b', 0)));
+    assert.not.ok(await r.insert(login('stale', 1)), 'a version the account does not have');
+    assert.is(await r.find('stale-1'), undefined);
+    await c.updateAccount(kim.id, { roles: ['USER', 'ADMIN'] }, 'ADMIN');
+    assert.equal([(await r.find('a-0'))?.accountVersion, (await r.find('b-0'))?.accountVersion], [1, 1]);
+    await c.setPassword(kim.id, HASH, 'b');
+    assert.equal([(await r.find('a-0'))?.accountVersion, (await r.find('b-0'))?.accountVersion], [1, 2]);
+    assert.is(await r.rotate('a-0', { ...login('a', 1), tokenHash: 'a-next' }, 1100), 'stale');
+    assert.is(await r.rotate('b-0', { ...login('b', 1), tokenHash: 'b-wrong' }, 1100), 'stale', 'not its version');
+    assert.is(await r.rotate('b-0', { ...login('b', 2), tokenHash: 'b-next' }, 1100), 'rotated');
+    assert.is((await r.find('b-next'))?.accountVersion, 2);
+    await c.updateAccount(kim.id, { enabled: false }, 'ADMIN');
+    assert.is(await r.rotate('b-next', { ...login('b', 2), tokenHash: 'b-last' }, 1200), 'stale', 'disabled');
+    assert.not.ok(await r.insert(login('c', 3)), 'a disabled account gets no login');
   });
   t('the live logins of an account, with their client and times', async () => {
     const r = stores().refreshTokens;
     const record = { clientId: 'troupe-client', username: 'kim', scope: ['read'], usedAt: null, revokedAt: null };
-    const rest = { expiresAt: 9000, accessExpiresAt: 1500 };
+    const rest = { expiresAt: 9000, accessExpiresAt: 1500, accountId: null, accountVersion: null };
     await r.insert({ ...record, ...rest, tokenHash: 'a', familyId: 'f1', issuedAt: 1000, generation: 0 });
     await r.rotate('a', { ...record, ...rest, tokenHash: 'b', familyId: 'f1', issuedAt: 1200, generation: 1 }, 1200);
     await r.insert({ ...record, ...rest, tokenHash: 'c', familyId: 'f2', issuedAt: 1100, generation: 0 });

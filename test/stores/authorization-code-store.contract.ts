@@ -14,6 +14,8 @@ const code = (over: Partial<AuthorizationCodeRecord> = {}): AuthorizationCodeRec
   scope: ['read', 'write'],
   username: 'john.doe',
   loginId: 'login-1',
+  accountId: 2,
+  accountVersion: 0,
   expiresAt: 1060,
   usedAt: null,
   ...over,

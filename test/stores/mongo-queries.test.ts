@@ -113,6 +113,8 @@ const token = (over: Doc = {}): Doc => ({
     revokedAt: null,
     accessExpiresAt: 50,
     generation: 0,
+    accountId: 1,
+    accountVersion: 0,
   }),
   ...over,
 });
@@ -242,6 +244,24 @@ t(
     ]);
     assert.equal(INDEXES['user_data']?.[0]?.collation, { locale: 'en', strength: 2 });
     assert.is(INDEXES['login_throttle']?.find((i) => i.expireAfterSeconds === 0)?.name, 'login_throttle_expire');
+  },
+);
+
+t(
+  'accounts: the guard of a role lets a holder go only while another stays; a version filter matches the version alone',
+  () => {
+    const guard = (holders: number[]): Doc => ({ _id: Credentials.guardKey('ADMIN'), holders });
+    assert.ok(matches(Credentials.releasable('ADMIN', 1), guard([1, 2])));
+    assert.not.ok(matches(Credentials.releasable('ADMIN', 1), guard([1])), 'the last holder stays');
+    assert.not.ok(matches(Credentials.releasable('ADMIN', 3), guard([1, 2])), 'not a listed holder');
+    assert.not.ok(matches(Credentials.releasable('USER', 1), guard([1, 2])), "another role's guard");
+    assert.equal(updated(guard([1, 2]), { $pull: { holders: 1 } })['holders'], [2]);
+    const account = (over: Doc = {}): Doc => ({ _id: 7, username: 'kim', enabled: true, securityVersion: 3, ...over });
+    assert.ok(matches(Credentials.accountAt(7, 3), account()));
+    assert.not.ok(matches(Credentials.accountAt(7, 2), account()), 'another version');
+    assert.not.ok(matches(Credentials.accountAt(7, 3), account({ enabled: false })), 'disabled');
+    assert.ok(matches(Credentials.accountAt(7, 0), account({ securityVersion: undefined })), 'kept before versions: 0');
+    assert.not.ok(matches(Credentials.accountAt(8, 3), account()), 'another account');
   },
 );
 

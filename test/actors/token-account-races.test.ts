@@ -1,0 +1,317 @@
+/**
+ * An account change is final even for work in flight: a login, a sign-in, a code or a refresh that
+ * read the account before a change answered mints nothing that outlives it. Each race is held at
+ * the exact step (a gate in a wrapper of the real hasher or store), the change is made, and the
+ * step let go; on one process, and on two processes sharing one SQLite file (each its own
+ * connection and revocation list: the server's workers, or two instances on one data directory).
+ */
+import { rmSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as Token from '../../actors/token/protocol.ts';
+import type { Request } from '../../src/messaging/ask.ts';
+import { startSystem, stopSystem, tell, type ActorSystem } from '../../src/messaging/nact.ts';
+import type { Reply } from '../../src/messaging/reply.ts';
+import type { Client } from '../../src/security/clients.ts';
+import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
+import { pkce } from '../helpers/authorize.ts';
+import { createProbe } from '../helpers/probe.ts';
+import { tempDir } from '../helpers/server.ts';
+import { CLIENT, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
+
+/** A step held until the test lets it go: `reached` resolves when the step is there. */
+interface Gate {
+  readonly reached: Promise<void>;
+  release(): void;
+}
+function gate(): Gate & { readonly wait: () => Promise<void> } {
+  let arrive = (): void => {};
+  let go = (): void => {};
+  const reached = new Promise<void>((resolve) => (arrive = resolve));
+  const released = new Promise<void>((resolve) => (go = resolve));
+  return {
+    reached,
+    release: () => go(),
+    wait: () => {
+      arrive();
+      return released;
+    },
+  };
+}
+
+const { verifier: VERIFIER, challenge: CHALLENGE } = pkce();
+const REDIRECT = 'https://app.example/callback';
+const WEB: Client = {
+  ...CLIENT,
+  clientId: 'web-app',
+  grantTypes: ['authorization_code', 'refresh_token'],
+  redirectUris: [REDIRECT],
+};
+/** A client without the refresh_token grant: its logins are an access token alone. */
+const SERVICE: Client = { ...CLIENT, clientId: 'no-refresh', grantTypes: ['password'] };
+
+/** Where the work in flight is held: the password comparison, or the read right after it. */
+interface Holds {
+  verify?: Gate & { readonly wait: () => Promise<void> };
+  read?: Gate & { readonly wait: () => Promise<void> };
+  rotate?: Gate & { readonly wait: () => Promise<void> };
+}
+
+interface Ctx {
+  dir: string;
+  hasher: PasswordHasher;
+  systems: ActorSystem[];
+  setups: TokenActorSetup[];
+  holds: Holds;
+}
+const ctx = { systems: [], setups: [], holds: {} } as unknown as Ctx;
+
+/** A TokenActor standing for one process on the shared file; the first one's steps can be held. */
+async function aProcess(): Promise<TokenActorSetup> {
+  const system = startSystem(`races-${ctx.systems.length}`);
+  ctx.systems.push(system);
+  const held = ctx.setups.length === 0;
+  const hasher: PasswordHasher = held
+    ? {
+        ...ctx.hasher,
+        async verify(password, hash) {
+          const verdict = await ctx.hasher.verify(password, hash);
+          const hold = ctx.holds.verify;
+          ctx.holds.verify = undefined;
+          await hold?.wait();
+          return verdict;
+        },
+      }
+    : ctx.hasher;
+  const setup = await startTokenActor(system, {
+    hasher,
+    dataDir: ctx.dir,
+    clients: [CLIENT, WEB, SERVICE],
+    ...(held
+      ? {
+          credentials: (store) => ({
+            ...store,
+            async findById(id) {
+              const found = await store.findById(id);
+              const hold = ctx.holds.read;
+              ctx.holds.read = undefined;
+              await hold?.wait();
+              return found;
+            },
+          }),
+          refreshTokens: (store) => ({
+            ...store,
+            async rotate(oldHash, next, at) {
+              const hold = ctx.holds.rotate;
+              ctx.holds.rotate = undefined;
+              await hold?.wait();
+              return store.rotate(oldHash, next, at);
+            },
+          }),
+        }
+      : {}),
+  });
+  ctx.setups.push(setup);
+  return setup;
+}
+
+function send<R>(setup: TokenActorSetup, request: Request<Token.Command, R>): Promise<R> {
+  const system = ctx.systems[ctx.setups.indexOf(setup)];
+  if (!system) throw new Error('no such process');
+  const probe = createProbe<R>(system);
+  tell(setup.token, request(probe.ref));
+  return probe.expectMessage(10_000);
+}
+function value<T>(reply: Reply<T, string>): T {
+  if (!reply.ok) throw new Error(`expected ok, got ${reply.code}: ${reply.message}`);
+  return reply.value;
+}
+const accepted = (setup: TokenActorSetup, accessToken: string): Promise<boolean> =>
+  setup.verify(accessToken, Date.now()).then(
+    () => true,
+    () => false,
+  );
+
+const t = suite('TokenActor: an account change is final for work in flight', ctx);
+t.before(() => {
+  ctx.hasher = createPasswordHasher(2);
+});
+t.before.each(() => {
+  ctx.dir = tempDir('troupe-account-races-');
+  ctx.holds = {};
+});
+t.after.each(() => {
+  for (const system of ctx.systems.splice(0)) stopSystem(system);
+  for (const setup of ctx.setups.splice(0)) setup.db.close();
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
+t.after(async () => {
+  await ctx.hasher.close();
+});
+
+const PASSWORD = 'eve-password-1';
+
+/** The changes that must cut access, made by `admin` at `where` to account `id`. */
+type Change = (where: TokenActorSetup, id: number) => Promise<Reply<unknown, string>>;
+const CHANGES = {
+  demotion: (where: TokenActorSetup, id: number) =>
+    send(where, Token.updateAccount({ actor: 'admin', id, roles: ['USER'] })),
+  'password reset': (where: TokenActorSetup, id: number) =>
+    send(where, Token.setPassword({ actor: 'admin', id, password: 'eve-password-2' })),
+  disable: (where: TokenActorSetup, id: number) =>
+    send(where, Token.updateAccount({ actor: 'admin', id, enabled: false })),
+  delete: (where: TokenActorSetup, id: number) => send(where, Token.deleteAccount({ actor: 'admin', id })),
+  'every login ended': (where: TokenActorSetup, id: number) => send(where, Token.endLogins({ actor: 'admin', id })),
+} satisfies Record<string, Change>;
+
+const TOPOLOGIES = { 'one process': false, 'two processes on one file': true } as const;
+
+async function setUp(twoProcesses: boolean) {
+  const here = await aProcess();
+  const there = twoProcesses ? await aProcess() : here;
+  const eve = value(
+    await send(
+      there,
+      Token.createAccount({ actor: 'admin', username: 'eve', password: PASSWORD, roles: ['ADMIN', 'USER'] }),
+    ),
+  );
+  return { here, there, id: eve.id };
+}
+
+for (const [topology, two] of Object.entries(TOPOLOGIES)) {
+  for (const [change, make] of Object.entries(CHANGES)) {
+    t(`${topology}: a password grant held at its BCrypt check is refused after a ${change}`, async () => {
+      const { here, there, id } = await setUp(two);
+      const hold = gate();
+      ctx.holds.verify = hold;
+      const login = send(here, Token.issueToken({ clientId: 'troupe-client', username: 'eve', password: PASSWORD }));
+      await hold.reached;
+      value(await make(there, id));
+      hold.release();
+      const reply = await login;
+      assert.equal(reply.ok ? 'ok' : [reply.code, reply.message], ['grant.invalid', 'Bad credentials']);
+    });
+  }
+
+  t(`${topology}: the sign-in form held at its BCrypt check issues no code after a password reset`, async () => {
+    const { here, there, id } = await setUp(two);
+    const hold = gate();
+    ctx.holds.verify = hold;
+    const signIn = send(
+      here,
+      Token.authorize({
+        clientId: 'web-app',
+        redirectUri: REDIRECT,
+        username: 'eve',
+        password: PASSWORD,
+        codeChallenge: CHALLENGE,
+      }),
+    );
+    await hold.reached;
+    value(await CHANGES['password reset'](there, id));
+    hold.release();
+    const reply = await signIn;
+    assert.equal(reply.ok ? 'ok' : reply.code, 'grant.invalid');
+  });
+
+  t(
+    `${topology}: a code minted before a password reset is refused; a deleted and re-created name is another account`,
+    async () => {
+      const { here, there, id } = await setUp(two);
+      const code = async (): Promise<string> =>
+        value(
+          await send(
+            here,
+            Token.authorize({
+              clientId: 'web-app',
+              redirectUri: REDIRECT,
+              username: 'eve',
+              password: PASSWORD,
+              codeChallenge: CHALLENGE,
+            }),
+          ),
+        ).code;
+      const redeem = (c: string) =>
+        send(here, Token.redeemCode({ clientId: 'web-app', code: c, redirectUri: REDIRECT, codeVerifier: VERIFIER }));
+      const beforeReset = await code();
+      value(await CHANGES['password reset'](there, id));
+      const refused = await redeem(beforeReset);
+      assert.equal(refused.ok ? 'ok' : [refused.code, refused.message], ['grant.invalid', Token.ACCOUNT_CHANGED]);
+      value(await send(there, Token.setPassword({ actor: 'admin', id, password: PASSWORD })));
+      const beforeDelete = await code();
+      value(await send(there, Token.deleteAccount({ actor: 'admin', id })));
+      const again = value(
+        await send(
+          there,
+          Token.createAccount({ actor: 'admin', username: 'eve', password: PASSWORD, roles: ['USER'] }),
+        ),
+      );
+      assert.ok(again.id > id, 'a new id');
+      const onNew = await redeem(beforeDelete);
+      assert.equal(onNew.ok ? 'ok' : onNew.code, 'grant.invalid');
+    },
+  );
+
+  // Within one process the actor finishes a login or a refresh from its last read before it takes
+  // the next message: only another process can change the account between that read and the write.
+  if (!two) continue;
+
+  t(`${topology}: a login whose account changes after its last read mints nothing that works`, async () => {
+    const { here, there, id } = await setUp(two);
+    // With a refresh token: its write checks the account's version, and refuses the login.
+    const withRefresh = gate();
+    ctx.holds.read = withRefresh;
+    const login = send(here, Token.issueToken({ clientId: 'troupe-client', username: 'eve', password: PASSWORD }));
+    await withRefresh.reached;
+    value(await CHANGES.demotion(there, id));
+    withRefresh.release();
+    const refused = await login;
+    assert.equal(refused.ok ? 'ok' : refused.code, 'grant.invalid');
+    // An access token alone: signed from the older read, and refused wherever it is presented.
+    const alone = gate();
+    ctx.holds.read = alone;
+    const second = send(here, Token.issueToken({ clientId: 'no-refresh', username: 'eve', password: PASSWORD }));
+    await alone.reached;
+    value(await CHANGES['every login ended'](there, id));
+    alone.release();
+    const minted = value(await second);
+    assert.is(await accepted(here, minted.accessToken), false);
+    assert.is(await accepted(there, minted.accessToken), false);
+    const seen = value(await send(there, Token.introspect({ clientId: 'no-refresh', token: minted.accessToken })));
+    assert.is(seen.active, false);
+  });
+
+  t(
+    `${topology}: a refresh held at its rotation carries the new roles after a demotion, and ends after a reset`,
+    async () => {
+      const { here, there, id } = await setUp(two);
+      const login = () =>
+        send(here, Token.issueToken({ clientId: 'troupe-client', username: 'eve', password: PASSWORD }));
+      const refresh = (grant: Token.TokenGrant) =>
+        send(here, Token.refresh({ clientId: 'troupe-client', refreshToken: grant.refreshToken ?? '' }));
+      const first = value(await login());
+      const demoted = gate();
+      ctx.holds.rotate = demoted;
+      const pending = refresh(first);
+      await demoted.reached;
+      value(await CHANGES.demotion(there, id));
+      demoted.release();
+      const next = value(await pending);
+      const claims = await here.verify(next.accessToken, Date.now());
+      assert.equal(claims.authorities, ['USER'], 'signed from a fresh read: the login goes on with the new roles');
+      assert.is(await accepted(there, first.accessToken), false);
+      const reset = gate();
+      ctx.holds.rotate = reset;
+      const ended = refresh(next);
+      await reset.reached;
+      value(await CHANGES['password reset'](there, id));
+      reset.release();
+      const reply = await ended;
+      // The reset ended the login before it answered: the refresh reads its token again, revoked.
+      assert.equal(reply.ok ? 'ok' : [reply.code, reply.message], ['grant.invalid', 'Refresh token revoked']);
+      assert.is(await accepted(there, next.accessToken), false);
+    },
+  );
+}
+
+t.run();
