@@ -21,16 +21,40 @@ export interface ClientRegistration {
   readonly scopes: readonly string[];
 }
 
-/** Absolute, no fragment (RFC 6749 §3.1.2), written exactly as it will be compared. */
-function isRedirectUri(uri: string): boolean {
-  if (uri.includes('#')) return false;
-  try {
-    return new URL(uri).protocol !== '' && /^[a-z][a-z0-9+.-]*:/i.test(uri);
-  } catch {
-    return false;
-  }
-}
+/** Loopback hosts an `http:` redirect URI may name (RFC 8252 §7.3, §8.3), as the URL parser writes them. */
+const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
+/** Schemes that run or embed content rather than navigate to an application: never a redirect. */
+const NOT_NAVIGABLE = new Set(['javascript:', 'data:', 'vbscript:', 'blob:', 'file:', 'about:', 'filesystem:']);
+/** A private-use scheme in reverse domain name form, so with a period (RFC 8252 §7.1): `com.example.app`. */
+const REVERSE_DOMAIN_SCHEME = /^[a-z][a-z0-9+-]*(?:\.[a-z0-9][a-z0-9+-]*)+:$/;
 
+/**
+ * Why `uri` cannot be a redirect URI, or undefined when it can: absolute, written exactly as it
+ * will be compared (no space or control character a parser would drop), no fragment (RFC 6749
+ * §3.1.2); `https:`, `http:` to a loopback host only, or a native application's private-use
+ * scheme (RFC 8252 §7.1, §7.3, §8.3). Never a value from the URI in the answer.
+ */
+export function redirectUriProblem(uri: string): string | undefined {
+  if (uri.includes('#')) return 'must be an absolute URI without a fragment';
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'must be an absolute URI without a fragment';
+  }
+  if (!/^[a-z][a-z0-9+.-]*:[^\s\p{Cc}]*$/iu.test(uri)) return 'must be an absolute URI without a fragment';
+  const scheme = url.protocol;
+  if (NOT_NAVIGABLE.has(scheme)) return `must not use the ${scheme} scheme, which is never a redirect`;
+  if (scheme === 'https:' || scheme === 'http:') {
+    if (!/^https?:\/\/[^/?#]/i.test(uri)) return 'must name a host after https:// or http://';
+    if (scheme === 'http:' && !LOOPBACK.has(url.hostname))
+      return 'http: is for a loopback host only (127.0.0.1, [::1], localhost); use https:';
+    return undefined;
+  }
+  if (!REVERSE_DOMAIN_SCHEME.test(scheme))
+    return 'must be https:, http: to a loopback host, or a private-use scheme in reverse domain name form (com.example.app:/callback)';
+  return undefined;
+}
 const entry = z
   .strictObject({
     client_id: z.string().regex(/^[\x21-\x7E]{1,128}$/, 'must be 1 to 128 printable ASCII characters'),
@@ -42,7 +66,14 @@ const entry = z
     token_endpoint_auth_method: z
       .enum(['client_secret_basic', 'client_secret_post', 'none'])
       .default('client_secret_basic'),
-    redirect_uris: z.array(z.string().refine(isRedirectUri, 'must be an absolute URI without a fragment')).default([]),
+    redirect_uris: z
+      .array(
+        z.string().superRefine((uri, ctx) => {
+          const problem = redirectUriProblem(uri);
+          if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      )
+      .default([]),
     grant_types: z
       .array(z.enum(['authorization_code', 'refresh_token', 'client_credentials', 'password']))
       .min(1, 'must name at least one grant')

@@ -68,6 +68,73 @@ t('a relative or fragment-bearing redirect URI is refused', () => {
   );
 });
 
+t('a javascript:, data: or other non-navigable redirect URI is refused', () => {
+  for (const uri of [
+    'javascript:alert(1)',
+    'JavaScript://127.0.0.1/%0aalert(1)',
+    'data:text/html,<p>hi</p>',
+    'vbscript:x',
+    'file:///etc/passwd',
+    'blob:https://app.example/1',
+    'about:blank',
+  ])
+    refused([{ ...publicClient, redirect_uris: [uri] }], /\[0\]\.redirect_uris\[0\]: must not use the [a-z]+: scheme/);
+});
+
+t('a redirect URI with a space or control character a parser would drop is refused', () => {
+  for (const uri of [
+    ' https://app.example/cb',
+    'java\tscript:alert(1)',
+    'https://app.example/c b',
+    'https://app.example/cb\n',
+  ])
+    refused([{ ...publicClient, redirect_uris: [uri] }], /\[0\]\.redirect_uris\[0\]: must be an absolute URI/);
+});
+
+t('http: to a host other than loopback is refused; 127.0.0.1, [::1] and localhost are taken', () => {
+  for (const uri of [
+    'http://app.example/cb',
+    'http://127.0.0.1.nip.io/cb',
+    'http://localhost.example/cb',
+    'http://10.0.0.1/cb',
+  ])
+    refused(
+      [{ ...publicClient, redirect_uris: [uri] }],
+      /\[0\]\.redirect_uris\[0\]: http: is for a loopback host only/,
+    );
+  const loopback = ['http://127.0.0.1:8400/cb', 'http://[::1]:8400/cb', 'http://localhost/cb', 'HTTP://LOCALHOST:1/cb'];
+  const [spa] = load([{ ...publicClient, redirect_uris: loopback }]).security.clientsFile;
+  assert.equal(spa?.redirectUris, loopback, 'kept exactly as written');
+});
+
+t('a private-use scheme must be a reverse domain name (RFC 8252 §7.1); https: is taken', () => {
+  for (const uri of ['myapp:/callback', 'ws://127.0.0.1/cb', 'mailto:x@app.example', 'urn:x:y'])
+    refused(
+      [{ ...publicClient, redirect_uris: [uri] }],
+      /\[0\]\.redirect_uris\[0\]: must be https:, http: to a loopback host, or a private-use scheme/,
+    );
+  refused([{ ...publicClient, redirect_uris: ['https:app.example/cb'] }], /must name a host after https:\/\//);
+  const taken = ['com.example.app:/callback', 'com.example.app://callback', 'https://app.example/cb?x=1'];
+  const [spa] = load([{ ...publicClient, redirect_uris: taken }]).security.clientsFile;
+  assert.equal(spa?.redirectUris, taken);
+});
+
+t('every bad redirect URI is named, in one line', () => {
+  try {
+    load([
+      { ...publicClient, redirect_uris: ['https://app.example/cb', 'javascript:alert(1)'] },
+      { ...publicClient, client_id: 'b', redirect_uris: ['http://app.example/cb'] },
+    ]);
+    assert.unreachable('accepted');
+  } catch (error) {
+    const message = (error as Error).message;
+    assert.not.match(message, /\n/);
+    assert.match(message, /\[0\]\.redirect_uris\[1\]: must not use the javascript: scheme/);
+    assert.match(message, /\[1\]\.redirect_uris\[0\]: http: is for a loopback host only/);
+    assert.not.match(message, /alert|app\.example/, 'no value from the file is echoed');
+  }
+});
+
 t('authorization_code without a redirect URI is refused', () => {
   refused([{ ...publicClient, redirect_uris: [] }], /\[0\]\.redirect_uris: authorization_code needs a redirect URI/);
 });
