@@ -1,4 +1,7 @@
-/** Client authentication of the OAuth endpoints (HTTP Basic or client_secret_post) and the form parameters they share. */
+/**
+ * Client authentication of the OAuth endpoints (HTTP Basic or client_secret_post, each client by its
+ * registered method) and the form parameters they share.
+ */
 import type { Context, Middleware } from 'koa';
 import * as Token from '../actors/token/protocol.ts';
 import { ask } from '../src/messaging/ask.ts';
@@ -73,8 +76,15 @@ function publicClient(ctx: Context, params: URLSearchParams, clients: readonly C
   return client && { clientId: client.clientId, grantTypes: client.grantTypes, scopes: client.scopes };
 }
 
+/** The way a request sent its client secret. */
+type SecretMethod = 'client_secret_basic' | 'client_secret_post';
+
 /** HTTP Basic, or client_id + client_secret in the body; never both. */
-function clientCredentials(ctx: Context, params: URLSearchParams, realm: string): ClientCredentials {
+function clientCredentials(
+  ctx: Context,
+  params: URLSearchParams,
+  realm: string,
+): { readonly credentials: ClientCredentials; readonly method: SecretMethod } {
   const header = ctx.get('Authorization');
   const bodyId = single(params, 'client_id');
   const bodySecret = single(params, 'client_secret');
@@ -84,10 +94,19 @@ function clientCredentials(ctx: Context, params: URLSearchParams, realm: string)
     if (!basic) throw invalidClient(realm, 'Malformed client credentials');
     if (bodyId !== undefined && bodyId !== basic.clientId)
       throw invalidRequest('client_id does not match the authenticated client');
-    return basic;
+    return { credentials: basic, method: 'client_secret_basic' };
   }
   if (bodyId === undefined || bodySecret === undefined) throw invalidClient(realm, 'Client authentication is required');
-  return { clientId: bodyId, clientSecret: bodySecret };
+  return { credentials: { clientId: bodyId, clientSecret: bodySecret }, method: 'client_secret_post' };
+}
+
+/**
+ * Whether `method` is the one `clientId` registered (RFC 6749 §2.3: a client uses only its
+ * registered method); a client that registered none may use either.
+ */
+function registeredFor(clients: readonly Client[], clientId: string, method: SecretMethod): boolean {
+  const registered = clients.find((c) => c.clientId === clientId)?.authMethod;
+  return registered === undefined || registered === method;
 }
 
 /** 429 `too_many_requests` with `Retry-After`. */
@@ -108,7 +127,7 @@ async function authenticateClient(
 ): Promise<Token.ClientView> {
   const named = publicClient(ctx, params, deps.clients);
   if (named) return named;
-  const credentials = clientCredentials(ctx, params, deps.realm);
+  const { credentials, method } = clientCredentials(ctx, params, deps.realm);
   // BCrypt would compare only the first 72 bytes: a longer secret is refused, not truncated.
   if (isTooLong(credentials.clientSecret)) {
     securityEvent(deps.logger, ctx, 'client.authentication_failed', { clientId: credentials.clientId });
@@ -119,13 +138,18 @@ async function authenticateClient(
     securityEvent(deps.logger, ctx, 'login.throttled', { clientId: credentials.clientId });
     throw tooManyRequests(admission.retryAfter, 'client authentications');
   }
+  // The method is judged once the secret is: until then an attempt learns nothing of the
+  // registration, and a right secret sent the wrong way counts as a failure like a wrong one.
+  const allowed = (r: Token.ClientReply): boolean => r.ok && registeredFor(deps.clients, r.value.clientId, method);
   const reply = await settle(
     admission.attempt,
     ask(deps.token, Token.authenticateClient(credentials), deps.askTimeoutMs),
-    (r) => (r.ok ? 'succeeded' : r.code === 'client.invalid' ? 'failed' : 'abandoned'),
+    (r) => (allowed(r) ? 'succeeded' : r.ok || r.code === 'client.invalid' ? 'failed' : 'abandoned'),
   );
-  if (!reply.ok && reply.code === 'client.invalid')
+  if (reply.ok ? !allowed(reply) : reply.code === 'client.invalid')
     securityEvent(deps.logger, ctx, 'client.authentication_failed', { clientId: credentials.clientId });
+  if (reply.ok && !allowed(reply))
+    throw invalidClient(deps.realm, `The client is not registered for ${method} authentication`);
   // Whatever the actor says, the client reads the same words and is told how to authenticate.
   return replyValue(reply, { 'client.invalid': { detail: 'Bad client credentials', headers: challenge(deps.realm) } });
 }

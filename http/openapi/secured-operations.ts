@@ -18,7 +18,10 @@ const clientErrors = {
   400: oauthError(
     '`invalid_request`: not form-encoded, a missing or repeated parameter, credentials in the query string',
   ),
-  401: oauthError('`invalid_client`: no, malformed or wrong client credentials', ['WWW-Authenticate']),
+  401: oauthError(
+    '`invalid_client`: no, malformed or wrong client credentials, or a secret sent by a method the client did not register',
+    ['WWW-Authenticate'],
+  ),
   429: oauthError('`too_many_requests`: too many failed client authentications from the address', ['Retry-After']),
 } as const;
 const overloaded = oauthError('`temporarily_unavailable`: overloaded', ['Retry-After']);

@@ -15,7 +15,11 @@ export interface ClientRegistration {
   readonly clientName: string | undefined;
   /** BCrypt hash; undefined for a public client (`token_endpoint_auth_method: none`). */
   readonly secretHash: string | undefined;
-  readonly authMethod: AuthMethod;
+  /**
+   * The one way the client authenticates; undefined when the entry names none: a confidential
+   * client that may use either secret method, as every client could before methods were enforced.
+   */
+  readonly authMethod: AuthMethod | undefined;
   readonly redirectUris: readonly string[];
   readonly grantTypes: readonly RegisteredGrant[];
   readonly scopes: readonly string[];
@@ -63,9 +67,7 @@ const entry = z
       .string()
       .regex(BCRYPT_HASH, 'must be a BCrypt hash ($2a$, $2b$ or $2y$), never the secret itself')
       .optional(),
-    token_endpoint_auth_method: z
-      .enum(['client_secret_basic', 'client_secret_post', 'none'])
-      .default('client_secret_basic'),
+    token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
     redirect_uris: z
       .array(
         z.string().superRefine((uri, ctx) => {

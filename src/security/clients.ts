@@ -10,7 +10,11 @@ export interface Client {
   readonly clientName?: string | undefined;
   /** BCrypt hash of the client secret; undefined for a public client, which never authenticates. */
   readonly secretHash: string | undefined;
-  readonly authMethod: AuthMethod;
+  /**
+   * The registered `token_endpoint_auth_method`, the only one the client may use; undefined when
+   * it registered none: a confidential client that may send its secret either way.
+   */
+  readonly authMethod: AuthMethod | undefined;
   readonly grantTypes: readonly RegisteredGrant[];
   readonly scopes: readonly string[];
   /** Compared exactly (no prefix, no normalisation) with an authorization request's redirect_uri. */
@@ -20,10 +24,11 @@ export interface Client {
 /** The original client of `security.jwt.*` first, then those of `security.clients-file`. */
 export function registeredClients(config: Config): readonly Client[] {
   const jwt = config.security.jwt;
+  // Registers no method: it has always been used both with HTTP Basic and with its secret in the body.
   const original: Client = {
     clientId: jwt.clientId,
     secretHash: jwt.clientSecret,
-    authMethod: 'client_secret_basic',
+    authMethod: undefined,
     grantTypes: jwt.grantType,
     scopes: [jwt.scopeRead, jwt.scopeWrite],
     redirectUris: [],

@@ -1,8 +1,8 @@
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
-import { CLIENTS, clientsFile, SERVICE, SPA, WEB } from '../helpers/clients.ts';
+import { CLIENTS, clientsFile, CONSOLE, SERVICE, SPA, WEB } from '../helpers/clients.ts';
 import { serverSuite } from '../helpers/server.ts';
-import { basic, bearer, postToken, USERS } from '../helpers/tokens.ts';
+import { basic, bearer, CLIENT_ID, CLIENT_SECRET, postToken, USERS } from '../helpers/tokens.ts';
 
 const t = serverSuite('POST /oauth/token › registered clients and client_credentials', {
   'security.clients-file': clientsFile(CLIENTS),
@@ -131,6 +131,62 @@ t('a public client presenting a secret, or a confidential client without one →
     401,
     'invalid_client',
   );
+});
+
+/** 401 invalid_client with a Basic challenge and `description`. */
+async function refusedClient(res: Response, description: RegExp): Promise<void> {
+  assert.is(res.status, 401);
+  assert.match(res.headers.get('www-authenticate') ?? '', /^Basic realm=/);
+  const body = (await res.json()) as { error: string; error_description: string };
+  assert.is(body.error, 'invalid_client');
+  assert.match(body.error_description, description);
+}
+
+t('a client registered for client_secret_basic sending its secret in the body → 401 invalid_client', async (c) => {
+  const inBody = { grant_type: 'client_credentials', client_id: SERVICE.id, client_secret: SERVICE.secret };
+  await refusedClient(
+    await postToken(c.server.url, inBody, {}),
+    /^The client is not registered for client_secret_post authentication$/,
+  );
+  // A wrong secret reads as any wrong secret: the registration is told only to who knows the secret.
+  await refusedClient(
+    await postToken(c.server.url, { ...inBody, client_secret: 'wrong' }, {}),
+    /^Bad client credentials$/,
+  );
+  assert.is((await postToken(c.server.url, { grant_type: 'client_credentials' }, service)).status, 200);
+});
+
+t('a client registered for client_secret_post sending HTTP Basic → 401 invalid_client', async (c) => {
+  const form = { grant_type: 'refresh_token', refresh_token: 'x' };
+  await refusedClient(
+    await postToken(c.server.url, form, { Authorization: basic(WEB.id, WEB.secret) }),
+    /^The client is not registered for client_secret_basic authentication$/,
+  );
+  const inBody = await postToken(c.server.url, { ...form, client_id: WEB.id, client_secret: WEB.secret }, {});
+  await expectError(inBody, 400, 'invalid_grant');
+});
+
+t('a client that registered no method, and the security.jwt.* client, may use either', async (c) => {
+  const grant = { grant_type: 'client_credentials' };
+  assert.is((await postToken(c.server.url, grant, { Authorization: basic(CONSOLE.id, CONSOLE.secret) })).status, 200);
+  const inBody = { ...grant, client_id: CONSOLE.id, client_secret: CONSOLE.secret };
+  assert.is((await postToken(c.server.url, inBody, {})).status, 200);
+  const password = { grant_type: 'password', ...USERS.john };
+  assert.is((await postToken(c.server.url, password, { Authorization: basic(CLIENT_ID, CLIENT_SECRET) })).status, 200);
+  const original = { ...password, client_id: CLIENT_ID, client_secret: CLIENT_SECRET };
+  assert.is((await postToken(c.server.url, original, {})).status, 200);
+});
+
+t('the registered method holds at revocation and introspection too', async (c) => {
+  const token = await clientToken(c.server.url);
+  for (const path of ['/oauth/revoke', '/oauth/introspect', '/oauth/check_token']) {
+    const res = await fetch(`${c.server.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: SERVICE.id, client_secret: SERVICE.secret }).toString(),
+    });
+    await refusedClient(res, /not registered for client_secret_post/);
+  }
 });
 
 t('metadata lists every client grant, scope and the none method', async (c) => {

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SECURITY_EVENTS } from '../../http/security-events.ts';
+import { clientsFile, SERVICE } from '../helpers/clients.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, CLIENT_ID, CLIENT_SECRET, login, postToken, USERS } from '../helpers/tokens.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -21,6 +22,7 @@ s.before(async (c) => {
       'logging.level': 'info',
       'security.login-throttle.max-failures-per-user': '2',
       'security.login-throttle.window-seconds': '60',
+      'security.clients-file': clientsFile(),
     },
     undefined,
     sink,
@@ -169,6 +171,18 @@ s('a wrong client secret → client.authentication_failed', async (c) => {
   assert.is(record['client_id'], CLIENT_ID);
   assert.is(record['username'], undefined);
   noSecrets(c, 'not-the-secret', USERS.admin.password);
+});
+
+s('a right secret sent the way its client did not register → client.authentication_failed', async (c) => {
+  const t = traceparent();
+  const res = await postToken(
+    c.server.url,
+    { grant_type: 'client_credentials', client_id: SERVICE.id, client_secret: SERVICE.secret },
+    { traceparent: t.header },
+  );
+  assert.is(res.status, 401);
+  assert.is((await eventOf(c, 'client.authentication_failed', t.traceId))['client_id'], SERVICE.id);
+  noSecrets(c, SERVICE.secret);
 });
 
 s('without a traceparent (and tracing off) the trace id is null', async (c) => {

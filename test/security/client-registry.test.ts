@@ -39,6 +39,12 @@ t('RFC 7591 fields are read into the registrations', () => {
   assert.is(spa?.authMethod, 'none');
 });
 
+t('an entry naming no token_endpoint_auth_method registers none: either secret method is taken', () => {
+  const [, , , console] = load(CLIENTS).security.clientsFile;
+  assert.is(console?.authMethod, undefined);
+  assert.ok(console?.secretHash);
+});
+
 t('a plain-text secret is refused, naming the entry and field', () => {
   refused([{ ...confidential, client_secret: 'reporting-secret' }], /\[0\]\.client_secret: must be a BCrypt hash/);
 });
