@@ -130,6 +130,7 @@ function guardsFor(deps: AppDeps, oauth: OAuthRouteDeps): Guards {
       verify: deps.verifyToken,
     }),
     client: clientAuthentication(oauth),
+    confidentialClient: clientAuthentication(oauth, { confidential: true }),
     realm: config.security.securityRealm,
   };
 }

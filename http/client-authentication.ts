@@ -124,8 +124,12 @@ async function authenticateClient(
   ctx: Context,
   params: URLSearchParams,
   deps: OAuthRouteDeps,
+  confidential: boolean,
 ): Promise<Token.ClientView> {
   const named = publicClient(ctx, params, deps.clients);
+  // RFC 7662 §2.1: introspection is for clients that authenticate; a public client has no secret.
+  if (named && confidential)
+    throw invalidClient(deps.realm, 'A public client cannot use this endpoint: it needs client authentication');
   if (named) return named;
   const { credentials, method } = clientCredentials(ctx, params, deps.realm);
   // BCrypt would compare only the first 72 bytes: a longer secret is refused, not truncated.
@@ -156,14 +160,19 @@ async function authenticateClient(
 
 /**
  * The access check of `client` routes: no caching, no credentials in the query string, a form
- * body, and an authenticated client in `ctx.state.client` before the handler runs.
+ * body, and an authenticated client in `ctx.state.client` before the handler runs. With
+ * `confidential`, a public client naming itself is refused (401 `invalid_client`): only a client
+ * that proves its secret passes.
  */
-export function clientAuthentication(deps: OAuthRouteDeps): Middleware<AppState> {
+export function clientAuthentication(
+  deps: OAuthRouteDeps,
+  { confidential = false }: { readonly confidential?: boolean } = {},
+): Middleware<AppState> {
   const form = formBody(deps.maxBodyBytes);
   return async function authenticateOAuthClient(ctx, next) {
     await noStoreNoQueryCredentials(ctx, () =>
       form(ctx, async () => {
-        ctx.state.client = await authenticateClient(ctx, formParams(ctx), deps);
+        ctx.state.client = await authenticateClient(ctx, formParams(ctx), deps, confidential);
         await next();
       }),
     );

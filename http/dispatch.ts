@@ -30,6 +30,8 @@ export interface Guards {
   authenticate(ctx: Context): Principal | undefined | Promise<Principal | undefined>;
   /** Authenticates the OAuth client of a form request into `ctx.state.client` (401 otherwise), then calls next. */
   readonly client: Middleware<AppState>;
+  /** The same, refusing a public client (401 `invalid_client`): only a client with a secret passes. */
+  readonly confidentialClient: Middleware<AppState>;
   readonly realm: string;
 }
 
@@ -59,7 +61,7 @@ function accessCheck(access: Access, guards: Guards): Middleware<AppState> {
         return next();
       };
     case 'client':
-      return guards.client;
+      return access.confidential ? guards.confidentialClient : guards.client;
     case 'token': {
       const check = (principal: Principal | undefined): void => {
         if (principal && access.scope !== undefined && !principal.scope.includes(access.scope))

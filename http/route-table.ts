@@ -13,8 +13,11 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Access =
   /** Anyone: operations, discovery, the API description. */
   | { readonly kind: 'public' }
-  /** An OAuth client that authenticates (HTTP Basic or client_secret_post) before the handler runs. */
-  | { readonly kind: 'client' }
+  /**
+   * An OAuth client that authenticates (HTTP Basic or client_secret_post) before the handler runs;
+   * a public client (`none`), named by client_id alone, too, unless the route is `confidential`.
+   */
+  | { readonly kind: 'client'; readonly confidential?: true }
   /**
    * A valid bearer token, carrying `scope` when one is named, whose holder has `role` when one is
    * named: both checked before the handler runs. A route that names a role is never open, even
@@ -26,6 +29,8 @@ export type Access =
 
 export const PUBLIC: Access = { kind: 'public' };
 export const CLIENT: Access = { kind: 'client' };
+/** A client that authenticates with its secret: a public client is refused (401 `invalid_client`). */
+export const CONFIDENTIAL_CLIENT: Access = { kind: 'client', confidential: true };
 export const bearer = (scope?: string): Access => ({ kind: 'token', scope });
 /** A token with `scope` whose holder has `role`, checked before the handler. */
 export const bearerWithRole = (scope: string, roleName: string): Access => ({ kind: 'token', scope, role: roleName });

@@ -53,6 +53,7 @@ function accessText(r: RouteInfo): string {
   if (a.kind === 'token' && a.role !== undefined) return `role ${a.role} (checked first), scope ${a.scope ?? ''}`;
   if (a.kind === 'token') return a.scope === undefined ? 'token' : `token, scope ${a.scope}`;
   if (a.kind === 'role') return `role ${a.role}`;
+  if (a.kind === 'client' && a.confidential) return 'confidential client';
   return a.kind;
 }
 

@@ -24,6 +24,11 @@ const clientErrors = {
   ),
   429: oauthError('`too_many_requests`: too many failed client authentications from the address', ['Retry-After']),
 } as const;
+/** Introspection takes no public client (RFC 7662 §2.1). */
+const introspectionUnauthorized = oauthError(
+  '`invalid_client`: no, malformed or wrong client credentials, a secret sent by a method the client did not register, or a public client (`none`), which cannot authenticate',
+  ['WWW-Authenticate'],
+);
 const overloaded = oauthError('`temporarily_unavailable`: overloaded', ['Retry-After']);
 const form = (schema: z.ZodType) => ({ type: 'application/x-www-form-urlencoded' as const, schema });
 const text = (description: string): ResponseSpec => ({ description, schema: z.string(), type: 'text/plain' });
@@ -72,7 +77,7 @@ export const securedOperations: readonly Operation[] = [
     responses: {
       200: { description: 'Active with its claims, or inactive', schema: S.Introspection },
       400: clientErrors[400],
-      401: clientErrors[401],
+      401: introspectionUnauthorized,
       429: clientErrors[429],
       503: overloaded,
     },
@@ -86,7 +91,7 @@ export const securedOperations: readonly Operation[] = [
     responses: {
       200: { description: 'As /oauth/introspect', schema: S.Introspection },
       400: clientErrors[400],
-      401: clientErrors[401],
+      401: introspectionUnauthorized,
       429: clientErrors[429],
       503: overloaded,
     },

@@ -4,7 +4,7 @@ import { ask } from '../../src/messaging/ask.ts';
 import { formParams } from '../middleware/body.ts';
 import { required, single, type OAuthRouteDeps } from '../client-authentication.ts';
 import { replyValue } from '../problems.ts';
-import { clientOf, CLIENT, route, type Route } from '../route-table.ts';
+import { clientOf, CLIENT, CONFIDENTIAL_CLIENT, route, type Route } from '../route-table.ts';
 import { securityEvent } from '../security-events.ts';
 
 export interface TokenInfoRouteDeps extends OAuthRouteDeps {
@@ -37,7 +37,10 @@ function introspectionBody(found: Token.Introspection, deps: TokenInfoRouteDeps)
   };
 }
 
-/** RFC 7009 revocation and RFC 7662 introspection (also at Spring's /oauth/check_token). */
+/**
+ * RFC 7009 revocation, and RFC 7662 introspection (also at Spring's /oauth/check_token) for
+ * confidential clients only.
+ */
 export function oauthRevokeIntrospectRoutes(deps: TokenInfoRouteDeps): Route[] {
   const introspect = async function introspectToken(ctx: Context): Promise<void> {
     const found = replyValue(await ask(deps.token, Token.introspect(tokenRequest(ctx)), deps.askTimeoutMs));
@@ -51,7 +54,9 @@ export function oauthRevokeIntrospectRoutes(deps: TokenInfoRouteDeps): Route[] {
       ctx.status = 200;
       ctx.body = {};
     }),
-    route('POST', '/oauth/introspect', CLIENT, introspect),
-    route('POST', '/oauth/check_token', CLIENT, introspect),
+    // RFC 7662 §2.1: the introspection endpoint needs client authentication (the discovery
+    // document lists no `none` for it); a public client may still revoke its own tokens (RFC 7009 §2.1).
+    route('POST', '/oauth/introspect', CONFIDENTIAL_CLIENT, introspect),
+    route('POST', '/oauth/check_token', CONFIDENTIAL_CLIENT, introspect),
   ];
 }

@@ -80,6 +80,7 @@ export async function ladderLayers(options: LadderOptions): Promise<Middleware<A
       ? bearerAuthenticator({ enabled: true, realm: config.security.securityRealm, verify: core.verifyBearer })
       : async () => refused(),
     client: async () => refused(),
+    confidentialClient: async () => refused(),
     realm: config.security.securityRealm,
   };
   const read = core ? bearer(config.security.jwt.scopeRead) : PUBLIC;

@@ -283,6 +283,36 @@ t('token › a public client redeems with client_id alone; no refresh token with
   assert.is(body['scope'], 'read');
 });
 
+t('introspection › a public client is 401 invalid_client (RFC 7662 §2.1); it may still revoke', async (c) => {
+  const code = await codeFor(c.server.url, SPA.id, SPA.redirect, challenge);
+  const form = { grant_type: 'authorization_code', code, redirect_uri: SPA.redirect, code_verifier: verifier };
+  const token = String(
+    ((await (await postToken(c.server.url, { ...form, client_id: SPA.id }, {})).json()) as Record<string, unknown>)[
+      'access_token'
+    ],
+  );
+  const post = (path: string, body: Record<string, string>) =>
+    fetch(`${c.server.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body).toString(),
+    });
+  for (const path of ['/oauth/introspect', '/oauth/check_token']) {
+    const res = await post(path, { token, client_id: SPA.id });
+    assert.is(res.status, 401, path);
+    assert.match(res.headers.get('www-authenticate') ?? '', /^Basic realm=/);
+    assert.equal(await res.json(), {
+      error: 'invalid_client',
+      error_description: 'A public client cannot use this endpoint: it needs client authentication',
+    });
+  }
+  const confidential = await post('/oauth/introspect', { token, ...webAuth });
+  assert.is(confidential.status, 200, 'a confidential client is answered');
+  assert.is((await fetch(`${c.server.url}/app/listAll`, { headers: bearer(token) })).status, 200);
+  assert.is((await post('/oauth/revoke', { token, client_id: SPA.id })).status, 200);
+  assert.is((await fetch(`${c.server.url}/app/listAll`, { headers: bearer(token) })).status, 401, 'revoked');
+});
+
 t('metadata › RFC 8414 additions for the code flow', async (c) => {
   const m = (await (await fetch(`${c.server.url}/.well-known/oauth-authorization-server`)).json()) as Record<
     string,

@@ -155,6 +155,9 @@ texts.before(async (c) => {
     client: async () => {
       throw new Error('no client routes here');
     },
+    confidentialClient: async () => {
+      throw new Error('no client routes here');
+    },
     realm: 'test',
   };
   const router = mountRoutes(

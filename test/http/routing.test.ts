@@ -54,6 +54,9 @@ function guardsFor(enabled: boolean): Guards {
     client: async () => {
       throw new Error('no client routes here');
     },
+    confidentialClient: async () => {
+      throw new Error('no client routes here');
+    },
     realm: 'test',
   };
 }
