@@ -149,6 +149,18 @@ t("request schemas come from the validators: the employee create body has the co
   assert.is(schema?.additionalProperties, false);
 });
 
+t("GET /docs › cannot be framed: CSP frame-ancestors 'none' beside its own sources, X-Frame-Options DENY", async () => {
+  for (const method of ['GET', 'HEAD']) {
+    const res = await fetch(`${ctx.server.url}/docs`, { method });
+    assert.is(res.status, 200);
+    const csp = (res.headers.get('content-security-policy') ?? '').split(';').map((d) => d.trim());
+    assert.ok(csp.includes("frame-ancestors 'none'"), csp.join('; '));
+    for (const kept of ["default-src 'self'", "script-src 'self'", "connect-src 'self'"])
+      assert.ok(csp.includes(kept), `${kept} is kept`);
+    assert.is(res.headers.get('x-frame-options'), 'DENY', method);
+  }
+});
+
 t('GET /docs › a page that loads Swagger UI from this server (no CDN)', async () => {
   const res = await fetch(`${ctx.server.url}/docs`);
   assert.is(res.status, 200);
