@@ -13,7 +13,8 @@ export function corsFor(allowedOrigins: readonly string[]): Middleware<AppState>
       const origin = ctx.get('Origin');
       return allowed.has(origin) ? origin : '';
     },
-    allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    // Every method a route takes (PATCH: /app/admin/users/:id); HEAD needs no preflight.
+    allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'X-Request-Id'],
     exposeHeaders: ['Location', 'ETag', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate'],
     maxAge: 600,

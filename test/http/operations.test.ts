@@ -110,6 +110,34 @@ t('CORS › a preflight from an allowed origin is answered without a token, also
   assert.match(actual.headers.get('access-control-expose-headers') ?? '', /X-Request-Id/);
 });
 
+t('CORS › a PATCH preflight from an allowed origin is allowed, and the PATCH itself is answered to it', async () => {
+  const admin = (await login(ctx.server.url, USERS.admin)).access_token;
+  const page = (await (
+    await fetch(`${ctx.server.url}/app/admin/users?username=john.doe`, { headers: bearer(admin) })
+  ).json()) as { items: { id: number }[] };
+  const path = `/app/admin/users/${page.items[0]?.id ?? 0}`;
+  const preflight = await fetch(`${ctx.server.url}${path}`, {
+    method: 'OPTIONS',
+    headers: {
+      Origin: ORIGIN,
+      'Access-Control-Request-Method': 'PATCH',
+      'Access-Control-Request-Headers': 'authorization,content-type,if-match',
+    },
+  });
+  assert.is(preflight.status, 204);
+  assert.is(preflight.headers.get('access-control-allow-origin'), ORIGIN);
+  const methods = (preflight.headers.get('access-control-allow-methods') ?? '').split(',').map((m) => m.trim());
+  assert.ok(methods.includes('PATCH'), methods.join(','));
+  for (const m of ['GET', 'POST', 'PUT', 'DELETE']) assert.ok(methods.includes(m), m);
+  const patched = await fetch(`${ctx.server.url}${path}`, {
+    method: 'PATCH',
+    headers: { ...bearer(admin), Origin: ORIGIN, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ firstName: 'John' }),
+  });
+  assert.is(patched.status, 200);
+  assert.is(patched.headers.get('access-control-allow-origin'), ORIGIN);
+});
+
 t(
   'CORS › another origin gets no CORS headers; its preflight is any OPTIONS: 401 without a token under /api',
   async () => {
