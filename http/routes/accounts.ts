@@ -52,7 +52,17 @@ export const UpdateAccountInput = z.strictObject({
   enabled: z.boolean().optional(),
 });
 export const PasswordInput = z.strictObject({ password: z.string() });
-export const AccountIdParam = z.strictObject({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+/**
+ * An account id as the API writes it: canonical decimal, 1 up to 2^53 − 1. Number() would also read
+ * `0x1`, `1.0`, `01`, `+1`, `1e0` or ` 1` as account 1, so that one account had many paths.
+ */
+export const AccountIdParam = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/)
+    .transform(Number)
+    .pipe(z.number().max(Number.MAX_SAFE_INTEGER)),
+});
 
 type Ctx = Context & { readonly state: AppState } & RouteParams;
 
@@ -63,10 +73,18 @@ export function actorOf(ctx: { readonly state: AppState }): string {
   return auth.principal.username;
 }
 
-/** The account id of the path; a malformed one is no account (404, as an unknown one). */
+/** The id segment of every account path, as the request wrote it (the router's parameter is decoded). */
+const ACCOUNT_PATH = /^\/app\/admin\/users\/([^/]*)/;
+
+/**
+ * The account id of the path; a malformed or non-canonical one is no account (404, as an unknown
+ * one), and so is a percent-encoded digit (`%31`): each account has one path.
+ */
 export function accountId(ctx: Ctx): number {
-  const parsed = AccountIdParam.safeParse({ id: ctx.params['id'] });
-  if (!parsed.success) throw new HttpProblem(404, 'account.not_found', 'No such account');
+  const id = ctx.params['id'];
+  const parsed = AccountIdParam.safeParse({ id });
+  if (!parsed.success || ACCOUNT_PATH.exec(ctx.path)?.[1] !== id)
+    throw new HttpProblem(404, 'account.not_found', 'No such account');
   return parsed.data.id;
 }
 

@@ -286,6 +286,54 @@ t('DELETE /app/admin/users/{id}/lockout › 204 and the account logs in again; 4
   assert.is(code(unknown), 'urn:problem:troupe:account.not_found');
 });
 
+t('an account id is canonical decimal only: every other spelling is 404 on every account route', async () => {
+  const id = (await create('spelled')).body['id'] as number;
+  const digits = String(id);
+  const spellings = [
+    `0x${id.toString(16)}`,
+    `0X${id.toString(16)}`,
+    `0o${id.toString(8)}`,
+    `0b${id.toString(2)}`,
+    `${digits}.0`,
+    `${digits}.`,
+    `0${digits}`,
+    `00${digits}`,
+    `+${digits}`,
+    `%2B${digits}`,
+    `${digits}e0`,
+    `${id * 10}e-1`,
+    `%20${digits}`,
+    `${digits}%20`,
+    `%${digits.charCodeAt(0).toString(16)}${digits.slice(1)}`,
+    [...digits].map((d) => String.fromCharCode(0xff10 + Number(d))).join(''), // full-width digits
+    '0',
+    '-1',
+    '9007199254740992',
+    '99999999999999999999',
+    'Infinity',
+  ];
+  const routes: [string, string, unknown?][] = [
+    ['GET', ''],
+    ['PATCH', '', { firstName: 'Changed' }],
+    ['PUT', '/password', { password: 'changed-password' }],
+    ['GET', '/sessions'],
+    ['DELETE', '/sessions'],
+    ['DELETE', '/sessions/x'],
+    ['DELETE', '/lockout'],
+    ['DELETE', ''],
+  ];
+  for (const spelling of spellings)
+    for (const [method, tail, json] of routes) {
+      const answer = await call(method, `/app/admin/users/${spelling}${tail}`, json);
+      assert.is(answer.status, 404, `${method} /app/admin/users/${spelling}${tail}`);
+      assert.is(code(answer), 'urn:problem:troupe:account.not_found');
+    }
+  const untouched = await call('GET', `/app/admin/users/${digits}`);
+  assert.is(untouched.status, 200, 'the canonical spelling names it');
+  assert.is(untouched.body['firstName'], '', 'no other spelling changed it');
+  assert.ok((await loginAs('spelled')).access_token, 'nor its password');
+});
+
 t('roles › listed; created 201; 409 taken; 400 a malformed name', async () => {
   const made = await call('POST', '/app/admin/roles', { roleName: 'AUDITOR', description: 'reads logs' });
   assert.is(made.status, 201);
