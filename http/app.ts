@@ -74,7 +74,7 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   };
   return [
     ...oauthGrantRoutes(oauth),
-    ...oauthAuthorizeRoutes({ ...oauth, issuer: jwt.issuer }),
+    ...oauthAuthorizeRoutes({ ...oauth, issuer: jwt.issuer, keys: deps.keys }),
     ...oauthRevokeIntrospectRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
     ...discoveryRoutes({
       keys: deps.keys,

@@ -1,45 +1,110 @@
 /**
- * The sign-in form's CSRF token, bound to the browser and to the authorization request: a random
- * nonce in an HttpOnly, SameSite=Lax cookie, and in the form a digest of that nonce with the
- * request's parameters and the time the form was served. Another site can neither read the cookie
- * nor compute the digest; a form of one request cannot be posted for another. No server secret is
- * involved, so every process (and every instance) checks what any other served.
+ * The sign-in form's CSRF token, bound to the browser, to the authorization request and to a
+ * server secret. The browser holds a random value in an HttpOnly, SameSite=Lax cookie; the form
+ * carries the time it was served and an HMAC, under a key only the servers know, of that value, the
+ * time and the request's parameters. A cookie value someone else chose gives no token without the
+ * key, and a form of one request cannot be posted for another.
+ *
+ * The cookie is set once and kept: opening the page again (a second tab, a second authorization
+ * request) reuses the browser's value, so every form served to the browser stays valid.
+ *
+ * Over HTTPS (as the server sees it: TLS, or `X-Forwarded-Proto` behind `server.trusted-proxies`)
+ * the cookie is `__Host-troupe_authorize` (Secure, Path=/, no Domain): a sibling subdomain cannot
+ * set it, nor can anyone on plain HTTP; a cookie of the plain name is then ignored. Over plain HTTP
+ * (development on loopback, where a Secure cookie is not kept by every browser) it is
+ * `troupe_authorize`, limited to `/oauth/authorize`.
+ *
+ * The HMAC key is derived (HKDF-SHA256) from the private half of the signing keys, which every
+ * process and instance of one service already shares (the key set in the store, or
+ * `security.signing-key`): a form served by one process is accepted by any other. A form is checked
+ * against every key that verifies now, so a rotation does not invalidate it; a key taken out
+ * (`keys retire`) takes its forms with it.
  */
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
+import type { UsableKey } from '../src/security/key-material.ts';
+import type { KeyRing } from '../src/security/key-ring.ts';
 
+/** The cookie over plain HTTP. */
 export const CSRF_COOKIE = 'troupe_authorize';
+/** The cookie over HTTPS: only this host, over HTTPS, can have set it. */
+export const SECURE_CSRF_COOKIE = '__Host-troupe_authorize';
 
 /** Seconds a served form stays usable. */
 export const FORM_VALIDITY_S = 600;
 
-const digest = (nonce: string, issuedAt: number, request: ReadonlyMap<string, string>): string =>
-  hash('sha256', JSON.stringify([nonce, issuedAt, [...request].sort(([a], [b]) => (a < b ? -1 : 1))]), 'base64url');
+/** What the form's HMAC key is derived for: this key serves nothing else. */
+const HKDF_INFO = 'troupe sign-in form csrf v1';
+const BROWSER_VALUE = /^[A-Za-z0-9_-]{43}$/;
+const TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
 
-/** A new nonce in the cookie, and the form's token for `request`. */
-export function issueCsrfToken(ctx: Context, request: ReadonlyMap<string, string>): string {
-  const nonce = randomBytes(32).toString('base64url');
-  const issuedAt = Math.floor(Date.now() / 1000);
-  ctx.cookies.set(CSRF_COOKIE, nonce, {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: ctx.secure,
-    path: '/oauth/authorize',
-    maxAge: FORM_VALIDITY_S * 1000,
-    overwrite: true,
-  });
-  return `${issuedAt}.${digest(nonce, issuedAt, request)}`;
+/** The private material of a signing key: a MAC secret's bytes, or an EC or RSA key's `d`. */
+function privateMaterial(key: UsableKey): Buffer {
+  if (key.signKey.type === 'secret') return key.signKey.export();
+  const { d } = key.signKey.export({ format: 'jwk' });
+  if (typeof d !== 'string') throw new Error(`signing key ${key.kid} has no private part`);
+  return Buffer.from(d, 'base64url');
 }
 
-/** Whether the posted token was served with this browser's cookie for this very request, and is fresh. */
-export function csrfTokenValid(ctx: Context, token: string | undefined, request: ReadonlyMap<string, string>): boolean {
-  const nonce = ctx.cookies.get(CSRF_COOKIE);
-  const m = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token ?? '');
-  if (nonce === undefined || !m?.[1] || !m[2]) return false;
-  const issuedAt = Number(m[1]);
-  const age = Math.floor(Date.now() / 1000) - issuedAt;
-  if (age < 0 || age > FORM_VALIDITY_S) return false;
-  const expected = Buffer.from(digest(nonce, issuedAt, request));
-  const given = Buffer.from(m[2]);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+const sorted = (request: ReadonlyMap<string, string>): [string, string][] =>
+  [...request].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+export interface AuthorizeCsrf {
+  /** The browser's value in the cookie (kept when it has one), and the form's token for `request`. */
+  issue(ctx: Context, request: ReadonlyMap<string, string>): Promise<string>;
+  /** Whether the posted token was served with this browser's cookie for this very request, and is fresh. */
+  valid(ctx: Context, token: string | undefined, request: ReadonlyMap<string, string>): Promise<boolean>;
+}
+
+export function authorizeCsrf(keys: KeyRing): AuthorizeCsrf {
+  // Keyed by the ring's own key objects: a key gone from the ring takes its derived key with it.
+  const derived = new WeakMap<UsableKey, Buffer>();
+  const formKey = (key: UsableKey): Buffer => {
+    let k = derived.get(key);
+    if (k === undefined) {
+      k = Buffer.from(hkdfSync('sha256', privateMaterial(key), Buffer.alloc(0), HKDF_INFO, 32));
+      derived.set(key, k);
+    }
+    return k;
+  };
+  const mac = (key: UsableKey, value: string, issuedAt: number, request: ReadonlyMap<string, string>): Buffer =>
+    createHmac('sha256', formKey(key))
+      .update(JSON.stringify([value, issuedAt, sorted(request)]))
+      .digest();
+  const cookieName = (ctx: Context): string => (ctx.secure ? SECURE_CSRF_COOKIE : CSRF_COOKIE);
+  const browserValue = (ctx: Context): string | undefined => {
+    const value = ctx.cookies.get(cookieName(ctx));
+    return value !== undefined && BROWSER_VALUE.test(value) ? value : undefined;
+  };
+
+  return {
+    async issue(ctx, request) {
+      const key = await keys.signing();
+      const value = browserValue(ctx) ?? randomBytes(32).toString('base64url');
+      const issuedAt = Math.floor(Date.now() / 1000);
+      // Set again even when kept: its lifetime runs from the newest form.
+      ctx.cookies.set(cookieName(ctx), value, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: ctx.secure,
+        path: ctx.secure ? '/' : '/oauth/authorize',
+        maxAge: FORM_VALIDITY_S * 1000,
+        overwrite: true,
+      });
+      return `${issuedAt}.${mac(key, value, issuedAt, request).toString('base64url')}`;
+    },
+    async valid(ctx, token, request) {
+      const value = browserValue(ctx);
+      const m = TOKEN.exec(token ?? '');
+      if (value === undefined || !m?.[1] || !m[2]) return false;
+      const issuedAt = Number(m[1]);
+      const age = Math.floor(Date.now() / 1000) - issuedAt;
+      if (age < 0 || age > FORM_VALIDITY_S) return false;
+      const given = Buffer.from(m[2], 'base64url');
+      let matched = false;
+      for (const { key } of await keys.keys())
+        if (timingSafeEqual(mac(key, value, issuedAt, request), given)) matched = true;
+      return matched;
+    },
+  };
 }

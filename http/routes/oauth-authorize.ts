@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import { csrfTokenValid, issueCsrfToken } from '../authorize-csrf.ts';
+import type { KeyRing } from '../../src/security/key-ring.ts';
+import { authorizeCsrf, type AuthorizeCsrf } from '../authorize-csrf.ts';
 import {
   AuthorizeError,
   readAuthorizationRequest,
@@ -19,7 +20,12 @@ import { securityEvent } from '../security-events.ts';
 export interface AuthorizeRouteDeps extends OAuthRouteDeps {
   /** Sent back as `iss` with every response (RFC 9207). */
   readonly issuer: string;
+  /** The signing keys: the sign-in form's CSRF key is derived from them (`authorize-csrf.ts`). */
+  readonly keys: KeyRing;
 }
+
+/** The route's dependencies with what it makes of them once. */
+type Deps = AuthorizeRouteDeps & { readonly csrf: AuthorizeCsrf };
 
 const BAD_CREDENTIALS = 'Wrong username or password.';
 
@@ -48,13 +54,14 @@ function redirectBack(ctx: Context, target: RedirectTarget, params: Record<strin
   ctx.body = '<!doctype html><title>Redirecting</title><p>Back to the application…</p>';
 }
 
-function showForm(
+async function showForm(
   ctx: Context,
+  csrf: AuthorizeCsrf,
   request: AuthorizationRequest,
   status: number,
   extra: { username?: string; error?: string } = {},
-) {
-  const csrfToken = issueCsrfToken(ctx, request.params);
+): Promise<void> {
+  const csrfToken = await csrf.issue(ctx, request.params);
   const clientName = request.client.clientName ?? request.client.clientId;
   html(ctx, status, loginPage({ clientName, request: request.params, csrfToken, ...extra }));
 }
@@ -84,16 +91,17 @@ function redirectError(code: string): string | undefined {
   return row.oauth === 'invalid_client' ? 'unauthorized_client' : row.oauth;
 }
 
-async function signIn(ctx: Context, deps: AuthorizeRouteDeps, request: AuthorizationRequest, params: URLSearchParams) {
+async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, params: URLSearchParams) {
   const username = params.get('username') ?? '';
   const password = params.get('password') ?? '';
-  if (username === '' || password === '') return showForm(ctx, request, 400, { username, error: BAD_CREDENTIALS });
+  if (username === '' || password === '')
+    return showForm(ctx, deps.csrf, request, 400, { username, error: BAD_CREDENTIALS });
   const subject = { username, clientId: request.client.clientId };
   const admission = await deps.throttle.begin(username, ctx.ip);
   if ('retryAfter' in admission) {
     securityEvent(deps.logger, ctx, 'login.throttled', subject);
     ctx.set('Retry-After', String(admission.retryAfter));
-    return showForm(ctx, request, 429, {
+    return showForm(ctx, deps.csrf, request, 429, {
       username,
       error: `Too many failed sign-ins; try again in ${admission.retryAfter} seconds.`,
     });
@@ -113,22 +121,29 @@ async function signIn(ctx: Context, deps: AuthorizeRouteDeps, request: Authoriza
   }
   if (reply.code === 'grant.invalid') {
     securityEvent(deps.logger, ctx, 'login.failed', subject);
-    return showForm(ctx, request, 400, { username, error: BAD_CREDENTIALS });
+    return showForm(ctx, deps.csrf, request, 400, { username, error: BAD_CREDENTIALS });
   }
-  if (reply.code === 'request.invalid') return showForm(ctx, request, 400, { username, error: reply.message });
+  if (reply.code === 'request.invalid')
+    return showForm(ctx, deps.csrf, request, 400, { username, error: reply.message });
   const error = redirectError(reply.code);
   if (error !== undefined) throw new AuthorizeError(error, reply.message, request);
   replyValue(reply);
 }
 
 /** GET /oauth/authorize shows the sign-in form; POST of it signs in and redirects with a code (RFC 6749 §4.1, RFC 7636, RFC 9207). */
-export function oauthAuthorizeRoutes(deps: AuthorizeRouteDeps): Route[] {
+export function oauthAuthorizeRoutes(routeDeps: AuthorizeRouteDeps): Route[] {
+  const deps: Deps = { ...routeDeps, csrf: authorizeCsrf(routeDeps.keys) };
   const form = formBody(deps.maxBodyBytes);
   return [
     oauthErrors(
       route('GET', '/oauth/authorize', PUBLIC, async function authorizationForm(ctx) {
         await answering(ctx, deps.issuer, async () => {
-          showForm(ctx, readAuthorizationRequest(new URLSearchParams(ctx.querystring), deps.clients), 200);
+          await showForm(
+            ctx,
+            deps.csrf,
+            readAuthorizationRequest(new URLSearchParams(ctx.querystring), deps.clients),
+            200,
+          );
         });
       }),
     ),
@@ -137,7 +152,7 @@ export function oauthAuthorizeRoutes(deps: AuthorizeRouteDeps): Route[] {
         await answering(ctx, deps.issuer, async () => {
           const params = formParams(ctx);
           const request = readAuthorizationRequest(params, deps.clients);
-          if (!csrfTokenValid(ctx, params.get('csrf_token') ?? undefined, request.params))
+          if (!(await deps.csrf.valid(ctx, params.get('csrf_token') ?? undefined, request.params)))
             throw new AuthorizeError(
               'invalid_request',
               'The sign-in form expired or was not served to this browser; start again from the application',

@@ -41,9 +41,9 @@ export function authorizeUrl(base: string, params: Record<string, string>): stri
   return `${base}/oauth/authorize?${new URLSearchParams(params).toString()}`;
 }
 
-/** GET of an authorization URL, redirects not followed. */
-export async function openForm(url: string): Promise<ServedForm> {
-  const res = await fetch(url, { redirect: 'manual' });
+/** GET of an authorization URL, redirects not followed; `headers` as a browser would send them (its cookie). */
+export async function openForm(url: string, headers: Record<string, string> = {}): Promise<ServedForm> {
+  const res = await fetch(url, { redirect: 'manual', headers });
   const html = await res.text();
   const cookie = res.headers.getSetCookie()[0]?.split(';')[0];
   return { status: res.status, headers: res.headers, html, cookie, fields: hiddenFields(html) };
@@ -56,6 +56,7 @@ export function submit(
   user: { username: string; password: string } = USERS.john,
   change: (body: URLSearchParams) => void = () => {},
   cookie: string | undefined = form.cookie,
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   const body = new URLSearchParams(form.fields);
   body.set('username', user.username);
@@ -64,7 +65,11 @@ export function submit(
   return fetch(`${base}/oauth/authorize`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(cookie ? { Cookie: cookie } : {}) },
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      ...(cookie ? { Cookie: cookie } : {}),
+      ...headers,
+    },
     body: body.toString(),
   });
 }

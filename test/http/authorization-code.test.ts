@@ -1,4 +1,6 @@
+import { hash, randomBytes } from 'node:crypto';
 import * as assert from 'uvu/assert';
+import { CSRF_COOKIE, SECURE_CSRF_COOKIE } from '../../http/authorize-csrf.ts';
 import { decodeJwt } from 'jose';
 import { authorizeUrl, codeFor, openForm, pkce, redirectedTo, submit } from '../helpers/authorize.ts';
 import { CLIENTS, clientsFile, CONSOLE, SERVICE, SPA, WEB } from '../helpers/clients.ts';
@@ -192,6 +194,41 @@ t('POST › without the CSRF cookie, or with a token of another request → 400 
   assert.is(foreignCookie.status, 400, "another form's cookie");
 });
 
+t('POST › two sign-in pages open in one browser (two tabs): both forms sign in', async (c) => {
+  const first = await openForm(authorizeUrl(c.server.url, REQUEST));
+  assert.ok(first.cookie);
+  const second = await openForm(authorizeUrl(c.server.url, { ...REQUEST, state: 'state-2' }), {
+    Cookie: first.cookie,
+  });
+  assert.is(second.cookie, first.cookie, 'the browser keeps its cookie');
+  for (const [form, state] of [
+    [first, 'state-1'],
+    [second, 'state-2'],
+  ] as const) {
+    const res = await submit(c.server.url, form, USERS.john, () => {}, first.cookie);
+    assert.is(res.status, 303, state);
+    assert.is(redirectedTo(res).searchParams.get('state'), state);
+  }
+});
+
+t("POST › a cookie of the caller's choosing with a token computed without the server's key → 400", async (c) => {
+  const form = await openForm(authorizeUrl(c.server.url, REQUEST));
+  const chosen = randomBytes(32).toString('base64url');
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const request = [...form.fields].filter(([name]) => name !== 'csrf_token').sort(([a], [b]) => (a < b ? -1 : 1));
+  // What the token was before it was keyed: a digest anyone could compute for a cookie they planted.
+  const digest = hash('sha256', JSON.stringify([chosen, issuedAt, request]), 'base64url');
+  const res = await submit(
+    c.server.url,
+    form,
+    USERS.john,
+    (body) => body.set('csrf_token', `${issuedAt}.${digest}`),
+    `${CSRF_COOKIE}=${chosen}`,
+  );
+  assert.is(res.status, 400);
+  assert.is(res.headers.get('location'), null);
+});
+
 t('POST › the login throttle of the password grant applies: past the failures → 429', async (c) => {
   const wrong = { username: USERS.admin.username, password: 'wrong-but-secret-password' };
   for (let i = 0; i < 3; i += 1) await submit(c.server.url, await openForm(authorizeUrl(c.server.url, REQUEST)), wrong);
@@ -326,3 +363,29 @@ t('metadata › RFC 8414 additions for the code flow', async (c) => {
 });
 
 t.run();
+
+const https = serverSuite('POST /oauth/authorize over HTTPS behind a trusted proxy: the __Host- cookie', {
+  'security.clients-file': clientsFile(CLIENTS),
+  'server.trusted-proxies': '1',
+});
+const HTTPS = { 'X-Forwarded-Proto': 'https' };
+
+https('the cookie is __Host- (Secure, Path=/, no Domain), and its form signs in', async (c) => {
+  const form = await openForm(authorizeUrl(c.server.url, REQUEST), HTTPS);
+  const setCookie = form.headers.getSetCookie()[0] ?? '';
+  assert.match(setCookie, new RegExp(`^${SECURE_CSRF_COOKIE}=[A-Za-z0-9_-]{43};`));
+  assert.match(setCookie, /; path=\/(;|$)/i);
+  assert.match(setCookie, /; secure/i);
+  assert.match(setCookie, /; httponly/i);
+  assert.not.match(setCookie, /domain=/i);
+  const res = await submit(c.server.url, form, USERS.john, () => {}, form.cookie, HTTPS);
+  assert.is(res.status, 303);
+});
+
+https('a cookie of the plain name (one a sibling host or the network could plant) is ignored → 400', async (c) => {
+  const plain = await openForm(authorizeUrl(c.server.url, REQUEST));
+  assert.match(plain.cookie ?? '', new RegExp(`^${CSRF_COOKIE}=`));
+  assert.is((await submit(c.server.url, plain, USERS.john, () => {}, plain.cookie, HTTPS)).status, 400);
+});
+
+https.run();

@@ -1,0 +1,94 @@
+/**
+ * The sign-in form across two instances on one SQLite data directory: its CSRF key is derived from
+ * the signing keys in the store, so a form served by one process signs in at the other, and a
+ * token made without that key is refused by both.
+ */
+import { hash } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { authorizeUrl, openForm, pkce, redirectedTo, submit } from '../helpers/authorize.ts';
+import type { ChildServer } from '../helpers/child.ts';
+import { CLIENTS, clientsFile, WEB } from '../helpers/clients.ts';
+import { startInstances, type Instances } from '../helpers/instances.ts';
+import { postToken, USERS } from '../helpers/tokens.ts';
+
+interface Ctx {
+  instances: Instances;
+  a: ChildServer;
+  b: ChildServer;
+}
+const ctx = {} as Ctx;
+const t = suite('the sign-in form across instances (SQLite)', ctx);
+
+t.before(async () => {
+  ctx.instances = await startInstances(2, { SECURITY_CLIENTS_FILE: clientsFile(CLIENTS) });
+  const [a, b] = ctx.instances.servers;
+  if (!a || !b) throw new Error('two instances expected');
+  Object.assign(ctx, { a, b });
+});
+t.after(async () => ctx.instances?.close());
+
+const { challenge, verifier } = pkce();
+const request = (state: string) => ({
+  response_type: 'code',
+  client_id: WEB.id,
+  redirect_uri: WEB.redirect,
+  scope: 'read',
+  state,
+  code_challenge: challenge,
+  code_challenge_method: 'S256',
+});
+
+t('a form served by one instance signs in at the other, both ways; the code redeems anywhere', async () => {
+  for (const [served, posted] of [
+    [ctx.a, ctx.b],
+    [ctx.b, ctx.a],
+  ] as const) {
+    const form = await openForm(authorizeUrl(served.url, request('across')));
+    assert.is(form.status, 200);
+    const res = await submit(posted.url, form);
+    assert.is(res.status, 303);
+    const code = redirectedTo(res).searchParams.get('code') ?? '';
+    const token = await postToken(
+      served.url,
+      {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: WEB.redirect,
+        code_verifier: verifier,
+        client_id: WEB.id,
+        client_secret: WEB.secret,
+      },
+      {},
+    );
+    assert.is(token.status, 200);
+  }
+});
+
+t('two tabs, one at each instance, in one browser: both forms sign in', async () => {
+  const first = await openForm(authorizeUrl(ctx.a.url, request('tab-1')));
+  const second = await openForm(authorizeUrl(ctx.b.url, request('tab-2')), { Cookie: first.cookie ?? '' });
+  assert.is(second.cookie, first.cookie);
+  assert.is((await submit(ctx.b.url, first, USERS.john, () => {}, first.cookie)).status, 303);
+  assert.is((await submit(ctx.a.url, second, USERS.john, () => {}, first.cookie)).status, 303);
+});
+
+t('a cookie and token made without the key are refused by both', async () => {
+  const form = await openForm(authorizeUrl(ctx.a.url, request('forged')));
+  const value = 'A'.repeat(43);
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const params = [...form.fields].filter(([name]) => name !== 'csrf_token').sort(([x], [y]) => (x < y ? -1 : 1));
+  const forged = `${issuedAt}.${hash('sha256', JSON.stringify([value, issuedAt, params]), 'base64url')}`;
+  for (const server of [ctx.a, ctx.b]) {
+    const res = await submit(
+      server.url,
+      form,
+      USERS.john,
+      (body) => body.set('csrf_token', forged),
+      `troupe_authorize=${value}`,
+    );
+    assert.is(res.status, 400);
+  }
+});
+
+t.run();
