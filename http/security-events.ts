@@ -2,13 +2,15 @@
  * Security events: one log record per event, with a stable `event` name and stable fields, for a
  * SIEM or an alert to match on (docs/operations.md lists them). Each names who (the username or
  * the client id), from where (the client address as Koa resolves it, behind `server.trusted-proxies`),
- * and which request (`request_id`, and `trace_id` when the request is traced or came with a
- * `traceparent`). Never a password, secret or token: the subject is the only caller-given value.
+ * and which request: `request_id` and `trace_id` are the server's own (or, behind a trusted proxy,
+ * the proxy's), never ids an unauthenticated caller chose; a caller's own `X-Request-Id` and
+ * `traceparent` trace id are kept apart, as `caller_request_id` and `caller_trace_id`. Never a
+ * password, secret or token: the subject is the only caller-given value besides those two.
  */
 import type { Context } from 'koa';
 import type { Logger } from '../src/logger.ts';
 import { trace } from '../src/telemetry/tracing.ts';
-import type { AppState } from './state.ts';
+import { proxyHeadersTrusted, type AppState } from './state.ts';
 
 /** Every security event, with the level it is logged at. */
 export const SECURITY_EVENTS = {
@@ -27,17 +29,32 @@ export type SecurityEvent = keyof typeof SECURITY_EVENTS;
 export type Subject = { readonly username: string; readonly clientId?: string } | { readonly clientId: string };
 
 /** What an event reads of the request. */
-export type RequestOf = Pick<Context, 'ip' | 'get'> & { readonly state: Pick<AppState, 'requestId'> };
+export type RequestOf = Pick<Context, 'ip' | 'get' | 'app'> & {
+  readonly state: Pick<AppState, 'requestId' | 'callerRequestId'>;
+};
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
 const SUBJECT_MAX = 128;
 
-/** The request's trace id: its active span's, else the caller's `traceparent`'s (tracing off), else null. */
-function traceIdOf(ctx: RequestOf): string | null {
-  const span = trace.getActiveSpan();
-  if (span) return span.spanContext().traceId;
+/** The trace id of the request's `traceparent` header, or null. */
+function sentTraceId(ctx: RequestOf): string | null {
   const id = TRACEPARENT.exec(ctx.get('traceparent'))?.[1];
   return id !== undefined && !/^0+$/.test(id) ? id : null;
+}
+
+/**
+ * The request's trace id: its active span's (a trace of its own unless a trusted proxy sent the
+ * context), else with tracing off a trusted proxy's `traceparent`'s, else null; and the trace id
+ * a caller sent where no trusted proxy stands in front.
+ */
+function traceIdsOf(ctx: RequestOf): { trace_id: string | null; caller_trace_id: string | null } {
+  const trusted = proxyHeadersTrusted(ctx);
+  const sent = sentTraceId(ctx);
+  const span = trace.getActiveSpan();
+  return {
+    trace_id: span ? span.spanContext().traceId : trusted ? sent : null,
+    caller_trace_id: trusted ? null : sent,
+  };
 }
 
 /** Logs `event` for the request in `ctx`. */
@@ -51,7 +68,8 @@ export function securityEvent(logger: Logger, ctx: RequestOf, event: SecurityEve
       ...(subject.clientId === undefined ? {} : { client_id: subject.clientId.slice(0, SUBJECT_MAX) }),
       client_address: ctx.ip,
       request_id: ctx.state.requestId,
-      trace_id: traceIdOf(ctx),
+      caller_request_id: ctx.state.callerRequestId ?? null,
+      ...traceIdsOf(ctx),
     },
     event,
   );

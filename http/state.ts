@@ -7,7 +7,16 @@ export type Auth = { readonly enabled: false } | { readonly enabled: true; reado
 
 /** Koa's `ctx.state` in this app. */
 export interface AppState {
+  /**
+   * The id the request is recorded under (its log line, security events): made by this server, or
+   * behind `server.trusted-proxies` the proxy's `X-Request-Id`.
+   */
   requestId: string;
+  /**
+   * The `X-Request-Id` a caller sent where no trusted proxy stands in front: echoed in the answer
+   * for the caller to correlate, and logged apart, never as the request's id.
+   */
+  callerRequestId?: string;
   auth?: Auth;
   /** The OAuth client a `client` route authenticated. */
   client?: ClientView;
@@ -24,3 +33,13 @@ export interface AppState {
    */
   errorFormat?: ErrorFormat;
 }
+
+/** The id the answer carries (`X-Request-Id`, a problem's `requestId`): the caller's own when it sent a sane one. */
+export const answeredRequestId = (state: Pick<AppState, 'requestId' | 'callerRequestId'>): string =>
+  state.callerRequestId ?? state.requestId;
+
+/**
+ * Whether the headers a proxy sets (`X-Forwarded-*`, `X-Request-Id`, `traceparent`) are taken as
+ * the proxy's: only behind `server.trusted-proxies`. Otherwise they are whatever the caller chose.
+ */
+export const proxyHeadersTrusted = (ctx: { readonly app: { readonly proxy: boolean } }): boolean => ctx.app.proxy;

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { Logger } from '../../src/logger.ts';
 import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
 import { HttpProblem, INTERNAL_DETAIL, OAuthError, problemBody, unavailable } from '../problems.ts';
-import type { AppState } from '../state.ts';
+import { answeredRequestId, type AppState } from '../state.ts';
 import { StoreUnavailableError } from '../../src/store-unavailable.ts';
 
 /** The route's declaration decides (`http/route-table.ts`); a path no route has is answered as a problem. */
@@ -28,7 +28,7 @@ function renderOAuth(ctx: Context, e: OAuthError): void {
 function renderProblem(ctx: Context, state: AppState, e: HttpProblem): void {
   ctx.status = e.status;
   ctx.set(e.headers);
-  ctx.body = problemBody(e.status, e.code, e.detail, state.requestId, e.errors);
+  ctx.body = problemBody(e.status, e.code, e.detail, answeredRequestId(state), e.errors);
   ctx.type = 'application/problem+json';
 }
 
@@ -76,7 +76,7 @@ export function renderError(ctx: Context, state: AppState, error: unknown, logge
   if (error instanceof AskTimeoutError) state.askTimedOut = true;
   let known = toKnown(state, error);
   if (!known) {
-    logger.error({ requestId: state.requestId, err: error }, 'request failed');
+    logger.error({ requestId: state.requestId, callerRequestId: state.callerRequestId, err: error }, 'request failed');
     known = new HttpProblem(500, 'internal', INTERNAL_DETAIL);
   }
   if (known instanceof HttpProblem && inOAuthForm(state)) known = asOAuth(known);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../../src/logger.ts';
 import type { Metrics } from '../../src/metrics.ts';
-import type { AppState } from '../state.ts';
+import { answeredRequestId, proxyHeadersTrusted, type AppState } from '../state.ts';
 import { renderError, unroutedError } from './errors.ts';
 import { serverSpan } from './server-span.ts';
 import { tracingEnabled } from '../../src/telemetry/tracing.ts';
@@ -59,20 +59,29 @@ function protectAnswer(ctx: Context, state: AppState): void {
 /**
  * The one middleware every request passes first, doing in one frame what would otherwise be five
  * (each an async function around the rest): every response carries `X-Request-Id` (the caller's
- * when it is 1–128 safe characters, else a new one); every error is rendered here (Koa's advice:
- * one error handler, first in the chain), and a request no route answered gets its 404/405
- * problem; while tracing is on, the request is a SERVER span (`server-span.ts`); every request is counted by route template (never the raw path: unbounded labels) and
- * status, and logged in one line (request id, method, route, status, duration; never the URL, as a
- * query string could carry credentials).
+ * when it is 1–128 safe characters, else a new one), but the request is recorded under an id of
+ * the server's own, or behind `server.trusted-proxies` the proxy's: never under one an
+ * unauthenticated caller chose (that one is logged apart, as `callerRequestId`); every error is
+ * rendered here (Koa's advice: one error handler, first in the chain), and a request no route
+ * answered gets its 404/405 problem; while tracing is on, the request is a SERVER span
+ * (`server-span.ts`); every request is counted by route template (never the raw path: unbounded
+ * labels) and status, and logged in one line (request id, method, route, status, duration; never
+ * the URL, as a query string could carry credentials).
  */
 export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppState> {
   const observed = childrenOf(metrics);
   const frame = async function frame(ctx: Context & { state: AppState }, next: () => Promise<unknown>): Promise<void> {
     const started = performance.now();
     const given = ctx.req.headers['x-request-id'];
+    const sane = typeof given === 'string' && SAFE_ID.test(given) ? given : undefined;
     const state = ctx.state;
-    state.requestId = typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
-    ctx.res.setHeader('X-Request-Id', state.requestId);
+    if (sane === undefined) state.requestId = randomUUID();
+    else if (proxyHeadersTrusted(ctx)) state.requestId = sane;
+    else {
+      state.requestId = randomUUID();
+      state.callerRequestId = sane;
+    }
+    ctx.res.setHeader('X-Request-Id', answeredRequestId(state));
     try {
       await next();
       const unrouted = unroutedError(ctx);
@@ -88,6 +97,7 @@ export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppSt
       logger.info(
         {
           requestId: state.requestId,
+          ...(state.callerRequestId === undefined ? {} : { callerRequestId: state.callerRequestId }),
           method: ctx.method,
           route: route ?? null,
           status: ctx.status,

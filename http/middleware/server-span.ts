@@ -1,23 +1,33 @@
 /**
- * The request's SERVER span: it continues the caller's trace (`traceparent`, `tracestate`) or
- * starts one, is named by the route template (`GET /api/employee/:id`, never the raw path), and
- * carries the HTTP semantic-convention attributes. Never the query string, nor any header but the
- * user agent: either may carry credentials.
+ * The request's SERVER span, named by the route template (`GET /api/employee/:id`, never the raw
+ * path), with the HTTP semantic-convention attributes. Never the query string, nor any header but
+ * the user agent: either may carry credentials.
+ *
+ * Behind `server.trusted-proxies` it continues the trace the proxy sent (`traceparent`,
+ * `tracestate`, baggage), and the configured sampler follows its sampled flag as usual. Otherwise
+ * the caller's trace context is not its parent: the span starts a trace of its own, so the
+ * configured sampler decides as for any new trace (a caller's sampled flag cannot turn sampling on,
+ * nor can its trace id pick a ratio sampler's outcome), and the ids recorded are the server's. The
+ * caller's span, when it sent a valid one, is kept as a link for a backend to join the two.
  */
 import type { Context } from 'koa';
 import {
   SpanKind,
   SpanStatusCode,
   context,
+  isSpanContextValid,
   propagation,
   trace,
   troupeTracer,
   ROOT_CONTEXT,
 } from '../../src/telemetry/tracing.ts';
-import type { AppState } from '../state.ts';
+import { proxyHeadersTrusted, type AppState } from '../state.ts';
 
 export async function serverSpan(ctx: Context & { state: AppState }, run: () => Promise<void>): Promise<void> {
-  const parent = propagation.extract(ROOT_CONTEXT, ctx.headers);
+  const sent = propagation.extract(ROOT_CONTEXT, ctx.headers);
+  const trusted = proxyHeadersTrusted(ctx);
+  const parent = trusted ? sent : ROOT_CONTEXT;
+  const caller = trusted ? undefined : trace.getSpanContext(sent);
   const span = troupeTracer().startSpan(
     ctx.method,
     {
@@ -31,6 +41,7 @@ export async function serverSpan(ctx: Context & { state: AppState }, run: () => 
         'server.port': ctx.req.socket.localPort ?? 0,
         'user_agent.original': ctx.get('User-Agent'),
       },
+      ...(caller !== undefined && isSpanContextValid(caller) ? { links: [{ context: caller }] } : {}),
     },
     parent,
   );

@@ -17,7 +17,15 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 
-export { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
+export {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  isSpanContextValid,
+  propagation,
+  trace,
+} from '@opentelemetry/api';
 export type { Attributes, Context, Span };
 
 let enabled = false;

@@ -47,6 +47,12 @@ t("X-Request-Id › the caller's safe id is echoed; an unsafe or long one is rep
   assert.match(long.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   const none = await fetch(`${ctx.server.url}/nowhere`);
   assert.match(none.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  const problem = await fetch(`${ctx.server.url}/nowhere`, { headers: { 'X-Request-Id': 'req-43' } });
+  assert.is(
+    ((await problem.json()) as { requestId: string }).requestId,
+    'req-43',
+    "a problem names the caller's id too",
+  );
 });
 
 t('body larger than server.max-body-bytes → 413', async () => {

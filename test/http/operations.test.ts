@@ -184,8 +184,11 @@ logs.after(async (c) => c.server?.close());
 logs('one JSON line per request: request id, method, route template, status, duration', async ({ server, lines }) => {
   const res = await fetch(`${server.url}/health`, { headers: { 'X-Request-Id': 'log-check-1' } });
   assert.is(res.status, 200);
-  const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['requestId'] === 'log-check-1');
+  const line = lines
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => l['callerRequestId'] === 'log-check-1');
   assert.ok(line, 'a line for the request');
+  assert.match(String(line?.['requestId']), /^[0-9a-f-]{36}$/, "the server's id: no trusted proxy sent the caller's");
   assert.is(line?.['method'], 'GET');
   assert.is(line?.['route'], '/health');
   assert.is(line?.['status'], 200);

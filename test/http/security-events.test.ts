@@ -35,16 +35,22 @@ const traceparent = () => {
   return { traceId, header: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
 };
 
-/** The one record of `event` written for the request traced `traceId`. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The one record of `event` written for the request whose caller sent the trace `traceId` (no
+ * trusted proxy here: the caller's trace id is recorded apart, and the ids are the server's).
+ */
 async function eventOf(c: { lines: string[] }, event: string, traceId: string): Promise<Line> {
   const find = () =>
-    c.lines.map((l) => JSON.parse(l) as Line).filter((l) => l['event'] === event && l['trace_id'] === traceId);
+    c.lines.map((l) => JSON.parse(l) as Line).filter((l) => l['event'] === event && l['caller_trace_id'] === traceId);
   await waitFor(() => find().length > 0, `${event} logged`, 3000);
   const found = find();
   assert.is(found.length, 1, `one ${event} record`);
   const record = found[0] as Line;
   assert.is(record['client_address'], '127.0.0.1');
-  assert.type(record['request_id'], 'string');
+  assert.match(String(record['request_id']), UUID);
+  assert.is(record['trace_id'], null, 'tracing is off, and the caller’s trace is not the request’s');
   return record;
 }
 
@@ -185,6 +191,25 @@ s('a right secret sent the way its client did not register → client.authentica
   noSecrets(c, SERVICE.secret);
 });
 
+s("a caller's own X-Request-Id and traceparent are recorded apart, never as the request's ids", async (c) => {
+  const t = traceparent();
+  const res = await postToken(
+    c.server.url,
+    { grant_type: 'password', ...USERS.admin },
+    { Authorization: basic(), traceparent: t.header, 'X-Request-Id': 'chosen-by-caller-1' },
+  );
+  assert.is(res.status, 200);
+  assert.is(res.headers.get('x-request-id'), 'chosen-by-caller-1', 'still echoed to the caller');
+  const record = await eventOf(c, 'login.succeeded', t.traceId);
+  assert.is(record['caller_request_id'], 'chosen-by-caller-1');
+  assert.is(record['caller_trace_id'], t.traceId);
+  assert.is.not(record['request_id'], 'chosen-by-caller-1');
+  const line = c.lines
+    .map((l) => JSON.parse(l) as Line)
+    .find((l) => l['msg'] === 'request' && l['callerRequestId'] === 'chosen-by-caller-1');
+  assert.is(line?.['requestId'], record['request_id'], 'the request line and the event share the server’s id');
+});
+
 s('without a traceparent (and tracing off) the trace id is null', async (c) => {
   const before = c.lines.length;
   await login(c.server.url, USERS.admin);
@@ -197,6 +222,44 @@ s('without a traceparent (and tracing off) the trace id is null', async (c) => {
     .map((l) => JSON.parse(l) as Line)
     .find((l) => l['event'] === 'login.succeeded');
   assert.is(record?.['trace_id'], null);
+  assert.is(record?.['caller_trace_id'], null);
+  assert.is(record?.['caller_request_id'], null);
 });
 
 s.run();
+
+const proxied = suite('security events behind a trusted proxy', {} as { server: TestServer; lines: string[] });
+proxied.before(async (c) => {
+  c.lines = [];
+  const sink = { write: (line: string) => c.lines.push(line) } as unknown as NodeJS.WritableStream;
+  c.server = await startTestServer({ 'logging.level': 'info', 'server.trusted-proxies': '1' }, undefined, sink);
+});
+proxied.after(async (c) => c.server?.close());
+
+proxied("the proxy's X-Request-Id and traceparent are the request's ids", async (c) => {
+  const t = traceparent();
+  const res = await postToken(
+    c.server.url,
+    { grant_type: 'password', ...USERS.admin },
+    {
+      Authorization: basic(),
+      traceparent: t.header,
+      'X-Request-Id': 'set-by-proxy-1',
+      'X-Forwarded-For': '198.51.100.7',
+    },
+  );
+  assert.is(res.status, 200);
+  assert.is(res.headers.get('x-request-id'), 'set-by-proxy-1');
+  const find = () =>
+    c.lines
+      .map((l) => JSON.parse(l) as Line)
+      .find((l) => l['event'] === 'login.succeeded' && l['trace_id'] === t.traceId);
+  await waitFor(() => find() !== undefined, 'login.succeeded logged', 3000);
+  const record = find() as Line;
+  assert.is(record['request_id'], 'set-by-proxy-1');
+  assert.is(record['client_address'], '198.51.100.7');
+  assert.is(record['caller_request_id'], null);
+  assert.is(record['caller_trace_id'], null);
+});
+
+proxied.run();

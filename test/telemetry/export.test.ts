@@ -68,6 +68,8 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
       OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
       OTEL_SERVICE_NAME: 'troupe-export-test',
       OTEL_BSP_SCHEDULE_DELAY: '50',
+      // A proxy in front sends the traceparent, so the server continues its trace.
+      SERVER_TRUSTED_PROXIES: '1',
     });
     try {
       const traceId = randomBytes(16).toString('hex');

@@ -1,6 +1,7 @@
 /**
- * One request with a `traceparent` is one trace: its SERVER span continues the caller's, and the
- * parent chain runs unbroken from it through every actor hop to the store and BCrypt spans.
+ * One request with a `traceparent` from a trusted proxy is one trace: its SERVER span continues the
+ * proxy's, and the parent chain runs unbroken from it through every actor hop to the store and
+ * BCrypt spans. Without a trusted proxy, a caller's `traceparent` is only a link.
  */
 import { randomBytes } from 'node:crypto';
 import { SpanKind } from '@opentelemetry/api';
@@ -13,16 +14,23 @@ import { bearer, login, postToken, USERS } from '../helpers/tokens.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const exporter = new InMemorySpanExporter();
-const s = suite('tracing', {} as { server: TestServer; stop: () => Promise<void>; token: string; logs: string[] });
+const s = suite(
+  'tracing',
+  {} as { server: TestServer; direct: TestServer; stop: () => Promise<void>; token: string; logs: string[] },
+);
 
 s.before(async (c) => {
   c.stop = startTracing([new SimpleSpanProcessor({ exporter })]);
   c.logs = [];
   const sink = { write: (line: string) => c.logs.push(line) } as unknown as NodeJS.WritableStream;
-  c.server = await startTestServer({ 'logging.level': 'info' }, undefined, sink);
+  // Behind a proxy that sets traceparent, as in production.
+  c.server = await startTestServer({ 'logging.level': 'info', 'server.trusted-proxies': '1' }, undefined, sink);
+  // Callers connecting directly: their headers are their own.
+  c.direct = await startTestServer({ 'logging.level': 'info' }, undefined, sink);
   c.token = (await login(c.server.url, USERS.john)).access_token;
 });
 s.after(async (c) => {
+  await c.direct?.close();
   await c.server?.close();
   await c.stop?.();
 });
@@ -147,6 +155,44 @@ s('a request without traceparent starts a trace of its own', async (c) => {
   assert.ok(server);
   assert.is(server.parentSpanContext, undefined);
   assert.not.ok(before.has(server.spanContext().traceId));
+});
+
+s("without a trusted proxy a caller's traceparent is a link, not the parent, whatever its sampled flag", async (c) => {
+  for (const flags of ['01', '00']) {
+    const t = newTrace();
+    const res = await fetch(`${c.direct.url}/health`, {
+      headers: { traceparent: `00-${t.traceId}-${t.parentId}-${flags}` },
+    });
+    assert.is(res.status, 200);
+    const linked = () =>
+      exporter
+        .getFinishedSpans()
+        .find((span) => span.kind === SpanKind.SERVER && span.links.some((l) => l.context.traceId === t.traceId));
+    await waitFor(() => linked() !== undefined, `the SERVER span (flags ${flags})`, 5000);
+    const server = linked();
+    assert.ok(server);
+    assert.is(server.name, 'GET /health');
+    assert.is(server.parentSpanContext, undefined, 'a trace of its own');
+    assert.is.not(server.spanContext().traceId, t.traceId);
+    assert.is(server.links[0]?.context.spanId, t.parentId);
+    assert.is(spansOf(t.traceId).length, 0, "nothing recorded under the caller's trace id");
+  }
+});
+
+s("without a trusted proxy the request's log lines carry the server's trace id", async (c) => {
+  const t = newTrace();
+  await fetch(`${c.direct.url}/app/listAll`, {
+    headers: { ...bearer(c.token), traceparent: traceparent(t), 'X-Request-Id': `direct-${t.traceId}` },
+  });
+  const lines = () => c.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
+  await waitFor(() => lines().some((l) => l['callerRequestId'] === `direct-${t.traceId}`), 'the request line', 5000);
+  const line = lines().find((l) => l['callerRequestId'] === `direct-${t.traceId}`);
+  assert.match(String(line?.['trace_id']), /^[0-9a-f]{32}$/);
+  assert.is.not(line?.['trace_id'], t.traceId);
+  assert.not.ok(
+    lines().some((l) => l['trace_id'] === t.traceId),
+    "no line under the caller's trace id",
+  );
 });
 
 s('log lines written inside a span carry trace_id and span_id', async (c) => {
