@@ -1,4 +1,5 @@
 /** The security events of the token endpoint, read from each grant's outcome. */
+import { REPLAYED as REPLAYED_CODE } from '../actors/token/codes.ts';
 import * as Token from '../actors/token/protocol.ts';
 import type { Logger } from '../src/logger.ts';
 import { grantTypeName } from '../src/security/formats.ts';
@@ -6,7 +7,8 @@ import { securityEvent, type RequestOf } from './security-events.ts';
 
 /**
  * `login.succeeded` / `login.failed` for a password grant (failed: bad credentials only, not a
- * refused scope), `token.refreshed` / `token.reuse_detected` for a refresh grant.
+ * refused scope), `token.refreshed` / `token.reuse_detected` for a refresh grant,
+ * `code.reuse_detected` for an authorization code presented again (its login was revoked).
  */
 export function reportGrant(
   logger: Logger,
@@ -24,5 +26,8 @@ export function reportGrant(
     if (reply.ok) securityEvent(logger, ctx, 'token.refreshed', { clientId });
     else if (reply.code === 'grant.invalid' && reply.message === Token.REUSED_REFRESH_TOKEN)
       securityEvent(logger, ctx, 'token.reuse_detected', { clientId });
+  } else if (grantType === 'authorization_code') {
+    if (!reply.ok && reply.code === 'grant.invalid' && reply.message === REPLAYED_CODE)
+      securityEvent(logger, ctx, 'code.reuse_detected', { clientId });
   }
 }

@@ -20,6 +20,7 @@ export const SECURITY_EVENTS = {
   'token.refreshed': 'info',
   'token.reuse_detected': 'warn',
   'token.revoked': 'info',
+  'code.reuse_detected': 'warn',
   'client.authentication_failed': 'warn',
 } as const satisfies Record<string, 'info' | 'warn'>;
 

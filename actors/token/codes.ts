@@ -30,7 +30,7 @@ const CODE_VALIDITY_S = 60;
 type Authorize = Extract<Command, { type: 'Authorize' }>;
 type RedeemCode = Extract<Command, { type: 'RedeemCode' }>;
 
-const REPLAYED = 'Authorization code already used; every token issued from it is revoked';
+export const REPLAYED = 'Authorization code already used; every token issued from it is revoked';
 
 export function createCodes(
   deps: CodeDeps,

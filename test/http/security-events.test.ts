@@ -3,10 +3,12 @@
  * address, the request and trace ids, and nothing secret.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SECURITY_EVENTS } from '../../http/security-events.ts';
-import { clientsFile, SERVICE } from '../helpers/clients.ts';
+import { codeFor, pkce } from '../helpers/authorize.ts';
+import { CLIENTS, clientsFile, SERVICE, WEB } from '../helpers/clients.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, CLIENT_ID, CLIENT_SECRET, login, postToken, USERS } from '../helpers/tokens.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -20,6 +22,7 @@ s.before(async (c) => {
   c.server = await startTestServer(
     {
       'logging.level': 'info',
+      'security.clients-file': clientsFile(CLIENTS),
       'security.login-throttle.max-failures-per-user': '2',
       'security.login-throttle.window-seconds': '60',
       'security.clients-file': clientsFile(),
@@ -59,8 +62,13 @@ const noSecrets = (c: { lines: string[] }, ...secrets: string[]) => {
 };
 
 s('the documented events are the stable set', () => {
+  const documented = [
+    ...readFileSync('docs/operations.md', 'utf8').matchAll(/^\| `([a-z_]+\.[a-z_]+)` \| (?:info|warn) /gm),
+  ];
+  assert.equal(documented.map((m) => m[1]).sort(), Object.keys(SECURITY_EVENTS).sort());
   assert.equal(Object.keys(SECURITY_EVENTS).sort(), [
     'client.authentication_failed',
+    'code.reuse_detected',
     'login.failed',
     'login.succeeded',
     'login.throttled',
@@ -147,6 +155,46 @@ s('refresh → token.refreshed; the spent token again → token.reuse_detected',
   assert.is(record['client_id'], CLIENT_ID);
   assert.is(record['level'], 40);
   noSecrets(c, refresh_token);
+});
+
+s('a code redeemed twice → code.reuse_detected for the second; other refusals are not reported', async (c) => {
+  const { challenge, verifier } = pkce();
+  // Signed in as admin: john.doe is throttled by the test before.
+  const code = await codeFor(c.server.url, WEB.id, WEB.redirect, challenge, USERS.admin);
+  const redeem = (form: Record<string, string>, traceparent: string) =>
+    postToken(
+      c.server.url,
+      {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: WEB.redirect,
+        code_verifier: verifier,
+        client_id: WEB.id,
+        client_secret: WEB.secret,
+        ...form,
+      },
+      { traceparent },
+    );
+  const unknown = traceparent();
+  const refused = await redeem({ code: 'x'.repeat(43) }, unknown.header);
+  assert.is(refused.status, 400);
+  const first = traceparent();
+  const res = await redeem({}, first.header);
+  assert.is(res.status, 200);
+  const { access_token, refresh_token } = (await res.json()) as { access_token: string; refresh_token: string };
+  const again = traceparent();
+  const replayed = await redeem({}, again.header);
+  assert.is(replayed.status, 400);
+  assert.is(((await replayed.json()) as { error: string }).error, 'invalid_grant');
+  const record = await eventOf(c, 'code.reuse_detected', again.traceId);
+  assert.is(record['client_id'], WEB.id);
+  assert.is(record['username'], undefined);
+  assert.is(record['level'], 40);
+  const other = c.lines
+    .map((l) => JSON.parse(l) as Line)
+    .filter((l) => l['event'] === 'code.reuse_detected' && l['trace_id'] !== again.traceId);
+  assert.equal(other, [], 'neither the unknown code nor the first redemption is reported');
+  noSecrets(c, code, verifier, WEB.secret, access_token, refresh_token);
 });
 
 s('POST /oauth/revoke → token.revoked', async (c) => {
