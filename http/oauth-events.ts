@@ -8,7 +8,8 @@ import { securityEvent, type RequestOf } from './security-events.ts';
 /**
  * `login.succeeded` / `login.failed` for a password grant (failed: bad credentials only, not a
  * refused scope), `token.refreshed` / `token.reuse_detected` for a refresh grant,
- * `code.reuse_detected` for an authorization code presented again (its login was revoked).
+ * `code.reuse_detected` for an authorization code presented again (its login was revoked),
+ * `client.token_issued` with the scope granted for every client_credentials grant.
  */
 export function reportGrant(
   logger: Logger,
@@ -26,6 +27,9 @@ export function reportGrant(
     if (reply.ok) securityEvent(logger, ctx, 'token.refreshed', { clientId });
     else if (reply.code === 'grant.invalid' && reply.message === Token.REUSED_REFRESH_TOKEN)
       securityEvent(logger, ctx, 'token.reuse_detected', { clientId });
+  } else if (grantType === 'client_credentials') {
+    if (reply.ok)
+      securityEvent(logger, ctx, 'client.token_issued', { clientId }, { scope: reply.value.scope.join(' ') });
   } else if (grantType === 'authorization_code') {
     if (!reply.ok && reply.code === 'grant.invalid' && reply.message === REPLAYED_CODE)
       securityEvent(logger, ctx, 'code.reuse_detected', { clientId });

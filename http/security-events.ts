@@ -21,6 +21,7 @@ export const SECURITY_EVENTS = {
   'token.reuse_detected': 'warn',
   'token.revoked': 'info',
   'code.reuse_detected': 'warn',
+  'client.token_issued': 'info',
   'client.authentication_failed': 'warn',
 } as const satisfies Record<string, 'info' | 'warn'>;
 
@@ -28,6 +29,11 @@ export type SecurityEvent = keyof typeof SECURITY_EVENTS;
 
 /** Who the event is about: a user of a client, or a client alone. */
 export type Subject = { readonly username: string; readonly clientId?: string } | { readonly clientId: string };
+
+/** What an event may carry besides its subject: the scope granted, space-separated. */
+export interface Details {
+  readonly scope?: string;
+}
 
 /** What an event reads of the request. */
 export type RequestOf = Pick<Context, 'ip' | 'get' | 'app'> & {
@@ -59,7 +65,13 @@ function traceIdsOf(ctx: RequestOf): { trace_id: string | null; caller_trace_id:
 }
 
 /** Logs `event` for the request in `ctx`. */
-export function securityEvent(logger: Logger, ctx: RequestOf, event: SecurityEvent, subject: Subject): void {
+export function securityEvent(
+  logger: Logger,
+  ctx: RequestOf,
+  event: SecurityEvent,
+  subject: Subject,
+  details: Details = {},
+): void {
   const level = SECURITY_EVENTS[event];
   if (!logger.isLevelEnabled(level)) return;
   logger[level](
@@ -67,6 +79,7 @@ export function securityEvent(logger: Logger, ctx: RequestOf, event: SecurityEve
       event,
       ...('username' in subject ? { username: subject.username.slice(0, SUBJECT_MAX) } : {}),
       ...(subject.clientId === undefined ? {} : { client_id: subject.clientId.slice(0, SUBJECT_MAX) }),
+      ...(details.scope === undefined ? {} : { scope: details.scope }),
       client_address: ctx.ip,
       request_id: ctx.state.requestId,
       caller_request_id: ctx.state.callerRequestId ?? null,

@@ -68,6 +68,7 @@ s('the documented events are the stable set', () => {
   assert.equal(documented.map((m) => m[1]).sort(), Object.keys(SECURITY_EVENTS).sort());
   assert.equal(Object.keys(SECURITY_EVENTS).sort(), [
     'client.authentication_failed',
+    'client.token_issued',
     'code.reuse_detected',
     'login.failed',
     'login.succeeded',
@@ -195,6 +196,35 @@ s('a code redeemed twice → code.reuse_detected for the second; other refusals 
     .filter((l) => l['event'] === 'code.reuse_detected' && l['trace_id'] !== again.traceId);
   assert.equal(other, [], 'neither the unknown code nor the first redemption is reported');
   noSecrets(c, code, verifier, WEB.secret, access_token, refresh_token);
+});
+
+s('client_credentials → client.token_issued with the scope granted; a refused one is not reported', async (c) => {
+  const service = { Authorization: basic(SERVICE.id, SERVICE.secret) };
+  const wider = traceparent();
+  const refused = await postToken(
+    c.server.url,
+    { grant_type: 'client_credentials', scope: 'write' },
+    { ...service, traceparent: wider.header },
+  );
+  assert.is(refused.status, 400);
+  const t = traceparent();
+  const res = await postToken(
+    c.server.url,
+    { grant_type: 'client_credentials' },
+    { ...service, traceparent: t.header },
+  );
+  assert.is(res.status, 200);
+  const record = await eventOf(c, 'client.token_issued', t.traceId);
+  assert.is(record['client_id'], SERVICE.id);
+  assert.is(record['scope'], 'read');
+  assert.is(record['username'], undefined);
+  assert.is(record['level'], 30);
+  const other = c.lines
+    .map((l) => JSON.parse(l) as Line)
+    .filter((l) => l['event'] === 'client.token_issued' && l['trace_id'] === wider.traceId);
+  assert.equal(other, [], 'the refused grant is not reported');
+  const { access_token } = (await res.json()) as { access_token: string };
+  noSecrets(c, SERVICE.secret, access_token);
 });
 
 s('POST /oauth/revoke → token.revoked', async (c) => {
