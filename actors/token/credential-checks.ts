@@ -17,7 +17,7 @@ export interface CredentialCheckDeps {
   readonly credentials: CredentialStore;
   readonly passwords: PasswordHasher;
   /** Compared against when the user is unknown, so both failures take the same time. */
-  readonly dummyHash: string;
+  readonly dummyHash: () => string;
 }
 
 /** A password check: the password grant's, or the authorization endpoint's sign-in. */
@@ -87,7 +87,7 @@ export function createCredentialChecks(
     if (overLong !== undefined) return tell(msg.sender, fail('request.invalid', overLong));
     const user = await deps.credentials.findByUsername(msg.username);
     pipe(
-      deps.passwords.verify(msg.password, user?.password ?? deps.dummyHash),
+      deps.passwords.verify(msg.password, user?.password ?? deps.dummyHash()),
       self,
       (matches): Completion => ({
         type: 'PasswordChecked',

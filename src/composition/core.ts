@@ -5,7 +5,6 @@
  * login throttle, and the actors over them; closed in reverse. `npm start` puts HTTP on top of it
  * (`troupe.ts`), `npm run repl` a REPL.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
@@ -18,6 +17,7 @@ import type { KeyRing } from '../security/key-ring.ts';
 import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
 import { createPasswordHasher, type PasswordHasher } from '../security/passwords.ts';
 import { cachedVerifier, TOKEN_CACHE_MAX, type CachedVerifier } from '../security/token-cache.ts';
+import { createUnknownAccountHash, type UnknownAccountHash } from '../security/unknown-account-hash.ts';
 import type { Stores } from '../stores/stores.ts';
 import type { CredentialStore } from '../stores/credential-store.ts';
 import { refuseDevelopmentAccounts } from '../development-accounts.ts';
@@ -108,11 +108,20 @@ async function tokenDeps(
   stores: Stores,
   throttle: LoginThrottle,
   passwords: PasswordHasher,
-): Promise<ActorDeps['token'] & { readonly keys: KeyRing }> {
+): Promise<ActorDeps['token'] & { readonly keys: KeyRing; readonly unknownAccount: UnknownAccountHash }> {
   const keys = await openKeyRing(config, stores.keys, logger);
-  // The unknown-user comparison costs what a new account's does, so the two take the same time.
   const cost = config.security.password.bcryptCost;
-  const dummyHash = await passwords.hash(randomBytes(16).toString('hex'), cost);
+  // The unknown-user comparison costs what most stored accounts' do, so the two take the same time.
+  const unknownAccount = await createUnknownAccountHash({
+    credentials: stores.credentials,
+    passwords,
+    configuredCost: cost,
+    onError: (error) =>
+      logger.warn(
+        { store: stores.kind, cause: causeOf(error) },
+        'reading the cost of the stored password hashes failed',
+      ),
+  });
   const clients = registeredClients(config);
   const settings = {
     issuer: config.security.jwt.issuer,
@@ -122,6 +131,7 @@ async function tokenDeps(
   const denylist = createDenylist(stores.revocations);
   return {
     keys,
+    unknownAccount,
     clients,
     authenticateClient: createClientAuthenticator(clients, passwords),
     credentials: stores.credentials,
@@ -135,7 +145,7 @@ async function tokenDeps(
     accessTokenValidity: settings.validity,
     maxLoginsPerUser: config.security.jwt.maxLoginsPerUser,
     maxRevokedTokensPerLogin: config.security.jwt.maxRevokedTokensPerLogin,
-    dummyHash,
+    dummyHash: unknownAccount.current,
     bcryptCost: cost,
     clearLockout: (username) => throttle.clear(username),
     onAccountEvent: (event) => logger.info({ event: event.action, account: event }, `account event ${event.action}`),
@@ -188,7 +198,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
     throw error;
   });
   // After the preparation: on MongoDB no store operation runs before it, the key set's included.
-  const { keys, ...token } = await tokenDeps(config, logger, stores, throttle, passwords);
+  const { keys, unknownAccount, ...token } = await tokenDeps(config, logger, stores, throttle, passwords);
   const actors = startActors({
     logger,
     mailboxLimit: config.actors.mailboxLimit,
@@ -221,6 +231,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       clearInterval(sweep);
       preparation.stop();
       actors.stop();
+      await unknownAccount.settled();
       await token.passwords.close();
       await stores.close();
     },

@@ -4,11 +4,13 @@ import * as Token from '../../actors/token/protocol.ts';
 import { tell, startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
 import type { Client } from '../../src/security/clients.ts';
 import type { createTokenVerifier } from '../../src/security/jwt.ts';
-import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
+import bcrypt from 'bcryptjs';
+import { costOf, createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { hashToken, newRefreshToken } from '../../src/security/refresh-tokens.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
+import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
 import type { Db } from '../../src/stores/sqlite.ts';
-import { CLIENT, startTokenActor } from '../helpers/token-actor.ts';
+import { CLIENT, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
 import { createProbe, type Probe } from '../helpers/probe.ts';
 
 const PASSWORD_ONLY: Client = { ...CLIENT, clientId: 'password-only', grantTypes: ['password'] };
@@ -230,11 +232,7 @@ const timing = suite('TokenActor: unknown users cost a BCrypt comparison too');
 async function withCountingHasher(
   name: string,
   note: (password: string, hash: string) => string,
-  body: (
-    token: Awaited<ReturnType<typeof startTokenActor>>['token'],
-    system: ActorSystem,
-    seen: string[],
-  ) => Promise<void>,
+  body: (token: TokenActorSetup['token'], system: ActorSystem, seen: string[], setup: TokenActorSetup) => Promise<void>,
 ): Promise<void> {
   const real = createPasswordHasher(1);
   const seen: string[] = [];
@@ -246,13 +244,14 @@ async function withCountingHasher(
     },
   };
   const system = startSystem(name);
-  const { token, db } = await startTokenActor(system, { hasher: counting });
+  const setup = await startTokenActor(system, { hasher: counting });
   try {
-    await body(token, system, seen);
+    await body(setup.token, system, seen, setup);
   } finally {
     stopSystem(system);
+    await setup.unknownAccount.settled();
     await real.close();
-    db.close();
+    setup.db.close();
   }
 }
 
@@ -269,6 +268,38 @@ timing('an unknown user is compared against the dummy hash, so both failures tak
       assert.is(seen.length, 2);
       assert.is.not(seen[0], seen[1]);
       assert.match(seen[0] ?? '', /^\$2b\$10\$/);
+    },
+  ),
+);
+
+timing('an unknown user is compared at the cost most stored hashes have, not the configured one', () =>
+  withCountingHasher(
+    'token-timing-cost',
+    (_pw, hash) => hash,
+    async (token, system, seen, setup) => {
+      const probe = createProbe<Token.GrantReply>(system);
+      /** The cost of the hash an unknown user's password was compared against. */
+      const unknownUser = async (): Promise<number | undefined> => {
+        tell(
+          token,
+          Token.issueToken({ clientId: 'troupe-client', username: 'ghost', password: 'whatever' })(probe.ref),
+        );
+        assert.is((await probe.expectMessage(5000)).ok, false);
+        await setup.unknownAccount.settled();
+        return costOf(seen.at(-1) ?? '');
+      };
+      // The initial accounts' hashes are cost 10; the helper's configured cost is 4.
+      assert.is(await unknownUser(), 10);
+      // Another process (its own store over the file) gives both accounts cost-5 hashes.
+      const other = sqliteCredentialStore(setup.db);
+      for (const username of ['admin', 'john.doe']) {
+        const account = await other.findByUsername(username);
+        assert.ok(account);
+        await other.setPassword(account.id, bcrypt.hashSync('another-password', 5));
+      }
+      // The first lookup after the change is answered with the hash chosen before, and checks the store.
+      await unknownUser();
+      assert.is(await unknownUser(), 5);
     },
   ),
 );

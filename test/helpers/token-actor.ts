@@ -14,6 +14,7 @@ import { createTokenSigner, createTokenVerifier, type TokenSettings } from '../.
 import { fixedKeyRing } from '../../src/security/key-ring.ts';
 import { loadConfiguredKey } from '../../src/security/keys.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
+import { createUnknownAccountHash, type UnknownAccountHash } from '../../src/security/unknown-account-hash.ts';
 import { tempDir } from './server.ts';
 import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
@@ -43,6 +44,8 @@ export interface TokenActorSetup {
   readonly events: AccountEvent[];
   /** The login throttle over the same database (what ClearLockout clears). */
   readonly throttle: LoginThrottle;
+  /** What an unknown username's password is compared against (its first check of the store done). */
+  readonly unknownAccount: UnknownAccountHash;
 }
 
 export async function startTokenActor(
@@ -79,6 +82,14 @@ export async function startTokenActor(
     { maxFailuresPerUser: 3, maxFailuresPerAddress: 50, windowSeconds: 600 },
     sqliteLoginThrottleStore(db),
   );
+  const unknownAccount = await createUnknownAccountHash({
+    credentials,
+    passwords: options.hasher,
+    configuredCost: 4,
+    // A test's database may be closed under a check; the suites read the hash chosen, not this.
+    onError: () => {},
+  });
+  await unknownAccount.settled();
   const deps: TokenActorDeps = {
     clients,
     authenticateClient: createClientAuthenticator(clients, options.hasher),
@@ -93,14 +104,14 @@ export async function startTokenActor(
     accessTokenValidity: SETTINGS.validity,
     maxLoginsPerUser: options.maxLoginsPerUser ?? 100,
     maxRevokedTokensPerLogin: options.maxRevokedTokensPerLogin ?? 100,
-    dummyHash: await options.hasher.hash('dummy', 10),
+    dummyHash: unknownAccount.current,
     bcryptCost: 4,
     clearLockout: (username) => throttle.clear(username),
     onAccountEvent: (event) => events.push(event),
     onCrash: options.onCrash ?? replyThenResume(() => {}),
     ...(options.now ? { now: options.now } : {}),
   };
-  return { token: spawnTokenActor(system, deps), db, verify, events, throttle };
+  return { token: spawnTokenActor(system, deps), db, verify, events, throttle, unknownAccount };
 }
 
 /** What a TokenActor standing for one process may be given besides the shared hasher and file. */
