@@ -25,7 +25,6 @@ s.before(async (c) => {
       'security.clients-file': clientsFile(CLIENTS),
       'security.login-throttle.max-failures-per-user': '2',
       'security.login-throttle.window-seconds': '60',
-      'security.clients-file': clientsFile(),
     },
     undefined,
     sink,

@@ -22,6 +22,7 @@ function fakeStore(costs: readonly number[]) {
     lastName: '',
     roles: [],
     enabled: true,
+    securityVersion: 0,
   });
   return {
     state,
