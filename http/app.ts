@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type * as Token from '../actors/token/protocol.ts';
 import type * as Activity from '../actors/activity/protocol.ts';
 import type * as User from '../actors/user/protocol.ts';
@@ -121,6 +121,20 @@ function serviceRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
 
 const opsDeps = (deps: AppDeps) => ({ ready: deps.ready, metrics: deps.metrics.text });
 
+/**
+ * The client routes issue, revoke and describe tokens: once the client is authenticated, none of
+ * them runs while the signing-key set cannot be used (503 with Retry-After, as its store being
+ * out of reach is), so that every token operation answers alike and nothing is spent first (an
+ * authorization code redeemed, a refresh token described as active).
+ */
+function withUsableKeys(authenticate: Middleware<AppState>, keys: KeyRing): Middleware<AppState> {
+  return (ctx, next) =>
+    authenticate(ctx, async () => {
+      await keys.check();
+      await next();
+    });
+}
+
 function guardsFor(deps: AppDeps, oauth: OAuthRouteDeps): Guards {
   const { config } = deps;
   return {
@@ -129,8 +143,8 @@ function guardsFor(deps: AppDeps, oauth: OAuthRouteDeps): Guards {
       realm: config.security.securityRealm,
       verify: deps.verifyToken,
     }),
-    client: clientAuthentication(oauth),
-    confidentialClient: clientAuthentication(oauth, { confidential: true }),
+    client: withUsableKeys(clientAuthentication(oauth), deps.keys),
+    confidentialClient: withUsableKeys(clientAuthentication(oauth, { confidential: true }), deps.keys),
     realm: config.security.securityRealm,
   };
 }

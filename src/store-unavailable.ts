@@ -1,10 +1,12 @@
 /**
  * The store cannot be reached (a network or server-selection failure): worth retrying later.
  * Every adapter rejects with it for that case, and supervision answers the sender `unavailable`
- * (HTTP 503 with Retry-After) instead of `internal`.
+ * (HTTP 503 with Retry-After) instead of `internal`. What the store holds can be unusable too: the
+ * signing-key set's `KeyStoreUnreadableError` is one of these, answered the same way until the
+ * set is put right.
  */
 export class StoreUnavailableError extends Error {
-  override readonly name = 'StoreUnavailableError';
+  override readonly name: string = 'StoreUnavailableError';
 }
 
 /** A connection string's credentials, should a message ever carry one. */

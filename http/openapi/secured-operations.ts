@@ -29,7 +29,17 @@ const introspectionUnauthorized = oauthError(
   '`invalid_client`: no, malformed or wrong client credentials, a secret sent by a method the client did not register, or a public client (`none`), which cannot authenticate',
   ['WWW-Authenticate'],
 );
-const overloaded = oauthError('`temporarily_unavailable`: overloaded', ['Retry-After']);
+const overloaded = oauthError(
+  '`temporarily_unavailable`: overloaded, or a store (the signing-key set in it included) cannot be read',
+  ['Retry-After'],
+);
+/** A 503 of a route that answers problem details. */
+const unavailable: ResponseSpec = {
+  description: 'Overloaded, or a store (the signing-key set in it included) cannot be read',
+  schema: S.Problem,
+  type: 'application/problem+json',
+  headers: ['Retry-After'],
+};
 const form = (schema: z.ZodType) => ({ type: 'application/x-www-form-urlencoded' as const, schema });
 const text = (description: string): ResponseSpec => ({ description, schema: z.string(), type: 'text/plain' });
 
@@ -104,6 +114,7 @@ export const securedOperations: readonly Operation[] = [
     responses: {
       200: { description: 'PEM public key (RSA or EC) and its Java algorithm name', schema: S.TokenKey },
       403: oauthError('The active key is a MAC key, never disclosed'),
+      503: overloaded,
     },
   },
   {
@@ -117,6 +128,7 @@ export const securedOperations: readonly Operation[] = [
         schema: S.Jwks,
         headers: ['Cache-Control'],
       },
+      503: unavailable,
     },
   },
   {
@@ -134,7 +146,7 @@ export const securedOperations: readonly Operation[] = [
     responses: {
       200: { description: 'The accounts', schema: z.array(S.Account) },
       ...authErrors,
-      503: { description: 'Overloaded', schema: S.Problem, type: 'application/problem+json', headers: ['Retry-After'] },
+      503: unavailable,
     },
   },
   {
@@ -142,14 +154,24 @@ export const securedOperations: readonly Operation[] = [
     path: '/app/admin',
     tag: 'secured',
     summary: 'A greeting, for users with the ADMIN role',
-    responses: { 200: text('Greeting'), ...authErrors, 403: oauthError('`access_denied`: the role is missing') },
+    responses: {
+      200: text('Greeting'),
+      ...authErrors,
+      403: oauthError('`access_denied`: the role is missing'),
+      503: unavailable,
+    },
   },
   {
     method: 'get',
     path: '/app/user',
     tag: 'secured',
     summary: 'A greeting, for users with the USER role',
-    responses: { 200: text('Greeting'), ...authErrors, 403: oauthError('`access_denied`: the role is missing') },
+    responses: {
+      200: text('Greeting'),
+      ...authErrors,
+      403: oauthError('`access_denied`: the role is missing'),
+      503: unavailable,
+    },
   },
 ];
 
@@ -168,7 +190,10 @@ export const operationsOperations: readonly Operation[] = [
     summary: 'Whether the server can serve requests: every store answers',
     responses: {
       200: { description: 'Ready', schema: S.Health },
-      503: { description: 'A store does not answer, or is still being prepared', schema: S.Health },
+      503: {
+        description: 'A store does not answer or is still being prepared, or the signing-key set in it cannot be used',
+        schema: S.Health,
+      },
     },
   },
   {

@@ -5,7 +5,7 @@ import { PUBLIC, route, type Route } from '../route-table.ts';
 export interface OpsRouteDeps {
   /** The Prometheus text of the service (of every worker, when there are several). */
   readonly metrics: () => Promise<string>;
-  /** Resolves when every store answers; rejects naming the one that does not. */
+  /** Resolves when every store answers and the signing-key set can be used; rejects naming what does not. */
   readonly ready: () => Promise<void>;
 }
 

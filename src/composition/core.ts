@@ -39,7 +39,7 @@ export interface Core {
   readonly verifyBearer: CachedVerifier;
   /** Password logins and client authentications counted in the store, for every process alike. */
   readonly throttle: LoginThrottle;
-  /** Resolves when every store answers; rejects naming the one that does not. */
+  /** Resolves when every store answers and the signing-key set can be used; rejects naming what does not. */
   ready(): Promise<void>;
   /** Stops the actors (bottom-up), then closes the stores and the password workers. */
   close(): Promise<void>;
@@ -152,8 +152,11 @@ async function tokenDeps(
   };
 }
 
-/** Resolves when the database answers and is prepared; rejects naming it, and logs why. */
-async function ready(stores: Stores, prepared: () => boolean, logger: Logger): Promise<void> {
+/**
+ * Resolves when the database answers and is prepared, and the signing-key set in it can be used;
+ * rejects naming what is not, and logs why a database does not answer (the key ring logs its own).
+ */
+async function ready(stores: Stores, keys: KeyRing, prepared: () => boolean, logger: Logger): Promise<void> {
   try {
     await stores.ping();
   } catch (error) {
@@ -163,6 +166,13 @@ async function ready(stores: Stores, prepared: () => boolean, logger: Logger): P
     });
   }
   if (!prepared()) throw new Error(`store "${stores.kind}" answers, but is still being prepared`);
+  try {
+    await keys.check();
+  } catch (error) {
+    throw new Error(`key store "${stores.kind}": ${error instanceof Error ? error.message : 'error'}`, {
+      cause: error,
+    });
+  }
 }
 
 /** The key `kid` no longer verifies (taken out, or gone): answers at once while the store has nothing new. */
@@ -198,7 +208,15 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
     throw error;
   });
   // After the preparation: on MongoDB no store operation runs before it, the key set's included.
-  const { keys, unknownAccount, ...token } = await tokenDeps(config, logger, stores, throttle, passwords);
+  // A key set that cannot be used stops the start (docs/security.md): what was opened is closed.
+  const { keys, unknownAccount, ...token } = await tokenDeps(config, logger, stores, throttle, passwords).catch(
+    async (error: unknown) => {
+      preparation.stop();
+      await passwords.close();
+      await stores.close();
+      throw error;
+    },
+  );
   const actors = startActors({
     logger,
     mailboxLimit: config.actors.mailboxLimit,
@@ -226,7 +244,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       isRevoked: (principal) => either(keyGone(keys, principal.kid), () => token.denylist.isRevoked(principal)),
     }),
     throttle,
-    ready: () => ready(stores, preparation.done, logger),
+    ready: () => ready(stores, keys, preparation.done, logger),
     async close() {
       clearInterval(sweep);
       preparation.stop();

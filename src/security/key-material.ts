@@ -16,7 +16,8 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
-import type { KeyAlg } from '../stores/key-store.ts';
+import type { KeyAlg, KeyRecord } from '../stores/key-store.ts';
+import { StoreUnavailableError } from '../store-unavailable.ts';
 
 /** A key ready to sign and verify. */
 export interface UsableKey {
@@ -75,15 +76,25 @@ export function keyFromJwkJson(json: string): KeyObject {
   return createPrivateKey({ key: jwk, format: 'jwk' });
 }
 
+/**
+ * The key set in the store cannot be used: a missing or wrong encryption secret, or a damaged
+ * record. Its message is one line naming the key, what is wrong and what to do, never key
+ * material. Like a store that cannot be reached, it is answered 503 with Retry-After (a process
+ * signs nothing and accepts nothing meanwhile) until the set is put right; at start-up, it stops
+ * the start.
+ */
+export class KeyStoreUnreadableError extends StoreUnavailableError {
+  override readonly name = 'KeyStoreUnreadableError';
+}
+
+/** What to do about a key whose private part cannot be used. */
+const takeOut = (kid: string): string =>
+  `restore its record from a backup, or take the key out: npm run keys -- retire ${kid} (npm run keys -- rotate first when it is the only signing key)`;
+
 const SEALED = 'sealed:v1:';
 const SALT = 16;
 const IV = 12;
 const TAG = 16;
-
-/** The key store's records could not be opened: a missing or wrong encryption secret, or damage. */
-export class KeyStoreUnreadableError extends Error {
-  override readonly name = 'KeyStoreUnreadableError';
-}
 
 /**
  * Seals and opens stored private keys with AES-256-GCM under a key derived from the secret by
@@ -114,7 +125,9 @@ export function createSealer(secret: string | undefined) {
     open(stored: string, kid: string): string {
       if (!stored.startsWith(SEALED)) return stored;
       if (secret === undefined)
-        throw new KeyStoreUnreadableError(`key ${kid} is encrypted and security.keys.encryption-secret is not set`);
+        throw new KeyStoreUnreadableError(
+          `signing key ${kid} is sealed and security.keys.encryption-secret is not set; set it to the secret the key was sealed with`,
+        );
       const raw = Buffer.from(stored.slice(SEALED.length), 'base64url');
       const salt = raw.subarray(0, SALT);
       const iv = raw.subarray(SALT, SALT + IV);
@@ -125,7 +138,7 @@ export function createSealer(secret: string | undefined) {
         return Buffer.concat([decipher.update(raw.subarray(SALT + IV + TAG)), decipher.final()]).toString('utf8');
       } catch {
         throw new KeyStoreUnreadableError(
-          `key ${kid} cannot be decrypted: security.keys.encryption-secret is not the one it was sealed with`,
+          `signing key ${kid} cannot be decrypted: security.keys.encryption-secret is not the one it was sealed with, or its record is damaged; set that secret, or ${takeOut(kid)}`,
         );
       }
     },
@@ -133,3 +146,47 @@ export function createSealer(secret: string | undefined) {
 }
 
 export type Sealer = ReturnType<typeof createSealer>;
+
+/** The curve of each EC algorithm, as Node names it (`asymmetricKeyDetails.namedCurve`). */
+const NAMED_CURVES: Readonly<Partial<Record<KeyAlg, string>>> = {
+  ES256: 'prime256v1',
+  ES384: 'secp384r1',
+  ES512: 'secp521r1',
+};
+
+/** Whether `key` can sign with `alg`: a MAC key with HS*, RSA with RS*, EC on the algorithm's curve. */
+function fits(key: KeyObject, alg: KeyAlg): boolean {
+  if (key.type === 'secret') return alg.startsWith('HS');
+  if (key.asymmetricKeyType === 'rsa') return alg.startsWith('RS');
+  return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === NAMED_CURVES[alg];
+}
+
+const kindOf = (key: KeyObject): string => {
+  if (key.type === 'secret') return 'a MAC key';
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  return `an ${(key.asymmetricKeyType ?? 'unknown').toUpperCase()} key${curve === undefined ? '' : ` on ${curve}`}`;
+};
+
+/**
+ * The usable key of a record of the set: opened with the sealer, parsed, and checked against the
+ * record's algorithm and kid. Whatever is wrong is a {@link KeyStoreUnreadableError} naming the
+ * key and what to do, never the failure's own text (which could quote the record).
+ */
+export async function openKeyRecord(record: KeyRecord, sealer: Sealer): Promise<UsableKey> {
+  const { kid, alg } = record;
+  const unusable = (what: string): KeyStoreUnreadableError =>
+    new KeyStoreUnreadableError(`signing key ${kid} cannot be used: ${what}; ${takeOut(kid)}`);
+  const json = sealer.open(record.secret, kid);
+  let signKey: KeyObject;
+  try {
+    signKey = keyFromJwkJson(json);
+  } catch (error) {
+    throw unusable(
+      error instanceof SyntaxError ? 'its private key is not JSON' : 'its private key is not a usable JWK',
+    );
+  }
+  if (!fits(signKey, alg)) throw unusable(`its algorithm ${alg} does not fit its key (${kindOf(signKey)})`);
+  const key = await usableKey(signKey, alg);
+  if (key.kid !== kid) throw unusable(`its private key is another key (${key.kid})`);
+  return key;
+}

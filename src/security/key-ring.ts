@@ -13,7 +13,7 @@
 import type { Logger } from '../logger.ts';
 import type { KeyRecord, KeyStore } from '../stores/key-store.ts';
 import { StoreUnavailableError } from '../store-unavailable.ts';
-import { KeyStoreUnreadableError, keyFromJwkJson, usableKey, type Sealer, type UsableKey } from './key-material.ts';
+import { KeyStoreUnreadableError, openKeyRecord, type Sealer, type UsableKey } from './key-material.ts';
 import { initialize, viewAt, type KeyState, type NewKey, type SetView } from './key-set.ts';
 
 export interface RingKey {
@@ -30,6 +30,11 @@ export interface KeyRing {
   verifying(kid: string): UsableKey | undefined | Promise<UsableKey | undefined>;
   /** Every key that verifies now (next, active and retired), with its state. */
   keys(): Promise<readonly RingKey[]>;
+  /**
+   * Throws when the set cannot be used now (its store cannot be reached, or a record cannot be
+   * read: {@link KeyStoreUnreadableError}). Answers at once while the store has nothing new.
+   */
+  check(): void | Promise<void>;
   /** Start-up: gives an empty set its first key. A store that cannot be reached yet is tried again on first use. */
   start(): Promise<void>;
 }
@@ -46,6 +51,7 @@ export function fixedKeyRing(active: UsableKey, previous: readonly UsableKey[]):
     signing: async () => active,
     verifying: (kid) => byKid.get(kid),
     keys: async () => keys,
+    check: () => {},
     start: async () => {},
   };
 }
@@ -66,17 +72,39 @@ export interface StoredRingOptions {
 export function storedKeyRing(options: StoredRingOptions): KeyRing {
   const { store, sealer, validity, logger } = options;
   const nowSeconds = (): number => Math.floor((options.now ?? Date.now)() / 1000);
-  const usable = new Map<string, UsableKey>();
+  /** Each key opened, with the record fields it was opened from: a record changed in the store is opened again. */
+  const usable = new Map<string, { readonly secret: string; readonly alg: string; readonly key: UsableKey }>();
   let records: readonly KeyRecord[] = [];
   let view: SetView | undefined;
   let byKid = new Map<string, RingKey>();
   let stale = true;
   let loading: Promise<SetView> | undefined;
+  /** Once started, a set that cannot be used is logged once per problem (at start-up the caller reports it). */
+  let started = false;
+  let problem: string | undefined;
 
-  const open = async (r: KeyRecord): Promise<UsableKey> => {
-    const key = await usableKey(keyFromJwkJson(sealer.open(r.secret, r.kid)), r.alg);
-    if (key.kid !== r.kid) throw new KeyStoreUnreadableError(`key ${r.kid} holds another key (${key.kid})`);
-    return key;
+  const opened = (r: KeyRecord): boolean => {
+    const held = usable.get(r.kid);
+    return held !== undefined && held.secret === r.secret && held.alg === r.alg;
+  };
+
+  const unusable = (error: unknown): never => {
+    if (started && error instanceof KeyStoreUnreadableError && error.message !== problem) {
+      problem = error.message;
+      logger.error(
+        { problem },
+        'the signing-key set cannot be used: nothing is signed or accepted until it is put right',
+      );
+    }
+    throw error;
+  };
+
+  const usableAgain = (next: SetView): SetView => {
+    if (problem !== undefined) {
+      problem = undefined;
+      logger.info('the signing-key set can be used again');
+    }
+    return next;
   };
 
   const compute = (at: number): SetView => {
@@ -85,7 +113,7 @@ export function storedKeyRing(options: StoredRingOptions): KeyRing {
     view = next;
     byKid = new Map(
       next.keys.flatMap((k) => {
-        const key = usable.get(k.record.kid);
+        const key = usable.get(k.record.kid)?.key;
         return key ? [[k.record.kid, { key, state: k.state }] as const] : [];
       }),
     );
@@ -96,14 +124,17 @@ export function storedKeyRing(options: StoredRingOptions): KeyRing {
     loading ??= (async () => {
       stale = true;
       const read = await store.read();
-      const live = viewAt(read, nowSeconds(), validity).keys.filter((k) => !usable.has(k.record.kid));
-      for (const k of live) usable.set(k.record.kid, await open(k.record));
+      const live = viewAt(read, nowSeconds(), validity).keys.filter((k) => !opened(k.record));
+      for (const { record } of live)
+        usable.set(record.kid, { secret: record.secret, alg: record.alg, key: await openKeyRecord(record, sealer) });
       records = read;
       stale = false;
       return compute(nowSeconds());
-    })().finally(() => {
-      loading = undefined;
-    });
+    })()
+      .then(usableAgain, unusable)
+      .finally(() => {
+        loading = undefined;
+      });
     return loading;
   };
 
@@ -121,7 +152,7 @@ export function storedKeyRing(options: StoredRingOptions): KeyRing {
     const secret = sealer.seal(JSON.stringify(key.signKey.export({ format: 'jwk' })), key.kid);
     const record: NewKey = { kid: key.kid, alg: key.alg, secret, createdAt: nowSeconds(), createdBy: by };
     const made = await store.update((now) => initialize(now, record, nowSeconds(), validity));
-    if (made) usable.set(key.kid, key);
+    if (made) usable.set(key.kid, { secret, alg: key.alg, key });
     stale = true;
   };
 
@@ -134,7 +165,8 @@ export function storedKeyRing(options: StoredRingOptions): KeyRing {
         active = (await current()).active;
       }
       const key = active && byKid.get(active.record.kid)?.key;
-      if (!key) throw new KeyStoreUnreadableError('the key set has no active key');
+      if (!key)
+        throw new KeyStoreUnreadableError('the signing-key set has no active key; add one: npm run keys -- rotate');
       return key;
     },
     verifying(kid) {
@@ -145,14 +177,20 @@ export function storedKeyRing(options: StoredRingOptions): KeyRing {
       await current();
       return [...byKid.values()];
     },
+    check() {
+      const v = current();
+      return v instanceof Promise ? v.then(() => undefined) : undefined;
+    },
     async start() {
       try {
         await ensureFirst();
         await current();
       } catch (error) {
-        if (!(error instanceof StoreUnavailableError)) throw error;
+        // A set that is read but cannot be used stops the start: no process runs on it.
+        if (!(error instanceof StoreUnavailableError) || error instanceof KeyStoreUnreadableError) throw error;
         logger.warn({ err: error.message }, 'the key set cannot be read yet; trying again on first use');
       }
+      started = true;
     },
   };
 }

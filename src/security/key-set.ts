@@ -11,6 +11,7 @@
  */
 import type { KeyAlg, KeyChange, KeyRecord } from '../stores/key-store.ts';
 import { CLOCK_SKEW } from './jwt.ts';
+import { KeyStoreUnreadableError } from './key-material.ts';
 
 export type KeyState = 'next' | 'active' | 'retired';
 
@@ -56,8 +57,57 @@ interface Placed {
   readonly view: KeyView | undefined;
 }
 
+/** Every algorithm a record may name. */
+const ALGS: ReadonlySet<string> = new Set<KeyAlg>([
+  'ES256',
+  'ES384',
+  'ES512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'HS256',
+  'HS384',
+  'HS512',
+]);
+
+const isTime = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/** What is wrong with a record as the store gave it (a field missing or of the wrong kind), if anything. */
+function damage(r: Readonly<Record<string, unknown>>): string | undefined {
+  if (typeof r['alg'] !== 'string' || !ALGS.has(r['alg'])) return 'alg is not an algorithm of the set';
+  if (typeof r['secret'] !== 'string' || r['secret'] === '') return 'secret is missing';
+  if (!isTime(r['createdAt'])) return 'createdAt is not a time';
+  if (!isTime(r['activatesAt'])) return 'activatesAt is not a time';
+  if (r['removedAt'] !== null && !isTime(r['removedAt'])) return 'removedAt is neither empty nor a time';
+  if (typeof r['createdBy'] !== 'string') return 'createdBy is missing';
+  if (r['removedBy'] !== null && typeof r['removedBy'] !== 'string') return 'removedBy is neither empty nor text';
+  return undefined;
+}
+
+/**
+ * Refuses a set with a damaged record: the order of the keys, hence which one signs, rests on
+ * every record, so no view of such a set can be trusted. A record is damaged by hand or by a
+ * failing disk, never by these functions; it is restored from a backup.
+ */
+function checkRecords(records: readonly KeyRecord[]): void {
+  for (const record of records as readonly unknown[]) {
+    const r = (typeof record === 'object' && record !== null ? record : {}) as Readonly<Record<string, unknown>>;
+    const kid = r['kid'];
+    if (typeof kid !== 'string' || kid === '')
+      throw new KeyStoreUnreadableError(
+        'a record of the signing-key set is damaged (it has no kid); restore the set from a backup',
+      );
+    const what = damage(r);
+    if (what !== undefined)
+      throw new KeyStoreUnreadableError(
+        `signing key ${kid} cannot be used: its record is damaged (${what}); restore the record from a backup`,
+      );
+  }
+}
+
 /** Every record with its view at `at` (undefined: it verifies nothing: taken out, or gone). */
 function place(records: readonly KeyRecord[], at: number, validity: number): Placed[] {
+  checkRecords(records);
   const sorted = [...records].sort(byActivation);
   const started = sorted.filter((r) => r.activatesAt <= at);
   const signer = started.at(-1);
