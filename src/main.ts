@@ -8,6 +8,7 @@ import { configFromProcess, orExit } from './config.ts';
 import { parseArgs, START_USAGE, UsageError } from './config-args.ts';
 import { createLogger } from './logger.ts';
 import { startTroupe, type Troupe } from './composition/troupe.ts';
+import { exitOnUnusableKeys } from './composition/keys.ts';
 import { shutdownTracing } from './telemetry/tracing.ts';
 
 function onSignals(troupe: Troupe, log: ReturnType<typeof createLogger>): void {
@@ -64,7 +65,7 @@ const logger = createLogger(config.logging.level);
 if (config.server.workers > 1 && cluster.isPrimary) {
   runPrimary(config, logger);
 } else {
-  const troupe = await orExit(() => startTroupe(config, logger));
+  const troupe = await orExit(() => startTroupe(config, logger).catch(exitOnUnusableKeys));
   // Handlers first: whoever waits for the line below may signal at once, and node's default would kill.
   onSignals(troupe, logger);
   logger.info(

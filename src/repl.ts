@@ -14,6 +14,7 @@ import { pendingAsks } from './messaging/introspection.ts';
 import { replLogLines } from './repl/log-lines.ts';
 import { openRepl } from './repl/session.ts';
 import { startCore } from './composition/core.ts';
+import { exitOnUnusableKeys } from './composition/keys.ts';
 
 /**
  * Lets asks between actors that are still in flight (UserActor → activity, say) finish before the
@@ -60,7 +61,7 @@ const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !proces
 // Logs go to stderr, so they never mix with what the session prints: one short line each.
 const logLines = replLogLines(process.stderr, process.stdout, terminal);
 const logger = createLogger(config.logging.level, logLines.stream);
-const core = await startCore(config, logger);
+const core = await startCore(config, logger).catch(exitOnUnusableKeys);
 const server = await openRepl({
   actors: core.actors,
   input: process.stdin,

@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { createSealer, generatePrivateKey, usableKey } from '../security/key-material.ts';
+import { createSealer, generatePrivateKey, KeyStoreUnreadableError, usableKey } from '../security/key-material.ts';
 import { fixedKeyRing, storedKeyRing, type KeyRing } from '../security/key-ring.ts';
 import { DEFAULT_ALG } from '../security/key-set.ts';
 import {
@@ -23,6 +23,17 @@ export const actor = (what: string): string => `${what} (pid ${process.pid} on $
 
 /** Whether configuration fixes the keys, so that the key set is not used. */
 export const keysConfigured = (config: Config): boolean => (config.security.signingKey ?? '').trim() !== '';
+
+/**
+ * A start-up (`npm start`, the REPL) on a key set that cannot be used does not start
+ * (docs/security.md): the process ends with one line on stderr naming the key, what is wrong and
+ * what to do, and exit code 1, as on bad configuration. Anything else is rethrown.
+ */
+export function exitOnUnusableKeys(error: unknown): never {
+  if (!(error instanceof KeyStoreUnreadableError)) throw error;
+  process.stderr.write(`troupe cannot start: ${error.message}\n`);
+  process.exit(1);
+}
 
 export async function openKeyRing(config: Config, store: KeyStore, logger: Logger): Promise<KeyRing> {
   const strength = config.security.encodingStrength;

@@ -5,9 +5,11 @@
  * running server sees it on its next request: every token operation answers 503 with Retry-After
  * in its route's error shape, never 500, /ready is 503 naming the key store, and the problem is
  * logged once; once the record is restored, everything works again, and nothing was spent
- * meanwhile.
+ * meanwhile. A server started on such a store does not start: one line on stderr, exit code 1.
  */
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
@@ -16,7 +18,7 @@ import * as assert from 'uvu/assert';
 import { codeFor, pkce } from '../helpers/authorize.ts';
 import { clientsFile, SERVICE, WEB } from '../helpers/clients.ts';
 import { conformance, type OpenApiDoc } from '../helpers/openapi-conformance.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { basic, bearer, login, USERS, type TokenResponse } from '../helpers/tokens.ts';
 
 const ENCRYPTION_SECRET = 'an-encryption-secret-for-damage-tests';
@@ -271,3 +273,53 @@ t('no key material reaches the logs', () => {
 });
 
 t.run();
+
+const restart = suite('a server started on a damaged key set');
+
+/** `npm start`'s process on `dir`: its exit code and what it printed. */
+function start(dir: string, env: Record<string, string> = {}) {
+  const run = spawnSync(process.execPath, ['src/main.ts'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: {
+      ...process.env,
+      CONFIG_FILE: '/dev/null',
+      MONGODB_URI: '',
+      PORT: '0',
+      DATA_DIR: dir,
+      LOGGING_LEVEL: 'info',
+      SECURITY_KEYS_ENCRYPTION_SECRET: ENCRYPTION_SECRET,
+      ...env,
+    },
+  });
+  return { code: run.status, signal: run.signal, out: run.stdout, err: run.stderr };
+}
+
+restart('does not start: one line on stderr naming the key and what to do, exit code 1, no stack', async () => {
+  const dir = tempDir('troupe-damaged-keys-');
+  try {
+    const server = await startTestServer({ 'security.keys.encryption-secret': ENCRYPTION_SECRET }, dir);
+    await server.stop();
+    const [original] = readRows(dir) as [Row];
+    for (const damage of DAMAGES.filter((d) => /decrypt|parse|not a time|no kid/.test(d.name))) {
+      writeRows(dir, [{ ...original, ...damage.set(original) }]);
+      const run = start(dir);
+      assert.is(run.code, 1, `${damage.name}: ${run.signal ?? ''} ${run.err}`);
+      const lines = run.err.split('\n').filter(Boolean);
+      assert.is(lines.length, 1, `${damage.name}: ${run.err}`);
+      assert.match(lines[0] ?? '', /^troupe cannot start: /);
+      assert.match(lines[0] ?? '', new RegExp(damage.says.replaceAll('KID', original.kid)));
+      assert.not.match(`${run.out}${run.err}`, /\n\s+at /, 'no stack');
+      assert.not.match(run.out, /troupe listening/);
+    }
+    writeRows(dir, [original]);
+    const wrongSecret = start(dir, { SECURITY_KEYS_ENCRYPTION_SECRET: 'another-encryption-secret-0123' });
+    assert.is(wrongSecret.code, 1);
+    assert.match(wrongSecret.err, new RegExp(`^troupe cannot start: signing key ${original.kid} cannot be decrypted`));
+    assert.is(wrongSecret.err.split('\n').filter(Boolean).length, 1, wrongSecret.err);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+restart.run();
