@@ -3,7 +3,13 @@
  * retire, each one read or one atomic change of the store the server uses.
  */
 import type { Config } from '../config.ts';
-import { createSealer, generatePrivateKey, privateJwkJson, usableKey } from '../security/key-material.ts';
+import {
+  createSealer,
+  generatePrivateKey,
+  openKeyRecord,
+  privateJwkJson,
+  usableKey,
+} from '../security/key-material.ts';
 import { DEFAULT_ALG, iso, retire, rotate, viewAt, type GeneratedAlg, type KeyState } from '../security/key-set.ts';
 import type { KeyAlg, KeyStore } from '../stores/key-store.ts';
 
@@ -35,13 +41,20 @@ export const commandSettings = (config: Config): KeyCommandSettings => ({
 
 const seconds = (nowMs: number): number => Math.floor(nowMs / 1000);
 
-/** The keys that verify now, oldest activation first. */
+/**
+ * The keys that verify now, oldest activation first. Each is opened as a server opens it, so a key
+ * a server could not use is refused here too, naming it (`rotate` and `retire` still work: they
+ * are how it is taken out).
+ */
 export async function listKeys(
   store: KeyStore,
   settings: KeyCommandSettings,
   nowMs = Date.now(),
 ): Promise<ListedKey[]> {
-  return viewAt(await store.read(), seconds(nowMs), settings.validity).keys.map((k) => ({
+  const { keys } = viewAt(await store.read(), seconds(nowMs), settings.validity);
+  const sealer = createSealer(settings.encryptionSecret);
+  for (const k of keys) await openKeyRecord(k.record, sealer);
+  return keys.map((k) => ({
     kid: k.record.kid,
     alg: k.record.alg,
     state: k.state,

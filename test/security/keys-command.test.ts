@@ -133,6 +133,48 @@ t('a store that cannot be reached, a bad configuration: one line, never the secr
   assert.not.match(bad.err, /short-secret/);
 });
 
+/** Writes `sql` into the store as another process would (a hand, a failing disk). */
+function damage(sql: string, ...params: string[]): void {
+  const db = new Database(join(ctx.dir, 'troupe.db'));
+  db.prepare(sql).run(...params);
+  db.close();
+}
+
+t('a damaged key: list refuses in one line naming it and what to do; rotate and retire take it out', () => {
+  const kid = firstStart();
+  damage("update signing_keys set secret = '{not json' where kid = ?", kid);
+  refused(
+    keys(['list']),
+    1,
+    new RegExp(
+      `^keys: signing key ${kid} cannot be used: its private key is not JSON; .*npm run keys -- retire ${kid}`,
+    ),
+  );
+  refused(keys(['list', '--json']), 1, new RegExp(`signing key ${kid} cannot be used`));
+  refused(keys(['retire', kid]), 1, new RegExp(`${kid} is the only signing key; rotate first`));
+  assert.is(keys(['rotate']).code, 0);
+  const retired = keys(['retire', kid]);
+  assert.is(retired.code, 0, retired.err);
+  const [only, ...rest] = list();
+  assert.equal(rest, []);
+  assert.is(only?.state, 'active');
+  assert.is.not(only?.kid, kid);
+});
+
+t('a damaged record: list, rotate and retire refuse in one line, naming the key, until it is restored', () => {
+  const kid = firstStart();
+  damage("update signing_keys set activates_at = 'soon' where kid = ?", kid);
+  const says = new RegExp(
+    `^keys: signing key ${kid} cannot be used: its record is damaged \\(activatesAt is not a time\\); restore the record from a backup$`,
+    'm',
+  );
+  refused(keys(['list']), 1, says);
+  refused(keys(['rotate']), 1, says);
+  refused(keys(['retire', kid]), 1, says);
+  damage("update signing_keys set kid = '' where kid = ?", kid);
+  refused(keys(['list']), 1, /a record of the signing-key set is damaged \(it has no kid\)/);
+});
+
 t('with security.keys.encryption-secret the private keys are sealed at rest', () => {
   const secret = { SECURITY_KEYS_ENCRYPTION_SECRET: 'an-encryption-secret-for-tests' };
   firstStart(secret);
