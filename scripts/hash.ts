@@ -1,9 +1,11 @@
 // `npm run hash -- <secret> [--cost N]` prints a BCrypt hash for security.jwt.client-secret or the
 // initial data. Without <secret> it reads one line from standard input, which keeps the secret out
-// of the shell history.
+// of the shell history. A secret the password policy would refuse as an account's password is still
+// hashed (the initial data's accounts are not refused), with a warning saying which rule it fails.
 import bcrypt from 'bcryptjs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { passwordPolicyRefusal } from '../src/security/password-policy.ts';
 import { MAX_PASSWORD_BYTES } from '../src/security/passwords.ts';
 
 const { values, positionals } = parseArgs({
@@ -29,4 +31,6 @@ if (!Number.isInteger(cost) || cost < 4 || cost > 31) fail('--cost must be a who
 if (secret === '') fail('usage: npm run hash -- <secret> [--cost N]   (or pipe the secret on standard input)');
 if (Buffer.byteLength(secret, 'utf8') > MAX_PASSWORD_BYTES)
   fail(`refused: BCrypt uses only the first ${MAX_PASSWORD_BYTES} bytes, and this secret is longer`);
+const weak = passwordPolicyRefusal(secret);
+if (weak !== undefined) process.stderr.write(`warning: as an account's password this would be refused: ${weak}\n`);
 process.stdout.write(`${bcrypt.hashSync(secret, cost)}\n`);

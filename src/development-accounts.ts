@@ -7,7 +7,7 @@ import type { InitialData } from './initial-data.ts';
 import type { PasswordHasher } from './security/passwords.ts';
 import type { CredentialStore } from './stores/credential-store.ts';
 
-const PUBLISHED_PASSWORDS: readonly string[] = ['admin-password', 'john-password'];
+export const PUBLISHED_PASSWORDS: readonly string[] = ['admin-password', 'john-password'];
 
 /**
  * Throws a ConfigError naming the first enabled account, among those the initial data names or

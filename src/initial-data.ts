@@ -49,10 +49,15 @@ export function readInitialData(path: string): InitialData {
  * Seeds: creates every role and account of the file that the store does not have, and never
  * changes one it has (an administrator may have changed or disabled it since). Running it twice,
  * or in several processes starting at once, creates each once. A role an account names but the
- * file does not list is created with no description.
+ * file does not list is created with no description. Answers the usernames of the accounts it
+ * created (a password of the file is a hash, which the password policy cannot judge: the caller
+ * warns of each).
  */
-export async function loadInitialData(store: CredentialStore, data: InitialData): Promise<void> {
+export async function loadInitialData(store: CredentialStore, data: InitialData): Promise<readonly string[]> {
   const named = data.users.flatMap((u) => u.roles).map((roleName) => ({ roleName, description: '' }));
   for (const role of [...data.roles, ...named]) await store.createRole(role);
-  for (const user of data.users) await store.createAccount({ ...user, enabled: true });
+  const created: string[] = [];
+  for (const user of data.users)
+    if (typeof (await store.createAccount({ ...user, enabled: true })) !== 'string') created.push(user.username);
+  return created;
 }

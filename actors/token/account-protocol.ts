@@ -16,7 +16,7 @@ export type AccountErrorCode =
   | 'account.last_admin' // the change would leave no enabled ADMIN
   | 'role.unknown' // a role name that is not a role
   | 'role.name_taken' // another role has the name
-  | 'password.invalid' // not 8 to 72 bytes of UTF-8
+  | 'password.invalid' // fails the password policy (src/security/password-policy.ts)
   | 'password.incorrect' // the current password given does not match
   | 'login.not_found'; // no live login of the account with that id
 
@@ -209,9 +209,9 @@ export const accountExamples = {
   FindAccounts: "Token.findAccounts({ usernamePrefix: 'j', limit: 10 })",
   GetAccount: 'Token.getAccount({ id: 2 })',
   CreateAccount:
-    "Token.createAccount({ actor: 'admin', username: 'jane', password: '<8 to 72 bytes>', roles: ['USER'] })",
+    "Token.createAccount({ actor: 'admin', username: 'jane', password: '<8 characters to 72 bytes, not a common one>', roles: ['USER'] })",
   UpdateAccount: "Token.updateAccount({ actor: 'admin', id: 3, enabled: false })",
-  SetPassword: "Token.setPassword({ actor: 'admin', id: 3, password: '<8 to 72 bytes>' })",
+  SetPassword: "Token.setPassword({ actor: 'admin', id: 3, password: '<8 characters to 72 bytes, not a common one>' })",
   DeleteAccount: "Token.deleteAccount({ actor: 'admin', id: 3 })",
   ListLogins: 'Token.listLogins({ id: 2 })',
   EndLogins: "Token.endLogins({ actor: 'admin', id: 2 })",

@@ -8,7 +8,8 @@
 import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
-import { isTooLong, MAX_PASSWORD_BYTES, type PasswordHasher } from '../../src/security/passwords.ts';
+import { passwordPolicyRefusal } from '../../src/security/password-policy.ts';
+import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts';
 import type { AccountRecord, CredentialRefusal, CredentialStore } from '../../src/stores/credential-store.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import {
@@ -46,7 +47,6 @@ type Of<T extends AccountCommand['type']> = Extract<AccountCommand, { type: T }>
 type Outcome<T> = Reply<T, AccountErrorCode>;
 type WorkFailed = { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: AnyRef };
 
-const MIN_PASSWORD_BYTES = 8;
 const REFUSALS: Readonly<Record<CredentialRefusal, string>> = {
   'account.not_found': 'No such account',
   'account.username_taken': 'The username is taken',
@@ -76,10 +76,10 @@ export function createAccountAdmin(
   const refused = <T>(code: CredentialRefusal): Outcome<T> => fail(code, REFUSALS[code]);
   const found = async (id: number): Promise<AccountRecord | Outcome<never>> =>
     (await deps.credentials.findById(id)) ?? refused('account.not_found');
-  const passwordRefusal = (password: string): Outcome<never> | undefined =>
-    isTooLong(password) || Buffer.byteLength(password, 'utf8') < MIN_PASSWORD_BYTES
-      ? fail('password.invalid', `A password is ${MIN_PASSWORD_BYTES} to ${MAX_PASSWORD_BYTES} bytes of UTF-8`)
-      : undefined;
+  const passwordRefusal = (password: string): Outcome<never> | undefined => {
+    const why = passwordPolicyRefusal(password);
+    return why === undefined ? undefined : fail('password.invalid', why);
+  };
   const event = (action: string, actor: string, target: string, detail?: Record<string, unknown>): void =>
     deps.onAccountEvent({ action, actor, target, ...(detail ? { detail } : {}) });
 

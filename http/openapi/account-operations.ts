@@ -26,6 +26,9 @@ const common = {
   },
   503: problem('Overloaded or a store is unreachable', ['Retry-After']),
 } as const;
+/** A new password that fails the password policy (src/security/password-policy.ts). */
+const PASSWORD_INVALID =
+  '`password.invalid` (the password policy: 8 characters to 72 bytes, no control character, not a common password)';
 const bodyErrors = {
   400: problem('Invalid input (`validation`, with `errors`), malformed JSON'),
   413: problem('Body too large'),
@@ -59,7 +62,7 @@ export const accountOperations: readonly Operation[] = [
     responses: {
       201: { description: 'Created', schema: S.AccountSummary, headers: ['Location'] },
       ...bodyErrors,
-      400: problem('`validation`; `password.invalid` (not 8 to 72 bytes); `role.unknown`'),
+      400: problem(['`validation`', PASSWORD_INVALID, '`role.unknown`'].join('; ')),
       409: problem('`account.username_taken`'),
       ...common,
     },
@@ -98,7 +101,7 @@ export const accountOperations: readonly Operation[] = [
     responses: {
       204: done,
       ...bodyErrors,
-      400: problem('`validation`; `password.invalid` (not 8 to 72 bytes)'),
+      400: problem(['`validation`', PASSWORD_INVALID].join('; ')),
       404: notFound,
       ...common,
     },
@@ -181,7 +184,7 @@ export const accountOperations: readonly Operation[] = [
     responses: {
       204: done,
       ...bodyErrors,
-      400: problem('`validation`; `password.invalid` (not 8 to 72 bytes); `password.incorrect` (the current one)'),
+      400: problem(['`validation`', PASSWORD_INVALID, '`password.incorrect` (the current one)'].join('; ')),
       401: common[401],
       403: { description: '`access_denied`: security is switched off', schema: S.OAuthErrorBody },
       404: problem('`account.not_found`: the token speaks for no enabled account'),

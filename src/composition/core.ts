@@ -58,6 +58,17 @@ interface Preparation {
 }
 
 /**
+ * What the rules for accounts could not check of one the initial data created (naming it, never its
+ * password): its password, given as a hash.
+ */
+function warnOfInitialAccount(logger: Logger, account: string): void {
+  logger.warn(
+    { account },
+    'an account of the initial data was created with a password hash, which the password policy cannot check; set its password through account administration to apply the policy',
+  );
+}
+
+/**
  * The database made ready (indexes) and the initial users and roles loaded, as upserts. A database
  * that cannot be reached at start-up is no obstacle: the server starts (answering 503 where it is
  * needed, /ready naming it) and this is tried again every few seconds until it succeeds.
@@ -71,7 +82,7 @@ async function prepare(
   let done = false;
   const attempt = async (): Promise<void> => {
     await stores.prepare(async (credentials) => {
-      await loadInitialData(credentials, initial);
+      for (const account of await loadInitialData(credentials, initial)) warnOfInitialAccount(logger, account);
       await guard(credentials);
     });
     done = true;

@@ -389,6 +389,36 @@ t('PUT /app/me/password › 204, the other logins end and this one stays; 400 wr
   assert.is((await call('PUT', '/app/me/password', { currentPassword: 'x', newPassword: 'y' }, null)).status, 401);
 });
 
+t('the password policy › create, reset and own change each refuse with password.invalid naming the rule', async () => {
+  const refusals: [password: string, rule: RegExp][] = [
+    ['ééééééé', /at least 8 characters/], // 14 bytes, yet 7 characters
+    ['Password1', /most common passwords/], // `password1`, in another case
+    ['ｑｗｅｒｔｙｕｉｏｐ', /most common passwords/], // `qwertyuiop`, full width
+    ['tab\there-password', /control characters/],
+    ['x'.repeat(73), /at most 72 bytes/],
+  ];
+  const id = (await create('pam')).body['id'] as number;
+  const own = (await loginAs('pam')).access_token;
+  for (const [password, rule] of refusals) {
+    const answers = {
+      create: await create('pia', ['USER'], password),
+      reset: await call('PUT', `/app/admin/users/${id}/password`, { password }),
+      own: await call('PUT', '/app/me/password', { currentPassword: 'pam-password', newPassword: password }, own),
+    };
+    for (const [route, answer] of Object.entries(answers)) {
+      assert.is(answer.status, 400, `${route}: ${rule.source}`);
+      assert.is(code(answer), 'urn:problem:troupe:password.invalid', route);
+      assert.match(String(answer.body['detail']), rule, route);
+      assert.not.ok(JSON.stringify(answer.body).includes(password), `${route}: the password is not repeated`);
+    }
+  }
+  assert.equal((await call('GET', '/app/admin/users?username=pia')).body['items'], [], 'nothing was created');
+  assert.ok((await loginAs('pam')).access_token, 'the password is unchanged');
+  const accepted = await create('pia', ['USER'], 'ñandú-ñandú'); // 11 characters, 15 bytes
+  assert.is(accepted.status, 201);
+  assert.ok((await loginAs('pia', 'ñandú-ñandú')).access_token);
+});
+
 t(
   'DELETE /app/admin/users/{id} › 204 and its tokens refused; 404; the last enabled ADMIN: 409 to disable, demote, delete',
   async () => {
@@ -428,6 +458,17 @@ t('every change is logged with the acting admin, the target and the action, neve
   for (const secret of ['ann-password', 'hal-new-password', 'lou-new-password', 'sneaky-password'])
     assert.not.ok(all.includes(secret), secret);
   assert.not.match(all, /\$2[aby]\$\d\d\$/);
+});
+
+t('the initial data: each account it created is named in a warning that the policy could not check it', () => {
+  const warned = ctx.log
+    .map((l) => JSON.parse(l) as { level: number; msg: string; account?: unknown })
+    .filter((l) => l.level === 40 && l.msg.includes('password policy'));
+  assert.equal(
+    warned.map((l) => l.account),
+    ['admin', 'john.doe'],
+  );
+  assert.not.match(JSON.stringify(warned), /admin-password|john-password|\$2[aby]\$/);
 });
 
 t.run();

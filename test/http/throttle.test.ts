@@ -232,6 +232,14 @@ hash('prints a BCrypt hash of the secret, from the argument or standard input', 
   assert.match(stdout, /^\$2b\$04\$/);
   assert.ok(bcrypt.compareSync('troupe-secret', stdout.trim()));
 });
+hash('warns of a secret that the password policy would refuse as an account password, and hashes it', async () => {
+  const weak = await run(process.execPath, ['scripts/hash.ts', 'Password1', '--cost', '4']);
+  assert.match(weak.stderr, /^warning: as an account's password this would be refused: .*most common passwords/);
+  assert.not.match(weak.stderr, /Password1/i, 'never the secret itself');
+  assert.ok(bcrypt.compareSync('Password1', weak.stdout.trim()));
+  const strong = await run(process.execPath, ['scripts/hash.ts', 'correct horse battery staple', '--cost', '4']);
+  assert.is(strong.stderr, '');
+});
 hash('refuses a secret over 72 bytes', async () => {
   try {
     await run(process.execPath, ['scripts/hash.ts', 'x'.repeat(73)]);
