@@ -9,6 +9,7 @@ import type { MessageSchemas } from '../../src/fields.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
+import { newUsername } from '../../src/security/usernames.ts';
 
 export type AccountErrorCode =
   | 'account.not_found' // no account of that id (or, for a user's own password, of that username)
@@ -175,7 +176,7 @@ export const accountSchemas = {
   GetAccount: z.strictObject({ id }),
   CreateAccount: z.strictObject({
     actor,
-    username: z.string().min(1).max(255),
+    username: newUsername,
     password: z.string(),
     firstName: z.string(),
     lastName: z.string(),

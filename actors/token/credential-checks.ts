@@ -8,6 +8,7 @@ import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import type { Client, ClientAuthenticator } from '../../src/security/clients.ts';
 import { overLongPassword, type PasswordHasher } from '../../src/security/passwords.ts';
+import { findAccountForLogin } from '../../src/security/usernames.ts';
 import type { CredentialStore, AccountRecord } from '../../src/stores/credential-store.ts';
 import type { Grants } from './grants.ts';
 import type { AuthorizationCode, ClientReply, Command } from './protocol.ts';
@@ -85,7 +86,7 @@ export function createCredentialChecks(
     if ('ok' in client) return tell(msg.sender, client);
     const overLong = overLongPassword(msg.password);
     if (overLong !== undefined) return tell(msg.sender, fail('request.invalid', overLong));
-    const user = await deps.credentials.findByUsername(msg.username);
+    const user = await findAccountForLogin(deps.credentials, msg.username);
     pipe(
       deps.passwords.verify(msg.password, user?.password ?? deps.dummyHash()),
       self,

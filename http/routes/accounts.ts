@@ -4,6 +4,7 @@ import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
+import { newUsername } from '../../src/security/usernames.ts';
 import { accountCursor, accountIdOf } from '../cursors.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
@@ -21,11 +22,6 @@ export interface AccountRouteDeps {
 }
 
 const names = z.array(z.string().min(1).max(64)).max(64);
-const username = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[^\s\p{Cc}]+$/u, 'must not contain spaces or control characters');
 const name = z.string().max(255);
 /** A cursor of this listing, read back into the id it names. */
 const accountCursorInput = z.string().transform((s, ctx) => {
@@ -39,7 +35,7 @@ export const ListAccountsInput = z.strictObject({
   username: z.string().max(255).default(''),
 });
 export const CreateAccountInput = z.strictObject({
-  username,
+  username: newUsername,
   password: z.string(),
   firstName: name.default(''),
   lastName: name.default(''),

@@ -16,6 +16,7 @@ import { createTokenSigner, createTokenVerifier, type TokenVerifier } from '../s
 import type { KeyRing } from '../security/key-ring.ts';
 import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
 import { createPasswordHasher, type PasswordHasher } from '../security/passwords.ts';
+import { canonicalUsername, usernameRefusal, withCanonicalUniqueness } from '../security/usernames.ts';
 import { cachedVerifier, TOKEN_CACHE_MAX, type CachedVerifier } from '../security/token-cache.ts';
 import { createUnknownAccountHash, type UnknownAccountHash } from '../security/unknown-account-hash.ts';
 import type { Stores } from '../stores/stores.ts';
@@ -59,13 +60,21 @@ interface Preparation {
 
 /**
  * What the rules for accounts could not check of one the initial data created (naming it, never its
- * password): its password, given as a hash.
+ * password): its password, given as a hash; its username, when the username rule would refuse it.
  */
 function warnOfInitialAccount(logger: Logger, account: string): void {
   logger.warn(
     { account },
     'an account of the initial data was created with a password hash, which the password policy cannot check; set its password through account administration to apply the policy',
   );
+  const rule =
+    usernameRefusal(account) ??
+    (canonicalUsername(account) === account ? undefined : 'is not in its canonical form (NFKC, lower case)');
+  if (rule !== undefined)
+    logger.warn(
+      { account, rule },
+      'an account of the initial data has a username that the username rule refuses (new accounts get canonical, NFKC lower-case names); it logs in by this exact name',
+    );
 }
 
 /**
@@ -145,7 +154,7 @@ async function tokenDeps(
     unknownAccount,
     clients,
     authenticateClient: createClientAuthenticator(clients, passwords),
-    credentials: stores.credentials,
+    credentials: withCanonicalUniqueness(stores.credentials),
     refreshTokens: stores.refreshTokens,
     codes: stores.codes,
     passwords,

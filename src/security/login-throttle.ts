@@ -19,6 +19,7 @@ import { hash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { LoginThrottleStore } from '../stores/login-throttle-store.ts';
 import { StoreUnavailableError } from '../store-unavailable.ts';
+import { canonicalUsername } from './usernames.ts';
 
 export interface ThrottleSettings {
   readonly maxFailuresPerUser: number;
@@ -101,7 +102,8 @@ async function count(store: LoginThrottleStore, counters: readonly Counter[]): P
   return Math.max(1, Math.ceil(Math.min(Math.max(...waits), 86_400_000) / 1000));
 }
 
-const digest = (username: string): string => hash('sha256', username.toLowerCase(), 'base64url');
+/** Counted per username as usernames are compared: `Jane`, `ＪＡＮＥ` and `jane` are one count. */
+const digest = (username: string): string => hash('sha256', canonicalUsername(username), 'base64url');
 
 export function createLoginThrottle(settings: ThrottleSettings, store: LoginThrottleStore): LoginThrottle {
   const window = { duration: settings.windowSeconds };

@@ -53,6 +53,19 @@ t('a success gives its count back; a failure keeps it; an attempt never judged g
   assert.ok(refused(await throttle.begin('bo', '10.0.0.1')), 'two failures reach the limit of 2');
 });
 
+t('a username counts as usernames compare: case and width variants of a name share its count', async () => {
+  const { throttle } = throttleOf({ maxFailuresPerUser: 3, maxFailuresPerAddress: 100, windowSeconds: 60 });
+  await admitted(await throttle.begin('Dora', '10.0.0.1')).failed();
+  await admitted(await throttle.begin('ＤＯＲＡ', '10.0.0.2')).failed();
+  await admitted(await throttle.begin('ｄｏｒａ', '10.0.0.3')).failed();
+  assert.ok(
+    refused(await throttle.begin('dora', '10.0.0.4')),
+    'three failures, under three spellings, reach the limit',
+  );
+  await throttle.clear('DORA');
+  assert.not.ok(refused(await throttle.begin('dora', '10.0.0.4')), 'clearing any spelling clears the name');
+});
+
 t('refused attempts leave nothing behind: 5,000 with 2 KiB usernames add no row and no memory', async () => {
   const { db, throttle } = throttleOf({ maxFailuresPerUser: 5, maxFailuresPerAddress: 1, windowSeconds: 600 });
   await admitted(await throttle.begin('first', '10.0.0.9')).failed(); // the address is now at its limit
