@@ -131,6 +131,7 @@ const account = (id: number, username: string): AccountRecord => ({
   lastName: '',
   roles: [],
   enabled: true,
+  securityVersion: 0,
 });
 
 /** The few calls these functions make, over a list. */
