@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTroupe } from '../src/composition/troupe.ts';
@@ -13,20 +14,15 @@ import { tempDir } from './helpers/server.ts';
 const t = suite('NODE_ENV=production refuses the development accounts');
 const OTHER_HASH = '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK';
 
-const productionConfig = (dir: string) =>
-  loadConfig(
-    {
-      properties: {
-        'data.dir': dir,
-        'server.port': '0',
-        'logging.level': 'silent',
-        'security.signing-key': 'p'.repeat(64),
-        'security.jwt.client-secret': OTHER_HASH,
-        'security.jwt.issuer': 'http://127.0.0.1',
-      },
-    },
-    true,
-  );
+const productionProperties = (dir: string): Record<string, string> => ({
+  'data.dir': dir,
+  'server.port': '0',
+  'logging.level': 'silent',
+  'security.signing-key': 'p'.repeat(64),
+  'security.jwt.client-secret': OTHER_HASH,
+  'security.jwt.issuer': 'http://127.0.0.1',
+});
+const productionConfig = (dir: string) => loadConfig({ properties: productionProperties(dir) }, true);
 
 /** Changes the store as an administrator would have: `change` gets each initial account. */
 async function administer(
@@ -72,5 +68,40 @@ t('one line naming the account while an enabled one keeps a published password; 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+t(
+  'an account the initial data creates in production is named in a warning: its hash escapes the password policy',
+  async () => {
+    const dir = tempDir();
+    try {
+      const initial = join(dir, 'initial-data.json');
+      writeFileSync(
+        initial,
+        JSON.stringify({
+          roles: [{ roleName: 'ADMIN' }],
+          users: [{ username: 'ops', password: OTHER_HASH, roles: ['ADMIN'] }],
+        }),
+      );
+      const lines: string[] = [];
+      const sink = { write: (line: string) => lines.push(line) } as unknown as NodeJS.WritableStream;
+      const config = loadConfig(
+        { properties: { ...productionProperties(dir), 'app.initial-data': initial, 'logging.level': 'warn' } },
+        true,
+      );
+      const troupe = await startTroupe(config, createLogger('warn', sink));
+      await troupe.close();
+      const warned = lines
+        .map((l) => JSON.parse(l) as { msg: string; account?: unknown })
+        .filter((l) => l.msg.includes('password policy'));
+      assert.equal(
+        warned.map((l) => l.account),
+        ['ops'],
+      );
+      assert.not.match(JSON.stringify(warned), /\$2[aby]\$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 t.run();

@@ -60,13 +60,16 @@ interface Preparation {
 
 /**
  * What the rules for accounts could not check of one the initial data created (naming it, never its
- * password): its password, given as a hash; its username, when the username rule would refuse it.
+ * password): in production, its password, given as a hash (in development the initial data is the
+ * repository's, whose published passwords pass the policy: a test says so); its username, when the
+ * username rule would refuse it.
  */
-function warnOfInitialAccount(logger: Logger, account: string): void {
-  logger.warn(
-    { account },
-    'an account of the initial data was created with a password hash, which the password policy cannot check; set its password through account administration to apply the policy',
-  );
+function warnOfInitialAccount(logger: Logger, account: string, production: boolean): void {
+  if (production)
+    logger.warn(
+      { account },
+      'an account of the initial data was created with a password hash, which the password policy cannot check; set its password through account administration to apply the policy',
+    );
   const rule =
     usernameRefusal(account) ??
     (canonicalUsername(account) === account ? undefined : 'is not in its canonical form (NFKC, lower case)');
@@ -87,11 +90,13 @@ async function prepare(
   initial: InitialData,
   logger: Logger,
   guard: (credentials: CredentialStore) => Promise<void>,
+  production: boolean,
 ): Promise<Preparation> {
   let done = false;
   const attempt = async (): Promise<void> => {
     await stores.prepare(async (credentials) => {
-      for (const account of await loadInitialData(credentials, initial)) warnOfInitialAccount(logger, account);
+      for (const account of await loadInitialData(credentials, initial))
+        warnOfInitialAccount(logger, account, production);
       await guard(credentials);
     });
     done = true;
@@ -222,7 +227,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
   const guard = async (credentials: CredentialStore): Promise<void> => {
     if (config.production) await refuseDevelopmentAccounts(credentials, initial, passwords);
   };
-  const preparation = await prepare(stores, initial, logger, guard).catch(async (error: unknown) => {
+  const preparation = await prepare(stores, initial, logger, guard, config.production).catch(async (error: unknown) => {
     await passwords.close();
     await stores.close();
     throw error;
