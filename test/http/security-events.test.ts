@@ -192,7 +192,7 @@ s('a code redeemed twice → code.reuse_detected for the second; other refusals 
   assert.is(record['level'], 40);
   const other = c.lines
     .map((l) => JSON.parse(l) as Line)
-    .filter((l) => l['event'] === 'code.reuse_detected' && l['trace_id'] !== again.traceId);
+    .filter((l) => l['event'] === 'code.reuse_detected' && l['caller_trace_id'] !== again.traceId);
   assert.equal(other, [], 'neither the unknown code nor the first redemption is reported');
   noSecrets(c, code, verifier, WEB.secret, access_token, refresh_token);
 });
@@ -220,7 +220,7 @@ s('client_credentials → client.token_issued with the scope granted; a refused 
   assert.is(record['level'], 30);
   const other = c.lines
     .map((l) => JSON.parse(l) as Line)
-    .filter((l) => l['event'] === 'client.token_issued' && l['trace_id'] === wider.traceId);
+    .filter((l) => l['event'] === 'client.token_issued' && l['caller_trace_id'] === wider.traceId);
   assert.equal(other, [], 'the refused grant is not reported');
   const { access_token } = (await res.json()) as { access_token: string };
   noSecrets(c, SERVICE.secret, access_token);
