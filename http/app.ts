@@ -71,6 +71,8 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
     maxBodyBytes: config.server.maxBodyBytes,
     scopeRead: jwt.scopeRead,
     scopeWrite: jwt.scopeWrite,
+    throttle: deps.throttle,
+    logger: deps.logger,
   };
   return [
     ...oauthGrantRoutes(oauth),

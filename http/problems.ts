@@ -25,7 +25,9 @@ export type BoundaryCode =
   | 'unsupported_media_type'
   | 'not_found'
   | 'method_not_allowed'
-  | 'not_implemented';
+  | 'not_implemented'
+  /** Too many password checks of an account, or from an address, for now: `Retry-After` says how long. */
+  | 'too_many_requests';
 
 /** Every code a problem can carry: its `type` is `urn:problem:troupe:<code>`. */
 export type ProblemCode = BoundaryCode | ReplyCode;

@@ -23,6 +23,8 @@ export const SECURITY_EVENTS = {
   'code.reuse_detected': 'warn',
   'client.token_issued': 'info',
   'client.authentication_failed': 'warn',
+  'password.changed': 'info',
+  'password.change_failed': 'warn',
 } as const satisfies Record<string, 'info' | 'warn'>;
 
 export type SecurityEvent = keyof typeof SECURITY_EVENTS;

@@ -188,6 +188,10 @@ export const accountOperations: readonly Operation[] = [
       401: common[401],
       403: { description: '`access_denied`: security is switched off', schema: S.OAuthErrorBody },
       404: problem('`account.not_found`: the token speaks for no enabled account'),
+      429: problem(
+        '`too_many_requests`: too many failed password checks of the account or from the address, or another change of the account under way',
+        ['Retry-After'],
+      ),
       503: common[503],
     },
   },

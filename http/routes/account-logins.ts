@@ -1,9 +1,29 @@
 import { z } from 'zod';
 import * as Token from '../../actors/token/protocol.ts';
+import { ask } from '../../src/messaging/ask.ts';
+import type { Reply } from '../../src/messaging/reply.ts';
+import type { Logger } from '../../src/logger.ts';
+import type { LoginThrottle } from '../../src/security/login-throttle.ts';
+import { settle } from '../client-authentication.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
+import { HttpProblem, replyValue } from '../problems.ts';
 import { bearer, route, type Route } from '../route-table.ts';
+import { securityEvent } from '../security-events.ts';
 import { jsonObject, validate } from '../validation.ts';
 import { accountId, actorOf, accountRouteParts, type AccountRouteDeps } from './accounts.ts';
+
+/** What a user's own password change needs besides the account routes': it is throttled like a login. */
+export interface OwnPasswordDeps extends AccountRouteDeps {
+  /** The login throttle: a wrong current password counts as a failed login of the account. */
+  readonly throttle: LoginThrottle;
+  readonly logger: Logger;
+}
+
+/** 429 `too_many_requests` with `Retry-After`. */
+const tooMany = (seconds: number): HttpProblem =>
+  new HttpProblem(429, 'too_many_requests', `Too many password checks; retry in ${seconds} seconds`, {
+    headers: { 'Retry-After': String(seconds) },
+  });
 
 export const CreateRoleInput = z.strictObject({
   roleName: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be 1 to 64 of A-Z, 0-9 and _, starting with a letter'),
@@ -12,8 +32,14 @@ export const CreateRoleInput = z.strictObject({
 export const OwnPasswordInput = z.strictObject({ currentPassword: z.string(), newPassword: z.string() });
 
 /** An account's logins and lockout, the roles (ADMIN only), and a user's own password. */
-export function accountLoginRoutes(deps: AccountRouteDeps): Route[] {
+export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
   const { body, read, write, call } = accountRouteParts(deps);
+  /**
+   * Accounts with an own-password check under way in this process: one at a time each, so that one
+   * account's guesses take at most one BCrypt thread here, whatever it sends in parallel (a fair
+   * share of the pool that every login uses); the next is 429 until it is answered.
+   */
+  const checking = new Set<string>();
   return [
     route('GET', '/app/admin/users/:id/sessions', read, async function listLogins(ctx) {
       ctx.body = await call(Token.listLogins({ id: accountId(ctx) }));
@@ -44,7 +70,29 @@ export function accountLoginRoutes(deps: AccountRouteDeps): Route[] {
       if (!auth?.enabled) throw accessDenied();
       const input = validate(OwnPasswordInput, jsonObject(ctx));
       const { username, loginId } = auth.principal;
-      await call(Token.changeOwnPassword({ ...input, username, sid: loginId }));
+      if (checking.has(username)) throw tooMany(1);
+      // Counted as a login of the account from this address, before any BCrypt work: the same
+      // per-account and per-address counts as the password grant and the sign-in form.
+      const admission = await deps.throttle.begin(username, ctx.ip);
+      if ('retryAfter' in admission) {
+        securityEvent(deps.logger, ctx, 'login.throttled', { username });
+        throw tooMany(admission.retryAfter);
+      }
+      checking.add(username);
+      let reply: Reply<null, Token.AccountErrorCode>;
+      try {
+        reply = await settle(
+          admission.attempt,
+          ask(deps.token, Token.changeOwnPassword({ ...input, username, sid: loginId }), deps.askTimeoutMs),
+          (r) => (r.ok ? 'succeeded' : r.code === 'password.incorrect' ? 'failed' : 'abandoned'),
+        );
+      } finally {
+        checking.delete(username);
+      }
+      if (reply.ok) securityEvent(deps.logger, ctx, 'password.changed', { username });
+      else if (reply.code === 'password.incorrect')
+        securityEvent(deps.logger, ctx, 'password.change_failed', { username });
+      replyValue(reply);
       ctx.status = 204;
     }),
   ];

@@ -72,6 +72,8 @@ s('the documented events are the stable set', () => {
     'login.failed',
     'login.succeeded',
     'login.throttled',
+    'password.change_failed',
+    'password.changed',
     'token.refreshed',
     'token.reuse_detected',
     'token.revoked',
