@@ -15,29 +15,10 @@ import type { Reply } from '../../src/messaging/reply.ts';
 import type { Client } from '../../src/security/clients.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { pkce } from '../helpers/authorize.ts';
+import { gate, type Gate } from '../helpers/gate.ts';
 import { createProbe } from '../helpers/probe.ts';
 import { tempDir } from '../helpers/server.ts';
 import { CLIENT, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
-
-/** A step held until the test lets it go: `reached` resolves when the step is there. */
-interface Gate {
-  readonly reached: Promise<void>;
-  release(): void;
-}
-function gate(): Gate & { readonly wait: () => Promise<void> } {
-  let arrive = (): void => {};
-  let go = (): void => {};
-  const reached = new Promise<void>((resolve) => (arrive = resolve));
-  const released = new Promise<void>((resolve) => (go = resolve));
-  return {
-    reached,
-    release: () => go(),
-    wait: () => {
-      arrive();
-      return released;
-    },
-  };
-}
 
 const { verifier: VERIFIER, challenge: CHALLENGE } = pkce();
 const REDIRECT = 'https://app.example/callback';
@@ -52,9 +33,9 @@ const SERVICE: Client = { ...CLIENT, clientId: 'no-refresh', grantTypes: ['passw
 
 /** Where the work in flight is held: the password comparison, or the read right after it. */
 interface Holds {
-  verify?: Gate & { readonly wait: () => Promise<void> };
-  read?: Gate & { readonly wait: () => Promise<void> };
-  rotate?: Gate & { readonly wait: () => Promise<void> };
+  verify?: Gate;
+  read?: Gate;
+  rotate?: Gate;
 }
 
 interface Ctx {
@@ -180,7 +161,7 @@ async function setUp(twoProcesses: boolean) {
 
 for (const [topology, two] of Object.entries(TOPOLOGIES)) {
   for (const [change, make] of Object.entries(CHANGES)) {
-    t(`${topology}: a password grant held at its BCrypt check is refused after a ${change}`, async () => {
+    t(`${topology}: a password grant held at its BCrypt check is refused after a change (${change})`, async () => {
       const { here, there, id } = await setUp(two);
       const hold = gate();
       ctx.holds.verify = hold;

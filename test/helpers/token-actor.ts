@@ -27,6 +27,8 @@ import { createLoginThrottle, type LoginThrottle } from '../../src/security/logi
 import { sqliteLoginThrottleStore } from '../../src/stores/login-throttle-store.sqlite.ts';
 
 export const SETTINGS: TokenSettings = { issuer: 'http://issuer.test', audience: 'troupe-api', validity: 3600 };
+/** The MAC key the actor signs with (`security.signing-key` of a server that is to accept its tokens). */
+export const TEST_SIGNING_KEY = 'a-test-signing-key-of-at-least-32-bytes!';
 export const CLIENT: Client = {
   clientId: 'troupe-client',
   secretHash: DEV_CLIENT_SECRET_HASH,
@@ -69,10 +71,7 @@ export async function startTokenActor(
   const db = openDatabase(options.dataDir ?? ':memory:', { synchronous: 'NORMAL' });
   const credentials = sqliteCredentialStore(db);
   await loadInitialData(credentials, readInitialData('data/initial-data.json'));
-  const keys = fixedKeyRing(
-    await loadConfiguredKey('a-test-signing-key-of-at-least-32-bytes!', 256, 'security.signing-key'),
-    [],
-  );
+  const keys = fixedKeyRing(await loadConfiguredKey(TEST_SIGNING_KEY, 256, 'security.signing-key'), []);
   const clients = options.clients ?? [CLIENT];
   const now = options.now;
   const denylist = createDenylist(sqliteRevocationStore(db), now && (() => Math.floor(now() / 1000)));
