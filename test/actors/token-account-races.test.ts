@@ -15,7 +15,7 @@ import type { Reply } from '../../src/messaging/reply.ts';
 import type { Client } from '../../src/security/clients.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { pkce } from '../helpers/authorize.ts';
-import { gate, type Gate } from '../helpers/gate.ts';
+import { gate, holdingHasher, holdingStores, type Holds } from '../helpers/gate.ts';
 import { createProbe } from '../helpers/probe.ts';
 import { tempDir } from '../helpers/server.ts';
 import { CLIENT, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
@@ -31,13 +31,6 @@ const WEB: Client = {
 /** A client without the refresh_token grant: its logins are an access token alone. */
 const SERVICE: Client = { ...CLIENT, clientId: 'no-refresh', grantTypes: ['password'] };
 
-/** Where the work in flight is held: the password comparison, or the read right after it. */
-interface Holds {
-  verify?: Gate;
-  read?: Gate;
-  rotate?: Gate;
-}
-
 interface Ctx {
   dir: string;
   hasher: PasswordHasher;
@@ -52,45 +45,11 @@ async function aProcess(): Promise<TokenActorSetup> {
   const system = startSystem(`races-${ctx.systems.length}`);
   ctx.systems.push(system);
   const held = ctx.setups.length === 0;
-  const hasher: PasswordHasher = held
-    ? {
-        ...ctx.hasher,
-        async verify(password, hash) {
-          const verdict = await ctx.hasher.verify(password, hash);
-          const hold = ctx.holds.verify;
-          ctx.holds.verify = undefined;
-          await hold?.wait();
-          return verdict;
-        },
-      }
-    : ctx.hasher;
   const setup = await startTokenActor(system, {
-    hasher,
+    hasher: held ? holdingHasher(ctx.hasher, ctx.holds) : ctx.hasher,
     dataDir: ctx.dir,
     clients: [CLIENT, WEB, SERVICE],
-    ...(held
-      ? {
-          credentials: (store) => ({
-            ...store,
-            async findById(id) {
-              const found = await store.findById(id);
-              const hold = ctx.holds.read;
-              ctx.holds.read = undefined;
-              await hold?.wait();
-              return found;
-            },
-          }),
-          refreshTokens: (store) => ({
-            ...store,
-            async rotate(oldHash, next, at) {
-              const hold = ctx.holds.rotate;
-              ctx.holds.rotate = undefined;
-              await hold?.wait();
-              return store.rotate(oldHash, next, at);
-            },
-          }),
-        }
-      : {}),
+    ...(held ? holdingStores(ctx.holds) : {}),
   });
   ctx.setups.push(setup);
   return setup;
@@ -236,6 +195,35 @@ for (const [topology, two] of Object.entries(TOPOLOGIES)) {
   // Within one process the actor finishes a login or a refresh from its last read before it takes
   // the next message: only another process can change the account between that read and the write.
   if (!two) continue;
+
+  t(`${topology}: a code redeemed while a password reset answers is refused, and leaves no login`, async () => {
+    const { here, there, id } = await setUp(two);
+    const { code } = value(
+      await send(
+        here,
+        Token.authorize({
+          clientId: 'web-app',
+          redirectUri: REDIRECT,
+          username: 'eve',
+          password: PASSWORD,
+          codeChallenge: CHALLENGE,
+        }),
+      ),
+    );
+    // Held right after the redemption read the account, before its login is written.
+    const hold = gate();
+    ctx.holds.read = hold;
+    const redemption = send(
+      here,
+      Token.redeemCode({ clientId: 'web-app', code, redirectUri: REDIRECT, codeVerifier: VERIFIER }),
+    );
+    await hold.reached;
+    value(await CHANGES['password reset'](there, id));
+    hold.release();
+    const reply = await redemption;
+    assert.equal(reply.ok ? 'ok' : [reply.code, reply.message], ['grant.invalid', Token.ACCOUNT_CHANGED]);
+    assert.equal(value(await send(there, Token.listLogins({ id }))), [], 'no login was written');
+  });
 
   t(`${topology}: a login whose account changes after its last read mints nothing that works`, async () => {
     const { here, there, id } = await setUp(two);

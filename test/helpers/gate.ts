@@ -1,3 +1,7 @@
+import type { PasswordHasher } from '../../src/security/passwords.ts';
+import type { CredentialStore } from '../../src/stores/credential-store.ts';
+import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
+
 /** A step of work held at an exact moment until the test lets it go: races tested without sleeps. */
 export interface Gate {
   /** Resolves once the held step has reached the gate. */
@@ -20,5 +24,58 @@ export function gate(): Gate {
       arrive();
       return released;
     },
+  };
+}
+
+/** Where a TokenActor's work can be held: each gate set here holds the next call of its step, once. */
+export interface Holds {
+  /** The BCrypt verdict of a password check, once it is known. */
+  verify?: Gate | undefined;
+  /** A read of an account by id, once it is read. */
+  read?: Gate | undefined;
+  /** A refresh token's rotation, before it is written. */
+  rotate?: Gate | undefined;
+}
+
+/** Waits at the gate set for `step`, if any, and clears it. */
+async function pass(holds: Holds, step: keyof Holds): Promise<void> {
+  const hold = holds[step];
+  holds[step] = undefined;
+  await hold?.wait();
+}
+
+/** The real hasher, its verdicts held at `holds.verify`. */
+export function holdingHasher(hasher: PasswordHasher, holds: Holds): PasswordHasher {
+  return {
+    ...hasher,
+    async verify(password, hash) {
+      const verdict = await hasher.verify(password, hash);
+      await pass(holds, 'verify');
+      return verdict;
+    },
+  };
+}
+
+/** Wrappers of the real stores for `startTokenActor`: reads by id held at `read`, rotations at `rotate`. */
+export function holdingStores(holds: Holds): {
+  credentials: (store: CredentialStore) => CredentialStore;
+  refreshTokens: (store: RefreshTokenStore) => RefreshTokenStore;
+} {
+  return {
+    credentials: (store) => ({
+      ...store,
+      async findById(id) {
+        const found = await store.findById(id);
+        await pass(holds, 'read');
+        return found;
+      },
+    }),
+    refreshTokens: (store) => ({
+      ...store,
+      async rotate(oldHash, next, at) {
+        await pass(holds, 'rotate');
+        return store.rotate(oldHash, next, at);
+      },
+    }),
   };
 }

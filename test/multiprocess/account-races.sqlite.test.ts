@@ -15,7 +15,7 @@ import type { Reply } from '../../src/messaging/reply.ts';
 import type { Client } from '../../src/security/clients.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { startChildServer, type ChildServer } from '../helpers/child.ts';
-import { gate, type Gate } from '../helpers/gate.ts';
+import { gate, holdingHasher, holdingStores, type Holds } from '../helpers/gate.ts';
 import { createProbe } from '../helpers/probe.ts';
 import { tempDir } from '../helpers/server.ts';
 import { CLIENT, SETTINGS, startTokenActor, TEST_SIGNING_KEY, type TokenActorSetup } from '../helpers/token-actor.ts';
@@ -31,7 +31,7 @@ interface Ctx {
   system: ActorSystem;
   hasher: PasswordHasher;
   here: TokenActorSetup;
-  holds: { verify?: Gate; read?: Gate };
+  holds: Holds;
   admin: string;
 }
 
@@ -52,28 +52,10 @@ for (const [name, env] of Object.entries<Record<string, string>>({
     ctx.hasher = createPasswordHasher(1);
     ctx.system = startSystem(`account-races-${name.replaceAll(' ', '-')}`);
     ctx.here = await startTokenActor(ctx.system, {
-      hasher: {
-        ...ctx.hasher,
-        async verify(password, hash) {
-          const verdict = await ctx.hasher.verify(password, hash);
-          const hold = ctx.holds.verify;
-          ctx.holds.verify = undefined;
-          await hold?.wait();
-          return verdict;
-        },
-      },
+      hasher: holdingHasher(ctx.hasher, ctx.holds),
       dataDir: ctx.dir,
       clients: [CLIENT, SERVICE],
-      credentials: (store) => ({
-        ...store,
-        async findById(id) {
-          const found = await store.findById(id);
-          const hold = ctx.holds.read;
-          ctx.holds.read = undefined;
-          await hold?.wait();
-          return found;
-        },
-      }),
+      credentials: holdingStores(ctx.holds).credentials,
     });
     ctx.admin = (await login(ctx.server.url, { username: 'admin', password: 'admin-password' })).access_token;
   });
