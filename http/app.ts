@@ -1,4 +1,5 @@
 import Koa, { type Middleware } from 'koa';
+import type * as Accounts from '../actors/accounts/protocol.ts';
 import type * as Token from '../actors/token/protocol.ts';
 import type * as Activity from '../actors/activity/protocol.ts';
 import type * as User from '../actors/user/protocol.ts';
@@ -33,6 +34,7 @@ import type { AppState } from './state.ts';
 
 export interface AppRefs {
   readonly token: Ref<Token.Command>;
+  readonly accounts: Ref<Accounts.Command>;
   readonly users: Ref<User.Command>;
   readonly activity: Ref<Activity.RouterCommand>;
   /** Present when the employee service is on. */
@@ -66,7 +68,7 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   const { config, refs } = deps;
   const jwt = config.security.jwt;
   const accountDeps = {
-    token: refs.token,
+    accounts: refs.accounts,
     askTimeoutMs: config.actors.askTimeoutMs,
     maxBodyBytes: config.server.maxBodyBytes,
     scopeRead: jwt.scopeRead,
@@ -85,7 +87,7 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
       clients: oauth.clients,
     }),
     ...resourceRoutes({
-      token: refs.token,
+      accounts: refs.accounts,
       askTimeoutMs: config.actors.askTimeoutMs,
       includePasswordHash: config.app.listAll.includePasswordHash,
     }),

@@ -6,6 +6,7 @@
 import { STATUS_CODES } from 'node:http';
 import type * as Activity from '../actors/activity/protocol.ts';
 import type * as Employee from '../actors/employee/protocol.ts';
+import type * as Accounts from '../actors/accounts/protocol.ts';
 import type * as Token from '../actors/token/protocol.ts';
 import type * as User from '../actors/user/protocol.ts';
 import type { Reply, SystemCode } from '../src/messaging/reply.ts';
@@ -134,7 +135,7 @@ interface OAuthWireError extends WireError {
 
 /** Every code an actor can reply with: each protocol's `ErrorCode`, and the system's. */
 export type ReplyCode =
-  Token.ErrorCode | Token.AccountErrorCode | User.ErrorCode | Employee.ErrorCode | Activity.ErrorCode | SystemCode;
+  Token.ErrorCode | Accounts.ErrorCode | User.ErrorCode | Employee.ErrorCode | Activity.ErrorCode | SystemCode;
 
 /** One row per reply code, so that a code added to a protocol does not compile until it has one. */
 export type ReplyTable = {

@@ -93,10 +93,16 @@ t('Tab after a protocol lists its builders only; .protocol completes and checks 
     ]);
     assert.not.ok((await complete(server, 'Token.')).some((c) => /schemas|examples/.test(c)));
     assert.equal(await complete(server, '.protocol em'), ['employees']);
-    assert.equal((await complete(server, '.protocol ')).sort(), ['activity', 'employees', 'token', 'users']);
+    assert.equal((await complete(server, '.protocol ')).sort(), [
+      'accounts',
+      'activity',
+      'employees',
+      'token',
+      'users',
+    ]);
     input.write('.protocol payroll\n');
     await waitFor(() => printed().includes('no actor named'), 'the refusal');
-    assert.match(printed(), /no actor named "payroll"; usage: \.protocol token\|employees\|users\|activity/);
+    assert.match(printed(), /no actor named "payroll"; usage: \.protocol token\|accounts\|employees\|users\|activity/);
   } finally {
     server.close();
   }
@@ -169,17 +175,17 @@ t('accounts are administered from the REPL with the messages HTTP sends', async 
   try {
     const run = (code: string): Promise<unknown> => runInContext(code, server.context) as Promise<unknown>;
     const made = (await run(
-      "ask(token, Token.createAccount({ actor: 'ops', username: 'repl-made', password: 'repl-password', roles: ['USER'] }))",
+      "ask(accounts, Accounts.createAccount({ actor: 'ops', username: 'repl-made', password: 'repl-password', roles: ['USER'] }))",
     )) as { ok: boolean; value: { id: number; enabled: boolean } };
     assert.ok(made.ok && made.value.enabled);
     server.context['made'] = made;
     const disabled = (await run(
-      "ask(token, Token.updateAccount({ actor: 'ops', id: made.value.id, enabled: false }))",
+      "ask(accounts, Accounts.updateAccount({ actor: 'ops', id: made.value.id, enabled: false }))",
     )) as {
       value: { enabled: boolean };
     };
     assert.is(disabled.value.enabled, false);
-    const page = (await run("ask(token, findAccounts({ usernamePrefix: 'repl-' }))")) as {
+    const page = (await run("ask(accounts, findAccounts({ usernamePrefix: 'repl-' }))")) as {
       value: { items: { username: string; enabled: boolean }[] };
     };
     assert.equal(page.value.items, [
@@ -222,7 +228,7 @@ t("every example of .protocol passes its protocol's check", (ctx) => {
 
 t('a message literal may leave out what its builder fills in', () => {
   const entry = (ref: string) => PROTOCOLS.find((p) => p.ref === ref)!;
-  const listUsers = checkMessage(entry('token'), (sender) => ({ type: 'ListUsers', sender }));
+  const listUsers = checkMessage(entry('accounts'), (sender) => ({ type: 'ListUsers', sender }));
   assert.equal(listUsers.ok && listUsers.request(undefined as never), {
     type: 'ListUsers',
     includePasswordHash: false,
@@ -303,7 +309,7 @@ t(
     assert.equal(said, [
       'not sent: Post is not valid (email: is required)',
       `not sent: token takes ${Object.keys(PROTOCOLS[0]?.schemas ?? {}).join(' | ')}, not 'PasswordChecked'`,
-      'not sent: the ref reaches none of token, employees, users, activity',
+      'not sent: the ref reaches none of token, accounts, employees, users, activity',
     ]);
     const replAsk = g['ask'] as (ref: unknown, msg: unknown, timeoutMs: number) => Promise<unknown> | undefined;
     const asked = replAsk({ ...users.ref }, User.get({ id: '6b0233279e487a81ed925cc1' as never }), 100);
@@ -323,7 +329,7 @@ t('ask takes a message literal and fills in the sender; a wrong ref is one clear
       assert.unreachable('a string is not a ref');
     } catch (error) {
       assert.instance(error, TypeError);
-      assert.match((error as Error).message, 'ref must be an actor: token, employees, users, activity');
+      assert.match((error as Error).message, 'ref must be an actor: token, accounts, employees, users, activity');
     }
   } finally {
     server.close();

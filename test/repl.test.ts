@@ -43,10 +43,10 @@ s.after((ctx) => {
   rmSync(ctx.dataDir, { recursive: true, force: true });
 });
 
-s('the banner names the data dir; .actors lists the four actors', async ({ repl, dataDir }) => {
+s('the banner names the data dir; .actors lists the actors', async ({ repl, dataDir }) => {
   assert.match(repl!.output(), `actors on ${dataDir}; no HTTP port.`);
   const tree = await repl!.type('.actors');
-  for (const name of ['token', 'employees', 'users', 'activity'])
+  for (const name of ['token', 'accounts', 'employees', 'users', 'activity'])
     assert.match(tree, new RegExp(`^  ${name} +mailbox 0$`, 'm'));
 });
 
@@ -82,9 +82,9 @@ s(
       assert.match(protocol, new RegExp(`^  ${kind} +await ask\\(users, User\\.`, 'm'));
     assert.match(
       await repl!.type('.protocol nobody'),
-      /^no actor named "nobody"; usage: \.protocol token\|employees\|users\|activity\n$/,
+      /^no actor named "nobody"; usage: \.protocol token\|accounts\|employees\|users\|activity\n$/,
     );
-    assert.match(await repl!.type('.protocol'), /^usage: \.protocol token\|employees\|users\|activity\n$/);
+    assert.match(await repl!.type('.protocol'), /^usage: \.protocol token\|accounts\|employees\|users\|activity\n$/);
   },
 );
 
@@ -153,7 +153,7 @@ s(
       'the Put was not applied',
     );
     const misuse = await repl!.type("await ask('users', Get({ id }))");
-    assert.match(misuse, 'TypeError: ask(ref, msg): ref must be an actor: token, employees, users, activity');
+    assert.match(misuse, 'TypeError: ask(ref, msg): ref must be an actor: token, accounts, employees, users, activity');
     assert.not.match(misuse, /^\s+at /m, 'a mistake in the call prints no stack either');
     assert.is(repl!.stderr().slice(logged), '', 'nothing logged, so no stack either');
   },

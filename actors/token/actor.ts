@@ -5,13 +5,12 @@ import { createCodes, type CodeDeps } from './codes.ts';
 import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
 import { createGrants, type GrantDeps } from './grants.ts';
 import { createInspection, type InspectionDeps } from './inspection.ts';
-import { createLogins, type LoginDeps } from './logins.ts';
-import { createAccountAdmin, type AccountDeps } from './accounts.ts';
+import { createLogins, type LoginDeps } from '../../src/security/logins.ts';
 import { createRefresh, type RefreshDeps } from './refresh.ts';
-import { examples, isAccountCommand, type AccountView, type Command } from './protocol.ts';
+import { examples, type Command } from './protocol.ts';
 
 export interface TokenActorDeps
-  extends GrantDeps, CredentialCheckDeps, LoginDeps, CodeDeps, RefreshDeps, InspectionDeps, AccountDeps {
+  extends GrantDeps, CredentialCheckDeps, LoginDeps, CodeDeps, RefreshDeps, InspectionDeps {
   readonly onCrash: CrashPolicy;
 }
 
@@ -21,13 +20,6 @@ type Internal = Completion | { readonly type: 'Purge' };
 type Msg = Command | Internal;
 
 type Of<T extends Msg['type']> = Extract<Msg, { type: T }>;
-
-/** Every account with its roles, as of the store's change count `count`. */
-interface Listing {
-  readonly count: number;
-  readonly withHashes: readonly AccountView[];
-  readonly withoutHashes: readonly AccountView[];
-}
 
 const PURGE_EVERY_MS = 3_600_000;
 
@@ -41,40 +33,11 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const checks = createCredentialChecks(deps, grants, endOldestLogins, codes.issue);
   const { onRefresh } = createRefresh(deps, grants, seconds, revokeLogin);
   const { onRevoke, onIntrospect } = createInspection(deps, now, revokeLogin, revokeAccessToken);
-  const administer = createAccountAdmin(deps, (loginId) => revokeLogin(loginId), now);
 
   const onClientCredentials = async (msg: Of<'ClientCredentials'>): Promise<void> => {
     const client = grants.checkGrant(msg.clientId, 'client_credentials', msg.scope);
     if ('ok' in client) return tell(msg.sender, client);
     tell(msg.sender, ok(await grants.clientToken(client, msg.scope ?? client.scopes)));
-  };
-
-  /**
-   * The listing as of a change count of the store: kept between requests, and used while the
-   * store's count (moved by every change to users or roles, in any process) has not moved. The
-   * count is read before the listing, so a listing is never newer than the count it is kept under.
-   */
-  let listing: Listing | undefined;
-  const currentListing = async (): Promise<Listing> => {
-    const count = await deps.credentials.changeCount();
-    if (listing?.count === count) return listing;
-    // The original service's listing: no `enabled` (account administration shows it).
-    const users = (await deps.credentials.listAll()).map(({ enabled: _, securityVersion: __, ...account }) => account);
-    const fresh: Listing = {
-      count,
-      withHashes: Object.freeze(users),
-      withoutHashes: Object.freeze(users.map(({ password: _, ...user }) => user)),
-    };
-    if (!listing || listing.count !== count) listing = fresh;
-    return fresh;
-  };
-
-  /** Read-only, so not awaited: the listing goes straight to the sender, a failure back here. */
-  const onListAccounts = (msg: Of<'ListUsers'>, ctx: Ctx<Msg>): void => {
-    currentListing().then(
-      (l) => tell(msg.sender, ok(msg.includePasswordHash ? l.withHashes : l.withoutHashes)),
-      (error: unknown) => tell(ctx.self, { type: 'WorkFailed', error, sender: msg.sender }),
-    );
   };
 
   const onPurge = async (): Promise<void> => {
@@ -104,15 +67,11 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return onRevoke(msg);
       case 'Introspect':
         return onIntrospect(msg);
-      case 'ListUsers':
-        return onListAccounts(msg, ctx);
       case 'WorkFailed':
         throw msg.error;
       case 'Purge':
         return onPurge();
       default:
-        // Account administration (account-protocol.ts); what is left is no message of this protocol.
-        if (isAccountCommand(msg)) return administer(msg, ctx.self);
         return refuseUnknown(msg, 'TokenActor', Object.keys(examples));
     }
   };

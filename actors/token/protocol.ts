@@ -1,6 +1,7 @@
 /**
- * TokenActor: the authorization server's state — users, roles, the registered client and refresh
- * tokens. Build messages with the functions below and send them with `ask`.
+ * TokenActor: the authorization server — the grants, authorization codes, revocation and
+ * introspection, over the registered clients, the refresh tokens and the signing keys (accounts
+ * are AccountActor's: actors/accounts). Build messages with the functions below and send them with `ask`.
  */
 import { z } from 'zod';
 import type { MessageSchemas } from '../../src/fields.ts';
@@ -8,10 +9,6 @@ import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { RegisteredGrant } from '../../src/security/client-registry.ts';
-import { accountExamples, accountSchemas, type AccountCommand } from './account-protocol.ts';
-
-// Account administration is TokenActor's too: its builders are part of this protocol (`Token.createAccount`).
-export * from './account-protocol.ts';
 
 export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
@@ -47,22 +44,6 @@ export interface TokenGrant {
   readonly jti: string;
 }
 
-export interface RoleView {
-  readonly id: number;
-  readonly roleName: string;
-  readonly description: string;
-}
-
-export interface AccountView {
-  readonly id: number;
-  readonly username: string;
-  /** BCrypt hash: present only when the request asked for it. */
-  readonly password?: string;
-  readonly firstName: string;
-  readonly lastName: string;
-  readonly roles: readonly RoleView[];
-}
-
 /** RFC 7662 introspection, in this project's casing; HTTP writes the wire names. */
 export type Introspection =
   | { readonly active: false }
@@ -91,7 +72,6 @@ export type AuthorizeReply = Reply<AuthorizationCode, ErrorCode>;
 export type RevokeReply = Reply<null, 'client.mismatch'>;
 export type IntrospectReply = Reply<Introspection>;
 export type GrantReply = Reply<TokenGrant, ErrorCode>;
-export type AccountsReply = Reply<readonly AccountView[]>;
 
 export type Command =
   | {
@@ -145,15 +125,13 @@ export type Command =
       readonly codeVerifier: string;
       readonly sender: Ref<GrantReply>;
     }
-  | { readonly type: 'ListUsers'; readonly includePasswordHash: boolean; readonly sender: Ref<AccountsReply> }
   | { readonly type: 'Revoke'; readonly clientId: string; readonly token: string; readonly sender: Ref<RevokeReply> }
   | {
       readonly type: 'Introspect';
       readonly clientId: string;
       readonly token: string;
       readonly sender: Ref<IntrospectReply>;
-    }
-  | AccountCommand;
+    };
 
 /** Checks client credentials (HTTP Basic or client_secret_post). */
 export const authenticateClient =
@@ -227,11 +205,6 @@ export const redeemCode =
     sender,
   });
 
-/** Every account with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
-export const listAccounts =
-  (options: { includePasswordHash?: boolean } = {}): Request<Command, AccountsReply> =>
-  (sender) => ({ type: 'ListUsers', includePasswordHash: options.includePasswordHash === true, sender });
-
 /** RFC 7009: a refresh token revokes its whole login; an access token is refused until it expires. Unknown tokens are ignored. */
 export const revoke =
   (p: { clientId: string; token: string }): Request<Command, RevokeReply> =>
@@ -268,10 +241,8 @@ export const schemas = {
     redirectUri: z.string(),
     codeVerifier: z.string(),
   }),
-  ListUsers: z.strictObject({ includePasswordHash: z.boolean().default(false) }),
   Revoke: z.strictObject({ clientId: z.string(), token: z.string() }),
   Introspect: z.strictObject({ clientId: z.string(), token: z.string() }),
-  ...accountSchemas,
 } as const satisfies MessageSchemas<Command>;
 
 /**
@@ -288,8 +259,6 @@ export const examples = {
     "Token.authorize({ clientId: 'web-app', redirectUri: 'https://app.example/callback', username: 'john.doe', password: 'john-password', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' })",
   RedeemCode:
     "Token.redeemCode({ clientId: 'web-app', code: '<code of an Authorize reply>', redirectUri: 'https://app.example/callback', codeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' })",
-  ListUsers: 'Token.listAccounts()',
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
   Introspect: "Token.introspect({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
-  ...accountExamples,
 } as const satisfies Record<Command['type'], string>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import * as Token from '../../actors/token/protocol.ts';
+import * as Accounts from '../../actors/accounts/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { Logger } from '../../src/logger.ts';
@@ -42,27 +42,27 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
   const checking = new Set<string>();
   return [
     route('GET', '/app/admin/users/:id/sessions', read, async function listLogins(ctx) {
-      ctx.body = await call(Token.listLogins({ id: accountId(ctx) }));
+      ctx.body = await call(Accounts.listLogins({ id: accountId(ctx) }));
     }),
     route('DELETE', '/app/admin/users/:id/sessions', write, async function endLogins(ctx) {
-      await call(Token.endLogins({ id: accountId(ctx), actor: actorOf(ctx) }));
+      await call(Accounts.endLogins({ id: accountId(ctx), actor: actorOf(ctx) }));
       ctx.status = 204;
     }),
     route('DELETE', '/app/admin/users/:id/sessions/:sid', write, async function endLogin(ctx) {
       const sid = ctx.params['sid'] ?? '';
-      await call(Token.endLogins({ id: accountId(ctx), sid, actor: actorOf(ctx) }));
+      await call(Accounts.endLogins({ id: accountId(ctx), sid, actor: actorOf(ctx) }));
       ctx.status = 204;
     }),
     route('DELETE', '/app/admin/users/:id/lockout', write, async function clearLockout(ctx) {
-      await call(Token.clearLockout({ id: accountId(ctx), actor: actorOf(ctx) }));
+      await call(Accounts.clearLockout({ id: accountId(ctx), actor: actorOf(ctx) }));
       ctx.status = 204;
     }),
     route('GET', '/app/admin/roles', read, async function listRoles(ctx) {
-      ctx.body = await call(Token.listRoles());
+      ctx.body = await call(Accounts.listRoles());
     }),
     route('POST', '/app/admin/roles', write, body, async function createRole(ctx) {
       const input = validate(CreateRoleInput, jsonObject(ctx));
-      ctx.body = await call(Token.createRole({ ...input, actor: actorOf(ctx) }));
+      ctx.body = await call(Accounts.createRole({ ...input, actor: actorOf(ctx) }));
       ctx.status = 201;
     }),
     route('PUT', '/app/me/password', bearer(), body, async function changeOwnPassword(ctx) {
@@ -79,11 +79,11 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
         throw tooMany(admission.retryAfter);
       }
       checking.add(username);
-      let reply: Reply<null, Token.AccountErrorCode>;
+      let reply: Reply<null, Accounts.ErrorCode>;
       try {
         reply = await settle(
           admission.attempt,
-          ask(deps.token, Token.changeOwnPassword({ ...input, username, sid: loginId }), deps.askTimeoutMs),
+          ask(deps.accounts, Accounts.changeOwnPassword({ ...input, username, sid: loginId }), deps.askTimeoutMs),
           (r) => (r.ok ? 'succeeded' : r.code === 'password.incorrect' ? 'failed' : 'abandoned'),
         );
       } finally {

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import * as Token from '../../actors/token/protocol.ts';
+import * as Accounts from '../../actors/accounts/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -14,7 +14,7 @@ import type { AppState } from '../state.ts';
 import { jsonObject, queryObject, validate } from '../validation.ts';
 
 export interface AccountRouteDeps {
-  readonly token: Ref<Token.Command>;
+  readonly accounts: Ref<Accounts.Command>;
   readonly askTimeoutMs: number;
   readonly maxBodyBytes: number;
   readonly scopeRead: string;
@@ -89,10 +89,10 @@ export function accountId(ctx: Ctx): number {
 export function accountRouteParts(deps: AccountRouteDeps) {
   return {
     body: jsonBody(deps.maxBodyBytes),
-    read: bearerWithRole(deps.scopeRead, Token.ADMIN_ROLE),
-    write: bearerWithRole(deps.scopeWrite, Token.ADMIN_ROLE),
-    call: async <T, C extends ReplyCode>(request: (sender: Ref<Reply<T, C>>) => Token.Command): Promise<T> =>
-      replyValue(await ask(deps.token, request, deps.askTimeoutMs)),
+    read: bearerWithRole(deps.scopeRead, Accounts.ADMIN_ROLE),
+    write: bearerWithRole(deps.scopeWrite, Accounts.ADMIN_ROLE),
+    call: async <T, C extends ReplyCode>(request: (sender: Ref<Reply<T, C>>) => Accounts.Command): Promise<T> =>
+      replyValue(await ask(deps.accounts, request, deps.askTimeoutMs)),
   };
 }
 
@@ -103,31 +103,31 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     route('GET', '/app/admin/users', read, async function listAccounts(ctx) {
       const q = validate(ListAccountsInput, queryObject(ctx), 'query');
       const page = await call(
-        Token.findAccounts({ usernamePrefix: q.username, afterId: q.cursor ?? 0, limit: q.limit }),
+        Accounts.findAccounts({ usernamePrefix: q.username, afterId: q.cursor ?? 0, limit: q.limit }),
       );
       ctx.body = { items: page.items, nextCursor: page.nextAfterId === null ? null : accountCursor(page.nextAfterId) };
     }),
     route('POST', '/app/admin/users', write, body, async function createAccount(ctx) {
       const input = validate(CreateAccountInput, jsonObject(ctx));
-      const account = await call(Token.createAccount({ ...input, actor: actorOf(ctx) }));
+      const account = await call(Accounts.createAccount({ ...input, actor: actorOf(ctx) }));
       ctx.status = 201;
       ctx.set('Location', `/app/admin/users/${account.id}`);
       ctx.body = account;
     }),
     route('GET', '/app/admin/users/:id', read, async function getAccount(ctx) {
-      ctx.body = await call(Token.getAccount({ id: accountId(ctx) }));
+      ctx.body = await call(Accounts.getAccount({ id: accountId(ctx) }));
     }),
     route('PATCH', '/app/admin/users/:id', write, body, async function updateAccount(ctx) {
       const input = validate(UpdateAccountInput, jsonObject(ctx));
-      ctx.body = await call(Token.updateAccount({ ...input, id: accountId(ctx), actor: actorOf(ctx) }));
+      ctx.body = await call(Accounts.updateAccount({ ...input, id: accountId(ctx), actor: actorOf(ctx) }));
     }),
     route('PUT', '/app/admin/users/:id/password', write, body, async function setPassword(ctx) {
       const { password } = validate(PasswordInput, jsonObject(ctx));
-      await call(Token.setPassword({ id: accountId(ctx), password, actor: actorOf(ctx) }));
+      await call(Accounts.setPassword({ id: accountId(ctx), password, actor: actorOf(ctx) }));
       ctx.status = 204;
     }),
     route('DELETE', '/app/admin/users/:id', write, async function deleteAccount(ctx) {
-      await call(Token.deleteAccount({ id: accountId(ctx), actor: actorOf(ctx) }));
+      await call(Accounts.deleteAccount({ id: accountId(ctx), actor: actorOf(ctx) }));
       ctx.status = 204;
     }),
   ];

@@ -1,4 +1,4 @@
-import * as Token from '../../actors/token/protocol.ts';
+import * as Accounts from '../../actors/accounts/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { replyValue } from '../problems.ts';
@@ -6,7 +6,7 @@ import { bearer, role, route, type Route } from '../route-table.ts';
 import type { AppState } from '../state.ts';
 
 export interface ResourceRouteDeps {
-  readonly token: Ref<Token.Command>;
+  readonly accounts: Ref<Accounts.Command>;
   readonly askTimeoutMs: number;
   readonly includePasswordHash: boolean;
 }
@@ -18,13 +18,17 @@ const whoAmI = (state: AppState): string => (state.auth?.enabled ? state.auth.pr
  * a role, checked after the handler.
  */
 export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
-  // The TokenActor answers with the same (frozen) listing while users and roles are unchanged, so
+  // The AccountActor answers with the same (frozen) listing while users and roles are unchanged, so
   // its JSON is kept with it and written once per change, not once per request.
-  const json = new WeakMap<readonly Token.AccountView[], string>();
+  const json = new WeakMap<readonly Accounts.AccountView[], string>();
   return [
     route('GET', '/app/listAll', bearer(), async function listAll(ctx) {
       const users = replyValue(
-        await ask(deps.token, Token.listAccounts({ includePasswordHash: deps.includePasswordHash }), deps.askTimeoutMs),
+        await ask(
+          deps.accounts,
+          Accounts.listAccounts({ includePasswordHash: deps.includePasswordHash }),
+          deps.askTimeoutMs,
+        ),
       );
       let body = json.get(users);
       if (body === undefined) json.set(users, (body = JSON.stringify(users)));

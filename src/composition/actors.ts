@@ -1,5 +1,7 @@
 /** Starts the actor tree and hands out the named refs; stops it bottom-up. */
 import { randomBytes } from 'node:crypto';
+import { spawnAccountActor, type AccountActorDeps } from '../../actors/accounts/actor.ts';
+import type * as Accounts from '../../actors/accounts/protocol.ts';
 import { spawnTokenActor, type TokenActorDeps } from '../../actors/token/actor.ts';
 import type * as Token from '../../actors/token/protocol.ts';
 import { spawnActivityRouter, type ActivityActorDeps } from '../../actors/activity/router.ts';
@@ -20,6 +22,7 @@ export const failureOf: FailureOf = (error) => (error instanceof StoreUnavailabl
 export interface Actors {
   readonly system: ActorSystem;
   readonly token: Ref<Token.Command>;
+  readonly accounts: Ref<Accounts.Command>;
   readonly users: Ref<User.Command>;
   /** The activity router: one ActivityActor per user id below it. */
   readonly activity: Ref<Activity.RouterCommand>;
@@ -30,6 +33,7 @@ export interface Actors {
 
 export interface ActorDeps {
   readonly token: Omit<TokenActorDeps, 'onCrash'>;
+  readonly accounts: Omit<AccountActorDeps, 'onCrash'>;
   readonly users: Omit<UserActorDeps, 'onCrash' | 'activity'>;
   readonly activity: Omit<ActivityActorDeps, 'crashPolicy'>;
   readonly employees?: Omit<EmployeeActorDeps, 'onCrash'> | undefined;
@@ -47,11 +51,12 @@ export function startActors(deps: ActorDeps): Actors {
   };
   const supervised = (): CrashPolicy => replyThenResume(report, defaultBudget, failureOf);
   const token = spawnTokenActor(system, { ...deps.token, onCrash: supervised() });
+  const accounts = spawnAccountActor(system, { ...deps.accounts, onCrash: supervised() });
   const activity = spawnActivityRouter(system, { ...deps.activity, crashPolicy: supervised });
   const users = spawnUserActor(system, { ...deps.users, activity, onCrash: supervised() });
   const employees = deps.employees && spawnEmployeeActor(system, { ...deps.employees, onCrash: supervised() });
   if (deps.mailboxLimit !== undefined) {
-    for (const ref of [token, users, activity, employees]) if (ref) limitMailbox(ref, deps.mailboxLimit);
+    for (const ref of [token, accounts, users, activity, employees]) if (ref) limitMailbox(ref, deps.mailboxLimit);
   }
-  return { system, token, users, activity, employees, stop: () => stopSystem(system) };
+  return { system, token, accounts, users, activity, employees, stop: () => stopSystem(system) };
 }

@@ -133,7 +133,13 @@ async function tokenDeps(
   stores: Stores,
   throttle: LoginThrottle,
   passwords: PasswordHasher,
-): Promise<ActorDeps['token'] & { readonly keys: KeyRing; readonly unknownAccount: UnknownAccountHash }> {
+): Promise<
+  ActorDeps['token'] & {
+    readonly keys: KeyRing;
+    readonly unknownAccount: UnknownAccountHash;
+    readonly accounts: ActorDeps['accounts'];
+  }
+> {
   const keys = await openKeyRing(config, stores.keys, logger);
   const cost = config.security.password.bcryptCost;
   // The unknown-user comparison costs what most stored accounts' do, so the two take the same time.
@@ -154,26 +160,36 @@ async function tokenDeps(
     validity: config.security.jwt.accessTokenValidity,
   };
   const denylist = createDenylist(stores.revocations);
-  return {
-    keys,
-    unknownAccount,
-    clients,
-    authenticateClient: createClientAuthenticator(clients, passwords),
-    credentials: withCanonicalUniqueness(stores.credentials),
-    refreshTokens: stores.refreshTokens,
-    codes: stores.codes,
-    passwords,
-    signAccessToken: createTokenSigner(keys.signing, settings),
-    verifyAccessToken: createTokenVerifier(keys.verifying, settings, denylist.isRevoked),
+  const credentials = withCanonicalUniqueness(stores.credentials);
+  // Ending logins (src/security/logins.ts), for both actors: their bounds and horizons.
+  const logins = {
     denylist,
+    refreshTokens: stores.refreshTokens,
     refreshTokenValidity: config.security.jwt.refreshTokenValidity,
     accessTokenValidity: settings.validity,
     maxLoginsPerUser: config.security.jwt.maxLoginsPerUser,
     maxRevokedTokensPerLogin: config.security.jwt.maxRevokedTokensPerLogin,
+  };
+  return {
+    keys,
+    unknownAccount,
+    ...logins,
+    clients,
+    authenticateClient: createClientAuthenticator(clients, passwords),
+    credentials,
+    codes: stores.codes,
+    passwords,
+    signAccessToken: createTokenSigner(keys.signing, settings),
+    verifyAccessToken: createTokenVerifier(keys.verifying, settings, denylist.isRevoked),
     dummyHash: unknownAccount.current,
-    bcryptCost: cost,
-    clearLockout: (username) => throttle.clear(username),
-    onAccountEvent: (event) => logger.info({ event: event.action, account: event }, `account event ${event.action}`),
+    accounts: {
+      ...logins,
+      credentials,
+      passwords,
+      bcryptCost: cost,
+      clearLockout: (username) => throttle.clear(username),
+      onAccountEvent: (event) => logger.info({ event: event.action, account: event }, `account event ${event.action}`),
+    },
   };
 }
 
@@ -234,18 +250,23 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
   });
   // After the preparation: on MongoDB no store operation runs before it, the key set's included.
   // A key set that cannot be used stops the start (docs/security.md): what was opened is closed.
-  const { keys, unknownAccount, ...token } = await tokenDeps(config, logger, stores, throttle, passwords).catch(
-    async (error: unknown) => {
-      preparation.stop();
-      await passwords.close();
-      await stores.close();
-      throw error;
-    },
-  );
+  const { keys, unknownAccount, accounts, ...token } = await tokenDeps(
+    config,
+    logger,
+    stores,
+    throttle,
+    passwords,
+  ).catch(async (error: unknown) => {
+    preparation.stop();
+    await passwords.close();
+    await stores.close();
+    throw error;
+  });
   const actors = startActors({
     logger,
     mailboxLimit: config.actors.mailboxLimit,
     token,
+    accounts,
     users: { store: stores.users, askTimeoutMs: config.actors.askTimeoutMs },
     activity: {
       store: stores.activity,

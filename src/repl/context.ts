@@ -122,6 +122,7 @@ function tellFor(actors: Actors, refs: Refs, io: ReplIo) {
 export function replGlobals(actors: Actors, io: ReplIo): Record<string, unknown> {
   const refs: Refs = {
     token: actors.token,
+    accounts: actors.accounts,
     employees: actors.employees,
     users: actors.users,
     activity: actors.activity,

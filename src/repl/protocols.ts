@@ -1,11 +1,12 @@
-/** The four actor protocols as the REPL presents them: the ref's name, the namespace, the examples, the schemas. */
+/** The actor protocols as the REPL presents them: the ref's name, the namespace, the examples, the schemas. */
 import type { z } from 'zod';
+import * as Accounts from '../../actors/accounts/protocol.ts';
 import * as Activity from '../../actors/activity/protocol.ts';
 import * as Employee from '../../actors/employee/protocol.ts';
 import * as Token from '../../actors/token/protocol.ts';
 import * as User from '../../actors/user/protocol.ts';
 
-export type RefName = 'token' | 'employees' | 'users' | 'activity';
+export type RefName = 'token' | 'accounts' | 'employees' | 'users' | 'activity';
 
 export interface ProtocolEntry {
   /** The REPL global holding the actor's ref. */
@@ -28,6 +29,14 @@ export const PROTOCOLS: readonly ProtocolEntry[] = [
     module: Token,
     examples: Token.examples,
     schemas: Token.schemas,
+  },
+  {
+    ref: 'accounts',
+    namespace: 'Accounts',
+    actor: 'AccountActor',
+    module: Accounts,
+    examples: Accounts.examples,
+    schemas: Accounts.schemas,
   },
   {
     ref: 'employees',

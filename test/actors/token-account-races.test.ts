@@ -8,15 +8,16 @@
 import { rmSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import * as Accounts from '../../actors/accounts/protocol.ts';
 import * as Token from '../../actors/token/protocol.ts';
 import type { Request } from '../../src/messaging/ask.ts';
-import { startSystem, stopSystem, tell, type ActorSystem } from '../../src/messaging/nact.ts';
+import { startSystem, stopSystem, type ActorSystem } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { Client } from '../../src/security/clients.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { pkce } from '../helpers/authorize.ts';
 import { gate, holdingHasher, holdingStores, type Holds } from '../helpers/gate.ts';
-import { createProbe } from '../helpers/probe.ts';
+import { askWithProbe } from '../helpers/probe.ts';
 import { tempDir } from '../helpers/server.ts';
 import { CLIENT, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
 
@@ -55,13 +56,16 @@ async function aProcess(): Promise<TokenActorSetup> {
   return setup;
 }
 
-function send<R>(setup: TokenActorSetup, request: Request<Token.Command, R>): Promise<R> {
+/** Asks the process's TokenActor (`send`) or AccountActor (`administer`). */
+function systemOf(setup: TokenActorSetup): ActorSystem {
   const system = ctx.systems[ctx.setups.indexOf(setup)];
   if (!system) throw new Error('no such process');
-  const probe = createProbe<R>(system);
-  tell(setup.token, request(probe.ref));
-  return probe.expectMessage(10_000);
+  return system;
 }
+const send = <R>(setup: TokenActorSetup, request: Request<Token.Command, R>): Promise<R> =>
+  askWithProbe(systemOf(setup), setup.token, request, 10_000);
+const administer = <R>(setup: TokenActorSetup, request: Request<Accounts.Command, R>): Promise<R> =>
+  askWithProbe(systemOf(setup), setup.accounts, request, 10_000);
 function value<T>(reply: Reply<T, string>): T {
   if (!reply.ok) throw new Error(`expected ok, got ${reply.code}: ${reply.message}`);
   return reply.value;
@@ -95,13 +99,14 @@ const PASSWORD = 'eve-password-1';
 type Change = (where: TokenActorSetup, id: number) => Promise<Reply<unknown, string>>;
 const CHANGES = {
   demotion: (where: TokenActorSetup, id: number) =>
-    send(where, Token.updateAccount({ actor: 'admin', id, roles: ['USER'] })),
+    administer(where, Accounts.updateAccount({ actor: 'admin', id, roles: ['USER'] })),
   'password reset': (where: TokenActorSetup, id: number) =>
-    send(where, Token.setPassword({ actor: 'admin', id, password: 'eve-password-2' })),
+    administer(where, Accounts.setPassword({ actor: 'admin', id, password: 'eve-password-2' })),
   disable: (where: TokenActorSetup, id: number) =>
-    send(where, Token.updateAccount({ actor: 'admin', id, enabled: false })),
-  delete: (where: TokenActorSetup, id: number) => send(where, Token.deleteAccount({ actor: 'admin', id })),
-  'every login ended': (where: TokenActorSetup, id: number) => send(where, Token.endLogins({ actor: 'admin', id })),
+    administer(where, Accounts.updateAccount({ actor: 'admin', id, enabled: false })),
+  delete: (where: TokenActorSetup, id: number) => administer(where, Accounts.deleteAccount({ actor: 'admin', id })),
+  'every login ended': (where: TokenActorSetup, id: number) =>
+    administer(where, Accounts.endLogins({ actor: 'admin', id })),
 } satisfies Record<string, Change>;
 
 const TOPOLOGIES = { 'one process': false, 'two processes on one file': true } as const;
@@ -110,9 +115,9 @@ async function setUp(twoProcesses: boolean) {
   const here = await aProcess();
   const there = twoProcesses ? await aProcess() : here;
   const eve = value(
-    await send(
+    await administer(
       there,
-      Token.createAccount({ actor: 'admin', username: 'eve', password: PASSWORD, roles: ['ADMIN', 'USER'] }),
+      Accounts.createAccount({ actor: 'admin', username: 'eve', password: PASSWORD, roles: ['ADMIN', 'USER'] }),
     ),
   );
   return { here, there, id: eve.id };
@@ -177,13 +182,13 @@ for (const [topology, two] of Object.entries(TOPOLOGIES)) {
       value(await CHANGES['password reset'](there, id));
       const refused = await redeem(beforeReset);
       assert.equal(refused.ok ? 'ok' : [refused.code, refused.message], ['grant.invalid', Token.ACCOUNT_CHANGED]);
-      value(await send(there, Token.setPassword({ actor: 'admin', id, password: PASSWORD })));
+      value(await administer(there, Accounts.setPassword({ actor: 'admin', id, password: PASSWORD })));
       const beforeDelete = await code();
-      value(await send(there, Token.deleteAccount({ actor: 'admin', id })));
+      value(await administer(there, Accounts.deleteAccount({ actor: 'admin', id })));
       const again = value(
-        await send(
+        await administer(
           there,
-          Token.createAccount({ actor: 'admin', username: 'eve', password: PASSWORD, roles: ['USER'] }),
+          Accounts.createAccount({ actor: 'admin', username: 'eve', password: PASSWORD, roles: ['USER'] }),
         ),
       );
       assert.ok(again.id > id, 'a new id');
@@ -222,7 +227,7 @@ for (const [topology, two] of Object.entries(TOPOLOGIES)) {
     hold.release();
     const reply = await redemption;
     assert.equal(reply.ok ? 'ok' : [reply.code, reply.message], ['grant.invalid', Token.ACCOUNT_CHANGED]);
-    assert.equal(value(await send(there, Token.listLogins({ id }))), [], 'no login was written');
+    assert.equal(value(await administer(there, Accounts.listLogins({ id }))), [], 'no login was written');
   });
 
   t(`${topology}: a login whose account changes after its last read mints nothing that works`, async () => {

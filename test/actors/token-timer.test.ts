@@ -40,11 +40,11 @@ t('three supervised resets leave one live timer, and stopping the actor clears i
       const { token: watched, db } = await startTokenActor(system, { hasher, onCrash: () => 'reset' });
       closing.push(() => db.close());
       assert.is(live(), 1, 'one timer once the actor is spawned');
-      const probe = createProbe<Token.AccountsReply>(system);
+      const probe = createProbe<Token.IntrospectReply>(system);
       for (let crash = 0; crash < 3; crash++) {
         // An internal completion carrying a failure makes the handler throw: the supervisor resets.
         tell(watched as Ref<unknown>, { type: 'WorkFailed', error: new Error('boom'), sender: probe.ref });
-        tell(watched, Token.listAccounts({ includePasswordHash: false })(probe.ref));
+        tell(watched, Token.introspect({ clientId: 'troupe-client', token: 'not-a-token' })(probe.ref));
         assert.ok((await probe.expectMessage(5000)).ok, 'the reset actor answers');
       }
       assert.is(live(), 1, 'resets start no timer');

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import * as Accounts from '../../actors/accounts/protocol.ts';
 import * as Token from '../../actors/token/protocol.ts';
 import { tell, startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
 import type { Client } from '../../src/security/clients.ts';
@@ -21,6 +22,7 @@ interface Ctx {
   db: Db;
   hasher: PasswordHasher;
   token: Ref<Token.Command>;
+  accounts: Ref<Accounts.Command>;
   clock: { now: number };
   probe: Probe<Token.GrantReply>;
   verify: ReturnType<typeof createTokenVerifier>;
@@ -38,6 +40,7 @@ t.before(async () => {
     now: () => ctx.clock.now,
   });
   ctx.token = setup.token;
+  ctx.accounts = setup.accounts;
   ctx.db = setup.db;
   ctx.verify = setup.verify;
   ctx.probe = createProbe<Token.GrantReply>(ctx.system);
@@ -188,27 +191,30 @@ t("Refresh: unknown, another client's, and expired tokens are grant.invalid", as
   }
 });
 
-t('ListUsers: both users with their roles, ordered by id; no BCrypt hash unless asked for', async () => {
-  const probe = createProbe<Token.AccountsReply>(ctx.system);
-  tell(ctx.token, Token.listAccounts()(probe.ref));
-  const reply = await probe.expectMessage();
-  assert.ok(reply.ok);
-  if (!reply.ok) return;
-  assert.equal(
-    reply.value.map((u) => [u.id, u.username, u.roles.map((r) => r.roleName)]),
-    [
-      [1, 'admin', ['ADMIN']],
-      [2, 'john.doe', ['ADMIN', 'USER']],
-    ],
-  );
-  assert.ok(
-    reply.value.every((u) => !('password' in u)),
-    'a hash left the actor without being asked for',
-  );
-  tell(ctx.token, Token.listAccounts({ includePasswordHash: true })(probe.ref));
-  const withHashes = await probe.expectMessage();
-  assert.match(withHashes.ok ? (withHashes.value[0]?.password ?? '') : '', /^\$2b\$10\$/);
-});
+t(
+  'AccountActor ListUsers: both accounts with their roles, ordered by id; no BCrypt hash unless asked for',
+  async () => {
+    const probe = createProbe<Accounts.AccountsReply>(ctx.system);
+    tell(ctx.accounts, Accounts.listAccounts()(probe.ref));
+    const reply = await probe.expectMessage();
+    assert.ok(reply.ok);
+    if (!reply.ok) return;
+    assert.equal(
+      reply.value.map((u) => [u.id, u.username, u.roles.map((r) => r.roleName)]),
+      [
+        [1, 'admin', ['ADMIN']],
+        [2, 'john.doe', ['ADMIN', 'USER']],
+      ],
+    );
+    assert.ok(
+      reply.value.every((u) => !('password' in u)),
+      'a hash left the actor without being asked for',
+    );
+    tell(ctx.accounts, Accounts.listAccounts({ includePasswordHash: true })(probe.ref));
+    const withHashes = await probe.expectMessage();
+    assert.match(withHashes.ok ? (withHashes.value[0]?.password ?? '') : '', /^\$2b\$10\$/);
+  },
+);
 
 t.run();
 

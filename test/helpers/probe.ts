@@ -1,5 +1,5 @@
 /** TestKit-style probe: an actor that queues what it receives, so tests can pass it as `sender`. */
-import { spawn, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
+import { spawn, tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
 
 export interface Probe<M> {
   readonly ref: Ref<M>;
@@ -56,4 +56,19 @@ export function createProbe<M>(parent: AnyRef): Probe<M> {
       if (message !== undefined) throw new Error(`probe: unexpected message ${JSON.stringify(message)}`);
     },
   };
+}
+
+/**
+ * Sends the message `request` builds to `ref`, with a new probe as its sender, and answers the
+ * reply (the tests' one way to ask an actor, as HTTP's `ask` does).
+ */
+export function askWithProbe<M, R>(
+  parent: AnyRef,
+  ref: Ref<M>,
+  request: (sender: Ref<R>) => M,
+  timeoutMs = 5000,
+): Promise<R> {
+  const probe = createProbe<R>(parent);
+  tell(ref, request(probe.ref));
+  return probe.expectMessage(timeoutMs);
 }

@@ -1,6 +1,8 @@
 /** A TokenActor on an in-memory SQLite database with the repository's initial data, for actor tests. */
+import { spawnAccountActor } from '../../actors/accounts/actor.ts';
+import type * as Accounts from '../../actors/accounts/protocol.ts';
 import { spawnTokenActor, type TokenActorDeps } from '../../actors/token/actor.ts';
-import type { AccountEvent } from '../../actors/token/accounts.ts';
+import type { AccountEvent } from '../../actors/accounts/administration.ts';
 import type * as Token from '../../actors/token/protocol.ts';
 import { DEV_CLIENT_SECRET_HASH } from '../../src/config.ts';
 import { loadInitialData, readInitialData } from '../../src/initial-data.ts';
@@ -40,6 +42,8 @@ export const CLIENT: Client = {
 
 export interface TokenActorSetup {
   readonly token: Ref<Token.Command>;
+  /** The AccountActor over the same stores and revocation list. */
+  readonly accounts: Ref<Accounts.Command>;
   readonly db: Db;
   readonly verify: ReturnType<typeof createTokenVerifier>;
   /** The account events the actor logged, oldest first. */
@@ -89,28 +93,41 @@ export async function startTokenActor(
     onError: () => {},
   });
   await unknownAccount.settled();
-  const deps: TokenActorDeps = {
-    clients,
-    authenticateClient: createClientAuthenticator(clients, options.hasher),
-    credentials: (options.credentials ?? ((store) => store))(credentials),
-    refreshTokens: (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db)),
-    codes: sqliteAuthorizationCodeStore(db),
-    passwords: options.hasher,
-    signAccessToken: createTokenSigner(keys.signing, SETTINGS),
-    verifyAccessToken: verify,
+  const refreshTokens = (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db));
+  const logins = {
     denylist,
+    refreshTokens,
     refreshTokenValidity: options.refreshTokenValidity ?? 600,
     accessTokenValidity: SETTINGS.validity,
     maxLoginsPerUser: options.maxLoginsPerUser ?? 100,
     maxRevokedTokensPerLogin: options.maxRevokedTokensPerLogin ?? 100,
+  };
+  const onCrash = options.onCrash ?? replyThenResume(() => {});
+  const deps: TokenActorDeps = {
+    ...logins,
+    clients,
+    authenticateClient: createClientAuthenticator(clients, options.hasher),
+    credentials: (options.credentials ?? ((store) => store))(credentials),
+    codes: sqliteAuthorizationCodeStore(db),
+    passwords: options.hasher,
+    signAccessToken: createTokenSigner(keys.signing, SETTINGS),
+    verifyAccessToken: verify,
     dummyHash: unknownAccount.current,
+    onCrash,
+    ...(options.now ? { now: options.now } : {}),
+  };
+  // The credential store as it is: a wrapper holds the TokenActor's steps, not administration's.
+  const accounts = spawnAccountActor(system, {
+    ...logins,
+    credentials,
+    passwords: options.hasher,
     bcryptCost: 4,
     clearLockout: (username) => throttle.clear(username),
     onAccountEvent: (event) => events.push(event),
-    onCrash: options.onCrash ?? replyThenResume(() => {}),
+    onCrash,
     ...(options.now ? { now: options.now } : {}),
-  };
-  return { token: spawnTokenActor(system, deps), db, verify, events, throttle, unknownAccount };
+  });
+  return { token: spawnTokenActor(system, deps), accounts, db, verify, events, throttle, unknownAccount };
 }
 
 /** What a TokenActor standing for one process may be given besides the shared hasher and file. */

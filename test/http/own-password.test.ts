@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import * as Token from '../../actors/token/protocol.ts';
+import type * as Accounts from '../../actors/accounts/protocol.ts';
 import { dispatch, mountRoutes, type Guards } from '../../http/dispatch.ts';
 import { bearerAuthenticator } from '../../http/middleware/bearer-auth.ts';
 import { requestFrame } from '../../http/middleware/frame.ts';
@@ -120,7 +120,7 @@ f('a second change of the account while one is under way is 429; another account
   const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
   const held: { sender: Ref<unknown>; username: string }[] = [];
   let arrived = (): void => {};
-  const token = spawn<null, Token.Command>(
+  const accounts = spawn<null, Accounts.Command>(
     system,
     (state, msg) => {
       if (msg.type === 'ChangeOwnPassword') {
@@ -151,7 +151,7 @@ f('a second change of the account while one is under way is 429; another account
     realm: 'test',
   };
   const routes = accountLoginRoutes({
-    token,
+    accounts,
     askTimeoutMs: 5000,
     maxBodyBytes: 10_000,
     scopeRead: 'read',

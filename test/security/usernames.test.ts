@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { accountSchemas } from '../../actors/token/account-protocol.ts';
+import { schemas as accountSchemas } from '../../actors/accounts/protocol.ts';
 import { CreateAccountInput } from '../../http/routes/accounts.ts';
 import {
   canonicalUsername,

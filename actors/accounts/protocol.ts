@@ -1,8 +1,8 @@
 /**
- * TokenActor's account administration: the accounts (the logins of the secured service, not the
- * user-data service's users), their roles, passwords and live logins. Build messages with the
- * functions below and send them to the TokenActor with `ask`; `actor` names who acts (an
- * administrator's username), for the event log.
+ * AccountActor: the accounts (those who sign in to the secured service, not the user-data
+ * service's users), their roles, passwords, live logins and security versions, and the listing of
+ * the original service. Build messages with the functions below and send them with `ask`; `actor`
+ * names who acts (an administrator's username), for the event log.
  */
 import { z } from 'zod';
 import type { MessageSchemas } from '../../src/fields.ts';
@@ -11,7 +11,7 @@ import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import { newUsername } from '../../src/security/usernames.ts';
 
-export type AccountErrorCode =
+export type ErrorCode =
   | 'account.not_found' // no account of that id (or, for a user's own password, of that username)
   | 'account.username_taken' // another account has the username
   | 'account.last_admin' // the change would leave no enabled ADMIN
@@ -49,15 +49,35 @@ export interface LoginView {
   readonly expiresAt: string;
 }
 
+export interface RoleView {
+  readonly id: number;
+  readonly roleName: string;
+  readonly description: string;
+}
+
+/** An account as the original service's listing (`/app/listAll`) shows it: no `enabled`. */
+export interface AccountView {
+  readonly id: number;
+  readonly username: string;
+  /** BCrypt hash: present only when the request asked for it. */
+  readonly password?: string;
+  readonly firstName: string;
+  readonly lastName: string;
+  readonly roles: readonly RoleView[];
+}
+
+export type AccountsReply = Reply<readonly AccountView[]>;
+
 export interface RoleSummary {
   readonly roleName: string;
   readonly description: string;
 }
 
-type Sender<T> = Ref<Reply<T, AccountErrorCode>>;
+type Sender<T> = Ref<Reply<T, ErrorCode>>;
 type Acting = { readonly actor: string };
 
-export type AccountCommand =
+export type Command =
+  | { readonly type: 'ListUsers'; readonly includePasswordHash: boolean; readonly sender: Ref<AccountsReply> }
   | {
       readonly type: 'FindAccounts';
       readonly usernamePrefix: string;
@@ -117,12 +137,17 @@ export type AccountCommand =
       readonly sender: Sender<null>;
     };
 
-type Fields<K extends AccountCommand['type']> = Omit<Extract<AccountCommand, { type: K }>, 'type' | 'sender'>;
+type Fields<K extends Command['type']> = Omit<Extract<Command, { type: K }>, 'type' | 'sender'>;
 const build =
-  <K extends AccountCommand['type']>(type: K) =>
-  <R>(fields: Fields<K>): Request<AccountCommand, Reply<R, AccountErrorCode>> =>
+  <K extends Command['type']>(type: K) =>
+  <R>(fields: Fields<K>): Request<Command, Reply<R, ErrorCode>> =>
   (sender) =>
-    ({ ...fields, type, sender }) as unknown as AccountCommand;
+    ({ ...fields, type, sender }) as unknown as Command;
+
+/** Every account with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
+export const listAccounts =
+  (options: { includePasswordHash?: boolean } = {}): Request<Command, AccountsReply> =>
+  (sender) => ({ type: 'ListUsers', includePasswordHash: options.includePasswordHash === true, sender });
 
 /** A page of accounts by id, those after `afterId` (0: from the first) whose username starts with `usernamePrefix`. */
 export const findAccounts = (p: { usernamePrefix?: string; afterId?: number; limit?: number } = {}) =>
@@ -166,8 +191,12 @@ const id = z.number().int().positive();
 const actor = z.string().min(1);
 const names = z.array(z.string().min(1));
 
-/** The fields of each message, checked by the REPL before it sends one. */
-export const accountSchemas = {
+/**
+ * The fields of each message, checked by the REPL before it sends one. A new message kind without
+ * a schema fails to compile.
+ */
+export const schemas = {
+  ListUsers: z.strictObject({ includePasswordHash: z.boolean().default(false) }),
   FindAccounts: z.strictObject({
     usernamePrefix: z.string(),
     afterId: z.number().int().min(0),
@@ -203,26 +232,27 @@ export const accountSchemas = {
     currentPassword: z.string(),
     newPassword: z.string(),
   }),
-} as const satisfies MessageSchemas<AccountCommand>;
+} as const satisfies MessageSchemas<Command>;
 
-/** One call per message kind, as typed at the REPL (`await ask(token, <example>)`). */
-export const accountExamples = {
-  FindAccounts: "Token.findAccounts({ usernamePrefix: 'j', limit: 10 })",
-  GetAccount: 'Token.getAccount({ id: 2 })',
+/**
+ * One call per message kind, as a REPL user would type it (`await ask(accounts, <example>)`); the
+ * REPL's `.protocol accounts` lists them. A new message kind without an example fails to compile.
+ */
+export const examples = {
+  ListUsers: 'Accounts.listAccounts()',
+  FindAccounts: "Accounts.findAccounts({ usernamePrefix: 'j', limit: 10 })",
+  GetAccount: 'Accounts.getAccount({ id: 2 })',
   CreateAccount:
-    "Token.createAccount({ actor: 'admin', username: 'jane', password: '<8 characters to 72 bytes, not a common one>', roles: ['USER'] })",
-  UpdateAccount: "Token.updateAccount({ actor: 'admin', id: 3, enabled: false })",
-  SetPassword: "Token.setPassword({ actor: 'admin', id: 3, password: '<8 characters to 72 bytes, not a common one>' })",
-  DeleteAccount: "Token.deleteAccount({ actor: 'admin', id: 3 })",
-  ListLogins: 'Token.listLogins({ id: 2 })',
-  EndLogins: "Token.endLogins({ actor: 'admin', id: 2 })",
-  ClearLockout: "Token.clearLockout({ actor: 'admin', id: 2 })",
-  ListRoles: 'Token.listRoles()',
-  CreateRole: "Token.createRole({ actor: 'admin', roleName: 'AUDITOR', description: 'reads logs' })",
+    "Accounts.createAccount({ actor: 'admin', username: 'jane', password: '<8 characters to 72 bytes, not a common one>', roles: ['USER'] })",
+  UpdateAccount: "Accounts.updateAccount({ actor: 'admin', id: 3, enabled: false })",
+  SetPassword:
+    "Accounts.setPassword({ actor: 'admin', id: 3, password: '<8 characters to 72 bytes, not a common one>' })",
+  DeleteAccount: "Accounts.deleteAccount({ actor: 'admin', id: 3 })",
+  ListLogins: 'Accounts.listLogins({ id: 2 })',
+  EndLogins: "Accounts.endLogins({ actor: 'admin', id: 2 })",
+  ClearLockout: "Accounts.clearLockout({ actor: 'admin', id: 2 })",
+  ListRoles: 'Accounts.listRoles()',
+  CreateRole: "Accounts.createRole({ actor: 'admin', roleName: 'AUDITOR', description: 'reads logs' })",
   ChangeOwnPassword:
-    "Token.changeOwnPassword({ username: 'jane', sid: undefined, currentPassword: '<now>', newPassword: '<new>' })",
-} as const satisfies Record<AccountCommand['type'], string>;
-
-/** The account kinds, for the TokenActor's dispatch. */
-const ACCOUNT_KINDS: ReadonlySet<string> = new Set(Object.keys(accountExamples));
-export const isAccountCommand = (msg: { readonly type: string }): msg is AccountCommand => ACCOUNT_KINDS.has(msg.type);
+    "Accounts.changeOwnPassword({ username: 'jane', sid: undefined, currentPassword: '<now>', newPassword: '<new>' })",
+} as const satisfies Record<Command['type'], string>;

@@ -1,15 +1,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import * as Accounts from '../../actors/accounts/protocol.ts';
 import * as Token from '../../actors/token/protocol.ts';
-import type { AccountEvent } from '../../actors/token/accounts.ts';
+import type { AccountEvent } from '../../actors/accounts/administration.ts';
 import type { Request } from '../../src/messaging/ask.ts';
-import { tell, startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
+import { startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { createTokenVerifier } from '../../src/security/jwt.ts';
 import type { LoginThrottle } from '../../src/security/login-throttle.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import type { Db } from '../../src/stores/sqlite.ts';
-import { createProbe } from '../helpers/probe.ts';
+import { askWithProbe } from '../helpers/probe.ts';
 import { startTokenActor } from '../helpers/token-actor.ts';
 
 interface Ctx {
@@ -17,6 +18,7 @@ interface Ctx {
   db: Db;
   hasher: PasswordHasher;
   token: Ref<Token.Command>;
+  accounts: Ref<Accounts.Command>;
   clock: { now: number };
   verify: ReturnType<typeof createTokenVerifier>;
   events: AccountEvent[];
@@ -30,7 +32,13 @@ t.before.each(async () => {
   ctx.clock = { now: Date.now() };
   ctx.system = startSystem('token-accounts-test');
   const setup = await startTokenActor(ctx.system, { hasher: ctx.hasher, now: () => ctx.clock.now });
-  Object.assign(ctx, { token: setup.token, db: setup.db, verify: setup.verify, events: setup.events });
+  Object.assign(ctx, {
+    token: setup.token,
+    accounts: setup.accounts,
+    db: setup.db,
+    verify: setup.verify,
+    events: setup.events,
+  });
   ctx.throttle = setup.throttle;
 });
 
@@ -40,11 +48,9 @@ t.after.each(async () => {
   ctx.db.close();
 });
 
-async function send<R>(request: Request<Token.Command, R>): Promise<R> {
-  const probe = createProbe<R>(ctx.system);
-  tell(ctx.token, request(probe.ref));
-  return probe.expectMessage(5000);
-}
+const send = <R>(request: Request<Token.Command, R>): Promise<R> => askWithProbe(ctx.system, ctx.token, request);
+const administer = <R>(request: Request<Accounts.Command, R>): Promise<R> =>
+  askWithProbe(ctx.system, ctx.accounts, request);
 function value<T>(reply: Reply<T, string>): T {
   if (!reply.ok) throw new Error(`expected ok, got ${reply.code}: ${reply.message}`);
   return reply.value;
@@ -62,7 +68,7 @@ const later = (seconds: number): void => {
   ctx.clock.now += seconds * 1000;
 };
 const create = (username: string, roles = ['USER'], password = 'jane-password-1') =>
-  send(Token.createAccount({ actor: 'admin', username, password, roles }));
+  administer(Accounts.createAccount({ actor: 'admin', username, password, roles }));
 
 t('CreateAccount: the account logs in; a taken username, an unknown role and a bad password are refused', async () => {
   const jane = value(await create('jane'));
@@ -73,7 +79,7 @@ t('CreateAccount: the account logs in; a taken username, an unknown role and a b
   assert.is(code(await create('kim', ['USER'], 'short')), 'password.invalid');
   assert.is(code(await create('kim', ['USER'], 'x'.repeat(73))), 'password.invalid');
   assert.is(code(await create('kim', ['USER'], 'é'.repeat(37))), 'password.invalid', '37 characters, 74 bytes');
-  assert.is(code(await send(Token.getAccount({ id: 4 }))), 'account.not_found');
+  assert.is(code(await administer(Accounts.getAccount({ id: 4 }))), 'account.not_found');
   assert.equal(ctx.events, [
     { action: 'account.created', actor: 'admin', target: 'jane', detail: { roles: ['USER'] } },
   ]);
@@ -86,7 +92,7 @@ t(
     const jane = value(await create('jane'));
     const grant = value(await login('jane', 'jane-password-1'));
     assert.ok(await accepted(grant.accessToken));
-    value(await send(Token.updateAccount({ actor: 'admin', id: jane.id, enabled: false })));
+    value(await administer(Accounts.updateAccount({ actor: 'admin', id: jane.id, enabled: false })));
     assert.is(await accepted(grant.accessToken), false);
     assert.equal(value(await introspect(grant.accessToken)), { active: false });
     assert.equal(value(await introspect(grant.refreshToken ?? '')), { active: false });
@@ -96,7 +102,7 @@ t(
     const disabled = await login('jane', 'jane-password-1');
     const wrong = await login('jane', 'not-her-password');
     assert.equal(disabled, wrong);
-    value(await send(Token.updateAccount({ actor: 'admin', id: jane.id, enabled: true })));
+    value(await administer(Accounts.updateAccount({ actor: 'admin', id: jane.id, enabled: true })));
     later(1);
     assert.ok(
       await accepted(value(await login('jane', 'jane-password-1')).accessToken),
@@ -109,7 +115,7 @@ t('a role change refuses the older access tokens; a refresh then carries the new
   const jane = value(await create('jane'));
   const grant = value(await login('jane', 'jane-password-1'));
   later(1);
-  value(await send(Token.updateAccount({ actor: 'admin', id: jane.id, roles: ['USER', 'ADMIN'] })));
+  value(await administer(Accounts.updateAccount({ actor: 'admin', id: jane.id, roles: ['USER', 'ADMIN'] })));
   assert.is(await accepted(grant.accessToken), false);
   later(1);
   const next = value(await send(Token.refresh({ clientId: 'troupe-client', refreshToken: grant.refreshToken ?? '' })));
@@ -120,25 +126,31 @@ t('a role change refuses the older access tokens; a refresh then carries the new
 
 t('the last enabled ADMIN is never disabled, deleted or demoted', async () => {
   const john = 2;
-  value(await send(Token.updateAccount({ actor: 'admin', id: john, roles: ['USER'] })));
-  assert.is(code(await send(Token.updateAccount({ actor: 'admin', id: 1, enabled: false }))), 'account.last_admin');
-  assert.is(code(await send(Token.updateAccount({ actor: 'admin', id: 1, roles: ['USER'] }))), 'account.last_admin');
-  assert.is(code(await send(Token.deleteAccount({ actor: 'admin', id: 1 }))), 'account.last_admin');
-  assert.is(value(await send(Token.getAccount({ id: 1 }))).enabled, true);
+  value(await administer(Accounts.updateAccount({ actor: 'admin', id: john, roles: ['USER'] })));
+  assert.is(
+    code(await administer(Accounts.updateAccount({ actor: 'admin', id: 1, enabled: false }))),
+    'account.last_admin',
+  );
+  assert.is(
+    code(await administer(Accounts.updateAccount({ actor: 'admin', id: 1, roles: ['USER'] }))),
+    'account.last_admin',
+  );
+  assert.is(code(await administer(Accounts.deleteAccount({ actor: 'admin', id: 1 }))), 'account.last_admin');
+  assert.is(value(await administer(Accounts.getAccount({ id: 1 }))).enabled, true);
 });
 
 t('SetPassword and DeleteAccount end every login; the new password logs in', async () => {
   const jane = value(await create('jane'));
   const first = value(await login('jane', 'jane-password-1'));
-  value(await send(Token.setPassword({ actor: 'admin', id: jane.id, password: 'jane-password-2' })));
+  value(await administer(Accounts.setPassword({ actor: 'admin', id: jane.id, password: 'jane-password-2' })));
   assert.is(await accepted(first.accessToken), false);
   assert.equal(value(await introspect(first.refreshToken ?? '')), { active: false });
   later(1);
   assert.is(code(await login('jane', 'jane-password-1')), 'grant.invalid');
   const second = value(await login('jane', 'jane-password-2'));
-  value(await send(Token.deleteAccount({ actor: 'admin', id: jane.id })));
+  value(await administer(Accounts.deleteAccount({ actor: 'admin', id: jane.id })));
   assert.is(await accepted(second.accessToken), false);
-  assert.is(code(await send(Token.deleteAccount({ actor: 'admin', id: jane.id }))), 'account.not_found');
+  assert.is(code(await administer(Accounts.deleteAccount({ actor: 'admin', id: jane.id }))), 'account.not_found');
   assert.equal(
     ctx.events.map((e) => e.action),
     ['account.created', 'account.password_set', 'account.deleted'],
@@ -149,18 +161,21 @@ t('ListLogins and EndLogins: one login ends, the other stays; an unknown sid is 
   const jane = value(await create('jane'));
   const a = value(await login('jane', 'jane-password-1'));
   const b = value(await login('jane', 'jane-password-1'));
-  const logins = value(await send(Token.listLogins({ id: jane.id })));
+  const logins = value(await administer(Accounts.listLogins({ id: jane.id })));
   assert.is(logins.length, 2);
   assert.equal(Object.keys(logins[0] ?? {}), ['sid', 'clientId', 'createdAt', 'lastRefreshedAt', 'expiresAt']);
   const sidOfA = (await ctx.verify(a.accessToken, ctx.clock.now)).loginId ?? '';
-  value(await send(Token.endLogins({ actor: 'admin', id: jane.id, sid: sidOfA })));
+  value(await administer(Accounts.endLogins({ actor: 'admin', id: jane.id, sid: sidOfA })));
   assert.is(await accepted(a.accessToken), false);
   assert.ok(await accepted(b.accessToken));
-  assert.is(value(await send(Token.listLogins({ id: jane.id }))).length, 1);
-  assert.is(code(await send(Token.endLogins({ actor: 'admin', id: jane.id, sid: sidOfA }))), 'login.not_found');
-  value(await send(Token.endLogins({ actor: 'admin', id: jane.id })));
+  assert.is(value(await administer(Accounts.listLogins({ id: jane.id }))).length, 1);
+  assert.is(
+    code(await administer(Accounts.endLogins({ actor: 'admin', id: jane.id, sid: sidOfA }))),
+    'login.not_found',
+  );
+  value(await administer(Accounts.endLogins({ actor: 'admin', id: jane.id })));
   assert.is(await accepted(b.accessToken), false);
-  assert.equal(value(await send(Token.listLogins({ id: jane.id }))), []);
+  assert.equal(value(await administer(Accounts.listLogins({ id: jane.id }))), []);
 });
 
 t(
@@ -171,7 +186,7 @@ t(
     const other = value(await login('jane', 'jane-password-1'));
     const sid = (await ctx.verify(mine.accessToken, ctx.clock.now)).loginId;
     const change = (currentPassword: string, newPassword: string) =>
-      send(Token.changeOwnPassword({ username: 'jane', sid, currentPassword, newPassword }));
+      administer(Accounts.changeOwnPassword({ username: 'jane', sid, currentPassword, newPassword }));
     assert.is(code(await change('wrong-password', 'jane-password-2')), 'password.incorrect');
     assert.is(code(await change('jane-password-1', 'short')), 'password.invalid');
     value(await change('jane-password-1', 'jane-password-2'));
@@ -194,26 +209,28 @@ t('ClearLockout forgets the failures counted against the account', async () => {
     await admission.attempt.failed();
   }
   assert.ok('retryAfter' in (await ctx.throttle.begin('john.doe', '10.0.0.2')));
-  value(await send(Token.clearLockout({ actor: 'admin', id: 2 })));
+  value(await administer(Accounts.clearLockout({ actor: 'admin', id: 2 })));
   assert.ok('attempt' in (await ctx.throttle.begin('john.doe', '10.0.0.2')));
 });
 
 t('FindAccounts pages by id with a username prefix; roles are listed and created once', async () => {
   for (const u of ['jane', 'jake', 'kim']) value(await create(u));
-  const first = value(await send(Token.findAccounts({ usernamePrefix: 'ja', limit: 1 })));
+  const first = value(await administer(Accounts.findAccounts({ usernamePrefix: 'ja', limit: 1 })));
   assert.equal(
     first.items.map((a) => a.username),
     ['jane'],
   );
-  const rest = value(await send(Token.findAccounts({ usernamePrefix: 'ja', afterId: first.nextAfterId ?? 0 })));
+  const rest = value(
+    await administer(Accounts.findAccounts({ usernamePrefix: 'ja', afterId: first.nextAfterId ?? 0 })),
+  );
   assert.equal(rest, {
     items: [{ id: 4, username: 'jake', firstName: '', lastName: '', roles: ['USER'], enabled: true }],
     nextAfterId: null,
   });
-  value(await send(Token.createRole({ actor: 'admin', roleName: 'AUDITOR', description: 'reads logs' })));
-  assert.is(code(await send(Token.createRole({ actor: 'admin', roleName: 'AUDITOR' }))), 'role.name_taken');
+  value(await administer(Accounts.createRole({ actor: 'admin', roleName: 'AUDITOR', description: 'reads logs' })));
+  assert.is(code(await administer(Accounts.createRole({ actor: 'admin', roleName: 'AUDITOR' }))), 'role.name_taken');
   assert.equal(
-    value(await send(Token.listRoles())).map((r) => r.roleName),
+    value(await administer(Accounts.listRoles())).map((r) => r.roleName),
     ['ADMIN', 'USER', 'AUDITOR'],
   );
 });

@@ -4,9 +4,9 @@
  * ended), and at most `maxRevokedTokensPerLogin` access tokens revoked one by one per login (past
  * it, revoking another ends the whole login: one entry instead of more, and never fewer refused).
  */
-import type { Denylist } from '../../src/security/denylist.ts';
-import { CLOCK_SKEW } from '../../src/security/jwt.ts';
-import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
+import type { Denylist } from './denylist.ts';
+import { CLOCK_SKEW } from './jwt.ts';
+import type { RefreshTokenStore } from '../stores/refresh-token-store.ts';
 
 export interface LoginDeps {
   readonly denylist: Denylist;

@@ -1,9 +1,9 @@
 /**
- * TokenActor's account administration. Each operation runs beside the actor's mailbox (BCrypt on
- * the worker pool, the store's own transactions), its reply straight to the sender and a failure
- * back to the actor, as the listing does: the store is the truth, so nothing here is kept between
- * messages. What ends an account's logins does so durably before it answers: the account's
- * access tokens by one revocation naming the account, its refresh tokens login by login.
+ * AccountActor's administration. Each operation runs beside the actor's mailbox (BCrypt on the
+ * worker pool, the store's own transactions), its reply straight to the sender and a failure back
+ * to the actor, as the listing does: the store is the truth, so nothing here is kept between
+ * messages. What cuts access moves the account's security version in the store's own write (see
+ * `CredentialStore`), before it answers; the logins it ends are then ended one by one.
  */
 import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
@@ -12,13 +12,7 @@ import { passwordPolicyRefusal } from '../../src/security/password-policy.ts';
 import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts';
 import type { AccountRecord, CredentialRefusal, CredentialStore } from '../../src/stores/credential-store.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
-import {
-  ADMIN_ROLE,
-  type AccountCommand,
-  type AccountErrorCode,
-  type AccountSummary,
-  type LoginView,
-} from './account-protocol.ts';
+import { ADMIN_ROLE, type AccountSummary, type Command, type ErrorCode, type LoginView } from './protocol.ts';
 
 /** One administrative change, as the event log records it: never a password or a hash. */
 export interface AccountEvent {
@@ -43,8 +37,10 @@ export interface AccountDeps {
   readonly onAccountEvent: (event: AccountEvent) => void;
 }
 
-type Of<T extends AccountCommand['type']> = Extract<AccountCommand, { type: T }>;
-type Outcome<T> = Reply<T, AccountErrorCode>;
+/** What administration handles: every message of the protocol but the original service's listing. */
+export type AdminCommand = Exclude<Command, { type: 'ListUsers' }>;
+type Of<T extends AdminCommand['type']> = Extract<AdminCommand, { type: T }>;
+type Outcome<T> = Reply<T, ErrorCode>;
 type WorkFailed = { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: AnyRef };
 
 const REFUSALS: Readonly<Record<CredentialRefusal, string>> = {
@@ -66,7 +62,7 @@ export const summary = (a: AccountRecord): AccountSummary => ({
 
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
-/** `revokeLogin`: ends one login (TokenActor's, with its horizons); `nowMs`: the actor's clock. */
+/** `revokeLogin`: ends one login (with its horizons, src/security/logins.ts); `nowMs`: the actor's clock. */
 export function createAccountAdmin(
   deps: AccountDeps,
   revokeLogin: (loginId: string) => Promise<void>,
@@ -225,7 +221,7 @@ export function createAccountAdmin(
     return ok(null);
   };
 
-  const run = (msg: AccountCommand): Promise<Outcome<unknown>> => {
+  const run = (msg: AdminCommand): Promise<Outcome<unknown>> => {
     switch (msg.type) {
       case 'FindAccounts':
         return onFind(msg);
@@ -257,7 +253,7 @@ export function createAccountAdmin(
   };
 
   /** Runs the operation beside the mailbox: the reply to the sender, a failure to the actor. */
-  return (msg: AccountCommand, self: Ref<WorkFailed>): void => {
+  return (msg: AdminCommand, self: Ref<WorkFailed>): void => {
     const sender = msg.sender as Ref<Outcome<unknown>>;
     run(msg).then(
       (reply) => tell(sender, reply),
