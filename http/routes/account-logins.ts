@@ -4,7 +4,7 @@ import { ask } from '../../src/messaging/ask.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { Logger } from '../../src/logger.ts';
 import type { LoginThrottle } from '../../src/security/login-throttle.ts';
-import { settle } from '../client-authentication.ts';
+import { settle } from '../throttled-attempts.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { bearer, route, type Route } from '../route-table.ts';

@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import * as assert from 'uvu/assert';
-import { CSRF_COOKIE, SECURE_CSRF_COOKIE } from '../../http/authorize-csrf.ts';
+import { CSRF_COOKIE, SECURE_CSRF_COOKIE } from '../../http/oauth/csrf.ts';
 import { decodeJwt } from 'jose';
 import { authorizeUrl, codeFor, openForm, pkce, redirectedTo, submit } from '../helpers/authorize.ts';
 import { CLIENTS, clientsFile, CONSOLE, SERVICE, SPA, WEB } from '../helpers/clients.ts';

@@ -13,7 +13,7 @@ import {
   FORM_VALIDITY_S,
   SECURE_CSRF_COOKIE,
   type AuthorizeCsrf,
-} from '../../http/authorize-csrf.ts';
+} from '../../http/oauth/csrf.ts';
 import {
   generatePrivateKey,
   keyFromJwkJson,

@@ -22,8 +22,8 @@
  */
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import type { UsableKey } from '../src/security/key-material.ts';
-import type { KeyRing } from '../src/security/key-ring.ts';
+import type { UsableKey } from '../../src/security/key-material.ts';
+import type { KeyRing } from '../../src/security/key-ring.ts';
 
 /** The cookie over plain HTTP. */
 export const CSRF_COOKIE = 'troupe_authorize';

@@ -2,10 +2,11 @@ import type { Context } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import { formParams } from '../middleware/body.ts';
-import { required, single, type OAuthRouteDeps } from '../client-authentication.ts';
+import type { OAuthRouteDeps } from './client-authentication.ts';
 import { replyValue } from '../problems.ts';
 import { clientOf, CLIENT, CONFIDENTIAL_CLIENT, route, type Route } from '../route-table.ts';
 import { securityEvent } from '../security-events.ts';
+import { required, single } from './form.ts';
 
 export interface TokenInfoRouteDeps extends OAuthRouteDeps {
   readonly issuer: string;

@@ -2,25 +2,26 @@ import type { Context } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { KeyRing } from '../../src/security/key-ring.ts';
-import { authorizeCsrf, type AuthorizeCsrf } from '../authorize-csrf.ts';
+import { authorizeCsrf, type AuthorizeCsrf } from './csrf.ts';
 import {
   AuthorizeError,
   readAuthorizationRequest,
   redirectTo,
   type AuthorizationRequest,
   type RedirectTarget,
-} from '../authorization-request.ts';
-import { errorPage, loginPage, PAGE_CSP } from '../login-page.ts';
+} from './authorization-request.ts';
+import { errorPage, loginPage, PAGE_CSP } from './sign-in-page.ts';
 import { formBody, formParams } from '../middleware/body.ts';
-import { settle, type OAuthRouteDeps } from '../client-authentication.ts';
+import type { OAuthRouteDeps } from './client-authentication.ts';
 import { REPLY_ERRORS, replyValue, type ReplyCode } from '../problems.ts';
 import { oauthErrors, PUBLIC, route, type Route } from '../route-table.ts';
 import { securityEvent } from '../security-events.ts';
+import { settle } from '../throttled-attempts.ts';
 
 export interface AuthorizeRouteDeps extends OAuthRouteDeps {
   /** Sent back as `iss` with every response (RFC 9207). */
   readonly issuer: string;
-  /** The signing keys: the sign-in form's CSRF key is derived from them (`authorize-csrf.ts`). */
+  /** The signing keys: the sign-in form's CSRF key is derived from them (`csrf.ts`). */
   readonly keys: KeyRing;
 }
 

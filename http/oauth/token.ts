@@ -3,11 +3,13 @@ import { ask } from '../../src/messaging/ask.ts';
 import type { Attempt } from '../../src/security/login-throttle.ts';
 import { grantTypeName, SCOPE_TOKEN } from '../../src/security/formats.ts';
 import { formParams } from '../middleware/body.ts';
-import { required, settle, single, tooManyRequests, type OAuthRouteDeps } from '../client-authentication.ts';
+import { tooManyRequests, type OAuthRouteDeps } from './client-authentication.ts';
 import { OAuthError, replyValue } from '../problems.ts';
 import { clientOf, CLIENT, route, type Route } from '../route-table.ts';
-import { reportGrant } from '../oauth-events.ts';
+import { reportGrant } from './events.ts';
 import { securityEvent, type RequestOf } from '../security-events.ts';
+import { settle } from '../throttled-attempts.ts';
+import { required, single } from './form.ts';
 
 function parseScope(params: URLSearchParams): string[] | undefined {
   const raw = single(params, 'scope');

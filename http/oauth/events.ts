@@ -1,9 +1,9 @@
 /** The security events of the token endpoint, read from each grant's outcome. */
-import { REPLAYED as REPLAYED_CODE } from '../actors/token/codes.ts';
-import * as Token from '../actors/token/protocol.ts';
-import type { Logger } from '../src/logger.ts';
-import { grantTypeName } from '../src/security/formats.ts';
-import { securityEvent, type RequestOf } from './security-events.ts';
+import { REPLAYED as REPLAYED_CODE } from '../../actors/token/codes.ts';
+import * as Token from '../../actors/token/protocol.ts';
+import type { Logger } from '../../src/logger.ts';
+import { grantTypeName } from '../../src/security/formats.ts';
+import { securityEvent, type RequestOf } from '../security-events.ts';
 
 /**
  * `login.succeeded` / `login.failed` for a password grant (failed: bad credentials only, not a

@@ -3,10 +3,10 @@
  * form. Its client and redirect URI are checked first: until both are known good, an error is a
  * page (an {@link AuthorizeError} without a target), never a redirect; after that it goes back to the client (one with its target).
  */
-import type { Client } from '../src/security/clients.ts';
-import { OAuthError } from './problems.ts';
-import { SCOPE_TOKEN } from '../src/security/formats.ts';
-import { isS256Challenge } from '../src/security/pkce.ts';
+import type { Client } from '../../src/security/clients.ts';
+import { OAuthError } from '../problems.ts';
+import { SCOPE_TOKEN } from '../../src/security/formats.ts';
+import { isS256Challenge } from '../../src/security/pkce.ts';
 
 export const REQUEST_PARAMS = [
   'response_type',

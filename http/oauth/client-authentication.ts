@@ -1,19 +1,21 @@
 /**
  * Client authentication of the OAuth endpoints (HTTP Basic or client_secret_post, each client by its
- * registered method) and the form parameters they share.
+ * registered method).
  */
 import type { Context, Middleware } from 'koa';
-import * as Token from '../actors/token/protocol.ts';
-import { ask } from '../src/messaging/ask.ts';
-import type { Ref } from '../src/messaging/nact.ts';
-import { parseBasic, type Client, type ClientCredentials } from '../src/security/clients.ts';
-import type { Attempt, LoginThrottle } from '../src/security/login-throttle.ts';
-import { isTooLong, MAX_PASSWORD_BYTES } from '../src/security/passwords.ts';
-import { formBody, formParams } from './middleware/body.ts';
-import { OAuthError, replyValue } from './problems.ts';
-import type { AppState } from './state.ts';
-import type { Logger } from '../src/logger.ts';
-import { securityEvent } from './security-events.ts';
+import * as Token from '../../actors/token/protocol.ts';
+import { ask } from '../../src/messaging/ask.ts';
+import type { Ref } from '../../src/messaging/nact.ts';
+import { parseBasic, type Client, type ClientCredentials } from '../../src/security/clients.ts';
+import type { LoginThrottle } from '../../src/security/login-throttle.ts';
+import { isTooLong, MAX_PASSWORD_BYTES } from '../../src/security/passwords.ts';
+import { formBody, formParams } from '../middleware/body.ts';
+import { OAuthError, replyValue } from '../problems.ts';
+import type { AppState } from '../state.ts';
+import type { Logger } from '../../src/logger.ts';
+import { securityEvent } from '../security-events.ts';
+import { settle } from '../throttled-attempts.ts';
+import { invalidRequest, single } from './form.ts';
 
 export interface OAuthRouteDeps {
   readonly token: Ref<Token.Command>;
@@ -38,25 +40,10 @@ const QUERY_CREDENTIALS = [
   'code_verifier',
 ];
 
-export const invalidRequest = (description: string): OAuthError => new OAuthError(400, 'invalid_request', description);
-
 const challenge = (realm: string): Record<string, string> => ({ 'WWW-Authenticate': `Basic realm="${realm}"` });
 
 function invalidClient(realm: string, description: string): OAuthError {
   return new OAuthError(401, 'invalid_client', description, challenge(realm));
-}
-
-/** One value per parameter (RFC 6749 §3.2): a repeated one is an invalid request. */
-export function single(params: URLSearchParams, name: string): string | undefined {
-  const values = params.getAll(name);
-  if (values.length > 1) throw invalidRequest(`Parameter ${name} is repeated`);
-  return values[0];
-}
-
-export function required(params: URLSearchParams, name: string): string {
-  const value = single(params, name);
-  if (value === undefined || value === '') throw invalidRequest(`Missing parameter: ${name}`);
-  return value;
 }
 
 /** Middleware for OAuth endpoints: no caching, and no credentials in the query string. */
@@ -177,24 +164,4 @@ export function clientAuthentication(
       }),
     );
   };
-}
-
-/**
- * Waits for `work` and settles the throttled attempt with its outcome; an attempt whose work threw
- * (a timeout, a full mailbox) was never judged and is given back.
- */
-export async function settle<R>(
-  attempt: Attempt | undefined,
-  work: Promise<R>,
-  outcome: (result: R) => keyof Attempt,
-): Promise<R> {
-  let result: R;
-  try {
-    result = await work;
-  } catch (error) {
-    await attempt?.abandoned();
-    throw error;
-  }
-  await attempt?.[outcome(result)]();
-  return result;
 }
