@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './config.ts';
+import type { Logger } from './logger.ts';
 import { BCRYPT_HASH } from './security/formats.ts';
+import { canonicalUsername, usernameRefusal } from './security/usernames.ts';
 import type { CredentialStore } from './stores/credential-store.ts';
 
 const bcryptHash = z.string().regex(BCRYPT_HASH, 'must be a BCrypt hash, never a plain password');
@@ -60,4 +62,26 @@ export async function loadInitialData(store: CredentialStore, data: InitialData)
   for (const user of data.users)
     if (typeof (await store.createAccount({ ...user, enabled: true })) !== 'string') created.push(user.username);
   return created;
+}
+
+/**
+ * What the rules for accounts could not check of one the initial data created (naming it, never its
+ * password): in production, its password, given as a hash (in development the initial data is the
+ * repository's, whose published passwords pass the policy: a test says so); its username, when the
+ * username rule would refuse it.
+ */
+export function warnOfInitialAccount(logger: Logger, account: string, production: boolean): void {
+  if (production)
+    logger.warn(
+      { account },
+      'an account of the initial data was created with a password hash, which the password policy cannot check; set its password through account administration to apply the policy',
+    );
+  const rule =
+    usernameRefusal(account) ??
+    (canonicalUsername(account) === account ? undefined : 'is not in its canonical form (NFKC, lower case)');
+  if (rule !== undefined)
+    logger.warn(
+      { account, rule },
+      'an account of the initial data has a username that the username rule refuses (new accounts get canonical, NFKC lower-case names); it logs in by this exact name',
+    );
 }

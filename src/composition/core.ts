@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
-import { loadInitialData, readInitialData, type InitialData } from '../initial-data.ts';
+import { loadInitialData, readInitialData, warnOfInitialAccount, type InitialData } from '../initial-data.ts';
 import type { Logger } from '../logger.ts';
 import { createClientAuthenticator, registeredClients } from '../security/clients.ts';
 import { createDenylist } from '../security/denylist.ts';
@@ -16,7 +16,7 @@ import { createTokenSigner, createTokenVerifier, type TokenVerifier } from '../s
 import type { KeyRing } from '../security/key-ring.ts';
 import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
 import { createPasswordHasher, type PasswordHasher } from '../security/passwords.ts';
-import { canonicalUsername, usernameRefusal, withCanonicalUniqueness } from '../security/usernames.ts';
+import { withCanonicalUniqueness } from '../security/usernames.ts';
 import { cachedVerifier, TOKEN_CACHE_MAX, type CachedVerifier } from '../security/token-cache.ts';
 import { createUnknownAccountHash, type UnknownAccountHash } from '../security/unknown-account-hash.ts';
 import type { Stores } from '../stores/stores.ts';
@@ -56,28 +56,6 @@ function openStores(config: Config): Stores {
 interface Preparation {
   readonly done: () => boolean;
   readonly stop: () => void;
-}
-
-/**
- * What the rules for accounts could not check of one the initial data created (naming it, never its
- * password): in production, its password, given as a hash (in development the initial data is the
- * repository's, whose published passwords pass the policy: a test says so); its username, when the
- * username rule would refuse it.
- */
-function warnOfInitialAccount(logger: Logger, account: string, production: boolean): void {
-  if (production)
-    logger.warn(
-      { account },
-      'an account of the initial data was created with a password hash, which the password policy cannot check; set its password through account administration to apply the policy',
-    );
-  const rule =
-    usernameRefusal(account) ??
-    (canonicalUsername(account) === account ? undefined : 'is not in its canonical form (NFKC, lower case)');
-  if (rule !== undefined)
-    logger.warn(
-      { account, rule },
-      'an account of the initial data has a username that the username rule refuses (new accounts get canonical, NFKC lower-case names); it logs in by this exact name',
-    );
 }
 
 /**

@@ -10,15 +10,12 @@ import type {
   RoleInput,
 } from './credential-store.ts';
 import { escapeRegex, guarded, isDuplicateKey, nextSeq, type Runner } from './mongo.ts';
-import { revocationKey, revocationUpsert, type RevocationDoc } from './revocation-store.mongo-queries.ts';
-import type { RefreshTokenDoc } from './refresh-token-store.mongo-queries.ts';
+import { roleGuards } from './role-guards.mongo.ts';
+import { accountVersions } from './account-versions.mongo.ts';
 import {
   ACCOUNT_IDS,
   accountByName,
   accountUpsert,
-  guardKey,
-  releasable,
-  type GuardDoc,
   BY_ID,
   BY_NEWEST_ID,
   CREDENTIAL_CHANGES,
@@ -78,28 +75,17 @@ function joinRoles(docs: readonly AccountDoc[], roleDocs: readonly RoleDoc[]): A
   );
 }
 
-/** A deleted account's entry outlives any access token (the longest validity configurable is a year). */
-const DELETED_ENTRY_S = 31_622_400 + 86_400;
-/** An account's entry while it exists: never expires (one per account, replaced by each change). */
-const NEVER = Number.MAX_SAFE_INTEGER;
-
 /**
  * MongoDB adapter of {@link CredentialStore}: collections `roles` and `users`, numeric ids 1, 2, …
  * (the listing shows them, as SQLite's do); an account's id comes from the `account-ids` counter,
  * so that no id is ever given twice. Every save moves the `credential-changes` counter after its
  * write; a change made to these collections by anything but this adapter does not move it.
- *
- * The security version: MongoDB has no transaction across collections here, so a change that
- * moves it first writes the account's revocation entry (refusing the versions below the new one),
- * then changes the account only if it is still at the version read (one conditional update: a
- * concurrent change makes it read again), then carries the logins that go on. A crash part-way
- * refuses more, never less: the entry is written before anything it covers changes.
+ * The security version moves as `account-versions.mongo.ts` says; the last holder of a guarded
+ * role is kept as `role-guards.mongo.ts` says.
  */
 export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): CredentialStore {
   const roles = db.collection<RoleDoc>('roles');
   const accounts = db.collection<AccountDoc>('users');
-  const revocations = db.collection<RevocationDoc>('revocations');
-  const refreshTokens = db.collection<RefreshTokenDoc>('refresh_tokens');
 
   const changed = (): Promise<number> => nextSeq(db, CREDENTIAL_CHANGES);
   const saveRole = async (role: RoleInput): Promise<Role> => {
@@ -131,47 +117,9 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
     const found = await roles.find({ roleName: { $in: [...names] } }).toArray();
     return found.length === new Set(names).size ? found.map((r) => r._id) : 'role.unknown';
   };
-  const guards = db.collection<GuardDoc>('role_guards');
+  const { release, enlist } = roleGuards(db, findById);
   const holds = (account: AccountRecord, role: string): boolean =>
     account.enabled && account.roles.some((r) => r.roleName === role);
-  /** The guard of `role`, made once from the accounts that hold it. */
-  const guardOf = async (role: string): Promise<GuardDoc> => {
-    const found = await guards.findOne({ _id: guardKey(role) });
-    if (found) return found;
-    const roleDoc = await roles.findOne(roleByName(role));
-    const holders = roleDoc
-      ? (
-          await accounts.find({ roleIds: roleDoc._id, enabled: { $ne: false } }, { projection: { _id: 1 } }).toArray()
-        ).map((d) => d._id)
-      : [];
-    try {
-      await guards.updateOne({ _id: guardKey(role) }, { $setOnInsert: { holders } }, { upsert: true });
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-    }
-    return (await guards.findOne({ _id: guardKey(role) })) ?? { _id: guardKey(role), holders };
-  };
-  /**
-   * Takes `before` out of the guard of `role` ahead of a change that ends its holding; false when it
-   * is the last holder (nothing changed: the change is refused). One atomic update decides it, so
-   * two concurrent changes cannot both take out the last two. An enabled holder the guard does not
-   * list (one whose addition a crash cut short) may go while the guard lists any other: those are
-   * holders too, and the guard never loses its last one.
-   */
-  const release = async (before: AccountRecord, role: string): Promise<boolean> => {
-    if (!holds(before, role)) return true;
-    const guard = await guardOf(role);
-    if ((await guards.updateOne(releasable(role, before.id), { $pull: { holders: before.id } })).modifiedCount === 1)
-      return true;
-    return !guard.holders.includes(before.id) && guard.holders.length > 0;
-  };
-  /** After a write: the account is listed in the guard of every guarded role it now holds. */
-  const enlist = async (id: number): Promise<void> => {
-    const after = await findById(id);
-    if (!after?.enabled) return;
-    for (const role of after.roles)
-      await guards.updateOne({ _id: guardKey(role.roleName) }, { $addToSet: { holders: id } });
-  };
   /** A new account id: above every id given so far, deleted accounts' included. */
   const nextAccountId = async (): Promise<number> => {
     const newest = (await accounts.find().sort(BY_NEWEST_ID).limit(1).next())?._id ?? 0;
@@ -204,44 +152,7 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
     await changed();
     return created ?? 'account.not_found';
   };
-  /** Refuses what was minted from the account at a version below `belowVersion`, until `expiresAt`. */
-  const refuseBelow = async (id: number, belowVersion: number, expiresAt: number): Promise<void> => {
-    const entry = { kind: 'account' as const, id: String(id), expiresAt, belowVersion };
-    await revocations.updateOne({ _id: revocationKey(entry) }, revocationUpsert(entry), { upsert: true });
-  };
-  /** Carries the account's live logins at `from` (all, or the one `loginId`) to version `from + 1`. */
-  const carry = async (id: number, from: number, loginId?: string): Promise<void> => {
-    await refreshTokens.updateMany(
-      {
-        accountId: id,
-        accountVersion: from === 0 ? { $in: [0, null] } : from,
-        usedAt: null,
-        revokedAt: null,
-        ...(loginId === undefined ? {} : { familyId: loginId }),
-      },
-      { $set: { accountVersion: from + 1 } },
-    );
-  };
-  /** Runs `attempt` until it is not overtaken by another change (bounded). */
-  const untilSettled = async (
-    attempt: () => Promise<AccountRecord | CredentialRefusal | undefined>,
-  ): Promise<AccountRecord | CredentialRefusal> => {
-    for (let tries = 0; tries < RACE_RETRIES; tries++) {
-      const outcome = await attempt();
-      if (outcome !== undefined) return outcome;
-    }
-    throw new Error('the account kept changing under a write');
-  };
-  /** Moves the version of the account read as `before` (enabled or not) with `set`; false when overtaken. */
-  const moveWith = async (before: AccountRecord, set: Partial<AccountDoc>): Promise<boolean> => {
-    const version = before.securityVersion;
-    await refuseBelow(before.id, version + 1, NEVER);
-    const done = await accounts.updateOne(
-      { _id: before.id, securityVersion: version === 0 ? { $in: [0, null] } : version },
-      { $set: { ...set, securityVersion: version + 1 } },
-    );
-    return done.matchedCount === 1;
-  };
+  const { refuseDeleted, carry, moveWith, untilSettled } = accountVersions(db);
   const updateAccount = (id: number, c: AccountChanges, guarded: string) =>
     untilSettled(async () => {
       const before = await findById(id);
@@ -325,7 +236,7 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
         const before = await findById(id);
         if (!before) return 'account.not_found';
         if (!(await release(before, guarded))) return 'account.last_admin';
-        await refuseBelow(id, NEVER, Math.floor(Date.now() / 1000) + DELETED_ENTRY_S);
+        await refuseDeleted(id);
         await accounts.deleteOne({ _id: id });
         await changed();
         return before;
