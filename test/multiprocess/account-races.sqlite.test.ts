@@ -10,13 +10,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as Token from '../../actors/token/protocol.ts';
 import type { Request } from '../../src/messaging/ask.ts';
-import { startSystem, stopSystem, tell, type ActorSystem } from '../../src/messaging/nact.ts';
+import { startSystem, stopSystem, type ActorSystem } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { Client } from '../../src/security/clients.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { startChildServer, type ChildServer } from '../helpers/child.ts';
 import { gate, holdingHasher, holdingStores, type Holds } from '../helpers/gate.ts';
-import { createProbe } from '../helpers/probe.ts';
+import { askWithProbe } from '../helpers/probe.ts';
 import { tempDir } from '../helpers/server.ts';
 import { CLIENT, SETTINGS, startTokenActor, TEST_SIGNING_KEY, type TokenActorSetup } from '../helpers/token-actor.ts';
 import { bearer, login } from '../helpers/tokens.ts';
@@ -68,11 +68,8 @@ for (const [name, env] of Object.entries<Record<string, string>>({
     rmSync(ctx.dir, { recursive: true, force: true });
   });
 
-  const send = <R>(request: Request<Token.Command, R>): Promise<R> => {
-    const probe = createProbe<R>(ctx.system);
-    tell(ctx.here.token, request(probe.ref));
-    return probe.expectMessage(10_000);
-  };
+  const send = <R>(request: Request<Token.Command, R>): Promise<R> =>
+    askWithProbe(ctx.system, ctx.here.token, request, 10_000);
   const value = <T>(reply: Reply<T, string>): T => {
     if (!reply.ok) throw new Error(`expected ok, got ${reply.code}: ${reply.message}`);
     return reply.value;
