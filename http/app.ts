@@ -8,7 +8,7 @@ import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Ref } from '../src/messaging/nact.ts';
 import type { KeyRing } from '../src/security/key-ring.ts';
-import { registeredClients } from '../src/security/clients.ts';
+import { registeredClients, type ClientAuthenticator } from '../src/security/clients.ts';
 import type { LoginThrottle } from '../src/security/login-throttle.ts';
 import { clientAuthentication, type OAuthRouteDeps } from './oauth/client-authentication.ts';
 import type { Metrics } from '../src/metrics.ts';
@@ -52,6 +52,8 @@ export interface AppDeps {
   readonly metrics: Metrics;
   /** Counts failed logins and client authentications (429 past the limits). */
   readonly throttle: LoginThrottle;
+  /** The registered clients' credential check, made by the guard of every client route. */
+  readonly authenticateClient: ClientAuthenticator;
 }
 
 export type { RouteInfo } from './route-table.ts';
@@ -161,6 +163,7 @@ function oauthDeps(deps: AppDeps): OAuthRouteDeps {
     askTimeoutMs: config.actors.askTimeoutMs,
     maxBodyBytes: config.server.maxBodyBytes,
     throttle: deps.throttle,
+    authenticateClient: deps.authenticateClient,
     clients: registeredClients(config),
     logger: deps.logger,
   };

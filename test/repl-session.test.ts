@@ -126,7 +126,7 @@ t('history keeps a typed password or secret masked', async (ctx) => {
   const { server, input } = await session(ctx, { terminal: true, historyFile });
   try {
     input.write("Token.issueToken({ clientId: 'troupe-client', username: 'admin', password: 'admin-password' })\n");
-    input.write('Token.authenticateClient({ clientId: "troupe-client", clientSecret: "troupe-secret" })\n');
+    input.write('const client = { clientId: "troupe-client", clientSecret: "troupe-secret" }\n');
     await waitFor(() => readFileSync(historyFile, 'utf8').includes('clientSecret'), 'the history written');
     const kept = readFileSync(historyFile, 'utf8');
     assert.not.match(kept, /admin-password|troupe-secret/);

@@ -48,10 +48,6 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
 
   const handle = async (msg: Msg, ctx: Ctx<Msg>): Promise<void> => {
     switch (msg.type) {
-      case 'AuthenticateClient':
-        return checks.onAuthenticateClient(msg, ctx.self);
-      case 'ClientChecked':
-        return checks.onClientChecked(msg);
       case 'IssueToken':
       case 'Authorize':
         return checks.onIssueToken(msg, ctx.self);

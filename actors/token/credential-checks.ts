@@ -1,20 +1,19 @@
 /**
- * TokenActor's BCrypt pipeline: a client secret or a user's password is compared on the worker
- * pool, never on the actor, and the verdict comes back to the actor as a message (`pipe`), so the
- * actor serves other messages meanwhile.
+ * TokenActor's BCrypt pipeline: a user's password is compared on the worker pool, never on the
+ * actor, and the verdict comes back to the actor as a message (`pipe`), so the actor serves other
+ * messages meanwhile. (A client's secret is checked by the route's guard, before any message.)
  */
 import { pipe } from '../../src/messaging/pipe.ts';
 import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
-import type { Client, ClientAuthenticator } from '../../src/security/clients.ts';
+import type { Client } from '../../src/security/clients.ts';
 import { overLongPassword, type PasswordHasher } from '../../src/security/passwords.ts';
 import { findAccountForLogin } from '../../src/security/usernames.ts';
 import type { CredentialStore, AccountRecord } from '../../src/stores/credential-store.ts';
 import type { Grants } from './grants.ts';
-import type { AuthorizationCode, ClientReply, Command } from './protocol.ts';
+import type { AuthorizationCode, Command } from './protocol.ts';
 
 export interface CredentialCheckDeps {
-  readonly authenticateClient: ClientAuthenticator;
   readonly credentials: CredentialStore;
   readonly passwords: PasswordHasher;
   /** Compared against when the user is unknown, so both failures take the same time. */
@@ -23,7 +22,6 @@ export interface CredentialCheckDeps {
 
 /** A password check: the password grant's, or the authorization endpoint's sign-in. */
 type IssueToken = Extract<Command, { type: 'IssueToken' | 'Authorize' }>;
-type AuthenticateClient = Extract<Command, { type: 'AuthenticateClient' }>;
 
 /**
  * The verdicts, and work that failed. Each carries its caller's `sender` at the top, where
@@ -31,12 +29,6 @@ type AuthenticateClient = Extract<Command, { type: 'AuthenticateClient' }>;
  * leaving it to time out.
  */
 export type Completion =
-  | {
-      readonly type: 'ClientChecked';
-      readonly request: AuthenticateClient;
-      readonly client: Client | undefined;
-      readonly sender: Ref<ClientReply>;
-    }
   | {
       readonly type: 'PasswordChecked';
       readonly request: IssueToken;
@@ -59,24 +51,6 @@ export function createCredentialChecks(
     request: Extract<IssueToken, { type: 'Authorize' }>,
   ) => Promise<AuthorizationCode>,
 ) {
-  const onAuthenticateClient = (msg: AuthenticateClient, self: Ref<Completion>): void => {
-    pipe(
-      deps.authenticateClient({ clientId: msg.clientId, clientSecret: msg.clientSecret }),
-      self,
-      (client): Completion => ({ type: 'ClientChecked', request: msg, client, sender: msg.sender }),
-      (error): Completion => ({ type: 'WorkFailed', error, sender: msg.sender }),
-    );
-  };
-
-  const onClientChecked = ({ request, client }: Extract<Completion, { type: 'ClientChecked' }>): void => {
-    tell(
-      request.sender,
-      client
-        ? ok({ clientId: client.clientId, grantTypes: client.grantTypes, scopes: client.scopes })
-        : fail('client.invalid', 'Bad client credentials'),
-    );
-  };
-
   const onIssueToken = async (msg: IssueToken, self: Ref<Completion>): Promise<void> => {
     const client = grants.checkGrant(
       msg.clientId,
@@ -122,5 +96,5 @@ export function createCredentialChecks(
     tell(request.sender, ok(granted));
   };
 
-  return { onAuthenticateClient, onClientChecked, onIssueToken, onPasswordChecked };
+  return { onIssueToken, onPasswordChecked };
 }

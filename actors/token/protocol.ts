@@ -67,19 +67,12 @@ export interface AuthorizationCode {
   readonly code: string;
 }
 
-export type ClientReply = Reply<ClientView, 'client.invalid'>;
 export type AuthorizeReply = Reply<AuthorizationCode, ErrorCode>;
 export type RevokeReply = Reply<null, 'client.mismatch'>;
 export type IntrospectReply = Reply<Introspection>;
 export type GrantReply = Reply<TokenGrant, ErrorCode>;
 
 export type Command =
-  | {
-      readonly type: 'AuthenticateClient';
-      readonly clientId: string;
-      readonly clientSecret: string;
-      readonly sender: Ref<ClientReply>;
-    }
   | {
       readonly type: 'IssueToken';
       readonly clientId: string;
@@ -132,11 +125,6 @@ export type Command =
       readonly token: string;
       readonly sender: Ref<IntrospectReply>;
     };
-
-/** Checks client credentials (HTTP Basic or client_secret_post). */
-export const authenticateClient =
-  (p: { clientId: string; clientSecret: string }): Request<Command, ClientReply> =>
-  (sender) => ({ type: 'AuthenticateClient', clientId: p.clientId, clientSecret: p.clientSecret, sender });
 
 /** Password grant for an already authenticated client. */
 export const issueToken =
@@ -223,7 +211,6 @@ const scope = z.array(z.string()).optional();
  * A new message kind without a schema fails to compile.
  */
 export const schemas = {
-  AuthenticateClient: z.strictObject({ clientId: z.string(), clientSecret: z.string() }),
   IssueToken: z.strictObject({ clientId: z.string(), username: z.string(), password: z.string(), scope }),
   Refresh: z.strictObject({ clientId: z.string(), refreshToken: z.string(), scope }),
   ClientCredentials: z.strictObject({ clientId: z.string(), scope }),
@@ -250,7 +237,6 @@ export const schemas = {
  * REPL's `.protocol token` lists them. A new message kind without an example fails to compile.
  */
 export const examples = {
-  AuthenticateClient: "Token.authenticateClient({ clientId: 'troupe-client', clientSecret: 'troupe-secret' })",
   IssueToken:
     "Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password', scope: ['read'] })",
   Refresh: "Token.refresh({ clientId: 'troupe-client', refreshToken: '<refreshToken of an IssueToken reply>' })",

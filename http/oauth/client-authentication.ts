@@ -4,13 +4,17 @@
  */
 import type { Context, Middleware } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
-import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
-import { parseBasic, type Client, type ClientCredentials } from '../../src/security/clients.ts';
+import {
+  parseBasic,
+  type Client,
+  type ClientAuthenticator,
+  type ClientCredentials,
+} from '../../src/security/clients.ts';
 import type { LoginThrottle } from '../../src/security/login-throttle.ts';
 import { isTooLong, MAX_PASSWORD_BYTES } from '../../src/security/passwords.ts';
 import { formBody, formParams } from '../middleware/body.ts';
-import { OAuthError, replyValue } from '../problems.ts';
+import { OAuthError } from '../problems.ts';
 import type { AppState } from '../state.ts';
 import type { Logger } from '../../src/logger.ts';
 import { securityEvent } from '../security-events.ts';
@@ -20,6 +24,8 @@ import { invalidRequest, single } from './form.ts';
 export interface OAuthRouteDeps {
   readonly token: Ref<Token.Command>;
   readonly throttle: LoginThrottle;
+  /** The credential check of a confidential client: run here, in the guard, not by an actor. */
+  readonly authenticateClient: ClientAuthenticator;
   readonly realm: string;
   readonly askTimeoutMs: number;
   readonly maxBodyBytes: number;
@@ -131,18 +137,17 @@ async function authenticateClient(
   }
   // The method is judged once the secret is: until then an attempt learns nothing of the
   // registration, and a right secret sent the wrong way counts as a failure like a wrong one.
-  const allowed = (r: Token.ClientReply): boolean => r.ok && registeredFor(deps.clients, r.value.clientId, method);
-  const reply = await settle(
-    admission.attempt,
-    ask(deps.token, Token.authenticateClient(credentials), deps.askTimeoutMs),
-    (r) => (allowed(r) ? 'succeeded' : r.ok || r.code === 'client.invalid' ? 'failed' : 'abandoned'),
+  const allowed = (c: Client | undefined): c is Client =>
+    c !== undefined && registeredFor(deps.clients, c.clientId, method);
+  const client = await settle(admission.attempt, deps.authenticateClient(credentials), (c) =>
+    allowed(c) ? 'succeeded' : 'failed',
   );
-  if (reply.ok ? !allowed(reply) : reply.code === 'client.invalid')
+  if (!allowed(client)) {
     securityEvent(deps.logger, ctx, 'client.authentication_failed', { clientId: credentials.clientId });
-  if (reply.ok && !allowed(reply))
-    throw invalidClient(deps.realm, `The client is not registered for ${method} authentication`);
-  // Whatever the actor says, the client reads the same words and is told how to authenticate.
-  return replyValue(reply, { 'client.invalid': { detail: 'Bad client credentials', headers: challenge(deps.realm) } });
+    if (client) throw invalidClient(deps.realm, `The client is not registered for ${method} authentication`);
+    throw invalidClient(deps.realm, 'Bad client credentials');
+  }
+  return { clientId: client.clientId, grantTypes: client.grantTypes, scopes: client.scopes };
 }
 
 /**

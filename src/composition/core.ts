@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
 import { loadInitialData, readInitialData, warnOfInitialAccount, type InitialData } from '../initial-data.ts';
 import type { Logger } from '../logger.ts';
-import { createClientAuthenticator, registeredClients } from '../security/clients.ts';
+import { createClientAuthenticator, registeredClients, type ClientAuthenticator } from '../security/clients.ts';
 import { createDenylist } from '../security/denylist.ts';
 import { createTokenSigner, createTokenVerifier, type TokenVerifier } from '../security/jwt.ts';
 import type { KeyRing } from '../security/key-ring.ts';
@@ -40,6 +40,8 @@ export interface Core {
   readonly verifyBearer: CachedVerifier;
   /** Password logins and client authentications counted in the store, for every process alike. */
   readonly throttle: LoginThrottle;
+  /** Checks a client's credentials (BCrypt on the pool, a secret that matched once kept by its hash). */
+  readonly authenticateClient: ClientAuthenticator;
   /** Resolves when every store answers and the signing-key set can be used; rejects naming what does not. */
   ready(): Promise<void>;
   /** Stops the actors (bottom-up), then closes the stores and the password workers. */
@@ -116,6 +118,7 @@ async function tokenDeps(
     readonly keys: KeyRing;
     readonly unknownAccount: UnknownAccountHash;
     readonly accounts: ActorDeps['accounts'];
+    readonly authenticateClient: ClientAuthenticator;
   }
 > {
   const keys = await openKeyRing(config, stores.keys, logger);
@@ -228,7 +231,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
   });
   // After the preparation: on MongoDB no store operation runs before it, the key set's included.
   // A key set that cannot be used stops the start (docs/security.md): what was opened is closed.
-  const { keys, unknownAccount, accounts, ...token } = await tokenDeps(
+  const { keys, unknownAccount, accounts, authenticateClient, ...token } = await tokenDeps(
     config,
     logger,
     stores,
@@ -268,6 +271,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       isRevoked: (principal) => either(keyGone(keys, principal.kid), () => token.denylist.isRevoked(principal)),
     }),
     throttle,
+    authenticateClient,
     ready: () => ready(stores, keys, preparation.done, logger),
     async close() {
       clearInterval(sweep);

@@ -110,6 +110,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     keys: core.keys,
     ready: core.ready,
     throttle: core.throttle,
+    authenticateClient: core.authenticateClient,
   };
   const app = createApp(appDeps);
   const { server, url } = await serve(app, config, { ...config.server, key: 'server' });

@@ -67,24 +67,6 @@ function value(reply: Token.GrantReply): Token.TokenGrant {
   return reply.value;
 }
 
-t('AuthenticateClient: the right secret is accepted, a wrong one refused; the reply goes to the sender', async () => {
-  const probe = createProbe<Token.ClientReply>(ctx.system);
-  tell(ctx.token, Token.authenticateClient({ clientId: 'troupe-client', clientSecret: 'troupe-secret' })(probe.ref));
-  assert.equal(await probe.expectMessage(5000), {
-    ok: true,
-    value: { clientId: 'troupe-client', grantTypes: ['password', 'refresh_token'], scopes: ['read', 'write'] },
-  });
-  tell(ctx.token, Token.authenticateClient({ clientId: 'troupe-client', clientSecret: 'wrong' })(probe.ref));
-  assert.equal(await probe.expectMessage(5000), {
-    ok: false,
-    code: 'client.invalid',
-    message: 'Bad client credentials',
-  });
-  tell(ctx.token, Token.authenticateClient({ clientId: 'nobody', clientSecret: 'troupe-secret' })(probe.ref));
-  assert.is((await probe.expectMessage(5000)).ok, false);
-  await probe.expectNoMessage(20);
-});
-
 t("IssueToken: a signed access token with the user's authorities, and a refresh token", async () => {
   const g = value(await password('john.doe', 'john-password'));
   assert.is(g.tokenType, 'bearer');
@@ -221,7 +203,7 @@ t.run();
 t('a message of no known kind › its sender learns the kinds the actor takes', async () => {
   const probe = createProbe<unknown>(ctx.system);
   tell(ctx.token, { type: 'Shutdown', sender: probe.ref } as unknown as Token.Command);
-  const kinds = 'AuthenticateClient | IssueToken | Refresh | ListUsers | Revoke | Introspect';
+  const kinds = 'IssueToken | Refresh | ClientCredentials | Authorize | RedeemCode | Revoke | Introspect';
   assert.equal(await probe.expectMessage(), {
     ok: false,
     code: 'internal',
@@ -308,28 +290,6 @@ timing('an unknown user is compared at the cost most stored hashes have, not the
       assert.is(await unknownUser(), 5);
     },
   ),
-);
-
-timing(
-  'the client secret costs one BCrypt check per distinct secret: a token request then costs one (the password)',
-  () =>
-    withCountingHasher(
-      'token-client-cache',
-      (pw) => pw,
-      async (token, system, seen) => {
-        const probe = createProbe<Token.ClientReply>(system);
-        for (let i = 0; i < 3; i++) {
-          tell(
-            token,
-            Token.authenticateClient({ clientId: 'troupe-client', clientSecret: 'troupe-secret' })(probe.ref),
-          );
-          assert.is((await probe.expectMessage(5000)).ok, true);
-        }
-        tell(token, Token.authenticateClient({ clientId: 'troupe-client', clientSecret: 'wrong' })(probe.ref));
-        assert.is((await probe.expectMessage(5000)).ok, false);
-        assert.equal(seen, ['troupe-secret', 'wrong']);
-      },
-    ),
 );
 
 timing.run();

@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import type { Test } from 'uvu';
 import { startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
-import { createClientAuthenticator, type Client } from '../../src/security/clients.ts';
+import type { Client } from '../../src/security/clients.ts';
 import { createDenylist } from '../../src/security/denylist.ts';
 import { createTokenSigner, createTokenVerifier, type TokenSettings } from '../../src/security/jwt.ts';
 import { fixedKeyRing } from '../../src/security/key-ring.ts';
@@ -106,7 +106,6 @@ export async function startTokenActor(
   const deps: TokenActorDeps = {
     ...logins,
     clients,
-    authenticateClient: createClientAuthenticator(clients, options.hasher),
     credentials: (options.credentials ?? ((store) => store))(credentials),
     codes: sqliteAuthorizationCodeStore(db),
     passwords: options.hasher,

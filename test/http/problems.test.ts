@@ -101,13 +101,13 @@ t("an override changes its code's detail and headers only; other codes keep the 
   const overrides = {
     'client.invalid': { detail: 'Bad client credentials', headers: { 'WWW-Authenticate': 'Basic realm="r"' } },
   };
-  const client: Token.ClientReply = fail('client.invalid', 'Unknown client');
+  const client: Token.GrantReply = fail('client.invalid', 'Unknown client');
   const error = oauthErrorOf(client, overrides);
   assert.equal(
     [error.status, error.error, error.description, error.headers],
     [401, 'invalid_client', 'Bad client credentials', { 'WWW-Authenticate': 'Basic realm="r"' }],
   );
-  const down: Token.ClientReply = fail('unavailable', 'down');
+  const down: Token.GrantReply = fail('unavailable', 'down');
   assert.is(problemOf(down, overrides).status, 503);
   assert.equal(
     REPLY_ERRORS['client.invalid'],
