@@ -1,3 +1,4 @@
+import { secondsClock } from '../../src/security/epoch.ts';
 import { spawn, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
@@ -30,7 +31,7 @@ interface Listing {
  */
 export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): Ref<Command> {
   const now = deps.now ?? Date.now;
-  const { revokeLogin } = createLogins(deps, () => Math.floor(now() / 1000));
+  const { revokeLogin } = createLogins(deps, secondsClock(now));
   const administer = createAccountAdmin(deps, (loginId) => revokeLogin(loginId), now);
 
   /**

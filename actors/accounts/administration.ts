@@ -5,6 +5,7 @@
  * messages. What cuts access moves the account's security version in the store's own write (see
  * `CredentialStore`), before it answers; the logins it ends are then ended one by one.
  */
+import { secondsClock } from '../../src/security/epoch.ts';
 import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
@@ -68,7 +69,7 @@ export function createAccountAdmin(
   revokeLogin: (loginId: string) => Promise<void>,
   nowMs: () => number,
 ) {
-  const seconds = (): number => Math.floor(nowMs() / 1000);
+  const seconds = secondsClock(nowMs);
   const refused = <T>(code: CredentialRefusal): Outcome<T> => fail(code, REFUSALS[code]);
   const found = async (id: number): Promise<AccountRecord | Outcome<never>> =>
     (await deps.credentials.findById(id)) ?? refused('account.not_found');

@@ -1,3 +1,4 @@
+import { secondsClock } from '../../src/security/epoch.ts';
 import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
@@ -25,7 +26,7 @@ const PURGE_EVERY_MS = 3_600_000;
 
 export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<Command> {
   const now = deps.now ?? Date.now;
-  const seconds = (): number => Math.floor(now() / 1000);
+  const seconds = secondsClock(now);
   const grants = createGrants(deps);
 
   const { revokeLogin, revokeAccessToken, endOldestLogins } = createLogins(deps, seconds);

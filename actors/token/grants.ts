@@ -2,6 +2,7 @@
  * What TokenActor's two grants share: the client's checks before any credential is looked at, and
  * minting an access token with the refresh token of its login.
  */
+import { secondsClock } from '../../src/security/epoch.ts';
 import { randomUUID } from 'node:crypto';
 import { fail } from '../../src/messaging/reply.ts';
 import type { RegisteredGrant } from '../../src/security/client-registry.ts';
@@ -25,7 +26,7 @@ export type Grants = ReturnType<typeof createGrants>;
 
 export function createGrants(deps: GrantDeps) {
   const now = deps.now ?? Date.now;
-  const seconds = (): number => Math.floor(now() / 1000);
+  const seconds = secondsClock(now);
 
   /** The client, or the failure to answer when it may not have this grant or scope. */
   const checkGrant = (clientId: string, grant: RegisteredGrant, scope: readonly string[] | undefined) => {

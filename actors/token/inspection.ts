@@ -2,6 +2,7 @@
  * Revocation (RFC 7009) and introspection (RFC 7662) in TokenActor: a token presented by its
  * client is found as a refresh-token record or as access-token claims, then revoked or described.
  */
+import { secondsClock } from '../../src/security/epoch.ts';
 import { tell } from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
@@ -27,7 +28,7 @@ export function createInspection(
   revokeLogin: (loginId: string, loginExpiresAt?: number) => Promise<void>,
   revokeAccessToken: (claims: Principal) => Promise<void>,
 ) {
-  const seconds = (): number => Math.floor(now() / 1000);
+  const seconds = secondsClock(now);
 
   const accessClaims = async (token: string) => {
     try {

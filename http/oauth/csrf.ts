@@ -20,6 +20,7 @@
  * against every key that verifies now, so a rotation does not invalidate it; a key taken out
  * (`keys retire`) takes its forms with it.
  */
+import { epochSeconds } from '../../src/security/epoch.ts';
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { UsableKey } from '../../src/security/key-material.ts';
@@ -81,7 +82,7 @@ export function authorizeCsrf(keys: KeyRing): AuthorizeCsrf {
     async issue(ctx, request) {
       const key = await keys.signing();
       const value = browserValue(ctx) ?? randomBytes(32).toString('base64url');
-      const issuedAt = Math.floor(Date.now() / 1000);
+      const issuedAt = epochSeconds();
       // Set again even when kept: its lifetime runs from the newest form.
       ctx.cookies.set(cookieName(ctx), value, {
         httpOnly: true,
@@ -98,7 +99,7 @@ export function authorizeCsrf(keys: KeyRing): AuthorizeCsrf {
       const m = TOKEN.exec(token ?? '');
       if (value === undefined || !m?.[1] || !m[2]) return false;
       const issuedAt = Number(m[1]);
-      const age = Math.floor(Date.now() / 1000) - issuedAt;
+      const age = epochSeconds() - issuedAt;
       if (age < 0 || age > FORM_VALIDITY_S) return false;
       const given = Buffer.from(m[2], 'base64url');
       let matched = false;

@@ -2,6 +2,7 @@
  * What `npm run keys` does to the key set, apart from its arguments and output: list, rotate,
  * retire, each one read or one atomic change of the store the server uses.
  */
+import { epochSeconds } from '../security/epoch.ts';
 import type { Config } from '../config.ts';
 import {
   createSealer,
@@ -39,7 +40,7 @@ export const commandSettings = (config: Config): KeyCommandSettings => ({
   encryptionSecret: config.security.keys.encryptionSecret,
 });
 
-const seconds = (nowMs: number): number => Math.floor(nowMs / 1000);
+const seconds = epochSeconds;
 
 /**
  * The keys that verify now, oldest activation first. Each is opened as a server opens it, so a key

@@ -7,6 +7,7 @@
  * read are pulled in. A revocation acknowledged by any process is thus honoured by
  * every other on its next request, and a restart starts from the store.
  */
+import { secondsClock } from './epoch.ts';
 import type { RevocationStore } from '../stores/revocation-store.ts';
 
 /** What the denylist needs to know of an access token. */
@@ -52,7 +53,7 @@ export interface Denylist {
   purge(nowSeconds: number): Promise<void>;
 }
 
-const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+const nowSeconds = secondsClock();
 
 /**
  * Seconds an expired entry stays in the store: this process forgets an entry by its own clock,

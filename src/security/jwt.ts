@@ -2,6 +2,7 @@
  * Access tokens: JWS with `typ: at+jwt` and the signing key's `kid`, signed with the key that signs
  * now and verified with the one key its `kid` names (never by trying each), in that key's algorithm.
  */
+import { epochSeconds } from './epoch.ts';
 import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Revocable } from './denylist.ts';
@@ -66,7 +67,7 @@ export const CLOCK_SKEW = 30;
 export function createTokenSigner(signingKey: () => Promise<UsableKey>, settings: TokenSettings) {
   return async function signAccessToken(req: TokenRequest, nowMs = Date.now()): Promise<IssuedToken> {
     const key = await signingKey();
-    const iat = Math.floor(nowMs / 1000);
+    const iat = epochSeconds(nowMs);
     const exp = iat + settings.validity;
     const jti = randomUUID();
     const token = await new SignJWT({
@@ -188,7 +189,7 @@ export function createTokenVerifier(
     } catch (error) {
       throw new InvalidTokenError(describe(error));
     }
-    const principal = toPrincipal(payload, Math.floor(nowMs / 1000), key.kid);
+    const principal = toPrincipal(payload, epochSeconds(nowMs), key.kid);
     // Longer-lived than any token this server issues: not one of ours, whatever its signature says.
     if (principal.exp - principal.iat > settings.validity + CLOCK_SKEW)
       throw new InvalidTokenError('Access token lifetime is longer than this server issues');

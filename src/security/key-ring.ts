@@ -10,6 +10,7 @@
  * moment without a write: a rotation is published by every process from its next request on, long
  * before its key signs, and a key taken out is refused by every process from its next request on.
  */
+import { secondsClock } from './epoch.ts';
 import type { Logger } from '../logger.ts';
 import type { KeyRecord, KeyStore } from '../stores/key-store.ts';
 import { StoreUnavailableError } from '../store-unavailable.ts';
@@ -71,7 +72,7 @@ export interface StoredRingOptions {
 /** The ring over the key set in the store. */
 export function storedKeyRing(options: StoredRingOptions): KeyRing {
   const { store, sealer, validity, logger } = options;
-  const nowSeconds = (): number => Math.floor((options.now ?? Date.now)() / 1000);
+  const nowSeconds = secondsClock(options.now);
   /** Each key opened, with the record fields it was opened from: a record changed in the store is opened again. */
   const usable = new Map<string, { readonly secret: string; readonly alg: string; readonly key: UsableKey }>();
   let records: readonly KeyRecord[] = [];

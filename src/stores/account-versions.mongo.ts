@@ -6,6 +6,7 @@
  * that go on. A crash part-way refuses more, never less: the entry is written before anything it
  * covers changes.
  */
+import { epochSeconds } from '../security/epoch.ts';
 import type { Db as MongoDb } from 'mongodb';
 import type { AccountRecord, CredentialRefusal } from './credential-store.ts';
 import type { AccountDoc } from './credential-store.mongo-queries.ts';
@@ -62,7 +63,6 @@ export function accountVersions(db: MongoDb) {
     return done.matchedCount === 1;
   };
   /** A deleted account: every version refused, for longer than any access token lives. */
-  const refuseDeleted = (id: number): Promise<void> =>
-    refuseBelow(id, NEVER, Math.floor(Date.now() / 1000) + DELETED_ENTRY_S);
+  const refuseDeleted = (id: number): Promise<void> => refuseBelow(id, NEVER, epochSeconds() + DELETED_ENTRY_S);
   return { refuseDeleted, carry, moveWith, untilSettled };
 }
