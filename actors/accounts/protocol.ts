@@ -190,6 +190,10 @@ export const changeOwnPassword = (p: Fields<'ChangeOwnPassword'>) => build('Chan
 const id = z.number().int().positive();
 const actor = z.string().min(1);
 const names = z.array(z.string().min(1));
+/** A role's name: the one rule, for HTTP and the REPL alike. */
+export const roleName = z
+  .string()
+  .regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be 1 to 64 of A-Z, 0-9 and _, starting with a letter');
 
 /**
  * The fields of each message, checked by the REPL before it sends one. A new message kind without
@@ -225,7 +229,7 @@ export const schemas = {
   EndLogins: z.strictObject({ actor, id, sid: z.string().optional() }),
   ClearLockout: z.strictObject({ actor, id }),
   ListRoles: z.strictObject({}),
-  CreateRole: z.strictObject({ actor, roleName: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/), description: z.string() }),
+  CreateRole: z.strictObject({ actor, roleName, description: z.string() }),
   ChangeOwnPassword: z.strictObject({
     username: z.string(),
     sid: z.string().optional(),

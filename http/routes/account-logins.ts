@@ -26,7 +26,7 @@ const tooMany = (seconds: number): HttpProblem =>
   });
 
 export const CreateRoleInput = z.strictObject({
-  roleName: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be 1 to 64 of A-Z, 0-9 and _, starting with a letter'),
+  roleName: Accounts.roleName,
   description: z.string().max(255).default(''),
 });
 export const OwnPasswordInput = z.strictObject({ currentPassword: z.string(), newPassword: z.string() });
