@@ -1,19 +1,17 @@
 import { secondsClock } from '../../src/security/epoch.ts';
-import { spawn, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
-import { ok } from '../../src/messaging/reply.ts';
+import { spawn, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { replyBeside, type WorkFailed } from '../../src/messaging/pipe.ts';
+import { ok, type Reply } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import { createLogins, type LoginDeps } from '../../src/security/logins.ts';
 import { createAccountAdmin, type AccountDeps } from './administration.ts';
-import { examples, type AccountView, type Command } from './protocol.ts';
+import { examples, type AccountView, type Command, type ErrorCode } from './protocol.ts';
 
 export interface AccountActorDeps extends AccountDeps, LoginDeps {
   readonly onCrash: CrashPolicy;
   /** Epoch milliseconds; the clock of the logins it lists and ends. */
   readonly now?: () => number;
 }
-
-/** Work beside the mailbox that failed: a crash here, so that supervision answers its sender. */
-type WorkFailed = { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: AnyRef };
 
 type Msg = Command | WorkFailed;
 
@@ -56,18 +54,15 @@ export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): R
     return fresh;
   };
 
-  /** Read-only, so not awaited: the listing goes straight to the sender, a failure back here. */
-  const onListAccounts = (msg: Extract<Command, { type: 'ListUsers' }>, ctx: Ctx<Msg>): void => {
-    currentListing().then(
-      (l) => tell(msg.sender, ok(msg.includePasswordHash ? l.withHashes : l.withoutHashes)),
-      (error: unknown) => tell(ctx.self, { type: 'WorkFailed', error, sender: msg.sender }),
-    );
+  const onListAccounts = async (msg: Extract<Command, { type: 'ListUsers' }>) => {
+    const l = await currentListing();
+    return ok(msg.includePasswordHash ? l.withHashes : l.withoutHashes);
   };
 
   const handle = (msg: Msg, ctx: Ctx<Msg>): void => {
     switch (msg.type) {
       case 'ListUsers':
-        return onListAccounts(msg, ctx);
+        return replyBeside(ctx.self, msg.sender, onListAccounts(msg));
       case 'FindAccounts':
       case 'GetAccount':
       case 'CreateAccount':
@@ -80,7 +75,8 @@ export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): R
       case 'ListRoles':
       case 'CreateRole':
       case 'ChangeOwnPassword':
-        return administer(msg, ctx.self);
+        // Each kind's builder types its sender with its own reply; the operation's answer is that reply.
+        return replyBeside(ctx.self, msg.sender as Ref<Reply<unknown, ErrorCode>>, administer(msg));
       case 'WorkFailed':
         throw msg.error;
       default:

@@ -6,7 +6,6 @@
  * `CredentialStore`), before it answers; the logins it ends are then ended one by one.
  */
 import { secondsClock } from '../../src/security/epoch.ts';
-import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
 import { passwordPolicyRefusal } from '../../src/security/password-policy.ts';
@@ -42,7 +41,6 @@ export interface AccountDeps {
 export type AdminCommand = Exclude<Command, { type: 'ListUsers' }>;
 type Of<T extends AdminCommand['type']> = Extract<AdminCommand, { type: T }>;
 type Outcome<T> = Reply<T, ErrorCode>;
-type WorkFailed = { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: AnyRef };
 
 const REFUSALS: Readonly<Record<CredentialRefusal, string>> = {
   'account.not_found': 'No such account',
@@ -253,12 +251,5 @@ export function createAccountAdmin(
     }
   };
 
-  /** Runs the operation beside the mailbox: the reply to the sender, a failure to the actor. */
-  return (msg: AdminCommand, self: Ref<WorkFailed>): void => {
-    const sender = msg.sender as Ref<Outcome<unknown>>;
-    run(msg).then(
-      (reply) => tell(sender, reply),
-      (error: unknown) => tell(self, { type: 'WorkFailed', error, sender }),
-    );
-  };
+  return run;
 }

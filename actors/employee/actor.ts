@@ -1,4 +1,5 @@
-import { spawn, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { spawn, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { replyBeside, type WorkFailed } from '../../src/messaging/pipe.ts';
 import { assertNever, fail, ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import type { EmployeeRecord, EmployeeStore } from '../../src/stores/employee-store.ts';
@@ -18,34 +19,18 @@ export interface EmployeeActorDeps {
   readonly now?: () => number;
 }
 
-/**
- * A store call that failed: it comes back to the actor and crashes it there, so supervision
- * answers the sender (`unavailable` for a store that cannot be reached, else `internal`).
- */
-type Internal = { readonly type: 'StoreFailed'; readonly error: unknown; readonly sender: AnyRef };
-
-type Msg = Command | Internal;
+/** A store call that failed comes back as `WorkFailed`: supervision answers its sender. */
+type Msg = Command | WorkFailed;
 
 const notFound = (id: string) => fail('employee.not_found', `No employee with id ${id}`);
 
-/**
+/*
  * Store calls run concurrently (the store is the truth and updates are versioned), so the actor
- * does not wait for one before taking the next message. Its result goes straight to the sender;
- * a failure comes back here. A result already at hand (a SQLite read) is told at once, without a
- * promise; a store call that throws instead crashes the message it was made for, which
- * supervision answers as it answers a `StoreFailed`.
+ * does not wait for one before taking the next message: each is answered beside the mailbox
+ * (`replyBeside`), a result already at hand (a SQLite read) at once, without a promise; a store
+ * call that throws instead crashes the message it was made for, which supervision answers as it
+ * answers a `WorkFailed`.
  */
-function answer<R>(sender: NoInfer<Ref<R>>, work: R | Promise<R>, self: Ref<Msg>): void {
-  if (!(work instanceof Promise)) {
-    tell(sender, work);
-    return;
-  }
-  work.then(
-    (reply) => tell(sender, reply),
-    (error: unknown) => tell(self, { type: 'StoreFailed', error, sender }),
-  );
-}
-
 export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps): Ref<Command> {
   const { store } = deps;
   const at = (): string => new Date((deps.now ?? Date.now)()).toISOString();
@@ -83,24 +68,20 @@ export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps):
   const onDelete = async (msg: Extract<Command, { type: 'Delete' }>): Promise<DeleteReply> =>
     (await store.delete(msg.id)) ? ok({ id: msg.id }) : notFound(msg.id);
 
-  const onStoreFailed = (msg: Internal): never => {
-    throw msg.error;
-  };
-
   const handle = (msg: Msg, ctx: Ctx<Msg>): void => {
     switch (msg.type) {
       case 'Create':
-        return answer(msg.sender, onCreate(msg), ctx.self);
+        return replyBeside(ctx.self, msg.sender, onCreate(msg));
       case 'Get':
-        return answer(msg.sender, onGet(msg), ctx.self);
+        return replyBeside(ctx.self, msg.sender, onGet(msg));
       case 'Search':
-        return answer(msg.sender, onSearch(msg), ctx.self);
+        return replyBeside(ctx.self, msg.sender, onSearch(msg));
       case 'Update':
-        return answer(msg.sender, onUpdate(msg), ctx.self);
+        return replyBeside(ctx.self, msg.sender, onUpdate(msg));
       case 'Delete':
-        return answer(msg.sender, onDelete(msg), ctx.self);
-      case 'StoreFailed':
-        return onStoreFailed(msg);
+        return replyBeside(ctx.self, msg.sender, onDelete(msg));
+      case 'WorkFailed':
+        throw msg.error;
       default:
         return refuseUnknown(msg, 'EmployeeActor', Object.keys(examples));
     }

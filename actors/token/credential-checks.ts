@@ -3,8 +3,8 @@
  * actor, and the verdict comes back to the actor as a message (`pipe`), so the actor serves other
  * messages meanwhile. (A client's secret is checked by the route's guard, before any message.)
  */
-import { pipe } from '../../src/messaging/pipe.ts';
-import { tell, type AnyRef, type Ref } from '../../src/messaging/nact.ts';
+import { pipe, type WorkFailed } from '../../src/messaging/pipe.ts';
+import { tell, type Ref } from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import type { Client } from '../../src/security/clients.ts';
 import { overLongPassword, type PasswordHasher } from '../../src/security/passwords.ts';
@@ -36,7 +36,7 @@ export type Completion =
       readonly user: AccountRecord | undefined;
       readonly sender: IssueToken['sender'];
     }
-  | { readonly type: 'WorkFailed'; readonly error: unknown; readonly sender: AnyRef };
+  | WorkFailed;
 
 const BAD_CREDENTIALS = 'Bad credentials';
 

@@ -1,4 +1,4 @@
-import { tell, type Ref } from './nact.ts';
+import { tell, type AnyRef, type Ref } from './nact.ts';
 
 /**
  * Akka's pipeTo: when `work` settles, its outcome comes back to the actor as a message, so the
@@ -14,5 +14,32 @@ export function pipe<T, M>(
   work.then(
     (value) => tell(self, onValue(value)),
     (error: unknown) => tell(self, onError(error)),
+  );
+}
+
+/**
+ * Work beside the mailbox that failed: the one failure message of every actor. Its handler throws
+ * `error`, so that supervision answers `sender` (`unavailable` for a store that cannot be reached,
+ * else `internal`) as it answers any crash.
+ */
+export interface WorkFailed {
+  readonly type: 'WorkFailed';
+  readonly error: unknown;
+  readonly sender: AnyRef;
+}
+
+/**
+ * Akka's pipeToSelf for an answer: the actor takes its next message while `work` runs; the answer
+ * goes straight to `sender`, a failure back to the actor as {@link WorkFailed}. An answer already
+ * at hand (no promise) is told at once, in this turn.
+ */
+export function replyBeside<R>(self: Ref<WorkFailed>, sender: NoInfer<Ref<R>>, work: R | Promise<R>): void {
+  if (!(work instanceof Promise)) {
+    tell(sender, work);
+    return;
+  }
+  work.then(
+    (reply) => tell(sender, reply),
+    (error: unknown) => tell(self, { type: 'WorkFailed', error, sender }),
   );
 }
