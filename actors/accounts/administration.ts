@@ -205,14 +205,19 @@ export function createAccountAdmin(
   const onChangeOwn = async (m: Of<'ChangeOwnPassword'>): Promise<Outcome<unknown>> => {
     const bad = passwordRefusal(m.newPassword);
     if (bad) return bad;
-    const account = await deps.credentials.findByUsername(m.username);
-    if (!account?.enabled) return refused('account.not_found');
+    // The account the token was minted from, at that version: after a change (a reset, a disable)
+    // the token speaks for no account, however long it took to reach here.
+    const account = await deps.credentials.findById(m.accountId);
+    if (!account?.enabled || account.securityVersion !== m.accountVersion) return refused('account.not_found');
     if (isTooLong(m.currentPassword) || !(await deps.passwords.verify(m.currentPassword, account.password)))
       return fail('password.incorrect', 'The current password is not right');
+    // Written only if the account is still at that version: an administrator's reset made while
+    // the passwords were compared is never overwritten by this change.
     const done = await deps.credentials.setPassword(
       account.id,
       await deps.passwords.hash(m.newPassword, deps.bcryptCost),
       m.sid,
+      m.accountVersion,
     );
     if (typeof done === 'string') return refused(done);
     await ended(done, m.sid);

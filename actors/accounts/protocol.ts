@@ -129,7 +129,12 @@ export type Command =
     })
   | {
       readonly type: 'ChangeOwnPassword';
-      readonly username: string;
+      /**
+       * The account, as the request's access token names it (`account_id`), at the security
+       * version the token was minted from: a change made since (an administrator's reset) wins.
+       */
+      readonly accountId: number;
+      readonly accountVersion: number;
       /** The login the request came with: it stays, the account's other logins end. */
       readonly sid: string | undefined;
       readonly currentPassword: string;
@@ -231,7 +236,8 @@ export const schemas = {
   ListRoles: z.strictObject({}),
   CreateRole: z.strictObject({ actor, roleName, description: z.string() }),
   ChangeOwnPassword: z.strictObject({
-    username: z.string(),
+    accountId: id,
+    accountVersion: z.number().int().min(0),
     sid: z.string().optional(),
     currentPassword: z.string(),
     newPassword: z.string(),
@@ -258,5 +264,5 @@ export const examples = {
   ListRoles: 'Accounts.listRoles()',
   CreateRole: "Accounts.createRole({ actor: 'admin', roleName: 'AUDITOR', description: 'reads logs' })",
   ChangeOwnPassword:
-    "Accounts.changeOwnPassword({ username: 'jane', sid: undefined, currentPassword: '<now>', newPassword: '<new>' })",
+    "Accounts.changeOwnPassword({ accountId: 3, accountVersion: 0, sid: undefined, currentPassword: '<now>', newPassword: '<new>' })",
 } as const satisfies Record<Command['type'], string>;

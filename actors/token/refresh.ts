@@ -58,6 +58,9 @@ export function createRefresh(
     if (wider.length > 0)
       return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
     const user = record.accountId === null ? undefined : await deps.credentials.findById(record.accountId);
+    // A version past the token's: a change committed between the two reads, which may have carried
+    // the login on (a role change): read both again.
+    if (user?.enabled && record.accountVersion !== null && user.securityVersion > record.accountVersion) return 'again';
     if (!user?.enabled || user.securityVersion !== record.accountVersion) return refused(msg, ACCOUNT_CHANGED);
     const scope = msg.scope ?? record.scope;
     const issued = await grants.sign(client, user, scope, record.familyId);

@@ -69,7 +69,10 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
       const auth = ctx.state.auth;
       if (!auth?.enabled) throw accessDenied();
       const input = validate(OwnPasswordInput, jsonObject(ctx));
-      const { username, loginId } = auth.principal;
+      const { username, loginId, accountId, accountVersion } = auth.principal;
+      // A client's own token (client_credentials) speaks for no account.
+      if (accountId === undefined || accountVersion === undefined)
+        throw new HttpProblem(404, 'account.not_found', 'The token speaks for no account');
       if (checking.has(username)) throw tooMany(1);
       // Counted as a login of the account from this address, before any BCrypt work: the same
       // per-account and per-address counts as the password grant and the sign-in form.
@@ -83,7 +86,11 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
       try {
         reply = await settle(
           admission.attempt,
-          ask(deps.accounts, Accounts.changeOwnPassword({ ...input, username, sid: loginId }), deps.askTimeoutMs),
+          ask(
+            deps.accounts,
+            Accounts.changeOwnPassword({ ...input, accountId, accountVersion, sid: loginId }),
+            deps.askTimeoutMs,
+          ),
           (r) => (r.ok ? 'succeeded' : r.code === 'password.incorrect' ? 'failed' : 'abandoned'),
         );
       } finally {

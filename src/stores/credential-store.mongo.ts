@@ -178,8 +178,14 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
       if (moves) {
         if (!(await moveWith(before, set))) return undo();
         // A role change of an enabled account: its logins go on, at the new version.
-        if (c.enabled ?? before.enabled) await carry(id, before.securityVersion);
-      } else if ((await accounts.updateOne({ _id: id }, { $set: set })).matchedCount === 0) return 'account.not_found';
+        if (before.enabled && (c.enabled ?? true)) await carry(id, before.securityVersion);
+      } else {
+        // Names alone, but only over the account as read: a disable or demotion made meanwhile is
+        // not undone by the `enabled` or roles this request repeats (read again, and judged again).
+        const version = before.securityVersion;
+        const at = { _id: id, securityVersion: version === 0 ? { $in: [0, null] } : version };
+        if ((await accounts.updateOne(at, { $set: set })).matchedCount === 0) return undefined;
+      }
       await enlist(id);
       await changed();
       return (await findById(id)) ?? 'account.not_found';
@@ -210,11 +216,11 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
       }),
     createAccount: (a) => run(() => createAccount(a)),
     updateAccount: (id, c, guarded) => run(() => updateAccount(id, c, guarded)),
-    setPassword: (id, hash, keepLogin) =>
+    setPassword: (id, hash, keepLogin, atVersion) =>
       run(() =>
         untilSettled(async () => {
           const before = await findById(id);
-          if (!before) return 'account.not_found';
+          if (!before || (atVersion !== undefined && before.securityVersion !== atVersion)) return 'account.not_found';
           if (!(await moveWith(before, { password: hash }))) return undefined;
           if (keepLogin !== undefined) await carry(id, before.securityVersion, keepLogin);
           await changed();

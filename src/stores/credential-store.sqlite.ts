@@ -175,15 +175,21 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     const roleNames = (a: AccountRecord): string => a.roles.map((r) => r.roleName).join();
     if (changed.enabled === before.enabled && roleNames(changed) === roleNames(before)) return changed;
     moveVersion.run(id);
-    if (changed.enabled) carryLogins.run(before.securityVersion + 1, id, before.securityVersion);
+    // A role change of an enabled account: its logins go on. Enabled again: none comes back.
+    if (before.enabled && changed.enabled) carryLogins.run(before.securityVersion + 1, id, before.securityVersion);
     return current(id);
   });
-  const setPassword = writeTransaction(db, (id: number, hash: string, keep: string | undefined): AccountRecord => {
-    const before = record(byId.get(id));
-    if (!before || setHash.run(hash, id).changes === 0) throw new Refused('account.not_found');
-    if (keep !== undefined) carryLogin.run(before.securityVersion + 1, id, before.securityVersion, keep);
-    return current(id);
-  });
+  const setPassword = writeTransaction(
+    db,
+    (id: number, hash: string, keep: string | undefined, atVersion: number | undefined): AccountRecord => {
+      const before = record(byId.get(id));
+      if (!before || (atVersion !== undefined && before.securityVersion !== atVersion))
+        throw new Refused('account.not_found');
+      if (setHash.run(hash, id).changes === 0) throw new Refused('account.not_found');
+      if (keep !== undefined) carryLogin.run(before.securityVersion + 1, id, before.securityVersion, keep);
+      return current(id);
+    },
+  );
   const endLogins = writeTransaction(db, (id: number): AccountRecord => {
     if (moveVersion.run(id).changes === 0) throw new Refused('account.not_found');
     return current(id);
@@ -228,7 +234,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     createRole: async (role) => refusing(createRole)(role),
     createAccount: async (account) => refusing(createAccount)(account),
     updateAccount: async (id, c, guarded) => refusing(updateAccount)(id, c, guarded),
-    setPassword: async (id, hash, keepLogin) => refusing(setPassword)(id, hash, keepLogin),
+    setPassword: async (id, hash, keepLogin, atVersion) => refusing(setPassword)(id, hash, keepLogin, atVersion),
     endLogins: async (id) => refusing(endLogins)(id),
     deleteAccount: async (id, guarded) => refusing(deleteAccount)(id, guarded),
   };

@@ -109,8 +109,15 @@ export interface CredentialStore {
   /**
    * Replaces the BCrypt hash and moves the security version in the same write; only the login
    * `keepLogin` (the account's own, when it changes its own password) is carried to the new version.
+   * With `atVersion`, only while the account is at that version (else `account.not_found`, nothing
+   * written): a change made since the caller read it wins.
    */
-  setPassword(id: number, hash: string, keepLogin?: string): Promise<AccountRecord | CredentialRefusal>;
+  setPassword(
+    id: number,
+    hash: string,
+    keepLogin?: string,
+    atVersion?: number,
+  ): Promise<AccountRecord | CredentialRefusal>;
   /** Moves the security version alone: every login of the account ends, every token minted before is refused. */
   endLogins(id: number): Promise<AccountRecord | CredentialRefusal>;
   /**

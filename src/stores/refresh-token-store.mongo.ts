@@ -63,7 +63,11 @@ export function mongoRefreshTokenStore(db: MongoDb, run: Runner = guarded): Refr
           return !now || now.usedAt !== null ? 'spent' : 'stale';
         }
         await tokens.insertOne(refreshTokenDoc(next));
-        if (!(await stillCurrent(next, at))) return 'stale';
+        if (!(await stillCurrent(next, at))) {
+          // Nothing of this rotation stands: the old token is unspent again, and read again.
+          await tokens.updateOne({ _id: oldHash, usedAt: at }, { $set: { usedAt: null } });
+          return 'stale';
+        }
         const beyond = await tokens
           .find({ familyId: next.familyId, usedAt: { $ne: null } }, { projection: { _id: 1 } })
           .sort({ generation: -1 })

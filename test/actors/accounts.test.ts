@@ -184,9 +184,10 @@ t(
     value(await create('jane'));
     const mine = value(await login('jane', 'jane-password-1'));
     const other = value(await login('jane', 'jane-password-1'));
-    const sid = (await ctx.verify(mine.accessToken, ctx.clock.now)).loginId;
+    const { loginId: sid, accountId, accountVersion } = await ctx.verify(mine.accessToken, ctx.clock.now);
+    assert.ok(accountId !== undefined && accountVersion !== undefined);
     const change = (currentPassword: string, newPassword: string) =>
-      administer(Accounts.changeOwnPassword({ username: 'jane', sid, currentPassword, newPassword }));
+      administer(Accounts.changeOwnPassword({ accountId, accountVersion, sid, currentPassword, newPassword }));
     assert.is(code(await change('wrong-password', 'jane-password-2')), 'password.incorrect');
     assert.is(code(await change('jane-password-1', 'short')), 'password.invalid');
     value(await change('jane-password-1', 'jane-password-2'));

@@ -230,6 +230,52 @@ for (const [topology, two] of Object.entries(TOPOLOGIES)) {
     assert.equal(value(await administer(there, Accounts.listLogins({ id }))), [], 'no login was written');
   });
 
+  t(`${topology}: an own password change held at its BCrypt check loses to an administrator's reset`, async () => {
+    const { here, there, id } = await setUp(two);
+    const mine = value(
+      await send(here, Token.issueToken({ clientId: 'troupe-client', username: 'eve', password: PASSWORD })),
+    );
+    const { loginId: sid, accountId, accountVersion } = await here.verify(mine.accessToken, Date.now());
+    assert.ok(accountId !== undefined && accountVersion !== undefined);
+    const hold = gate();
+    ctx.holds.verify = hold;
+    const change = administer(
+      here,
+      Accounts.changeOwnPassword({
+        accountId,
+        accountVersion,
+        sid,
+        currentPassword: PASSWORD,
+        newPassword: 'eve-chosen-9',
+      }),
+    );
+    await hold.reached;
+    value(await CHANGES['password reset'](there, id));
+    hold.release();
+    const reply = await change;
+    assert.equal(reply.ok ? 'ok' : reply.code, 'account.not_found', 'the token speaks for an account version gone');
+    const login = (password: string) =>
+      send(there, Token.issueToken({ clientId: 'troupe-client', username: 'eve', password }));
+    assert.ok((await login('eve-password-2')).ok, "the administrator's password stands");
+    assert.is((await login('eve-chosen-9')).ok, false);
+  });
+
+  t(`${topology}: a refresh whose account a role change moves between its two reads signs the new roles`, async () => {
+    const { here, there, id } = await setUp(two);
+    const first = value(
+      await send(here, Token.issueToken({ clientId: 'troupe-client', username: 'eve', password: PASSWORD })),
+    );
+    // Held right after it read the token, at the older version; the account is read after the change.
+    const hold = gate();
+    ctx.holds.find = hold;
+    const pending = send(here, Token.refresh({ clientId: 'troupe-client', refreshToken: first.refreshToken ?? '' }));
+    await hold.reached;
+    value(await CHANGES.demotion(there, id));
+    hold.release();
+    const next = value(await pending);
+    assert.equal((await here.verify(next.accessToken, Date.now())).authorities, ['USER']);
+  });
+
   t(`${topology}: a login whose account changes after its last read mints nothing that works`, async () => {
     const { here, there, id } = await setUp(two);
     // With a refresh token: its write checks the account's version, and refuses the login.

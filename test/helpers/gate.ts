@@ -35,6 +35,8 @@ export interface Holds {
   read?: Gate | undefined;
   /** A refresh token's rotation, before it is written. */
   rotate?: Gate | undefined;
+  /** A read of a refresh token's record, once it is read. */
+  find?: Gate | undefined;
 }
 
 /** Waits at the gate set for `step`, if any, and clears it. */
@@ -56,7 +58,10 @@ export function holdingHasher(hasher: PasswordHasher, holds: Holds): PasswordHas
   };
 }
 
-/** Wrappers of the real stores for `startTokenActor`: reads by id held at `read`, rotations at `rotate`. */
+/**
+ * Wrappers of the real stores for `startTokenActor`: reads of an account by id held at `read`, of a
+ * refresh token at `find`, rotations at `rotate`.
+ */
 export function holdingStores(holds: Holds): {
   credentials: (store: CredentialStore) => CredentialStore;
   refreshTokens: (store: RefreshTokenStore) => RefreshTokenStore;
@@ -72,6 +77,11 @@ export function holdingStores(holds: Holds): {
     }),
     refreshTokens: (store) => ({
       ...store,
+      async find(hash) {
+        const found = await store.find(hash);
+        await pass(holds, 'find');
+        return found;
+      },
       async rotate(oldHash, next, at) {
         await pass(holds, 'rotate');
         return store.rotate(oldHash, next, at);

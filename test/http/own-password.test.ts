@@ -114,17 +114,18 @@ s.run();
  * the same account while the first is under way is 429 at once; another account's is not held up.
  */
 const f = suite('PUT /app/me/password: one check per account at a time');
+const ACCOUNT_IDS: Readonly<Record<string, number>> = { uma: 7, vic: 8 };
 
 f('a second change of the account while one is under way is 429; another account goes through', async () => {
   const system = startSystem('own-password-fair-share');
   const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
-  const held: { sender: Ref<unknown>; username: string }[] = [];
+  const held: { sender: Ref<unknown>; accountId: number }[] = [];
   let arrived = (): void => {};
   const accounts = spawn<null, Accounts.Command>(
     system,
     (state, msg) => {
       if (msg.type === 'ChangeOwnPassword') {
-        held.push({ sender: msg.sender as Ref<unknown>, username: msg.username });
+        held.push({ sender: msg.sender as Ref<unknown>, accountId: msg.accountId });
         arrived();
       }
       return state;
@@ -141,7 +142,7 @@ f('a second change of the account while one is under way is 429; another account
     iat: 0,
     loginId: undefined,
     kid: 'k',
-    accountId: 1,
+    accountId: ACCOUNT_IDS[username] ?? 0,
     accountVersion: 0,
   });
   const guards: Guards = {
@@ -187,8 +188,8 @@ f('a second change of the account while one is under way is 429; another account
     const other = change('vic');
     await first;
     assert.equal(
-      held.map((h) => h.username),
-      ['uma', 'vic'],
+      held.map((h) => h.accountId),
+      [ACCOUNT_IDS['uma'], ACCOUNT_IDS['vic']],
       "another account's check is not held up",
     );
     for (const h of held.splice(0)) tell(h.sender, ok(null));

@@ -178,6 +178,8 @@ export function accountContracts(name: string, target: ContractTarget): void {
     await c.updateAccount(kim.id, { enabled: false }, 'ADMIN');
     assert.is(await r.rotate('b-next', { ...login('b', 2), tokenHash: 'b-last' }, 1200), 'stale', 'disabled');
     assert.not.ok(await r.insert(login('c', 3)), 'a disabled account gets no login');
+    await c.updateAccount(kim.id, { enabled: true }, 'ADMIN');
+    assert.is((await r.find('b-next'))?.accountVersion, 2, 'enabled again: no login of before comes back');
   });
   t('the live logins of an account, with their client and times', async () => {
     const r = stores().refreshTokens;
