@@ -109,6 +109,21 @@ const CHANGES = {
     administer(where, Accounts.endLogins({ actor: 'admin', id })),
 } satisfies Record<string, Change>;
 
+/** A code of the web app for eve, from the sign-in form of `setup`. */
+const codeOf = async (setup: TokenActorSetup): Promise<string> =>
+  value(
+    await send(
+      setup,
+      Token.authorize({
+        clientId: 'web-app',
+        redirectUri: REDIRECT,
+        username: 'eve',
+        password: PASSWORD,
+        codeChallenge: CHALLENGE,
+      }),
+    ),
+  ).code;
+
 const TOPOLOGIES = { 'one process': false, 'two processes on one file': true } as const;
 
 async function setUp(twoProcesses: boolean) {
@@ -163,27 +178,14 @@ for (const [topology, two] of Object.entries(TOPOLOGIES)) {
     `${topology}: a code minted before a password reset is refused; a deleted and re-created name is another account`,
     async () => {
       const { here, there, id } = await setUp(two);
-      const code = async (): Promise<string> =>
-        value(
-          await send(
-            here,
-            Token.authorize({
-              clientId: 'web-app',
-              redirectUri: REDIRECT,
-              username: 'eve',
-              password: PASSWORD,
-              codeChallenge: CHALLENGE,
-            }),
-          ),
-        ).code;
       const redeem = (c: string) =>
         send(here, Token.redeemCode({ clientId: 'web-app', code: c, redirectUri: REDIRECT, codeVerifier: VERIFIER }));
-      const beforeReset = await code();
+      const beforeReset = await codeOf(here);
       value(await CHANGES['password reset'](there, id));
       const refused = await redeem(beforeReset);
       assert.equal(refused.ok ? 'ok' : [refused.code, refused.message], ['grant.invalid', Token.ACCOUNT_CHANGED]);
       value(await administer(there, Accounts.setPassword({ actor: 'admin', id, password: PASSWORD })));
-      const beforeDelete = await code();
+      const beforeDelete = await codeOf(here);
       value(await administer(there, Accounts.deleteAccount({ actor: 'admin', id })));
       const again = value(
         await administer(
@@ -203,18 +205,7 @@ for (const [topology, two] of Object.entries(TOPOLOGIES)) {
 
   t(`${topology}: a code redeemed while a password reset answers is refused, and leaves no login`, async () => {
     const { here, there, id } = await setUp(two);
-    const { code } = value(
-      await send(
-        here,
-        Token.authorize({
-          clientId: 'web-app',
-          redirectUri: REDIRECT,
-          username: 'eve',
-          password: PASSWORD,
-          codeChallenge: CHALLENGE,
-        }),
-      ),
-    );
+    const code = await codeOf(here);
     // Held right after the redemption read the account, before its login is written.
     const hold = gate();
     ctx.holds.read = hold;

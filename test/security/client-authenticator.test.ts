@@ -5,18 +5,9 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEV_CLIENT_SECRET_HASH } from '../../src/config.ts';
-import { createClientAuthenticator, type Client } from '../../src/security/clients.ts';
+import { createClientAuthenticator } from '../../src/security/clients.ts';
+import { CLIENT } from '../helpers/token-actor.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
-
-const CLIENT: Client = {
-  clientId: 'troupe-client',
-  secretHash: DEV_CLIENT_SECRET_HASH,
-  authMethod: 'client_secret_basic',
-  grantTypes: ['password', 'refresh_token'],
-  scopes: ['read', 'write'],
-  redirectUris: [],
-};
 
 const t = suite('security: the client authenticator', {} as { real: PasswordHasher; seen: string[] });
 t.before((c) => {
