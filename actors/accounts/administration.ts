@@ -88,13 +88,13 @@ export function createAccountAdmin(
    * their access tokens refused by login. The version already refuses all of them; this is what
    * lists them as ended (no longer under `sessions`, a refresh answered "revoked").
    */
-  const endLogins = async (username: string, keep?: string): Promise<void> => {
-    for (const loginId of await deps.refreshTokens.liveLogins(username, seconds()))
+  const endLogins = async (accountId: number, keep?: string): Promise<void> => {
+    for (const loginId of await deps.refreshTokens.liveLogins(accountId, seconds()))
       if (loginId !== keep) await revokeLogin(loginId);
   };
   const ended = async (account: AccountRecord, keep?: string): Promise<void> => {
     moved(account);
-    await endLogins(account.username, keep);
+    await endLogins(account.id, keep);
   };
 
   const onFind = async (m: Of<'FindAccounts'>): Promise<Outcome<unknown>> => {
@@ -156,14 +156,14 @@ export function createAccountAdmin(
     const gone = await deps.credentials.deleteAccount(m.id, ADMIN_ROLE);
     if (typeof gone === 'string') return refused(gone);
     deps.denylist.accountMoved(gone.id, Number.MAX_SAFE_INTEGER);
-    await endLogins(gone.username);
+    await endLogins(gone.id);
     event('account.deleted', m.actor, gone.username);
     return ok(null);
   };
   const onListLogins = async (m: Of<'ListLogins'>): Promise<Outcome<unknown>> => {
     const account = await found(m.id);
     if ('ok' in account) return account;
-    const logins = await deps.refreshTokens.loginsOf(account.username, seconds());
+    const logins = await deps.refreshTokens.loginsOf(account.id, seconds());
     return ok(
       logins.map((l): LoginView => ({
         sid: l.loginId,
@@ -181,8 +181,7 @@ export function createAccountAdmin(
       const done = await deps.credentials.endLogins(account.id);
       if (typeof done === 'string') return refused(done);
       await ended(done);
-    } else if ((await deps.refreshTokens.liveLogins(account.username, seconds())).includes(m.sid))
-      await revokeLogin(m.sid);
+    } else if ((await deps.refreshTokens.liveLogins(account.id, seconds())).includes(m.sid)) await revokeLogin(m.sid);
     else return fail('login.not_found', 'No live login of the account has that id');
     event(m.sid === undefined ? 'account.logins_ended' : 'account.login_ended', m.actor, account.username, {
       ...(m.sid === undefined ? {} : { sid: m.sid }),

@@ -37,7 +37,7 @@ export function createCodes(
   grants: Grants,
   seconds: () => number,
   revokeLogin: (loginId: string) => Promise<void>,
-  afterLogin: (username: string) => Promise<void>,
+  afterLogin: (accountId: number) => Promise<void>,
 ) {
   /** A new code for `user`, whose password matched; stored by its hash only. */
   const issue = async (client: Client, user: AccountRecord, request: Authorize): Promise<AuthorizationCode> => {
@@ -88,7 +88,7 @@ export function createCodes(
     if (!user?.enabled || user.securityVersion !== record.accountVersion) return refuse(ACCOUNT_CHANGED);
     const granted = await grants.newLogin(client, user, record.scope, record.loginId);
     if (!granted) return refuse(ACCOUNT_CHANGED);
-    await afterLogin(user.username);
+    await afterLogin(user.id);
     tell(msg.sender, ok(granted));
   };
 

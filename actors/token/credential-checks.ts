@@ -44,7 +44,7 @@ const BAD_CREDENTIALS = 'Bad credentials';
 export function createCredentialChecks(
   deps: CredentialCheckDeps,
   grants: Grants,
-  afterLogin: (username: string) => Promise<void>,
+  afterLogin: (accountId: number) => Promise<void>,
   issueCode: (
     client: Client,
     user: AccountRecord,
@@ -92,7 +92,7 @@ export function createCredentialChecks(
     if (request.type === 'Authorize') return tell(request.sender, ok(await issueCode(client, now, request)));
     const granted = await grants.newLogin(client, now, request.scope ?? client.scopes);
     if (!granted) return refuse();
-    await afterLogin(now.username);
+    await afterLogin(now.id);
     tell(request.sender, ok(granted));
   };
 

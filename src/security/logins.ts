@@ -59,9 +59,9 @@ export function createLogins(deps: LoginDeps, seconds: () => number) {
     await deps.denylist.revoke(jti, exp + CLOCK_SKEW, loginId);
   };
 
-  /** After a login of `username`: ends its least recently refreshed logins past the bound. */
-  const endOldestLogins = async (username: string): Promise<void> => {
-    const live = await deps.refreshTokens.liveLogins(username, seconds());
+  /** After a login of the account `accountId`: ends its least recently refreshed logins past the bound. */
+  const endOldestLogins = async (accountId: number): Promise<void> => {
+    const live = await deps.refreshTokens.liveLogins(accountId, seconds());
     for (const familyId of live.slice(0, Math.max(0, live.length - deps.maxLoginsPerUser))) await revokeLogin(familyId);
   };
 

@@ -82,19 +82,22 @@ export function mongoRefreshTokenStore(db: MongoDb, run: Runner = guarded): Refr
       ),
     revokeFamily: (familyId, at) =>
       run(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
-    liveLogins: (username, now) =>
+    liveLogins: (accountId, now) =>
       run(async () =>
         (
           await tokens
-            .find({ username, usedAt: null, revokedAt: null, expiresAt: { $gt: now } }, { projection: { familyId: 1 } })
+            .find(
+              { accountId, usedAt: null, revokedAt: null, expiresAt: { $gt: now } },
+              { projection: { familyId: 1 } },
+            )
             .sort({ issuedAt: 1, _id: 1 })
             .toArray()
         ).map((d) => d.familyId),
       ),
-    loginsOf: (username, now) =>
+    loginsOf: (accountId, now) =>
       run(async () => {
         const live = await tokens
-          .find({ username, usedAt: null, revokedAt: null, expiresAt: { $gt: now } })
+          .find({ accountId, usedAt: null, revokedAt: null, expiresAt: { $gt: now } })
           .sort({ issuedAt: 1, _id: 1 })
           .toArray();
         const out: LoginRecord[] = [];

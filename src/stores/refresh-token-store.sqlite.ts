@@ -73,17 +73,17 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
        (select token_hash from refresh_tokens where family_id = ? and used_at is not null
         order by generation desc limit ?)`,
   );
-  const logins = db.prepare<[string, number], LoginRecord>(
+  const logins = db.prepare<[number, number], LoginRecord>(
     `select t.family_id as loginId, t.client_id as clientId, t.issued_at as refreshedAt, t.expires_at as expiresAt,
        (select min(f.issued_at) from refresh_tokens f where f.family_id = t.family_id) as createdAt
      from refresh_tokens t
-     where t.username = ? and t.used_at is null and t.revoked_at is null and t.expires_at > ?
+     where t.account_id = ? and t.used_at is null and t.revoked_at is null and t.expires_at > ?
      order by t.issued_at, t.token_hash`,
   );
   const live = db
-    .prepare<[string, number], string>(
+    .prepare<[number, number], string>(
       `select family_id from refresh_tokens
-       where username = ? and used_at is null and revoked_at is null and expires_at > ?
+       where account_id = ? and used_at is null and revoked_at is null and expires_at > ?
        order by issued_at, token_hash`,
     )
     .pluck();
@@ -133,8 +133,8 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
     rotate: async (oldHash, next, at) => rotate(oldHash, next, at),
     accessHorizon: async (familyId) => horizon.get(familyId) ?? undefined,
     revokeFamily: async (familyId, at) => revoke.run(at, familyId).changes,
-    liveLogins: async (username, now) => live.all(username, now),
-    loginsOf: async (username, now) => logins.all(username, now),
+    liveLogins: async (accountId, now) => live.all(accountId, now),
+    loginsOf: async (accountId, now) => logins.all(accountId, now),
     purgeExpired: async (now) => purge.run(now, now - REVOKED_RETENTION_S).changes,
   };
 }

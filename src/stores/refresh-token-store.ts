@@ -78,10 +78,13 @@ export interface RefreshTokenStore {
   accessHorizon(familyId: string): Promise<number | undefined>;
   /** Revokes every live token of the family; returns how many. */
   revokeFamily(familyId: string, at: number): Promise<number>;
-  /** The logins of `username` with a live token at `now`, least recently refreshed first. */
-  liveLogins(username: string, now: number): Promise<readonly string[]>;
-  /** The logins of `username` with a live token at `now`, as {@link liveLogins} orders them. */
-  loginsOf(username: string, now: number): Promise<readonly LoginRecord[]>;
+  /**
+   * The logins of the account (by id: a username created again is another account) with a live
+   * token at `now`, least recently refreshed first.
+   */
+  liveLogins(accountId: number, now: number): Promise<readonly string[]>;
+  /** The logins of the account with a live token at `now`, as {@link liveLogins} orders them. */
+  loginsOf(accountId: number, now: number): Promise<readonly LoginRecord[]>;
   /**
    * Deletes tokens that expired before `now`, and those of logins revoked more than
    * {@link REVOKED_RETENTION_S} before it; returns how many.

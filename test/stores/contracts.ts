@@ -202,19 +202,32 @@ function refreshTokens(name: string, target: ContractTarget): void {
     },
   );
   t(
-    'live logins of a user, least recently refreshed first; revoked logins are purged after the retention',
+    'live logins of an account, least recently refreshed first; revoked logins are purged after the retention',
     async () => {
       const r = stores().refreshTokens;
+      const account = await stores().credentials.createAccount({
+        username: 'bounded',
+        password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK',
+        firstName: '',
+        lastName: '',
+        roles: [],
+        enabled: true,
+      });
+      assert.ok(typeof account === 'object');
+      const bound = { username: 'bounded', accountId: account.id, accountVersion: 0 };
       const mine = (family: string, issuedAt: number, over: Partial<RefreshTokenRecord> = {}) =>
-        refreshRecord({ familyId: family, username: 'bounded', issuedAt, expiresAt: 10_000_000, ...over });
+        refreshRecord({ familyId: family, ...bound, issuedAt, expiresAt: 10_000_000, ...over });
       await r.insert(mine('l-new', 1200));
       await r.insert(mine('l-old', 1100));
       await r.insert(mine('l-expired', 1000, { expiresAt: 1400 }));
       await r.insert(mine('l-revoked', 1000));
       await r.revokeFamily('l-revoked', 1300);
-      assert.equal(await r.liveLogins('bounded', 1500), ['l-old', 'l-new']);
+      assert.equal(await r.liveLogins(account.id, 1500), ['l-old', 'l-new']);
+      // Another account of the same name (one deleted and made again) has logins of its own.
+      assert.ok(await r.insert(refreshRecord({ familyId: 'l-unbound', username: 'bounded', expiresAt: 10_000_000 })));
+      assert.equal(await r.liveLogins(account.id, 1500), ['l-old', 'l-new']);
       await r.purgeExpired(1300 + REVOKED_RETENTION_S + 1);
-      assert.is((await r.liveLogins('bounded', 1500)).length, 2);
+      assert.is((await r.liveLogins(account.id, 1500)).length, 2);
       assert.is(
         (await r.accessHorizon('l-revoked')) ?? 'gone',
         'gone',
