@@ -1,0 +1,160 @@
+/**
+ * Every change this project makes to nact 7.6.2's behaviour, applied once when this module loads
+ * (`nact.ts` imports it), each on nact's `Actor` prototype:
+ * - **lazy children**: nact copies the parent's whole child map into the context of every message;
+ *   the copy is made only when `ctx.children` is read (a message to the activity router, a parent
+ *   of many children, cost O(children));
+ * - **one context per actor**: the context a handler gets is built at its first message and kept;
+ * - **messages per turn**: the messages queued behind one are handled in the same turn of the event
+ *   loop, up to {@link MESSAGES_PER_TURN}, instead of one `setImmediate` each, with an optional
+ *   hook around each stretch (`SpawnOptions.aroundTurn`).
+ * `test/messaging/nact.test.ts` tests each.
+ */
+import { createRequire } from 'node:module';
+import type { RawPath, RawRef } from './nact.ts';
+
+interface RawActorInternals {
+  readonly parent?: { readonly reference: RawRef };
+  readonly path: RawPath;
+  readonly reference: RawRef;
+  readonly name: string;
+  readonly childReferences: Map<string, RawRef>;
+  readonly log: unknown;
+}
+const actorClass = createRequire(import.meta.url)('nact/lib/actor.js') as {
+  Actor: { prototype: { createContext(sender: unknown): unknown } };
+};
+// nact copies the parent's whole child map into the context of every message it handles, which
+// makes each message to a parent of many children (the activity router) cost O(children). The
+// copy is made only when `children` is read instead; everything else is as nact builds it.
+actorClass.Actor.prototype.createContext = function createContext(this: RawActorInternals, sender: unknown) {
+  return lazyContext(this, sender);
+};
+
+/** The parts of nact's Actor that handle its mailbox, and the fields added here. */
+export interface RawMailboxActor {
+  readonly stopped: boolean;
+  busy: boolean;
+  immediate: NodeJS.Immediate | undefined;
+  state: unknown;
+  readonly f: (this: unknown, state: unknown, message: unknown, ctx: unknown) => unknown;
+  readonly mailbox: { shift(): { readonly message: unknown; readonly sender: unknown } | undefined };
+  createContext(sender: unknown): unknown;
+  afterMessage(): void;
+  setTimeout(): void;
+  handleFault(message: unknown, sender: unknown, error: unknown): void;
+  handleMessage(message: unknown, sender: unknown): void;
+  processNext(): void;
+  /** Messages handled since the actor last waited for a turn of the event loop. */
+  handledInTurn?: number;
+  /** `SpawnOptions.messagesPerTurn`, when the actor was given one. */
+  messagesPerTurn?: number;
+  /** `SpawnOptions.aroundTurn`, when the actor was given one. */
+  aroundTurn?: (run: () => void) => void;
+  /** The context its handler gets, made at its first message. */
+  messageContext?: unknown;
+}
+
+/**
+ * How many messages an actor handles one after another, in one turn of the event loop, before it
+ * lets I/O in again. nact schedules every message in its own `setImmediate`, so a mailbox of ten
+ * drained one message per turn: ten socket polls where one would do, and the replies to a burst of
+ * requests written one turn apart. Here an idle actor still starts in a `setImmediate` (a tell
+ * never runs the handler in the sender's stack), but the messages that queued meanwhile follow at
+ * once, up to this many; then the actor yields a turn, so a long mailbox cannot starve the sockets.
+ */
+export const MESSAGES_PER_TURN = 64;
+
+/** The context nact hands a handler: built once per actor (nothing of it changes per message). */
+const contextOf = (actor: RawMailboxActor): unknown => (actor.messageContext ??= actor.createContext(undefined));
+
+/**
+ * Handles `message`, then the messages queued behind it while the turn's budget lasts. A handler
+ * that answers at once (its new state, no promise) is followed by the next message in the same
+ * loop; one that returns a promise is followed when it settles, as nact does.
+ */
+function runMessages(actor: RawMailboxActor, first: unknown, firstSender: unknown): void {
+  const around = actor.aroundTurn;
+  if (around) around(() => runStretch(actor, first, firstSender));
+  else runStretch(actor, first, firstSender);
+}
+
+function runStretch(actor: RawMailboxActor, first: unknown, firstSender: unknown): void {
+  let message = first;
+  let sender = firstSender;
+  for (;;) {
+    const ctx = contextOf(actor);
+    let next: unknown;
+    try {
+      next = actor.f.call(ctx, actor.state, message, ctx);
+    } catch (error) {
+      actor.handleFault(message, sender, error);
+      return;
+    }
+    if (next instanceof Promise) {
+      const failed = message;
+      const failedSender = sender;
+      next.then(
+        (state: unknown) => {
+          actor.state = state;
+          actor.afterMessage();
+          actor.processNext();
+        },
+        (error: unknown) => actor.handleFault(failed, failedSender, error),
+      );
+      return;
+    }
+    actor.state = next;
+    actor.afterMessage();
+    const queued = takeNext(actor);
+    if (queued === undefined) return;
+    message = queued.message;
+    sender = queued.sender;
+  }
+}
+
+/**
+ * The next message to handle in this turn, if any: none when the actor has stopped, its mailbox
+ * is empty (it goes idle), or the turn's budget is spent (the message waits for the next turn).
+ */
+function takeNext(actor: RawMailboxActor): { readonly message: unknown; readonly sender: unknown } | undefined {
+  if (actor.stopped) return undefined;
+  const next = actor.mailbox.shift();
+  if (!next) {
+    actor.busy = false;
+    actor.setTimeout(); // the idle countdown (shutdownAfter) starts again
+    return undefined;
+  }
+  const handled = (actor.handledInTurn ?? 0) + 1;
+  if (handled > (actor.messagesPerTurn ?? MESSAGES_PER_TURN)) {
+    actor.handleMessage(next.message, next.sender);
+    return undefined;
+  }
+  actor.handledInTurn = handled;
+  return next;
+}
+
+const mailboxes = actorClass.Actor.prototype as unknown as RawMailboxActor;
+mailboxes.handleMessage = function handleMessage(this: RawMailboxActor, message: unknown, sender: unknown) {
+  this.busy = true;
+  this.handledInTurn = 1;
+  this.immediate = setImmediate(() => runMessages(this, message, sender));
+};
+mailboxes.processNext = function processNext(this: RawMailboxActor) {
+  const next = takeNext(this);
+  if (next) runMessages(this, next.message, next.sender);
+};
+
+function lazyContext(actor: RawActorInternals, sender: unknown) {
+  return {
+    parent: actor.parent?.reference,
+    path: actor.path,
+    self: actor.reference,
+    name: actor.name,
+    get children() {
+      return new Map(actor.childReferences);
+    },
+    sender,
+    log: actor.log,
+  };
+}
