@@ -31,7 +31,7 @@ import type { AccountRecord, CredentialStore } from '../stores/credential-store.
 /** The longest username, in UTF-16 code units of its canonical form (as before this rule). */
 export const MAX_USERNAME_LENGTH = 255;
 
-/** The form usernames are compared in, and a new one stored in. Total: any string has one. */
+/** The form usernames are compared in, and a new one stored in. Total: every string has one. */
 export const canonicalUsername = (name: string): string => name.normalize('NFKC').toLowerCase().normalize('NFKC');
 
 /** Scripts in common modern use (UTS #31 table 5, Recommended Scripts). */
