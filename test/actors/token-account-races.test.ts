@@ -109,20 +109,20 @@ const CHANGES = {
     administer(where, Accounts.endLogins({ actor: 'admin', id })),
 } satisfies Record<string, Change>;
 
+/** Eve signs in to the web app at the sign-in form of `setup`. */
+const signIn = (setup: TokenActorSetup) =>
+  send(
+    setup,
+    Token.authorize({
+      clientId: 'web-app',
+      redirectUri: REDIRECT,
+      username: 'eve',
+      password: PASSWORD,
+      codeChallenge: CHALLENGE,
+    }),
+  );
 /** A code of the web app for eve, from the sign-in form of `setup`. */
-const codeOf = async (setup: TokenActorSetup): Promise<string> =>
-  value(
-    await send(
-      setup,
-      Token.authorize({
-        clientId: 'web-app',
-        redirectUri: REDIRECT,
-        username: 'eve',
-        password: PASSWORD,
-        codeChallenge: CHALLENGE,
-      }),
-    ),
-  ).code;
+const codeOf = async (setup: TokenActorSetup): Promise<string> => value(await signIn(setup)).code;
 
 const TOPOLOGIES = { 'one process': false, 'two processes on one file': true } as const;
 
@@ -157,20 +157,11 @@ for (const [topology, two] of Object.entries(TOPOLOGIES)) {
     const { here, there, id } = await setUp(two);
     const hold = gate();
     ctx.holds.verify = hold;
-    const signIn = send(
-      here,
-      Token.authorize({
-        clientId: 'web-app',
-        redirectUri: REDIRECT,
-        username: 'eve',
-        password: PASSWORD,
-        codeChallenge: CHALLENGE,
-      }),
-    );
+    const signingIn = signIn(here);
     await hold.reached;
     value(await CHANGES['password reset'](there, id));
     hold.release();
-    const reply = await signIn;
+    const reply = await signingIn;
     assert.equal(reply.ok ? 'ok' : reply.code, 'grant.invalid');
   });
 

@@ -24,6 +24,7 @@ import type { Principal } from '../../src/security/jwt.ts';
 import { createLoginThrottle } from '../../src/security/login-throttle.ts';
 import { sqliteLoginThrottleStore } from '../../src/stores/login-throttle-store.sqlite.ts';
 import { openDatabase } from '../../src/stores/sqlite.ts';
+import { CLIENTS, clientsFile, SERVICE } from '../helpers/clients.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, bearer, login, postToken, USERS } from '../helpers/tokens.ts';
 
@@ -41,6 +42,7 @@ s.before(async (c) => {
       'logging.level': 'info',
       'security.login-throttle.max-failures-per-user': '3',
       'security.login-throttle.window-seconds': '600',
+      'security.clients-file': clientsFile(CLIENTS),
     },
     undefined,
     sink,
@@ -106,6 +108,23 @@ s(
     );
   },
 );
+
+s("a client's own token (client_credentials) speaks for no account: 404 account.not_found", async (c) => {
+  const grant = await postToken(
+    c.server.url,
+    { grant_type: 'client_credentials' },
+    { Authorization: basic(SERVICE.id, SERVICE.secret) },
+  );
+  assert.is(grant.status, 200);
+  const { access_token } = (await grant.json()) as { access_token: string };
+  const res = await fetch(`${c.server.url}/app/me/password`, {
+    method: 'PUT',
+    headers: { ...bearer(access_token), 'Content-Type': 'application/json' },
+    body: JSON.stringify({ currentPassword: 'any-password-1', newPassword: 'a-new-password-9' }),
+  });
+  assert.is(res.status, 404);
+  assert.is(((await res.json()) as { type: string }).type, 'urn:problem:troupe:account.not_found');
+});
 
 s.run();
 
