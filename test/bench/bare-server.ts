@@ -48,8 +48,11 @@ if (layers !== 0) {
 }
 app.use(async function bare(ctx) {
   if (ctx.method === 'GET' && ctx.path === '/app/listAll') {
-    // The original service's listing, as the TokenActor answers it: no hash, no `enabled`.
-    ctx.body = (await credentials.listAll()).map(({ password: _, enabled: __, ...user }) => user);
+    // The original service's listing, as the AccountActor answers it: no hash, no `enabled`, no
+    // security version.
+    ctx.body = (await credentials.listAll()).map(
+      ({ password: _, enabled: __, securityVersion: ___, ...account }) => account,
+    );
   } else if (ctx.method === 'GET' && ctx.path.startsWith('/api/employee/')) {
     const record = await employees.findById(ctx.path.slice('/api/employee/'.length) as ObjectIdString);
     if (!record) return;
