@@ -1,0 +1,59 @@
+/**
+ * The bench's baselines answer what the server answers: its claims compare troupe with a bare Koa
+ * server doing "the same work", and a baseline that drifted (a field the server dropped) would
+ * stop the bench at its same-body check or, worse, measure something else.
+ */
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startBare, startTroupe, tempDir, type Child } from './bench/harness.ts';
+import { seedEmployees } from './bench/seed.ts';
+import { login } from './helpers/tokens.ts';
+
+let troupe: Child;
+let bare: Child;
+let token: string;
+
+test.before(async () => {
+  const dir = tempDir('baselines');
+  seedEmployees(dir, 3);
+  troupe = await startTroupe(dir);
+  bare = await startBare(join(dir, 'troupe.db'), dir);
+  token = (await login(troupe.url)).access_token;
+});
+
+test.after(async () => {
+  await bare?.stop();
+  await troupe?.stop();
+});
+
+const get = async (child: Child, path: string, bearer = false) => {
+  const response = await fetch(`${child.url}${path}`, {
+    headers: bearer ? { Authorization: `Bearer ${token}` } : {},
+  });
+  return { status: response.status, etag: response.headers.get('etag'), body: await response.text() };
+};
+
+test('GET /app/listAll: the bare listing is the server’s, byte for byte (claims 1 and 2)', async () => {
+  const served = await get(troupe, '/app/listAll', true);
+  assert.is(served.status, 200);
+  assert.ok(JSON.parse(served.body).length > 0);
+  const baseline = await get(bare, '/app/listAll');
+  assert.is(baseline.status, 200);
+  assert.is(baseline.body, served.body);
+});
+
+test('GET /api/employee/:id: the same JSON and ETag (claim 10)', async () => {
+  const search = await fetch(`${troupe.url}/api/employee/search`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: '{"limit":1}',
+  });
+  const id = ((await search.json()) as { items: { id: string }[] }).items[0]?.id;
+  assert.type(id, 'string');
+  const served = await get(troupe, `/api/employee/${id}`, true);
+  assert.is(served.status, 200);
+  assert.equal(await get(bare, `/api/employee/${id}`), served);
+});
+
+test.run();
