@@ -51,7 +51,7 @@ function guardOf(r: Route, guards: Guards): Guard {
     ctx.state.errorFormat = errorFormat;
     return check(ctx, next);
   };
-  return Object.assign(guard, { [DECLARED]: { access: r.access, errorFormat } });
+  return Object.assign(guard, { [DECLARED]: { access: r.access, errorFormat, doc: r.doc } });
 }
 
 function accessCheck(access: Access, guards: Guards): Middleware<AppState> {

@@ -1,11 +1,23 @@
 /**
- * The route table as the route modules write it: each route's method, path, access and error body
- * (`route`, the access factories, `oauthErrors`, `changesState`). Mounting and running the routes
- * is `dispatch.ts`'s part; the declarations here are all a route module needs.
+ * The route table as the route modules write it: each route's method, path, access, error body,
+ * input schemas and replies (`route`, the access factories, `oauthErrors`, `changesState`), the
+ * one declaration that is checked, validated and described (`openapi/`). Mounting and running the
+ * routes is `dispatch.ts`'s part.
  */
 import type { Middleware } from 'koa';
+import type { z } from 'zod';
 import type { ClientView } from '../actors/token/protocol.ts';
+import type { Replies, Tag } from './openapi/replies.ts';
 import type { AppState } from './state.ts';
+import {
+  isDocumented,
+  validated,
+  type BodySpec,
+  type Documented,
+  type Handler,
+  type InputOf,
+  type JsonBody,
+} from './validation.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -41,6 +53,7 @@ export interface RouteParams {
   params: Record<string, string>;
 }
 export type RouteMiddleware = Middleware<AppState, RouteParams>;
+export type RouteContext = Parameters<RouteMiddleware>[0];
 
 /**
  * The body every error of a route is rendered in: RFC 9457 problem details, or RFC 6749 §5.2
@@ -48,6 +61,34 @@ export type RouteMiddleware = Middleware<AppState, RouteParams>;
  * handler and the API description read the same decision.
  */
 export type ErrorFormat = 'problem' | 'oauth';
+
+/** What a route declares of its request and replies: validated from, and described by, the same schemas. */
+export interface RouteDoc {
+  readonly summary: string;
+  readonly tag: Tag;
+  readonly query?: z.ZodObject | Documented<z.ZodObject> | undefined;
+  readonly params?: z.ZodObject | Documented<z.ZodObject> | undefined;
+  readonly body?: JsonBody | Documented<BodySpec> | undefined;
+  /** Takes an optional `If-Match: "<version>"` (412 when it names an older version). */
+  readonly ifMatch?: true | undefined;
+  /** Each status the route itself answers; 405 and 500, which every route can, are added by the document. */
+  readonly replies: Replies;
+  /** Left out of the API description (the assets of the /docs page). */
+  readonly undocumented?: true | undefined;
+}
+
+/** A route as the route modules write it: a {@link RouteDoc} with its method, path, access and body parser. */
+export interface RouteSpec extends RouteDoc {
+  readonly method: Method;
+  /** Koa form: `/api/employee/:id`. */
+  readonly path: string;
+  readonly access: Access;
+  /** The body parser (`jsonBody`, `formBody`), run after the access check and before validation. */
+  readonly parse?: RouteMiddleware | undefined;
+}
+
+/** A route's declaration but for its access and body parser, which come from the app's configuration. */
+export type Declared = Omit<RouteSpec, 'access' | 'parse'>;
 
 /** A route as the route modules declare it: nothing runs without an {@link Access}. */
 export interface Route {
@@ -57,7 +98,8 @@ export interface Route {
   readonly access: Access;
   /** OAuth JSON for a client-authenticated route (and any route marked {@link oauthErrors}), else problem+json. */
   readonly errorFormat: ErrorFormat;
-  /** Body parsers, then the handler. */
+  readonly doc: RouteDoc;
+  /** The body parser, then the handler (behind the validation of its declared input). */
   readonly run: readonly RouteMiddleware[];
   /**
    * A GET route whose handler writes (the original service's create-by-query): HEAD, a safe
@@ -66,13 +108,26 @@ export interface Route {
   readonly changesState?: true;
 }
 
-export const route = (method: Method, path: string, access: Access, ...run: RouteMiddleware[]): Route => ({
-  method,
-  path,
-  access,
-  errorFormat: access.kind === 'client' ? 'oauth' : 'problem',
-  run,
-});
+/**
+ * Declares a route. Its query, path parameters, JSON body and `If-Match` are validated from the
+ * declared schemas after the access check and the body parser, before the handler, which gets them
+ * typed as its second argument; a route that validates nothing runs its handler directly.
+ */
+export function route<const S extends RouteSpec>(spec: S, handler: Handler<InputOf<S>>): Route {
+  const { method, path, access, parse, ...doc } = spec;
+  // A JSON body validated with no parser to read it would refuse every request: a mistake of the table.
+  if (doc.body !== undefined && !isDocumented(doc.body) && parse === undefined)
+    throw new TypeError(`route ${method} ${path} validates a JSON body it does not parse`);
+  const run = validated(doc, handler as (ctx: RouteContext, input: unknown) => unknown);
+  return {
+    method,
+    path,
+    access,
+    errorFormat: access.kind === 'client' ? 'oauth' : 'problem',
+    doc,
+    run: parse ? [parse, run] : [run],
+  };
+}
 
 /** Declares a route of the OAuth endpoints that is not client-authenticated: its errors speak RFC 6749 §5.2 too. */
 export const oauthErrors = (r: Route): Route => ({ ...r, errorFormat: 'oauth' });
@@ -80,10 +135,11 @@ export const oauthErrors = (r: Route): Route => ({ ...r, errorFormat: 'oauth' })
 /** Declares a GET route that changes state: HEAD of it is 405, never a run of its handler. */
 export const changesState = (r: Route): Route => ({ ...r, changesState: true });
 
-/** What a route declared besides its method, path and middleware: who may run it and its error body. */
+/** What a route declared besides its method, path and middleware: who may run it, its error body and its description. */
 export interface Declaration {
   readonly access: Access;
   readonly errorFormat: ErrorFormat;
+  readonly doc: RouteDoc;
 }
 
 /** A route as the router holds it, HEAD aside. */

@@ -1,7 +1,12 @@
-/** Request validation at the boundary: zod schemas in, typed values or a 400 problem out. */
+/**
+ * Request validation at the boundary: zod schemas in, typed values or a 400 problem out; the
+ * input a route declares ({@link RouteDoc}) validated before its handler runs.
+ */
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { invalidFields, type FieldError, type HttpProblem } from './problems.ts';
+import type { RouteContext, RouteDoc, RouteMiddleware } from './route-table.ts';
+import { ifMatchVersion } from './versioning.ts';
 
 function fieldErrors(error: z.ZodError): FieldError[] {
   return error.issues.map((issue) => {
@@ -55,4 +60,84 @@ export function idFromQueryOrBody<Id extends string>(fromQuery: Id | undefined, 
   const id = fromQuery ?? fromBody;
   if (id === undefined) throw invalid('is required, in the query or the body');
   return id;
+}
+
+/**
+ * A schema the API description shows while the handler checks the input itself: its errors are
+ * not the 400 `validation` problem (the OAuth endpoints), or it has a faster path than the schema.
+ */
+export interface Documented<T> {
+  readonly documented: T;
+}
+export const documented = <T>(described: T): Documented<T> => ({ documented: described });
+
+type BodyType = 'application/json' | 'application/x-www-form-urlencoded';
+/** A request body as the description shows it. */
+export interface BodySpec<S extends z.ZodType = z.ZodType> {
+  readonly type: BodyType;
+  readonly schema: S;
+  readonly required: boolean;
+}
+/** A JSON body validated before the handler; an optional one may be absent (undefined), never malformed. */
+export interface JsonBody<S extends z.ZodType = z.ZodType, R extends boolean = boolean> extends BodySpec<S> {
+  readonly type: 'application/json';
+  readonly required: R;
+}
+export const json = <S extends z.ZodType>(schema: S): JsonBody<S, true> => ({
+  type: 'application/json',
+  schema,
+  required: true,
+});
+export const optionalJson = <S extends z.ZodType>(schema: S): JsonBody<S, false> => ({
+  type: 'application/json',
+  schema,
+  required: false,
+});
+/** A form body: read by its handler (its errors are OAuth's), so only ever {@link documented}. */
+export const form = (schema: z.ZodType): BodySpec => ({
+  type: 'application/x-www-form-urlencoded',
+  schema,
+  required: true,
+});
+
+/** The validated input of a route's declaration: `unknown` when it validates nothing. */
+export type InputOf<S> = (S extends { readonly query: infer Q extends z.ZodObject }
+  ? { readonly query: z.output<Q> }
+  : unknown) &
+  (S extends { readonly params: infer P extends z.ZodObject } ? { readonly params: z.output<P> } : unknown) &
+  (S extends { readonly body: infer B extends JsonBody }
+    ? { readonly body: B['required'] extends true ? z.output<B['schema']> : z.output<B['schema']> | undefined }
+    : unknown) &
+  (S extends { readonly ifMatch: true } ? { readonly ifMatch: number | undefined } : unknown);
+
+/** A route's handler: with its validated input when it declares some. */
+export type Handler<I> = unknown extends I ? (ctx: RouteContext) => unknown : (ctx: RouteContext, input: I) => unknown;
+
+export const isDocumented = (declared: unknown): declared is Documented<unknown> =>
+  typeof declared === 'object' && declared !== null && 'documented' in declared;
+
+const validatedHere = <T>(declared: T | Documented<unknown> | undefined): T | undefined =>
+  isDocumented(declared) ? undefined : declared;
+
+/**
+ * The handler behind the validation of the input its route declares: the query (`The query is not
+ * valid`, a repeated parameter refused), the path parameters (`The path …`), the JSON body (`The
+ * request …`), then `If-Match`, each a 400 `validation` problem. A route that declares none runs
+ * its handler as it is: no frame, no object on its way.
+ */
+export function validated(doc: RouteDoc, handler: (ctx: RouteContext, input: unknown) => unknown): RouteMiddleware {
+  const query = validatedHere<z.ZodObject>(doc.query);
+  const params = validatedHere<z.ZodObject>(doc.params);
+  const body = validatedHere<JsonBody>(doc.body);
+  const ifMatch = doc.ifMatch === true;
+  if (!query && !params && !body && !ifMatch) return handler as RouteMiddleware;
+  return function validateInput(ctx) {
+    const input: Record<string, unknown> = {};
+    if (query) input['query'] = validate(query, queryObject(ctx), 'query');
+    if (params) input['params'] = validate(params, ctx.params, 'path');
+    if (body && (body.required || ctx.request.body !== undefined))
+      input['body'] = validate(body.schema, jsonObject(ctx));
+    if (ifMatch) input['ifMatch'] = ifMatchVersion(ctx);
+    return handler(ctx, input);
+  };
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { z } from 'zod';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { KeyRing } from '../../src/security/key-ring.ts';
@@ -14,7 +15,10 @@ import { errorPage, loginPage, PAGE_CSP } from './sign-in-page.ts';
 import { formBody, formParams } from '../middleware/body.ts';
 import type { OAuthRouteDeps } from './client-authentication.ts';
 import { REPLY_ERRORS, replyValue, type ReplyCode } from '../problems.ts';
-import { oauthErrors, PUBLIC, route, type Route } from '../route-table.ts';
+import type { ReplySpec } from '../openapi/replies.ts';
+import * as S from '../openapi/shapes.ts';
+import { oauthErrors, PUBLIC, route, type Declared, type Route } from '../route-table.ts';
+import { documented, form as formSpec } from '../validation.ts';
 import { securityEvent } from '../security-events.ts';
 import { settle } from '../throttled-attempts.ts';
 
@@ -131,13 +135,56 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
   replyValue(reply);
 }
 
+const PAGE_HEADERS = ['Content-Security-Policy', 'X-Frame-Options', 'Cache-Control', 'Referrer-Policy'];
+const page = (description: string, extra: string[] = []): ReplySpec => ({
+  description,
+  schema: z.string(),
+  type: 'text/html',
+  headers: [...PAGE_HEADERS, ...extra],
+});
+const redirect = (description: string): ReplySpec => ({ ...page(description), headers: ['Location', ...PAGE_HEADERS] });
+const BACK_WITH_ERROR =
+  'to the redirect_uri with `error` (`invalid_request`: missing or non-S256 PKCE, a repeated parameter; `unsupported_response_type`; `unauthorized_client`; `invalid_scope`), `error_description`, `state` and `iss`';
+
+/** The query is read by the handler: its refusals are a page or a redirect, never the `validation` problem. */
+const AUTHORIZATION_FORM = {
+  method: 'GET',
+  path: '/oauth/authorize',
+  tag: 'secured',
+  summary: 'The sign-in page an application sends its user to for an authorization code (PKCE S256)',
+  query: documented(S.AuthorizationRequest),
+  replies: {
+    200: page('The sign-in form (no script, no external asset), with a CSRF cookie', ['Set-Cookie']),
+    302: redirect(`Back ${BACK_WITH_ERROR}`),
+    400: page(
+      'Error page, never a redirect: unknown client, unregistered `redirect_uri`, a repeated client_id or redirect_uri; on POST also a CSRF token that does not match its cookie and request',
+    ),
+  },
+} satisfies Declared;
+
+/** The form is read by the handler, as the query of {@link AUTHORIZATION_FORM}. */
+const SIGN_IN = {
+  method: 'POST',
+  path: '/oauth/authorize',
+  tag: 'secured',
+  summary: 'Sign in; on success, back to the application with an authorization code',
+  body: documented(formSpec(S.SignIn)),
+  replies: {
+    303: redirect(
+      `Signed in: to the redirect_uri with \`code\` (single use, valid 60 s), \`state\` and \`iss\`; or back ${BACK_WITH_ERROR}`,
+    ),
+    400: page('The form again with "Wrong username or password", or the error page', ['Set-Cookie']),
+    429: page('The form again: too many failed sign-ins for the username or address', ['Retry-After', 'Set-Cookie']),
+  },
+} satisfies Declared;
+
 /** GET /oauth/authorize shows the sign-in form; POST of it signs in and redirects with a code (RFC 6749 §4.1, RFC 7636, RFC 9207). */
 export function oauthAuthorizeRoutes(routeDeps: AuthorizeRouteDeps): Route[] {
   const deps: Deps = { ...routeDeps, csrf: authorizeCsrf(routeDeps.keys) };
   const form = formBody(deps.maxBodyBytes);
   return [
     oauthErrors(
-      route('GET', '/oauth/authorize', PUBLIC, async function authorizationForm(ctx) {
+      route({ ...AUTHORIZATION_FORM, access: PUBLIC }, async function authorizationForm(ctx) {
         await answering(ctx, deps.issuer, async () => {
           await showForm(
             ctx,
@@ -149,7 +196,7 @@ export function oauthAuthorizeRoutes(routeDeps: AuthorizeRouteDeps): Route[] {
       }),
     ),
     oauthErrors(
-      route('POST', '/oauth/authorize', PUBLIC, form, async function authorizationSignIn(ctx) {
+      route({ ...SIGN_IN, access: PUBLIC, parse: form }, async function authorizationSignIn(ctx) {
         await answering(ctx, deps.issuer, async () => {
           const params = formParams(ctx);
           const request = readAuthorizationRequest(params, deps.clients);

@@ -1,6 +1,8 @@
 import type { Client } from '../../src/security/clients.ts';
 import type { KeyRing } from '../../src/security/key-ring.ts';
 import { OAuthError } from '../problems.ts';
+import { OAUTH_UNAVAILABLE, oauthError, UNAVAILABLE } from '../openapi/replies.ts';
+import * as S from '../openapi/shapes.ts';
 import { oauthErrors, PUBLIC, route, type Route } from '../route-table.ts';
 
 export interface DiscoveryRouteDeps {
@@ -10,6 +12,8 @@ export interface DiscoveryRouteDeps {
   readonly issuer: string;
   readonly clients: readonly Client[];
 }
+
+const tag = 'secured';
 
 const union = <T>(lists: readonly (readonly T[])[]): T[] => [...new Set(lists.flat())];
 
@@ -50,20 +54,61 @@ export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
   };
   return [
     oauthErrors(
-      route('GET', '/oauth/token_key', PUBLIC, async function tokenKey(ctx) {
-        const key = await keys.signing();
-        if (key.publicPem === undefined)
-          throw new OAuthError(403, 'access_denied', 'The signing key is a MAC key, which is never disclosed');
-        ctx.body = { alg: JAVA_ALG[key.alg], value: key.publicPem };
-      }),
+      route(
+        {
+          method: 'GET',
+          path: '/oauth/token_key',
+          access: PUBLIC,
+          tag,
+          summary: 'The public key that verifies access tokens, in PEM',
+          replies: {
+            200: { description: 'PEM public key (RSA or EC) and its Java algorithm name', schema: S.TokenKey },
+            403: oauthError('The active key is a MAC key, never disclosed'),
+            ...OAUTH_UNAVAILABLE,
+          },
+        },
+        async function tokenKey(ctx) {
+          const key = await keys.signing();
+          if (key.publicPem === undefined)
+            throw new OAuthError(403, 'access_denied', 'The signing key is a MAC key, which is never disclosed');
+          ctx.body = { alg: JAVA_ALG[key.alg], value: key.publicPem };
+        },
+      ),
     ),
-    route('GET', '/.well-known/jwks.json', PUBLIC, async function jwks(ctx) {
-      const published = (await keys.keys()).flatMap(({ key }) => (key.publicJwk ? [key.publicJwk] : []));
-      ctx.set('Cache-Control', `public, max-age=${deps.jwksMaxAge}`);
-      ctx.body = { keys: published };
-    }),
-    route('GET', '/.well-known/oauth-authorization-server', PUBLIC, async function metadata(ctx) {
-      ctx.body = serverMetadata;
-    }),
+    route(
+      {
+        method: 'GET',
+        path: '/.well-known/jwks.json',
+        access: PUBLIC,
+        tag,
+        summary: 'Every public key that verifies access tokens, as a JSON Web Key Set (RFC 7517)',
+        replies: {
+          200: {
+            description: 'The public keys that verify now, each with kid, alg and use; MAC keys are never listed',
+            schema: S.Jwks,
+            headers: ['Cache-Control'],
+          },
+          ...UNAVAILABLE,
+        },
+      },
+      async function jwks(ctx) {
+        const published = (await keys.keys()).flatMap(({ key }) => (key.publicJwk ? [key.publicJwk] : []));
+        ctx.set('Cache-Control', `public, max-age=${deps.jwksMaxAge}`);
+        ctx.body = { keys: published };
+      },
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/.well-known/oauth-authorization-server',
+        access: PUBLIC,
+        tag,
+        summary: 'Where the OAuth endpoints are and what they support (RFC 8414)',
+        replies: { 200: { description: 'Metadata', schema: S.Metadata } },
+      },
+      async function metadata(ctx) {
+        ctx.body = serverMetadata;
+      },
+    ),
   ];
 }

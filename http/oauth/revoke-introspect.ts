@@ -1,10 +1,14 @@
 import type { Context } from 'koa';
+import { z } from 'zod';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import { formParams } from '../middleware/body.ts';
 import type { OAuthRouteDeps } from './client-authentication.ts';
 import { replyValue } from '../problems.ts';
-import { clientOf, CLIENT, CONFIDENTIAL_CLIENT, route, type Route } from '../route-table.ts';
+import { CLIENT_ERRORS, OAUTH_UNAVAILABLE, oauthError } from '../openapi/replies.ts';
+import * as S from '../openapi/shapes.ts';
+import { clientOf, CLIENT, CONFIDENTIAL_CLIENT, route, type Declared, type Route } from '../route-table.ts';
+import { documented, form } from '../validation.ts';
 import { securityEvent } from '../security-events.ts';
 import { required, single } from './form.ts';
 
@@ -38,6 +42,27 @@ function introspectionBody(found: Token.Introspection, deps: TokenInfoRouteDeps)
   };
 }
 
+const tag = 'secured';
+/** The form is read by the handler: its errors are RFC 6749 §5.2's, not the `validation` problem. */
+const tokenForm = documented(form(S.TokenForm));
+/** Introspection's refusals: no public client (RFC 7662 §2.1). */
+const INTROSPECTION_ERRORS = {
+  ...CLIENT_ERRORS,
+  401: oauthError(
+    '`invalid_client`: no, malformed or wrong client credentials, a secret sent by a method the client did not register, or a public client (`none`), which cannot authenticate',
+    ['WWW-Authenticate'],
+  ),
+  ...OAUTH_UNAVAILABLE,
+} as const;
+const introspection = (path: string, summary: string, description: string): Declared => ({
+  method: 'POST',
+  path,
+  tag,
+  summary,
+  body: tokenForm,
+  replies: { 200: { description, schema: S.Introspection }, ...INTROSPECTION_ERRORS },
+});
+
 /**
  * RFC 7009 revocation, and RFC 7662 introspection (also at Spring's /oauth/check_token) for
  * confidential clients only.
@@ -48,16 +73,51 @@ export function oauthRevokeIntrospectRoutes(deps: TokenInfoRouteDeps): Route[] {
     ctx.body = introspectionBody(found, deps);
   };
   return [
-    route('POST', '/oauth/revoke', CLIENT, async function revokeToken(ctx) {
-      const request = tokenRequest(ctx);
-      replyValue(await ask(deps.token, Token.revoke(request), deps.askTimeoutMs));
-      securityEvent(deps.logger, ctx, 'token.revoked', { clientId: request.clientId });
-      ctx.status = 200;
-      ctx.body = {};
-    }),
+    route(
+      {
+        method: 'POST',
+        path: '/oauth/revoke',
+        access: CLIENT,
+        tag,
+        summary: 'Revoke a token: it stops working (RFC 7009)',
+        body: tokenForm,
+        replies: {
+          200: { description: 'Revoked, or unknown', schema: z.object({}) },
+          ...CLIENT_ERRORS,
+          ...OAUTH_UNAVAILABLE,
+        },
+      },
+      async function revokeToken(ctx) {
+        const request = tokenRequest(ctx);
+        replyValue(await ask(deps.token, Token.revoke(request), deps.askTimeoutMs));
+        securityEvent(deps.logger, ctx, 'token.revoked', { clientId: request.clientId });
+        ctx.status = 200;
+        ctx.body = {};
+      },
+    ),
     // RFC 7662 §2.1: the introspection endpoint needs client authentication (the discovery
     // document lists no `none` for it); a public client may still revoke its own tokens (RFC 7009 §2.1).
-    route('POST', '/oauth/introspect', CONFIDENTIAL_CLIENT, introspect),
-    route('POST', '/oauth/check_token', CONFIDENTIAL_CLIENT, introspect),
+    route(
+      {
+        ...introspection(
+          '/oauth/introspect',
+          'Whether a token is active, and what it grants (RFC 7662)',
+          'Active with its claims, or inactive',
+        ),
+        access: CONFIDENTIAL_CLIENT,
+      },
+      introspect,
+    ),
+    route(
+      {
+        ...introspection(
+          '/oauth/check_token',
+          'Whether a token is active, and what it grants: the older path of /oauth/introspect',
+          'As /oauth/introspect',
+        ),
+        access: CONFIDENTIAL_CLIENT,
+      },
+      introspect,
+    ),
   ];
 }

@@ -5,7 +5,10 @@ import { grantTypeName, SCOPE_TOKEN } from '../../src/security/formats.ts';
 import { formParams } from '../middleware/body.ts';
 import { tooManyRequests, type OAuthRouteDeps } from './client-authentication.ts';
 import { OAuthError, replyValue } from '../problems.ts';
-import { clientOf, CLIENT, route, type Route } from '../route-table.ts';
+import { CLIENT_ERRORS, OAUTH_UNAVAILABLE, oauthError } from '../openapi/replies.ts';
+import * as S from '../openapi/shapes.ts';
+import { clientOf, CLIENT, route, type Declared, type Route } from '../route-table.ts';
+import { documented, form } from '../validation.ts';
 import { reportGrant } from './events.ts';
 import { securityEvent, type RequestOf } from '../security-events.ts';
 import { settle } from '../throttled-attempts.ts';
@@ -83,10 +86,32 @@ function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {
   };
 }
 
+/** The form is read by the handler: its errors are RFC 6749 §5.2's, not the `validation` problem. */
+const TOKEN = {
+  method: 'POST',
+  path: '/oauth/token',
+  tag: 'secured',
+  summary: 'Tokens for a client: from an authorization code, its own credentials, a refresh token or a password',
+  body: documented(form(S.TokenRequest)),
+  replies: {
+    200: { description: 'Tokens (Cache-Control: no-store)', schema: S.TokenResponse },
+    400: oauthError(
+      '`invalid_request`, `unsupported_grant_type`, `unauthorized_client` (a grant the client is not registered for), `invalid_grant` (Bad credentials; refresh token unknown, expired, revoked or reused; code unknown, expired, already used (its tokens are then revoked), of another client or redirect_uri, or a code_verifier that does not match), `invalid_scope`',
+    ),
+    401: CLIENT_ERRORS[401],
+    413: oauthError('Body too large'),
+    429: oauthError(
+      '`too_many_requests`: too many failed logins for the username or address, or failed client authentications from the address',
+      ['Retry-After'],
+    ),
+    ...OAUTH_UNAVAILABLE,
+  },
+} satisfies Declared;
+
 /** POST /oauth/token: the password, refresh_token, client_credentials and authorization_code grants (RFC 6749, RFC 7636). */
 export function oauthGrantRoutes(deps: OAuthRouteDeps): Route[] {
   return [
-    route('POST', '/oauth/token', CLIENT, async function token(ctx) {
+    route({ ...TOKEN, access: CLIENT }, async function token(ctx) {
       const params = formParams(ctx);
       const clientId = clientOf(ctx).clientId;
       const request = grantRequest(params, clientId);

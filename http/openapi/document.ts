@@ -1,36 +1,25 @@
-/** Builds the OpenAPI 3.1 document from the operations' zod schemas (the validators themselves). */
+/** Builds the OpenAPI 3.1 document from the routes' declarations: their zod schemas (the validators themselves) and replies. */
 import { z } from 'zod';
-import type { Access, ErrorFormat } from '../route-table.ts';
+import type { Access, ErrorFormat, Method, RouteDoc } from '../route-table.ts';
+import { isDocumented, type BodySpec, type Documented } from '../validation.ts';
+import type { ReplySpec } from './replies.ts';
 import { OAuthErrorBody as OAuthError, Problem } from './shapes.ts';
 
-export type Tag = 'secured' | 'employee' | 'userdata' | 'operations';
 type Json = Record<string, unknown>;
 
-export interface ResponseSpec {
-  readonly description: string;
-  readonly schema?: z.ZodType;
-  /** Defaults to application/json when a schema is given. */
-  readonly type?: string;
-  readonly headers?: readonly string[];
-}
-
-export interface Operation {
-  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** A route as the document describes it: what it declared, and who may run it as served. */
+export interface DescribedRoute {
+  readonly method: Method;
   /** OpenAPI form: `/api/employee/{id}`. */
   readonly path: string;
-  readonly tag: Tag;
-  readonly summary: string;
-  readonly query?: z.ZodObject;
-  readonly pathParams?: z.ZodObject;
-  readonly body?: {
-    readonly type: 'application/json' | 'application/x-www-form-urlencoded';
-    readonly schema: z.ZodType;
-    readonly required?: boolean;
-  };
-  /** Takes an optional `If-Match: "<version>"` (412 when it names an older version). */
-  readonly ifMatch?: boolean;
-  readonly responses: Readonly<Record<string, ResponseSpec>>;
+  readonly access: Access;
+  readonly errorFormat: ErrorFormat;
+  readonly doc: RouteDoc;
 }
+
+/** The schema a declaration shows, whether the route validates with it or its handler does. */
+const shown = <T>(declared: T | Documented<T> | undefined): T | undefined =>
+  (isDocumented(declared) ? declared.documented : declared) as T | undefined;
 
 /** JSON Schema 2020-12 (the dialect of OpenAPI 3.1) of what a request may send. */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
@@ -42,7 +31,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Json {
   return rest;
 }
 
-function parameters(op: Operation): Json[] {
+function parameters(doc: RouteDoc): Json[] {
   const list = (where: 'query' | 'path', shape: z.ZodObject | undefined): Json[] => {
     if (!shape) return [];
     const schema = jsonSchema(shape) as { properties?: Record<string, Json>; required?: string[] };
@@ -61,9 +50,9 @@ function parameters(op: Operation): Json[] {
     schema: { type: 'string' },
   });
   return [
-    ...list('path', op.pathParams),
-    ...list('query', op.query),
-    ...(op.ifMatch ? [header('If-Match', 'The version the change is based on, quoted: `"3"`')] : []),
+    ...list('path', shown(doc.params)),
+    ...list('query', shown(doc.query)),
+    ...(doc.ifMatch ? [header('If-Match', 'The version the change is based on, quoted: `"3"`')] : []),
     header('X-Request-Id', 'Echoed back; 1–128 characters of `A-Za-z0-9._~:+=/-`, else a new id is made'),
   ];
 }
@@ -88,8 +77,8 @@ const HEADER_DOCS: Readonly<Record<string, string>> = {
  * What every route can answer besides its own rows (docs/api.md, Conventions): 405 with `Allow` for another
  * method and 500 for an unexpected failure, in the error body its route declares.
  */
-function commonResponses(errorFormat: ErrorFormat): Readonly<Record<string, ResponseSpec>> {
-  const body = (description: string, headers?: string[]): ResponseSpec =>
+function commonResponses(errorFormat: ErrorFormat): Readonly<Record<string, ReplySpec>> {
+  const body = (description: string, headers?: string[]): ReplySpec =>
     errorFormat === 'oauth'
       ? { description, schema: OAuthError, ...(headers ? { headers } : {}) }
       : { description, schema: Problem, type: 'application/problem+json', ...(headers ? { headers } : {}) };
@@ -99,9 +88,10 @@ function commonResponses(errorFormat: ErrorFormat): Readonly<Record<string, Resp
   };
 }
 
-function responses(op: Operation, errorFormat: ErrorFormat): Json {
+function responses(doc: RouteDoc, errorFormat: ErrorFormat): Json {
   const out: Json = {};
-  for (const [status, spec] of Object.entries({ ...commonResponses(errorFormat), ...op.responses })) {
+  const replies: Readonly<Record<string, ReplySpec>> = { ...commonResponses(errorFormat), ...doc.replies };
+  for (const [status, spec] of Object.entries(replies)) {
     const type = spec.type ?? 'application/json';
     const headers = [...(spec.headers ?? []), 'X-Request-Id', 'X-Content-Type-Options'];
     out[status] = {
@@ -131,7 +121,13 @@ function securityOf(access: Access): Json[] {
   }
 }
 
-function operation(op: Operation, { access, errorFormat }: DeclaredRoute): Json {
+function requestBody(body: BodySpec | undefined): Json {
+  return body
+    ? { requestBody: { required: body.required, content: { [body.type]: { schema: jsonSchema(body.schema) } } } }
+    : {};
+}
+
+function operation({ method, path, access, errorFormat, doc }: DescribedRoute): Json {
   const role =
     access.kind === 'role'
       ? { description: `Needs the ${access.role} role, checked after the handler has run.` }
@@ -139,28 +135,15 @@ function operation(op: Operation, { access, errorFormat }: DeclaredRoute): Json 
         ? { description: `Needs the ${access.role} role, checked before the handler runs.` }
         : {};
   return {
-    tags: [op.tag],
-    summary: op.summary,
+    tags: [doc.tag],
+    summary: doc.summary,
     ...role,
     security: securityOf(access),
-    operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
-    parameters: parameters(op),
-    ...(op.body
-      ? {
-          requestBody: {
-            required: op.body.required ?? true,
-            content: { [op.body.type]: { schema: jsonSchema(op.body.schema) } },
-          },
-        }
-      : {}),
-    responses: responses(op, errorFormat),
+    operationId: `${method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    parameters: parameters(doc),
+    ...requestBody(shown<BodySpec>(doc.body)),
+    responses: responses(doc, errorFormat),
   };
-}
-
-/** What the route serving an operation declares: who may run it and the body its errors take. */
-export interface DeclaredRoute {
-  readonly access: Access;
-  readonly errorFormat: ErrorFormat;
 }
 
 export interface DocumentInfo {
@@ -168,14 +151,11 @@ export interface DocumentInfo {
   readonly issuer: string;
   /** The configured scope names. */
   readonly scopes: readonly string[];
-  /** The declaration of the route serving an operation (OpenAPI path form). */
-  readonly routeOf: (method: Operation['method'], path: string) => DeclaredRoute;
 }
 
-export function buildDocument(ops: readonly Operation[], info: DocumentInfo): Json {
+export function buildDocument(routes: readonly DescribedRoute[], info: DocumentInfo): Json {
   const paths: Record<string, Json> = {};
-  for (const op of ops)
-    paths[op.path] = { ...paths[op.path], [op.method]: operation(op, info.routeOf(op.method, op.path)) };
+  for (const r of routes) paths[r.path] = { ...paths[r.path], [r.method.toLowerCase()]: operation(r) };
   return {
     openapi: '3.1.0',
     info: {

@@ -150,3 +150,24 @@ export const Metadata = z
   .record(z.string(), z.unknown())
   .meta({ description: 'RFC 8414 authorization server metadata' });
 export const Health = z.object({ status: z.string(), detail: z.string().optional() });
+
+/** The authorization request (RFC 6749 §4.1.1 with PKCE), as the endpoint reads it. */
+export const AuthorizationRequest = z.object({
+  response_type: z.literal('code'),
+  client_id: z.string(),
+  redirect_uri: z
+    .string()
+    .optional()
+    .meta({ description: 'Compared exactly with the registered ones; may be left out when the client has one' }),
+  scope: z.string().optional().meta({ description: 'Space-separated; within the client’s scope. Default: all of it' }),
+  state: z.string().optional(),
+  code_challenge: z.string().meta({ description: 'PKCE S256 challenge (43 base64url characters); required' }),
+  code_challenge_method: z.literal('S256'),
+});
+
+/** The sign-in form's fields. */
+export const SignIn = AuthorizationRequest.extend({
+  csrf_token: z.string().meta({ description: 'From the served form; valid with the cookie it was served with' }),
+  username: z.string(),
+  password: z.string(),
+});

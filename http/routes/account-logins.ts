@@ -7,10 +7,21 @@ import type { LoginThrottle } from '../../src/security/login-throttle.ts';
 import { settle } from '../throttled-attempts.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
-import { bearer, route, type Route } from '../route-table.ts';
+import { ADMIN_COMMON, BODY_ERRORS, done, oauthError, problem } from '../openapi/replies.ts';
+import * as S from '../openapi/shapes.ts';
+import { bearer, route, type Declared, type Route } from '../route-table.ts';
 import { securityEvent } from '../security-events.ts';
-import { jsonObject, validate } from '../validation.ts';
-import { accountId, actorOf, accountRouteParts, type AccountRouteDeps } from './accounts.ts';
+import { documented, json, jsonObject, validate } from '../validation.ts';
+import {
+  ACCOUNT_NOT_FOUND,
+  ACCOUNT_PATH_PARAMS,
+  LOGIN_PATH_PARAMS,
+  accountId,
+  actorOf,
+  accountRouteParts,
+  PASSWORD_INVALID,
+  type AccountRouteDeps,
+} from './accounts.ts';
 
 /** What a user's own password change needs besides the account routes': it is throttled like a login. */
 export interface OwnPasswordDeps extends AccountRouteDeps {
@@ -31,6 +42,86 @@ export const CreateRoleInput = z.strictObject({
 });
 export const OwnPasswordInput = z.strictObject({ currentPassword: z.string(), newPassword: z.string() });
 
+const tag = 'secured';
+const LIST_LOGINS = {
+  method: 'GET',
+  path: '/app/admin/users/:id/sessions',
+  tag,
+  summary: 'Where the account is signed in now',
+  params: ACCOUNT_PATH_PARAMS,
+  replies: { 200: { description: 'Logins', schema: z.array(S.Login) }, 404: ACCOUNT_NOT_FOUND, ...ADMIN_COMMON },
+} satisfies Declared;
+const END_LOGINS = {
+  method: 'DELETE',
+  path: '/app/admin/users/:id/sessions',
+  tag,
+  summary: 'Sign the account out everywhere',
+  params: ACCOUNT_PATH_PARAMS,
+  replies: { 204: done, 404: ACCOUNT_NOT_FOUND, ...ADMIN_COMMON },
+} satisfies Declared;
+const END_LOGIN = {
+  method: 'DELETE',
+  path: '/app/admin/users/:id/sessions/:sid',
+  tag,
+  summary: 'Sign the account out of one sign-in',
+  params: LOGIN_PATH_PARAMS,
+  replies: {
+    204: done,
+    404: problem('`account.not_found`, or `login.not_found`: no live login of the account has the sid'),
+    ...ADMIN_COMMON,
+  },
+} satisfies Declared;
+const CLEAR_LOCKOUT = {
+  method: 'DELETE',
+  path: '/app/admin/users/:id/lockout',
+  tag,
+  summary: 'Let the account sign in again after too many failed attempts',
+  params: ACCOUNT_PATH_PARAMS,
+  replies: { 204: done, 404: ACCOUNT_NOT_FOUND, ...ADMIN_COMMON },
+} satisfies Declared;
+const LIST_ROLES = {
+  method: 'GET',
+  path: '/app/admin/roles',
+  tag,
+  summary: 'Every role an account can have',
+  replies: { 200: { description: 'Roles', schema: z.array(S.RoleSummary) }, ...ADMIN_COMMON },
+} satisfies Declared;
+/** The body is checked by the handler. */
+const CREATE_ROLE = {
+  method: 'POST',
+  path: '/app/admin/roles',
+  tag,
+  summary: 'Create a role',
+  body: documented(json(CreateRoleInput)),
+  replies: {
+    201: { description: 'Created', schema: S.RoleSummary },
+    ...BODY_ERRORS,
+    409: problem('`role.name_taken`'),
+    ...ADMIN_COMMON,
+  },
+} satisfies Declared;
+/** The body is checked by the handler, after its refusal of a token that speaks for no one (security off: 403). */
+const OWN_PASSWORD = {
+  method: 'PUT',
+  path: '/app/me/password',
+  tag,
+  summary: 'Change your own password; your other sign-ins end',
+  body: documented(json(OwnPasswordInput)),
+  replies: {
+    204: done,
+    ...BODY_ERRORS,
+    400: problem(['`validation`', PASSWORD_INVALID, '`password.incorrect` (the current one)'].join('; ')),
+    401: ADMIN_COMMON[401],
+    403: oauthError('`access_denied`: security is switched off'),
+    404: problem('`account.not_found`: the token speaks for no enabled account'),
+    429: problem(
+      '`too_many_requests`: too many failed password checks of the account or from the address, or another change of the account under way',
+      ['Retry-After'],
+    ),
+    503: ADMIN_COMMON[503],
+  },
+} satisfies Declared;
+
 /** An account's logins and lockout, the roles (ADMIN only), and a user's own password. */
 export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
   const { body, read, write, call } = accountRouteParts(deps);
@@ -41,31 +132,31 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
    */
   const checking = new Set<string>();
   return [
-    route('GET', '/app/admin/users/:id/sessions', read, async function listLogins(ctx) {
+    route({ ...LIST_LOGINS, access: read }, async function listLogins(ctx) {
       ctx.body = await call(Accounts.listLogins({ id: accountId(ctx) }));
     }),
-    route('DELETE', '/app/admin/users/:id/sessions', write, async function endLogins(ctx) {
+    route({ ...END_LOGINS, access: write }, async function endLogins(ctx) {
       await call(Accounts.endLogins({ id: accountId(ctx), actor: actorOf(ctx) }));
       ctx.status = 204;
     }),
-    route('DELETE', '/app/admin/users/:id/sessions/:sid', write, async function endLogin(ctx) {
+    route({ ...END_LOGIN, access: write }, async function endLogin(ctx) {
       const sid = ctx.params['sid'] ?? '';
       await call(Accounts.endLogins({ id: accountId(ctx), sid, actor: actorOf(ctx) }));
       ctx.status = 204;
     }),
-    route('DELETE', '/app/admin/users/:id/lockout', write, async function clearLockout(ctx) {
+    route({ ...CLEAR_LOCKOUT, access: write }, async function clearLockout(ctx) {
       await call(Accounts.clearLockout({ id: accountId(ctx), actor: actorOf(ctx) }));
       ctx.status = 204;
     }),
-    route('GET', '/app/admin/roles', read, async function listRoles(ctx) {
+    route({ ...LIST_ROLES, access: read }, async function listRoles(ctx) {
       ctx.body = await call(Accounts.listRoles());
     }),
-    route('POST', '/app/admin/roles', write, body, async function createRole(ctx) {
+    route({ ...CREATE_ROLE, access: write, parse: body }, async function createRole(ctx) {
       const input = validate(CreateRoleInput, jsonObject(ctx));
       ctx.body = await call(Accounts.createRole({ ...input, actor: actorOf(ctx) }));
       ctx.status = 201;
     }),
-    route('PUT', '/app/me/password', bearer(), body, async function changeOwnPassword(ctx) {
+    route({ ...OWN_PASSWORD, access: bearer(), parse: body }, async function changeOwnPassword(ctx) {
       const auth = ctx.state.auth;
       if (!auth?.enabled) throw accessDenied();
       const input = validate(OwnPasswordInput, jsonObject(ctx));

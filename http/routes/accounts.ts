@@ -9,9 +9,11 @@ import { accountCursor, accountIdOf } from '../cursors.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue, type ReplyCode } from '../problems.ts';
+import { ADMIN_COMMON, BODY_ERRORS, done, problem } from '../openapi/replies.ts';
+import * as S from '../openapi/shapes.ts';
 import { bearerWithRole, route, type Route, type RouteParams } from '../route-table.ts';
 import type { AppState } from '../state.ts';
-import { jsonObject, queryObject, validate } from '../validation.ts';
+import { documented, json } from '../validation.ts';
 
 export interface AccountRouteDeps {
   readonly accounts: Ref<Accounts.Command>;
@@ -96,39 +98,151 @@ export function accountRouteParts(deps: AccountRouteDeps) {
   };
 }
 
+/**
+ * The account path's id as the description shows it, an integer; the handler reads it
+ * ({@link accountId}), as an unknown account's 404 rather than a 400.
+ */
+const accountIdField = z.number().int().positive();
+export const ACCOUNT_PATH_PARAMS = documented(z.object({ id: accountIdField }));
+export const LOGIN_PATH_PARAMS = documented(z.object({ id: accountIdField, sid: z.string() }));
+/** A new password that fails the password policy (src/security/password-policy.ts). */
+export const PASSWORD_INVALID =
+  '`password.invalid` (the password policy: 8 characters to 72 bytes, no control character, not a common password)';
+export const ACCOUNT_NOT_FOUND = problem('`account.not_found`: no account has the id');
+const tag = 'secured';
+const summary = { description: 'The account', schema: S.AccountSummary };
+
 /** Account administration under /app/admin/users: ADMIN only, checked before any handler. */
 export function accountRoutes(deps: AccountRouteDeps): Route[] {
-  const { body, read, write, call } = accountRouteParts(deps);
+  const { body: parse, read, write, call } = accountRouteParts(deps);
   return [
-    route('GET', '/app/admin/users', read, async function listAccounts(ctx) {
-      const q = validate(ListAccountsInput, queryObject(ctx), 'query');
-      const page = await call(
-        Accounts.findAccounts({ usernamePrefix: q.username, afterId: q.cursor ?? 0, limit: q.limit }),
-      );
-      ctx.body = { items: page.items, nextCursor: page.nextAfterId === null ? null : accountCursor(page.nextAfterId) };
-    }),
-    route('POST', '/app/admin/users', write, body, async function createAccount(ctx) {
-      const input = validate(CreateAccountInput, jsonObject(ctx));
-      const account = await call(Accounts.createAccount({ ...input, actor: actorOf(ctx) }));
-      ctx.status = 201;
-      ctx.set('Location', `/app/admin/users/${account.id}`);
-      ctx.body = account;
-    }),
-    route('GET', '/app/admin/users/:id', read, async function getAccount(ctx) {
-      ctx.body = await call(Accounts.getAccount({ id: accountId(ctx) }));
-    }),
-    route('PATCH', '/app/admin/users/:id', write, body, async function updateAccount(ctx) {
-      const input = validate(UpdateAccountInput, jsonObject(ctx));
-      ctx.body = await call(Accounts.updateAccount({ ...input, id: accountId(ctx), actor: actorOf(ctx) }));
-    }),
-    route('PUT', '/app/admin/users/:id/password', write, body, async function setPassword(ctx) {
-      const { password } = validate(PasswordInput, jsonObject(ctx));
-      await call(Accounts.setPassword({ id: accountId(ctx), password, actor: actorOf(ctx) }));
-      ctx.status = 204;
-    }),
-    route('DELETE', '/app/admin/users/:id', write, async function deleteAccount(ctx) {
-      await call(Accounts.deleteAccount({ id: accountId(ctx), actor: actorOf(ctx) }));
-      ctx.status = 204;
-    }),
+    route(
+      {
+        method: 'GET',
+        path: '/app/admin/users',
+        access: read,
+        tag,
+        summary: 'Accounts with their roles, a page at a time; optionally only usernames starting with a prefix',
+        query: ListAccountsInput,
+        replies: {
+          200: { description: 'A page', schema: S.AccountPage },
+          400: problem('Invalid query or cursor (`validation`)'),
+          ...ADMIN_COMMON,
+        },
+      },
+      async function listAccounts(ctx, { query: q }) {
+        const page = await call(
+          Accounts.findAccounts({ usernamePrefix: q.username, afterId: q.cursor ?? 0, limit: q.limit }),
+        );
+        ctx.body = {
+          items: page.items,
+          nextCursor: page.nextAfterId === null ? null : accountCursor(page.nextAfterId),
+        };
+      },
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/app/admin/users',
+        access: write,
+        tag,
+        summary: 'Create an account',
+        parse,
+        body: json(CreateAccountInput),
+        replies: {
+          201: { description: 'Created', schema: S.AccountSummary, headers: ['Location'] },
+          ...BODY_ERRORS,
+          400: problem(['`validation`', PASSWORD_INVALID, '`role.unknown`'].join('; ')),
+          409: problem('`account.username_taken`'),
+          ...ADMIN_COMMON,
+        },
+      },
+      async function createAccount(ctx, { body }) {
+        const account = await call(Accounts.createAccount({ ...body, actor: actorOf(ctx) }));
+        ctx.status = 201;
+        ctx.set('Location', `/app/admin/users/${account.id}`);
+        ctx.body = account;
+      },
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/app/admin/users/:id',
+        access: read,
+        tag,
+        summary: 'An account with its roles',
+        params: ACCOUNT_PATH_PARAMS,
+        replies: { 200: summary, 404: ACCOUNT_NOT_FOUND, ...ADMIN_COMMON },
+      },
+      async function getAccount(ctx) {
+        ctx.body = await call(Accounts.getAccount({ id: accountId(ctx) }));
+      },
+    ),
+    route(
+      {
+        method: 'PATCH',
+        path: '/app/admin/users/:id',
+        access: write,
+        tag,
+        summary: "Change an account's names, roles or whether it is enabled; disabling signs it out everywhere",
+        parse,
+        params: ACCOUNT_PATH_PARAMS,
+        body: json(UpdateAccountInput),
+        replies: {
+          200: summary,
+          ...BODY_ERRORS,
+          400: problem('`validation`; `role.unknown`'),
+          404: ACCOUNT_NOT_FOUND,
+          409: problem('`account.last_admin`: the last enabled ADMIN cannot be disabled or demoted'),
+          ...ADMIN_COMMON,
+        },
+      },
+      async function updateAccount(ctx, { body }) {
+        ctx.body = await call(Accounts.updateAccount({ ...body, id: accountId(ctx), actor: actorOf(ctx) }));
+      },
+    ),
+    route(
+      {
+        method: 'PUT',
+        path: '/app/admin/users/:id/password',
+        access: write,
+        tag,
+        summary: "Set an account's password; the account is signed out everywhere",
+        parse,
+        params: ACCOUNT_PATH_PARAMS,
+        body: json(PasswordInput),
+        replies: {
+          204: done,
+          ...BODY_ERRORS,
+          400: problem(['`validation`', PASSWORD_INVALID].join('; ')),
+          404: ACCOUNT_NOT_FOUND,
+          ...ADMIN_COMMON,
+        },
+      },
+      async function setPassword(ctx, { body: { password } }) {
+        await call(Accounts.setPassword({ id: accountId(ctx), password, actor: actorOf(ctx) }));
+        ctx.status = 204;
+      },
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/app/admin/users/:id',
+        access: write,
+        tag,
+        summary: 'Delete an account; it is signed out everywhere',
+        params: ACCOUNT_PATH_PARAMS,
+        replies: {
+          204: done,
+          404: ACCOUNT_NOT_FOUND,
+          409: problem('`account.last_admin`: the last enabled ADMIN cannot be deleted'),
+          ...ADMIN_COMMON,
+        },
+      },
+      async function deleteAccount(ctx) {
+        await call(Accounts.deleteAccount({ id: accountId(ctx), actor: actorOf(ctx) }));
+        ctx.status = 204;
+      },
+    ),
   ];
 }

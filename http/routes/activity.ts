@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { z } from 'zod';
 import * as Activity from '../../actors/activity/protocol.ts';
 import * as User from '../../actors/user/protocol.ts';
@@ -8,9 +7,11 @@ import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { historyCursor, historySeqOf } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
+import { API_COMMON, BODY_ERRORS, problem } from '../openapi/replies.ts';
+import * as S from '../openapi/shapes.ts';
 import { invalidFields, replyValue } from '../problems.ts';
 import { route, type Route } from '../route-table.ts';
-import { jsonObject, queryObject, validate } from '../validation.ts';
+import { json } from '../validation.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
 
 export interface ActivityRouteDeps extends ApiRouteDeps {
@@ -46,8 +47,10 @@ function beforeSeq(cursor: string | undefined, userId: ObjectIdString): number |
   });
 }
 
-async function userWithActivity(deps: ActivityRouteDeps, ctx: Context): Promise<unknown> {
-  const query = validate(HistoryQuery, queryObject(ctx), 'query');
+const tag = 'userdata';
+const notFound = problem('No such record');
+
+async function userWithActivity(deps: ActivityRouteDeps, query: z.output<typeof HistoryQuery>): Promise<unknown> {
   const before = beforeSeq(query.before, query.userId);
   const user = replyValue(await ask(deps.users, User.get({ id: query.userId }), deps.askTimeoutMs));
   const page = replyValue(
@@ -64,14 +67,46 @@ async function userWithActivity(deps: ActivityRouteDeps, ctx: Context): Promise<
 /** The user-data service's activity resource: a user with its activity history, and custom activities. */
 export function activityRoutes(deps: ActivityRouteDeps): Route[] {
   return [
-    route('GET', '/api/users/activity', deps.read, async function readUserActivity(ctx) {
-      ctx.body = await userWithActivity(deps, ctx);
-    }),
-    route('POST', '/api/users/activity', deps.write, jsonBody(deps.maxBodyBytes), async function recordActivity(ctx) {
-      const input = validate(RecordActivityInput, jsonObject(ctx));
-      const activity = replyValue(await ask(deps.activity, Activity.record(input), deps.askTimeoutMs));
-      ctx.status = 201;
-      ctx.body = activity;
-    }),
+    route(
+      {
+        method: 'GET',
+        path: '/api/users/activity',
+        access: deps.read,
+        tag,
+        summary: 'A user with its activity, newest first',
+        query: HistoryQuery,
+        replies: {
+          200: { description: 'The user and a page of activity', schema: S.UserWithActivity },
+          400: BODY_ERRORS[400],
+          404: notFound,
+          ...API_COMMON,
+        },
+      },
+      async function readUserActivity(ctx, { query }) {
+        ctx.body = await userWithActivity(deps, query);
+      },
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/api/users/activity',
+        access: deps.write,
+        tag,
+        summary: "Add an entry to a user's activity",
+        parse: jsonBody(deps.maxBodyBytes),
+        body: json(RecordActivityInput),
+        replies: {
+          201: { description: 'The activity', schema: S.Activity },
+          ...BODY_ERRORS,
+          404: notFound,
+          ...API_COMMON,
+        },
+      },
+      async function recordActivity(ctx, { body }) {
+        const activity = replyValue(await ask(deps.activity, Activity.record(body), deps.askTimeoutMs));
+        ctx.status = 201;
+        ctx.body = activity;
+      },
+    ),
   ];
 }

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { HttpProblem } from '../problems.ts';
+import { z } from 'zod';
+import { problem } from '../openapi/replies.ts';
 import { PUBLIC, route, type Route } from '../route-table.ts';
 
 export interface DocsRouteDeps {
@@ -18,6 +20,8 @@ const ASSETS: ReadonlyMap<string, string> = new Map([
   ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'],
   ['favicon-32x32.png', 'image/png'],
 ]);
+
+const tag = 'operations';
 
 const INIT = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, displayRequestDuration: true });
@@ -54,29 +58,60 @@ export function docsRoutes(deps: DocsRouteDeps): Route[] {
   const cache = new Map<string, Buffer>();
   let documentJson: string | undefined; // the same for every request: serialised once
   return [
-    route('GET', '/openapi.json', PUBLIC, async function openapi(ctx) {
-      documentJson ??= JSON.stringify(deps.document());
-      ctx.type = 'application/json; charset=utf-8';
-      ctx.body = documentJson;
-    }),
-    route('GET', '/docs', PUBLIC, async function docsPage(ctx) {
-      ctx.set({ 'Content-Security-Policy': CSP, 'X-Frame-Options': 'DENY' });
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = PAGE;
-    }),
-    route('GET', '/docs/assets/:file', PUBLIC, async function docsAsset(ctx) {
-      const file = ctx.params['file'] ?? '';
-      if (file === 'init.js') {
-        ctx.type = ASSETS.get('swagger-ui-bundle.js') ?? '';
-        ctx.body = INIT;
-        return;
-      }
-      const type = ASSETS.get(file);
-      if (type === undefined) throw new HttpProblem(404, 'not_found', `No asset ${file.slice(0, 64)}`);
-      if (!cache.has(file)) cache.set(file, readFileSync(join(dir, file)));
-      ctx.set('Cache-Control', 'public, max-age=3600');
-      ctx.type = type;
-      ctx.body = cache.get(file);
-    }),
+    route(
+      {
+        method: 'GET',
+        path: '/openapi.json',
+        access: PUBLIC,
+        tag,
+        summary: 'This API description (OpenAPI 3.1)',
+        replies: { 200: { description: 'OpenAPI 3.1', schema: z.record(z.string(), z.unknown()) } },
+      },
+      async function openapi(ctx) {
+        documentJson ??= JSON.stringify(deps.document());
+        ctx.type = 'application/json; charset=utf-8';
+        ctx.body = documentJson;
+      },
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/docs',
+        access: PUBLIC,
+        tag,
+        summary: 'This API description as a page to browse and try',
+        replies: { 200: { description: 'HTML', schema: z.string(), type: 'text/html' } },
+      },
+      async function docsPage(ctx) {
+        ctx.set({ 'Content-Security-Policy': CSP, 'X-Frame-Options': 'DENY' });
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = PAGE;
+      },
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/docs/assets/:file',
+        access: PUBLIC,
+        tag,
+        summary: 'A file of the /docs page',
+        replies: { 200: { description: 'The file' }, 404: problem('No such asset') },
+        undocumented: true,
+      },
+      async function docsAsset(ctx) {
+        const file = ctx.params['file'] ?? '';
+        if (file === 'init.js') {
+          ctx.type = ASSETS.get('swagger-ui-bundle.js') ?? '';
+          ctx.body = INIT;
+          return;
+        }
+        const type = ASSETS.get(file);
+        if (type === undefined) throw new HttpProblem(404, 'not_found', `No asset ${file.slice(0, 64)}`);
+        if (!cache.has(file)) cache.set(file, readFileSync(join(dir, file)));
+        ctx.set('Cache-Control', 'public, max-age=3600');
+        ctx.type = type;
+        ctx.body = cache.get(file);
+      },
+    ),
   ];
 }

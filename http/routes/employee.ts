@@ -6,11 +6,13 @@ import type { Reply } from '../../src/messaging/reply.ts';
 import { isObjectId } from '../../src/ids.ts';
 import { searchCursor } from '../cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
+import { API_COMMON, BODY_ERRORS, problem } from '../openapi/replies.ts';
+import * as S from '../openapi/shapes.ts';
 import { replyValue } from '../problems.ts';
 import { changesState, route, type Route } from '../route-table.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
-import { idFromQueryOrBody, jsonObject, queryObject, validate } from '../validation.ts';
-import { ifMatchVersion, sendVersioned } from '../versioning.ts';
+import { documented, idFromQueryOrBody, json, optionalJson, validate } from '../validation.ts';
+import { sendVersioned } from '../versioning.ts';
 import { CreateEmployeeInput, EmployeeIdInput, SearchEmployeesInput, UpdateEmployeeInput } from './employee-input.ts';
 
 export interface EmployeeRouteDeps extends ApiRouteDeps {
@@ -25,51 +27,137 @@ function sendCreated(ctx: Context, record: Employee.EmployeeRecord): void {
   sendVersioned(ctx, record, 201);
 }
 
+const tag = 'employee';
+const created = { description: 'Created', schema: S.Employee, headers: ['Location', 'ETag'] };
+const notFound = problem('No such record');
+
 /** The employee service: create, get, search, update and delete employee records through the EmployeeActor. */
 export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
   const { read, write } = deps;
-  const body = jsonBody(deps.maxBodyBytes);
+  const parse = jsonBody(deps.maxBodyBytes);
   const call = async <T, C extends Employee.ErrorCode>(build: Request<Employee.Command, Reply<T, C>>): Promise<T> =>
     replyValue(await ask(deps.employees, build, deps.askTimeoutMs));
   return [
     changesState(
-      route('GET', '/api/employee/create', write, async function createFromQuery(ctx) {
-        sendCreated(ctx, await call(Employee.create(validate(CreateEmployeeInput, queryObject(ctx), 'query'))));
-      }),
+      route(
+        {
+          method: 'GET',
+          path: '/api/employee/create',
+          access: write,
+          tag,
+          summary: 'Create an employee from query parameters',
+          query: CreateEmployeeInput,
+          replies: { 201: created, 400: BODY_ERRORS[400], ...API_COMMON },
+        },
+        async function createFromQuery(ctx, { query }) {
+          sendCreated(ctx, await call(Employee.create(query)));
+        },
+      ),
     ),
-    route('POST', '/api/employee/create', write, body, async function create(ctx) {
-      sendCreated(ctx, await call(Employee.create(validate(CreateEmployeeInput, jsonObject(ctx)))));
-    }),
-    route('POST', '/api/employee/search', read, body, async function search(ctx) {
-      const { cursor, ...criteria } = validate(SearchEmployeesInput, jsonObject(ctx));
-      const { items, next } = await call(Employee.search({ ...criteria, after: cursor }));
-      ctx.body = { items, nextCursor: next === null ? null : searchCursor(next) };
-    }),
-    route('PUT', '/api/employee/update', write, body, async function update(ctx) {
-      const query = validate(EmployeeIdInput, queryObject(ctx), 'query');
-      const { id, ...changes } = validate(UpdateEmployeeInput, jsonObject(ctx));
-      const expected = ifMatchVersion(ctx);
-      sendVersioned(
-        ctx,
-        await call(Employee.update({ id: idFromQueryOrBody(query.id, id), changes, expectedVersion: expected })),
-      );
-    }),
-    route('DELETE', '/api/employee/delete', write, body, async function remove(ctx) {
-      const query = validate(EmployeeIdInput, queryObject(ctx), 'query');
-      const fromBody = ctx.request.body === undefined ? {} : validate(EmployeeIdInput, jsonObject(ctx));
-      await call(Employee.remove({ id: idFromQueryOrBody(query.id, fromBody.id) }));
-      ctx.status = 204;
-    }),
-    // Not async, as the read every client makes most: the ask's own promise and one `then`, where
-    // two async functions would add a promise and a suspended frame each.
-    route('GET', '/api/employee/:id', read, function getOne(ctx) {
-      const raw = ctx.params['id'];
-      // An id already in its stored form (lower case, as ids are sent) is what the schema would
-      // return for it; any other passes through the schema and gets its answer there.
-      const id = isObjectId(raw) ? raw : validate(IdPath, { id: raw }, 'path').id;
-      return ask(deps.employees, Employee.get({ id }), deps.askTimeoutMs).then((reply) =>
-        sendVersioned(ctx, replyValue(reply)),
-      );
-    }),
+    route(
+      {
+        method: 'POST',
+        path: '/api/employee/create',
+        access: write,
+        tag,
+        summary: 'Create an employee',
+        parse,
+        body: json(CreateEmployeeInput),
+        replies: { 201: created, ...BODY_ERRORS, ...API_COMMON },
+      },
+      async function create(ctx, { body }) {
+        sendCreated(ctx, await call(Employee.create(body)));
+      },
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/api/employee/search',
+        access: read,
+        tag,
+        summary: 'Find employees by part of the name (any case), id or birth dates, a page at a time',
+        parse,
+        body: json(SearchEmployeesInput),
+        replies: {
+          200: { description: 'A page, ordered by name then id', schema: S.EmployeePage },
+          ...BODY_ERRORS,
+          ...API_COMMON,
+        },
+      },
+      async function search(ctx, { body: { cursor, ...criteria } }) {
+        const { items, next } = await call(Employee.search({ ...criteria, after: cursor }));
+        ctx.body = { items, nextCursor: next === null ? null : searchCursor(next) };
+      },
+    ),
+    route(
+      {
+        method: 'PUT',
+        path: '/api/employee/update',
+        access: write,
+        tag,
+        summary: "Change an employee's name or date of birth; If-Match keeps a newer version safe",
+        parse,
+        query: EmployeeIdInput,
+        body: json(UpdateEmployeeInput),
+        ifMatch: true,
+        replies: {
+          200: { description: 'The record, version + 1', schema: S.Employee, headers: ['ETag'] },
+          ...BODY_ERRORS,
+          404: notFound,
+          412: problem('`If-Match` names an older version'),
+          ...API_COMMON,
+        },
+      },
+      async function update(ctx, { query, body: { id, ...changes }, ifMatch }) {
+        const request = { id: idFromQueryOrBody(query.id, id), changes, expectedVersion: ifMatch };
+        sendVersioned(ctx, await call(Employee.update(request)));
+      },
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/api/employee/delete',
+        access: write,
+        tag,
+        summary: 'Delete an employee named in the query or the body',
+        parse,
+        query: EmployeeIdInput,
+        body: optionalJson(EmployeeIdInput),
+        replies: { 204: { description: 'Deleted' }, ...BODY_ERRORS, 404: notFound, ...API_COMMON },
+      },
+      async function remove(ctx, { query, body }) {
+        await call(Employee.remove({ id: idFromQueryOrBody(query.id, body?.id) }));
+        ctx.status = 204;
+      },
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/api/employee/:id',
+        access: read,
+        tag,
+        summary: 'An employee by id',
+        // Checked by the handler: an id already in its stored form skips the schema (the read every
+        // client makes most), any other gets the schema's answer.
+        params: documented(IdPath),
+        replies: {
+          200: { description: 'The record', schema: S.Employee, headers: ['ETag'] },
+          400: BODY_ERRORS[400],
+          404: notFound,
+          ...API_COMMON,
+        },
+      },
+      // Not async, as the read every client makes most: the ask's own promise and one `then`, where
+      // two async functions would add a promise and a suspended frame each.
+      function getOne(ctx) {
+        const raw = ctx.params['id'];
+        // An id already in its stored form (lower case, as ids are sent) is what the schema would
+        // return for it; any other passes through the schema and gets its answer there.
+        const id = isObjectId(raw) ? raw : validate(IdPath, { id: raw }, 'path').id;
+        return ask(deps.employees, Employee.get({ id }), deps.askTimeoutMs).then((reply) =>
+          sendVersioned(ctx, replyValue(reply)),
+        );
+      },
+    ),
   ];
 }

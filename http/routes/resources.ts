@@ -2,6 +2,9 @@ import * as Accounts from '../../actors/accounts/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { replyValue } from '../problems.ts';
+import { z } from 'zod';
+import { BEARER_ERRORS, oauthError, text, UNAVAILABLE } from '../openapi/replies.ts';
+import * as S from '../openapi/shapes.ts';
 import { bearer, role, route, type Route } from '../route-table.ts';
 import type { AppState } from '../state.ts';
 
@@ -10,6 +13,15 @@ export interface ResourceRouteDeps {
   readonly askTimeoutMs: number;
   readonly includePasswordHash: boolean;
 }
+
+const tag = 'secured';
+/** A greeting, or the role's refusal once the handler has run. */
+const greeting = {
+  200: text('Greeting'),
+  ...BEARER_ERRORS,
+  403: oauthError('`access_denied`: the role is missing'),
+  ...UNAVAILABLE,
+} as const;
 
 const whoAmI = (state: AppState): string => (state.auth?.enabled ? state.auth.principal.username : 'anonymous');
 
@@ -22,26 +34,56 @@ export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
   // its JSON is kept with it and written once per change, not once per request.
   const json = new WeakMap<readonly Accounts.AccountView[], string>();
   return [
-    route('GET', '/app/listAll', bearer(), async function listAll(ctx) {
-      const users = replyValue(
-        await ask(
-          deps.accounts,
-          Accounts.listAccounts({ includePasswordHash: deps.includePasswordHash }),
-          deps.askTimeoutMs,
-        ),
-      );
-      let body = json.get(users);
-      if (body === undefined) json.set(users, (body = JSON.stringify(users)));
-      ctx.type = 'application/json; charset=utf-8';
-      ctx.body = body;
-    }),
-    route('GET', '/app/admin', role('ADMIN'), async function adminGreeting(ctx) {
-      ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = `Hello ${whoAmI(ctx.state)}, you are an administrator.`;
-    }),
-    route('GET', '/app/user', role('USER'), async function userGreeting(ctx) {
-      ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = `Hello ${whoAmI(ctx.state)}, you are a user.`;
-    }),
+    route(
+      {
+        method: 'GET',
+        path: '/app/listAll',
+        access: bearer(),
+        tag,
+        summary: 'Every account with its roles',
+        replies: { 200: { description: 'The accounts', schema: z.array(S.Account) }, ...BEARER_ERRORS, ...UNAVAILABLE },
+      },
+      async function listAll(ctx) {
+        const users = replyValue(
+          await ask(
+            deps.accounts,
+            Accounts.listAccounts({ includePasswordHash: deps.includePasswordHash }),
+            deps.askTimeoutMs,
+          ),
+        );
+        let body = json.get(users);
+        if (body === undefined) json.set(users, (body = JSON.stringify(users)));
+        ctx.type = 'application/json; charset=utf-8';
+        ctx.body = body;
+      },
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/app/admin',
+        access: role('ADMIN'),
+        tag,
+        summary: 'A greeting, for users with the ADMIN role',
+        replies: greeting,
+      },
+      async function adminGreeting(ctx) {
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = `Hello ${whoAmI(ctx.state)}, you are an administrator.`;
+      },
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/app/user',
+        access: role('USER'),
+        tag,
+        summary: 'A greeting, for users with the USER role',
+        replies: greeting,
+      },
+      async function userGreeting(ctx) {
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = `Hello ${whoAmI(ctx.state)}, you are a user.`;
+      },
+    ),
   ];
 }

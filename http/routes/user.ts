@@ -1,15 +1,15 @@
-import type { Context } from 'koa';
 import { z } from 'zod';
 import * as User from '../../actors/user/protocol.ts';
 import { objectId } from '../../src/fields.ts';
-import type { ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { jsonBody } from '../middleware/body.ts';
+import { API_COMMON, BODY_ERRORS, problem } from '../openapi/replies.ts';
+import * as S from '../openapi/shapes.ts';
 import { replyValue } from '../problems.ts';
 import { route, type Route } from '../route-table.ts';
-import { idFromQueryOrBody, jsonObject, queryObject, validate } from '../validation.ts';
-import { ifMatchVersion, sendVersioned } from '../versioning.ts';
+import { idFromQueryOrBody, json, optionalJson } from '../validation.ts';
+import { sendVersioned } from '../versioning.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
 
 export interface UserRouteDeps extends ApiRouteDeps {
@@ -23,31 +23,77 @@ export const UpdateUserInput = User.changing(
 );
 export const UserIdInput = z.strictObject({ id: objectId.optional() });
 
-/** DELETE names the user in the query or in a JSON body. */
-function idToDelete(ctx: Context): ObjectIdString {
-  const fromQuery = validate(UserIdInput, queryObject(ctx), 'query').id;
-  const fromBody = ctx.request.body === undefined ? undefined : validate(UserIdInput, jsonObject(ctx)).id;
-  return idFromQueryOrBody(fromQuery, fromBody);
-}
+const tag = 'userdata';
+const notFound = problem('No such record');
+const emailTaken = problem('The email is taken');
 
 /** The user-data service's user resource: POST, PUT and DELETE /api/user. */
 export function userRoutes(deps: UserRouteDeps): Route[] {
-  const body = jsonBody(deps.maxBodyBytes);
+  const parse = jsonBody(deps.maxBodyBytes);
   return [
-    route('POST', '/api/user', deps.write, body, async function createUser(ctx) {
-      const input = validate(CreateUserInput, jsonObject(ctx));
-      const user = replyValue(await ask(deps.users, User.post(input), deps.askTimeoutMs));
-      ctx.set('Location', `/api/users/activity?userId=${user.id}`);
-      sendVersioned(ctx, user, 201);
-    }),
-    route('PUT', '/api/user', deps.write, body, async function updateUser(ctx) {
-      const expectedVersion = ifMatchVersion(ctx);
-      const input = validate(UpdateUserInput, jsonObject(ctx));
-      sendVersioned(ctx, replyValue(await ask(deps.users, User.put({ ...input, expectedVersion }), deps.askTimeoutMs)));
-    }),
-    route('DELETE', '/api/user', deps.write, body, async function deleteUser(ctx) {
-      replyValue(await ask(deps.users, User.delete({ id: idToDelete(ctx) }), deps.askTimeoutMs));
-      ctx.status = 204;
-    }),
+    route(
+      {
+        method: 'POST',
+        path: '/api/user',
+        access: deps.write,
+        tag,
+        summary: 'Create a user; its activity starts with USER_CREATED',
+        parse,
+        body: json(CreateUserInput),
+        replies: {
+          201: { description: 'Created', schema: S.User, headers: ['Location', 'ETag'] },
+          ...BODY_ERRORS,
+          409: emailTaken,
+          ...API_COMMON,
+        },
+      },
+      async function createUser(ctx, { body }) {
+        const user = replyValue(await ask(deps.users, User.post(body), deps.askTimeoutMs));
+        ctx.set('Location', `/api/users/activity?userId=${user.id}`);
+        sendVersioned(ctx, user, 201);
+      },
+    ),
+    route(
+      {
+        method: 'PUT',
+        path: '/api/user',
+        access: deps.write,
+        tag,
+        summary: "Change a user's name or email; its activity gets USER_UPDATED",
+        parse,
+        body: json(UpdateUserInput),
+        ifMatch: true,
+        replies: {
+          200: { description: 'The user', schema: S.User, headers: ['ETag'] },
+          ...BODY_ERRORS,
+          404: notFound,
+          409: emailTaken,
+          412: problem('`If-Match` names an older version'),
+          ...API_COMMON,
+        },
+      },
+      async function updateUser(ctx, { body, ifMatch }) {
+        const put = User.put({ ...body, expectedVersion: ifMatch });
+        sendVersioned(ctx, replyValue(await ask(deps.users, put, deps.askTimeoutMs)));
+      },
+    ),
+    route(
+      {
+        method: 'DELETE',
+        path: '/api/user',
+        access: deps.write,
+        tag,
+        summary: 'Delete a user, named in the query or the body, and its activity',
+        parse,
+        query: UserIdInput,
+        body: optionalJson(UserIdInput),
+        replies: { 204: { description: 'Deleted' }, ...BODY_ERRORS, 404: notFound, ...API_COMMON },
+      },
+      async function deleteUser(ctx, { query, body }) {
+        const id = idFromQueryOrBody(query.id, body?.id);
+        replyValue(await ask(deps.users, User.delete({ id }), deps.askTimeoutMs));
+        ctx.status = 204;
+      },
+    ),
   ];
 }

@@ -90,7 +90,14 @@ export async function ladderLayers(options: LadderOptions): Promise<Middleware<A
     get = employeeGet(core, config, read);
   } else {
     // The bare handler's read, as a route.
-    get = route('GET', '/api/employee/:id', read, async function bareRead(ctx) {
+    const declared = {
+      method: 'GET',
+      path: '/api/employee/:id',
+      access: read,
+      summary: 'read',
+      tag: 'employee',
+    } as const;
+    get = route({ ...declared, replies: {} }, async function bareRead(ctx) {
       const record = await employees.findById(ctx.params['id'] as ObjectIdString);
       if (!record) return;
       ctx.set('ETag', `"${record.version}"`);

@@ -24,25 +24,45 @@ t('GET /openapi.json › a valid OpenAPI 3.1 document', async () => {
   assert.is(validator.version, '3.1');
 });
 
-t('every route registered in Koa is described, and every described route is registered', () => {
-  const registered = new Set(
-    routesOf(ctx.server.troupe.app).map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`),
-  );
-  registered.delete('GET /docs/assets/{file}');
-  const described = new Set(
-    Object.entries(ctx.doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)),
-  );
+type Responses = Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
+const operationOf = (r: RouteInfo) =>
+  ctx.doc.paths[r.path.replace(/:([A-Za-z]+)/g, '{$1}')]?.[r.method.toLowerCase()] as
+    { summary?: string; responses: Responses; requestBody?: { content: Record<string, unknown> } } | undefined;
+
+t('every mounted route but the /docs assets is described, with a summary, and nothing else is', () => {
+  const routes = routesOf(ctx.server.troupe.app);
+  for (const r of routes) {
+    const what = `${r.method} ${r.path}`;
+    if (r.doc.undocumented) assert.is(operationOf(r), undefined, what);
+    else assert.ok((operationOf(r)?.summary ?? '').length > 10, what);
+  }
   assert.equal(
-    [...registered].filter((r) => !described.has(r)),
-    [],
-    'registered but not described',
+    routes.filter((r) => r.doc.undocumented).map((r) => r.path),
+    ['/docs/assets/:file'],
   );
-  assert.equal(
-    [...described].filter((d) => !registered.has(d)),
-    [],
-    'described but not registered',
+  const described = Object.values(ctx.doc.paths).flatMap((ops) => Object.keys(ops));
+  assert.is(described.length, routes.length - 1);
+  assert.ok(routes.length >= 27, `only ${routes.length} routes`);
+});
+
+t('a route that takes a bearer token or a client declares its 401 with the challenge', () => {
+  const guarded = routesOf(ctx.server.troupe.app).filter((r) => r.access.kind !== 'public');
+  for (const r of guarded) {
+    const unauthorized = operationOf(r)?.responses['401'];
+    assert.ok(unauthorized?.headers?.['WWW-Authenticate'], `${r.method} ${r.path}`);
+    assert.ok(unauthorized?.content?.['application/json'], `${r.method} ${r.path}: an OAuth error body`);
+  }
+  assert.ok(guarded.length >= 20);
+});
+
+t('a route that takes a JSON body declares its refusals: 400, 413 and 415', () => {
+  const withJson = routesOf(ctx.server.troupe.app).filter(
+    (r) => operationOf(r)?.requestBody?.content['application/json'] !== undefined,
   );
-  assert.ok(registered.size >= 26, `only ${registered.size} routes`);
+  for (const r of withJson)
+    for (const status of ['400', '413', '415'])
+      assert.ok(operationOf(r)?.responses[status], `${r.method} ${r.path} ${status}`);
+  assert.ok(withJson.length >= 10);
 });
 
 t("each operation's security is the access its route declares (the one the server checks)", () => {

@@ -147,7 +147,7 @@ const texts = suite(
 );
 texts.before(async (c) => {
   const throwing = (path: string, error: () => unknown) =>
-    route('GET', path, PUBLIC, async () => {
+    route({ method: 'GET', path, access: PUBLIC, summary: path, tag: 'operations', replies: {} }, async () => {
       throw error();
     });
   const guards: Guards = {
