@@ -16,7 +16,8 @@ import { jsonBody } from '../../http/middleware/body.ts';
 import { requestFrame } from '../../http/middleware/frame.ts';
 import { bearer, PUBLIC, route } from '../../http/route-table.ts';
 import type { AppState } from '../../http/state.ts';
-import { documented, json, optionalJson } from '../../http/validation.ts';
+import { employeeRoutes } from '../../http/routes/employee.ts';
+import { documented, isDocumented, json, optionalJson } from '../../http/validation.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
@@ -225,6 +226,17 @@ t('a route that validates a JSON body it does not parse does not start', () => {
     () => route({ ...declared, method: 'POST', path: '/z', access: PUBLIC, summary: 'z', body }, async () => {}),
     /POST \/z validates a JSON body it does not parse/,
   );
+});
+
+t('GET /api/employee/:id, the read every client makes most, runs its handler alone: no validation step', () => {
+  const employees = {} as Parameters<typeof employeeRoutes>[0]['employees'];
+  const deps = { askTimeoutMs: 1, maxBodyBytes: 1, read: PUBLIC, write: PUBLIC, employees };
+  const get = employeeRoutes(deps).find((r) => r.method === 'GET' && r.path === '/api/employee/:id');
+  assert.equal(
+    get?.run.map((m) => m.name),
+    ['getOne'],
+  );
+  assert.ok(get && isDocumented(get.doc.params), 'its path schema is described, and checked by the handler');
 });
 
 t.run();
