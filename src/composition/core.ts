@@ -11,8 +11,7 @@ import type { Config } from '../config.ts';
 import { loadInitialData, readInitialData, warnOfInitialAccount, type InitialData } from '../initial-data.ts';
 import type { Logger } from '../logger.ts';
 import { createClientAuthenticator, registeredClients, type ClientAuthenticator } from '../security/clients.ts';
-import { createDenylist } from '../security/denylist.ts';
-import { createTokenSigner, createTokenVerifier, type TokenVerifier } from '../security/jwt.ts';
+import type { TokenVerifier } from '../security/jwt.ts';
 import type { KeyRing } from '../security/key-ring.ts';
 import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
 import { createPasswordHasher, type PasswordHasher } from '../security/passwords.ts';
@@ -26,6 +25,7 @@ import { openConfiguredStores } from './stores.ts';
 import { PRIVATE_DIR } from '../stores/sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './actors.ts';
 import { openKeyRing } from './keys.ts';
+import { loginActorDeps } from './login-actors.ts';
 import { causeOf, StoreUnavailableError } from '../store-unavailable.ts';
 import { tracingEnabled } from '../telemetry/tracing.ts';
 import { tracedHasher, tracedStores } from './traced.ts';
@@ -140,37 +140,29 @@ async function tokenDeps(
     audience: config.security.jwt.resourceIds,
     validity: config.security.jwt.accessTokenValidity,
   };
-  const denylist = createDenylist(stores.revocations);
-  const credentials = withCanonicalUniqueness(stores.credentials);
-  // Ending logins (src/security/logins.ts), for both actors: their bounds and horizons.
-  const logins = {
-    denylist,
+  const { token, accounts } = loginActorDeps({
+    credentials: withCanonicalUniqueness(stores.credentials),
     refreshTokens: stores.refreshTokens,
+    revocations: stores.revocations,
+    codes: stores.codes,
+    keys,
+    settings,
+    clients,
+    passwords,
+    bcryptCost: cost,
+    dummyHash: unknownAccount.current,
+    throttle,
     refreshTokenValidity: config.security.jwt.refreshTokenValidity,
-    accessTokenValidity: settings.validity,
     maxLoginsPerUser: config.security.jwt.maxLoginsPerUser,
     maxRevokedTokensPerLogin: config.security.jwt.maxRevokedTokensPerLogin,
-  };
+    onAccountEvent: (event) => logger.info({ event: event.action, account: event }, `account event ${event.action}`),
+  });
   return {
+    ...token,
     keys,
     unknownAccount,
-    ...logins,
-    clients,
     authenticateClient: createClientAuthenticator(clients, passwords),
-    credentials,
-    codes: stores.codes,
-    passwords,
-    signAccessToken: createTokenSigner(keys.signing, settings),
-    verifyAccessToken: createTokenVerifier(keys.verifying, settings, denylist.isRevoked),
-    dummyHash: unknownAccount.current,
-    accounts: {
-      ...logins,
-      credentials,
-      passwords,
-      bcryptCost: cost,
-      clearLockout: (username) => throttle.clear(username),
-      onAccountEvent: (event) => logger.info({ event: event.action, account: event }, `account event ${event.action}`),
-    },
+    accounts,
   };
 }
 

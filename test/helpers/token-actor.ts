@@ -11,13 +11,13 @@ import type { Test } from 'uvu';
 import { startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import type { Client } from '../../src/security/clients.ts';
-import { createDenylist } from '../../src/security/denylist.ts';
-import { createTokenSigner, createTokenVerifier, type TokenSettings } from '../../src/security/jwt.ts';
+import type { TokenSettings, TokenVerifier } from '../../src/security/jwt.ts';
 import { fixedKeyRing } from '../../src/security/key-ring.ts';
 import { loadConfiguredKey } from '../../src/security/keys.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { createUnknownAccountHash, type UnknownAccountHash } from '../../src/security/unknown-account-hash.ts';
 import { tempDir } from './server.ts';
+import { loginActorDeps } from '../../src/composition/login-actors.ts';
 import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import type { CredentialStore } from '../../src/stores/credential-store.ts';
@@ -45,7 +45,7 @@ export interface TokenActorSetup {
   /** The AccountActor over the same stores and revocation list. */
   readonly accounts: Ref<Accounts.Command>;
   readonly db: Db;
-  readonly verify: ReturnType<typeof createTokenVerifier>;
+  readonly verify: TokenVerifier;
   /** The account events the actor logged, oldest first. */
   readonly events: AccountEvent[];
   /** The login throttle over the same database (what ClearLockout clears). */
@@ -76,10 +76,6 @@ export async function startTokenActor(
   const credentials = sqliteCredentialStore(db);
   await loadInitialData(credentials, readInitialData('data/initial-data.json'));
   const keys = fixedKeyRing(await loadConfiguredKey(TEST_SIGNING_KEY, 256, 'security.signing-key'), []);
-  const clients = options.clients ?? [CLIENT];
-  const now = options.now;
-  const denylist = createDenylist(sqliteRevocationStore(db), now && (() => Math.floor(now() / 1000)));
-  const verify = createTokenVerifier(keys.verifying, SETTINGS, denylist.isRevoked);
   const events: AccountEvent[] = [];
   const throttle = createLoginThrottle(
     { maxFailuresPerUser: 3, maxFailuresPerAddress: 50, windowSeconds: 600 },
@@ -93,40 +89,34 @@ export async function startTokenActor(
     onError: () => {},
   });
   await unknownAccount.settled();
-  const refreshTokens = (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db));
-  const logins = {
-    denylist,
-    refreshTokens,
-    refreshTokenValidity: options.refreshTokenValidity ?? 600,
-    accessTokenValidity: SETTINGS.validity,
-    maxLoginsPerUser: options.maxLoginsPerUser ?? 100,
-    maxRevokedTokensPerLogin: options.maxRevokedTokensPerLogin ?? 100,
-  };
-  const onCrash = options.onCrash ?? replyThenResume(() => {});
-  const deps: TokenActorDeps = {
-    ...logins,
-    clients,
-    credentials: (options.credentials ?? ((store) => store))(credentials),
-    codes: sqliteAuthorizationCodeStore(db),
-    passwords: options.hasher,
-    signAccessToken: createTokenSigner(keys.signing, SETTINGS),
-    verifyAccessToken: verify,
-    dummyHash: unknownAccount.current,
-    onCrash,
-    ...(options.now ? { now: options.now } : {}),
-  };
-  // The credential store as it is: a wrapper holds the TokenActor's steps, not administration's.
-  const accounts = spawnAccountActor(system, {
-    ...logins,
+  // The server's wiring (src/composition/login-actors.ts) over this database.
+  const deps = loginActorDeps({
     credentials,
+    refreshTokens: (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db)),
+    revocations: sqliteRevocationStore(db),
+    codes: sqliteAuthorizationCodeStore(db),
+    keys,
+    settings: SETTINGS,
+    clients: options.clients ?? [CLIENT],
     passwords: options.hasher,
     bcryptCost: 4,
-    clearLockout: (username) => throttle.clear(username),
+    dummyHash: unknownAccount.current,
+    throttle,
+    refreshTokenValidity: options.refreshTokenValidity ?? 600,
+    maxLoginsPerUser: options.maxLoginsPerUser ?? 100,
+    maxRevokedTokensPerLogin: options.maxRevokedTokensPerLogin ?? 100,
     onAccountEvent: (event) => events.push(event),
-    onCrash,
-    ...(options.now ? { now: options.now } : {}),
+    now: options.now,
   });
-  return { token: spawnTokenActor(system, deps), accounts, db, verify, events, throttle, unknownAccount };
+  const onCrash = options.onCrash ?? replyThenResume(() => {});
+  // The credential store as it is for AccountActor: a wrapper holds the TokenActor's steps, not administration's.
+  const token = spawnTokenActor(system, {
+    ...deps.token,
+    credentials: (options.credentials ?? ((store) => store))(credentials),
+    onCrash,
+  });
+  const accounts = spawnAccountActor(system, { ...deps.accounts, onCrash });
+  return { token, accounts, db, verify: deps.token.verifyAccessToken, events, throttle, unknownAccount };
 }
 
 /** What a TokenActor standing for one process may be given besides the shared hasher and file. */

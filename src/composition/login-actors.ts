@@ -1,0 +1,83 @@
+/**
+ * The wiring of the two actors that decide logins, TokenActor and AccountActor, over the stores:
+ * one revocation list, signer and verifier, and the same login bounds for both. The server builds
+ * them here (`core.ts`), and so do the actor suites, over stores of their own.
+ */
+import type { AccountActorDeps } from '../../actors/accounts/actor.ts';
+import type { AccountEvent } from '../../actors/accounts/administration.ts';
+import type { TokenActorDeps } from '../../actors/token/actor.ts';
+import type { Client } from '../security/clients.ts';
+import { createDenylist } from '../security/denylist.ts';
+import { createTokenSigner, createTokenVerifier, type TokenSettings } from '../security/jwt.ts';
+import type { KeyRing } from '../security/key-ring.ts';
+import type { LoginThrottle } from '../security/login-throttle.ts';
+import type { PasswordHasher } from '../security/passwords.ts';
+import type { AuthorizationCodeStore } from '../stores/authorization-code-store.ts';
+import type { CredentialStore } from '../stores/credential-store.ts';
+import type { RefreshTokenStore } from '../stores/refresh-token-store.ts';
+import type { RevocationStore } from '../stores/revocation-store.ts';
+
+export interface LoginActorParts {
+  readonly credentials: CredentialStore;
+  readonly refreshTokens: RefreshTokenStore;
+  readonly revocations: RevocationStore;
+  readonly codes: AuthorizationCodeStore;
+  readonly keys: Pick<KeyRing, 'signing' | 'verifying'>;
+  readonly settings: TokenSettings;
+  readonly clients: readonly Client[];
+  readonly passwords: PasswordHasher;
+  /** BCrypt cost of the passwords AccountActor sets. */
+  readonly bcryptCost: number;
+  /** What an unknown username's password is compared against. */
+  readonly dummyHash: () => string;
+  readonly throttle: LoginThrottle;
+  /** Seconds a login's refresh tokens live. */
+  readonly refreshTokenValidity: number;
+  readonly maxLoginsPerUser: number;
+  readonly maxRevokedTokensPerLogin: number;
+  readonly onAccountEvent: (event: AccountEvent) => void;
+  /** Epoch milliseconds: both actors' clock and the revocation list's. Unset: the system clock. */
+  readonly now?: (() => number) | undefined;
+}
+
+export interface LoginActorDeps {
+  readonly token: Omit<TokenActorDeps, 'onCrash'>;
+  readonly accounts: Omit<AccountActorDeps, 'onCrash'>;
+}
+
+export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
+  const { now } = parts;
+  const denylist = createDenylist(parts.revocations, now && (() => Math.floor(now() / 1000)));
+  const clock = now ? { now } : {};
+  // Ending logins (src/security/logins.ts), for both actors: their bounds and horizons.
+  const logins = {
+    denylist,
+    refreshTokens: parts.refreshTokens,
+    refreshTokenValidity: parts.refreshTokenValidity,
+    accessTokenValidity: parts.settings.validity,
+    maxLoginsPerUser: parts.maxLoginsPerUser,
+    maxRevokedTokensPerLogin: parts.maxRevokedTokensPerLogin,
+  };
+  return {
+    token: {
+      ...logins,
+      ...clock,
+      clients: parts.clients,
+      credentials: parts.credentials,
+      codes: parts.codes,
+      passwords: parts.passwords,
+      signAccessToken: createTokenSigner(parts.keys.signing, parts.settings),
+      verifyAccessToken: createTokenVerifier(parts.keys.verifying, parts.settings, denylist.isRevoked),
+      dummyHash: parts.dummyHash,
+    },
+    accounts: {
+      ...logins,
+      ...clock,
+      credentials: parts.credentials,
+      passwords: parts.passwords,
+      bcryptCost: parts.bcryptCost,
+      clearLockout: (username) => parts.throttle.clear(username),
+      onAccountEvent: parts.onAccountEvent,
+    },
+  };
+}
