@@ -83,13 +83,24 @@ export default tseslint.config(
   // Actors see store ports, never adapters or HTTP: an allow-list, so a new adapter or helper file
   // is refused until it is meant for actors. Allowed: the actor's own folder, other actors'
   // protocols, the messaging kernel, store ports (*-store.ts), security functions, ids, fields,
-  // the configuration's types, zod and node's own modules.
+  // the configuration's types, zod and node's own modules. An actor's folder may have folders of
+  // its own (actors/token/grants): their files see the same, one level further up.
   restrict(
     ['actors/**/*.ts'],
     [
       {
         regex:
-          '^(?!\\./[a-z-]+\\.ts$|\\.\\./[a-z-]+/protocol\\.ts$|\\.\\./\\.\\./src/(messaging/[a-z-]+|stores/[a-z-]+-store|security/[a-z-]+|ids|fields|config)\\.ts$|zod$|node:)',
+          '^(?!\\./([a-z-]+/)?[a-z-]+\\.ts$|\\.\\./[a-z-]+/protocol\\.ts$|\\.\\./\\.\\./src/(messaging/[a-z-]+|stores/[a-z-]+-store|security/[a-z-]+|ids|fields|config)\\.ts$|zod$|node:)',
+        message: 'actors import their own folder, protocols, src/messaging, store ports and src/security only',
+      },
+    ],
+  ),
+  restrict(
+    ['actors/*/*/**/*.ts'],
+    [
+      {
+        regex:
+          '^(?!\\./[a-z-]+\\.ts$|\\.\\./[a-z-]+\\.ts$|\\.\\./\\.\\./[a-z-]+/protocol\\.ts$|\\.\\./\\.\\./\\.\\./src/(messaging/[a-z-]+|stores/[a-z-]+-store|security/[a-z-]+|ids|fields|config)\\.ts$|zod$|node:)',
         message: 'actors import their own folder, protocols, src/messaging, store ports and src/security only',
       },
     ],

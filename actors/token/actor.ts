@@ -1,45 +1,28 @@
 import { secondsClock } from '../../src/security/epoch.ts';
 import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
-import { ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
-import { createCodes, type CodeDeps } from './codes.ts';
-import { createCredentialChecks, type Completion, type CredentialCheckDeps } from './credential-checks.ts';
-import { createGrants, type GrantDeps } from './grants.ts';
+import { createGrants, type Completion, type GrantDeps } from './grants/index.ts';
 import { createInspection, type InspectionDeps } from './inspection.ts';
 import { createLogins, type LoginDeps } from '../../src/security/logins.ts';
-import { createRefresh, type RefreshDeps } from './refresh.ts';
 import { examples, type Command } from './protocol.ts';
 
-export interface TokenActorDeps
-  extends GrantDeps, CredentialCheckDeps, LoginDeps, CodeDeps, RefreshDeps, InspectionDeps {
+export interface TokenActorDeps extends GrantDeps, LoginDeps, InspectionDeps {
   readonly onCrash: CrashPolicy;
 }
 
-/** The credential checks' verdicts (BCrypt on the worker pool), and housekeeping. */
+/** The password checks' verdicts (BCrypt on the worker pool), and housekeeping. */
 type Internal = Completion | { readonly type: 'Purge' };
 
 type Msg = Command | Internal;
-
-type Of<T extends Msg['type']> = Extract<Msg, { type: T }>;
 
 const PURGE_EVERY_MS = 3_600_000;
 
 export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<Command> {
   const now = deps.now ?? Date.now;
   const seconds = secondsClock(now);
-  const grants = createGrants(deps);
-
   const { revokeLogin, revokeAccessToken, endOldestLogins } = createLogins(deps, seconds);
-  const codes = createCodes(deps, grants, seconds, (loginId) => revokeLogin(loginId), endOldestLogins);
-  const checks = createCredentialChecks(deps, grants, endOldestLogins, codes.issue);
-  const { onRefresh } = createRefresh(deps, grants, seconds, revokeLogin);
+  const grants = createGrants(deps, { seconds, revokeLogin, afterLogin: endOldestLogins });
   const { onRevoke, onIntrospect } = createInspection(deps, now, revokeLogin, revokeAccessToken);
-
-  const onClientCredentials = async (msg: Of<'ClientCredentials'>): Promise<void> => {
-    const client = grants.checkGrant(msg.clientId, 'client_credentials', msg.scope);
-    if ('ok' in client) return tell(msg.sender, client);
-    tell(msg.sender, ok(await grants.clientToken(client, msg.scope ?? client.scopes)));
-  };
 
   const onPurge = async (): Promise<void> => {
     await deps.refreshTokens.purgeExpired(seconds());
@@ -50,16 +33,14 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const handle = async (msg: Msg, ctx: Ctx<Msg>): Promise<void> => {
     switch (msg.type) {
       case 'IssueToken':
-      case 'Authorize':
-        return checks.onIssueToken(msg, ctx.self);
-      case 'PasswordChecked':
-        return checks.onPasswordChecked(msg);
-      case 'RedeemCode':
-        return codes.onRedeemCode(msg);
       case 'Refresh':
-        return onRefresh(msg);
       case 'ClientCredentials':
-        return onClientCredentials(msg);
+      case 'RedeemCode':
+        return grants.onGrant(msg, ctx.self);
+      case 'Authorize':
+        return grants.onAuthorize(msg, ctx.self);
+      case 'PasswordChecked':
+        return grants.onPasswordChecked(msg);
       case 'Revoke':
         return onRevoke(msg);
       case 'Introspect':

@@ -1,5 +1,5 @@
 /** The security events of the token endpoint, read from each grant's outcome. */
-import { REPLAYED as REPLAYED_CODE } from '../../actors/token/codes.ts';
+import { REPLAYED as REPLAYED_CODE } from '../../actors/token/grants/authorization-code.ts';
 import * as Token from '../../actors/token/protocol.ts';
 import type { Logger } from '../../src/logger.ts';
 import { grantTypeName } from '../../src/security/formats.ts';

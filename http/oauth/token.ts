@@ -1,6 +1,7 @@
 import * as Token from '../../actors/token/protocol.ts';
-import { ask } from '../../src/messaging/ask.ts';
+import { ask, type Request } from '../../src/messaging/ask.ts';
 import type { Attempt } from '../../src/security/login-throttle.ts';
+import type { RegisteredGrant } from '../../src/security/client-registry.ts';
 import { grantTypeName, SCOPE_TOKEN } from '../../src/security/formats.ts';
 import { formParams } from '../middleware/body.ts';
 import { tooManyRequests, type OAuthRouteDeps } from './client-authentication.ts';
@@ -23,31 +24,41 @@ function parseScope(params: URLSearchParams): string[] | undefined {
   return scope;
 }
 
-function grantRequest(params: URLSearchParams, clientId: string) {
-  const grantType = grantTypeName(required(params, 'grant_type'));
-  const scope = parseScope(params);
-  if (grantType === 'password') {
-    return Token.issueToken({
+type Requested = (
+  params: URLSearchParams,
+  clientId: string,
+  scope: string[] | undefined,
+) => Request<Token.Command, Token.GrantReply>;
+
+/** Each grant's message, read from the form, by `grant_type` (TokenActor's table: actors/token/grants). */
+const GRANTS: Readonly<Record<RegisteredGrant, Requested>> = {
+  password: (params, clientId, scope) =>
+    Token.issueToken({
       clientId,
       username: required(params, 'username'),
       // TokenActor refuses a password past BCrypt's limit (invalid_request), as for every login.
       password: required(params, 'password'),
       scope,
-    });
-  }
-  if (grantType === 'refresh_token') {
-    return Token.refresh({ clientId, refreshToken: required(params, 'refresh_token'), scope });
-  }
-  if (grantType === 'client_credentials') return Token.clientCredentials({ clientId, scope });
-  if (grantType === 'authorization_code') {
-    // The scope is the one the code was issued for (RFC 6749 §4.1.3 has no scope parameter).
-    return Token.redeemCode({
+    }),
+  refresh_token: (params, clientId, scope) =>
+    Token.refresh({ clientId, refreshToken: required(params, 'refresh_token'), scope }),
+  client_credentials: (_params, clientId, scope) => Token.clientCredentials({ clientId, scope }),
+  // The scope is the one the code was issued for (RFC 6749 §4.1.3 has no scope parameter).
+  authorization_code: (params, clientId) =>
+    Token.redeemCode({
       clientId,
       code: required(params, 'code'),
       redirectUri: required(params, 'redirect_uri'),
       codeVerifier: required(params, 'code_verifier'),
-    });
-  }
+    }),
+};
+
+const isGrantType = (name: string): name is RegisteredGrant => Object.hasOwn(GRANTS, name);
+
+function grantRequest(params: URLSearchParams, clientId: string): Request<Token.Command, Token.GrantReply> {
+  const grantType = grantTypeName(required(params, 'grant_type'));
+  const scope = parseScope(params);
+  if (isGrantType(grantType)) return GRANTS[grantType](params, clientId, scope);
   throw new OAuthError(400, 'unsupported_grant_type', `Unsupported grant type: ${grantType.slice(0, 64)}`);
 }
 
@@ -67,7 +78,7 @@ async function admit(deps: OAuthRouteDeps, params: URLSearchParams, ctx: Request
 /** Asks TokenActor for the grant and settles the throttled attempt with the outcome. */
 function grant(
   deps: OAuthRouteDeps,
-  request: ReturnType<typeof grantRequest>,
+  request: Request<Token.Command, Token.GrantReply>,
   attempt: Attempt | undefined,
 ): Promise<Token.GrantReply> {
   return settle(attempt, ask(deps.token, request, deps.askTimeoutMs), (reply) =>

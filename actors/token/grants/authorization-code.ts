@@ -1,23 +1,24 @@
 /**
- * The authorization-code grant's half in TokenActor: issuing a code once the user's password
- * matched, and redeeming it. A code names the login its tokens will belong to, so a code presented
+ * The authorization_code grant (RFC 6749 §4.1, RFC 7636): issuing a code once the user's password
+ * matched at the authorization endpoint's sign-in (checked by `password-check.ts`), and redeeming
+ * it at the token endpoint. A code names the login its tokens will belong to, so a code presented
  * a second time revokes that login: every access and refresh token issued from the code.
  */
 import { randomUUID } from 'node:crypto';
-import { tell } from '../../src/messaging/nact.ts';
-import { fail, ok } from '../../src/messaging/reply.ts';
-import type { Client } from '../../src/security/clients.ts';
+import { tell } from '../../../src/messaging/nact.ts';
+import { fail, ok } from '../../../src/messaging/reply.ts';
 import {
   isCodeVerifier,
   looksLikeAuthorizationCode,
   newAuthorizationCode,
   verifierMatches,
-} from '../../src/security/pkce.ts';
-import { hashToken } from '../../src/security/refresh-tokens.ts';
-import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../../src/stores/authorization-code-store.ts';
-import type { AccountRecord, CredentialStore } from '../../src/stores/credential-store.ts';
-import type { Grants } from './grants.ts';
-import { ACCOUNT_CHANGED, type AuthorizationCode, type Command } from './protocol.ts';
+} from '../../../src/security/pkce.ts';
+import { hashToken } from '../../../src/security/refresh-tokens.ts';
+import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../../../src/stores/authorization-code-store.ts';
+import type { CredentialStore } from '../../../src/stores/credential-store.ts';
+import type { Issuing } from './issuing.ts';
+import { ACCOUNT_CHANGED, type Command } from '../protocol.ts';
+import type { Matched } from './password-check.ts';
 
 export interface CodeDeps {
   readonly codes: AuthorizationCodeStore;
@@ -27,20 +28,19 @@ export interface CodeDeps {
 /** Seconds a code may wait for its redemption (RFC 6749 §4.1.2 recommends at most ten minutes). */
 const CODE_VALIDITY_S = 60;
 
-type Authorize = Extract<Command, { type: 'Authorize' }>;
 type RedeemCode = Extract<Command, { type: 'RedeemCode' }>;
 
 export const REPLAYED = 'Authorization code already used; every token issued from it is revoked';
 
-export function createCodes(
+export function createAuthorizationCode(
   deps: CodeDeps,
-  grants: Grants,
+  grants: Issuing,
   seconds: () => number,
   revokeLogin: (loginId: string) => Promise<void>,
   afterLogin: (accountId: number) => Promise<void>,
 ) {
   /** A new code for `user`, whose password matched; stored by its hash only. */
-  const issue = async (client: Client, user: AccountRecord, request: Authorize): Promise<AuthorizationCode> => {
+  const issue: Matched['Authorize'] = async (client, user, request) => {
     const code = newAuthorizationCode();
     await deps.codes.insert({
       codeHash: hashToken(code),
@@ -55,7 +55,7 @@ export function createCodes(
       expiresAt: seconds() + CODE_VALIDITY_S,
       usedAt: null,
     });
-    return { code };
+    return ok({ code });
   };
 
   /** Why the spent code may not be redeemed by this request, if it may not. */

@@ -3,15 +3,15 @@
  * access token and its successor. A token presented a second time, or spent by another request
  * since it was read, revokes its whole login.
  */
-import { tell } from '../../src/messaging/nact.ts';
-import { fail, ok } from '../../src/messaging/reply.ts';
-import type { Denylist } from '../../src/security/denylist.ts';
-import { hashToken } from '../../src/security/refresh-tokens.ts';
-import type { CredentialStore } from '../../src/stores/credential-store.ts';
-import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
-import type { Grants } from './grants.ts';
-import type { Client } from '../../src/security/clients.ts';
-import { ACCOUNT_CHANGED, REUSED_REFRESH_TOKEN, type Command } from './protocol.ts';
+import { tell } from '../../../src/messaging/nact.ts';
+import { fail, ok } from '../../../src/messaging/reply.ts';
+import type { Denylist } from '../../../src/security/denylist.ts';
+import { hashToken } from '../../../src/security/refresh-tokens.ts';
+import type { CredentialStore } from '../../../src/stores/credential-store.ts';
+import type { RefreshTokenRecord, RefreshTokenStore } from '../../../src/stores/refresh-token-store.ts';
+import type { Issuing } from './issuing.ts';
+import type { Client } from '../../../src/security/clients.ts';
+import { ACCOUNT_CHANGED, REUSED_REFRESH_TOKEN, type Command } from '../protocol.ts';
 
 export interface RefreshDeps {
   readonly credentials: CredentialStore;
@@ -26,7 +26,7 @@ const READS = 3;
 
 export function createRefresh(
   deps: RefreshDeps,
-  grants: Grants,
+  grants: Issuing,
   seconds: () => number,
   revokeLogin: (loginId: string, loginExpiresAt?: number) => Promise<void>,
 ) {

@@ -1,19 +1,19 @@
 /**
- * What TokenActor's two grants share: the client's checks before any credential is looked at, and
+ * What TokenActor's grants share: the client's checks before any credential is looked at, and
  * minting an access token with the refresh token of its login.
  */
-import { secondsClock } from '../../src/security/epoch.ts';
+import { secondsClock } from '../../../src/security/epoch.ts';
 import { randomUUID } from 'node:crypto';
-import { fail } from '../../src/messaging/reply.ts';
-import type { RegisteredGrant } from '../../src/security/client-registry.ts';
-import type { Client } from '../../src/security/clients.ts';
-import type { IssuedToken as Issued, TokenSigner } from '../../src/security/jwt.ts';
-import { hashToken, newRefreshToken } from '../../src/security/refresh-tokens.ts';
-import type { AccountRecord } from '../../src/stores/credential-store.ts';
-import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
-import type { TokenGrant } from './protocol.ts';
+import { fail } from '../../../src/messaging/reply.ts';
+import type { RegisteredGrant } from '../../../src/security/client-registry.ts';
+import type { Client } from '../../../src/security/clients.ts';
+import type { IssuedToken as Issued, TokenSigner } from '../../../src/security/jwt.ts';
+import { hashToken, newRefreshToken } from '../../../src/security/refresh-tokens.ts';
+import type { AccountRecord } from '../../../src/stores/credential-store.ts';
+import type { RefreshTokenRecord, RefreshTokenStore } from '../../../src/stores/refresh-token-store.ts';
+import type { TokenGrant } from '../protocol.ts';
 
-export interface GrantDeps {
+export interface IssuingDeps {
   readonly clients: readonly Client[];
   readonly refreshTokens: RefreshTokenStore;
   readonly signAccessToken: TokenSigner;
@@ -22,9 +22,9 @@ export interface GrantDeps {
   readonly now?: () => number;
 }
 
-export type Grants = ReturnType<typeof createGrants>;
+export type Issuing = ReturnType<typeof createIssuing>;
 
-export function createGrants(deps: GrantDeps) {
+export function createIssuing(deps: IssuingDeps) {
   const now = deps.now ?? Date.now;
   const seconds = secondsClock(now);
 
@@ -110,19 +110,5 @@ export function createGrants(deps: GrantDeps) {
     return granted(issued, scope, refresh?.token);
   };
 
-  /** client_credentials: the client's own token, no roles, no login, no refresh token. */
-  const clientToken = async (client: Client, scope: readonly string[]): Promise<TokenGrant> => {
-    const request = {
-      username: client.clientId,
-      clientId: client.clientId,
-      scope,
-      authorities: [],
-      loginId: undefined,
-      account: undefined,
-    };
-    const issued = await deps.signAccessToken({ ...request, clientToken: true }, now());
-    return granted(issued, scope, undefined);
-  };
-
-  return { checkGrant, sign, granted, newRefresh, newLogin, clientToken };
+  return { checkGrant, sign, granted, newRefresh, newLogin };
 }

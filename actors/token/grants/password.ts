@@ -1,0 +1,22 @@
+/**
+ * The password grant (RFC 6749 §4.3): the user's password is checked by the BCrypt pipeline
+ * (`password-check.ts`); once it matched, a new login: an access token and, for a client with the
+ * refresh_token grant, the login's first refresh token.
+ */
+import { fail, ok } from '../../../src/messaging/reply.ts';
+import { BAD_CREDENTIALS, type Matched } from './password-check.ts';
+import type { Issuing } from './issuing.ts';
+
+/**
+ * The tokens of the login whose password matched. Refused as a wrong password is when the account
+ * changed since it was read (nothing of the login is stored then). `afterLogin`: runs once the
+ * login's tokens are stored, before they are answered (its bounds).
+ */
+export const passwordLogin =
+  (issuing: Issuing, afterLogin: (accountId: number) => Promise<void>): Matched['IssueToken'] =>
+  async (client, user, request) => {
+    const granted = await issuing.newLogin(client, user, request.scope ?? client.scopes);
+    if (!granted) return fail('grant.invalid', BAD_CREDENTIALS);
+    await afterLogin(user.id);
+    return ok(granted);
+  };
