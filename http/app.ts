@@ -75,7 +75,6 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
     maxBodyBytes: config.server.maxBodyBytes,
     scopeRead: jwt.scopeRead,
     scopeWrite: jwt.scopeWrite,
-    throttle: deps.throttle,
     logger: deps.logger,
   };
   return [

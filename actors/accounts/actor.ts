@@ -3,6 +3,7 @@ import { spawn, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging
 import { replyBeside, type WorkFailed } from '../../src/messaging/pipe.ts';
 import { ok, type Reply } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
+import type { Throttled } from '../../src/security/login-attempts.ts';
 import { createLogins, type LoginDeps } from '../../src/security/logins.ts';
 import { createAccountAdmin, type AccountDeps } from './administration.ts';
 import { examples, type AccountView, type Command, type ErrorCode } from './protocol.ts';
@@ -76,7 +77,7 @@ export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): R
       case 'CreateRole':
       case 'ChangeOwnPassword':
         // Each kind's builder types its sender with its own reply; the operation's answer is that reply.
-        return replyBeside(ctx.self, msg.sender as Ref<Reply<unknown, ErrorCode>>, administer(msg));
+        return replyBeside(ctx.self, msg.sender as Ref<Reply<unknown, ErrorCode> | Throttled>, administer(msg));
       case 'WorkFailed':
         throw msg.error;
       default:

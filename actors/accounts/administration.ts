@@ -8,6 +8,8 @@
 import { secondsClock } from '../../src/security/epoch.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
+import { throttledLogin, type Throttled } from '../../src/security/login-attempts.ts';
+import type { LoginThrottle } from '../../src/security/login-throttle.ts';
 import { passwordPolicyRefusal } from '../../src/security/password-policy.ts';
 import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts';
 import type { AccountRecord, CredentialRefusal, CredentialStore } from '../../src/stores/credential-store.ts';
@@ -32,6 +34,8 @@ export interface AccountDeps {
   /** BCrypt cost of the passwords set here (`security.password.bcrypt-cost`). */
   readonly bcryptCost: number;
   readonly accessTokenValidity: number;
+  /** Counts a user's own password changes as logins (src/security/login-throttle.ts). */
+  readonly throttle: Pick<LoginThrottle, 'begin'>;
   /** Forgets the failed logins counted against a username. */
   readonly clearLockout: (username: string) => Promise<void>;
   readonly onAccountEvent: (event: AccountEvent) => void;
@@ -201,13 +205,27 @@ export function createAccountAdmin(
     event('role.created', m.actor, role.roleName);
     return ok({ roleName: role.roleName, description: role.description });
   };
-  const onChangeOwn = async (m: Of<'ChangeOwnPassword'>): Promise<Outcome<unknown>> => {
-    const bad = passwordRefusal(m.newPassword);
-    if (bad) return bad;
+  /**
+   * Counted as a login of the account from the request's address before any BCrypt work: the same
+   * per-account and per-address counts as the password grant and the sign-in form. A wrong current
+   * password is a failed login, a change made a successful one; anything else gives the count back.
+   */
+  const onChangeOwn = async (m: Of<'ChangeOwnPassword'>): Promise<Outcome<unknown> | Throttled> => {
     // The account the token was minted from, at that version: after a change (a reset, a disable)
     // the token speaks for no account, however long it took to reach here.
     const account = await deps.credentials.findById(m.accountId);
     if (!account?.enabled || account.securityVersion !== m.accountVersion) return refused('account.not_found');
+    const login = { username: account.username, address: m.address };
+    return throttledLogin(
+      deps.throttle,
+      login,
+      () => changeOwn(m, account),
+      (r) => (r.ok ? 'succeeded' : r.code === 'password.incorrect' ? 'failed' : 'abandoned'),
+    );
+  };
+  const changeOwn = async (m: Of<'ChangeOwnPassword'>, account: AccountRecord): Promise<Outcome<unknown>> => {
+    const bad = passwordRefusal(m.newPassword);
+    if (bad) return bad;
     if (isTooLong(m.currentPassword) || !(await deps.passwords.verify(m.currentPassword, account.password)))
       return fail('password.incorrect', 'The current password is not right');
     // Written only if the account is still at that version: an administrator's reset made while
@@ -224,7 +242,7 @@ export function createAccountAdmin(
     return ok(null);
   };
 
-  const run = (msg: AdminCommand): Promise<Outcome<unknown>> => {
+  const run = (msg: AdminCommand): Promise<Outcome<unknown> | Throttled> => {
     switch (msg.type) {
       case 'FindAccounts':
         return onFind(msg);

@@ -9,6 +9,7 @@ import type { MessageSchemas } from '../../src/fields.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
+import type { Throttled } from '../../src/security/login-attempts.ts';
 import { newUsername } from '../../src/security/usernames.ts';
 
 export type ErrorCode =
@@ -139,8 +140,17 @@ export type Command =
       readonly sid: string | undefined;
       readonly currentPassword: string;
       readonly newPassword: string;
-      readonly sender: Sender<null>;
+      /**
+       * Where the request comes from: the current password is counted by the login throttle as a
+       * login of the account from there. Undefined: `UNADDRESSED` (the REPL).
+       */
+      readonly address?: string | undefined;
+      /** Past the login throttle's limits: {@link Throttled}, before any password is compared. */
+      readonly sender: Ref<OwnPasswordReply>;
     };
+
+/** The answer to a user's own password change. */
+export type OwnPasswordReply = Reply<null, ErrorCode> | Throttled;
 
 type Fields<K extends Command['type']> = Omit<Extract<Command, { type: K }>, 'type' | 'sender'>;
 const build =
@@ -189,8 +199,13 @@ export const listRoles = () => build('ListRoles')<readonly RoleSummary[]>({});
 /** Creates a role. */
 export const createRole = (p: { actor: string; roleName: string; description?: string }) =>
   build('CreateRole')<RoleSummary>({ description: '', ...p });
-/** A user's own new password, given the current one; the user's other logins end. */
-export const changeOwnPassword = (p: Fields<'ChangeOwnPassword'>) => build('ChangeOwnPassword')<null>(p);
+/**
+ * A user's own new password, given the current one; the user's other logins end. Throttled as a
+ * login of the account from `address` (none from the REPL).
+ */
+export const changeOwnPassword =
+  (p: Fields<'ChangeOwnPassword'>): Request<Command, OwnPasswordReply> =>
+  (sender) => ({ ...p, type: 'ChangeOwnPassword', sender });
 
 const id = z.number().int().positive();
 const actor = z.string().min(1);
@@ -241,6 +256,7 @@ export const schemas = {
     sid: z.string().optional(),
     currentPassword: z.string(),
     newPassword: z.string(),
+    address: z.string().optional(),
   }),
 } as const satisfies MessageSchemas<Command>;
 

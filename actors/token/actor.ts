@@ -39,8 +39,10 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return grants.onGrant(msg, ctx.self);
       case 'Authorize':
         return grants.onAuthorize(msg, ctx.self);
+      case 'LoginAdmitted':
+        return grants.onLoginAdmitted(msg, ctx.self);
       case 'PasswordChecked':
-        return grants.onPasswordChecked(msg);
+        return grants.onPasswordChecked(msg, ctx.self);
       case 'Revoke':
         return onRevoke(msg);
       case 'Introspect':

@@ -9,6 +9,7 @@ import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { RegisteredGrant } from '../../src/security/client-registry.ts';
+import type { Throttled } from '../../src/security/login-attempts.ts';
 
 export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
@@ -67,10 +68,11 @@ export interface AuthorizationCode {
   readonly code: string;
 }
 
-export type AuthorizeReply = Reply<AuthorizationCode, ErrorCode>;
+/** A password login (`IssueToken`, `Authorize`) past the login throttle's limits is {@link Throttled}. */
+export type AuthorizeReply = Reply<AuthorizationCode, ErrorCode> | Throttled;
 export type RevokeReply = Reply<null, 'client.mismatch'>;
 export type IntrospectReply = Reply<Introspection>;
-export type GrantReply = Reply<TokenGrant, ErrorCode>;
+export type GrantReply = Reply<TokenGrant, ErrorCode> | Throttled;
 
 export type Command =
   | {
@@ -80,6 +82,8 @@ export type Command =
       readonly password: string;
       /** Undefined: every scope of the client. */
       readonly scope: readonly string[] | undefined;
+      /** Where the login comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
+      readonly address?: string | undefined;
       readonly sender: Ref<GrantReply>;
     }
   | {
@@ -108,6 +112,8 @@ export type Command =
       readonly scope: readonly string[] | undefined;
       /** PKCE S256 challenge. */
       readonly codeChallenge: string;
+      /** Where the login comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
+      readonly address?: string | undefined;
       readonly sender: Ref<AuthorizeReply>;
     }
   | {
@@ -126,13 +132,17 @@ export type Command =
       readonly sender: Ref<IntrospectReply>;
     };
 
-/** Password grant for an already authenticated client. */
+/**
+ * Password grant for an already authenticated client. Counted by the login throttle before the
+ * password is checked, as a login from `address` (the client's; none from the REPL).
+ */
 export const issueToken =
   (p: {
     clientId: string;
     username: string;
     password: string;
     scope?: readonly string[] | undefined;
+    address?: string | undefined;
   }): Request<Command, GrantReply> =>
   (sender) => ({
     type: 'IssueToken',
@@ -140,6 +150,7 @@ export const issueToken =
     username: p.username,
     password: p.password,
     scope: p.scope,
+    address: p.address,
     sender,
   });
 
@@ -158,8 +169,8 @@ export const clientCredentials =
   (sender) => ({ type: 'ClientCredentials', clientId: p.clientId, scope: p.scope, sender });
 
 /**
- * The authorization endpoint's sign-in: checks the password as the password grant does, and
- * answers a single-use code bound to the client, redirect URI, PKCE challenge and scope.
+ * The authorization endpoint's sign-in: checks the password as the password grant does (throttled
+ * alike), and answers a single-use code bound to the client, redirect URI, PKCE challenge and scope.
  */
 export const authorize =
   (p: {
@@ -169,6 +180,7 @@ export const authorize =
     password: string;
     scope?: readonly string[] | undefined;
     codeChallenge: string;
+    address?: string | undefined;
   }): Request<Command, AuthorizeReply> =>
   (sender) => ({
     type: 'Authorize',
@@ -178,6 +190,7 @@ export const authorize =
     password: p.password,
     scope: p.scope,
     codeChallenge: p.codeChallenge,
+    address: p.address,
     sender,
   });
 
@@ -211,7 +224,13 @@ const scope = z.array(z.string()).optional();
  * A new message kind without a schema fails to compile.
  */
 export const schemas = {
-  IssueToken: z.strictObject({ clientId: z.string(), username: z.string(), password: z.string(), scope }),
+  IssueToken: z.strictObject({
+    clientId: z.string(),
+    username: z.string(),
+    password: z.string(),
+    scope,
+    address: z.string().optional(),
+  }),
   Refresh: z.strictObject({ clientId: z.string(), refreshToken: z.string(), scope }),
   ClientCredentials: z.strictObject({ clientId: z.string(), scope }),
   Authorize: z.strictObject({
@@ -221,6 +240,7 @@ export const schemas = {
     password: z.string(),
     scope,
     codeChallenge: z.string(),
+    address: z.string().optional(),
   }),
   RedeemCode: z.strictObject({
     clientId: z.string(),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { KeyRing } from '../../src/security/key-ring.ts';
+import { isThrottled } from '../../src/security/login-attempts.ts';
 import { authorizeCsrf, type AuthorizeCsrf } from './csrf.ts';
 import {
   AuthorizeError,
@@ -20,7 +21,6 @@ import * as S from '../openapi/shapes.ts';
 import { oauthErrors, PUBLIC, route, type Declared, type Route } from '../route-table.ts';
 import { documented, form as formSpec } from '../validation.ts';
 import { securityEvent } from '../security-events.ts';
-import { settle } from '../throttled-attempts.ts';
 
 export interface AuthorizeRouteDeps extends OAuthRouteDeps {
   /** Sent back as `iss` with every response (RFC 9207). */
@@ -102,24 +102,29 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
   if (username === '' || password === '')
     return showForm(ctx, deps.csrf, request, 400, { username, error: BAD_CREDENTIALS });
   const subject = { username, clientId: request.client.clientId };
-  const admission = await deps.throttle.begin(username, ctx.ip);
-  if ('retryAfter' in admission) {
-    securityEvent(deps.logger, ctx, 'login.throttled', subject);
-    ctx.set('Retry-After', String(admission.retryAfter));
-    return showForm(ctx, deps.csrf, request, 429, {
-      username,
-      error: `Too many failed sign-ins; try again in ${admission.retryAfter} seconds.`,
-    });
-  }
   const { client, redirectUri, scope, codeChallenge } = request;
-  const ask$ = ask(
+  // TokenActor counts the sign-in as a login from the browser's address (429 before any BCrypt work).
+  const reply = await ask(
     deps.token,
-    Token.authorize({ clientId: client.clientId, redirectUri, username, password, scope, codeChallenge }),
+    Token.authorize({
+      clientId: client.clientId,
+      redirectUri,
+      username,
+      password,
+      scope,
+      codeChallenge,
+      address: ctx.ip,
+    }),
     deps.askTimeoutMs,
   );
-  const reply = await settle(admission.attempt, ask$, (r) =>
-    r.ok ? 'succeeded' : r.code === 'grant.invalid' ? 'failed' : 'abandoned',
-  );
+  if (isThrottled(reply)) {
+    securityEvent(deps.logger, ctx, 'login.throttled', subject);
+    ctx.set('Retry-After', String(reply.retryAfter));
+    return showForm(ctx, deps.csrf, request, 429, {
+      username,
+      error: `Too many failed sign-ins; try again in ${reply.retryAfter} seconds.`,
+    });
+  }
   if (reply.ok) {
     securityEvent(deps.logger, ctx, 'login.succeeded', subject);
     return redirectBack(ctx, request, { code: reply.value.code }, deps.issuer);

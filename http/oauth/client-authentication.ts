@@ -18,7 +18,7 @@ import { OAuthError } from '../problems.ts';
 import type { AppState } from '../state.ts';
 import type { Logger } from '../../src/logger.ts';
 import { securityEvent } from '../security-events.ts';
-import { settle } from '../throttled-attempts.ts';
+import { settle } from '../../src/security/login-attempts.ts';
 import { invalidRequest, single } from './form.ts';
 
 export interface OAuthRouteDeps {

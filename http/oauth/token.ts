@@ -1,6 +1,6 @@
 import * as Token from '../../actors/token/protocol.ts';
 import { ask, type Request } from '../../src/messaging/ask.ts';
-import type { Attempt } from '../../src/security/login-throttle.ts';
+import { isThrottled } from '../../src/security/login-attempts.ts';
 import type { RegisteredGrant } from '../../src/security/client-registry.ts';
 import { grantTypeName, SCOPE_TOKEN } from '../../src/security/formats.ts';
 import { formParams } from '../middleware/body.ts';
@@ -12,7 +12,6 @@ import { clientOf, CLIENT, route, type Declared, type Route } from '../route-tab
 import { documented, form } from '../validation.ts';
 import { reportGrant } from './events.ts';
 import { securityEvent, type RequestOf } from '../security-events.ts';
-import { settle } from '../throttled-attempts.ts';
 import { required, single } from './form.ts';
 
 function parseScope(params: URLSearchParams): string[] | undefined {
@@ -24,27 +23,33 @@ function parseScope(params: URLSearchParams): string[] | undefined {
   return scope;
 }
 
-type Requested = (
-  params: URLSearchParams,
-  clientId: string,
-  scope: string[] | undefined,
-) => Request<Token.Command, Token.GrantReply>;
+/** What a grant's message is built from: the form, the authenticated client, the client's address. */
+interface Form {
+  readonly params: URLSearchParams;
+  readonly clientId: string;
+  readonly scope: string[] | undefined;
+  readonly address: string;
+}
+
+type Requested = (form: Form) => Request<Token.Command, Token.GrantReply>;
 
 /** Each grant's message, read from the form, by `grant_type` (TokenActor's table: actors/token/grants). */
 const GRANTS: Readonly<Record<RegisteredGrant, Requested>> = {
-  password: (params, clientId, scope) =>
+  // Counted by TokenActor's login throttle as a login from the client's address.
+  password: ({ params, clientId, scope, address }) =>
     Token.issueToken({
       clientId,
       username: required(params, 'username'),
       // TokenActor refuses a password past BCrypt's limit (invalid_request), as for every login.
       password: required(params, 'password'),
       scope,
+      address,
     }),
-  refresh_token: (params, clientId, scope) =>
+  refresh_token: ({ params, clientId, scope }) =>
     Token.refresh({ clientId, refreshToken: required(params, 'refresh_token'), scope }),
-  client_credentials: (_params, clientId, scope) => Token.clientCredentials({ clientId, scope }),
+  client_credentials: ({ clientId, scope }) => Token.clientCredentials({ clientId, scope }),
   // The scope is the one the code was issued for (RFC 6749 §4.1.3 has no scope parameter).
-  authorization_code: (params, clientId) =>
+  authorization_code: ({ params, clientId }) =>
     Token.redeemCode({
       clientId,
       code: required(params, 'code'),
@@ -55,35 +60,25 @@ const GRANTS: Readonly<Record<RegisteredGrant, Requested>> = {
 
 const isGrantType = (name: string): name is RegisteredGrant => Object.hasOwn(GRANTS, name);
 
-function grantRequest(params: URLSearchParams, clientId: string): Request<Token.Command, Token.GrantReply> {
+function grantRequest(
+  params: URLSearchParams,
+  clientId: string,
+  address: string,
+): Request<Token.Command, Token.GrantReply> {
   const grantType = grantTypeName(required(params, 'grant_type'));
   const scope = parseScope(params);
-  if (isGrantType(grantType)) return GRANTS[grantType](params, clientId, scope);
+  if (isGrantType(grantType)) return GRANTS[grantType]({ params, clientId, scope, address });
   throw new OAuthError(400, 'unsupported_grant_type', `Unsupported grant type: ${grantType.slice(0, 64)}`);
 }
 
 /**
- * A password grant is admitted by the login throttle (429 before any BCrypt work when it is not);
- * other grants are not throttled.
+ * The grant's reply; a password grant past the login throttle's limits is 429 (TokenActor counted
+ * it before any BCrypt work), with the `login.throttled` security event.
  */
-async function admit(deps: OAuthRouteDeps, params: URLSearchParams, ctx: RequestOf): Promise<Attempt | undefined> {
-  if (params.get('grant_type') !== 'password') return undefined;
-  const username = required(params, 'username');
-  const admission = await deps.throttle.begin(username, ctx.ip);
-  if ('attempt' in admission) return admission.attempt;
-  securityEvent(deps.logger, ctx, 'login.throttled', { username });
-  throw tooManyRequests(admission.retryAfter, 'logins');
-}
-
-/** Asks TokenActor for the grant and settles the throttled attempt with the outcome. */
-function grant(
-  deps: OAuthRouteDeps,
-  request: Request<Token.Command, Token.GrantReply>,
-  attempt: Attempt | undefined,
-): Promise<Token.GrantReply> {
-  return settle(attempt, ask(deps.token, request, deps.askTimeoutMs), (reply) =>
-    reply.ok ? 'succeeded' : reply.code === 'grant.invalid' ? 'failed' : 'abandoned',
-  );
+function throttledOrNot(deps: OAuthRouteDeps, ctx: RequestOf, params: URLSearchParams, reply: Token.GrantReply) {
+  if (!isThrottled(reply)) return reply;
+  securityEvent(deps.logger, ctx, 'login.throttled', { username: params.get('username') ?? '' });
+  throw tooManyRequests(reply.retryAfter, 'logins');
 }
 
 function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {
@@ -125,8 +120,8 @@ export function oauthGrantRoutes(deps: OAuthRouteDeps): Route[] {
     route({ ...TOKEN, access: CLIENT }, async function token(ctx) {
       const params = formParams(ctx);
       const clientId = clientOf(ctx).clientId;
-      const request = grantRequest(params, clientId);
-      const reply = await grant(deps, request, await admit(deps, params, ctx));
+      const request = grantRequest(params, clientId, ctx.ip);
+      const reply = throttledOrNot(deps, ctx, params, await ask(deps.token, request, deps.askTimeoutMs));
       reportGrant(deps.logger, ctx, params, clientId, reply);
       ctx.body = tokenBody(replyValue(reply));
     }),

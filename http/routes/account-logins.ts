@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import * as Accounts from '../../actors/accounts/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import type { Reply } from '../../src/messaging/reply.ts';
 import type { Logger } from '../../src/logger.ts';
-import type { LoginThrottle } from '../../src/security/login-throttle.ts';
-import { settle } from '../throttled-attempts.ts';
+import { isThrottled } from '../../src/security/login-attempts.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { ADMIN_COMMON, BODY_ERRORS, done, oauthError, problem } from '../openapi/replies.ts';
@@ -23,10 +21,11 @@ import {
   type AccountRouteDeps,
 } from './accounts.ts';
 
-/** What a user's own password change needs besides the account routes': it is throttled like a login. */
+/**
+ * What a user's own password change needs besides the account routes': where its security events
+ * go (AccountActor throttles it like a login: a wrong current password is a failed login).
+ */
 export interface OwnPasswordDeps extends AccountRouteDeps {
-  /** The login throttle: a wrong current password counts as a failed login of the account. */
-  readonly throttle: LoginThrottle;
   readonly logger: Logger;
 }
 
@@ -165,27 +164,23 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
       if (accountId === undefined || accountVersion === undefined)
         throw new HttpProblem(404, 'account.not_found', 'The token speaks for no account');
       if (checking.has(username)) throw tooMany(1);
-      // Counted as a login of the account from this address, before any BCrypt work: the same
-      // per-account and per-address counts as the password grant and the sign-in form.
-      const admission = await deps.throttle.begin(username, ctx.ip);
-      if ('retryAfter' in admission) {
-        securityEvent(deps.logger, ctx, 'login.throttled', { username });
-        throw tooMany(admission.retryAfter);
-      }
       checking.add(username);
-      let reply: Reply<null, Accounts.ErrorCode>;
+      let reply: Accounts.OwnPasswordReply;
       try {
-        reply = await settle(
-          admission.attempt,
-          ask(
-            deps.accounts,
-            Accounts.changeOwnPassword({ ...input, accountId, accountVersion, sid: loginId }),
-            deps.askTimeoutMs,
-          ),
-          (r) => (r.ok ? 'succeeded' : r.code === 'password.incorrect' ? 'failed' : 'abandoned'),
+        // AccountActor counts the check as a login of the account from this address, before any
+        // BCrypt work: the same per-account and per-address counts as the password grant and the
+        // sign-in form.
+        reply = await ask(
+          deps.accounts,
+          Accounts.changeOwnPassword({ ...input, accountId, accountVersion, sid: loginId, address: ctx.ip }),
+          deps.askTimeoutMs,
         );
       } finally {
         checking.delete(username);
+      }
+      if (isThrottled(reply)) {
+        securityEvent(deps.logger, ctx, 'login.throttled', { username });
+        throw tooMany(reply.retryAfter);
       }
       if (reply.ok) securityEvent(deps.logger, ctx, 'password.changed', { username });
       else if (reply.code === 'password.incorrect')

@@ -69,6 +69,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
       signAccessToken: createTokenSigner(parts.keys.signing, parts.settings),
       verifyAccessToken: createTokenVerifier(parts.keys.verifying, parts.settings, denylist.isRevoked),
       dummyHash: parts.dummyHash,
+      throttle: parts.throttle,
     },
     accounts: {
       ...logins,
@@ -76,6 +77,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
       credentials: parts.credentials,
       passwords: parts.passwords,
       bcryptCost: parts.bcryptCost,
+      throttle: parts.throttle,
       clearLockout: (username) => parts.throttle.clear(username),
       onAccountEvent: parts.onAccountEvent,
     },

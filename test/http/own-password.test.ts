@@ -21,9 +21,6 @@ import { createMetrics } from '../../src/metrics.ts';
 import { spawn, startSystem, stopSystem, tell, type Ref } from '../../src/messaging/nact.ts';
 import { ok } from '../../src/messaging/reply.ts';
 import type { Principal } from '../../src/security/jwt.ts';
-import { createLoginThrottle } from '../../src/security/login-throttle.ts';
-import { sqliteLoginThrottleStore } from '../../src/stores/login-throttle-store.sqlite.ts';
-import { openDatabase } from '../../src/stores/sqlite.ts';
 import { CLIENTS, clientsFile, SERVICE } from '../helpers/clients.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, bearer, login, postToken, USERS } from '../helpers/tokens.ts';
@@ -137,7 +134,6 @@ const ACCOUNT_IDS: Readonly<Record<string, number>> = { uma: 7, vic: 8 };
 
 f('a second change of the account while one is under way is 429; another account goes through', async () => {
   const system = startSystem('own-password-fair-share');
-  const db = openDatabase(':memory:', { synchronous: 'NORMAL' });
   const held: { sender: Ref<unknown>; accountId: number }[] = [];
   let arrived = (): void => {};
   const accounts = spawn<null, Accounts.Command>(
@@ -176,10 +172,6 @@ f('a second change of the account while one is under way is 429; another account
     maxBodyBytes: 10_000,
     scopeRead: 'read',
     scopeWrite: 'write',
-    throttle: createLoginThrottle(
-      { maxFailuresPerUser: 10, maxFailuresPerAddress: 50, windowSeconds: 600 },
-      sqliteLoginThrottleStore(db),
-    ),
     logger: createLogger('silent'),
   });
   const app = new Koa<AppState>();
@@ -221,7 +213,6 @@ f('a second change of the account while one is under way is 429; another account
   } finally {
     server.close();
     stopSystem(system);
-    db.close();
   }
 });
 

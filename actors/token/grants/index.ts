@@ -63,7 +63,7 @@ export function createGrants(deps: GrantDeps, logins: LoginEnds) {
   const { onClientCredentials } = createClientCredentials(deps, issuing);
 
   const table: GrantTable = {
-    password: (msg, self) => checks.onLogin(msg, self),
+    password: async (msg, self) => checks.onLogin(msg, self),
     refresh_token: (msg) => onRefresh(msg),
     client_credentials: (msg) => onClientCredentials(msg),
     authorization_code: (msg) => codes.onRedeemCode(msg),
@@ -77,6 +77,7 @@ export function createGrants(deps: GrantDeps, logins: LoginEnds) {
     onGrant,
     /** The authorization endpoint's sign-in: the password checked, then a code (`authorization-code.ts`). */
     onAuthorize: checks.onLogin,
+    onLoginAdmitted: checks.onLoginAdmitted,
     onPasswordChecked: checks.onPasswordChecked,
   };
 }

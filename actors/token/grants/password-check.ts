@@ -1,25 +1,32 @@
 /**
- * TokenActor's BCrypt pipeline, shared by the password grant (`password.ts`) and the
- * authorization endpoint's sign-in (`authorization-code.ts`): a user's password is compared on
- * the worker pool, never on the actor, and the verdict comes back to the actor as a message
- * (`pipe`), so the actor serves other messages meanwhile. (A client's secret is checked by the
- * route's guard, before any message.)
+ * TokenActor's password logins, shared by the password grant (`password.ts`) and the
+ * authorization endpoint's sign-in (`authorization-code.ts`). Each is counted by the login
+ * throttle before its password is looked at (a refusal is the `login.throttled` reply), its
+ * password compared on the worker pool, and the attempt settled with the outcome before the
+ * answer goes: succeeded on a match, failed on a wrong password, given back when the login was
+ * never judged (a refused client or scope, a store out of reach, a crash). The throttle's store
+ * calls and BCrypt run beside the mailbox, their results piped back as messages, so the actor
+ * serves other messages meanwhile. (A client's secret is checked by the route's guard.)
  */
-import { pipe, type WorkFailed } from '../../../src/messaging/pipe.ts';
+import { replyBeside, type WorkFailed } from '../../../src/messaging/pipe.ts';
 import { tell, type Ref } from '../../../src/messaging/nact.ts';
-import { fail } from '../../../src/messaging/reply.ts';
+import { fail, type Failure } from '../../../src/messaging/reply.ts';
 import type { Client } from '../../../src/security/clients.ts';
+import { throttled, UNADDRESSED, type Outcome } from '../../../src/security/login-attempts.ts';
+import type { Attempt, LoginThrottle } from '../../../src/security/login-throttle.ts';
 import { overLongPassword, type PasswordHasher } from '../../../src/security/passwords.ts';
 import { findAccountForLogin } from '../../../src/security/usernames.ts';
 import type { CredentialStore, AccountRecord } from '../../../src/stores/credential-store.ts';
 import type { Issuing } from './issuing.ts';
-import type { AuthorizeReply, Command, GrantReply } from '../protocol.ts';
+import type { AuthorizeReply, Command, ErrorCode, GrantReply } from '../protocol.ts';
 
 export interface PasswordCheckDeps {
   readonly credentials: CredentialStore;
   readonly passwords: PasswordHasher;
   /** Compared against when the user is unknown, so both failures take the same time. */
   readonly dummyHash: () => string;
+  /** Counts password logins per username and address (src/security/login-throttle.ts). */
+  readonly throttle: Pick<LoginThrottle, 'begin'>;
 }
 
 /** A password check: the password grant's, or the authorization endpoint's sign-in. */
@@ -33,14 +40,22 @@ export interface Matched {
 }
 
 /**
- * The verdicts, and work that failed. Each carries its caller's `sender` at the top, where
+ * A login's steps, and work that failed. Each carries its caller's `sender` at the top, where
  * supervision looks for it: a crash while handling one answers the caller at once instead of
  * leaving it to time out.
  */
 export type Completion =
   | {
+      /** Counted by the throttle: its password may be checked. */
+      readonly type: 'LoginAdmitted';
+      readonly request: PasswordLogin;
+      readonly attempt: Attempt;
+      readonly sender: PasswordLogin['sender'];
+    }
+  | {
       readonly type: 'PasswordChecked';
       readonly request: PasswordLogin;
+      readonly attempt: Attempt;
       readonly client: Client;
       readonly user: AccountRecord | undefined;
       readonly sender: PasswordLogin['sender'];
@@ -49,48 +64,95 @@ export type Completion =
 
 export const BAD_CREDENTIALS = 'Bad credentials';
 
+/** The login's outcome, read from its answer. */
+const outcomeOf = (reply: GrantReply | AuthorizeReply): Outcome =>
+  reply.ok ? 'succeeded' : reply.code === 'grant.invalid' ? 'failed' : 'abandoned';
+
+/** Gives the attempt back, then hands `error` to supervision (which answers `sender`). */
+function abandonThenFail(attempt: Attempt, error: unknown, sender: PasswordLogin['sender'], self: Ref<WorkFailed>) {
+  const failed = (): void => tell(self, { type: 'WorkFailed', error, sender });
+  // An attempt that cannot be given back (the store out of reach) stays counted: it fails closed.
+  attempt.abandoned().then(failed, failed);
+}
+
 export function createPasswordCheck(deps: PasswordCheckDeps, issuing: Issuing, matched: Matched) {
-  const onLogin = async (msg: PasswordLogin, self: Ref<Completion>): Promise<void> => {
-    const client = issuing.checkGrant(
-      msg.clientId,
-      msg.type === 'Authorize' ? 'authorization_code' : 'password',
-      msg.scope,
-    );
-    if ('ok' in client) return tell(msg.sender, client);
-    const overLong = overLongPassword(msg.password);
-    if (overLong !== undefined) return tell(msg.sender, fail('request.invalid', overLong));
-    const user = await findAccountForLogin(deps.credentials, msg.username);
-    pipe(
-      deps.passwords.verify(msg.password, user?.password ?? deps.dummyHash()),
+  /** Settles the attempt with the reply's outcome, beside the mailbox, then answers with the reply. */
+  function answer(request: Of<'IssueToken'>, attempt: Attempt, reply: GrantReply, self: Ref<WorkFailed>): void;
+  function answer(request: Of<'Authorize'>, attempt: Attempt, reply: AuthorizeReply, self: Ref<WorkFailed>): void;
+  function answer(request: PasswordLogin, attempt: Attempt, reply: Failure<ErrorCode>, self: Ref<WorkFailed>): void;
+  function answer(request: PasswordLogin, attempt: Attempt, reply: GrantReply | AuthorizeReply, self: Ref<WorkFailed>) {
+    // The overloads pair each request's sender with its own reply.
+    const sender = request.sender as Ref<GrantReply | AuthorizeReply>;
+    replyBeside(
       self,
-      (matches): Completion => ({
-        type: 'PasswordChecked',
-        request: msg,
-        client,
-        // A disabled account gets exactly the answer a wrong password gets.
-        user: matches && user?.enabled ? user : undefined,
-        sender: msg.sender,
-      }),
-      (error): Completion => ({ type: 'WorkFailed', error, sender: msg.sender }),
+      sender,
+      attempt[outcomeOf(reply)]().then(() => reply),
+    );
+  }
+
+  /** Runs a step of an admitted login; if it throws, the attempt is given back before supervision answers. */
+  const holding = async (
+    msg: { request: PasswordLogin; attempt: Attempt },
+    self: Ref<Completion>,
+    step: () => Promise<void>,
+  ) => {
+    try {
+      await step();
+    } catch (error) {
+      abandonThenFail(msg.attempt, error, msg.request.sender, self);
+    }
+  };
+
+  /** Counts the login, beside the mailbox: admitted, it comes back as `LoginAdmitted`; refused, it is answered. */
+  const onLogin = (msg: PasswordLogin, self: Ref<Completion>): void => {
+    deps.throttle.begin(msg.username, msg.address ?? UNADDRESSED).then(
+      (admission) =>
+        'attempt' in admission
+          ? tell(self, { type: 'LoginAdmitted', request: msg, attempt: admission.attempt, sender: msg.sender })
+          : tell(msg.sender, throttled(admission.retryAfter)),
+      (error: unknown) => tell(self, { type: 'WorkFailed', error, sender: msg.sender }),
     );
   };
 
-  const onPasswordChecked = async ({
-    request,
-    client,
-    user,
-  }: Extract<Completion, { type: 'PasswordChecked' }>): Promise<void> => {
-    const refuse = (): void => tell(request.sender, fail('grant.invalid', BAD_CREDENTIALS));
-    if (!user) return refuse();
-    // The password was checked against a read made before the comparison: a change to the account
-    // answered meanwhile (a new password, a demotion, a disable, a delete) refuses this login as a
-    // wrong password is refused. What is minted carries the version read here, so a change
-    // answered after this read refuses it too, wherever it is presented.
-    const now = await deps.credentials.findById(user.id);
-    if (!now?.enabled || now.securityVersion !== user.securityVersion) return refuse();
-    if (request.type === 'Authorize') return tell(request.sender, await matched.Authorize(client, now, request));
-    tell(request.sender, await matched.IssueToken(client, now, request));
-  };
+  const onLoginAdmitted = (msg: Extract<Completion, { type: 'LoginAdmitted' }>, self: Ref<Completion>) =>
+    holding(msg, self, async () => {
+      const { request, attempt } = msg;
+      const grant = request.type === 'Authorize' ? 'authorization_code' : 'password';
+      const client = issuing.checkGrant(request.clientId, grant, request.scope);
+      if ('ok' in client) return answer(request, attempt, client, self);
+      const overLong = overLongPassword(request.password);
+      if (overLong !== undefined) return answer(request, attempt, fail('request.invalid', overLong), self);
+      const user = await findAccountForLogin(deps.credentials, request.username);
+      deps.passwords.verify(request.password, user?.password ?? deps.dummyHash()).then(
+        (matches) =>
+          tell(self, {
+            type: 'PasswordChecked',
+            request,
+            attempt,
+            client,
+            // A disabled account gets exactly the answer a wrong password gets.
+            user: matches && user?.enabled ? user : undefined,
+            sender: request.sender,
+          }),
+        (error: unknown) => abandonThenFail(attempt, error, request.sender, self),
+      );
+    });
 
-  return { onLogin, onPasswordChecked };
+  const onPasswordChecked = (msg: Extract<Completion, { type: 'PasswordChecked' }>, self: Ref<Completion>) =>
+    holding(msg, self, async () => {
+      const { request, attempt, client, user } = msg;
+      const refuse = (): void => answer(request, attempt, fail('grant.invalid', BAD_CREDENTIALS), self);
+      if (!user) return refuse();
+      // The password was checked against a read made before the comparison: a change to the
+      // account answered meanwhile (a new password, a demotion, a disable, a delete) refuses this
+      // login as a wrong password is refused. What is minted carries the version read here, so a
+      // change answered after this read refuses it too, wherever it is presented.
+      const now = await deps.credentials.findById(user.id);
+      if (!now?.enabled || now.securityVersion !== user.securityVersion) return refuse();
+      if (request.type === 'Authorize')
+        return answer(request, attempt, await matched.Authorize(client, now, request), self);
+      answer(request, attempt, await matched.IssueToken(client, now, request), self);
+    });
+
+  return { onLogin, onLoginAdmitted, onPasswordChecked };
 }

@@ -1,0 +1,73 @@
+/**
+ * Password logins as the actors that decide them count them (TokenActor's password grant and
+ * sign-in, AccountActor's own-password change): each is admitted by the login throttle
+ * (`login-throttle.ts`) before any BCrypt work, and settled with its outcome once it is decided.
+ * A refused admission is a reply, {@link Throttled}, which HTTP renders as 429 with `Retry-After`.
+ */
+import type { Attempt, LoginThrottle } from './login-throttle.ts';
+
+/**
+ * The address of a login whose message names none: one typed at the REPL (an operator at the
+ * server's own console) or sent by the process itself. It is counted all the same, fail closed as
+ * every login is: per username (unless this address has logged in as that user), per username and
+ * address, and all such logins together as the one address of their own. No client address looks
+ * like it (HTTP always sends the client's address), so none shares its counts.
+ */
+export const UNADDRESSED = 'unaddressed';
+
+/** A login refused by the throttle, before its password was looked at: retry in `retryAfter` seconds. */
+export interface Throttled {
+  readonly ok: false;
+  readonly code: 'login.throttled';
+  readonly message: string;
+  readonly retryAfter: number;
+}
+
+export const throttled = (retryAfter: number): Throttled => ({
+  ok: false,
+  code: 'login.throttled',
+  message: `Too many failed logins; retry in ${retryAfter} seconds`,
+  retryAfter,
+});
+
+export const isThrottled = (reply: { readonly ok: boolean; readonly code?: string }): reply is Throttled =>
+  !reply.ok && reply.code === 'login.throttled';
+
+/** What a login's answer says of its password: matched, did not, or was never judged. */
+export type Outcome = keyof Attempt;
+
+/**
+ * Waits for `work` and settles the throttled attempt with its outcome; an attempt whose work threw
+ * (a store out of reach, a crash) was never judged and is given back.
+ */
+export async function settle<R>(
+  attempt: Attempt | undefined,
+  work: Promise<R>,
+  outcome: (result: R) => Outcome,
+): Promise<R> {
+  let result: R;
+  try {
+    result = await work;
+  } catch (error) {
+    await attempt?.abandoned();
+    throw error;
+  }
+  await attempt?.[outcome(result)]();
+  return result;
+}
+
+/**
+ * A password login of `username` from `address` (none: {@link UNADDRESSED}): counted before
+ * `work` runs, {@link Throttled} instead of running it past the limits, and settled with the
+ * outcome of its answer before that answer is given.
+ */
+export async function throttledLogin<R>(
+  throttle: Pick<LoginThrottle, 'begin'>,
+  login: { readonly username: string; readonly address?: string | undefined },
+  work: () => Promise<R>,
+  outcome: (result: R) => Outcome,
+): Promise<R | Throttled> {
+  const admission = await throttle.begin(login.username, login.address ?? UNADDRESSED);
+  if ('retryAfter' in admission) return throttled(admission.retryAfter);
+  return settle(admission.attempt, work(), outcome);
+}
