@@ -11,7 +11,7 @@ import type { EmployeeRecord, EmployeeStore } from '../../src/stores/employee-st
 import { StoreUnavailableError } from '../../src/store-unavailable.ts';
 import { sqliteEmployeeStore } from '../../src/stores/employee-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
-import { createProbe } from '../helpers/probe.ts';
+import { askWithProbe, createProbe } from '../helpers/probe.ts';
 
 const NOW = Date.parse('2024-05-01T10:00:00.000Z');
 
@@ -50,14 +50,7 @@ t.after(() => {
   ctx.db.close();
 });
 
-/** Sends the request with a fresh probe as sender and returns the one reply. */
-async function send<R>(request: Request<Employee.Command, R>): Promise<R> {
-  const probe = createProbe<R>(ctx.system);
-  tell(ctx.employee, request(probe.ref));
-  const reply = await probe.expectMessage();
-  await probe.expectNoMessage(20);
-  return reply;
-}
+const send = <R>(request: Request<Employee.Command, R>): Promise<R> => askWithProbe(ctx.system, ctx.employee, request);
 
 function value<T>(reply: { ok: true; value: T } | { ok: false; code: string }): T {
   if (!reply.ok) throw new Error(`expected a value, got ${reply.code}`);
