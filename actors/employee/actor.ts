@@ -1,4 +1,4 @@
-import { spawn, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { replyBeside, type WorkFailed } from '../../src/messaging/pipe.ts';
 import { assertNever, fail, ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
@@ -27,9 +27,9 @@ const notFound = (id: string) => fail('employee.not_found', `No employee with id
 /*
  * Store calls run concurrently (the store is the truth and updates are versioned), so the actor
  * does not wait for one before taking the next message: each is answered beside the mailbox
- * (`replyBeside`), a result already at hand (a SQLite read) at once, without a promise; a store
- * call that throws instead crashes the message it was made for, which supervision answers as it
- * answers a `WorkFailed`.
+ * (`replyBeside`); a store that reads synchronously (SQLite) answers a Get at once, without a
+ * promise, and a read that throws then crashes the message it was made for, which supervision
+ * answers as it answers a `WorkFailed`.
  */
 export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps): Ref<Command> {
   const { store } = deps;
@@ -39,10 +39,18 @@ export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps):
     ok(await store.insert(msg.employee, at()));
 
   const found = (id: string, record: EmployeeRecord | undefined): GetReply => (record ? ok(record) : notFound(id));
-  // The read on every GET of a record: answered in this turn when the store answers at once.
-  const onGet = (msg: Extract<Command, { type: 'Get' }>): GetReply | Promise<GetReply> => {
-    const record = store.findById(msg.id);
-    return record instanceof Promise ? record.then((r) => found(msg.id, r)) : found(msg.id, record);
+  /**
+   * The read on every GET of a record: answered in this turn when the store reads synchronously
+   * (a throw then crashes the message, which supervision answers), else beside the mailbox.
+   */
+  const onGet = (msg: Extract<Command, { type: 'Get' }>, self: Ref<Msg>): void => {
+    const { findByIdNow } = store;
+    if (findByIdNow) return tell(msg.sender, found(msg.id, findByIdNow(msg.id)));
+    replyBeside(
+      self,
+      msg.sender,
+      store.findById(msg.id).then((record) => found(msg.id, record)),
+    );
   };
 
   const onSearch = async (msg: Extract<Command, { type: 'Search' }>): Promise<SearchReply> =>
@@ -73,7 +81,7 @@ export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps):
       case 'Create':
         return replyBeside(ctx.self, msg.sender, onCreate(msg));
       case 'Get':
-        return replyBeside(ctx.self, msg.sender, onGet(msg));
+        return onGet(msg, ctx.self);
       case 'Search':
         return replyBeside(ctx.self, msg.sender, onSearch(msg));
       case 'Update':
@@ -97,8 +105,6 @@ export function spawnEmployeeActor(parent: Ref<never>, deps: EmployeeActorDeps):
       name: 'employees',
       initialState: () => null,
       onCrash: deps.onCrash,
-      // The reads of the messages handled in one go share one read transaction: one lock, not one per read.
-      ...(store.readTogether ? { aroundTurn: store.readTogether } : {}),
     },
   );
 }

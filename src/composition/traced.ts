@@ -14,8 +14,7 @@ type Port = Record<string, unknown>;
 function tracedPort<T extends object>(port: T, store: string): T {
   const traced: Port = {};
   for (const [operation, member] of Object.entries(port)) {
-    // Not a store call but a frame around several (EmployeeStore.readTogether): its reads are the spans.
-    if (typeof member !== 'function' || operation === 'readTogether') {
+    if (typeof member !== 'function') {
       traced[operation] = member;
       continue;
     }

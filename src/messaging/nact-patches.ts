@@ -6,8 +6,7 @@
  *   of many children, cost O(children));
  * - **one context per actor**: the context a handler gets is built at its first message and kept;
  * - **messages per turn**: the messages queued behind one are handled in the same turn of the event
- *   loop, up to {@link MESSAGES_PER_TURN}, instead of one `setImmediate` each, with an optional
- *   hook around each stretch (`SpawnOptions.aroundTurn`).
+ *   loop, up to {@link MESSAGES_PER_TURN}, instead of one `setImmediate` each.
  * `test/messaging/nact.test.ts` tests each.
  */
 import { createRequire } from 'node:module';
@@ -49,8 +48,6 @@ export interface RawMailboxActor {
   handledInTurn?: number;
   /** `SpawnOptions.messagesPerTurn`, when the actor was given one. */
   messagesPerTurn?: number;
-  /** `SpawnOptions.aroundTurn`, when the actor was given one. */
-  aroundTurn?: (run: () => void) => void;
   /** The context its handler gets, made at its first message. */
   messageContext?: unknown;
 }
@@ -74,12 +71,6 @@ const contextOf = (actor: RawMailboxActor): unknown => (actor.messageContext ??=
  * loop; one that returns a promise is followed when it settles, as nact does.
  */
 function runMessages(actor: RawMailboxActor, first: unknown, firstSender: unknown): void {
-  const around = actor.aroundTurn;
-  if (around) around(() => runStretch(actor, first, firstSender));
-  else runStretch(actor, first, firstSender);
-}
-
-function runStretch(actor: RawMailboxActor, first: unknown, firstSender: unknown): void {
   let message = first;
   let sender = firstSender;
   for (;;) {

@@ -66,12 +66,6 @@ export interface SpawnOptions<S, M> {
    * {@link MESSAGES_PER_TURN}); 1 is nact's own pace, a turn per message.
    */
   readonly messagesPerTurn?: number;
-  /**
-   * Runs around each stretch of messages the actor handles in one go (the first of a turn and those
-   * handled with it): the EmployeeActor's store makes the reads of one stretch in one read
-   * transaction. It must call `run` exactly once, synchronously.
-   */
-  readonly aroundTurn?: (run: () => void) => void;
 }
 
 /** A node of the live actor tree, for introspection (REPL, metrics). */
@@ -214,13 +208,9 @@ export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: Spa
       ? handleSealed(sealed, ctx.path, async (message) => run(state, message, ctx))
       : run(state, sealed, ctx);
   const ref = runtime.spawn(raw(parent), f, options.name, props);
-  if (options.messagesPerTurn !== undefined || options.aroundTurn !== undefined) {
+  if (options.messagesPerTurn !== undefined) {
     const actor = concrete(ref);
-    if (actor && isActor(actor)) {
-      const mailbox = actor as unknown as RawMailboxActor;
-      if (options.messagesPerTurn !== undefined) mailbox.messagesPerTurn = options.messagesPerTurn;
-      if (options.aroundTurn !== undefined) mailbox.aroundTurn = options.aroundTurn;
-    }
+    if (actor && isActor(actor)) (actor as unknown as RawMailboxActor).messagesPerTurn = options.messagesPerTurn;
   }
   return typed<M>(ref);
 }

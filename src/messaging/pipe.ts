@@ -31,13 +31,9 @@ export interface WorkFailed {
 /**
  * Akka's pipeToSelf for an answer: the actor takes its next message while `work` runs; the answer
  * goes straight to `sender`, a failure back to the actor as {@link WorkFailed}. An answer already
- * at hand (no promise) is told at once, in this turn.
+ * at hand is told by the actor itself, with no promise.
  */
-export function replyBeside<R>(self: Ref<WorkFailed>, sender: NoInfer<Ref<R>>, work: R | Promise<R>): void {
-  if (!(work instanceof Promise)) {
-    tell(sender, work);
-    return;
-  }
+export function replyBeside<R>(self: Ref<WorkFailed>, sender: NoInfer<Ref<R>>, work: Promise<R>): void {
   work.then(
     (reply) => tell(sender, reply),
     (error: unknown) => tell(self, { type: 'WorkFailed', error, sender }),

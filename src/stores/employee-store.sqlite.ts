@@ -30,8 +30,18 @@ const toRecord = (r: Row): EmployeeRecord => ({
   version: r.version,
 });
 
+export interface SqliteEmployeeOptions {
+  /**
+   * Whether the reads of one synchronous stretch share one read transaction (default: yes, unless
+   * `TROUPE_READ_TOGETHER=0`, a switch for the bench alone, which measures what it buys).
+   */
+  readonly readTogether?: boolean;
+}
+
+const readTogetherDefault = (): boolean => process.env['TROUPE_READ_TOGETHER'] !== '0';
+
 /** SQLite adapter of {@link EmployeeStore}, in the shared database (migration 003). */
-export function sqliteEmployeeStore(db: Db): EmployeeStore {
+export function sqliteEmployeeStore(db: Db, options: SqliteEmployeeOptions = {}): EmployeeStore {
   const insertRow = db.prepare<[string, string, string, string, string, string], Row>(
     `insert into employees (id, name, name_key, date_of_birth, created_at, updated_at, version)
      values (?, ?, ?, ?, ?, ?, 1) returning *`,
@@ -49,9 +59,11 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
     return cached;
   };
 
-  // The read transaction readTogether opened, while it is open: every write ends it first, so a
-  // write never runs inside it (it would have to upgrade that snapshot to write, which fails when
-  // another process committed since) and is committed on its own before it is answered.
+  // The reads of one synchronous stretch (the messages the EmployeeActor handles in one go) share
+  // one read transaction: one snapshot, one lock taken and dropped, however many records they read.
+  // The first read opens it and a microtask ends it, once the stretch is over. Every write ends it
+  // first, so a write never runs inside it (it would have to upgrade that snapshot to write, which
+  // fails when another process committed since) and is committed on its own before it is answered.
   const begin = db.prepare('begin');
   const commit = db.prepare('commit');
   let reading = false;
@@ -66,19 +78,18 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
       if (db.inTransaction) db.exec('rollback');
     }
   };
-  const readTogether = (run: () => void): void => {
-    // Inside a transaction already (this one, or a write's): the reads join it.
-    if (db.inTransaction) {
-      run();
-      return;
-    }
+  const readTogether = options.readTogether ?? readTogetherDefault();
+  /** Opens the stretch's read transaction, unless one (this one, or a write's) is open already. */
+  const joinReading = (): void => {
+    if (!readTogether || db.inTransaction) return;
     begin.run();
     reading = true;
-    try {
-      run();
-    } finally {
-      endReading();
-    }
+    queueMicrotask(endReading);
+  };
+  const findByIdNow = (id: ObjectIdString): EmployeeRecord | undefined => {
+    joinReading();
+    const row = byId.get(id);
+    return row && toRecord(row);
   };
 
   const update = writeTransaction(
@@ -102,10 +113,8 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
       if (!row) throw new Error('employee insert returned no row');
       return toRecord(row);
     },
-    findById(id) {
-      const row = byId.get(id);
-      return row && toRecord(row);
-    },
+    findById: async (id) => findByIdNow(id),
+    findByIdNow,
     async search(criteria) {
       const { sql, params } = sqliteSearch(criteria);
       const rows = prepared(sql)
@@ -123,6 +132,5 @@ export function sqliteEmployeeStore(db: Db): EmployeeStore {
       endReading();
       return deleteRow.run(id).changes === 1;
     },
-    readTogether,
   };
 }

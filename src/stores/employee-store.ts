@@ -68,17 +68,14 @@ export type UpdateOutcome =
 export interface EmployeeStore {
   /** Stores a new record (version 1) with a fresh id; `at` is an ISO-8601 instant. */
   insert(input: NewEmployee, at: string): Promise<EmployeeRecord>;
+  /** The record, or undefined. */
+  findById(id: ObjectIdString): Promise<EmployeeRecord | undefined>;
   /**
-   * The record, or undefined. An adapter whose read is synchronous (SQLite) answers at once rather
-   * than with a promise, so a primary-key read costs no promise; callers take both.
+   * The same read answered at once, for an adapter whose reads are synchronous (SQLite): a
+   * primary-key read then costs no promise. The reads of one synchronous stretch may share one
+   * read transaction; a write ends it first.
    */
-  findById(id: ObjectIdString): EmployeeRecord | undefined | Promise<EmployeeRecord | undefined>;
-  /**
-   * Runs `run`, making the synchronous reads it starts in one read transaction: one snapshot, one
-   * lock taken and dropped, however many records it reads. A write ends that transaction first.
-   * Only an adapter whose reads are synchronous (SQLite) has it.
-   */
-  readonly readTogether?: (run: () => void) => void;
+  readonly findByIdNow?: (id: ObjectIdString) => EmployeeRecord | undefined;
   search(criteria: EmployeeSearch): Promise<EmployeePage>;
   /** Applies `changes` and increments the version, atomically; only at `expectedVersion` if given. */
   update(

@@ -21,8 +21,8 @@ interface Ctx {
   store: EmployeeStore;
   clock: { now: number };
   crashes: unknown[];
-  /** Replaces store methods for one test; cleared after each. */
-  overrides: Partial<EmployeeStore>;
+  /** Replaces store members for one test (undefined takes one away); cleared after each. */
+  overrides: { -readonly [K in keyof EmployeeStore]?: EmployeeStore[K] | undefined };
   employee: Ref<Employee.Command>;
 }
 const ctx = {} as Ctx;
@@ -35,7 +35,9 @@ t.before(() => {
   ctx.clock = { now: NOW };
   ctx.crashes = [];
   ctx.overrides = {};
-  const store = new Proxy(ctx.store, { get: (target, key: keyof EmployeeStore) => ctx.overrides[key] ?? target[key] });
+  const store = new Proxy(ctx.store, {
+    get: (target, key: keyof EmployeeStore) => (key in ctx.overrides ? ctx.overrides[key] : target[key]),
+  });
   ctx.employee = spawnEmployeeActor(ctx.system, {
     store,
     onCrash: replyThenResume((error) => ctx.crashes.push(error), defaultBudget, failureOf),
@@ -138,6 +140,7 @@ t('a store that cannot be reached → unavailable to the sender, and the actor c
 });
 
 t('a store fault crashes the message: the sender gets internal, the actor carries on', async () => {
+  ctx.overrides.findByIdNow = undefined;
   ctx.overrides.findById = () => Promise.reject(new Error('disk on fire'));
   const reply = await send(Employee.get({ id: newId() }));
   assert.equal(reply, { ok: false, code: 'internal', message: 'internal error: disk on fire' });
@@ -151,15 +154,14 @@ t(
   async () => {
     const record = await create('At Once');
     let reads = 0;
-    ctx.overrides.findById = (id: ObjectIdString) => {
+    ctx.overrides.findById = () => Promise.reject(new Error('the read at once is taken'));
+    ctx.overrides.findByIdNow = (id: ObjectIdString) => {
       reads++;
-      const found = ctx.store.findById(id);
-      assert.not.ok(found instanceof Promise, 'the SQLite adapter answers a primary-key read at once');
-      return found;
+      return ctx.store.findByIdNow?.(id);
     };
     assert.equal(await send(Employee.get({ id: record.id })), { ok: true, value: record });
     assert.is(reads, 1);
-    ctx.overrides.findById = () => {
+    ctx.overrides.findByIdNow = () => {
       throw new Error('disk on fire');
     };
     assert.equal(await send(Employee.get({ id: record.id })), {
@@ -167,7 +169,7 @@ t(
       code: 'internal',
       message: 'internal error: disk on fire',
     });
-    ctx.overrides.findById = () => {
+    ctx.overrides.findByIdNow = () => {
       throw new StoreUnavailableError('down');
     };
     const reply = await send(Employee.get({ id: record.id }));
@@ -178,13 +180,14 @@ t(
 );
 
 t(
-  'messages handled in one go › their reads share one transaction; a Get after an Update reads the update',
+  'messages handled in one go › their reads in a read transaction; a Get after an Update reads the update',
   async () => {
     const record = await create('Before');
     const inTransaction: boolean[] = [];
-    ctx.overrides.findById = (id: ObjectIdString) => {
+    ctx.overrides.findByIdNow = (id: ObjectIdString) => {
+      const found = ctx.store.findByIdNow?.(id);
       inTransaction.push(ctx.db.inTransaction);
-      return ctx.store.findById(id);
+      return found;
     };
     const first = createProbe<Employee.GetReply>(ctx.system);
     const updated = createProbe<Employee.UpdateReply>(ctx.system);
@@ -196,8 +199,8 @@ t(
     assert.ok((await updated.expectMessage()).ok);
     const reply = await after.expectMessage();
     assert.is(reply.ok ? reply.value.name : reply.code, 'After');
-    // The first read in the stretch's transaction; the update ended it, so the next read is its own.
-    assert.equal(inTransaction, [true, false]);
+    // Each read in a read transaction; the update ended the first, so the read after it sees the update.
+    assert.equal(inTransaction, [true, true]);
     assert.not.ok(ctx.db.inTransaction, 'no transaction is left open');
   },
 );
@@ -205,6 +208,7 @@ t(
 t('a slow store call does not hold up the next message; each reply goes to its own sender', async () => {
   let release: (r: EmployeeRecord | undefined) => void = () => {};
   const slowId = newId();
+  ctx.overrides.findByIdNow = undefined;
   ctx.overrides.findById = (id: ObjectIdString) =>
     id === slowId
       ? new Promise((resolve) => {

@@ -346,37 +346,6 @@ t('mailbox: past MESSAGES_PER_TURN the actor yields a turn, so sockets and timer
   assert.ok([...perTurn.values()].every((count) => count <= MESSAGES_PER_TURN));
 });
 
-t('mailbox: aroundTurn runs once around each stretch of messages handled in one go', async () => {
-  const stretches: string[][] = [];
-  let current: string[] | undefined;
-  const ref = spawn<null, { type: 'Note'; text: string; sender: Ref<Reply<string>> }>(
-    ctx.system,
-    (state, msg) => {
-      if (!current) throw new Error('a message handled outside aroundTurn');
-      current.push(msg.text);
-      tell(msg.sender, ok(msg.text));
-      return state;
-    },
-    {
-      name: 'stretches',
-      initialState: () => null,
-      aroundTurn: (run) => {
-        current = [];
-        run();
-        stretches.push(current);
-        current = undefined;
-      },
-    },
-  );
-  const probe = createProbe<Reply<string>>(ctx.system);
-  for (const text of ['a', 'b', 'c']) tell(ref, { type: 'Note', text, sender: probe.ref });
-  for (let i = 0; i < 3; i++) await probe.expectMessage(1000);
-  tell(ref, { type: 'Note', text: 'd', sender: probe.ref });
-  await probe.expectMessage(1000);
-  assert.equal(stretches, [['a', 'b', 'c'], ['d']]);
-  stop(ref);
-});
-
 t('mailbox: messagesPerTurn 1 is one message per turn, as nact itself paces them', async () => {
   const recorder = turnRecorder(1);
   const probe = createProbe<Reply<number>>(ctx.system);
