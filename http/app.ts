@@ -143,7 +143,7 @@ function withUsableKeys(authenticate: Middleware<AppState>, keys: KeyRing): Midd
 function guardsFor(deps: AppDeps, oauth: OAuthRouteDeps): Guards {
   const { config } = deps;
   return {
-    authenticate: bearerAuthenticator({
+    ...bearerAuthenticator({
       enabled: config.security.enabled,
       realm: config.security.securityRealm,
       verify: deps.verifyToken,

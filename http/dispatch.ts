@@ -19,7 +19,7 @@ import type {
   RouteMiddleware,
   RouteParams,
 } from './route-table.ts';
-import type { AppState } from './state.ts';
+import type { AppState, Auth } from './state.ts';
 
 /** How the access checks reach the security parts; built once by the app. */
 export interface Guards {
@@ -27,7 +27,12 @@ export interface Guards {
    * Verifies the request's bearer token and records the decision in `ctx.state.auth`; throws the
    * RFC 6750 400/401 for a missing or bad token. Undefined only when security is switched off.
    */
-  authenticate(ctx: Context): Principal | undefined | Promise<Principal | undefined>;
+  authenticate(ctx: Context): Promise<Principal | undefined>;
+  /**
+   * The same decision when it is made at once (security off, or a token the token cache keeps),
+   * with no promise; undefined when only `authenticate` can decide.
+   */
+  authenticateNow?(ctx: Context): Auth | undefined;
   /** Authenticates the OAuth client of a form request into `ctx.state.client` (401 otherwise), then calls next. */
   readonly client: Middleware<AppState>;
   /** The same, refusing a public client (401 `invalid_client`): only a client with a secret passes. */
@@ -71,13 +76,13 @@ function accessCheck(access: Access, guards: Guards): Middleware<AppState> {
       // No promise of its own while the token is known at once (koa-compose turns a throw here
       // into the request's rejection, as it does an async function's).
       return function requireToken(ctx, next) {
-        const principal = guards.authenticate(ctx);
-        if (principal instanceof Promise)
-          return principal.then((p) => {
+        const known = guards.authenticateNow?.(ctx);
+        if (known === undefined)
+          return guards.authenticate(ctx).then((p) => {
             check(p);
             return next();
           });
-        check(principal);
+        check(known.enabled ? known.principal : undefined);
         return next();
       };
     }

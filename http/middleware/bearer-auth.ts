@@ -1,15 +1,15 @@
 import type { Context } from 'koa';
 import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
 import { OAuthError } from '../problems.ts';
+import type { Auth } from '../state.ts';
 
 /**
- * Verifies a bearer token: the principal, at once when it is known (the token cache), or a
- * promise of it. `known` (the token cache's) gives the verdict on a token verified before and
- * still kept, and undefined for any other: a kept token passed the format check then, so it is
- * not scanned again, and it is looked up once.
+ * Verifies a bearer token. `lookup` (the token cache's) answers at once, without a promise, for a
+ * token verified before and still kept, and undefined for any other: a kept token passed the
+ * format check then, so it is not scanned again.
  */
-export type BearerVerifier = ((token: string) => Principal | Promise<Principal>) & {
-  readonly known?: (token: string) => Principal | Promise<Principal> | undefined;
+export type BearerVerifier = ((token: string) => Promise<Principal>) & {
+  readonly lookup?: (token: string) => Principal | undefined;
 };
 
 export interface BearerOptions {
@@ -75,42 +75,51 @@ function extractToken(ctx: Context, realm: string): string {
   return token;
 }
 
+/** The resource server's authentication, in two steps (see {@link bearerAuthenticator}). */
+export interface BearerAuthenticator {
+  /**
+   * The decision when it is made at once: security switched off, or a token the verifier knows
+   * (the token cache); undefined when only {@link BearerAuthenticator.authenticate} can decide.
+   * Throws the contract's 400/401 for a missing or malformed token.
+   */
+  authenticateNow(ctx: Context): Auth | undefined;
+  /** The decision, whatever it takes: the principal (undefined with security off), or the contract's 400/401. */
+  authenticate(ctx: Context): Promise<Principal | undefined>;
+}
+
 /**
  * The resource server's authentication: a valid bearer token, or the contract's 400/401 with its
  * challenge. The decision is recorded in `ctx.state.auth`; with security switched off there is no
- * principal (undefined), and with it on there is always one or an error.
+ * principal, and with it on there is always one or an error. The common path (a token the cache
+ * keeps) is decided by `authenticateNow`, with no promise per request.
  */
-export function bearerAuthenticator(
-  options: BearerOptions,
-): (ctx: Context) => Principal | undefined | Promise<Principal | undefined> {
+export function bearerAuthenticator(options: BearerOptions): BearerAuthenticator {
   const refused = (error: unknown): never => {
     if (error instanceof InvalidTokenError) throw invalidToken(options.realm, error.description);
     throw error;
   };
-  const admitted = (ctx: Context, principal: Principal): Principal => {
-    ctx.state.auth = { enabled: true, principal };
-    return principal;
+  const record = (ctx: Context, auth: Auth): Auth => {
+    ctx.state.auth = auth;
+    return auth;
   };
-  // Synchronous while the verifier answers at once, as the token cache does for a token it knows:
-  // no promise per request on the common path.
-  return function authenticateBearer(ctx) {
-    if (!options.enabled) {
-      ctx.state.auth = { enabled: false };
-      return undefined;
-    }
-    const token = extractToken(ctx, options.realm);
-    let verdict: Principal | Promise<Principal>;
-    try {
-      const known = options.verify.known?.(token);
-      if (known !== undefined) verdict = known;
-      else if (B64TOKEN.test(token)) verdict = options.verify(token);
-      else throw invalidToken(options.realm, 'Access token is malformed');
-    } catch (error) {
-      return refused(error);
-    }
-    return verdict instanceof Promise
-      ? verdict.then((principal) => admitted(ctx, principal), refused)
-      : admitted(ctx, verdict);
+  const OFF: Auth = { enabled: false };
+  return {
+    authenticateNow(ctx) {
+      if (!options.enabled) return record(ctx, OFF);
+      const principal = options.verify.lookup?.(extractToken(ctx, options.realm));
+      return principal && record(ctx, { enabled: true, principal });
+    },
+    async authenticate(ctx) {
+      if (!options.enabled) {
+        record(ctx, OFF);
+        return undefined;
+      }
+      const token = extractToken(ctx, options.realm);
+      if (!B64TOKEN.test(token)) throw invalidToken(options.realm, 'Access token is malformed');
+      const principal = await options.verify(token).catch(refused);
+      record(ctx, { enabled: true, principal });
+      return principal;
+    },
   };
 }
 

@@ -11,7 +11,8 @@ import type { Config } from '../config.ts';
 import { loadInitialData, readInitialData, warnOfInitialAccount, type InitialData } from '../initial-data.ts';
 import type { Logger } from '../logger.ts';
 import { createClientAuthenticator, registeredClients, type ClientAuthenticator } from '../security/clients.ts';
-import type { TokenVerifier } from '../security/jwt.ts';
+import type { Denylist } from '../security/denylist.ts';
+import type { Principal, TokenVerifier } from '../security/jwt.ts';
 import type { KeyRing } from '../security/key-ring.ts';
 import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
 import { createPasswordHasher, type PasswordHasher } from '../security/passwords.ts';
@@ -189,16 +190,17 @@ async function ready(stores: Stores, keys: KeyRing, prepared: () => boolean, log
   }
 }
 
-/** The key `kid` no longer verifies (taken out, or gone): answers at once while the store has nothing new. */
-function keyGone(keys: KeyRing, kid: string): boolean | Promise<boolean> {
-  const key = keys.verifying(kid);
-  return key instanceof Promise ? key.then((k) => k === undefined) : key === undefined;
+/**
+ * The cached token's signing key left the set, or the token or its login was revoked: answered at
+ * once while neither store has anything new, else undefined (then {@link revokedSince} answers).
+ */
+function revokedNow(keys: KeyRing, denylist: Denylist, principal: Principal): boolean | undefined {
+  const verifies = keys.verifiesNow(principal.kid);
+  return verifies === false ? true : verifies && denylist.revokedNow(principal);
 }
 
-/** `a || b()`, staying synchronous while both answers are. */
-function either(a: boolean | Promise<boolean>, b: () => boolean | Promise<boolean>): boolean | Promise<boolean> {
-  if (a instanceof Promise) return a.then((gone) => gone || b());
-  return a || b();
+async function revokedSince(keys: KeyRing, denylist: Denylist, principal: Principal): Promise<boolean> {
+  return (await keys.verifying(principal.kid)) === undefined || denylist.isRevoked(principal);
 }
 
 export async function startCore(config: Config, logger: Logger): Promise<Core> {
@@ -260,7 +262,8 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
     verifyToken: token.verifyAccessToken,
     verifyBearer: cachedVerifier(token.verifyAccessToken, {
       max: TOKEN_CACHE_MAX,
-      isRevoked: (principal) => either(keyGone(keys, principal.kid), () => token.denylist.isRevoked(principal)),
+      revokedNow: (principal) => revokedNow(keys, token.denylist, principal),
+      isRevoked: (principal) => revokedSince(keys, token.denylist, principal),
     }),
     throttle,
     authenticateClient,

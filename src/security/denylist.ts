@@ -26,11 +26,13 @@ export interface Revocable {
 }
 
 export interface Denylist {
+  /** The token itself, or its whole login, was revoked (by this process or another). */
+  isRevoked(token: Revocable): Promise<boolean>;
   /**
-   * The token itself, or its whole login, was revoked (by this process or another). Answers at once
-   * while the store has nothing new (the usual case), else once the new entries are read.
+   * The same, answered at once while the store has nothing new (the usual case); undefined when
+   * the new entries must be read first (their read is then under way: {@link Denylist.isRevoked} waits for it).
    */
-  isRevoked(token: Revocable): boolean | Promise<boolean>;
+  revokedNow(token: Revocable): boolean | undefined;
   /** Refuses `jti` (of the login `loginId`, when it has one) until `expiresAt` (epoch seconds). */
   revoke(jti: string, expiresAt: number, loginId?: string): Promise<void>;
   /** How many tokens of the login were revoked one by one and are still refused at `now`, by any process. */
@@ -105,9 +107,17 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
     for (const [id, exp] of entries) if (exp < at) entries.delete(id);
   };
   return {
-    isRevoked(token) {
-      if (store.changed()) return pull().then(() => listed(token));
-      return pulling ? pulling.then(() => listed(token)) : listed(token);
+    async isRevoked(token) {
+      if (store.changed()) await pull();
+      else if (pulling) await pulling;
+      return listed(token);
+    },
+    revokedNow(token) {
+      if (store.changed()) {
+        void pull().catch(() => {}); // its failure reaches whoever waits for it through isRevoked
+        return undefined;
+      }
+      return pulling ? undefined : listed(token);
     },
     async revoke(jti, expiresAt, loginId) {
       await store.add({ kind: 'token', id: jti, expiresAt, loginId });

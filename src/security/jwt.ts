@@ -151,7 +151,7 @@ function toPrincipal(p: JWTPayload, nowSeconds: number, kid: string): Principal 
 }
 
 /** Finds the key a token's `kid` names, if it verifies now. */
-export type KeyLookup = (kid: string) => UsableKey | undefined | Promise<UsableKey | undefined>;
+export type KeyLookup = (kid: string) => Promise<UsableKey | undefined>;
 
 /** The key the token's header names; a token naming none, or one not in the set, is refused. */
 async function keyOf(token: string, lookup: KeyLookup): Promise<UsableKey> {
@@ -171,7 +171,7 @@ async function keyOf(token: string, lookup: KeyLookup): Promise<UsableKey> {
 export function createTokenVerifier(
   lookup: KeyLookup,
   settings: TokenSettings,
-  isRevoked: (token: Revocable) => boolean | Promise<boolean> = () => false,
+  isRevoked: (token: Revocable) => Promise<boolean> = async () => false,
 ) {
   const options = {
     typ: 'at+jwt',

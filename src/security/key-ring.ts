@@ -27,15 +27,20 @@ export interface KeyRing {
   readonly configured: boolean;
   /** The key that signs now. */
   signing(): Promise<UsableKey>;
-  /** The key with this kid if it verifies now, else undefined. Answers at once while the store has nothing new. */
-  verifying(kid: string): UsableKey | undefined | Promise<UsableKey | undefined>;
+  /** The key with this kid if it verifies now, else undefined. */
+  verifying(kid: string): Promise<UsableKey | undefined>;
+  /**
+   * Whether the key with this kid verifies now, answered at once while the store has nothing new;
+   * undefined when the set must be read first (then {@link KeyRing.verifying} answers).
+   */
+  verifiesNow(kid: string): boolean | undefined;
   /** Every key that verifies now (next, active and retired), with its state. */
   keys(): Promise<readonly RingKey[]>;
   /**
    * Throws when the set cannot be used now (its store cannot be reached, or a record cannot be
-   * read: {@link KeyStoreUnreadableError}). Answers at once while the store has nothing new.
+   * read: {@link KeyStoreUnreadableError}).
    */
-  check(): void | Promise<void>;
+  check(): Promise<void>;
   /** Start-up: gives an empty set its first key. A store that cannot be reached yet is tried again on first use. */
   start(): Promise<void>;
 }
@@ -50,9 +55,10 @@ export function fixedKeyRing(active: UsableKey, previous: readonly UsableKey[]):
   return {
     configured: true,
     signing: async () => active,
-    verifying: (kid) => byKid.get(kid),
+    verifying: async (kid) => byKid.get(kid),
+    verifiesNow: (kid) => byKid.has(kid),
     keys: async () => keys,
-    check: () => {},
+    check: async () => {},
     start: async () => {},
   };
 }
@@ -139,12 +145,23 @@ export function storedKeyRing(options: StoredRingOptions): KeyRing {
     return loading;
   };
 
-  /** The view now: read again when the store may have changed, recomputed when time moved it on. */
-  const current = (): SetView | Promise<SetView> => {
-    if (store.changed() || stale || view === undefined) return loading ? loading.then(load, load) : load();
-    if (loading) return loading;
+  /**
+   * The view now, recomputed when time moved it on, while the store has nothing new; undefined
+   * when the set must be read again first (a change the store reported marks the view stale).
+   */
+  const currentNow = (): SetView | undefined => {
+    if (store.changed()) stale = true;
+    if (stale || view === undefined || loading) return undefined;
     const at = nowSeconds();
     return at >= view.changesAt ? compute(at) : view;
+  };
+
+  /** The view now: read again when the store may have changed. */
+  const current = (): Promise<SetView> => {
+    const known = currentNow();
+    if (known) return Promise.resolve(known);
+    if (!stale && view !== undefined && loading) return loading;
+    return loading ? loading.then(load, load) : load();
   };
 
   const ensureFirst = async (): Promise<void> => {
@@ -170,17 +187,17 @@ export function storedKeyRing(options: StoredRingOptions): KeyRing {
         throw new KeyStoreUnreadableError('the signing-key set has no active key; add one: npm run keys -- rotate');
       return key;
     },
-    verifying(kid) {
-      const v = current();
-      return v instanceof Promise ? v.then(() => byKid.get(kid)?.key) : byKid.get(kid)?.key;
+    async verifying(kid) {
+      await current();
+      return byKid.get(kid)?.key;
     },
+    verifiesNow: (kid) => (currentNow() === undefined ? undefined : byKid.has(kid)),
     async keys() {
       await current();
       return [...byKid.values()];
     },
-    check() {
-      const v = current();
-      return v instanceof Promise ? v.then(() => undefined) : undefined;
+    async check() {
+      await current();
     },
     async start() {
       try {

@@ -20,8 +20,12 @@ export interface TokenCacheOptions {
   readonly max: number;
   /** Epoch milliseconds; used when the caller passes no time of its own. */
   readonly now?: () => number;
-  /** The token, its login or its signing key has been taken out since it was verified. */
-  readonly isRevoked: (token: Principal) => boolean | Promise<boolean>;
+  /**
+   * The token, its login or its signing key has been taken out since it was verified, answered at
+   * once from memory; undefined when a store must be read first (then `isRevoked` answers).
+   */
+  readonly revokedNow: (token: Principal) => boolean | undefined;
+  readonly isRevoked: (token: Principal) => Promise<boolean>;
 }
 
 /** The default bound: ≈10k principals with their tokens are a few MiB. */
@@ -39,13 +43,15 @@ interface Entry {
   readonly verifiedAt: number;
 }
 
-export type CachedVerifier = ((token: string, nowMs?: number) => Principal | Promise<Principal>) & {
+/** The verdict on any token, from the cache when it keeps it; same refusals as the verifier. */
+export type CachedVerifier = ((token: string, nowMs?: number) => Promise<Principal>) & {
   readonly size: () => number;
   /**
-   * The verdict on a token the cache keeps (verified before, so well-formed then: this exact
-   * token, not yet found expired or revoked), as the verifier gives it; undefined for any other.
+   * The principal of a token the cache keeps (verified before, so well-formed then: this exact
+   * token, not expired, and known at once not to be revoked); undefined for any other, which the
+   * verifier itself answers.
    */
-  readonly known: (token: string, nowMs?: number) => Principal | Promise<Principal> | undefined;
+  readonly lookup: (token: string, nowMs?: number) => Principal | undefined;
 };
 
 /** Wraps `verify` with the cache; same signature, same refusals (they always come from `verify`). */
@@ -56,31 +62,26 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Cach
   const entries = new Map<string, Entry>();
 
   /**
-   * The cached principal of a live entry, or undefined to verify anew. Once the cache is half
-   * full, a hit moves its entry last (most recently used), so that the least recently used is
-   * forgotten first; below that nothing is forgotten, and the hit saves two map operations.
+   * Once the cache is half full, a hit moves its entry last (most recently used), so that the
+   * least recently used is forgotten first; below that nothing is forgotten, and the hit saves two
+   * map operations.
    */
   const half = options.max / 2;
-  const live = (key: string, entry: Entry, drop: boolean): Principal | undefined => {
-    if (drop) {
-      entries.delete(key);
-      return undefined;
-    }
+  const touch = (key: string, entry: Entry): Principal => {
     if (entries.size > half) {
       entries.delete(key);
       entries.set(key, entry);
     }
     return entry.principal;
   };
-
-  /** The principal of `entry`, kept for this exact token, while it lives. */
-  const hit = (entry: Entry, key: string, nowMs: number): Principal | undefined | Promise<Principal | undefined> => {
-    // Past exp, before it was verified (a clock set back), or revoked since: forget it, ask the verifier.
-    const { principal, verifiedAt } = entry;
-    if (nowMs >= principal.exp * 1000 || nowMs < verifiedAt) return live(key, entry, true);
-    const revoked = options.isRevoked(principal);
-    return typeof revoked === 'boolean' ? live(key, entry, revoked) : revoked.then((r) => live(key, entry, r));
+  const forget = (key: string): undefined => {
+    entries.delete(key);
+    return undefined;
   };
+
+  /** Past exp, or before it was verified (a clock set back): forgotten, the verifier asked. */
+  const outlived = (entry: Entry, nowMs: number): boolean =>
+    nowMs >= entry.principal.exp * 1000 || nowMs < entry.verifiedAt;
 
   const remember = (key: string, entry: Entry): void => {
     entries.set(key, entry);
@@ -97,33 +98,31 @@ export function cachedVerifier(verify: Verify, options: TokenCacheOptions): Cach
     return principal;
   };
 
-  /** The verdict on `token` found under `key` (`entry` when it keeps this exact token). */
-  const verdict = (
-    token: string,
-    key: string,
-    entry: Entry | undefined,
-    nowMs: number,
-  ): Principal | Promise<Principal> => {
-    const found = entry === undefined ? undefined : hit(entry, key, nowMs);
-    if (found instanceof Promise) return found.then((principal) => principal ?? miss(token, key, nowMs));
-    return found ?? miss(token, key, nowMs);
-  };
   const kept = (token: string, key: string): Entry | undefined => {
     const entry = entries.get(key);
     return entry?.token === token ? entry : undefined;
   };
 
-  /** Answers at once (no promise) when the cache does and the revocation check needs no read. */
-  const cached = (token: string, nowMs: number = now()): Principal | Promise<Principal> => {
+  /** Answers at once, without a promise: the common path of every request with a bearer token. */
+  const lookup = (token: string, nowMs: number = now()): Principal | undefined => {
     const key = keyOf(token);
-    return verdict(token, key, kept(token, key), nowMs);
+    const entry = kept(token, key);
+    if (entry === undefined) return undefined;
+    if (outlived(entry, nowMs)) return forget(key);
+    const revoked = options.revokedNow(entry.principal);
+    if (revoked === undefined) return undefined;
+    return revoked ? forget(key) : touch(key, entry);
   };
-  return Object.assign(cached, {
-    size: () => entries.size,
-    known: (token: string, nowMs: number = now()) => {
-      const key = keyOf(token);
-      const entry = kept(token, key);
-      return entry && verdict(token, key, entry, nowMs);
-    },
-  });
+
+  /** A kept token whose revocation needs a read is answered after it; any other by the verifier. */
+  const cached = async (token: string, nowMs: number = now()): Promise<Principal> => {
+    const key = keyOf(token);
+    const entry = kept(token, key);
+    if (entry !== undefined && !outlived(entry, nowMs)) {
+      if (!(await options.isRevoked(entry.principal))) return touch(key, entry);
+    }
+    if (entry !== undefined) forget(key);
+    return miss(token, key, nowMs);
+  };
+  return Object.assign(cached, { size: () => entries.size, lookup });
 }

@@ -161,7 +161,7 @@ f('a second change of the account while one is under way is 429; another account
     accountVersion: 0,
   });
   const guards: Guards = {
-    authenticate: bearerAuthenticator({ enabled: true, realm: 'test', verify: async (t) => principal(t) }),
+    ...bearerAuthenticator({ enabled: true, realm: 'test', verify: async (t) => principal(t) }),
     client: async () => assert.unreachable('no client routes'),
     confidentialClient: async () => assert.unreachable('no client routes'),
     realm: 'test',

@@ -35,7 +35,7 @@ const writer: Principal = {
 };
 
 const guards: Guards = {
-  authenticate: bearerAuthenticator({
+  ...bearerAuthenticator({
     enabled: true,
     realm: 'test',
     verify: async (token) => {

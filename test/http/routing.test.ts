@@ -57,7 +57,7 @@ function guardsFor(enabled: boolean): Guards {
     return p;
   };
   return {
-    authenticate: bearerAuthenticator({ enabled, realm: 'test', verify }),
+    ...bearerAuthenticator({ enabled, realm: 'test', verify }),
     client: async () => {
       throw new Error('no client routes here');
     },

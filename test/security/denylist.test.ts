@@ -67,6 +67,20 @@ t('a token revoked by one process is refused by the other on its next check', as
   assert.is(await b.isRevoked(token('j2')), false);
 });
 
+t(
+  'revokedNow: at once while the store has nothing new; after another process wrote, only once it is read',
+  async () => {
+    const [a, b] = [aProcess(), aProcess()];
+    assert.is(await b.isRevoked(token('j1')), false);
+    assert.is(b.revokedNow(token('j1')), false, 'nothing new: answered from memory');
+    await a.revoke('j1', ctx.clock.now + 60);
+    assert.is(b.revokedNow(token('j1')), undefined, 'the store changed: not answered before it is read');
+    assert.is(await b.isRevoked(token('j1')), true, 'isRevoked waits for the read revokedNow started');
+    assert.is(b.revokedNow(token('j1')), true);
+    assert.is(b.revokedNow(token('j2')), false);
+  },
+);
+
 t('a login revoked by one process refuses every token of it in the other; other logins pass', async () => {
   const [a, b] = [aProcess(), aProcess()];
   assert.is(await b.isRevoked(token('x', 'login-1')), false);

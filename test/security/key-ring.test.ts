@@ -142,9 +142,12 @@ t('a key retired by another process is refused at once, though it verified a mom
   assert.ok(await tools(b).verify(old));
   await rotateKeys(store(), commands, ctx.clock.now);
   await retireKey(store(), (await a.signing()).kid, { ...commands, by: 'alice' }, ctx.clock.now);
+  const oldKid = String(JSON.parse(Buffer.from(old.split('.')[0] ?? '', 'base64url').toString()).kid);
+  assert.is(b.verifiesNow(oldKid), undefined, 'the store changed: not answered before the set is read');
   assert.match(await refusal(tools(b).verify(old)), /key is unknown or retired/);
   assert.match(await refusal(tools(a).verify(old)), /key is unknown or retired/);
-  assert.is(b.verifying(JSON.parse(Buffer.from(old.split('.')[0] ?? '', 'base64url').toString()).kid), undefined);
+  assert.is(await b.verifying(oldKid), undefined);
+  assert.is(b.verifiesNow(oldKid), false, 'the set read: answered at once');
   const fresh = await tools(a).sign();
   assert.ok(await tools(b).verify(fresh), 'the next key took over at once');
   assert.match(ctx.logs.join(''), /"to":"gone","cause":"retired at once by alice"/);
