@@ -1,7 +1,7 @@
 import { newId } from '../../src/ids.ts';
 import { ask, type Request } from '../../src/messaging/ask.ts';
 import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
-import { pipe } from '../../src/messaging/pipe.ts';
+import { pipe, replyBeside, type WorkFailed } from '../../src/messaging/pipe.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import type { UserStore, WriteResult } from '../../src/stores/user-store.ts';
@@ -30,10 +30,10 @@ interface Held {
 /** How the activity router answered a notification this actor sent it (off the request path). */
 type Internal =
   | ({ readonly type: 'Noted'; readonly what: string; readonly reply: Reply<unknown, string> } & Partial<Held>)
-  | ({ readonly type: 'NoteFailed'; readonly what: string; readonly error: unknown } & Partial<Held>)
-  | { readonly type: 'ReadFailed'; readonly error: unknown; readonly sender: Ref<Reply<User, never>> };
+  | ({ readonly type: 'NoteFailed'; readonly what: string; readonly error: unknown } & Partial<Held>);
 
-type Msg = Command | Internal;
+/** A read beside the mailbox that failed comes back as `WorkFailed`: supervision answers its sender. */
+type Msg = Command | Internal | WorkFailed;
 
 const FAILURES: Readonly<Record<Extract<WriteResult, { ok: false }>['reason'], ErrorCode>> = {
   email_taken: 'user.email_taken',
@@ -141,14 +141,14 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
   };
 
   /** Read-only, so not awaited: the user goes straight to the sender, a failure back here. */
-  const onGet = (msg: Extract<Command, { type: 'Get' }>, ctx: Ctx<Msg>): void => {
-    deps.store.find(msg.id).then(
-      (user) => tell(msg.sender, user ? ok(user) : notFound(msg.id)),
-      (error: unknown) => tell(ctx.self, { type: 'ReadFailed', error, sender: msg.sender }),
+  const onGet = (msg: Extract<Command, { type: 'Get' }>, ctx: Ctx<Msg>): void =>
+    replyBeside(
+      ctx.self,
+      msg.sender,
+      deps.store.find(msg.id).then((user) => (user ? ok(user) : notFound(msg.id))),
     );
-  };
 
-  const handle = (msg: Msg, ctx: Ctx<Msg>): void | Promise<void> => {
+  const handle = async (msg: Msg, ctx: Ctx<Msg>): Promise<void> => {
     switch (msg.type) {
       case 'Get':
         return onGet(msg, ctx);
@@ -161,7 +161,7 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
       case 'Noted':
         return onNoted(msg);
       case 'NoteFailed':
-      case 'ReadFailed':
+      case 'WorkFailed':
         throw msg.error;
       default:
         return refuseUnknown(msg, 'UserActor', Object.keys(examples));
