@@ -43,20 +43,37 @@ export interface ActorDeps {
 }
 
 export function startActors(deps: ActorDeps): Actors {
-  const system = startSystem(`troupe-${randomBytes(4).toString('hex')}`);
+  /** Each top-level actor's start, by name: the root's decision for one that escalated is to start it again. */
+  const starts = new Map<string, () => void>();
+  const system = startSystem(`troupe-${randomBytes(4).toString('hex')}`, (name) => {
+    deps.logger.error({ actor: name }, 'actor stopped past its restart budget; started again');
+    starts.get(name)?.();
+  });
   const report = (error: unknown, path: string, decision: string): void => {
     if (error instanceof StoreUnavailableError)
       deps.logger.warn({ actor: path, err: error.message }, 'a store cannot be reached');
     else deps.logger.error({ err: error, actor: path, decision }, 'actor crashed');
   };
   const supervised = (): CrashPolicy => replyThenResume(report, defaultBudget, failureOf);
-  const token = spawnTokenActor(system, { ...deps.token, onCrash: supervised() });
-  const accounts = spawnAccountActor(system, { ...deps.accounts, onCrash: supervised() });
-  const activity = spawnActivityRouter(system, { ...deps.activity, crashPolicy: supervised });
-  const users = spawnUserActor(system, { ...deps.users, activity, onCrash: supervised() });
-  const employees = deps.employees && spawnEmployeeActor(system, { ...deps.employees, onCrash: supervised() });
-  if (deps.mailboxLimit !== undefined) {
-    for (const ref of [token, accounts, users, activity, employees]) if (ref) limitMailbox(ref, deps.mailboxLimit);
-  }
+  /**
+   * Spawns a top-level actor, and again (with a new policy, its mailbox bound and closures new)
+   * whenever it escalates. Refs find an actor by its path, so the refs handed out reach the new one.
+   */
+  const top = <M>(name: string, spawnIt: (onCrash: CrashPolicy) => Ref<M>): Ref<M> => {
+    const start = (): Ref<M> => {
+      const ref = spawnIt(supervised());
+      if (deps.mailboxLimit !== undefined) limitMailbox(ref, deps.mailboxLimit);
+      return ref;
+    };
+    starts.set(name, start);
+    return start();
+  };
+  const token = top('token', (onCrash) => spawnTokenActor(system, { ...deps.token, onCrash }));
+  const accounts = top('accounts', (onCrash) => spawnAccountActor(system, { ...deps.accounts, onCrash }));
+  const activity = top('activity', () => spawnActivityRouter(system, { ...deps.activity, crashPolicy: supervised }));
+  const users = top('users', (onCrash) => spawnUserActor(system, { ...deps.users, activity, onCrash }));
+  const employeeDeps = deps.employees;
+  const employees =
+    employeeDeps && top('employees', (onCrash) => spawnEmployeeActor(system, { ...employeeDeps, onCrash }));
   return { system, token, accounts, users, activity, employees, stop: () => stopSystem(system) };
 }

@@ -47,7 +47,16 @@ export interface Ctx<M> {
   child(name: string): AnyRef | undefined;
 }
 
-export type Decision = 'resume' | 'reset' | 'stop';
+/**
+ * What becomes of an actor whose handler threw: `resume` keeps its state and goes on with its
+ * mailbox; `reset` starts its nact state again (it resets only what the actor keeps in that state,
+ * nothing its spawn function keeps in closures); `stop` stops it with its children, the asks queued
+ * at it rejected at once; `escalate` stops it so, and hands the failure to its parent: a top-level
+ * actor's to the handler given to {@link startSystem} (the composition root spawns it again, with
+ * all its closures new), a child's parent finds it gone (the activity router spawns it again on the
+ * next message for it).
+ */
+export type Decision = 'resume' | 'reset' | 'stop' | 'escalate';
 
 /** Decides what happens to an actor whose handler threw while handling `message`. */
 export type CrashPolicy = (message: unknown, error: unknown, path: string) => Decision;
@@ -87,7 +96,7 @@ interface RawCtx {
   readonly path: RawPath;
   readonly children: Map<string, RawRef>;
 }
-type RawSupervisionCtx = RawCtx & Record<'resume' | 'reset' | 'stop', symbol>;
+type RawSupervisionCtx = RawCtx & { readonly parent?: RawRef } & Record<'resume' | 'reset', symbol>;
 interface RawProps {
   initialStateFunc: (ctx: RawCtx) => unknown;
   shutdownAfter?: number;
@@ -160,9 +169,32 @@ function newCtx<M>(ctx: RawCtx): Ctx<M> {
 
 // ---- the typed API ------------------------------------------------------------------------------
 
-/** Starts an actor system. Stop it with {@link stopSystem}. */
-export function startSystem(name: string): ActorSystem {
-  return runtime.start({ name }) as unknown as ActorSystem;
+/** A top-level actor escalated a failure (it is stopped already): the system's supervisor decides. */
+export type Escalated = (name: string, error: unknown) => void;
+
+const escalations = new Map<string, Escalated>();
+
+/**
+ * Starts an actor system. Stop it with {@link stopSystem}. `onEscalated` decides for a top-level
+ * actor that escalated a failure; without it, the actor stays stopped.
+ */
+export function startSystem(name: string, onEscalated?: Escalated): ActorSystem {
+  const system = runtime.start({ name }) as unknown as ActorSystem;
+  if (onEscalated) escalations.set(name, onEscalated);
+  return system;
+}
+
+/**
+ * Applies a decision other than `resume` and `reset` (nact's own): nact's `stop` would leave the
+ * children running and the queued asks waiting for their timeout, so the actor is stopped here,
+ * bottom-up, and nact is told to resume it, which for a stopped actor does nothing.
+ */
+function stopOnCrash(ctx: RawSupervisionCtx, error: unknown, escalate: boolean): symbol {
+  const actor = concrete(ctx.self);
+  if (actor && isActor(actor)) stopTree(actor);
+  const { parent } = ctx;
+  if (escalate && parent?.type === 'system') escalations.get(parent.system.name)?.(ctx.name, error);
+  return ctx.resume;
 }
 
 /** Spawns an actor under `parent` (a system, or an actor's `ctx.self`). */
@@ -170,7 +202,12 @@ export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: Spa
   const onCrash = options.onCrash ?? (() => 'stop');
   const props: RawProps = {
     initialStateFunc: (ctx) => options.initialState(wrapCtx<M>(ctx)),
-    onCrash: (message, error, ctx) => ctx[onCrash(unseal(message), error, ctx.path.toString())],
+    onCrash: (message, error, ctx) => {
+      const decision = onCrash(unseal(message), error, ctx.path.toString());
+      return decision === 'resume' || decision === 'reset'
+        ? ctx[decision]
+        : stopOnCrash(ctx, error, decision === 'escalate');
+    },
     afterStop: (state, ctx) => options.afterStop?.(state as S, wrapCtx<M>(ctx)),
     ...(options.shutdownAfterMs === undefined ? {} : { shutdownAfter: options.shutdownAfterMs }),
   };
@@ -257,4 +294,5 @@ export function stopSystem(system: ActorSystem): void {
   rejectWaiting(system.name, () => new ActorUnavailableError());
   sys.stop();
   forgetObserver(system.name);
+  escalations.delete(system.name);
 }

@@ -1,7 +1,7 @@
 import { fail, type Failure, type SystemCode } from './reply.ts';
 import { tell, type CrashPolicy, type Decision, type Ref } from './nact.ts';
 
-/** How many crashes an actor may have within a window before it is reset. */
+/** How many crashes an actor may have within a window before it escalates. */
 export interface RestartBudget {
   readonly maxCrashes: number;
   readonly withinMs: number;
@@ -56,8 +56,10 @@ export function refuseUnknown(message: never, actor: string, kinds: readonly str
 /**
  * Reply-then-resume: the sender of the message that crashed gets `fail('internal')` at once (no
  * caller waits for a timeout), the error is reported, and the actor carries on with its state.
- * Past the restart budget the actor is reset to its initial state instead. A store that cannot be
- * reached is no fault of the actor: its sender gets `unavailable`, and it does not count.
+ * Past the restart budget the failure escalates instead: the actor is stopped and its parent
+ * decides (see {@link Decision}), so whatever the actor kept, in its nact state or in the closures
+ * of its spawn function, starts anew with it. A store that cannot be reached is no fault of the
+ * actor: its sender gets `unavailable`, and it does not count.
  */
 export function replyThenResume(
   report: CrashReporter,
@@ -75,8 +77,8 @@ export function replyThenResume(
     }
     const now = Date.now();
     crashes = [...crashes.filter((t) => now - t < budget.withinMs), now];
-    const decision: Decision = crashes.length > budget.maxCrashes ? 'reset' : 'resume';
-    if (decision === 'reset') crashes = [];
+    const decision: Decision = crashes.length > budget.maxCrashes ? 'escalate' : 'resume';
+    if (decision === 'escalate') crashes = [];
     report(error, path, decision);
     return decision;
   };

@@ -212,17 +212,65 @@ t('supervision: a crash answers the sender with internal and keeps the state', a
   assert.match(ctx.crashes[0] ?? '', /counter resume$/);
 });
 
-t('supervision: past the restart budget the actor is reset to its initial state', async () => {
-  const counter = spawnCounter();
+t(
+  'supervision: past the restart budget the failure escalates: the actor is stopped and its parent decides',
+  async () => {
+    const escalated: string[] = [];
+    const system = startSystem(`escalate-${Math.random().toString(36).slice(2)}`, (name, error) =>
+      escalated.push(`${name}: ${(error as Error).message}`),
+    );
+    try {
+      const counter = spawn<number, CounterMsg>(
+        system,
+        (n, msg) => {
+          if (msg.type === 'Boom') throw new Error('boom');
+          if (msg.type === 'Get') tell(msg.sender, ok(n));
+          return n;
+        },
+        {
+          name: 'counter',
+          initialState: () => 10,
+          onCrash: replyThenResume((_e, path, decision) => ctx.crashes.push(`${path} ${decision}`), {
+            maxCrashes: 2,
+            withinMs: 60_000,
+          }),
+        },
+      );
+      const probe = createProbe<Reply<number>>(system);
+      for (let i = 0; i < 2; i++) {
+        tell(counter, { type: 'Boom', sender: probe.ref });
+        assert.equal(await probe.expectMessage(), fail('internal', 'internal error: boom'));
+      }
+      assert.ok(isAlive(counter), 'within the budget: resumed');
+      tell(counter, { type: 'Boom', sender: probe.ref });
+      const queued = ask(counter, getCount, 10_000).then(String, (e: unknown) => (e as Error).name);
+      assert.equal(await probe.expectMessage(), fail('internal', 'internal error: boom'));
+      assert.is(await queued, 'ActorUnavailableError', 'the ask queued behind the crash is rejected at once');
+      assert.not.ok(isAlive(counter), 'stopped');
+      assert.equal(escalated, ['counter: boom']);
+      assert.match(ctx.crashes.at(-1) ?? '', /counter escalate$/);
+    } finally {
+      stopSystem(system);
+    }
+  },
+);
+
+t('supervision: reset starts the nact state again, and the actor goes on with its mailbox', async () => {
+  const counter = spawn<number, CounterMsg>(
+    ctx.system,
+    (n, msg) => {
+      if (msg.type === 'Boom') throw new Error('boom');
+      if (msg.type === 'Add') return n + msg.n;
+      if (msg.type === 'Get') tell(msg.sender, ok(n));
+      return n;
+    },
+    { name: 'counter', initialState: () => 10, onCrash: () => 'reset' },
+  );
   const probe = createProbe<Reply<number>>(ctx.system);
   tell(counter, { type: 'Add', n: 5 });
-  for (let i = 0; i < 3; i++) {
-    tell(counter, { type: 'Boom', sender: probe.ref });
-    await probe.expectMessage();
-  }
+  tell(counter, { type: 'Boom', sender: probe.ref });
   tell(counter, { type: 'Get', sender: probe.ref });
   assert.equal(await probe.expectMessage(), ok(10));
-  assert.match(ctx.crashes.at(-1) ?? '', /reset$/);
 });
 
 t('stop: stopping a parent stops its children too', async () => {

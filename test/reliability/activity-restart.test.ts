@@ -1,6 +1,7 @@
 /**
- * A user's ActivityActor that crashes: past its restart budget it is reset (its cache dropped and
- * loaded again from the store), and one that a policy stops is spawned again by the router on the next message.
+ * A user's ActivityActor that crashes: past its restart budget it escalates (it is stopped, and the
+ * router spawns it again on the next message, its cache loaded again from the store), as one that
+ * a policy stops is.
  * Either way the history it answers is the store's, and no caller waits for a timeout.
  */
 import { suite } from 'uvu';
@@ -97,7 +98,7 @@ const sneak = async (): Promise<void> => {
   });
 };
 
-t('past the restart budget the child is reset: its cache is dropped and loaded again from the store', async () => {
+t('past the restart budget the child escalates: stopped, spawned again, its cache loaded from the store', async () => {
   const ref = router(() => replyThenResume(() => {}, { maxCrashes: 1, withinMs: 60_000 }));
   assert.ok((await record(ref, 'FIRST')).ok);
   assert.equal(await types(ref), ['FIRST']);
@@ -108,8 +109,8 @@ t('past the restart budget the child is reset: its cache is dropped and loaded a
   assert.equal(await types(ref), ['FIRST'], 'resumed: the cache is kept');
   assert.is(loads.n, loaded, 'resumed: no load');
   assert.equal(await record(ref, 'BOOM'), fail('internal', 'internal error: disk on fire'));
-  assert.equal(await types(ref), ['FIRST'], 'reset: loaded from the store');
-  assert.is(loads.n, loaded + 1, 'reset: the cache was dropped');
+  assert.equal(await types(ref), ['FIRST'], 'spawned again: loaded from the store');
+  assert.is(loads.n, loaded + 1, 'spawned again: the cache was dropped');
   assert.ok((await record(ref, 'LAST')).ok);
   assert.equal(await types(ref), ['LAST', 'FIRST']);
 });

@@ -3,8 +3,10 @@
  * problem (reply-then-resume answers the caller at once, never a timeout), the next request to the
  * same actor succeeds, what was stored before is intact, and the process stays up.
  */
+import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { defaultBudget } from '../../src/messaging/supervision.ts';
 import { breakInserts } from '../helpers/faults.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { login, postToken, USERS } from '../helpers/tokens.ts';
@@ -121,3 +123,47 @@ t('TokenActor › a fault while issuing a token is a 500 at once (not a timeout)
 });
 
 t.run();
+
+const budget = suite('reliability: a top-level actor past its restart budget', {} as Ctx & { logs: string[] });
+
+budget.before(async (c) => {
+  c.logs = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      c.logs.push(chunk.toString());
+      done();
+    },
+  });
+  c.server = await startTestServer({ 'actors.ask-timeout-ms': '3000', 'logging.level': 'warn' }, undefined, sink);
+  c.token = (await login(c.server.url)).access_token;
+});
+budget.after(async (c) => c.server?.close());
+
+budget('escalates: the root starts it again, fresh, and the service goes on', async (c) => {
+  const call = (method: string, path: string, json?: unknown) =>
+    send(c.server.url, method, path, { token: c.token, json });
+  const before = await call('POST', '/api/employee/create', { name: 'Kept Before', dateOfBirth: '1980-01-01' });
+  assert.is(before.status, 201);
+  const fault = breakInserts(c.server.dataDir, 'employees');
+  try {
+    // The default budget: 10 crashes a minute are resumed; the 11th escalates.
+    for (let i = 0; i <= defaultBudget.maxCrashes; i++)
+      assert.is((await call('POST', '/api/employee/create', { name: 'Lost', dateOfBirth: '1981-01-01' })).status, 500);
+  } finally {
+    fault.heal();
+  }
+  const lines = c.logs.map((line) => JSON.parse(line) as { msg: string; actor?: string; decision?: string });
+  assert.equal(
+    lines.filter((l) => l.msg === 'actor crashed').map((l) => l.decision),
+    [...Array<string>(defaultBudget.maxCrashes).fill('resume'), 'escalate'],
+  );
+  assert.ok(
+    lines.some((l) => l.msg === 'actor stopped past its restart budget; started again' && l.actor === 'employees'),
+    'the root decided',
+  );
+  assert.is((await call('POST', '/api/employee/create', { name: 'After', dateOfBirth: '1982-01-01' })).status, 201);
+  const id = (before.body as { id: string }).id;
+  assert.equal((await call('GET', `/api/employee/${id}`)).body, before.body);
+});
+
+budget.run();
