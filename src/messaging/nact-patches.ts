@@ -7,10 +7,41 @@
  * - **one context per actor**: the context a handler gets is built at its first message and kept;
  * - **messages per turn**: the messages queued behind one are handled in the same turn of the event
  *   loop, up to {@link MESSAGES_PER_TURN}, instead of one `setImmediate` each.
- * `test/messaging/nact.test.ts` tests each.
+ * `test/messaging/nact-patches.test.ts` pins each to the nact functions it replaces and tests what
+ * it does; `test/bench/patches.ts` measures what each buys.
+ *
+ * `TROUPE_NACT_PATCHES` is a switch for that bench alone: unset, every patch is applied; set, only
+ * those it lists (comma-separated; empty for none), so that one server runs without a patch beside
+ * one that has it. One context per actor lives in the mailbox loop of messages per turn, so it
+ * needs that patch too.
  */
 import { createRequire } from 'node:module';
 import type { RawPath, RawRef } from './nact.ts';
+
+/** The nact version the patches are written against (its package.json's `version`). */
+export const NACT_VERSION = '7.6.2';
+
+export const PATCHES = ['lazy-children', 'one-context', 'messages-per-turn'] as const;
+export type Patch = (typeof PATCHES)[number];
+
+/** The patches a `TROUPE_NACT_PATCHES` value names; throws for a name it does not know. */
+export function patchesOf(list: string | undefined): ReadonlySet<Patch> {
+  if (list === undefined) return new Set(PATCHES);
+  const names = list
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.filter((name) => !(PATCHES as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(`TROUPE_NACT_PATCHES names ${unknown.join(', ')}; the patches are ${PATCHES.join(', ')}`);
+  const chosen = new Set(names as Patch[]);
+  if (chosen.has('one-context') && !chosen.has('messages-per-turn'))
+    throw new Error('TROUPE_NACT_PATCHES: one-context lives in the loop of messages-per-turn; name both');
+  return chosen;
+}
+
+/** The patches this process runs with. */
+export const appliedPatches = patchesOf(process.env['TROUPE_NACT_PATCHES']);
 
 interface RawActorInternals {
   readonly parent?: { readonly reference: RawRef };
@@ -20,15 +51,27 @@ interface RawActorInternals {
   readonly childReferences: Map<string, RawRef>;
   readonly log: unknown;
 }
+
+type Replaced = 'createContext' | 'handleMessage' | 'processNext';
 const actorClass = createRequire(import.meta.url)('nact/lib/actor.js') as {
-  Actor: { prototype: { createContext(sender: unknown): unknown } };
+  Actor: { prototype: Record<Replaced, (...args: never[]) => unknown> };
 };
+const prototype = actorClass.Actor.prototype;
+
+/** nact's own functions that the patches replace, as nact defines them (for the tests that pin them). */
+export const nactOriginals: Readonly<Record<Replaced, (...args: never[]) => unknown>> = Object.freeze({
+  createContext: prototype.createContext,
+  handleMessage: prototype.handleMessage,
+  processNext: prototype.processNext,
+});
+
 // nact copies the parent's whole child map into the context of every message it handles, which
 // makes each message to a parent of many children (the activity router) cost O(children). The
 // copy is made only when `children` is read instead; everything else is as nact builds it.
-actorClass.Actor.prototype.createContext = function createContext(this: RawActorInternals, sender: unknown) {
-  return lazyContext(this, sender);
-};
+if (appliedPatches.has('lazy-children'))
+  prototype.createContext = function createContext(this: RawActorInternals, sender: unknown) {
+    return lazyContext(this, sender);
+  };
 
 /** The parts of nact's Actor that handle its mailbox, and the fields added here. */
 export interface RawMailboxActor {
@@ -62,8 +105,14 @@ export interface RawMailboxActor {
  */
 export const MESSAGES_PER_TURN = 64;
 
-/** The context nact hands a handler: built once per actor (nothing of it changes per message). */
-const contextOf = (actor: RawMailboxActor): unknown => (actor.messageContext ??= actor.createContext(undefined));
+const oneContext = appliedPatches.has('one-context');
+
+/**
+ * The context nact hands a handler: built once per actor (nothing of it changes per message that
+ * a handler here reads: the sender travels in the message), or per message without that patch.
+ */
+const contextOf = (actor: RawMailboxActor, sender: unknown): unknown =>
+  oneContext ? (actor.messageContext ??= actor.createContext(undefined)) : actor.createContext(sender);
 
 /**
  * Handles `message`, then the messages queued behind it while the turn's budget lasts. A handler
@@ -74,7 +123,7 @@ function runMessages(actor: RawMailboxActor, first: unknown, firstSender: unknow
   let message = first;
   let sender = firstSender;
   for (;;) {
-    const ctx = contextOf(actor);
+    const ctx = contextOf(actor, sender);
     let next: unknown;
     try {
       next = actor.f.call(ctx, actor.state, message, ctx);
@@ -125,16 +174,18 @@ function takeNext(actor: RawMailboxActor): { readonly message: unknown; readonly
   return next;
 }
 
-const mailboxes = actorClass.Actor.prototype as unknown as RawMailboxActor;
-mailboxes.handleMessage = function handleMessage(this: RawMailboxActor, message: unknown, sender: unknown) {
-  this.busy = true;
-  this.handledInTurn = 1;
-  this.immediate = setImmediate(() => runMessages(this, message, sender));
-};
-mailboxes.processNext = function processNext(this: RawMailboxActor) {
-  const next = takeNext(this);
-  if (next) runMessages(this, next.message, next.sender);
-};
+if (appliedPatches.has('messages-per-turn')) {
+  const mailboxes = prototype as unknown as RawMailboxActor;
+  mailboxes.handleMessage = function handleMessage(this: RawMailboxActor, message: unknown, sender: unknown) {
+    this.busy = true;
+    this.handledInTurn = 1;
+    this.immediate = setImmediate(() => runMessages(this, message, sender));
+  };
+  mailboxes.processNext = function processNext(this: RawMailboxActor) {
+    const next = takeNext(this);
+    if (next) runMessages(this, next.message, next.sender);
+  };
+}
 
 function lazyContext(actor: RawActorInternals, sender: unknown) {
   return {
