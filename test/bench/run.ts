@@ -17,6 +17,7 @@ import { sharedWrites, workers } from './scenarios-processes.ts';
 import { hotPath } from './scenarios-hotpath.ts';
 import { ladder } from './scenarios-ladder.ts';
 import { features } from './scenarios-features.ts';
+import { patches } from './scenarios-patches.ts';
 import { signingKeys } from './scenarios-keys.ts';
 import { tracing } from './scenarios-tracing.ts';
 
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
   await hotPath(report, settings);
   await ladder(report, settings);
   await features(report, settings);
+  await patches(report, settings);
   await signingKeys(report, settings);
   await tracing(report, settings);
   await employees(report, settings);
