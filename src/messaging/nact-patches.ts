@@ -1,14 +1,14 @@
 /**
  * Every change this project makes to nact 7.6.2's behaviour, applied once when this module loads
  * (`nact.ts` imports it), each on nact's `Actor` prototype:
- * - **lazy children**: nact copies the parent's whole child map into the context of every message;
- *   the copy is made only when `ctx.children` is read (a message to the activity router, a parent
- *   of many children, cost O(children));
- * - **one context per actor**: the context a handler gets is built at its first message and kept;
+ * - **one context per actor**: nact builds a context for every message it handles, copying the
+ *   actor's whole child map into it (a message to the activity router, a parent of a thousand
+ *   children, cost ≈80 µs for that copy); the context a handler gets is built at its first message
+ *   and kept;
  * - **messages per turn**: the messages queued behind one are handled in the same turn of the event
  *   loop, up to {@link MESSAGES_PER_TURN}, instead of one `setImmediate` each.
- * `test/messaging/nact-patches.test.ts` pins each to the nact functions it replaces and tests what
- * it does; `test/bench/patches.ts` measures what each buys.
+ * `test/messaging/nact-patches.test.ts` pins each to the nact functions it replaces or calls and
+ * tests what it does; `test/bench/patches.ts` measures what each buys (docs/benchmarks.md).
  *
  * `TROUPE_NACT_PATCHES` is a switch for that bench alone: unset, every patch is applied; set, only
  * those it lists (comma-separated; empty for none), so that one server runs without a patch beside
@@ -16,12 +16,11 @@
  * needs that patch too.
  */
 import { createRequire } from 'node:module';
-import type { RawPath, RawRef } from './nact.ts';
 
 /** The nact version the patches are written against (its package.json's `version`). */
 export const NACT_VERSION = '7.6.2';
 
-export const PATCHES = ['lazy-children', 'one-context', 'messages-per-turn'] as const;
+export const PATCHES = ['one-context', 'messages-per-turn'] as const;
 export type Patch = (typeof PATCHES)[number];
 
 /** The patches a `TROUPE_NACT_PATCHES` value names; throws for a name it does not know. */
@@ -43,35 +42,20 @@ export function patchesOf(list: string | undefined): ReadonlySet<Patch> {
 /** The patches this process runs with. */
 export const appliedPatches = patchesOf(process.env['TROUPE_NACT_PATCHES']);
 
-interface RawActorInternals {
-  readonly parent?: { readonly reference: RawRef };
-  readonly path: RawPath;
-  readonly reference: RawRef;
-  readonly name: string;
-  readonly childReferences: Map<string, RawRef>;
-  readonly log: unknown;
-}
-
-type Replaced = 'createContext' | 'handleMessage' | 'processNext';
+type Replaced = 'handleMessage' | 'processNext';
 const actorClass = createRequire(import.meta.url)('nact/lib/actor.js') as {
-  Actor: { prototype: Record<Replaced, (...args: never[]) => unknown> };
+  Actor: { prototype: Record<Replaced | 'createContext', (...args: never[]) => unknown> };
 };
 const prototype = actorClass.Actor.prototype;
 
-/** nact's own functions that the patches replace, as nact defines them (for the tests that pin them). */
-export const nactOriginals: Readonly<Record<Replaced, (...args: never[]) => unknown>> = Object.freeze({
-  createContext: prototype.createContext,
-  handleMessage: prototype.handleMessage,
-  processNext: prototype.processNext,
-});
-
-// nact copies the parent's whole child map into the context of every message it handles, which
-// makes each message to a parent of many children (the activity router) cost O(children). The
-// copy is made only when `children` is read instead; everything else is as nact builds it.
-if (appliedPatches.has('lazy-children'))
-  prototype.createContext = function createContext(this: RawActorInternals, sender: unknown) {
-    return lazyContext(this, sender);
-  };
+/** nact's own functions that the patches replace or call, as nact defines them (for the tests that pin them). */
+export const nactOriginals: Readonly<Record<Replaced | 'createContext', (...args: never[]) => unknown>> = Object.freeze(
+  {
+    createContext: prototype.createContext,
+    handleMessage: prototype.handleMessage,
+    processNext: prototype.processNext,
+  },
+);
 
 /** The parts of nact's Actor that handle its mailbox, and the fields added here. */
 export interface RawMailboxActor {
@@ -184,19 +168,5 @@ if (appliedPatches.has('messages-per-turn')) {
   mailboxes.processNext = function processNext(this: RawMailboxActor) {
     const next = takeNext(this);
     if (next) runMessages(this, next.message, next.sender);
-  };
-}
-
-function lazyContext(actor: RawActorInternals, sender: unknown) {
-  return {
-    parent: actor.parent?.reference,
-    path: actor.path,
-    self: actor.reference,
-    name: actor.name,
-    get children() {
-      return new Map(actor.childReferences);
-    },
-    sender,
-    log: actor.log,
   };
 }

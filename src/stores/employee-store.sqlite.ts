@@ -30,18 +30,8 @@ const toRecord = (r: Row): EmployeeRecord => ({
   version: r.version,
 });
 
-export interface SqliteEmployeeOptions {
-  /**
-   * Whether the reads of one synchronous stretch share one read transaction (default: yes, unless
-   * `TROUPE_READ_TOGETHER=0`, a switch for the bench alone, which measures what it buys).
-   */
-  readonly readTogether?: boolean;
-}
-
-const readTogetherDefault = (): boolean => process.env['TROUPE_READ_TOGETHER'] !== '0';
-
 /** SQLite adapter of {@link EmployeeStore}, in the shared database (migration 003). */
-export function sqliteEmployeeStore(db: Db, options: SqliteEmployeeOptions = {}): EmployeeStore {
+export function sqliteEmployeeStore(db: Db): EmployeeStore {
   const insertRow = db.prepare<[string, string, string, string, string, string], Row>(
     `insert into employees (id, name, name_key, date_of_birth, created_at, updated_at, version)
      values (?, ?, ?, ?, ?, ?, 1) returning *`,
@@ -59,35 +49,7 @@ export function sqliteEmployeeStore(db: Db, options: SqliteEmployeeOptions = {})
     return cached;
   };
 
-  // The reads of one synchronous stretch (the messages the EmployeeActor handles in one go) share
-  // one read transaction: one snapshot, one lock taken and dropped, however many records they read.
-  // The first read opens it and a microtask ends it, once the stretch is over. Every write ends it
-  // first, so a write never runs inside it (it would have to upgrade that snapshot to write, which
-  // fails when another process committed since) and is committed on its own before it is answered.
-  const begin = db.prepare('begin');
-  const commit = db.prepare('commit');
-  let reading = false;
-  const endReading = (): void => {
-    if (!reading) return;
-    reading = false;
-    if (!db.inTransaction) return;
-    try {
-      commit.run();
-    } catch {
-      // A transaction that only read holds nothing to keep: given up, so the connection is free again.
-      if (db.inTransaction) db.exec('rollback');
-    }
-  };
-  const readTogether = options.readTogether ?? readTogetherDefault();
-  /** Opens the stretch's read transaction, unless one (this one, or a write's) is open already. */
-  const joinReading = (): void => {
-    if (!readTogether || db.inTransaction) return;
-    begin.run();
-    reading = true;
-    queueMicrotask(endReading);
-  };
   const findByIdNow = (id: ObjectIdString): EmployeeRecord | undefined => {
-    joinReading();
     const row = byId.get(id);
     return row && toRecord(row);
   };
@@ -108,7 +70,6 @@ export function sqliteEmployeeStore(db: Db, options: SqliteEmployeeOptions = {})
 
   return {
     async insert(input, at) {
-      endReading();
       const row = insertRow.get(newId(), input.name, nameKeyOf(input.name), input.dateOfBirth, at, at);
       if (!row) throw new Error('employee insert returned no row');
       return toRecord(row);
@@ -124,13 +85,7 @@ export function sqliteEmployeeStore(db: Db, options: SqliteEmployeeOptions = {})
       const last = items.at(-1);
       return { items, next: rows.length > criteria.limit && last ? keyOf(last) : null };
     },
-    update: async (id, changes, expected, at) => {
-      endReading();
-      return update(id, changes, expected, at);
-    },
-    delete: async (id) => {
-      endReading();
-      return deleteRow.run(id).changes === 1;
-    },
+    update: async (id, changes, expected, at) => update(id, changes, expected, at),
+    delete: async (id) => deleteRow.run(id).changes === 1,
   };
 }

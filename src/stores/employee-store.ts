@@ -72,8 +72,7 @@ export interface EmployeeStore {
   findById(id: ObjectIdString): Promise<EmployeeRecord | undefined>;
   /**
    * The same read answered at once, for an adapter whose reads are synchronous (SQLite): a
-   * primary-key read then costs no promise. The reads of one synchronous stretch may share one
-   * read transaction; a write ends it first.
+   * primary-key read then costs no promise.
    */
   readonly findByIdNow?: (id: ObjectIdString) => EmployeeRecord | undefined;
   search(criteria: EmployeeSearch): Promise<EmployeePage>;

@@ -1,6 +1,6 @@
 /**
- * `node test/bench/patches.ts`: scenario 17 alone (what each change to nact's behaviour and the
- * employee store's grouped reads buy), printed as the bench's Markdown; `npm run bench` runs it
+ * `node test/bench/patches.ts`: scenario 17 alone (what each change to nact's behaviour buys),
+ * printed as the bench's Markdown; `npm run bench` runs it
  * with the others. BENCH_SECONDS (default 8) sets the length of each measurement,
  * BENCH_PATCHES_ROUNDS (default 2) the interleaved rounds.
  */

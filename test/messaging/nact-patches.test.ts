@@ -69,7 +69,7 @@ t('nact is exactly the version the patches were written against', () => {
   assert.equal([...appliedPatches], [...PATCHES], 'the tests run with every patch');
 });
 
-t('lazy children › pinned: nact copies the child map into every context it builds', () => {
+t('one context per actor › pinned: nact copies the child map into every context it builds', () => {
   assert.is(sha256(nactOriginals.createContext), 'b6b279c038c050b171159b3f91cc447f119a3726d0b8800d9da824140a0c9521');
   const childReferences = new Map([['a', { name: 'a' }]]);
   const actor = { path: 'p', reference: 'self', name: 'n', childReferences, log: 'log' };
@@ -80,26 +80,6 @@ t('lazy children › pinned: nact copies the child map into every context it bui
   assert.equal(Object.keys(made), ['parent', 'path', 'self', 'name', 'children', 'sender', 'log']);
   assert.ok(made['children'] instanceof Map && made['children'] !== childReferences, 'a copy, made at once');
   assert.equal([...(made['children'] as Map<string, unknown>).keys()], ['a']);
-});
-
-t('lazy children › patched: the same fields, the child map copied only when read', () => {
-  const { actor, prototype } = liveActor();
-  assert.is.not(prototype['createContext'], nactOriginals.createContext);
-  const internals = actor as unknown as { childReferences: Map<string, unknown> };
-  const made = (prototype['createContext'] as (this: unknown, sender: unknown) => Record<string, unknown>).call(
-    actor,
-    'sender',
-  );
-  internals.childReferences.set('later', { name: 'later' });
-  try {
-    assert.equal(Object.keys(made), ['parent', 'path', 'self', 'name', 'children', 'sender', 'log']);
-    const children = made['children'] as Map<string, unknown>;
-    assert.equal([...children.keys()], ['later'], 'read after the context was built: the map as it is then');
-    assert.is.not(children, internals.childReferences, 'still a copy');
-    assert.is(made['sender'], 'sender');
-  } finally {
-    internals.childReferences.delete('later');
-  }
 });
 
 t('one context per actor › pinned: nact builds a context for every message it handles', () => {
@@ -146,6 +126,7 @@ t('messages per turn › pinned: nact handles a message per setImmediate, and th
 
 t('messages per turn › patched: nact functions replaced (the turns themselves: nact.test.ts)', () => {
   const { prototype } = liveActor();
+  assert.is(prototype['createContext'], nactOriginals.createContext, 'nact builds the one context itself');
   assert.is.not(prototype['handleMessage'], nactOriginals.handleMessage);
   assert.is.not(prototype['processNext'], nactOriginals.processNext);
 });
@@ -153,8 +134,11 @@ t('messages per turn › patched: nact functions replaced (the turns themselves:
 t('TROUPE_NACT_PATCHES names the patches applied; an unknown name or one-context alone stops the start', () => {
   assert.equal([...patchesOf(undefined)], [...PATCHES]);
   assert.equal([...patchesOf('')], []);
-  assert.equal([...patchesOf(' lazy-children , messages-per-turn')], ['lazy-children', 'messages-per-turn']);
-  assert.throws(() => patchesOf('lazy-children,fast'), /names fast; the patches are lazy-children, one-context/);
+  assert.equal([...patchesOf(' one-context , messages-per-turn')], ['one-context', 'messages-per-turn']);
+  assert.throws(
+    () => patchesOf('lazy-children'),
+    /names lazy-children; the patches are one-context, messages-per-turn/,
+  );
   assert.throws(() => patchesOf('one-context'), /name both/);
 });
 
@@ -171,7 +155,6 @@ t('TROUPE_NACT_PATCHES: a process started without a patch runs nact as it is', (
       timeout: 20_000,
     }).stdout.trim();
   assert.is(run(''), 'createContext=true handleMessage=true processNext=true');
-  assert.is(run('lazy-children'), 'createContext=false handleMessage=true processNext=true');
   assert.is(run('messages-per-turn'), 'createContext=true handleMessage=false processNext=false');
 });
 
