@@ -1,5 +1,5 @@
 import { newId, type ObjectIdString } from '../../src/ids.ts';
-import { spawn, stop, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { spawnAsync, stop, tell, type AnyRef, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { mailboxSize } from '../../src/messaging/introspection.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
@@ -119,7 +119,7 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
     return stopIfIdle(ctx);
   };
 
-  return spawn<State, Msg>(
+  return spawnAsync<State, Msg>(
     parent,
     async (state, msg, ctx) => {
       switch (msg.type) {

@@ -1,6 +1,6 @@
 import { newId } from '../../src/ids.ts';
 import { ask, type Request } from '../../src/messaging/ask.ts';
-import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { spawnAsync, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { pipe, replyBeside, type WorkFailed } from '../../src/messaging/pipe.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
@@ -168,7 +168,7 @@ export function spawnUserActor(parent: Ref<never>, deps: UserActorDeps): Ref<Com
     }
   };
 
-  return spawn<null, Msg>(
+  return spawnAsync<null, Msg>(
     parent,
     async (state, msg, ctx) => {
       await handle(msg, ctx);

@@ -16,6 +16,18 @@ import { tracingEnabled } from '../telemetry/tracing.ts';
 import { forgetObserver, observerOf } from './observers.ts';
 import { rejectWaiting, waitingAsk } from './reply-table.ts';
 import { MESSAGES_PER_TURN, type RawMailboxActor } from './nact-patches.ts';
+import type {
+  RawActor,
+  RawCtx,
+  RawNact,
+  RawProps,
+  RawRef,
+  RawSupervisionCtx,
+  RawSystem,
+  RawSystemMap,
+} from './nact-raw.ts';
+
+export type { RawActor, RawPath, RawRef, RawSystem } from './nact-raw.ts';
 
 export { MESSAGES_PER_TURN };
 
@@ -61,7 +73,10 @@ export type Decision = 'resume' | 'reset' | 'stop' | 'escalate';
 /** Decides what happens to an actor whose handler threw while handling `message`. */
 export type CrashPolicy = (message: unknown, error: unknown, path: string) => Decision;
 
+/** A handler that answers at once with the next state: the messages queued behind it follow in the same turn. */
 export type Handler<S, M> = (state: S, message: M, ctx: Ctx<M>) => S | Promise<S>;
+/** A handler that awaits: the promise of the next state; the next message waits for it to settle. */
+export type AsyncHandler<S, M> = (state: S, message: M, ctx: Ctx<M>) => Promise<S>;
 
 export interface SpawnOptions<S, M> {
   readonly name?: string;
@@ -75,65 +90,6 @@ export interface SpawnOptions<S, M> {
    * {@link MESSAGES_PER_TURN}); 1 is nact's own pace, a turn per message.
    */
   readonly messagesPerTurn?: number;
-}
-
-/** A node of the live actor tree, for introspection (REPL, metrics). */
-
-// ---- the untyped run time, described once ------------------------------------------------------
-
-export interface RawPath {
-  readonly parts: readonly string[];
-  toString(): string;
-}
-export interface RawRef extends AnyRef {
-  readonly system: { readonly name: string };
-  readonly path: RawPath;
-  readonly name?: string;
-}
-interface RawCtx {
-  readonly self: RawRef;
-  readonly name: string;
-  readonly path: RawPath;
-  readonly children: Map<string, RawRef>;
-}
-type RawSupervisionCtx = RawCtx & { readonly parent?: RawRef } & Record<'resume' | 'reset', symbol>;
-interface RawProps {
-  initialStateFunc: (ctx: RawCtx) => unknown;
-  shutdownAfter?: number;
-  onCrash: (message: unknown, error: unknown, ctx: RawSupervisionCtx) => symbol;
-  afterStop: (state: unknown, ctx: RawCtx) => void;
-}
-interface RawNact {
-  start(options: { name: string }): RawRef;
-  spawn(
-    parent: RawRef,
-    f: (state: unknown, message: unknown, ctx: RawCtx) => unknown,
-    name: string | undefined,
-    props: RawProps,
-  ): RawRef;
-  dispatch(ref: RawRef, message: unknown): void;
-}
-export interface RawActor {
-  readonly name: string;
-  readonly reference: RawRef;
-  readonly path: RawPath;
-  readonly children: Map<string, RawActor>;
-  readonly mailbox: {
-    readonly length: number;
-    toArray(): readonly {
-      readonly sender?: { readonly type?: string; readonly id?: unknown; readonly slot?: unknown };
-    }[];
-  };
-  dispatch(message: unknown, sender: unknown): void;
-  stop(): void;
-}
-export interface RawSystem {
-  readonly name: string;
-  readonly children: Map<string, RawActor>;
-  stop(): void;
-}
-interface RawSystemMap {
-  find(systemName: string, ref?: RawRef): RawActor | RawSystem | undefined;
 }
 
 const runtime = nact as unknown as RawNact;
@@ -199,6 +155,19 @@ function stopOnCrash(ctx: RawSupervisionCtx, error: unknown, escalate: boolean):
 
 /** Spawns an actor under `parent` (a system, or an actor's `ctx.self`). */
 export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: SpawnOptions<S, M>): Ref<M> {
+  return spawnWith(parent, handler, options);
+}
+
+/** Spawns an actor whose handler awaits (see {@link spawn}). */
+export function spawnAsync<S, M>(parent: AnyRef, handler: AsyncHandler<S, M>, options: SpawnOptions<S, M>): Ref<M> {
+  return spawnWith(parent, handler, options);
+}
+
+function spawnWith<S, M>(
+  parent: AnyRef,
+  handler: (state: S, message: M, ctx: Ctx<M>) => unknown,
+  options: SpawnOptions<S, M>,
+): Ref<M> {
   const onCrash = options.onCrash ?? (() => 'stop');
   const props: RawProps = {
     initialStateFunc: (ctx) => options.initialState(wrapCtx<M>(ctx)),
@@ -211,13 +180,13 @@ export function spawn<S, M>(parent: AnyRef, handler: Handler<S, M>, options: Spa
     afterStop: (state, ctx) => options.afterStop?.(state as S, wrapCtx<M>(ctx)),
     ...(options.shutdownAfterMs === undefined ? {} : { shutdownAfter: options.shutdownAfterMs }),
   };
-  /** The handler, observed: synchronous while the handler is, so that the mailbox loop goes on at once. */
+  /** The handler, observed: synchronous when the handler is, so that the mailbox loop goes on at once. */
   const run = (state: unknown, message: unknown, ctx: RawCtx): unknown => {
     const observer = observerOf(ctx.self.system.name);
     if (!observer) return handler(state as S, message as M, wrapCtx<M>(ctx));
     const started = performance.now();
     const seconds = (): number => (performance.now() - started) / 1000;
-    let next: S | Promise<S>;
+    let next: unknown;
     try {
       next = handler(state as S, message as M, wrapCtx<M>(ctx));
     } catch (error) {

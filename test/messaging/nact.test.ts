@@ -5,6 +5,7 @@ import { ActorUnavailableError, ask, AskTimeoutError } from '../../src/messaging
 import {
   MESSAGES_PER_TURN,
   spawn,
+  spawnAsync,
   startSystem,
   stop,
   stopSystem,
@@ -179,7 +180,7 @@ t('stopSystem: an ask still waiting for its reply rejects with ActorUnavailableE
 
 t('stop: the asks still queued at an actor that is stopped reject at once with ActorUnavailableError', async () => {
   type Slow = { type: 'Slow'; sender: Ref<string> };
-  const slow = spawn<null, Slow>(
+  const slow = spawnAsync<null, Slow>(
     ctx.system,
     async (s, msg) => {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -334,7 +335,7 @@ async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** An actor recording the turn (by a counter bumped in every `setImmediate`) each message was handled in. */
-function turnRecorder(messagesPerTurn?: number) {
+function turnRecorder(messagesPerTurn?: number, async = false) {
   let turn = 0;
   const bump = (): void => {
     turn++;
@@ -343,15 +344,19 @@ function turnRecorder(messagesPerTurn?: number) {
   let stopped = false;
   setImmediate(bump);
   const handledIn: number[] = [];
-  const ref = spawn<null, { type: 'Note'; async: boolean; sender: Ref<Reply<number>> }>(
-    ctx.system,
-    (state, msg) => {
-      handledIn.push(turn);
-      tell(msg.sender, ok(turn));
-      return msg.async ? Promise.resolve(state) : state;
-    },
-    { name: 'recorder', initialState: () => null, ...(messagesPerTurn === undefined ? {} : { messagesPerTurn }) },
-  );
+  type Note = { type: 'Note'; async: boolean; sender: Ref<Reply<number>> };
+  const note = (msg: Note): void => {
+    handledIn.push(turn);
+    tell(msg.sender, ok(turn));
+  };
+  const options = {
+    name: 'recorder',
+    initialState: () => null,
+    ...(messagesPerTurn === undefined ? {} : { messagesPerTurn }),
+  };
+  const ref = async
+    ? spawnAsync<null, Note>(ctx.system, async (state, msg) => (note(msg), state), options)
+    : spawn<null, Note>(ctx.system, (state, msg) => (note(msg), state), options);
   return {
     ref,
     handledIn,
@@ -365,7 +370,7 @@ t(
   'mailbox: the messages queued behind the first are handled in the same turn, synchronous handlers or not',
   async () => {
     for (const async of [false, true]) {
-      const recorder = turnRecorder();
+      const recorder = turnRecorder(undefined, async);
       const probe = createProbe<Reply<number>>(ctx.system);
       for (let i = 0; i < 10; i++) tell(recorder.ref, { type: 'Note', async, sender: probe.ref });
       for (let i = 0; i < 10; i++) await probe.expectMessage(1000);
