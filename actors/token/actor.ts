@@ -1,5 +1,5 @@
 import { secondsClock } from '../../src/security/epoch.ts';
-import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { spawnAsync, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import { createGrants, type Completion, type GrantDeps } from './grants/index.ts';
 import { createInspection, type InspectionDeps } from './inspection.ts';
@@ -58,7 +58,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
 
   // One purge timer for the actor's life, kept out of its state: a supervised reset re-runs
   // initialState (and would start another timer each time) but never afterStop.
-  const ref = spawn<null, Msg>(
+  const ref = spawnAsync<null, Msg>(
     parent,
     async (state, msg, ctx) => {
       await handle(msg, ctx);
