@@ -74,7 +74,7 @@ export type Decision = 'resume' | 'reset' | 'stop' | 'escalate';
 export type CrashPolicy = (message: unknown, error: unknown, path: string) => Decision;
 
 /** A handler that answers at once with the next state: the messages queued behind it follow in the same turn. */
-export type Handler<S, M> = (state: S, message: M, ctx: Ctx<M>) => S | Promise<S>;
+export type Handler<S, M> = (state: S, message: M, ctx: Ctx<M>) => S;
 /** A handler that awaits: the promise of the next state; the next message waits for it to settle. */
 export type AsyncHandler<S, M> = (state: S, message: M, ctx: Ctx<M>) => Promise<S>;
 
