@@ -67,7 +67,7 @@ function accessCheck(access: Access, guards: Guards): Middleware<AppState> {
       };
     case 'client':
       return access.confidential ? guards.confidentialClient : guards.client;
-    case 'token': {
+    case 'bearer': {
       const check = (principal: Principal | undefined): void => {
         if (principal && access.scope !== undefined && !principal.scope.includes(access.scope))
           throw insufficientScope(guards.realm, access.scope);
@@ -210,7 +210,7 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
       );
   const secured = new Set(
     routeTable(router)
-      .filter((r) => r.access.kind === 'token' || r.access.kind === 'role')
+      .filter((r) => r.access.kind === 'bearer' || r.access.kind === 'role')
       .map((r) => firstSegment(r.path)),
   );
   const matching = (path: string): readonly Compiled[] =>

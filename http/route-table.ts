@@ -35,7 +35,7 @@ export type Access =
    * named: both checked before the handler runs. A route that names a role is never open, even
    * with `security.enabled=false`.
    */
-  | { readonly kind: 'token'; readonly scope?: string | undefined; readonly role?: string | undefined }
+  | { readonly kind: 'bearer'; readonly scope?: string | undefined; readonly role?: string | undefined }
   /** A valid bearer token whose holder has `role`, checked after the handler has run (post-authorization). */
   | { readonly kind: 'role'; readonly role: string };
 
@@ -43,9 +43,9 @@ export const PUBLIC: Access = { kind: 'public' };
 export const CLIENT: Access = { kind: 'client' };
 /** A client that authenticates with its secret: a public client is refused (401 `invalid_client`). */
 export const CONFIDENTIAL_CLIENT: Access = { kind: 'client', confidential: true };
-export const bearer = (scope?: string): Access => ({ kind: 'token', scope });
+export const bearer = (scope?: string): Access => ({ kind: 'bearer', scope });
 /** A token with `scope` whose holder has `role`, checked before the handler. */
-export const bearerWithRole = (scope: string, roleName: string): Access => ({ kind: 'token', scope, role: roleName });
+export const bearerWithRole = (scope: string, roleName: string): Access => ({ kind: 'bearer', scope, role: roleName });
 export const role = (name: string): Access => ({ kind: 'role', role: name });
 
 /** What a route's middleware sees besides Koa's context: the path parameters. */

@@ -50,8 +50,8 @@ t('no document refers to what a clone does not have', () => {
 /** The access column of docs/api.md's route table, as the router declares it. */
 function accessText(r: RouteInfo): string {
   const a = r.access;
-  if (a.kind === 'token' && a.role !== undefined) return `role ${a.role} (checked first), scope ${a.scope ?? ''}`;
-  if (a.kind === 'token') return a.scope === undefined ? 'token' : `token, scope ${a.scope}`;
+  if (a.kind === 'bearer' && a.role !== undefined) return `role ${a.role} (checked first), scope ${a.scope ?? ''}`;
+  if (a.kind === 'bearer') return a.scope === undefined ? 'token' : `token, scope ${a.scope}`;
   if (a.kind === 'role') return `role ${a.role}`;
   if (a.kind === 'client' && a.confidential) return 'confidential client';
   return a.kind;

@@ -112,7 +112,7 @@ function securityOf(access: Access): Json[] {
       return [];
     case 'client':
       return [{ clientBasic: [] }];
-    case 'token':
+    case 'bearer':
       return [{ bearer: access.scope === undefined ? [] : [access.scope] }];
     case 'role':
       return [{ bearer: [] }];
@@ -131,7 +131,7 @@ function operation({ method, path, access, errorFormat, doc }: DescribedRoute): 
   const role =
     access.kind === 'role'
       ? { description: `Needs the ${access.role} role, checked after the handler has run.` }
-      : access.kind === 'token' && access.role !== undefined
+      : access.kind === 'bearer' && access.role !== undefined
         ? { description: `Needs the ${access.role} role, checked before the handler runs.` }
         : {};
   return {

@@ -69,7 +69,7 @@ t("each operation's security is the access its route declares (the one the serve
   const expected = (access: RouteInfo['access']): unknown[] => {
     if (access.kind === 'public') return [];
     if (access.kind === 'client') return [{ clientBasic: [] }];
-    return [{ bearer: access.kind === 'token' && access.scope !== undefined ? [access.scope] : [] }];
+    return [{ bearer: access.kind === 'bearer' && access.scope !== undefined ? [access.scope] : [] }];
   };
   const routes = routesOf(ctx.server.troupe.app).filter((r) => !r.path.includes(':file'));
   for (const r of routes) {
