@@ -53,7 +53,7 @@ export function createInspection(
     const owner = record?.clientId ?? claims?.clientId;
     if (owner !== undefined && owner !== msg.clientId)
       return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
-    if (record) await revokeLogin(record.familyId, record.expiresAt);
+    if (record) await revokeLogin(record.loginId, record.expiresAt);
     if (claims) await revokeAccessToken(claims);
     tell(msg.sender, ok(null));
   };
@@ -62,7 +62,7 @@ export function createInspection(
     record.revokedAt !== null ||
     record.usedAt !== null ||
     record.expiresAt <= seconds() ||
-    (await deps.denylist.loginRevoked(record.familyId))
+    (await deps.denylist.loginRevoked(record.loginId))
       ? { active: false }
       : {
           active: true,

@@ -10,12 +10,16 @@ import { inSpan, SpanKind } from '../telemetry/tracing.ts';
 
 type Port = Record<string, unknown>;
 
-/** The port with each of its functions run in a CLIENT span `<operation> <store>`. */
-function tracedPort<T extends object>(port: T, store: string): T {
+/**
+ * The port with each of its functions run in a CLIENT span `<operation> <store>`. `published`: the
+ * operation names its spans keep where a function was renamed after they were published.
+ */
+function tracedPort<T extends object>(port: T, store: string, published: Record<string, string> = {}): T {
   const traced: Port = {};
-  for (const [operation, member] of Object.entries(port)) {
+  for (const [name, member] of Object.entries(port)) {
+    const operation = published[name] ?? name;
     if (typeof member !== 'function') {
-      traced[operation] = member;
+      traced[name] = member;
       continue;
     }
     const call = member as (...args: unknown[]) => unknown;
@@ -25,7 +29,7 @@ function tracedPort<T extends object>(port: T, store: string): T {
       'db.operation.name': operation,
       'db.collection.name': store,
     };
-    traced[operation] = (...args: unknown[]): unknown =>
+    traced[name] = (...args: unknown[]): unknown =>
       inSpan(`${operation} ${store}`, attributes, SpanKind.CLIENT, () => call.apply(port, args));
   }
   return traced as T;
@@ -37,7 +41,7 @@ export function tracedStores(stores: Stores): Stores {
   return {
     ...stores,
     credentials: tracedPort(stores.credentials, 'credentials'),
-    refreshTokens: tracedPort(stores.refreshTokens, 'refresh_tokens'),
+    refreshTokens: tracedPort(stores.refreshTokens, 'refresh_tokens', { revokeLogin: 'revokeFamily' }),
     revocations: tracedPort(stores.revocations, 'revocations'),
     users: tracedPort(stores.users, 'users'),
     activity: tracedPort(stores.activity, 'activity'),

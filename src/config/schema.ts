@@ -110,7 +110,7 @@ export const schema = z.object({
   'security.jwt.issuer': text.optional(), // unset → http://HOST:PORT (see loadConfig)
   'security.jwt.access-token-validity': int(1, 31_536_000).default(3600), // seconds
   'security.jwt.refresh-token-validity': int(1, 315_360_000).default(2_592_000), // seconds
-  // live logins (refresh-token families) per account; past it the least recently refreshed is ended
+  // live logins per account; past it the least recently refreshed is ended
   'security.jwt.max-logins-per-user': int(1, 100_000).default(100),
   // access tokens of one login revoked one by one; past it revoking another ends the login
   'security.jwt.max-revoked-tokens-per-login': int(1, 100_000).default(100),

@@ -35,19 +35,19 @@ export function createLogins(deps: LoginDeps, seconds: () => number) {
    * every refresh token. The one durable step is the login's revocation: access tokens are refused
    * by it, and a refresh token is honoured only while its login is not revoked, so it is kept until
    * the later of the access tokens' horizon and the refresh tokens' expiry (`loginExpiresAt`, or
-   * at most the refresh-token validity from now when it is not at hand). Marking the family
-   * revoked comes after, as bookkeeping: a failure between the two still leaves the login revoked.
-   * A rotation that committed in another process just before the family was revoked may have
+   * at most the refresh-token validity from now when it is not at hand). Marking its refresh
+   * tokens revoked comes after, as bookkeeping: a failure between the two still leaves the login revoked.
+   * A rotation that committed in another process just before the login was revoked may have
    * issued a later `exp`: the horizon is read again once no rotation can commit, and widened if so.
    */
-  const revokeLogin = async (familyId: string, loginExpiresAt?: number): Promise<void> => {
+  const revokeLogin = async (loginId: string, loginExpiresAt?: number): Promise<void> => {
     const refreshEnd = (loginExpiresAt ?? seconds() + deps.refreshTokenValidity) + CLOCK_SKEW;
     const until = (lastExp: number | undefined): number => Math.max(horizon(lastExp), refreshEnd);
-    const before = await deps.refreshTokens.accessHorizon(familyId);
-    await deps.denylist.revokeLogin(familyId, until(before));
-    await deps.refreshTokens.revokeFamily(familyId, seconds());
-    const after = await deps.refreshTokens.accessHorizon(familyId);
-    if (after !== undefined && after > (before ?? -Infinity)) await deps.denylist.revokeLogin(familyId, until(after));
+    const before = await deps.refreshTokens.accessHorizon(loginId);
+    await deps.denylist.revokeLogin(loginId, until(before));
+    await deps.refreshTokens.revokeLogin(loginId, seconds());
+    const after = await deps.refreshTokens.accessHorizon(loginId);
+    if (after !== undefined && after > (before ?? -Infinity)) await deps.denylist.revokeLogin(loginId, until(after));
   };
 
   /** Revokes one access token; past the login's bound, the whole login instead. */
@@ -62,7 +62,7 @@ export function createLogins(deps: LoginDeps, seconds: () => number) {
   /** After a login of the account `accountId`: ends its least recently refreshed logins past the bound. */
   const endOldestLogins = async (accountId: number): Promise<void> => {
     const live = await deps.refreshTokens.liveLogins(accountId, seconds());
-    for (const familyId of live.slice(0, Math.max(0, live.length - deps.maxLoginsPerUser))) await revokeLogin(familyId);
+    for (const loginId of live.slice(0, Math.max(0, live.length - deps.maxLoginsPerUser))) await revokeLogin(loginId);
   };
 
   return { revokeLogin, revokeAccessToken, endOldestLogins };

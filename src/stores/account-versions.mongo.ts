@@ -37,6 +37,7 @@ export function accountVersions(db: MongoDb) {
         accountVersion: from === 0 ? { $in: [0, null] } : from,
         usedAt: null,
         revokedAt: null,
+        // `familyId`: the stored name of the login's id, kept for existing data.
         ...(loginId === undefined ? {} : { familyId: loginId }),
       },
       { $set: { accountVersion: from + 1 } },

@@ -19,7 +19,7 @@ export interface AuthorizationCodeRecord {
    */
   readonly accountId: number | null;
   readonly accountVersion: number | null;
-  /** The login the code's tokens will belong to (their `sid`, their refresh tokens' family). */
+  /** The login the code's tokens will belong to (their `sid`). */
   readonly loginId: string;
   readonly expiresAt: number;
   /** When it was redeemed; null while unspent. */

@@ -9,6 +9,7 @@ import type { RefreshTokenRecord } from './refresh-token-store.ts';
 
 export interface RefreshTokenDoc {
   _id: string;
+  /** The login's id: the stored name is kept for existing data. */
   familyId: string;
   clientId: string;
   username: string;
@@ -28,7 +29,7 @@ export interface RefreshTokenDoc {
 
 export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
   _id: r.tokenHash,
-  familyId: r.familyId,
+  familyId: r.loginId,
   clientId: r.clientId,
   username: r.username,
   scope: [...r.scope],
@@ -44,7 +45,7 @@ export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
 
 export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
   tokenHash: d._id,
-  familyId: d.familyId,
+  loginId: d.familyId,
   clientId: d.clientId,
   username: d.username,
   scope: d.scope,
@@ -58,8 +59,8 @@ export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
   accountVersion: d.accountVersion ?? null,
 });
 
-/** The latest access-token expiry of a family's documents; undefined when one lacks it or there are none. */
-export function familyAccessHorizon(docs: readonly Pick<RefreshTokenDoc, 'accessExpiresAt'>[]): number | undefined {
+/** The latest access-token expiry of a login's documents; undefined when one lacks it or there are none. */
+export function loginAccessHorizon(docs: readonly Pick<RefreshTokenDoc, 'accessExpiresAt'>[]): number | undefined {
   let latest: number | undefined;
   for (const d of docs) {
     if (typeof d.accessExpiresAt !== 'number') return undefined;
@@ -81,7 +82,7 @@ export const unspentAt = (tokenHash: string, next: RefreshTokenRecord): Filter<R
   accountVersion: next.accountVersion,
 });
 export const markUsed = (at: number): UpdateFilter<RefreshTokenDoc> => ({ $set: { usedAt: at } });
-export const liveInFamily = (familyId: string): Filter<RefreshTokenDoc> => ({ familyId, revokedAt: null });
+export const liveInLogin = (loginId: string): Filter<RefreshTokenDoc> => ({ familyId: loginId, revokedAt: null });
 export const markRevoked = (at: number): UpdateFilter<RefreshTokenDoc> => ({ $set: { revokedAt: at } });
 export const expiredBefore = (now: number): Filter<RefreshTokenDoc> => ({ expiresAt: { $lt: now } });
 

@@ -2,8 +2,8 @@ import type { Db as MongoDb } from 'mongodb';
 import { guarded, type Runner } from './mongo.ts';
 import {
   expiredBefore,
-  familyAccessHorizon,
-  liveInFamily,
+  liveInLogin,
+  loginAccessHorizon,
   markRevoked,
   markUsed,
   refreshTokenDoc,
@@ -69,19 +69,19 @@ export function mongoRefreshTokenStore(db: MongoDb, run: Runner = guarded): Refr
           return 'stale';
         }
         const beyond = await tokens
-          .find({ familyId: next.familyId, usedAt: { $ne: null } }, { projection: { _id: 1 } })
+          .find({ familyId: next.loginId, usedAt: { $ne: null } }, { projection: { _id: 1 } })
           .sort({ generation: -1 })
           .skip(SPENT_WINDOW)
           .toArray();
         if (beyond.length > 0) await tokens.deleteMany({ _id: { $in: beyond.map((d) => d._id) } });
         return 'rotated';
       }),
-    accessHorizon: (familyId) =>
+    accessHorizon: (loginId) =>
       run(async () =>
-        familyAccessHorizon(await tokens.find({ familyId }, { projection: { accessExpiresAt: 1 } }).toArray()),
+        loginAccessHorizon(await tokens.find({ familyId: loginId }, { projection: { accessExpiresAt: 1 } }).toArray()),
       ),
-    revokeFamily: (familyId, at) =>
-      run(async () => (await tokens.updateMany(liveInFamily(familyId), markRevoked(at))).modifiedCount),
+    revokeLogin: (loginId, at) =>
+      run(async () => (await tokens.updateMany(liveInLogin(loginId), markRevoked(at))).modifiedCount),
     liveLogins: (accountId, now) =>
       run(async () =>
         (

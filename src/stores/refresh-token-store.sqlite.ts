@@ -10,6 +10,7 @@ import {
 
 interface Row {
   token_hash: string;
+  /** The login's id: the stored name is kept for existing data. */
   family_id: string;
   client_id: string;
   username: string;
@@ -26,7 +27,7 @@ interface Row {
 
 const toRecord = (r: Row): RefreshTokenRecord => ({
   tokenHash: r.token_hash,
-  familyId: r.family_id,
+  loginId: r.family_id,
   clientId: r.client_id,
   username: r.username,
   scope: r.scope === '' ? [] : r.scope.split(' '),
@@ -91,7 +92,7 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
   const insert = (r: RefreshTokenRecord): void => {
     insertRow.run(
       r.tokenHash,
-      r.familyId,
+      r.loginId,
       r.clientId,
       r.username,
       r.scope.join(' '),
@@ -120,7 +121,7 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
       return 'stale';
     if (markUsed.run(at, oldHash).changes !== 1) return 'spent';
     insert(next);
-    pruneSpent.run(next.familyId, next.familyId, SPENT_WINDOW);
+    pruneSpent.run(next.loginId, next.loginId, SPENT_WINDOW);
     return 'rotated';
   });
 
@@ -131,8 +132,8 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
       return row && toRecord(row);
     },
     rotate: async (oldHash, next, at) => rotate(oldHash, next, at),
-    accessHorizon: async (familyId) => horizon.get(familyId) ?? undefined,
-    revokeFamily: async (familyId, at) => revoke.run(at, familyId).changes,
+    accessHorizon: async (loginId) => horizon.get(loginId) ?? undefined,
+    revokeLogin: async (loginId, at) => revoke.run(at, loginId).changes,
     liveLogins: async (accountId, now) => live.all(accountId, now),
     loginsOf: async (accountId, now) => logins.all(accountId, now),
     purgeExpired: async (now) => purge.run(now, now - REVOKED_RETENTION_S).changes,

@@ -11,8 +11,8 @@ export const REVOKED_RETENTION_S = 86_400;
 export interface RefreshTokenRecord {
   /** SHA-256 of the token, base64url. */
   readonly tokenHash: string;
-  /** Every token of one login shares a family. */
-  readonly familyId: string;
+  /** The login the token belongs to: every token of one login shares it (the `sid` of its access tokens). */
+  readonly loginId: string;
   readonly clientId: string;
   readonly username: string;
   readonly scope: readonly string[];
@@ -45,7 +45,7 @@ export type Rotation = 'rotated' | 'spent' | 'stale';
 
 /** A live login of an account, as its refresh tokens record it (epoch seconds). */
 export interface LoginRecord {
-  /** The login's id (the refresh-token family; the `sid` of its access tokens). */
+  /** The login's id (the `sid` of its access tokens). */
   readonly loginId: string;
   readonly clientId: string;
   /** The oldest token of the login still stored: the login itself, unless it rotated past the spent window. */
@@ -68,16 +68,16 @@ export interface RefreshTokenStore {
    * the old token had. `spent` (nothing written) when `oldHash` is unknown or was already used: the
    * caller then treats it as reuse; `stale` (nothing written) when it was revoked since, or its
    * version is not `next.accountVersion`, or the account is not enabled at it: the caller reads again. Spent
-   * tokens of the family beyond the newest {@link SPENT_WINDOW} are deleted.
+   * tokens of the login beyond the newest {@link SPENT_WINDOW} are deleted.
    */
   rotate(oldHash: string, next: RefreshTokenRecord, at: number): Promise<Rotation>;
   /**
-   * The latest access-token `exp` recorded in the family (see {@link RefreshTokenRecord.accessExpiresAt});
-   * undefined when the family has no token left or one without the record.
+   * The latest access-token `exp` recorded in the login (see {@link RefreshTokenRecord.accessExpiresAt});
+   * undefined when the login has no token left or one without the record.
    */
-  accessHorizon(familyId: string): Promise<number | undefined>;
-  /** Revokes every live token of the family; returns how many. */
-  revokeFamily(familyId: string, at: number): Promise<number>;
+  accessHorizon(loginId: string): Promise<number | undefined>;
+  /** Revokes every live token of the login; returns how many. */
+  revokeLogin(loginId: string, at: number): Promise<number>;
   /**
    * The logins of the account (by id: a username created again is another account) with a live
    * token at `now`, least recently refreshed first.

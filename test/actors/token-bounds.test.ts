@@ -57,21 +57,21 @@ const verifies = (token: string): Promise<boolean> =>
     () => true,
     () => false,
   );
-const familyOf = async (token: string): Promise<string> => (await ctx.setup.verify(token, clock)).loginId ?? '';
-const rowsOf = (familyId: string): number =>
+const loginOf = async (token: string): Promise<string> => (await ctx.setup.verify(token, clock)).loginId ?? '';
+const rowsOf = (loginId: string): number =>
   ctx.setup.db
     .prepare<[string], number>('select count(*) from refresh_tokens where family_id = ?')
     .pluck()
-    .get(familyId) ?? -1;
+    .get(loginId) ?? -1;
 
 t(
   `40 refreshes of one login keep ${SPENT_WINDOW} spent tokens and the live one; reuse in the window still ends it`,
   async () => {
     const first = await login();
-    const family = await familyOf(first.accessToken);
+    const loginId = await loginOf(first.accessToken);
     const tokens = [first.refreshToken ?? ''];
     for (let i = 0; i < 40; i++) tokens.push(value(await refresh(tokens.at(-1) ?? '')).refreshToken ?? '');
-    assert.is(rowsOf(family), SPENT_WINDOW + 1);
+    assert.is(rowsOf(loginId), SPENT_WINDOW + 1);
     // Older than the window: unknown, refused; the login goes on.
     const old = await refresh(tokens[0] ?? '');
     assert.equal(old.ok ? 'granted' : old.message, 'Invalid refresh token');
@@ -102,7 +102,7 @@ t('revoking a fourth access token of one login ends the whole login', async () =
   for (let i = 0; i < 4; i++) tokens.push(value(await refresh(tokens.at(-1)?.refreshToken ?? '')));
   for (const g of tokens.slice(0, 3)) await revoke(g.accessToken);
   assert.ok(await verifies(tokens[3]?.accessToken ?? ''), 'three revocations: the login goes on');
-  const family = await familyOf(tokens[3]?.accessToken ?? '');
+  const loginId = await loginOf(tokens[3]?.accessToken ?? '');
   const entries = (): number =>
     ctx.setup.db.prepare<[], number>('select count(*) from revocations').pluck().get() ?? -1;
   const before = entries();
@@ -113,7 +113,7 @@ t('revoking a fourth access token of one login ends the whole login', async () =
     ctx.setup.db
       .prepare<[string], number>("select count(*) from revocations where kind = 'login' and id = ?")
       .pluck()
-      .get(family),
+      .get(loginId),
     1,
   );
 });

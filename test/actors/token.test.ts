@@ -298,8 +298,8 @@ const reuse = suite('TokenActor: refresh-token reuse by two processes at once');
 
 /**
  * A TokenActor whose refresh-token store lets "another process" act at the two points where the
- * race is decided: right after the actor read a token (`afterFind`), and when it marks the family
- * revoked (`revokeFamily`, e.g. failing as a failover would). The store underneath is real.
+ * race is decided: right after the actor read a token (`afterFind`), and when it marks the
+ * login's tokens revoked (`revokeLogin`, e.g. failing as a failover would). The store underneath is real.
  */
 async function withRaceableStore(
   name: string,
@@ -307,7 +307,7 @@ async function withRaceableStore(
     grantOf: (request: ReturnType<typeof Token.issueToken>) => Promise<Token.GrantReply>,
     hooks: {
       afterFind?: (store: RefreshTokenStore, record: RefreshTokenRecord) => Promise<void>;
-      revokeFamily?: () => Promise<void>;
+      revokeLogin?: () => Promise<void>;
     },
     verify: (token: string) => Promise<boolean>,
     store: () => RefreshTokenStore,
@@ -330,11 +330,11 @@ async function withRaceableStore(
           if (record && hook) await hook(store, record);
           return record;
         },
-        async revokeFamily(familyId, at) {
-          const hook = hooks.revokeFamily;
-          hooks.revokeFamily = undefined;
+        async revokeLogin(loginId, at) {
+          const hook = hooks.revokeLogin;
+          hooks.revokeLogin = undefined;
           await hook?.();
-          return store.revokeFamily(familyId, at);
+          return store.revokeLogin(loginId, at);
         },
       };
     },
@@ -395,12 +395,12 @@ reuse(
 );
 
 reuse(
-  'revoking a login is one durable step: when marking the family fails, its refresh tokens are refused all the same',
+  'revoking a login is one durable step: when marking its refresh tokens fails, its refresh tokens are refused all the same',
   () =>
     withRaceableStore('token-partial', async (grantOf, hooks, verify) => {
       const first = value(await grantOf(login));
       const second = value(await grantOf(refreshWith(first.refreshToken ?? '')));
-      hooks.revokeFamily = () => Promise.reject(new Error('not writable primary'));
+      hooks.revokeLogin = () => Promise.reject(new Error('not writable primary'));
       const reused = await grantOf(refreshWith(first.refreshToken ?? ''));
       assert.is(reused.ok, false);
       assert.not.ok(await verify(second.accessToken));

@@ -245,15 +245,15 @@ t(
   },
 );
 
-t('sessions › listed with sid, client and times; one ends (404 for an unknown sid), then every one', async () => {
+t('logins › listed with sid, client and times; one ends (404 for an unknown sid), then every one', async () => {
   const id = (await create('ivy')).body['id'] as number;
   const a = await loginAs('ivy');
   const b = await loginAs('ivy');
   const listed = await call('GET', `/app/admin/users/${id}/sessions`);
-  const sessions = listed.body as unknown as { sid: string; clientId: string }[];
-  assert.is(sessions.length, 2);
-  assert.is(sessions[0]?.clientId, 'troupe-client');
-  const sidOfA = sessions[0]?.sid;
+  const logins = listed.body as unknown as { sid: string; clientId: string }[];
+  assert.is(logins.length, 2);
+  assert.is(logins[0]?.clientId, 'troupe-client');
+  const sidOfA = logins[0]?.sid;
   assert.is((await call('DELETE', `/app/admin/users/${id}/sessions/${sidOfA ?? ''}`)).status, 204);
   const left = (await call('GET', `/app/admin/users/${id}/sessions`)).body as unknown as { sid: string }[];
   assert.equal(left.length, 1);

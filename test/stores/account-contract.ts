@@ -148,9 +148,9 @@ export function accountContracts(name: string, target: ContractTarget): void {
     const r = stores().refreshTokens;
     const kim = await c.createAccount(account('kim'));
     assert.ok(typeof kim === 'object');
-    const login = (familyId: string, accountVersion: number) => ({
-      tokenHash: `${familyId}-${accountVersion}`,
-      familyId,
+    const login = (loginId: string, accountVersion: number) => ({
+      tokenHash: `${loginId}-${accountVersion}`,
+      loginId,
       clientId: 'troupe-client',
       username: 'kim',
       scope: ['read'],
@@ -187,9 +187,9 @@ export function accountContracts(name: string, target: ContractTarget): void {
     assert.ok(typeof kim === 'object');
     const record = { clientId: 'troupe-client', username: 'kim', scope: ['read'], usedAt: null, revokedAt: null };
     const rest = { expiresAt: 9000, accessExpiresAt: 1500, accountId: kim.id, accountVersion: 0 };
-    await r.insert({ ...record, ...rest, tokenHash: 'a', familyId: 'f1', issuedAt: 1000, generation: 0 });
-    await r.rotate('a', { ...record, ...rest, tokenHash: 'b', familyId: 'f1', issuedAt: 1200, generation: 1 }, 1200);
-    await r.insert({ ...record, ...rest, tokenHash: 'c', familyId: 'f2', issuedAt: 1100, generation: 0 });
+    await r.insert({ ...record, ...rest, tokenHash: 'a', loginId: 'f1', issuedAt: 1000, generation: 0 });
+    await r.rotate('a', { ...record, ...rest, tokenHash: 'b', loginId: 'f1', issuedAt: 1200, generation: 1 }, 1200);
+    await r.insert({ ...record, ...rest, tokenHash: 'c', loginId: 'f2', issuedAt: 1100, generation: 0 });
     assert.equal(await r.loginsOf(kim.id, 1300), [
       { loginId: 'f2', clientId: 'troupe-client', createdAt: 1100, refreshedAt: 1100, expiresAt: 9000 },
       { loginId: 'f1', clientId: 'troupe-client', createdAt: 1000, refreshedAt: 1200, expiresAt: 9000 },

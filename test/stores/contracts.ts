@@ -141,7 +141,7 @@ function credentials(name: string, target: ContractTarget): void {
 
 const refreshRecord = (over: Partial<RefreshTokenRecord> = {}): RefreshTokenRecord => ({
   tokenHash: newId(),
-  familyId: 'family-1',
+  loginId: 'login-1',
   clientId: 'troupe-client',
   username: 'john.doe',
   scope: ['read', 'write'],
@@ -185,15 +185,15 @@ function refreshTokens(name: string, target: ContractTarget): void {
     }
   });
   t(
-    'revoking a family revokes its live tokens only; a revoked token rotates no more; expired ones are purged',
+    'revoking a login revokes its live tokens only; a revoked token rotates no more; expired ones are purged',
     async () => {
       const r = stores().refreshTokens;
       const a = refreshRecord();
       const b = refreshRecord({ expiresAt: 1500 });
-      const other = refreshRecord({ familyId: 'family-2' });
+      const other = refreshRecord({ loginId: 'login-2' });
       for (const x of [a, b, other]) await r.insert(x);
-      assert.is(await r.revokeFamily('family-1', 3000), 2);
-      assert.is(await r.revokeFamily('family-1', 3001), 0);
+      assert.is(await r.revokeLogin('login-1', 3000), 2);
+      assert.is(await r.revokeLogin('login-1', 3001), 0);
       assert.is((await r.find(a.tokenHash))?.revokedAt, 3000);
       assert.is((await r.find(other.tokenHash))?.revokedAt, null);
       assert.is(await r.rotate(a.tokenHash, refreshRecord(), 3002), 'stale', 'revoked: read again');
@@ -215,16 +215,16 @@ function refreshTokens(name: string, target: ContractTarget): void {
       });
       assert.ok(typeof account === 'object');
       const bound = { username: 'bounded', accountId: account.id, accountVersion: 0 };
-      const mine = (family: string, issuedAt: number, over: Partial<RefreshTokenRecord> = {}) =>
-        refreshRecord({ familyId: family, ...bound, issuedAt, expiresAt: 10_000_000, ...over });
+      const mine = (login: string, issuedAt: number, over: Partial<RefreshTokenRecord> = {}) =>
+        refreshRecord({ loginId: login, ...bound, issuedAt, expiresAt: 10_000_000, ...over });
       await r.insert(mine('l-new', 1200));
       await r.insert(mine('l-old', 1100));
       await r.insert(mine('l-expired', 1000, { expiresAt: 1400 }));
       await r.insert(mine('l-revoked', 1000));
-      await r.revokeFamily('l-revoked', 1300);
+      await r.revokeLogin('l-revoked', 1300);
       assert.equal(await r.liveLogins(account.id, 1500), ['l-old', 'l-new']);
       // Another account of the same name (one deleted and made again) has logins of its own.
-      assert.ok(await r.insert(refreshRecord({ familyId: 'l-unbound', username: 'bounded', expiresAt: 10_000_000 })));
+      assert.ok(await r.insert(refreshRecord({ loginId: 'l-unbound', username: 'bounded', expiresAt: 10_000_000 })));
       assert.equal(await r.liveLogins(account.id, 1500), ['l-old', 'l-new']);
       await r.purgeExpired(1300 + REVOKED_RETENTION_S + 1);
       assert.is((await r.liveLogins(account.id, 1500)).length, 2);
@@ -235,13 +235,13 @@ function refreshTokens(name: string, target: ContractTarget): void {
       );
     },
   );
-  t(`a rotation keeps the newest ${SPENT_WINDOW} spent tokens of the family`, async () => {
+  t(`a rotation keeps the newest ${SPENT_WINDOW} spent tokens of the login`, async () => {
     const r = stores().refreshTokens;
-    let current = refreshRecord({ familyId: 'family-w', generation: 0 });
+    let current = refreshRecord({ loginId: 'login-w', generation: 0 });
     const all = [current];
     await r.insert(current);
     for (let g = 1; g <= SPENT_WINDOW + 3; g++) {
-      const next = refreshRecord({ familyId: 'family-w', generation: g });
+      const next = refreshRecord({ loginId: 'login-w', generation: g });
       assert.is(await r.rotate(current.tokenHash, next, 2000), 'rotated');
       all.push(next);
       current = next;
@@ -253,14 +253,14 @@ function refreshTokens(name: string, target: ContractTarget): void {
       Array.from({ length: SPENT_WINDOW + 1 }, (_, i) => i + 3),
     );
   });
-  t("a family's access horizon is its latest recorded access-token exp; unknown when one lacks it", async () => {
+  t("a login's access horizon is its latest recorded access-token exp; unknown when one lacks it", async () => {
     const r = stores().refreshTokens;
-    assert.is(await r.accessHorizon('family-h'), undefined, 'no token');
-    await r.insert(refreshRecord({ familyId: 'family-h', accessExpiresAt: 4000 }));
-    await r.insert(refreshRecord({ familyId: 'family-h', accessExpiresAt: 3000 }));
-    assert.is(await r.accessHorizon('family-h'), 4000);
-    await r.insert(refreshRecord({ familyId: 'family-h', accessExpiresAt: null }));
-    assert.is(await r.accessHorizon('family-h'), undefined, 'a token stored before it was recorded');
+    assert.is(await r.accessHorizon('login-h'), undefined, 'no token');
+    await r.insert(refreshRecord({ loginId: 'login-h', accessExpiresAt: 4000 }));
+    await r.insert(refreshRecord({ loginId: 'login-h', accessExpiresAt: 3000 }));
+    assert.is(await r.accessHorizon('login-h'), 4000);
+    await r.insert(refreshRecord({ loginId: 'login-h', accessExpiresAt: null }));
+    assert.is(await r.accessHorizon('login-h'), undefined, 'a token stored before it was recorded');
   });
   t.run();
 }

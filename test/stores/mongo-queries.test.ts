@@ -103,7 +103,7 @@ t('users: upserted by name with their role ids; an existing user keeps its id an
 const token = (over: Doc = {}): Doc => ({
   ...RefreshTokens.refreshTokenDoc({
     tokenHash: newId(),
-    familyId: 'f',
+    loginId: 'f',
     clientId: 'c',
     username: 'u',
     scope: ['read'],
@@ -119,34 +119,31 @@ const token = (over: Doc = {}): Doc => ({
   ...over,
 });
 
-t(
-  "refresh tokens: only an unused, unrevoked token is spent; a family's live tokens are revoked; expiry filters",
-  () => {
-    const fresh = token();
-    const used = token({ usedAt: 5 });
-    const revoked = token({ revokedAt: 5 });
-    assert.ok(matches(RefreshTokens.unspentToken(fresh['_id'] as string), fresh));
-    assert.not.ok(matches(RefreshTokens.unspentToken(used['_id'] as string), used));
-    assert.not.ok(matches(RefreshTokens.unspentToken(revoked['_id'] as string), revoked));
-    assert.not.ok(matches(RefreshTokens.unspentToken('other'), fresh));
-    assert.is(updated(fresh, RefreshTokens.markUsed(9))['usedAt'], 9);
-    assert.equal(find([fresh, used, revoked, token({ familyId: 'g' })], RefreshTokens.liveInFamily('f') as Doc).all(), [
-      fresh,
-      used,
-    ]);
-    assert.is(updated(fresh, RefreshTokens.markRevoked(9))['revokedAt'], 9);
-    assert.equal(
-      find([token({ expiresAt: 10 }), fresh], RefreshTokens.expiredBefore(50) as Doc)
-        .all()
-        .map((d) => d['expiresAt']),
-      [10],
-    );
-    assert.equal(
-      RefreshTokens.refreshTokenRecord(RefreshTokens.refreshTokenDoc(RefreshTokens.refreshTokenRecord(fresh as never))),
-      RefreshTokens.refreshTokenRecord(fresh as never),
-    );
-  },
-);
+t("refresh tokens: only an unused, unrevoked token is spent; a login's live tokens are revoked; expiry filters", () => {
+  const fresh = token();
+  const used = token({ usedAt: 5 });
+  const revoked = token({ revokedAt: 5 });
+  assert.ok(matches(RefreshTokens.unspentToken(fresh['_id'] as string), fresh));
+  assert.not.ok(matches(RefreshTokens.unspentToken(used['_id'] as string), used));
+  assert.not.ok(matches(RefreshTokens.unspentToken(revoked['_id'] as string), revoked));
+  assert.not.ok(matches(RefreshTokens.unspentToken('other'), fresh));
+  assert.is(updated(fresh, RefreshTokens.markUsed(9))['usedAt'], 9);
+  assert.equal(find([fresh, used, revoked, token({ familyId: 'g' })], RefreshTokens.liveInLogin('f') as Doc).all(), [
+    fresh,
+    used,
+  ]);
+  assert.is(updated(fresh, RefreshTokens.markRevoked(9))['revokedAt'], 9);
+  assert.equal(
+    find([token({ expiresAt: 10 }), fresh], RefreshTokens.expiredBefore(50) as Doc)
+      .all()
+      .map((d) => d['expiresAt']),
+    [10],
+  );
+  assert.equal(
+    RefreshTokens.refreshTokenRecord(RefreshTokens.refreshTokenDoc(RefreshTokens.refreshTokenRecord(fresh as never))),
+    RefreshTokens.refreshTokenRecord(fresh as never),
+  );
+});
 
 t(
   "revocations: inserted once with the server's time; read again since a cursor, with an overlap for late writes",

@@ -39,7 +39,7 @@ export function createIssuing(deps: IssuingDeps) {
     return client;
   };
 
-  /** A signed access token of the login `loginId` (the refresh-token family id). */
+  /** A signed access token of the login `loginId`. */
   const sign = (client: Client, user: AccountRecord, scope: readonly string[], loginId: string): Promise<Issued> =>
     deps.signAccessToken(
       {
@@ -60,14 +60,14 @@ export function createIssuing(deps: IssuingDeps) {
   };
 
   /**
-   * A new refresh token of the login `familyId` and its record; none for a client without the
+   * A new refresh token of the login `loginId` and its record; none for a client without the
    * refresh_token grant. `accessExpiresAt`: the latest `exp` of the login's access tokens so far.
    */
   const newRefresh = (
     client: Client,
     user: AccountRecord,
     scope: readonly string[],
-    familyId: string,
+    loginId: string,
     expiresAt: number,
     accessExpiresAt: number,
     generation = 0,
@@ -76,7 +76,7 @@ export function createIssuing(deps: IssuingDeps) {
     const token = newRefreshToken();
     const record: RefreshTokenRecord = {
       tokenHash: hashToken(token),
-      familyId,
+      loginId,
       clientId: client.clientId,
       username: user.username,
       scope,

@@ -36,10 +36,9 @@ export function createRefresh(
   const liveRefresh = async (msg: Refresh): Promise<RefreshTokenRecord | string> => {
     const record = await deps.refreshTokens.find(hashToken(msg.refreshToken));
     if (!record || record.clientId !== msg.clientId) return 'Invalid refresh token';
-    if (record.revokedAt !== null || (await deps.denylist.loginRevoked(record.familyId)))
-      return 'Refresh token revoked';
+    if (record.revokedAt !== null || (await deps.denylist.loginRevoked(record.loginId))) return 'Refresh token revoked';
     if (record.usedAt !== null) {
-      await revokeLogin(record.familyId, record.expiresAt);
+      await revokeLogin(record.loginId, record.expiresAt);
       return REUSED_REFRESH_TOKEN;
     }
     return record.expiresAt <= seconds() ? 'Refresh token expired' : record;
@@ -63,17 +62,17 @@ export function createRefresh(
     if (user?.enabled && record.accountVersion !== null && user.securityVersion > record.accountVersion) return 'again';
     if (!user?.enabled || user.securityVersion !== record.accountVersion) return refused(msg, ACCOUNT_CHANGED);
     const scope = msg.scope ?? record.scope;
-    const issued = await grants.sign(client, user, scope, record.familyId);
+    const issued = await grants.sign(client, user, scope, record.loginId);
     const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
-    const { familyId, expiresAt, generation } = record;
-    const next = grants.newRefresh(client, user, record.scope, familyId, expiresAt, lastExp, generation + 1);
+    const { loginId, expiresAt, generation } = record;
+    const next = grants.newRefresh(client, user, record.scope, loginId, expiresAt, lastExp, generation + 1);
     if (!next) return refused(msg, 'Invalid refresh token');
     const rotation = await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds());
     if (rotation === 'stale') return 'again';
     // Lost the rotation: another request (in this process or another) spent the token since it
     // was read. That is reuse as much as a token found used: the login is revoked either way.
     if (rotation === 'spent') {
-      await revokeLogin(familyId, expiresAt);
+      await revokeLogin(loginId, expiresAt);
       return refused(msg, REUSED_REFRESH_TOKEN);
     }
     tell(msg.sender, ok(grants.granted(issued, scope, next.token)));

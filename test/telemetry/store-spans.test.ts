@@ -1,0 +1,28 @@
+/** The SQLite stores' CLIENT spans keep their published names where a store function was renamed. */
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tracedStores } from '../../src/composition/traced.ts';
+import type { Stores } from '../../src/stores/stores.ts';
+import { startTracing } from '../../src/telemetry/sdk.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+test('revoking a login is the span `revokeFamily refresh_tokens`, as published', async () => {
+  const exporter = new InMemorySpanExporter();
+  const stop = startTracing([new SimpleSpanProcessor({ exporter })]);
+  try {
+    const port = { revokeLogin: async (_loginId: string, _at: number) => 2 };
+    const names = ['credentials', 'revocations', 'users', 'activity', 'employees', 'throttle', 'keys', 'codes'];
+    const others = Object.fromEntries(names.map((name) => [name, {}]));
+    const stores = tracedStores({ kind: 'SQLite', ...others, refreshTokens: port } as unknown as Stores);
+    assert.is(await stores.refreshTokens.revokeLogin('login-1', 10), 2);
+    await waitFor(() => exporter.getFinishedSpans().length > 0, 'the span', 5000);
+    const [span] = exporter.getFinishedSpans();
+    assert.is(span?.name, 'revokeFamily refresh_tokens');
+    assert.is(span?.attributes['db.operation.name'], 'revokeFamily');
+  } finally {
+    await stop();
+  }
+});
+
+test.run();
