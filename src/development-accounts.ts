@@ -5,7 +5,7 @@
 import { ConfigError } from './config.ts';
 import type { InitialData } from './initial-data.ts';
 import type { PasswordHasher } from './security/passwords.ts';
-import type { CredentialStore } from './stores/credential-store.ts';
+import type { AccountStore } from './stores/account-store.ts';
 
 export const PUBLISHED_PASSWORDS: readonly string[] = ['admin-password', 'john-password'];
 
@@ -16,7 +16,7 @@ export const PUBLISHED_PASSWORDS: readonly string[] = ['admin-password', 'john-p
  * chosen by an administrator.
  */
 export async function refuseDevelopmentAccounts(
-  store: CredentialStore,
+  store: AccountStore,
   initial: InitialData,
   passwords: PasswordHasher,
 ): Promise<void> {

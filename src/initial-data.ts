@@ -5,7 +5,7 @@ import { ConfigError } from './config.ts';
 import type { Logger } from './logger.ts';
 import { BCRYPT_HASH } from './security/formats.ts';
 import { canonicalUsername, usernameRefusal } from './security/usernames.ts';
-import type { CredentialStore } from './stores/credential-store.ts';
+import type { AccountStore } from './stores/account-store.ts';
 
 const bcryptHash = z.string().regex(BCRYPT_HASH, 'must be a BCrypt hash, never a plain password');
 
@@ -55,7 +55,7 @@ export function readInitialData(path: string): InitialData {
  * created (a password of the file is a hash, which the password policy cannot judge: the caller
  * warns of each).
  */
-export async function loadInitialData(store: CredentialStore, data: InitialData): Promise<readonly string[]> {
+export async function loadInitialData(store: AccountStore, data: InitialData): Promise<readonly string[]> {
   const named = data.users.flatMap((u) => u.roles).map((roleName) => ({ roleName, description: '' }));
   for (const role of [...data.roles, ...named]) await store.createRole(role);
   const created: string[] = [];

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 import { loadInitialData, readInitialData } from '../src/initial-data.ts';
 import { createLogger } from '../src/logger.ts';
 import { createPasswordHasher } from '../src/security/passwords.ts';
-import type { CredentialStore } from '../src/stores/credential-store.ts';
+import type { AccountStore } from '../src/stores/account-store.ts';
 import { openSqliteStores } from '../src/stores/stores.sqlite.ts';
 import { tempDir } from './helpers/server.ts';
 
@@ -27,7 +27,7 @@ const productionConfig = (dir: string) => loadConfig({ properties: productionPro
 /** Changes the store as an administrator would have: `change` gets each initial account. */
 async function administer(
   dir: string,
-  change: (credentials: CredentialStore, id: number, username: string) => Promise<unknown>,
+  change: (credentials: AccountStore, id: number, username: string) => Promise<unknown>,
 ): Promise<void> {
   const stores = openSqliteStores(dir, { synchronous: 'NORMAL', openTimeoutMs: 5000 });
   try {

@@ -3,7 +3,7 @@
  * worker pool, the store's own transactions), its reply straight to the sender and a failure back
  * to the actor, as the listing does: the store is the truth, so nothing here is kept between
  * messages. What cuts access moves the account's security version in the store's own write (see
- * `CredentialStore`), before it answers; the logins it ends are then ended one by one.
+ * `AccountStore`), before it answers; the logins it ends are then ended one by one.
  */
 import { secondsClock } from '../../src/security/epoch.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
@@ -12,7 +12,7 @@ import { throttledLogin, type Throttled } from '../../src/security/login-attempt
 import type { LoginThrottle } from '../../src/security/login-throttle.ts';
 import { passwordPolicyRefusal } from '../../src/security/password-policy.ts';
 import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts';
-import type { AccountRecord, CredentialRefusal, CredentialStore } from '../../src/stores/credential-store.ts';
+import type { AccountRecord, AccountRefusal, AccountStore } from '../../src/stores/account-store.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import { ADMIN_ROLE, type AccountSummary, type Command, type ErrorCode, type LoginView } from './protocol.ts';
 
@@ -27,7 +27,7 @@ export interface AccountEvent {
 }
 
 export interface AccountDeps {
-  readonly credentials: CredentialStore;
+  readonly credentials: AccountStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly denylist: Denylist;
   readonly passwords: PasswordHasher;
@@ -46,7 +46,7 @@ export type AdminCommand = Exclude<Command, { type: 'ListUsers' }>;
 type Of<T extends AdminCommand['type']> = Extract<AdminCommand, { type: T }>;
 type Outcome<T> = Reply<T, ErrorCode>;
 
-const REFUSALS: Readonly<Record<CredentialRefusal, string>> = {
+const REFUSALS: Readonly<Record<AccountRefusal, string>> = {
   'account.not_found': 'No such account',
   'account.username_taken': 'The username is taken',
   'account.last_admin': `The last enabled ${ADMIN_ROLE} cannot be disabled, deleted or demoted`,
@@ -72,7 +72,7 @@ export function createAccountAdmin(
   nowMs: () => number,
 ) {
   const seconds = secondsClock(nowMs);
-  const refused = <T>(code: CredentialRefusal): Outcome<T> => fail(code, REFUSALS[code]);
+  const refused = <T>(code: AccountRefusal): Outcome<T> => fail(code, REFUSALS[code]);
   const found = async (id: number): Promise<AccountRecord | Outcome<never>> =>
     (await deps.credentials.findById(id)) ?? refused('account.not_found');
   const passwordRefusal = (password: string): Outcome<never> | undefined => {

@@ -8,14 +8,14 @@ import { fail, ok } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
 import { InvalidTokenError, type Principal, type TokenVerifier } from '../../src/security/jwt.ts';
 import { hashToken, looksLikeRefreshToken } from '../../src/security/refresh-tokens.ts';
-import type { CredentialStore } from '../../src/stores/credential-store.ts';
+import type { AccountStore } from '../../src/stores/account-store.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import type { Command, Introspection } from './protocol.ts';
 
 export interface InspectionDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
   readonly verifyAccessToken: TokenVerifier;
-  readonly credentials: CredentialStore;
+  readonly credentials: AccountStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly denylist: Denylist;
 }

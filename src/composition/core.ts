@@ -20,7 +20,7 @@ import { withCanonicalUniqueness } from '../security/usernames.ts';
 import { cachedVerifier, TOKEN_CACHE_MAX, type CachedVerifier } from '../security/token-cache.ts';
 import { createUnknownAccountHash, type UnknownAccountHash } from '../security/unknown-account-hash.ts';
 import type { Stores } from '../stores/stores.ts';
-import type { CredentialStore } from '../stores/credential-store.ts';
+import type { AccountStore } from '../stores/account-store.ts';
 import { refuseDevelopmentAccounts } from '../development-accounts.ts';
 import { openConfiguredStores } from './stores.ts';
 import { PRIVATE_DIR } from '../stores/sqlite.ts';
@@ -70,7 +70,7 @@ async function prepare(
   stores: Stores,
   initial: InitialData,
   logger: Logger,
-  guard: (credentials: CredentialStore) => Promise<void>,
+  guard: (credentials: AccountStore) => Promise<void>,
   production: boolean,
 ): Promise<Preparation> {
   let done = false;
@@ -215,7 +215,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
   const pool = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
   const passwords = tracingEnabled() ? tracedHasher(pool) : pool;
   // A refusal stops the start (or, when the store comes later, keeps the service from being ready).
-  const guard = async (credentials: CredentialStore): Promise<void> => {
+  const guard = async (credentials: AccountStore): Promise<void> => {
     if (config.production) await refuseDevelopmentAccounts(credentials, initial, passwords);
   };
   const preparation = await prepare(stores, initial, logger, guard, config.production).catch(async (error: unknown) => {

@@ -13,12 +13,12 @@ import type { KeyRing } from '../security/key-ring.ts';
 import type { LoginThrottle } from '../security/login-throttle.ts';
 import type { PasswordHasher } from '../security/passwords.ts';
 import type { AuthorizationCodeStore } from '../stores/authorization-code-store.ts';
-import type { CredentialStore } from '../stores/credential-store.ts';
+import type { AccountStore } from '../stores/account-store.ts';
 import type { RefreshTokenStore } from '../stores/refresh-token-store.ts';
 import type { RevocationStore } from '../stores/revocation-store.ts';
 
 export interface LoginActorParts {
-  readonly credentials: CredentialStore;
+  readonly credentials: AccountStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly revocations: RevocationStore;
   readonly codes: AuthorizationCodeStore;

@@ -46,7 +46,7 @@ export interface Denylist {
   /**
    * Takes note of an account change this process wrote: its access tokens minted at a version below
    * `belowVersion` are refused from now on. The entry itself is written by the change, in the same
-   * write (see `CredentialStore`); other processes read it as they read any revocation.
+   * write (see `AccountStore`); other processes read it as they read any revocation.
    */
   accountMoved(accountId: number, belowVersion: number): void;
   /** Whether the login was revoked, by any process: asks the store itself, never a copy. */

@@ -19,7 +19,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { CredentialStore } from '../stores/credential-store.ts';
+import type { AccountStore } from '../stores/account-store.ts';
 import { costOf, type PasswordHasher } from './passwords.ts';
 
 /** The costs BCrypt (bcryptjs) can compute; a hash claiming another is not counted. */
@@ -27,7 +27,7 @@ const MIN_COST = 4;
 const MAX_COST = 31;
 
 export interface UnknownAccountHashDeps {
-  readonly credentials: Pick<CredentialStore, 'changeCount' | 'listAll'>;
+  readonly credentials: Pick<AccountStore, 'changeCount' | 'listAll'>;
   readonly passwords: Pick<PasswordHasher, 'hash'>;
   /** `security.password.bcrypt-cost`. */
   readonly configuredCost: number;

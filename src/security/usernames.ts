@@ -26,7 +26,7 @@
  * confusables data, which this rule does not carry.
  */
 import { z } from 'zod';
-import type { AccountRecord, CredentialStore } from '../stores/credential-store.ts';
+import type { AccountRecord, AccountStore } from '../stores/account-store.ts';
 
 /** The longest username, in UTF-16 code units of its canonical form (as before this rule). */
 export const MAX_USERNAME_LENGTH = 255;
@@ -170,7 +170,7 @@ export const newUsername = z
  * predates this rule logs in by it as ever), else the one stored under its canonical form.
  */
 export async function findAccountForLogin(
-  store: Pick<CredentialStore, 'findByUsername'>,
+  store: Pick<AccountStore, 'findByUsername'>,
   username: string,
 ): Promise<AccountRecord | undefined> {
   const exact = await store.findByUsername(username);
@@ -180,13 +180,13 @@ export async function findAccountForLogin(
 }
 
 /**
- * The credential store as account administration creates accounts through it: a new account is
+ * The account store as account administration creates accounts through it: a new account is
  * refused `account.username_taken` when an account's username has the same canonical form, so two
  * names that differ only in case or width never both exist. New names are canonical, so the store's
  * own uniqueness settles a race between two of them; the reading here finds the older names that are
  * not (created before this rule, or by the initial data), which no request can add to.
  */
-export function withCanonicalUniqueness(store: CredentialStore): CredentialStore {
+export function withCanonicalUniqueness(store: AccountStore): AccountStore {
   return {
     ...store,
     async createAccount(account) {

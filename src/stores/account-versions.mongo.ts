@@ -8,8 +8,8 @@
  */
 import { epochSeconds } from '../security/epoch.ts';
 import type { Db as MongoDb } from 'mongodb';
-import type { AccountRecord, CredentialRefusal } from './credential-store.ts';
-import type { AccountDoc } from './credential-store.mongo-queries.ts';
+import type { AccountRecord, AccountRefusal } from './account-store.ts';
+import type { AccountDoc } from './account-store.mongo-queries.ts';
 import type { RefreshTokenDoc } from './refresh-token-store.mongo-queries.ts';
 import { revocationKey, revocationUpsert, type RevocationDoc } from './revocation-store.mongo-queries.ts';
 
@@ -45,8 +45,8 @@ export function accountVersions(db: MongoDb) {
   };
   /** Runs `attempt` until it is not overtaken by another change (bounded). */
   const untilSettled = async (
-    attempt: () => Promise<AccountRecord | CredentialRefusal | undefined>,
-  ): Promise<AccountRecord | CredentialRefusal> => {
+    attempt: () => Promise<AccountRecord | AccountRefusal | undefined>,
+  ): Promise<AccountRecord | AccountRefusal> => {
     for (let tries = 0; tries < RACE_RETRIES; tries++) {
       const outcome = await attempt();
       if (outcome !== undefined) return outcome;

@@ -18,7 +18,7 @@ import {
   type RefreshTokenRecord,
   type RefreshTokenStore,
 } from './refresh-token-store.ts';
-import { accountAt, type AccountDoc } from './credential-store.mongo-queries.ts';
+import { accountAt, type AccountDoc } from './account-store.mongo-queries.ts';
 
 /**
  * MongoDB adapter of {@link RefreshTokenStore}: collection `refresh_tokens`, keyed by the token's

@@ -5,7 +5,7 @@
  * changes cannot both take out the last two; it is listed again after any write that makes it one.
  */
 import type { Db as MongoDb } from 'mongodb';
-import type { AccountRecord } from './credential-store.ts';
+import type { AccountRecord } from './account-store.ts';
 import {
   guardKey,
   releasable,
@@ -13,7 +13,7 @@ import {
   type AccountDoc,
   type GuardDoc,
   type RoleDoc,
-} from './credential-store.mongo-queries.ts';
+} from './account-store.mongo-queries.ts';
 import { isDuplicateKey } from './mongo.ts';
 
 export function roleGuards(db: MongoDb, findById: (id: number) => Promise<AccountRecord | undefined>) {

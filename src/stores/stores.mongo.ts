@@ -1,8 +1,8 @@
 import { mongoActivityStore } from './activity-store.mongo.ts';
 import { ACTIVITY_INDEXES } from './activity-store.mongo-queries.ts';
 import { AUTHORIZATION_CODE_INDEXES, mongoAuthorizationCodeStore } from './authorization-code-store.mongo.ts';
-import { mongoCredentialStore } from './credential-store.mongo.ts';
-import { CREDENTIAL_INDEXES } from './credential-store.mongo-queries.ts';
+import { mongoAccountStore } from './account-store.mongo.ts';
+import { CREDENTIAL_INDEXES } from './account-store.mongo-queries.ts';
 import { mongoEmployeeStore } from './employee-store.mongo.ts';
 import { mongoKeyStore } from './key-store.mongo.ts';
 import { mongoLoginThrottleStore } from './login-throttle-store.mongo.ts';
@@ -47,7 +47,7 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
   const { db, run } = mongo;
   return {
     kind: 'MongoDB',
-    credentials: mongoCredentialStore(db, run),
+    credentials: mongoAccountStore(db, run),
     refreshTokens: mongoRefreshTokenStore(db, run),
     revocations: mongoRevocationStore(db, options.revocationSyncMs, run),
     users: mongoUserStore(mongo),
@@ -60,7 +60,7 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
       // One bounded operation per collection: a large collection may take a while to check.
       for (const [name, indexes] of Object.entries(INDEXES))
         await mongo.runPreparing(() => db.collection(name).createIndexes([...indexes]));
-      await load(mongoCredentialStore(db, mongo.runPreparing));
+      await load(mongoAccountStore(db, mongo.runPreparing));
       mongo.opened();
     },
     ping: mongo.ping,

@@ -1,6 +1,6 @@
 import { sqliteActivityStore } from './activity-store.sqlite.ts';
 import { sqliteAuthorizationCodeStore } from './authorization-code-store.sqlite.ts';
-import { sqliteCredentialStore } from './credential-store.sqlite.ts';
+import { sqliteAccountStore } from './account-store.sqlite.ts';
 import { sqliteEmployeeStore } from './employee-store.sqlite.ts';
 import { sqliteKeyStore } from './key-store.sqlite.ts';
 import { sqliteLoginThrottleStore } from './login-throttle-store.sqlite.ts';
@@ -14,7 +14,7 @@ import { sqliteUserStore } from './user-store.sqlite.ts';
 export function openSqliteStores(dir: string, options: OpenOptions): Stores {
   const db = openDatabase(dir, options);
   const ping = db.prepare('select 1');
-  const credentials = sqliteCredentialStore(db);
+  const credentials = sqliteAccountStore(db);
   return {
     kind: 'SQLite',
     credentials,

@@ -1,7 +1,7 @@
 /** Every store of a process, on one database: the embedded SQLite file, or MongoDB. */
 import type { ActivityStore } from './activity-store.ts';
 import type { AuthorizationCodeStore } from './authorization-code-store.ts';
-import type { CredentialStore } from './credential-store.ts';
+import type { AccountStore } from './account-store.ts';
 import type { EmployeeStore } from './employee-store.ts';
 import type { KeyStore } from './key-store.ts';
 import type { LoginThrottleStore } from './login-throttle-store.ts';
@@ -12,7 +12,7 @@ import type { UserStore } from './user-store.ts';
 export interface Stores {
   /** Which database holds them: named by /ready and the logs. */
   readonly kind: 'SQLite' | 'MongoDB';
-  readonly credentials: CredentialStore;
+  readonly credentials: AccountStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly revocations: RevocationStore;
   readonly users: UserStore;
@@ -24,12 +24,12 @@ export interface Stores {
   readonly codes: AuthorizationCodeStore;
   /**
    * Makes the database ready for the stores (SQLite: migrations, done on open; MongoDB: the
-   * indexes, idempotently), then runs `load` (the initial data) on a credential store that may
+   * indexes, idempotently), then runs `load` (the initial data) on an account store that may
    * already be used. Until this has succeeded, the stores' operations may be refused as
    * unavailable (MongoDB refuses them: nothing is written before its unique indexes exist).
    * Rejects with StoreUnavailableError when the database cannot be reached; may be called again.
    */
-  prepare(load: (credentials: CredentialStore) => Promise<void>): Promise<void>;
+  prepare(load: (credentials: AccountStore) => Promise<void>): Promise<void>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -8,7 +8,7 @@ import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Client } from '../../src/security/clients.ts';
 import { s256 } from '../../src/security/pkce.ts';
-import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
+import { sqliteAccountStore } from '../../src/stores/account-store.sqlite.ts';
 import { CLIENT, processesOnOneFile, type TokenActorSetup } from '../helpers/token-actor.ts';
 
 const t = suite('TokenActor: authorization codes');
@@ -70,7 +70,7 @@ t('a code redeems within 60 s, and not after', async () => {
 t('an account disabled between sign-in and redemption gets no tokens from its code', async () => {
   const p = await aProcess();
   const code = await codeOf(p);
-  const credentials = sqliteCredentialStore(p.db);
+  const credentials = sqliteAccountStore(p.db);
   const john = await credentials.findByUsername('john.doe');
   await credentials.updateAccount(john?.id ?? -1, { enabled: false }, 'ADMIN');
   const reply = await redeem(p, code);

@@ -13,7 +13,7 @@ import { ask, type Request } from '../../src/messaging/ask.ts';
 import { startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
 import { UNADDRESSED } from '../../src/security/login-attempts.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
-import type { CredentialStore } from '../../src/stores/credential-store.ts';
+import type { AccountStore } from '../../src/stores/account-store.ts';
 import { gate, type Gate } from '../helpers/gate.ts';
 import { startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
 
@@ -67,7 +67,7 @@ t.before.each(async () => {
       return verdict;
     },
   };
-  const credentials = (store: CredentialStore): CredentialStore => ({
+  const credentials = (store: AccountStore): AccountStore => ({
     ...store,
     async findByUsername(username) {
       if (ctx.failingReads > 0) {

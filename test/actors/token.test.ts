@@ -9,7 +9,7 @@ import bcrypt from 'bcryptjs';
 import { costOf, createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { hashToken, newRefreshToken } from '../../src/security/refresh-tokens.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
-import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
+import { sqliteAccountStore } from '../../src/stores/account-store.sqlite.ts';
 import type { Db } from '../../src/stores/sqlite.ts';
 import { CLIENT, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
 import { createProbe, type Probe } from '../helpers/probe.ts';
@@ -279,7 +279,7 @@ timing('an unknown user is compared at the cost most stored hashes have, not the
       // The initial accounts' hashes are cost 10; the helper's configured cost is 4.
       assert.is(await unknownUser(), 10);
       // Another process (its own store over the file) gives both accounts cost-5 hashes.
-      const other = sqliteCredentialStore(setup.db);
+      const other = sqliteAccountStore(setup.db);
       for (const username of ['admin', 'john.doe']) {
         const account = await other.findByUsername(username);
         assert.ok(account);

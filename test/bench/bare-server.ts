@@ -16,7 +16,7 @@ import Koa from 'koa';
 import type { AppState } from '../../http/state.ts';
 import { newId, type ObjectIdString } from '../../src/ids.ts';
 import { sqliteActivityStore } from '../../src/stores/activity-store.sqlite.ts';
-import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
+import { sqliteAccountStore } from '../../src/stores/account-store.sqlite.ts';
 import { sqliteEmployeeStore } from '../../src/stores/employee-store.sqlite.ts';
 import { openDatabase } from '../../src/stores/sqlite.ts';
 
@@ -25,7 +25,7 @@ if (!file) throw new Error('DB_FILE is required');
 const db = openDatabase(dirname(file), {
   synchronous: process.env['SQLITE_SYNCHRONOUS'] === 'NORMAL' ? 'NORMAL' : 'FULL',
 });
-const credentials = sqliteCredentialStore(db);
+const credentials = sqliteAccountStore(db);
 const employees = sqliteEmployeeStore(db);
 const activity = sqliteActivityStore(db);
 

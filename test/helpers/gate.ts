@@ -1,5 +1,5 @@
 import type { PasswordHasher } from '../../src/security/passwords.ts';
-import type { CredentialStore } from '../../src/stores/credential-store.ts';
+import type { AccountStore } from '../../src/stores/account-store.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 
 /** A step of work held at an exact moment until the test lets it go: races tested without sleeps. */
@@ -63,7 +63,7 @@ export function holdingHasher(hasher: PasswordHasher, holds: Holds): PasswordHas
  * refresh token at `find`, rotations at `rotate`.
  */
 export function holdingStores(holds: Holds): {
-  credentials: (store: CredentialStore) => CredentialStore;
+  credentials: (store: AccountStore) => AccountStore;
   refreshTokens: (store: RefreshTokenStore) => RefreshTokenStore;
 } {
   return {

@@ -18,9 +18,9 @@ import { createPasswordHasher, type PasswordHasher } from '../../src/security/pa
 import { createUnknownAccountHash, type UnknownAccountHash } from '../../src/security/unknown-account-hash.ts';
 import { tempDir } from './server.ts';
 import { loginActorDeps } from '../../src/composition/login-actors.ts';
-import { sqliteCredentialStore } from '../../src/stores/credential-store.sqlite.ts';
+import { sqliteAccountStore } from '../../src/stores/account-store.sqlite.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
-import type { CredentialStore } from '../../src/stores/credential-store.ts';
+import type { AccountStore } from '../../src/stores/account-store.ts';
 import { sqliteAuthorizationCodeStore } from '../../src/stores/authorization-code-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
@@ -68,12 +68,12 @@ export async function startTokenActor(
     onCrash?: TokenActorDeps['onCrash'];
     /** Wraps the real refresh-token store, e.g. to let another process act between two of its calls. */
     refreshTokens?: (store: RefreshTokenStore) => RefreshTokenStore;
-    /** Wraps the real credential store the actor uses (the initial data is loaded through the real one). */
-    credentials?: (store: CredentialStore) => CredentialStore;
+    /** Wraps the real account store the actor uses (the initial data is loaded through the real one). */
+    credentials?: (store: AccountStore) => AccountStore;
   },
 ): Promise<TokenActorSetup> {
   const db = openDatabase(options.dataDir ?? ':memory:', { synchronous: 'NORMAL' });
-  const credentials = sqliteCredentialStore(db);
+  const credentials = sqliteAccountStore(db);
   await loadInitialData(credentials, readInitialData('data/initial-data.json'));
   const keys = fixedKeyRing(await loadConfiguredKey(TEST_SIGNING_KEY, 256, 'security.signing-key'), []);
   const events: AccountEvent[] = [];
@@ -109,7 +109,7 @@ export async function startTokenActor(
     now: options.now,
   });
   const onCrash = options.onCrash ?? replyThenResume(() => {});
-  // The credential store as it is for AccountActor: a wrapper holds the TokenActor's steps, not administration's.
+  // The account store as it is for AccountActor: a wrapper holds the TokenActor's steps, not administration's.
   const token = spawnTokenActor(system, {
     ...deps.token,
     credentials: (options.credentials ?? ((store) => store))(credentials),

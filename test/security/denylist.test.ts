@@ -46,7 +46,7 @@ t('an account moved by one process refuses its older versions at the other; a re
   const [a, b] = [aProcess(), aProcess()];
   const at = (accountVersion: number, accountId = 7) => ({ jti: 'j', loginId: undefined, accountId, accountVersion });
   assert.is(await b.isRevoked(at(0)), false);
-  // The entry a change writes with the account (see the credential store); here written alone.
+  // The entry a change writes with the account (see the account store); here written alone.
   const db = ctx.dbs[0];
   db?.prepare("insert into revocations (kind, id, expires_at, below_version) values ('account', '7', 9e15, 2)").run();
   a.accountMoved(7, 2);

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { costOf } from '../../src/security/passwords.ts';
 import { createUnknownAccountHash, prevailingCost } from '../../src/security/unknown-account-hash.ts';
-import type { AccountRecord } from '../../src/stores/credential-store.ts';
+import type { AccountRecord } from '../../src/stores/account-store.ts';
 
 /** A hash of `cost` as far as its prefix goes (nothing here compares it). */
 const at = (cost: number, n = 0): string => `$2b$${String(cost).padStart(2, '0')}$${String(n).padEnd(53, 'x')}`;

@@ -11,7 +11,7 @@ import {
   usernameRefusal,
   withCanonicalUniqueness,
 } from '../../src/security/usernames.ts';
-import type { AccountRecord, CredentialStore, NewAccount } from '../../src/stores/credential-store.ts';
+import type { AccountRecord, AccountStore, NewAccount } from '../../src/stores/account-store.ts';
 
 const t = suite('security: usernames');
 
@@ -135,7 +135,7 @@ const account = (id: number, username: string): AccountRecord => ({
 });
 
 /** The few calls these functions make, over a list. */
-function storeOf(...names: string[]): CredentialStore & { readonly created: string[] } {
+function storeOf(...names: string[]): AccountStore & { readonly created: string[] } {
   const accounts = names.map((n, i) => account(i + 1, n));
   const created: string[] = [];
   const store = {
@@ -150,7 +150,7 @@ function storeOf(...names: string[]): CredentialStore & { readonly created: stri
       return made;
     },
   };
-  return store as unknown as CredentialStore & { readonly created: string[] };
+  return store as unknown as AccountStore & { readonly created: string[] };
 }
 
 t('a login finds its account by the exact name first, else by the canonical form', async () => {

@@ -1,5 +1,5 @@
 /**
- * The account administration part of the CredentialStore contract (the security version, ids never
+ * The account administration part of the AccountStore contract (the security version, ids never
  * given twice), the account entries of the RevocationStore and the logins of the RefreshTokenStore
  * as they follow the version, run per adapter by `storeContracts`.
  */
@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadInitialData, readInitialData } from '../../src/initial-data.ts';
 import { createDenylist } from '../../src/security/denylist.ts';
-import type { NewAccount } from '../../src/stores/credential-store.ts';
+import type { NewAccount } from '../../src/stores/account-store.ts';
 import type { Stores } from '../../src/stores/stores.ts';
 import type { ContractTarget, StoresUnderTest } from './contracts.ts';
 
@@ -22,7 +22,7 @@ const account = (username: string, roles: string[] = ['USER']): NewAccount => ({
 });
 
 export function accountContracts(name: string, target: ContractTarget): void {
-  const t = suite(`CredentialStore accounts contract (${name})`);
+  const t = suite(`AccountStore accounts contract (${name})`);
   const ctx = {} as { sut: StoresUnderTest | undefined };
   const stores = (): Stores => ctx.sut?.stores ?? (assert.unreachable('no stores opened') as never);
   t.before.each(async () => {

@@ -49,7 +49,7 @@ function contractSuite(port: string, name: string, target: ContractTarget) {
 }
 
 function credentials(name: string, target: ContractTarget): void {
-  const t = contractSuite('CredentialStore', name, target);
+  const t = contractSuite('AccountStore', name, target);
   t(
     'the initial data loads idempotently: loading twice, or from two processes at once, creates each user and role once',
     async () => {

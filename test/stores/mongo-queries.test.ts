@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newId } from '../../src/ids.ts';
 import * as Activity from '../../src/stores/activity-store.mongo-queries.ts';
-import * as Credentials from '../../src/stores/credential-store.mongo-queries.ts';
+import * as Accounts from '../../src/stores/account-store.mongo-queries.ts';
 import * as RefreshTokens from '../../src/stores/refresh-token-store.mongo-queries.ts';
 import * as Revocations from '../../src/stores/revocation-store.mongo-queries.ts';
 import * as Throttle from '../../src/stores/login-throttle-store.mongo-queries.ts';
@@ -50,30 +50,22 @@ t(
     let roles: Doc[] = [];
     roles = upsert(
       roles,
-      Credentials.roleByName('ADMIN') as Doc,
-      Credentials.roleUpsert({ roleName: 'ADMIN', description: 'all' }, 1) as Doc,
+      Accounts.roleByName('ADMIN') as Doc,
+      Accounts.roleUpsert({ roleName: 'ADMIN', description: 'all' }, 1) as Doc,
     );
-    roles = upsert(
-      roles,
-      Credentials.roleByName('ADMIN') as Doc,
-      Credentials.roleUpsert({ roleName: 'ADMIN' }, 7) as Doc,
-    );
-    roles = upsert(
-      roles,
-      Credentials.roleByName('USER') as Doc,
-      Credentials.roleUpsert({ roleName: 'USER' }, 2) as Doc,
-    );
+    roles = upsert(roles, Accounts.roleByName('ADMIN') as Doc, Accounts.roleUpsert({ roleName: 'ADMIN' }, 7) as Doc);
+    roles = upsert(roles, Accounts.roleByName('USER') as Doc, Accounts.roleUpsert({ roleName: 'USER' }, 2) as Doc);
     assert.equal(roles, [
       { roleName: 'ADMIN', _id: 1, description: 'all' },
       { roleName: 'USER', _id: 2, description: '' },
     ]);
     roles = upsert(
       roles,
-      Credentials.roleByName('ADMIN') as Doc,
-      Credentials.roleUpsert({ roleName: 'ADMIN', description: 'everything' }, 9) as Doc,
+      Accounts.roleByName('ADMIN') as Doc,
+      Accounts.roleUpsert({ roleName: 'ADMIN', description: 'everything' }, 9) as Doc,
     );
     assert.equal(roles[0], { roleName: 'ADMIN', _id: 1, description: 'everything' });
-    assert.equal(find(roles, Credentials.rolesByIds([2]) as Doc).all(), [roles[1]]);
+    assert.equal(find(roles, Accounts.rolesByIds([2]) as Doc).all(), [roles[1]]);
   },
 );
 
@@ -81,19 +73,19 @@ t('users: upserted by name with their role ids; an existing user keeps its id an
   let users: Doc[] = [];
   users = upsert(
     users,
-    Credentials.accountByName('jane') as Doc,
-    Credentials.accountUpsert({ password: 'h1' }, [1, 2], 3) as Doc,
+    Accounts.accountByName('jane') as Doc,
+    Accounts.accountUpsert({ password: 'h1' }, [1, 2], 3) as Doc,
   );
   assert.equal(users, [{ username: 'jane', _id: 3, password: 'h1', firstName: '', lastName: '', roleIds: [1, 2] }]);
   users = upsert(
     users,
-    Credentials.accountByName('jane') as Doc,
-    Credentials.accountUpsert({ password: 'h2', firstName: 'Jane' }, [2], 4) as Doc,
+    Accounts.accountByName('jane') as Doc,
+    Accounts.accountUpsert({ password: 'h2', firstName: 'Jane' }, [2], 4) as Doc,
   );
   assert.equal(users, [{ username: 'jane', _id: 3, password: 'h2', firstName: 'Jane', lastName: '', roleIds: [2] }]);
   assert.equal(
     find(users, {})
-      .sort(Credentials.BY_ID as Doc)
+      .sort(Accounts.BY_ID as Doc)
       .all()
       .map((u) => u['_id']),
     [3],
@@ -247,18 +239,18 @@ t(
 t(
   'accounts: the guard of a role lets a holder go only while another stays; a version filter matches the version alone',
   () => {
-    const guard = (holders: number[]): Doc => ({ _id: Credentials.guardKey('ADMIN'), holders });
-    assert.ok(matches(Credentials.releasable('ADMIN', 1), guard([1, 2])));
-    assert.not.ok(matches(Credentials.releasable('ADMIN', 1), guard([1])), 'the last holder stays');
-    assert.not.ok(matches(Credentials.releasable('ADMIN', 3), guard([1, 2])), 'not a listed holder');
-    assert.not.ok(matches(Credentials.releasable('USER', 1), guard([1, 2])), "another role's guard");
+    const guard = (holders: number[]): Doc => ({ _id: Accounts.guardKey('ADMIN'), holders });
+    assert.ok(matches(Accounts.releasable('ADMIN', 1), guard([1, 2])));
+    assert.not.ok(matches(Accounts.releasable('ADMIN', 1), guard([1])), 'the last holder stays');
+    assert.not.ok(matches(Accounts.releasable('ADMIN', 3), guard([1, 2])), 'not a listed holder');
+    assert.not.ok(matches(Accounts.releasable('USER', 1), guard([1, 2])), "another role's guard");
     assert.equal(updated(guard([1, 2]), { $pull: { holders: 1 } })['holders'], [2]);
     const account = (over: Doc = {}): Doc => ({ _id: 7, username: 'kim', enabled: true, securityVersion: 3, ...over });
-    assert.ok(matches(Credentials.accountAt(7, 3), account()));
-    assert.not.ok(matches(Credentials.accountAt(7, 2), account()), 'another version');
-    assert.not.ok(matches(Credentials.accountAt(7, 3), account({ enabled: false })), 'disabled');
-    assert.ok(matches(Credentials.accountAt(7, 0), account({ securityVersion: undefined })), 'kept before versions: 0');
-    assert.not.ok(matches(Credentials.accountAt(8, 3), account()), 'another account');
+    assert.ok(matches(Accounts.accountAt(7, 3), account()));
+    assert.not.ok(matches(Accounts.accountAt(7, 2), account()), 'another version');
+    assert.not.ok(matches(Accounts.accountAt(7, 3), account({ enabled: false })), 'disabled');
+    assert.ok(matches(Accounts.accountAt(7, 0), account({ securityVersion: undefined })), 'kept before versions: 0');
+    assert.not.ok(matches(Accounts.accountAt(8, 3), account()), 'another account');
   },
 );
 

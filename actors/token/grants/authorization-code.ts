@@ -15,14 +15,14 @@ import {
 } from '../../../src/security/pkce.ts';
 import { hashToken } from '../../../src/security/refresh-tokens.ts';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../../../src/stores/authorization-code-store.ts';
-import type { CredentialStore } from '../../../src/stores/credential-store.ts';
+import type { AccountStore } from '../../../src/stores/account-store.ts';
 import type { Issuing } from './issuing.ts';
 import { ACCOUNT_CHANGED, type Command } from '../protocol.ts';
 import type { Matched } from './password-check.ts';
 
 export interface CodeDeps {
   readonly codes: AuthorizationCodeStore;
-  readonly credentials: CredentialStore;
+  readonly credentials: AccountStore;
 }
 
 /** Seconds a code may wait for its redemption (RFC 6749 §4.1.2 recommends at most ten minutes). */

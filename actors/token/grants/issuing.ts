@@ -9,7 +9,7 @@ import type { RegisteredGrant } from '../../../src/security/client-registry.ts';
 import type { Client } from '../../../src/security/clients.ts';
 import type { IssuedToken as Issued, TokenSigner } from '../../../src/security/jwt.ts';
 import { hashToken, newRefreshToken } from '../../../src/security/refresh-tokens.ts';
-import type { AccountRecord } from '../../../src/stores/credential-store.ts';
+import type { AccountRecord } from '../../../src/stores/account-store.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../../src/stores/refresh-token-store.ts';
 import type { TokenGrant } from '../protocol.ts';
 

@@ -16,12 +16,12 @@ import { throttled, UNADDRESSED, type Outcome } from '../../../src/security/logi
 import type { Attempt, LoginThrottle } from '../../../src/security/login-throttle.ts';
 import { overLongPassword, type PasswordHasher } from '../../../src/security/passwords.ts';
 import { findAccountForLogin } from '../../../src/security/usernames.ts';
-import type { CredentialStore, AccountRecord } from '../../../src/stores/credential-store.ts';
+import type { AccountStore, AccountRecord } from '../../../src/stores/account-store.ts';
 import type { Issuing } from './issuing.ts';
 import type { AuthorizeReply, Command, ErrorCode, GrantReply } from '../protocol.ts';
 
 export interface PasswordCheckDeps {
-  readonly credentials: CredentialStore;
+  readonly credentials: AccountStore;
   readonly passwords: PasswordHasher;
   /** Compared against when the user is unknown, so both failures take the same time. */
   readonly dummyHash: () => string;

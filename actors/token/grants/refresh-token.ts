@@ -7,14 +7,14 @@ import { tell } from '../../../src/messaging/nact.ts';
 import { fail, ok } from '../../../src/messaging/reply.ts';
 import type { Denylist } from '../../../src/security/denylist.ts';
 import { hashToken } from '../../../src/security/refresh-tokens.ts';
-import type { CredentialStore } from '../../../src/stores/credential-store.ts';
+import type { AccountStore } from '../../../src/stores/account-store.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../../src/stores/refresh-token-store.ts';
 import type { Issuing } from './issuing.ts';
 import type { Client } from '../../../src/security/clients.ts';
 import { ACCOUNT_CHANGED, REUSED_REFRESH_TOKEN, type Command } from '../protocol.ts';
 
 export interface RefreshDeps {
-  readonly credentials: CredentialStore;
+  readonly credentials: AccountStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly denylist: Denylist;
 }

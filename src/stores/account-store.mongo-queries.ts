@@ -1,5 +1,5 @@
 /**
- * The filters, updates and indexes that `credential-store.mongo.ts` sends to collections `roles`,
+ * The filters, updates and indexes that `account-store.mongo.ts` sends to collections `roles`,
  * `users` and `counters`, as pure functions of their inputs: tested on every run against
  * documents, where no MongoDB server is at hand too.
  */
@@ -48,17 +48,17 @@ export const accountAt = (id: number, version: number): Filter<AccountDoc> => ({
   ...(version === 0 ? { securityVersion: { $in: [0, null] } } : { securityVersion: version }),
 });
 
-/** Creates the user with `id` when no user has the name, else replaces its fields and role set. */
+/** Creates the account with `id` when no account has the name, else replaces its fields and role set. */
 export function accountUpsert(
-  user: { password: string; firstName?: string | undefined; lastName?: string | undefined },
+  account: { password: string; firstName?: string | undefined; lastName?: string | undefined },
   roleIds: readonly number[],
   id: number,
 ): UpdateFilter<AccountDoc> {
   return {
     $set: {
-      password: user.password,
-      firstName: user.firstName ?? '',
-      lastName: user.lastName ?? '',
+      password: account.password,
+      firstName: account.firstName ?? '',
+      lastName: account.lastName ?? '',
       roleIds: [...roleIds],
     },
     $setOnInsert: { _id: id },
@@ -86,12 +86,12 @@ export const releasable = (role: string, id: number): Filter<GuardDoc> => ({
 /** The counter of account ids given (`counters` collection): never lowered, so no id is given twice. */
 export const ACCOUNT_IDS = 'account-ids';
 
-/** The counter that moves with every change this service makes to users or roles (`counters` collection). */
+/** The counter that moves with every change this service makes to accounts or roles (`counters` collection). */
 export const CREDENTIAL_CHANGES = 'credential-changes';
 
 export const rolesByIds = (ids: readonly number[]): Filter<RoleDoc> => ({ _id: { $in: [...ids] } });
 
-/** Users and roles in id order. */
+/** Accounts and roles in id order. */
 export const BY_ID: Sort = { _id: 1 };
 /** The highest id first: the next one is one more. */
 export const BY_NEWEST_ID: Sort = { _id: -1 };

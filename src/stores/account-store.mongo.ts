@@ -3,12 +3,12 @@ import type {
   AccountChanges,
   AccountInput,
   AccountRecord,
-  CredentialRefusal,
-  CredentialStore,
+  AccountRefusal,
+  AccountStore,
   NewAccount,
   Role,
   RoleInput,
-} from './credential-store.ts';
+} from './account-store.ts';
 import { escapeRegex, guarded, isDuplicateKey, nextSeq, type Runner } from './mongo.ts';
 import { roleGuards } from './role-guards.mongo.ts';
 import { accountVersions } from './account-versions.mongo.ts';
@@ -24,12 +24,12 @@ import {
   roleUpsert,
   type AccountDoc,
   type RoleDoc,
-} from './credential-store.mongo-queries.ts';
+} from './account-store.mongo-queries.ts';
 import type { CounterDoc } from './mongo.ts';
 
 const toRole = (d: RoleDoc): Role => ({ id: d._id, roleName: d.roleName, description: d.description });
 
-const toUser = (d: AccountDoc, roles: readonly Role[]): AccountRecord => ({
+const toAccount = (d: AccountDoc, roles: readonly Role[]): AccountRecord => ({
   id: d._id,
   username: d.username,
   password: d.password,
@@ -68,7 +68,7 @@ async function upsertWithNextId<D extends { _id: number }>(
 function joinRoles(docs: readonly AccountDoc[], roleDocs: readonly RoleDoc[]): AccountRecord[] {
   const byId = new Map(roleDocs.map((r) => [r._id, toRole(r)]));
   return docs.map((d) =>
-    toUser(
+    toAccount(
       d,
       d.roleIds.flatMap((id) => byId.get(id) ?? []).sort((x, y) => x.id - y.id),
     ),
@@ -76,14 +76,15 @@ function joinRoles(docs: readonly AccountDoc[], roleDocs: readonly RoleDoc[]): A
 }
 
 /**
- * MongoDB adapter of {@link CredentialStore}: collections `roles` and `users`, numeric ids 1, 2, …
+ * MongoDB adapter of {@link AccountStore}: collections `roles` and `users` (a stored name that
+ * predates the word account, kept for existing data), numeric ids 1, 2, …
  * (the listing shows them, as SQLite's do); an account's id comes from the `account-ids` counter,
  * so that no id is ever given twice. Every save moves the `credential-changes` counter after its
  * write; a change made to these collections by anything but this adapter does not move it.
  * The security version moves as `account-versions.mongo.ts` says; the last holder of a guarded
  * role is kept as `role-guards.mongo.ts` says.
  */
-export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): CredentialStore {
+export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountStore {
   const roles = db.collection<RoleDoc>('roles');
   const accounts = db.collection<AccountDoc>('users');
 
@@ -113,7 +114,7 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
   const findById = async (id: number): Promise<AccountRecord | undefined> =>
     recordOf(await accounts.findOne({ _id: id }));
   /** The ids of the named roles, or the refusal when one is unknown. */
-  const roleIdsOf = async (names: readonly string[]): Promise<number[] | CredentialRefusal> => {
+  const roleIdsOf = async (names: readonly string[]): Promise<number[] | AccountRefusal> => {
     const found = await roles.find({ roleName: { $in: [...names] } }).toArray();
     return found.length === new Set(names).size ? found.map((r) => r._id) : 'role.unknown';
   };
@@ -128,7 +129,7 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
       .updateOne({ _id: ACCOUNT_IDS }, { $max: { seq: newest } }, { upsert: true });
     return nextSeq(db, ACCOUNT_IDS);
   };
-  const createAccount = async (a: NewAccount): Promise<AccountRecord | CredentialRefusal> => {
+  const createAccount = async (a: NewAccount): Promise<AccountRecord | AccountRefusal> => {
     const roleIds = await roleIdsOf(a.roles);
     if (typeof roleIds === 'string') return roleIds;
     if (await accounts.findOne(accountByName(a.username))) return 'account.username_taken';
@@ -259,21 +260,23 @@ export function mongoCredentialStore(db: MongoDb, run: Runner = guarded): Creden
         return joinRoles(all, allRoles);
       }),
     saveRole: (role) => run(() => saveRole(role)),
-    saveUser: (user: AccountInput) =>
+    saveUser: (account: AccountInput) =>
       run(async () => {
         const roleIds: number[] = [];
-        for (const role of user.roles) roleIds.push((await saveRole(role)).id);
+        for (const role of account.roles) roleIds.push((await saveRole(role)).id);
         for (let attempt = 0; ; attempt++) {
-          const id = (await accounts.findOne(accountByName(user.username)))?._id ?? (await nextAccountId());
+          const id = (await accounts.findOne(accountByName(account.username)))?._id ?? (await nextAccountId());
           try {
-            await accounts.updateOne(accountByName(user.username), accountUpsert(user, roleIds, id), { upsert: true });
+            await accounts.updateOne(accountByName(account.username), accountUpsert(account, roleIds, id), {
+              upsert: true,
+            });
             break;
           } catch (error) {
             if (!isDuplicateKey(error) || attempt >= RACE_RETRIES) throw error;
           }
         }
         await changed();
-        const saved = await findByUsername(user.username);
+        const saved = await findByUsername(account.username);
         if (!saved) throw new Error('user upsert left no document');
         return saved;
       }),

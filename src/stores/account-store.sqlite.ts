@@ -4,14 +4,14 @@ import type {
   AccountInput,
   AccountQuery,
   AccountRecord,
-  CredentialRefusal,
-  CredentialStore,
+  AccountRefusal,
+  AccountStore,
   NewAccount,
   Role,
   RoleInput,
-} from './credential-store.ts';
+} from './account-store.ts';
 
-interface UserRow {
+interface AccountRow {
   id: number;
   username: string;
   password: string;
@@ -31,8 +31,8 @@ const toRole = (r: RoleRow): Role => ({ id: r.id, roleName: r.role_name, descrip
 
 /** Thrown inside a write transaction to roll it back with the refusal. */
 class Refused extends Error {
-  readonly refusal: CredentialRefusal;
-  constructor(refusal: CredentialRefusal) {
+  readonly refusal: AccountRefusal;
+  constructor(refusal: AccountRefusal) {
     super(refusal);
     this.refusal = refusal;
   }
@@ -40,7 +40,7 @@ class Refused extends Error {
 
 const refusing =
   <A extends unknown[], R>(write: (...args: A) => R) =>
-  (...args: A): R | CredentialRefusal => {
+  (...args: A): R | AccountRefusal => {
     try {
       return write(...args);
     } catch (error) {
@@ -49,12 +49,15 @@ const refusing =
     }
   };
 
-/** SQLite adapter of {@link CredentialStore}. */
-export function sqliteCredentialStore(db: Db): CredentialStore {
-  const byName = db.prepare<[string], UserRow>('select * from users where username = ?');
-  const byId = db.prepare<[number], UserRow>('select * from users where id = ?');
-  const allUsers = db.prepare<[], UserRow>('select * from users order by id');
-  const pageOf = db.prepare<[number, string, string, number], UserRow>(
+/**
+ * SQLite adapter of {@link AccountStore}: tables `users`, `roles` and `user_roles`. The stored names
+ * predate the word account; they are kept for existing databases, operators' scripts and backups.
+ */
+export function sqliteAccountStore(db: Db): AccountStore {
+  const byName = db.prepare<[string], AccountRow>('select * from users where username = ?');
+  const byId = db.prepare<[number], AccountRow>('select * from users where id = ?');
+  const allAccounts = db.prepare<[], AccountRow>('select * from users order by id');
+  const pageOf = db.prepare<[number, string, string, number], AccountRow>(
     'select * from users where id > ? and substr(username, 1, length(?)) = ? order by id limit ?',
   );
   const rolesOf = db.prepare<[number], RoleRow>(
@@ -74,16 +77,16 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     `insert into roles (role_name, description) values (?, ?) on conflict (role_name) do nothing
      returning id, role_name as roleName, description`,
   );
-  const upsertUser = db.prepare<[string, string, string, string], { id: number }>(
+  const upsertAccount = db.prepare<[string, string, string, string], { id: number }>(
     `insert into users (username, password, first_name, last_name) values (?, ?, ?, ?)
      on conflict (username) do update set password = excluded.password, first_name = excluded.first_name, last_name = excluded.last_name
      returning id`,
   );
-  const insertUser = db.prepare<[string, string, string, string, number], { id: number }>(
+  const insertAccount = db.prepare<[string, string, string, string, number], { id: number }>(
     `insert into users (username, password, first_name, last_name, enabled) values (?, ?, ?, ?, ?)
      on conflict (username) do nothing returning id`,
   );
-  const updateUser = db.prepare<[string | null, string | null, number | null, number]>(
+  const updateRow = db.prepare<[string | null, string | null, number | null, number]>(
     `update users set first_name = coalesce(?, first_name), last_name = coalesce(?, last_name),
      enabled = coalesce(?, enabled) where id = ?`,
   );
@@ -100,7 +103,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     `update refresh_tokens set account_version = ?
      where account_id = ? and account_version = ? and family_id = ? and used_at is null and revoked_at is null`,
   );
-  const removeUser = db.prepare<[number]>('delete from users where id = ?');
+  const removeAccount = db.prepare<[number]>('delete from users where id = ?');
   const holders = db
     .prepare<[string], number>(
       `select count(*) from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id
@@ -111,7 +114,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
   const clearRoles = db.prepare<[number]>('delete from user_roles where user_id = ?');
   const addRole = db.prepare<[number, number]>('insert or ignore into user_roles (user_id, role_id) values (?, ?)');
 
-  const withRoles = (row: UserRow, roles: readonly Role[]): AccountRecord => ({
+  const withRoles = (row: AccountRow, roles: readonly Role[]): AccountRecord => ({
     id: row.id,
     username: row.username,
     password: row.password,
@@ -121,7 +124,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     enabled: row.enabled === 1,
     securityVersion: row.security_version,
   });
-  const record = (row: UserRow | undefined): AccountRecord | undefined =>
+  const record = (row: AccountRow | undefined): AccountRecord | undefined =>
     row && withRoles(row, rolesOf.all(row.id).map(toRole));
   /** The account as this write leaves it. */
   const current = (id: number): AccountRecord => {
@@ -135,11 +138,11 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     return saved;
   };
 
-  const saveUser = writeTransaction(db, (user: AccountInput): number => {
-    const row = upsertUser.get(user.username, user.password, user.firstName ?? '', user.lastName ?? '');
+  const saveUser = writeTransaction(db, (account: AccountInput): number => {
+    const row = upsertAccount.get(account.username, account.password, account.firstName ?? '', account.lastName ?? '');
     if (!row) throw new Error('user upsert returned no row');
     clearRoles.run(row.id);
-    for (const role of user.roles) addRole.run(row.id, saveRole(role).id);
+    for (const role of account.roles) addRole.run(row.id, saveRole(role).id);
     return row.id;
   });
 
@@ -157,7 +160,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     account.enabled && account.roles.some((r) => r.roleName === role);
 
   const createAccount = writeTransaction(db, (a: NewAccount): AccountRecord => {
-    const row = insertUser.get(a.username, a.password, a.firstName, a.lastName, a.enabled ? 1 : 0);
+    const row = insertAccount.get(a.username, a.password, a.firstName, a.lastName, a.enabled ? 1 : 0);
     if (!row) throw new Refused('account.username_taken');
     linkRoles(row.id, a.roles);
     const saved = record(byId.get(row.id));
@@ -168,7 +171,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     const before = record(byId.get(id));
     if (!before) throw new Refused('account.not_found');
     const enabled = c.enabled === undefined ? null : c.enabled ? 1 : 0;
-    updateUser.run(c.firstName ?? null, c.lastName ?? null, enabled, id);
+    updateRow.run(c.firstName ?? null, c.lastName ?? null, enabled, id);
     if (c.roles !== undefined) linkRoles(id, c.roles);
     if (holds(before, guarded) && holders.get(guarded) === 0) throw new Refused('account.last_admin');
     const changed = current(id);
@@ -197,7 +200,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
   const deleteAccount = writeTransaction(db, (id: number, guarded: string): AccountRecord => {
     const before = record(byId.get(id));
     if (!before) throw new Refused('account.not_found');
-    removeUser.run(id);
+    removeAccount.run(id);
     if (holds(before, guarded) && holders.get(guarded) === 0) throw new Refused('account.last_admin');
     return before;
   });
@@ -217,7 +220,7 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
     async listAll() {
       const roles = new Map<number, Role[]>();
       for (const r of allRoles.all()) roles.set(r.user_id, [...(roles.get(r.user_id) ?? []), toRole(r)]);
-      return allUsers.all().map((row) => withRoles(row, roles.get(row.id) ?? []));
+      return allAccounts.all().map((row) => withRoles(row, roles.get(row.id) ?? []));
     },
     page: async (q: AccountQuery) =>
       pageOf
@@ -225,9 +228,9 @@ export function sqliteCredentialStore(db: Db): CredentialStore {
         .map((row) => withRoles(row, rolesOf.all(row.id).map(toRole))),
     listRoles: async () => roleList.all().map(toRole),
     saveRole: async (role) => saveRoleAlone(role),
-    async saveUser(user) {
-      saveUser(user);
-      const saved = findByUsername(user.username);
+    async saveUser(account) {
+      saveUser(account);
+      const saved = findByUsername(account.username);
       if (!saved) throw new Error('saved user vanished');
       return saved;
     },

@@ -1,4 +1,4 @@
-/** Port: the accounts (the logins of the secured service) and their roles. */
+/** Port: the accounts (who sign in to the secured service) and their roles. */
 
 export interface Role {
   readonly id: number;
@@ -6,7 +6,7 @@ export interface Role {
   readonly description: string;
 }
 
-/** An account of the secured service (a login, not a user-data user), with its BCrypt hash and roles. */
+/** An account of the secured service (one who signs in, not a user-data user), with its BCrypt hash and roles. */
 export interface AccountRecord {
   readonly id: number;
   readonly username: string;
@@ -19,7 +19,7 @@ export interface AccountRecord {
   /** A disabled account cannot log in, and every token of it is refused. */
   readonly enabled: boolean;
   /**
-   * Moves with every change that must cut access (see {@link CredentialStore}), in the same write:
+   * Moves with every change that must cut access (see {@link AccountStore}), in the same write:
    * what was minted from a read of the account at an older version is refused.
    */
   readonly securityVersion: number;
@@ -36,12 +36,12 @@ export interface AccountInput {
   readonly password: string;
   readonly firstName?: string;
   readonly lastName?: string;
-  /** Saving a user saves these roles too (created when missing) and replaces its role set. */
+  /** Saving an account saves these roles too (created when missing) and replaces its role set. */
   readonly roles: readonly RoleInput[];
 }
 
 /** Why a write to the accounts was refused; nothing was written. */
-export type CredentialRefusal =
+export type AccountRefusal =
   | 'account.not_found'
   | 'account.username_taken'
   | 'role.unknown'
@@ -76,28 +76,28 @@ export interface AccountQuery {
   readonly limit: number;
 }
 
-export interface CredentialStore {
+export interface AccountStore {
   findByUsername(username: string): Promise<AccountRecord | undefined>;
-  /** Every user with its roles, ordered by id. */
+  /** Every account with its roles, ordered by id. */
   listAll(): Promise<readonly AccountRecord[]>;
   /**
-   * A number that changes whenever a user, a role or a user's roles change, whichever process
+   * A number that changes whenever an account, a role or an account's roles change, whichever process
    * made the change: a listing read after the number is current until the number moves.
    */
   changeCount(): Promise<number>;
   /** Inserts or updates (by role name). */
   saveRole(role: RoleInput): Promise<Role>;
   /** Inserts or updates (by username), in one transaction with its roles. */
-  saveUser(user: AccountInput): Promise<AccountRecord>;
+  saveUser(account: AccountInput): Promise<AccountRecord>;
   findById(id: number): Promise<AccountRecord | undefined>;
   /** At most `limit` accounts of the query, ordered by id. */
   page(query: AccountQuery): Promise<readonly AccountRecord[]>;
   /** Every role, ordered by id. */
   listRoles(): Promise<readonly Role[]>;
   /** Creates a role; refused when the name is taken. */
-  createRole(role: { roleName: string; description: string }): Promise<Role | CredentialRefusal>;
+  createRole(role: { roleName: string; description: string }): Promise<Role | AccountRefusal>;
   /** Creates an account with its roles, in one write; refused when the username is taken or a role unknown. */
-  createAccount(account: NewAccount): Promise<AccountRecord | CredentialRefusal>;
+  createAccount(account: NewAccount): Promise<AccountRecord | AccountRefusal>;
   /**
    * Changes an account in one write. Refused when it would leave no enabled account holding
    * `guardedRole`, checked inside the write so that two concurrent changes cannot both pass.
@@ -105,7 +105,7 @@ export interface CredentialStore {
    * the account stays enabled (a role change), its live logins are carried to the new version in
    * that write too: they go on, and their next refresh carries the new roles.
    */
-  updateAccount(id: number, changes: AccountChanges, guardedRole: string): Promise<AccountRecord | CredentialRefusal>;
+  updateAccount(id: number, changes: AccountChanges, guardedRole: string): Promise<AccountRecord | AccountRefusal>;
   /**
    * Replaces the BCrypt hash and moves the security version in the same write; only the login
    * `keepLogin` (the account's own, when it changes its own password) is carried to the new version.
@@ -117,12 +117,12 @@ export interface CredentialStore {
     hash: string,
     keepLogin?: string,
     atVersion?: number,
-  ): Promise<AccountRecord | CredentialRefusal>;
+  ): Promise<AccountRecord | AccountRefusal>;
   /** Moves the security version alone: every login of the account ends, every token minted before is refused. */
-  endLogins(id: number): Promise<AccountRecord | CredentialRefusal>;
+  endLogins(id: number): Promise<AccountRecord | AccountRefusal>;
   /**
    * Deletes the account (its role links with it); answers what was deleted. Guarded as updateAccount.
    * Its id is never given to another account, and everything minted from it is refused.
    */
-  deleteAccount(id: number, guardedRole: string): Promise<AccountRecord | CredentialRefusal>;
+  deleteAccount(id: number, guardedRole: string): Promise<AccountRecord | AccountRefusal>;
 }
