@@ -34,7 +34,7 @@ export interface AccountDeps {
   /** BCrypt cost of the passwords set here (`security.password.bcrypt-cost`). */
   readonly bcryptCost: number;
   readonly accessTokenValidity: number;
-  /** Counts a user's own password changes as logins (src/security/login-throttle.ts). */
+  /** Counts an account's own password changes as logins (src/security/login-throttle.ts). */
   readonly throttle: Pick<LoginThrottle, 'begin'>;
   /** Forgets the failed logins counted against a username. */
   readonly clearLockout: (username: string) => Promise<void>;

@@ -13,7 +13,7 @@ import type { Throttled } from '../../src/security/login-attempts.ts';
 import { newUsername } from '../../src/security/usernames.ts';
 
 export type ErrorCode =
-  | 'account.not_found' // no account of that id (or, for a user's own password, of that username)
+  | 'account.not_found' // no account of that id (or, for an account's own password, of that username)
   | 'account.username_taken' // another account has the username
   | 'account.last_admin' // the change would leave no enabled ADMIN
   | 'role.unknown' // a role name that is not a role
@@ -149,7 +149,7 @@ export type Command =
       readonly sender: Ref<OwnPasswordReply>;
     };
 
-/** The answer to a user's own password change. */
+/** The answer to an account's own password change. */
 export type OwnPasswordReply = Reply<null, ErrorCode> | Throttled;
 
 type Fields<K extends Command['type']> = Omit<Extract<Command, { type: K }>, 'type' | 'sender'>;
@@ -200,7 +200,7 @@ export const listRoles = () => build('ListRoles')<readonly RoleSummary[]>({});
 export const createRole = (p: { actor: string; roleName: string; description?: string }) =>
   build('CreateRole')<RoleSummary>({ description: '', ...p });
 /**
- * A user's own new password, given the current one; the user's other logins end. Throttled as a
+ * An account's own new password, given the current one; the account's other logins end. Throttled as a
  * login of the account from `address` (none from the REPL).
  */
 export const changeOwnPassword =

@@ -13,7 +13,7 @@ import type { Throttled } from '../../src/security/login-attempts.ts';
 
 export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
-  | 'grant.invalid' // bad user credentials; unknown, expired, revoked or reused refresh token
+  | 'grant.invalid' // bad account credentials; unknown, expired, revoked or reused refresh token
   | 'request.invalid' // a password over 72 bytes, which no login may present (BCrypt would truncate it)
   | 'grant.unauthorized' // the grant type is not enabled for the client
   | 'scope.invalid' // a scope the client (or the refresh token) does not have
@@ -53,9 +53,9 @@ export type Introspection =
       readonly tokenType: 'access_token' | 'refresh_token';
       readonly scope: readonly string[];
       readonly clientId: string;
-      /** The user; for a client_credentials token, the client's id. */
+      /** The account's username; for a client_credentials token, the client's id. */
       readonly username: string;
-      /** A client_credentials token: its subject is the client, not a user. */
+      /** A client_credentials token: its subject is the client, not an account. */
       readonly clientToken: boolean;
       readonly exp: number;
       readonly iat: number;

@@ -22,7 +22,7 @@ import {
 } from './accounts.ts';
 
 /**
- * What a user's own password change needs besides the account routes': where its security events
+ * What an account's own password change needs besides the account routes': where its security events
  * go (AccountActor throttles it like a login: a wrong current password is a failed login).
  */
 export interface OwnPasswordDeps extends AccountRouteDeps {
@@ -121,7 +121,7 @@ const OWN_PASSWORD = {
   },
 } satisfies Declared;
 
-/** An account's logins and lockout, the roles (ADMIN only), and a user's own password. */
+/** An account's logins and lockout, the roles (ADMIN only), and an account's own password. */
 export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
   const { body, read, write, call } = accountRouteParts(deps);
   /**

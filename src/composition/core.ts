@@ -62,7 +62,7 @@ interface Preparation {
 }
 
 /**
- * The database made ready (indexes) and the initial users and roles loaded, as upserts. A database
+ * The database made ready (indexes) and the initial accounts and roles loaded, as upserts. A database
  * that cannot be reached at start-up is no obstacle: the server starts (answering 503 where it is
  * needed, /ready naming it) and this is tried again every few seconds until it succeeds.
  */
@@ -124,7 +124,7 @@ async function tokenDeps(
 > {
   const keys = await openKeyRing(config, stores.keys, logger);
   const cost = config.security.password.bcryptCost;
-  // The unknown-user comparison costs what most stored accounts' do, so the two take the same time.
+  // The unknown-account comparison costs what most stored accounts' do, so the two take the same time.
   const unknownAccount = await createUnknownAccountHash({
     credentials: stores.credentials,
     passwords,

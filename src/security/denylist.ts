@@ -94,7 +94,7 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
       });
     return pulling;
   };
-  /** Minted from an account at a version since moved past; a user's token naming no account is refused. */
+  /** Minted from an account at a version since moved past; an account's token naming no account is refused. */
   const cut = (token: Revocable): boolean => {
     if (token.clientToken === true) return false;
     if (token.accountId === undefined || token.accountVersion === undefined) return true;

@@ -30,7 +30,7 @@ export interface Principal {
   readonly loginId: string | undefined;
   /** The key that signed it: a key taken out of the set refuses all of its tokens. */
   readonly kid: string;
-  /** A client_credentials token (no `user_name` claim): `username` is the client's id, no user's. */
+  /** A client_credentials token (no `user_name` claim): `username` is the client's id, no account's. */
   readonly clientToken?: boolean;
   /**
    * The account the token was minted from (`account_id`) and the account's security version then
@@ -54,7 +54,7 @@ export interface TokenRequest {
   readonly authorities: readonly string[];
   /** Names the login (password grant) every token of it carries, as `sid`; none for a client's own token. */
   readonly loginId: string | undefined;
-  /** client_credentials: `sub` is the client, and no `user_name` claim says it is a user. */
+  /** client_credentials: `sub` is the client, and no `user_name` claim says it is an account. */
   readonly clientToken?: boolean;
   /** The account read and its security version then; none for a client's own token. */
   readonly account?: { readonly id: number; readonly version: number } | undefined;
@@ -142,7 +142,7 @@ function toPrincipal(p: JWTPayload, nowSeconds: number, kid: string): Principal 
     kid,
   };
   if (p['user_name'] === undefined) return { ...principal, loginId: sid, clientToken: true };
-  // A user's token is honoured only as long as the account it was minted from is at that version.
+  // An account's token is honoured only as long as the account it was minted from is at that version.
   const accountId = p['account_id'];
   const accountVersion = p['account_version'];
   if (!count(accountId) || accountId === 0 || !count(accountVersion))

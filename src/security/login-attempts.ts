@@ -9,7 +9,7 @@ import type { Attempt, LoginThrottle } from './login-throttle.ts';
 /**
  * The address of a login whose message names none: one typed at the REPL (an operator at the
  * server's own console) or sent by the process itself. It is counted all the same, fail closed as
- * every login is: per username (unless this address has logged in as that user), per username and
+ * every login is: per username (unless this address has logged in as that account), per username and
  * address, and all such logins together as the one address of their own. No client address looks
  * like it (HTTP always sends the client's address), so none shares its counts.
  */

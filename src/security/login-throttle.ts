@@ -9,8 +9,8 @@
  *   check, gives its count back in the window it was counted in; a refused attempt leaves no count
  *   (and no key) behind;
  * - a username's count across all addresses only holds back addresses that never logged in as that
- *   user: once an address has logged in successfully, it is held back by its own failures for that
- *   username (and by the address's count) only, so failures from elsewhere never lock the user out
+ *   account: once an address has logged in successfully, it is held back by its own failures for that
+ *   username (and by the address's count) only, so failures from elsewhere never lock the account out
  *   of a place it has logged in from (the most recently seen pairs, up to `MAX_TRUSTED_PAIRS`).
  * Usernames are kept as SHA-256 digests: a key's size does not depend on what a client sends.
  * Counts that cannot be read admit nothing: the attempt fails with StoreUnavailableError.
@@ -32,7 +32,7 @@ export interface ThrottleSettings {
 export interface Attempt {
   /** Wrong secret: the attempt stays counted. */
   failed(): Promise<void>;
-  /** Right secret: the attempt is given back (a login also makes the address known for the user). */
+  /** Right secret: the attempt is given back (a login also makes the address known for the account). */
   succeeded(): Promise<void>;
   /** The secret was never judged (an error, a timeout): the attempt is given back. */
   abandoned(): Promise<void>;

@@ -1,6 +1,6 @@
 /**
  * The rule for a password set here (NIST SP 800-63B §5.1.1.2, memorized secrets chosen by their
- * subscriber), wherever one is set: an administrator's new account or reset, a user's own change.
+ * subscriber), wherever one is set: an administrator's new account or reset, an account's own change.
  * - at least {@link MIN_PASSWORD_CHARACTERS} characters, counted as Unicode code points (so `é`
  *   is one, as a person counts it), and at most {@link MAX_PASSWORD_BYTES} bytes of UTF-8, the
  *   most BCrypt reads: a longer one would be silently truncated;

@@ -1,5 +1,5 @@
 /**
- * The authorization_code grant (RFC 6749 §4.1, RFC 7636): issuing a code once the user's password
+ * The authorization_code grant (RFC 6749 §4.1, RFC 7636): issuing a code once the account's password
  * matched at the authorization endpoint's sign-in (checked by `password-check.ts`), and redeeming
  * it at the token endpoint. A code names the login its tokens will belong to, so a code presented
  * a second time revokes that login: every access and refresh token issued from the code.
@@ -39,8 +39,8 @@ export function createAuthorizationCode(
   revokeLogin: (loginId: string) => Promise<void>,
   afterLogin: (accountId: number) => Promise<void>,
 ) {
-  /** A new code for `user`, whose password matched; stored by its hash only. */
-  const issue: Matched['Authorize'] = async (client, user, request) => {
+  /** A new code for `account`, whose password matched; stored by its hash only. */
+  const issue: Matched['Authorize'] = async (client, account, request) => {
     const code = newAuthorizationCode();
     await deps.codes.insert({
       codeHash: hashToken(code),
@@ -48,9 +48,9 @@ export function createAuthorizationCode(
       redirectUri: request.redirectUri,
       codeChallenge: request.codeChallenge,
       scope: request.scope ?? client.scopes,
-      username: user.username,
-      accountId: user.id,
-      accountVersion: user.securityVersion,
+      username: account.username,
+      accountId: account.id,
+      accountVersion: account.securityVersion,
       loginId: randomUUID(),
       expiresAt: seconds() + CODE_VALIDITY_S,
       usedAt: null,
@@ -84,11 +84,11 @@ export function createAuthorizationCode(
     if (wrong !== undefined) return refuse(wrong);
     // The account the code was issued from (by id: a username created again is another account),
     // at the version it had then: a code outlives no change that cuts access.
-    const user = record.accountId === null ? undefined : await deps.credentials.findById(record.accountId);
-    if (!user?.enabled || user.securityVersion !== record.accountVersion) return refuse(ACCOUNT_CHANGED);
-    const granted = await grants.newLogin(client, user, record.scope, record.loginId);
+    const account = record.accountId === null ? undefined : await deps.credentials.findById(record.accountId);
+    if (!account?.enabled || account.securityVersion !== record.accountVersion) return refuse(ACCOUNT_CHANGED);
+    const granted = await grants.newLogin(client, account, record.scope, record.loginId);
     if (!granted) return refuse(ACCOUNT_CHANGED);
-    await afterLogin(user.id);
+    await afterLogin(account.id);
     tell(msg.sender, ok(granted));
   };
 

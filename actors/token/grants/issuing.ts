@@ -40,15 +40,15 @@ export function createIssuing(deps: IssuingDeps) {
   };
 
   /** A signed access token of the login `loginId`. */
-  const sign = (client: Client, user: AccountRecord, scope: readonly string[], loginId: string): Promise<Issued> =>
+  const sign = (client: Client, account: AccountRecord, scope: readonly string[], loginId: string): Promise<Issued> =>
     deps.signAccessToken(
       {
-        username: user.username,
+        username: account.username,
         clientId: client.clientId,
         scope,
-        authorities: user.roles.map((r) => r.roleName),
+        authorities: account.roles.map((r) => r.roleName),
         loginId,
-        account: { id: user.id, version: user.securityVersion },
+        account: { id: account.id, version: account.securityVersion },
       },
       now(),
     );
@@ -65,7 +65,7 @@ export function createIssuing(deps: IssuingDeps) {
    */
   const newRefresh = (
     client: Client,
-    user: AccountRecord,
+    account: AccountRecord,
     scope: readonly string[],
     loginId: string,
     expiresAt: number,
@@ -78,7 +78,7 @@ export function createIssuing(deps: IssuingDeps) {
       tokenHash: hashToken(token),
       loginId,
       clientId: client.clientId,
-      username: user.username,
+      username: account.username,
       scope,
       issuedAt: seconds(),
       expiresAt,
@@ -86,26 +86,26 @@ export function createIssuing(deps: IssuingDeps) {
       revokedAt: null,
       accessExpiresAt,
       generation,
-      accountId: user.id,
-      accountVersion: user.securityVersion,
+      accountId: account.id,
+      accountVersion: account.securityVersion,
     };
     return { token, record };
   };
 
   /**
    * The tokens of a new login (the password grant once the password matched, or a redeemed code's),
-   * minted from `user` as read. Undefined when the account changed since that read: its refresh
+   * minted from `account` as read. Undefined when the account changed since that read: its refresh
    * token is written only while the account is enabled at the version read (checked with the
    * write), and its access token carries that version, so nothing of it outlives the change.
    */
   const newLogin = async (
     client: Client,
-    user: AccountRecord,
+    account: AccountRecord,
     scope: readonly string[],
     loginId: string = randomUUID(),
   ): Promise<TokenGrant | undefined> => {
-    const issued = await sign(client, user, scope, loginId);
-    const refresh = newRefresh(client, user, scope, loginId, seconds() + deps.refreshTokenValidity, issued.exp);
+    const issued = await sign(client, account, scope, loginId);
+    const refresh = newRefresh(client, account, scope, loginId, seconds() + deps.refreshTokenValidity, issued.exp);
     if (refresh && !(await deps.refreshTokens.insert(refresh.record))) return undefined;
     return granted(issued, scope, refresh?.token);
   };

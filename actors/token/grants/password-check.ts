@@ -23,7 +23,7 @@ import type { AuthorizeReply, Command, ErrorCode, GrantReply } from '../protocol
 export interface PasswordCheckDeps {
   readonly credentials: AccountStore;
   readonly passwords: PasswordHasher;
-  /** Compared against when the user is unknown, so both failures take the same time. */
+  /** Compared against when the account is unknown, so both failures take the same time. */
   readonly dummyHash: () => string;
   /** Counts password logins per username and address (src/security/login-throttle.ts). */
   readonly throttle: Pick<LoginThrottle, 'begin'>;
@@ -35,8 +35,8 @@ type Of<T extends PasswordLogin['type']> = Extract<PasswordLogin, { type: T }>;
 
 /** What a password that matched leads to, per message kind: the password grant's tokens, the sign-in's code. */
 export interface Matched {
-  readonly IssueToken: (client: Client, user: AccountRecord, request: Of<'IssueToken'>) => Promise<GrantReply>;
-  readonly Authorize: (client: Client, user: AccountRecord, request: Of<'Authorize'>) => Promise<AuthorizeReply>;
+  readonly IssueToken: (client: Client, account: AccountRecord, request: Of<'IssueToken'>) => Promise<GrantReply>;
+  readonly Authorize: (client: Client, account: AccountRecord, request: Of<'Authorize'>) => Promise<AuthorizeReply>;
 }
 
 /**
@@ -57,7 +57,7 @@ export type Completion =
       readonly request: PasswordLogin;
       readonly attempt: Attempt;
       readonly client: Client;
-      readonly user: AccountRecord | undefined;
+      readonly account: AccountRecord | undefined;
       readonly sender: PasswordLogin['sender'];
     }
   | WorkFailed;
@@ -122,8 +122,8 @@ export function createPasswordCheck(deps: PasswordCheckDeps, issuing: Issuing, m
       if ('ok' in client) return answer(request, attempt, client, self);
       const overLong = overLongPassword(request.password);
       if (overLong !== undefined) return answer(request, attempt, fail('request.invalid', overLong), self);
-      const user = await findAccountForLogin(deps.credentials, request.username);
-      deps.passwords.verify(request.password, user?.password ?? deps.dummyHash()).then(
+      const account = await findAccountForLogin(deps.credentials, request.username);
+      deps.passwords.verify(request.password, account?.password ?? deps.dummyHash()).then(
         (matches) =>
           tell(self, {
             type: 'PasswordChecked',
@@ -131,7 +131,7 @@ export function createPasswordCheck(deps: PasswordCheckDeps, issuing: Issuing, m
             attempt,
             client,
             // A disabled account gets exactly the answer a wrong password gets.
-            user: matches && user?.enabled ? user : undefined,
+            account: matches && account?.enabled ? account : undefined,
             sender: request.sender,
           }),
         (error: unknown) => abandonThenFail(attempt, error, request.sender, self),
@@ -140,15 +140,15 @@ export function createPasswordCheck(deps: PasswordCheckDeps, issuing: Issuing, m
 
   const onPasswordChecked = (msg: Extract<Completion, { type: 'PasswordChecked' }>, self: Ref<Completion>) =>
     holding(msg, self, async () => {
-      const { request, attempt, client, user } = msg;
+      const { request, attempt, client, account } = msg;
       const refuse = (): void => answer(request, attempt, fail('grant.invalid', BAD_CREDENTIALS), self);
-      if (!user) return refuse();
+      if (!account) return refuse();
       // The password was checked against a read made before the comparison: a change to the
       // account answered meanwhile (a new password, a demotion, a disable, a delete) refuses this
       // login as a wrong password is refused. What is minted carries the version read here, so a
       // change answered after this read refuses it too, wherever it is presented.
-      const now = await deps.credentials.findById(user.id);
-      if (!now?.enabled || now.securityVersion !== user.securityVersion) return refuse();
+      const now = await deps.credentials.findById(account.id);
+      if (!now?.enabled || now.securityVersion !== account.securityVersion) return refuse();
       if (request.type === 'Authorize')
         return answer(request, attempt, await matched.Authorize(client, now, request), self);
       answer(request, attempt, await matched.IssueToken(client, now, request), self);

@@ -1,5 +1,5 @@
 /**
- * The password grant (RFC 6749 §4.3): the user's password is checked by the BCrypt pipeline
+ * The password grant (RFC 6749 §4.3): the account's password is checked by the BCrypt pipeline
  * (`password-check.ts`); once it matched, a new login: an access token and, for a client with the
  * refresh_token grant, the login's first refresh token.
  */
@@ -14,9 +14,9 @@ import type { Issuing } from './issuing.ts';
  */
 export const passwordLogin =
   (issuing: Issuing, afterLogin: (accountId: number) => Promise<void>): Matched['IssueToken'] =>
-  async (client, user, request) => {
-    const granted = await issuing.newLogin(client, user, request.scope ?? client.scopes);
+  async (client, account, request) => {
+    const granted = await issuing.newLogin(client, account, request.scope ?? client.scopes);
     if (!granted) return fail('grant.invalid', BAD_CREDENTIALS);
-    await afterLogin(user.id);
+    await afterLogin(account.id);
     return ok(granted);
   };

@@ -56,16 +56,17 @@ export function createRefresh(
     const wider = (msg.scope ?? []).filter((s) => !record.scope.includes(s));
     if (wider.length > 0)
       return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
-    const user = record.accountId === null ? undefined : await deps.credentials.findById(record.accountId);
+    const account = record.accountId === null ? undefined : await deps.credentials.findById(record.accountId);
     // A version past the token's: a change committed between the two reads, which may have carried
     // the login on (a role change): read both again.
-    if (user?.enabled && record.accountVersion !== null && user.securityVersion > record.accountVersion) return 'again';
-    if (!user?.enabled || user.securityVersion !== record.accountVersion) return refused(msg, ACCOUNT_CHANGED);
+    if (account?.enabled && record.accountVersion !== null && account.securityVersion > record.accountVersion)
+      return 'again';
+    if (!account?.enabled || account.securityVersion !== record.accountVersion) return refused(msg, ACCOUNT_CHANGED);
     const scope = msg.scope ?? record.scope;
-    const issued = await grants.sign(client, user, scope, record.loginId);
+    const issued = await grants.sign(client, account, scope, record.loginId);
     const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
     const { loginId, expiresAt, generation } = record;
-    const next = grants.newRefresh(client, user, record.scope, loginId, expiresAt, lastExp, generation + 1);
+    const next = grants.newRefresh(client, account, record.scope, loginId, expiresAt, lastExp, generation + 1);
     if (!next) return refused(msg, 'Invalid refresh token');
     const rotation = await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds());
     if (rotation === 'stale') return 'again';
