@@ -27,12 +27,12 @@ const productionConfig = (dir: string) => loadConfig({ properties: productionPro
 /** Changes the store as an administrator would have: `change` gets each initial account. */
 async function administer(
   dir: string,
-  change: (credentials: AccountStore, id: number, username: string) => Promise<unknown>,
+  change: (accounts: AccountStore, id: number, username: string) => Promise<unknown>,
 ): Promise<void> {
   const stores = openSqliteStores(dir, { synchronous: 'NORMAL', openTimeoutMs: 5000 });
   try {
-    await loadInitialData(stores.credentials, readInitialData('data/initial-data.json'));
-    for (const a of await stores.credentials.listAll()) await change(stores.credentials, a.id, a.username);
+    await loadInitialData(stores.accounts, readInitialData('data/initial-data.json'));
+    for (const a of await stores.accounts.listAll()) await change(stores.accounts, a.id, a.username);
   } finally {
     await stores.close();
   }
@@ -57,10 +57,8 @@ t('one line naming the account while an enabled one keeps a published password; 
     const hasher = createPasswordHasher(1);
     const hash = await hasher.hash('a-new-secret-password', 4);
     await hasher.close();
-    await administer(dir, (credentials, id, username) =>
-      username === 'admin'
-        ? credentials.setPassword(id, hash)
-        : credentials.updateAccount(id, { enabled: false }, 'ADMIN'),
+    await administer(dir, (accounts, id, username) =>
+      username === 'admin' ? accounts.setPassword(id, hash) : accounts.updateAccount(id, { enabled: false }, 'ADMIN'),
     );
     const troupe = await startTroupe(productionConfig(dir), createLogger('silent'));
     await troupe.close();

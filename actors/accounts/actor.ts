@@ -40,12 +40,10 @@ export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): R
    */
   let listing: Listing | undefined;
   const currentListing = async (): Promise<Listing> => {
-    const count = await deps.credentials.changeCount();
+    const count = await deps.accounts.changeCount();
     if (listing?.count === count) return listing;
     // The original service's listing: no `enabled` nor security version (administration shows `enabled`).
-    const accounts = (await deps.credentials.listAll()).map(
-      ({ enabled: _, securityVersion: __, ...account }) => account,
-    );
+    const accounts = (await deps.accounts.listAll()).map(({ enabled: _, securityVersion: __, ...account }) => account);
     const fresh: Listing = {
       count,
       withHashes: Object.freeze(accounts),

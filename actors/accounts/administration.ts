@@ -27,7 +27,7 @@ export interface AccountEvent {
 }
 
 export interface AccountDeps {
-  readonly credentials: AccountStore;
+  readonly accounts: AccountStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly denylist: Denylist;
   readonly passwords: PasswordHasher;
@@ -74,7 +74,7 @@ export function createAccountAdmin(
   const seconds = secondsClock(nowMs);
   const refused = <T>(code: AccountRefusal): Outcome<T> => fail(code, REFUSALS[code]);
   const found = async (id: number): Promise<AccountRecord | Outcome<never>> =>
-    (await deps.credentials.findById(id)) ?? refused('account.not_found');
+    (await deps.accounts.findById(id)) ?? refused('account.not_found');
   const passwordRefusal = (password: string): Outcome<never> | undefined => {
     const why = passwordPolicyRefusal(password);
     return why === undefined ? undefined : fail('password.invalid', why);
@@ -102,7 +102,7 @@ export function createAccountAdmin(
   };
 
   const onFind = async (m: Of<'FindAccounts'>): Promise<Outcome<unknown>> => {
-    const page = await deps.credentials.page({
+    const page = await deps.accounts.page({
       usernamePrefix: m.usernamePrefix,
       afterId: m.afterId,
       limit: m.limit + 1,
@@ -119,7 +119,7 @@ export function createAccountAdmin(
     if (bad) return bad;
     const password = await deps.passwords.hash(m.password, deps.bcryptCost);
     const { username, firstName, lastName, roles } = m;
-    const made = await deps.credentials.createAccount({
+    const made = await deps.accounts.createAccount({
       username,
       password,
       firstName,
@@ -135,7 +135,7 @@ export function createAccountAdmin(
     const { firstName, lastName, roles, enabled } = m;
     const before = await found(m.id);
     if ('ok' in before) return before;
-    const after = await deps.credentials.updateAccount(m.id, { firstName, lastName, roles, enabled }, ADMIN_ROLE);
+    const after = await deps.accounts.updateAccount(m.id, { firstName, lastName, roles, enabled }, ADMIN_ROLE);
     if (typeof after === 'string') return refused(after);
     const rolesChanged = summary(before).roles.join() !== summary(after).roles.join();
     if (!after.enabled && before.enabled) await ended(after);
@@ -150,14 +150,14 @@ export function createAccountAdmin(
   const onSetPassword = async (m: Of<'SetPassword'>): Promise<Outcome<unknown>> => {
     const bad = passwordRefusal(m.password);
     if (bad) return bad;
-    const done = await deps.credentials.setPassword(m.id, await deps.passwords.hash(m.password, deps.bcryptCost));
+    const done = await deps.accounts.setPassword(m.id, await deps.passwords.hash(m.password, deps.bcryptCost));
     if (typeof done === 'string') return refused(done);
     await ended(done);
     event('account.password_set', m.actor, done.username);
     return ok(null);
   };
   const onDelete = async (m: Of<'DeleteAccount'>): Promise<Outcome<unknown>> => {
-    const gone = await deps.credentials.deleteAccount(m.id, ADMIN_ROLE);
+    const gone = await deps.accounts.deleteAccount(m.id, ADMIN_ROLE);
     if (typeof gone === 'string') return refused(gone);
     deps.denylist.accountMoved(gone.id, Number.MAX_SAFE_INTEGER);
     await endLogins(gone.id);
@@ -182,7 +182,7 @@ export function createAccountAdmin(
     const account = await found(m.id);
     if ('ok' in account) return account;
     if (m.sid === undefined) {
-      const done = await deps.credentials.endLogins(account.id);
+      const done = await deps.accounts.endLogins(account.id);
       if (typeof done === 'string') return refused(done);
       await ended(done);
     } else if ((await deps.refreshTokens.liveLogins(account.id, seconds())).includes(m.sid)) await revokeLogin(m.sid);
@@ -200,7 +200,7 @@ export function createAccountAdmin(
     return ok(null);
   };
   const onCreateRole = async (m: Of<'CreateRole'>): Promise<Outcome<unknown>> => {
-    const role = await deps.credentials.createRole({ roleName: m.roleName, description: m.description });
+    const role = await deps.accounts.createRole({ roleName: m.roleName, description: m.description });
     if (typeof role === 'string') return refused(role);
     event('role.created', m.actor, role.roleName);
     return ok({ roleName: role.roleName, description: role.description });
@@ -213,7 +213,7 @@ export function createAccountAdmin(
   const onChangeOwn = async (m: Of<'ChangeOwnPassword'>): Promise<Outcome<unknown> | Throttled> => {
     // The account the token was minted from, at that version: after a change (a reset, a disable)
     // the token speaks for no account, however long it took to reach here.
-    const account = await deps.credentials.findById(m.accountId);
+    const account = await deps.accounts.findById(m.accountId);
     if (!account?.enabled || account.securityVersion !== m.accountVersion) return refused('account.not_found');
     const login = { username: account.username, address: m.address };
     return throttledLogin(
@@ -230,7 +230,7 @@ export function createAccountAdmin(
       return fail('password.incorrect', 'The current password is not right');
     // Written only if the account is still at that version: an administrator's reset made while
     // the passwords were compared is never overwritten by this change.
-    const done = await deps.credentials.setPassword(
+    const done = await deps.accounts.setPassword(
       account.id,
       await deps.passwords.hash(m.newPassword, deps.bcryptCost),
       m.sid,
@@ -263,7 +263,7 @@ export function createAccountAdmin(
       case 'ClearLockout':
         return onClearLockout(msg);
       case 'ListRoles':
-        return deps.credentials
+        return deps.accounts
           .listRoles()
           .then((roles) => ok(roles.map((r) => ({ roleName: r.roleName, description: r.description }))));
       case 'CreateRole':

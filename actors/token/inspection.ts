@@ -15,7 +15,7 @@ import type { Command, Introspection } from './protocol.ts';
 export interface InspectionDeps {
   /** Verifies access tokens (revocation included) for revocation and introspection. */
   readonly verifyAccessToken: TokenVerifier;
-  readonly credentials: AccountStore;
+  readonly accounts: AccountStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly denylist: Denylist;
 }
@@ -94,7 +94,7 @@ export function createInspection(
    */
   const current = async (accountId: number | null | undefined, version: number | null | undefined) => {
     if (accountId === null || accountId === undefined) return false;
-    const account = await deps.credentials.findById(accountId);
+    const account = await deps.accounts.findById(accountId);
     return account?.enabled === true && account.securityVersion === version;
   };
 

@@ -70,15 +70,14 @@ async function prepare(
   stores: Stores,
   initial: InitialData,
   logger: Logger,
-  guard: (credentials: AccountStore) => Promise<void>,
+  guard: (accounts: AccountStore) => Promise<void>,
   production: boolean,
 ): Promise<Preparation> {
   let done = false;
   const attempt = async (): Promise<void> => {
-    await stores.prepare(async (credentials) => {
-      for (const account of await loadInitialData(credentials, initial))
-        warnOfInitialAccount(logger, account, production);
-      await guard(credentials);
+    await stores.prepare(async (accounts) => {
+      for (const account of await loadInitialData(accounts, initial)) warnOfInitialAccount(logger, account, production);
+      await guard(accounts);
     });
     done = true;
   };
@@ -118,7 +117,7 @@ async function tokenDeps(
   ActorDeps['token'] & {
     readonly keys: KeyRing;
     readonly unknownAccount: UnknownAccountHash;
-    readonly accounts: ActorDeps['accounts'];
+    readonly accountActor: ActorDeps['accounts'];
     readonly authenticateClient: ClientAuthenticator;
   }
 > {
@@ -126,7 +125,7 @@ async function tokenDeps(
   const cost = config.security.password.bcryptCost;
   // The unknown-account comparison costs what most stored accounts' do, so the two take the same time.
   const unknownAccount = await createUnknownAccountHash({
-    credentials: stores.credentials,
+    accounts: stores.accounts,
     passwords,
     configuredCost: cost,
     onError: (error) =>
@@ -142,7 +141,7 @@ async function tokenDeps(
     validity: config.security.jwt.accessTokenValidity,
   };
   const { token, accounts } = loginActorDeps({
-    credentials: withCanonicalUniqueness(stores.credentials),
+    accounts: withCanonicalUniqueness(stores.accounts),
     refreshTokens: stores.refreshTokens,
     revocations: stores.revocations,
     codes: stores.codes,
@@ -163,7 +162,7 @@ async function tokenDeps(
     keys,
     unknownAccount,
     authenticateClient: createClientAuthenticator(clients, passwords),
-    accounts,
+    accountActor: accounts,
   };
 }
 
@@ -215,8 +214,8 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
   const pool = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
   const passwords = tracingEnabled() ? tracedHasher(pool) : pool;
   // A refusal stops the start (or, when the store comes later, keeps the service from being ready).
-  const guard = async (credentials: AccountStore): Promise<void> => {
-    if (config.production) await refuseDevelopmentAccounts(credentials, initial, passwords);
+  const guard = async (accounts: AccountStore): Promise<void> => {
+    if (config.production) await refuseDevelopmentAccounts(accounts, initial, passwords);
   };
   const preparation = await prepare(stores, initial, logger, guard, config.production).catch(async (error: unknown) => {
     await passwords.close();
@@ -225,7 +224,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
   });
   // After the preparation: on MongoDB no store operation runs before it, the key set's included.
   // A key set that cannot be used stops the start (docs/security.md): what was opened is closed.
-  const { keys, unknownAccount, accounts, authenticateClient, ...token } = await tokenDeps(
+  const { keys, unknownAccount, accountActor, authenticateClient, ...token } = await tokenDeps(
     config,
     logger,
     stores,
@@ -241,7 +240,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
     logger,
     mailboxLimit: config.actors.mailboxLimit,
     token,
-    accounts,
+    accounts: accountActor,
     users: { store: stores.users, askTimeoutMs: config.actors.askTimeoutMs },
     activity: {
       store: stores.activity,

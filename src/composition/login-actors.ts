@@ -18,7 +18,7 @@ import type { RefreshTokenStore } from '../stores/refresh-token-store.ts';
 import type { RevocationStore } from '../stores/revocation-store.ts';
 
 export interface LoginActorParts {
-  readonly credentials: AccountStore;
+  readonly accounts: AccountStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly revocations: RevocationStore;
   readonly codes: AuthorizationCodeStore;
@@ -63,7 +63,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
       ...logins,
       ...clock,
       clients: parts.clients,
-      credentials: parts.credentials,
+      accounts: parts.accounts,
       codes: parts.codes,
       passwords: parts.passwords,
       signAccessToken: createTokenSigner(parts.keys.signing, parts.settings),
@@ -74,7 +74,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
     accounts: {
       ...logins,
       ...clock,
-      credentials: parts.credentials,
+      accounts: parts.accounts,
       passwords: parts.passwords,
       bcryptCost: parts.bcryptCost,
       throttle: parts.throttle,

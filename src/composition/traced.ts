@@ -40,7 +40,8 @@ export function tracedStores(stores: Stores): Stores {
   if (stores.kind !== 'SQLite') return stores;
   return {
     ...stores,
-    credentials: tracedPort(stores.credentials, 'credentials'),
+    // `credentials`: the accounts' store as its spans were published.
+    accounts: tracedPort(stores.accounts, 'credentials'),
     refreshTokens: tracedPort(stores.refreshTokens, 'refresh_tokens', { revokeLogin: 'revokeFamily' }),
     revocations: tracedPort(stores.revocations, 'revocations'),
     users: tracedPort(stores.users, 'users'),

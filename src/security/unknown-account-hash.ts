@@ -27,7 +27,7 @@ const MIN_COST = 4;
 const MAX_COST = 31;
 
 export interface UnknownAccountHashDeps {
-  readonly credentials: Pick<AccountStore, 'changeCount' | 'listAll'>;
+  readonly accounts: Pick<AccountStore, 'changeCount' | 'listAll'>;
   readonly passwords: Pick<PasswordHasher, 'hash'>;
   /** `security.password.bcrypt-cost`. */
   readonly configuredCost: number;
@@ -92,9 +92,9 @@ export async function createUnknownAccountHash(deps: UnknownAccountHashDeps): Pr
     // After the turn that asked: the comparison is on its way before any store read.
     await nextTurn();
     // Read before the hashes, so a choice is never newer than the count it is kept under.
-    const count = await deps.credentials.changeCount();
+    const count = await deps.accounts.changeCount();
     if (count === chosen.count) return;
-    const hashes = (await deps.credentials.listAll()).map((account) => account.password);
+    const hashes = (await deps.accounts.listAll()).map((account) => account.password);
     chosen = { count, hash: await dummyAt(prevailingCost(hashes, deps.configuredCost)) };
   };
 

@@ -47,7 +47,7 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
   const { db, run } = mongo;
   return {
     kind: 'MongoDB',
-    credentials: mongoAccountStore(db, run),
+    accounts: mongoAccountStore(db, run),
     refreshTokens: mongoRefreshTokenStore(db, run),
     revocations: mongoRevocationStore(db, options.revocationSyncMs, run),
     users: mongoUserStore(mongo),

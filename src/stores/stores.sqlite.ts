@@ -14,10 +14,10 @@ import { sqliteUserStore } from './user-store.sqlite.ts';
 export function openSqliteStores(dir: string, options: OpenOptions): Stores {
   const db = openDatabase(dir, options);
   const ping = db.prepare('select 1');
-  const credentials = sqliteAccountStore(db);
+  const accounts = sqliteAccountStore(db);
   return {
     kind: 'SQLite',
-    credentials,
+    accounts,
     refreshTokens: sqliteRefreshTokenStore(db),
     revocations: sqliteRevocationStore(db),
     users: sqliteUserStore(db),
@@ -26,7 +26,7 @@ export function openSqliteStores(dir: string, options: OpenOptions): Stores {
     throttle: sqliteLoginThrottleStore(db),
     keys: sqliteKeyStore(db),
     codes: sqliteAuthorizationCodeStore(db),
-    prepare: (load) => load(credentials),
+    prepare: (load) => load(accounts),
     ping: async () => {
       ping.get();
     },

@@ -12,7 +12,7 @@ import type { UserStore } from './user-store.ts';
 export interface Stores {
   /** Which database holds them: named by /ready and the logs. */
   readonly kind: 'SQLite' | 'MongoDB';
-  readonly credentials: AccountStore;
+  readonly accounts: AccountStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly revocations: RevocationStore;
   readonly users: UserStore;
@@ -29,7 +29,7 @@ export interface Stores {
    * unavailable (MongoDB refuses them: nothing is written before its unique indexes exist).
    * Rejects with StoreUnavailableError when the database cannot be reached; may be called again.
    */
-  prepare(load: (credentials: AccountStore) => Promise<void>): Promise<void>;
+  prepare(load: (accounts: AccountStore) => Promise<void>): Promise<void>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -70,9 +70,9 @@ t('a code redeems within 60 s, and not after', async () => {
 t('an account disabled between sign-in and redemption gets no tokens from its code', async () => {
   const p = await aProcess();
   const code = await codeOf(p);
-  const credentials = sqliteAccountStore(p.db);
-  const john = await credentials.findByUsername('john.doe');
-  await credentials.updateAccount(john?.id ?? -1, { enabled: false }, 'ADMIN');
+  const accounts = sqliteAccountStore(p.db);
+  const john = await accounts.findByUsername('john.doe');
+  await accounts.updateAccount(john?.id ?? -1, { enabled: false }, 'ADMIN');
   const reply = await redeem(p, code);
   assert.is(reply.ok ? 'ok' : reply.code, 'grant.invalid');
   assert.match(reply.ok ? '' : reply.message, /disabled/);

@@ -67,7 +67,7 @@ t.before.each(async () => {
       return verdict;
     },
   };
-  const credentials = (store: AccountStore): AccountStore => ({
+  const accounts = (store: AccountStore): AccountStore => ({
     ...store,
     async findByUsername(username) {
       if (ctx.failingReads > 0) {
@@ -77,7 +77,7 @@ t.before.each(async () => {
       return store.findByUsername(username);
     },
   });
-  const setup = await startTokenActor(ctx.system, { hasher, credentials });
+  const setup = await startTokenActor(ctx.system, { hasher, accounts });
   ctx.token = setup.token;
   ctx.accounts = setup.accounts;
   ctx.verify = setup.verify;

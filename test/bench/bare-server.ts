@@ -25,7 +25,7 @@ if (!file) throw new Error('DB_FILE is required');
 const db = openDatabase(dirname(file), {
   synchronous: process.env['SQLITE_SYNCHRONOUS'] === 'NORMAL' ? 'NORMAL' : 'FULL',
 });
-const credentials = sqliteAccountStore(db);
+const accounts = sqliteAccountStore(db);
 const employees = sqliteEmployeeStore(db);
 const activity = sqliteActivityStore(db);
 
@@ -50,7 +50,7 @@ app.use(async function bare(ctx) {
   if (ctx.method === 'GET' && ctx.path === '/app/listAll') {
     // The original service's listing, as the AccountActor answers it: no hash, no `enabled`, no
     // security version.
-    ctx.body = (await credentials.listAll()).map(
+    ctx.body = (await accounts.listAll()).map(
       ({ password: _, enabled: __, securityVersion: ___, ...account }) => account,
     );
   } else if (ctx.method === 'GET' && ctx.path.startsWith('/api/employee/')) {

@@ -63,11 +63,11 @@ export function holdingHasher(hasher: PasswordHasher, holds: Holds): PasswordHas
  * refresh token at `find`, rotations at `rotate`.
  */
 export function holdingStores(holds: Holds): {
-  credentials: (store: AccountStore) => AccountStore;
+  accounts: (store: AccountStore) => AccountStore;
   refreshTokens: (store: RefreshTokenStore) => RefreshTokenStore;
 } {
   return {
-    credentials: (store) => ({
+    accounts: (store) => ({
       ...store,
       async findById(id) {
         const found = await store.findById(id);

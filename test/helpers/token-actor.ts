@@ -69,12 +69,12 @@ export async function startTokenActor(
     /** Wraps the real refresh-token store, e.g. to let another process act between two of its calls. */
     refreshTokens?: (store: RefreshTokenStore) => RefreshTokenStore;
     /** Wraps the real account store the actor uses (the initial data is loaded through the real one). */
-    credentials?: (store: AccountStore) => AccountStore;
+    accounts?: (store: AccountStore) => AccountStore;
   },
 ): Promise<TokenActorSetup> {
   const db = openDatabase(options.dataDir ?? ':memory:', { synchronous: 'NORMAL' });
-  const credentials = sqliteAccountStore(db);
-  await loadInitialData(credentials, readInitialData('data/initial-data.json'));
+  const accountStore = sqliteAccountStore(db);
+  await loadInitialData(accountStore, readInitialData('data/initial-data.json'));
   const keys = fixedKeyRing(await loadConfiguredKey(TEST_SIGNING_KEY, 256, 'security.signing-key'), []);
   const events: AccountEvent[] = [];
   const throttle = createLoginThrottle(
@@ -82,7 +82,7 @@ export async function startTokenActor(
     sqliteLoginThrottleStore(db),
   );
   const unknownAccount = await createUnknownAccountHash({
-    credentials,
+    accounts: accountStore,
     passwords: options.hasher,
     configuredCost: 4,
     // A test's database may be closed under a check; the suites read the hash chosen, not this.
@@ -91,7 +91,7 @@ export async function startTokenActor(
   await unknownAccount.settled();
   // The server's wiring (src/composition/login-actors.ts) over this database.
   const deps = loginActorDeps({
-    credentials,
+    accounts: accountStore,
     refreshTokens: (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db)),
     revocations: sqliteRevocationStore(db),
     codes: sqliteAuthorizationCodeStore(db),
@@ -112,7 +112,7 @@ export async function startTokenActor(
   // The account store as it is for AccountActor: a wrapper holds the TokenActor's steps, not administration's.
   const token = spawnTokenActor(system, {
     ...deps.token,
-    credentials: (options.credentials ?? ((store) => store))(credentials),
+    accounts: (options.accounts ?? ((store) => store))(accountStore),
     onCrash,
   });
   const accounts = spawnAccountActor(system, { ...deps.accounts, onCrash });

@@ -132,7 +132,7 @@ t(
     // Another process on the same data (another instance, say): its own connection to the file.
     const other = openSqliteStores(ctx.server.dataDir, { synchronous: 'NORMAL' });
     try {
-      await other.credentials.saveUser({
+      await other.accounts.saveUser({
         username: 'grace',
         password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK',
         roles: [{ roleName: 'USER' }],
@@ -141,7 +141,7 @@ t(
         (await list()).map((u) => u.username),
         ['admin', 'john.doe', 'grace'],
       );
-      await other.credentials.saveUser({
+      await other.accounts.saveUser({
         username: 'grace',
         password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK',
         roles: [{ roleName: 'ADMIN' }],
@@ -150,7 +150,7 @@ t(
         (await list()).find((u) => u.username === 'grace')?.roles.map((r) => r.roleName),
         ['ADMIN'],
       );
-      await other.credentials.saveRole({ roleName: 'USER', description: 'changed elsewhere' });
+      await other.accounts.saveRole({ roleName: 'USER', description: 'changed elsewhere' });
       const john = (await list()).find((u) => u.username === 'john.doe') as unknown as {
         roles: { roleName: string; description: string }[];
       };

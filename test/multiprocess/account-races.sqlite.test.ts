@@ -55,7 +55,7 @@ for (const [name, env] of Object.entries<Record<string, string>>({
       hasher: holdingHasher(ctx.hasher, ctx.holds),
       dataDir: ctx.dir,
       clients: [CLIENT, SERVICE],
-      credentials: holdingStores(ctx.holds).credentials,
+      accounts: holdingStores(ctx.holds).accounts,
     });
     ctx.admin = (await login(ctx.server.url, { username: 'admin', password: 'admin-password' })).access_token;
   });

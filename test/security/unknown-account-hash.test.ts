@@ -30,7 +30,7 @@ function fakeStore(costs: readonly number[]) {
       state.costs = [...next];
       state.count++;
     },
-    credentials: {
+    accounts: {
       changeCount: () => {
         state.countReads++;
         return state.failing ? Promise.reject(new Error('the store cannot be reached')) : Promise.resolve(state.count);
@@ -62,7 +62,7 @@ async function start(costs: readonly number[], configuredCost = 13) {
   const hasher = recordingHasher();
   const errors: unknown[] = [];
   const unknown = await createUnknownAccountHash({
-    credentials: store.credentials,
+    accounts: store.accounts,
     passwords: hasher.passwords,
     configuredCost,
     onError: (error) => errors.push(error),
@@ -147,7 +147,7 @@ t('a store unreadable from the start → the configured cost', async () => {
   const hasher = recordingHasher();
   const errors: unknown[] = [];
   const unknown = await createUnknownAccountHash({
-    credentials: store.credentials,
+    accounts: store.accounts,
     passwords: hasher.passwords,
     configuredCost: 11,
     onError: (error) => errors.push(error),

@@ -27,7 +27,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
   const stores = (): Stores => ctx.sut?.stores ?? (assert.unreachable('no stores opened') as never);
   t.before.each(async () => {
     ctx.sut = await target.open();
-    await loadInitialData(stores().credentials, readInitialData('data/initial-data.json'));
+    await loadInitialData(stores().accounts, readInitialData('data/initial-data.json'));
   });
   t.after.each(async () => {
     await ctx.sut?.dispose();
@@ -35,7 +35,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
   });
 
   t('create: a taken username and an unknown role are refused, nothing written', async () => {
-    const c = stores().credentials;
+    const c = stores().accounts;
     const created = await c.createAccount(account('kim'));
     assert.ok(typeof created === 'object' && created.enabled && created.roles[0]?.roleName === 'USER');
     assert.is(await c.createAccount(account('kim')), 'account.username_taken');
@@ -43,7 +43,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
     assert.is(await c.findByUsername('lee'), undefined);
   });
   t('page: by id after the cursor, filtered by username prefix', async () => {
-    const c = stores().credentials;
+    const c = stores().accounts;
     for (const u of ['kim', 'kimberly', 'lee']) await c.createAccount(account(u));
     const first = await c.page({ usernamePrefix: 'kim', afterId: 0, limit: 1 });
     assert.equal(
@@ -57,7 +57,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
     );
   });
   t('update, password and delete; the last enabled ADMIN is never disabled, demoted or deleted', async () => {
-    const c = stores().credentials;
+    const c = stores().accounts;
     const admin = await c.findByUsername('admin');
     const john = await c.findByUsername('john.doe');
     assert.ok(admin && john);
@@ -80,7 +80,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
     assert.is(await c.setPassword(john.id, HASH), 'account.not_found');
   });
   t('roles: created once by name; the seed never overwrites an account changed since', async () => {
-    const c = stores().credentials;
+    const c = stores().accounts;
     const role = await c.createRole({ roleName: 'AUDITOR', description: 'reads logs' });
     assert.ok(typeof role === 'object' && role.description === 'reads logs');
     assert.is(await c.createRole({ roleName: 'AUDITOR', description: '' }), 'role.name_taken');
@@ -97,7 +97,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
     assert.ok((await c.listRoles()).some((r) => r.roleName === 'AUDITOR'));
   });
   t('each change that cuts access moves the security version; another process refuses the older tokens', async () => {
-    const c = stores().credentials;
+    const c = stores().accounts;
     const other = await ctx.sut?.another();
     assert.ok(other);
     const there = createDenylist(other.revocations, () => 1000);
@@ -131,7 +131,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
     assert.is(await there.isRevoked(token(5)), true, 'a deleted account refuses every version');
   });
   t('account ids are never given twice: an account created after a delete gets a new id', async () => {
-    const c = stores().credentials;
+    const c = stores().accounts;
     const kim = await c.createAccount(account('kim'));
     assert.ok(typeof kim === 'object');
     assert.ok(typeof (await c.deleteAccount(kim.id, 'ADMIN')) === 'object');
@@ -140,11 +140,11 @@ export function accountContracts(name: string, target: ContractTarget): void {
     assert.ok(again.id > kim.id, `${again.id} after ${kim.id}`);
     const other = await ctx.sut?.another();
     assert.ok(other);
-    const third = await other.credentials.createAccount(account('lee'));
+    const third = await other.accounts.createAccount(account('lee'));
     assert.ok(typeof third === 'object' && third.id > again.id);
   });
   t('a role change carries the live logins on; a password set carries only the kept one', async () => {
-    const c = stores().credentials;
+    const c = stores().accounts;
     const r = stores().refreshTokens;
     const kim = await c.createAccount(account('kim'));
     assert.ok(typeof kim === 'object');
@@ -183,7 +183,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
   });
   t('the live logins of an account, with their client and times', async () => {
     const r = stores().refreshTokens;
-    const kim = await stores().credentials.createAccount(account('kim'));
+    const kim = await stores().accounts.createAccount(account('kim'));
     assert.ok(typeof kim === 'object');
     const record = { clientId: 'troupe-client', username: 'kim', scope: ['read'], usedAt: null, revokedAt: null };
     const rest = { expiresAt: 9000, accessExpiresAt: 1500, accountId: kim.id, accountVersion: 0 };

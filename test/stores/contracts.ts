@@ -48,31 +48,28 @@ function contractSuite(port: string, name: string, target: ContractTarget) {
   return t;
 }
 
-function credentials(name: string, target: ContractTarget): void {
+function accountStoreContract(name: string, target: ContractTarget): void {
   const t = contractSuite('AccountStore', name, target);
   t(
-    'the initial data loads idempotently: loading twice, or from two processes at once, creates each user and role once',
+    'the initial data loads idempotently: loading twice, or from two processes at once, creates each account and role once',
     async () => {
       const data = readInitialData('data/initial-data.json');
       const other = await ctx.sut?.another();
-      await Promise.all([
-        loadInitialData(stores().credentials, data),
-        other && loadInitialData(other.credentials, data),
-      ]);
-      await loadInitialData(stores().credentials, data);
-      const users = await stores().credentials.listAll();
+      await Promise.all([loadInitialData(stores().accounts, data), other && loadInitialData(other.accounts, data)]);
+      await loadInitialData(stores().accounts, data);
+      const accounts = await stores().accounts.listAll();
       assert.equal(
-        users.map((u) => [u.username, u.roles.map((r) => r.roleName)]),
+        accounts.map((a) => [a.username, a.roles.map((r) => r.roleName)]),
         [
           ['admin', ['ADMIN']],
           ['john.doe', ['ADMIN', 'USER']],
         ],
       );
       assert.equal(
-        users.map((u) => u.id),
+        accounts.map((a) => a.id),
         [1, 2],
       );
-      assert.equal([...new Set(users.flatMap((u) => u.roles.map((r) => `${r.id} ${r.roleName}`)))].sort(), [
+      assert.equal([...new Set(accounts.flatMap((a) => a.roles.map((r) => `${r.id} ${r.roleName}`)))].sort(), [
         '1 ADMIN',
         '2 USER',
       ]);
@@ -84,14 +81,14 @@ function credentials(name: string, target: ContractTarget): void {
     await Promise.all(
       all.map(async (s, i) => {
         const order = i === 1 ? [...names].reverse() : names;
-        await Promise.all(order.map((roleName) => s.credentials.saveRole({ roleName })));
+        await Promise.all(order.map((roleName) => s.accounts.saveRole({ roleName })));
       }),
     );
-    const saved = await Promise.all(names.map((roleName) => stores().credentials.saveRole({ roleName })));
+    const saved = await Promise.all(names.map((roleName) => stores().accounts.saveRole({ roleName })));
     assert.equal(saved.map((r) => r.id).sort(), [1, 2, 3, 4, 5]);
   });
   t('saving a user saves its roles (created when missing) and replaces its role set; ids stay', async () => {
-    const c = stores().credentials;
+    const c = stores().accounts;
     const saved = await c.saveUser({
       username: 'jane',
       password: HASH,
@@ -123,18 +120,18 @@ function credentials(name: string, target: ContractTarget): void {
     );
   });
   t('the change count moves with every change to users or roles, made by this process or another', async () => {
-    const c = stores().credentials;
+    const c = stores().accounts;
     const other = await ctx.sut?.another();
     assert.ok(other);
     const counts = [await c.changeCount()];
-    await other.credentials.saveUser({ username: 'kim', password: HASH, roles: [{ roleName: 'USER' }] });
+    await other.accounts.saveUser({ username: 'kim', password: HASH, roles: [{ roleName: 'USER' }] });
     counts.push(await c.changeCount());
     await c.saveRole({ roleName: 'USER', description: 'now described' });
-    counts.push(await other.credentials.changeCount());
-    await other.credentials.saveUser({ username: 'kim', password: HASH, roles: [] });
+    counts.push(await other.accounts.changeCount());
+    await other.accounts.saveUser({ username: 'kim', password: HASH, roles: [] });
     counts.push(await c.changeCount());
     assert.is(new Set(counts).size, counts.length, `the count did not move: ${counts.join(', ')}`);
-    assert.is(await c.changeCount(), await other.credentials.changeCount());
+    assert.is(await c.changeCount(), await other.accounts.changeCount());
   });
   t.run();
 }
@@ -205,7 +202,7 @@ function refreshTokens(name: string, target: ContractTarget): void {
     'live logins of an account, least recently refreshed first; revoked logins are purged after the retention',
     async () => {
       const r = stores().refreshTokens;
-      const account = await stores().credentials.createAccount({
+      const account = await stores().accounts.createAccount({
         username: 'bounded',
         password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK',
         firstName: '',
@@ -477,7 +474,7 @@ export function storeContracts(name: string, target: ContractTarget): void {
     await target.setup?.();
   });
   setup.run();
-  credentials(name, target);
+  accountStoreContract(name, target);
   accountContracts(name, target);
   refreshTokens(name, target);
   revocations(name, target);

@@ -91,7 +91,7 @@ t(
     try {
       const stores = open(`mongodb://127.0.0.1:${port}/troupe?serverSelectionTimeoutMS=200`);
       const calls = [
-        stores.credentials.findByUsername('admin'),
+        stores.accounts.findByUsername('admin'),
         stores.refreshTokens.find('x'),
         stores.revocations.since(0, 0),
         stores.users.insert({

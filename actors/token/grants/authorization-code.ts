@@ -22,7 +22,7 @@ import type { Matched } from './password-check.ts';
 
 export interface CodeDeps {
   readonly codes: AuthorizationCodeStore;
-  readonly credentials: AccountStore;
+  readonly accounts: AccountStore;
 }
 
 /** Seconds a code may wait for its redemption (RFC 6749 §4.1.2 recommends at most ten minutes). */
@@ -84,7 +84,7 @@ export function createAuthorizationCode(
     if (wrong !== undefined) return refuse(wrong);
     // The account the code was issued from (by id: a username created again is another account),
     // at the version it had then: a code outlives no change that cuts access.
-    const account = record.accountId === null ? undefined : await deps.credentials.findById(record.accountId);
+    const account = record.accountId === null ? undefined : await deps.accounts.findById(record.accountId);
     if (!account?.enabled || account.securityVersion !== record.accountVersion) return refuse(ACCOUNT_CHANGED);
     const granted = await grants.newLogin(client, account, record.scope, record.loginId);
     if (!granted) return refuse(ACCOUNT_CHANGED);

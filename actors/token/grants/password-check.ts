@@ -21,7 +21,7 @@ import type { Issuing } from './issuing.ts';
 import type { AuthorizeReply, Command, ErrorCode, GrantReply } from '../protocol.ts';
 
 export interface PasswordCheckDeps {
-  readonly credentials: AccountStore;
+  readonly accounts: AccountStore;
   readonly passwords: PasswordHasher;
   /** Compared against when the account is unknown, so both failures take the same time. */
   readonly dummyHash: () => string;
@@ -122,7 +122,7 @@ export function createPasswordCheck(deps: PasswordCheckDeps, issuing: Issuing, m
       if ('ok' in client) return answer(request, attempt, client, self);
       const overLong = overLongPassword(request.password);
       if (overLong !== undefined) return answer(request, attempt, fail('request.invalid', overLong), self);
-      const account = await findAccountForLogin(deps.credentials, request.username);
+      const account = await findAccountForLogin(deps.accounts, request.username);
       deps.passwords.verify(request.password, account?.password ?? deps.dummyHash()).then(
         (matches) =>
           tell(self, {
@@ -147,7 +147,7 @@ export function createPasswordCheck(deps: PasswordCheckDeps, issuing: Issuing, m
       // account answered meanwhile (a new password, a demotion, a disable, a delete) refuses this
       // login as a wrong password is refused. What is minted carries the version read here, so a
       // change answered after this read refuses it too, wherever it is presented.
-      const now = await deps.credentials.findById(account.id);
+      const now = await deps.accounts.findById(account.id);
       if (!now?.enabled || now.securityVersion !== account.securityVersion) return refuse();
       if (request.type === 'Authorize')
         return answer(request, attempt, await matched.Authorize(client, now, request), self);

@@ -14,7 +14,7 @@ import type { Client } from '../../../src/security/clients.ts';
 import { ACCOUNT_CHANGED, REUSED_REFRESH_TOKEN, type Command } from '../protocol.ts';
 
 export interface RefreshDeps {
-  readonly credentials: AccountStore;
+  readonly accounts: AccountStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly denylist: Denylist;
 }
@@ -56,7 +56,7 @@ export function createRefresh(
     const wider = (msg.scope ?? []).filter((s) => !record.scope.includes(s));
     if (wider.length > 0)
       return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
-    const account = record.accountId === null ? undefined : await deps.credentials.findById(record.accountId);
+    const account = record.accountId === null ? undefined : await deps.accounts.findById(record.accountId);
     // A version past the token's: a change committed between the two reads, which may have carried
     // the login on (a role change): read both again.
     if (account?.enabled && record.accountVersion !== null && account.securityVersion > record.accountVersion)
