@@ -153,7 +153,7 @@ async function tokenDeps(
     dummyHash: unknownAccount.current,
     throttle,
     refreshTokenValidity: config.security.jwt.refreshTokenValidity,
-    maxLoginsPerUser: config.security.jwt.maxLoginsPerUser,
+    maxLoginsPerAccount: config.security.jwt.maxLoginsPerUser,
     maxRevokedTokensPerLogin: config.security.jwt.maxRevokedTokensPerLogin,
     onAccountEvent: (event) => logger.info({ event: event.action, account: event }, `account event ${event.action}`),
   });

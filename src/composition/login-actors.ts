@@ -33,7 +33,7 @@ export interface LoginActorParts {
   readonly throttle: LoginThrottle;
   /** Seconds a login's refresh tokens live. */
   readonly refreshTokenValidity: number;
-  readonly maxLoginsPerUser: number;
+  readonly maxLoginsPerAccount: number;
   readonly maxRevokedTokensPerLogin: number;
   readonly onAccountEvent: (event: AccountEvent) => void;
   /** Epoch milliseconds: both actors' clock and the revocation list's. Unset: the system clock. */
@@ -55,7 +55,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
     refreshTokens: parts.refreshTokens,
     refreshTokenValidity: parts.refreshTokenValidity,
     accessTokenValidity: parts.settings.validity,
-    maxLoginsPerUser: parts.maxLoginsPerUser,
+    maxLoginsPerAccount: parts.maxLoginsPerAccount,
     maxRevokedTokensPerLogin: parts.maxRevokedTokensPerLogin,
   };
   return {

@@ -1,6 +1,6 @@
 /**
  * Ending logins, and the bounds that keep what one account can make the service hold finite: at
- * most `maxLoginsPerUser` live logins per account (past it, the least recently refreshed is
+ * most `maxLoginsPerAccount` live logins per account (past it, the least recently refreshed is
  * ended), and at most `maxRevokedTokensPerLogin` access tokens revoked one by one per login (past
  * it, revoking another ends the whole login: one entry instead of more, and never fewer refused).
  */
@@ -16,7 +16,7 @@ export interface LoginDeps {
   /** Seconds a login's refresh tokens live: the bound of a login whose expiry is not at hand. */
   readonly refreshTokenValidity: number;
   /** Live logins one account may hold (`security.jwt.max-logins-per-user`). */
-  readonly maxLoginsPerUser: number;
+  readonly maxLoginsPerAccount: number;
   /** Access tokens of one login revoked one by one (`security.jwt.max-revoked-tokens-per-login`). */
   readonly maxRevokedTokensPerLogin: number;
 }
@@ -62,7 +62,8 @@ export function createLogins(deps: LoginDeps, seconds: () => number) {
   /** After a login of the account `accountId`: ends its least recently refreshed logins past the bound. */
   const endOldestLogins = async (accountId: number): Promise<void> => {
     const live = await deps.refreshTokens.liveLogins(accountId, seconds());
-    for (const loginId of live.slice(0, Math.max(0, live.length - deps.maxLoginsPerUser))) await revokeLogin(loginId);
+    for (const loginId of live.slice(0, Math.max(0, live.length - deps.maxLoginsPerAccount)))
+      await revokeLogin(loginId);
   };
 
   return { revokeLogin, revokeAccessToken, endOldestLogins };

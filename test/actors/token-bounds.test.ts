@@ -28,7 +28,7 @@ t.before(async () => {
     hasher: ctx.hasher,
     // Each read of the clock is a second later: logins and rotations are ordered in time.
     now: () => (clock += 1000),
-    maxLoginsPerUser: 3,
+    maxLoginsPerAccount: 3,
     maxRevokedTokensPerLogin: 3,
   });
 });

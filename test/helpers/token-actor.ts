@@ -61,7 +61,7 @@ export async function startTokenActor(
     clients?: readonly Client[];
     now?: () => number;
     refreshTokenValidity?: number;
-    maxLoginsPerUser?: number;
+    maxLoginsPerAccount?: number;
     maxRevokedTokensPerLogin?: number;
     /** A database file shared with other setups (other processes), instead of one in memory. */
     dataDir?: string;
@@ -103,7 +103,7 @@ export async function startTokenActor(
     dummyHash: unknownAccount.current,
     throttle,
     refreshTokenValidity: options.refreshTokenValidity ?? 600,
-    maxLoginsPerUser: options.maxLoginsPerUser ?? 100,
+    maxLoginsPerAccount: options.maxLoginsPerAccount ?? 100,
     maxRevokedTokensPerLogin: options.maxRevokedTokensPerLogin ?? 100,
     onAccountEvent: (event) => events.push(event),
     now: options.now,
