@@ -137,6 +137,21 @@ s('POST /oauth/token › password grant: TokenActor, BCrypt and the store in one
   const user = spans.find((span) => span.attributes['db.operation.name'] === 'findByUsername');
   assert.ok(user);
   assert.equal(chainOf(user, spans, t.parentId).slice(0, 2), ['POST /oauth/token', 'process token']);
+  // One ask: the request reaches one actor once; what TokenActor tells itself (the throttle's
+  // admission, BCrypt's verdict) follows under that one message, and no other actor is asked.
+  const server = spans.find((span) => span.kind === SpanKind.SERVER);
+  assert.ok(server);
+  const asked = spans.filter(
+    (span) => span.parentSpanContext?.spanId === server.spanContext().spanId && span.name.startsWith('process '),
+  );
+  assert.equal(
+    asked.map((span) => span.name),
+    ['process token'],
+  );
+  assert.equal(
+    [...new Set(spans.filter((span) => span.name.startsWith('process ')).map((span) => span.name))],
+    ['process token'],
+  );
   for (const span of spans)
     for (const value of Object.values(span.attributes))
       assert.not.match(String(value), /admin-password|troupe-secret/, `${span.name} records no secret`);
