@@ -1,5 +1,5 @@
 /** The registered OAuth clients and HTTP Basic client authentication (RFC 6749 §2.3.1). */
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { AuthMethod, RegisteredGrant } from './client-registry.ts';
 import { isTooLong, type PasswordHasher } from './passwords.ts';
@@ -59,28 +59,42 @@ export function parseBasic(header: string): ClientCredentials | undefined {
   return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
 }
 
-const CACHE_LIMIT = 64;
+export interface ClientAuthenticator {
+  /** The client these credentials authenticate, if any: BCrypt on the pool unless {@link verified} knows them. */
+  (credentials: ClientCredentials): Promise<Client | undefined>;
+  /**
+   * The client whose secret this is, when this process has verified that very secret before; no
+   * BCrypt, nothing awaited. Undefined means "not known here", not "wrong".
+   */
+  verified(credentials: ClientCredentials): Client | undefined;
+}
 
 /**
  * Checks client credentials against the registrations. A secret that matched once is remembered
- * (by its SHA-256, never in clear, bounded), so a token request costs one BCrypt check, not two.
+ * (by its SHA-256, never in clear; one per registered client, so bounded by the registrations), so
+ * a client then authenticates with no BCrypt check, and {@link ClientAuthenticator.verified} can
+ * answer synchronously. The remembered digest is compared in constant time.
  */
-export function createClientAuthenticator(clients: readonly Client[], hasher: PasswordHasher) {
-  const verified = new Map<string, Client>();
-  return async function authenticateClient(credentials: ClientCredentials): Promise<Client | undefined> {
+export function createClientAuthenticator(clients: readonly Client[], hasher: PasswordHasher): ClientAuthenticator {
+  const verifiedSecrets = new Map<string, { readonly digest: Buffer; readonly client: Client }>();
+  const digestOf = ({ clientId, clientSecret }: ClientCredentials): Buffer =>
+    createHash('sha256').update(`${clientId}\0${clientSecret}`).digest();
+  const verified = (credentials: ClientCredentials): Client | undefined => {
     if (isTooLong(credentials.clientSecret)) return undefined; // BCrypt would ignore everything past 72 bytes
-    const key = createHash('sha256').update(`${credentials.clientId}\0${credentials.clientSecret}`).digest('base64url');
-    const hit = verified.get(key);
+    const known = verifiedSecrets.get(credentials.clientId);
+    return known && timingSafeEqual(known.digest, digestOf(credentials)) ? known.client : undefined;
+  };
+  async function authenticateClient(credentials: ClientCredentials): Promise<Client | undefined> {
+    if (isTooLong(credentials.clientSecret)) return undefined;
+    const hit = verified(credentials);
     if (hit) return hit;
     const client = clients.find((c) => c.clientId === credentials.clientId);
     // An unknown or public client costs the same BCrypt check as a wrong secret, and fails.
     const hash = client?.secretHash ?? clients[0]?.secretHash ?? '';
     const matches = await hasher.verify(credentials.clientSecret, hash);
     if (!client || client.secretHash === undefined || !matches) return undefined;
-    if (verified.size >= CACHE_LIMIT) verified.delete(verified.keys().next().value ?? '');
-    verified.set(key, client);
+    verifiedSecrets.set(client.clientId, { digest: digestOf(credentials), client });
     return client;
-  };
+  }
+  return Object.assign(authenticateClient, { verified });
 }
-
-export type ClientAuthenticator = ReturnType<typeof createClientAuthenticator>;

@@ -41,4 +41,18 @@ t('one BCrypt check per distinct secret: a secret that matched once is answered 
   assert.equal(c.seen, ['troupe-secret', 'wrong']);
 });
 
+t('verified() answers at once, without BCrypt, only for the very secret that matched before', async (c) => {
+  const authenticate = createClientAuthenticator([CLIENT], counting(c));
+  const right = { clientId: 'troupe-client', clientSecret: 'troupe-secret' };
+  assert.is(authenticate.verified(right), undefined, 'not before it has been checked');
+  await authenticate({ ...right, clientSecret: 'wrong' });
+  assert.is(authenticate.verified({ ...right, clientSecret: 'wrong' }), undefined, 'a wrong secret is never remembered');
+  assert.equal(await authenticate(right), CLIENT);
+  assert.equal(authenticate.verified(right), CLIENT);
+  for (const other of ['troupe-secreT', 'troupe-secret ', ''])
+    assert.is(authenticate.verified({ ...right, clientSecret: other }), undefined, JSON.stringify(other));
+  assert.is(authenticate.verified({ clientId: 'nobody', clientSecret: 'troupe-secret' }), undefined);
+  assert.equal(c.seen, ['wrong', 'troupe-secret'], 'verified() never runs BCrypt');
+});
+
 t.run();
