@@ -111,7 +111,8 @@ export function tooManyRequests(wait: number, what: string): OAuthError {
 
 /**
  * Authenticates the client of the request; 401 invalid_client otherwise, and 429 before any
- * BCrypt work for an address past its count of failed client authentications.
+ * BCrypt work for an address, or a client (from an address it never authenticated from), past its
+ * count of failed client authentications.
  */
 async function authenticateClient(
   ctx: Context,
@@ -130,7 +131,7 @@ async function authenticateClient(
     securityEvent(deps.logger, ctx, 'client.authentication_failed', { clientId: credentials.clientId });
     throw invalidClient(deps.realm, `Client secrets longer than ${MAX_PASSWORD_BYTES} bytes are not accepted`);
   }
-  const admission = await deps.throttle.beginClient(ctx.ip);
+  const admission = await deps.throttle.beginClient(credentials.clientId, ctx.ip);
   if ('retryAfter' in admission) {
     securityEvent(deps.logger, ctx, 'login.throttled', { clientId: credentials.clientId });
     throw tooManyRequests(admission.retryAfter, 'client authentications');

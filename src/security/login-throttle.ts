@@ -1,6 +1,6 @@
 /**
  * Throttles password logins per username and per client address, and failed client
- * authentications per address, without handing attackers a lock-out tool. The counts
+ * authentications per client and per address, without handing attackers a lock-out tool. The counts
  * (rate-limiter-flexible limiters) and the pairs of username and address that logged in are kept
  * in the store ({@link LoginThrottleStore}), not in memory: every process serving one store shares
  * them, so the limits hold for the service as a whole.
@@ -11,7 +11,13 @@
  * - a username's count across all addresses only holds back addresses that never logged in as that
  *   account: once an address has logged in successfully, it is held back by its own failures for that
  *   username (and by the address's count) only, so failures from elsewhere never lock the account out
- *   of a place it has logged in from (the most recently seen pairs, up to `MAX_TRUSTED_PAIRS`).
+ *   of a place it has logged in from (the most recently seen pairs, up to `MAX_TRUSTED_PAIRS`);
+ *   a client's count across all addresses holds back, the same way, only addresses that never
+ *   authenticated as that client;
+ * - a client authentication first reads the counts ({@link LoginThrottle.readClient}, no write):
+ *   past a limit it is refused, whatever its secret. Only then may a secret this process has
+ *   already verified pass uncounted ({@link LoginThrottle.clientMatched}); any other is counted
+ *   ({@link LoginThrottle.beginClient}) before it is checked, as a password is.
  * Usernames are kept as SHA-256 digests: a key's size does not depend on what a client sends.
  * Counts that cannot be read admit nothing: the attempt fails with StoreUnavailableError.
  */
@@ -43,14 +49,33 @@ export type Admission = { readonly retryAfter: number } | { readonly attempt: At
 export interface LoginThrottle {
   /** Counts a password attempt of `username` from `address`, or refuses it with the seconds to wait. */
   begin(username: string, address: string): Promise<Admission>;
-  /** Counts a client authentication from `address`, or refuses it with the seconds to wait. */
-  beginClient(address: string): Promise<Admission>;
+  /**
+   * Reads, without counting (no write), whether a client authentication of `clientId` from
+   * `address` is held back: the seconds to wait, or undefined.
+   */
+  readClient(clientId: string, address: string): Promise<number | undefined>;
+  /**
+   * A client authenticated, after {@link readClient}, by a secret this process had verified before:
+   * nothing is counted, so nothing is given back. Writes only when this process has not remembered
+   * the (client, address) pair lately (once a day at most), so that the address stays known for the
+   * client in every process and across restarts.
+   */
+  clientMatched(clientId: string, address: string): Promise<void>;
+  /** Counts a client authentication of `clientId` from `address`, or refuses it with the seconds to wait. */
+  beginClient(clientId: string, address: string): Promise<Admission>;
   /** Forgets the failures counted against `username`, from every address (an administrator's unlock). */
   clear(username: string): Promise<void>;
 }
 
 /** Pairs of (username, address) that logged in successfully, most recent last; the oldest go first. */
 const MAX_TRUSTED_PAIRS = 100_000;
+/** Client pairs this process wrote lately, so that a success does not write them again. */
+const MAX_PAIRS_WRITTEN_HERE = 10_000;
+/**
+ * How long this process trusts its own note that a client pair is in the store: then a success
+ * writes it again, refreshing its place among the `MAX_TRUSTED_PAIRS` most recently seen.
+ */
+const REWRITE_PAIR_AFTER_MS = 86_400_000;
 
 interface Counter {
   readonly limiter: RateLimiterAbstract;
@@ -98,12 +123,18 @@ async function count(store: LoginThrottleStore, counters: readonly Counter[]): P
   }
   if (settled.every((r) => r.status === 'fulfilled')) return counted; // consume() refuses past the limit
   await giveBack(store, counted);
-  const waits = results.map((r) => r?.msBeforeNext ?? 1000);
-  return Math.max(1, Math.ceil(Math.min(Math.max(...waits), 86_400_000) / 1000));
+  return seconds(results.map((r) => r?.msBeforeNext ?? 1000));
 }
+
+/** The longest of `waits` (ms), in whole seconds, at least one and at most a day. */
+const seconds = (waits: readonly number[]): number =>
+  Math.max(1, Math.ceil(Math.min(Math.max(...waits), 86_400_000) / 1000));
 
 /** Counted per username as usernames are compared: `Jane`, `ＪＡＮＥ` and `jane` are one count. */
 const digest = (username: string): string => hash('sha256', canonicalUsername(username), 'base64url');
+/** Client ids compare exactly; kept apart from usernames among the known pairs by their prefix. */
+const clientDigest = (clientId: string): string => hash('sha256', clientId, 'base64url');
+const clientPair = (clientId: string, address: string): string => `client:${clientDigest(clientId)}\n${address}`;
 
 export function createLoginThrottle(settings: ThrottleSettings, store: LoginThrottleStore): LoginThrottle {
   const window = { duration: settings.windowSeconds };
@@ -111,6 +142,8 @@ export function createLoginThrottle(settings: ThrottleSettings, store: LoginThro
   const pairs = store.counter({ keyPrefix: 'pair', points: settings.maxFailuresPerUser, ...window });
   const addresses = store.counter({ keyPrefix: 'addr', points: settings.maxFailuresPerAddress, ...window });
   const clients = store.counter({ keyPrefix: 'client', points: settings.maxFailuresPerAddress, ...window });
+  const clientIds = store.counter({ keyPrefix: 'client-id', points: settings.maxFailuresPerUser, ...window });
+  const clientPairs = knownClientPairs(store);
 
   const attempt = (counted: readonly Counted[], onSuccess: () => Promise<void>): Attempt => ({
     failed: async () => {},
@@ -147,8 +180,57 @@ export function createLoginThrottle(settings: ThrottleSettings, store: LoginThro
         await store.remember(pair, MAX_TRUSTED_PAIRS);
       });
     },
-    beginClient(address) {
-      return admit([{ limiter: clients, key: address }], async () => {});
+    async readClient(clientId, address) {
+      const id = clientDigest(clientId);
+      const [byAddress, byClient] = await readCounts([clients.get(address), clientIds.get(id)]);
+      const waits: number[] = [];
+      if (byAddress && byAddress.consumedPoints >= settings.maxFailuresPerAddress) waits.push(byAddress.msBeforeNext);
+      if (
+        byClient &&
+        byClient.consumedPoints >= settings.maxFailuresPerUser &&
+        !(await clientPairs.isKnown(clientPair(clientId, address)))
+      )
+        waits.push(byClient.msBeforeNext);
+      return waits.length === 0 ? undefined : seconds(waits);
+    },
+    clientMatched: (clientId, address) => clientPairs.remember(clientPair(clientId, address)),
+    async beginClient(clientId, address) {
+      const pair = clientPair(clientId, address);
+      const counters: Counter[] = [{ limiter: clients, key: address }];
+      if (!(await clientPairs.isKnown(pair))) counters.push({ limiter: clientIds, key: clientDigest(clientId) });
+      return admit(counters, () => clientPairs.remember(pair));
+    },
+  };
+}
+
+/** Reads counts (no write); counts that cannot be read admit nothing. */
+async function readCounts(
+  reads: readonly Promise<RateLimiterRes | null>[],
+): Promise<readonly (RateLimiterRes | null)[]> {
+  try {
+    return await Promise.all(reads);
+  } catch (error) {
+    throw new StoreUnavailableError("the login throttle's counts cannot be read", { cause: error });
+  }
+}
+
+/**
+ * The (client, address) pairs that authenticated, as the store keeps them, with a note of those
+ * this process wrote lately: a pair it wrote is known without a read, and a success writes it once
+ * a day at most. A crash loses only that note (the next success writes the pair again); the
+ * store's own copy is what every process and a restart go by.
+ */
+function knownClientPairs(store: LoginThrottleStore) {
+  const written = new Map<string, number>();
+  const fresh = (pair: string): boolean => (written.get(pair) ?? -Infinity) > Date.now() - REWRITE_PAIR_AFTER_MS;
+  return {
+    isKnown: async (pair: string): Promise<boolean> => fresh(pair) || store.isKnown(pair),
+    async remember(pair: string): Promise<void> {
+      if (fresh(pair)) return;
+      await store.remember(pair, MAX_TRUSTED_PAIRS);
+      written.delete(pair);
+      written.set(pair, Date.now());
+      if (written.size > MAX_PAIRS_WRITTEN_HERE) written.delete(written.keys().next().value ?? '');
     },
   };
 }

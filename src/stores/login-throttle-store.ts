@@ -14,7 +14,11 @@ export interface CounterOptions {
 }
 
 export interface LoginThrottleStore {
-  /** A rate-limiter-flexible limiter over this store: attempts per key and window. */
+  /**
+   * A rate-limiter-flexible limiter over this store: attempts per key and window. Its `consume` is
+   * one atomic write; its `get` reads a key's count in its current window and writes nothing (one
+   * query: SQLite a `select`, MongoDB a `findOne`), what a success costs in place of a count.
+   */
   counter(options: CounterOptions): RateLimiterAbstract;
   /**
    * The window a count of one of this store's counters was made in: its end (epoch ms) exactly as

@@ -117,35 +117,54 @@ t('failures per client address past the limit → 429, whatever the username', a
   assert.is((await attempt(url, 'ghost-9', 'x', '127.0.0.11')).status, 400, 'other addresses are not held back');
 });
 
+/** A client-authenticated form (`token=x`) to `path` from the loopback address `from`. */
+function clientForm(url: string, path: string, authorization: string, from: string): Promise<Answer & { body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const body = 'token=x';
+    request(
+      `${url}${path}`,
+      {
+        method: 'POST',
+        localAddress: from,
+        agent: false,
+        headers: {
+          Authorization: authorization,
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'Content-Length': body.length,
+        },
+      },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (chunk: string) => {
+            text += chunk;
+          })
+          .on('end', () => {
+            const parsed = JSON.parse(text) as { error?: string };
+            resolve({
+              status: res.statusCode ?? 0,
+              retryAfter: Number(res.headers['retry-after'] ?? 0),
+              error: parsed.error,
+              body: parsed,
+            });
+          });
+      },
+    )
+      .on('error', reject)
+      .end(body);
+  });
+}
+
 t(
   'failed client authentications per address past the limit, in parallel too → 429 on every client-authenticated endpoint',
   async ({ url }) => {
     const from = '127.0.0.12';
-    const form = (path: string, authorization: string) =>
-      new Promise<number>((resolve, reject) => {
-        const body = 'token=x';
-        request(
-          `${url}${path}`,
-          {
-            method: 'POST',
-            localAddress: from,
-            agent: false,
-            headers: {
-              Authorization: authorization,
-              'Content-Type': 'application/x-www-form-urlencoded',
-              'Content-Length': body.length,
-            },
-          },
-          (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          },
-        )
-          .on('error', reject)
-          .end(body);
-      });
+    const form = async (path: string, authorization: string) =>
+      (await clientForm(url, path, authorization, from)).status;
+    // Each guess names another client: the address's count, not a client's, is what holds them back.
     const burst = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => form('/oauth/introspect', basic('troupe-client', `wrong-${i}`))),
+      Array.from({ length: 20 }, (_, i) => form('/oauth/introspect', basic(`ghost-client-${i}`, `wrong-${i}`))),
     );
     assert.equal(
       [burst.filter((s) => s === 401).length, burst.filter((s) => s === 429).length],
@@ -158,6 +177,24 @@ t(
       (await attempt(url, 'john.doe', USERS.john.password, '127.0.0.13')).status,
       200,
       'other addresses are not held back',
+    );
+  },
+);
+
+t(
+  'failures per client across addresses past max-failures-per-user → 429 at new addresses, never where it authenticated',
+  async ({ url }) => {
+    const introspect = async (secret: string, from: string) =>
+      (await clientForm(url, '/oauth/introspect', basic('troupe-client', secret), from)).status;
+    assert.is(await introspect('troupe-secret', '127.0.0.22'), 200, '127.0.0.22 is now known for the client');
+    for (let i = 0; i < 3; i++) assert.is(await introspect('wrong', `127.0.0.${23 + i}`), 401);
+    assert.is(await introspect('troupe-secret', '127.0.0.26'), 429, 'a new address is held back, its secret verified or not');
+    assert.is(await introspect('wrong', '127.0.0.27'), 429);
+    assert.is(await introspect('troupe-secret', '127.0.0.22'), 200, 'the known address is not: no lock-out');
+    assert.is(
+      (await clientForm(url, '/oauth/introspect', basic('ghost-client', 'x'), '127.0.0.26')).status,
+      401,
+      'another client has a count of its own',
     );
   },
 );

@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { gate } from '../helpers/gate.ts';
 import { tempDir } from '../helpers/server.ts';
 import {
   createLoginThrottle,
@@ -40,7 +41,7 @@ t('attempts count before their check: no more than the limit are admitted at onc
   const { throttle } = throttleOf({ maxFailuresPerUser: 3, maxFailuresPerAddress: 100, windowSeconds: 60 });
   const all = await Promise.all(Array.from({ length: 10 }, () => throttle.begin('ann', '10.0.0.1')));
   assert.is(all.filter(refused).length, 7);
-  const clients = await Promise.all(Array.from({ length: 150 }, () => throttle.beginClient('10.0.0.2')));
+  const clients = await Promise.all(Array.from({ length: 150 }, (_, i) => throttle.beginClient(`c-${i}`, '10.0.0.2')));
   assert.is(clients.filter(refused).length, 50);
 });
 
@@ -127,11 +128,11 @@ t(
       );
       for (let i = 0; i < 4; i++) {
         const lock = await holdWriteLock(dir, 300);
-        const attempt = admitted(await throttle.beginClient('10.0.0.5')); // waits for the lock
+        const attempt = admitted(await throttle.beginClient('svc', '10.0.0.5')); // waits for the lock
         await lock.released;
         await attempt.succeeded();
       }
-      assert.not.ok(refused(await throttle.beginClient('10.0.0.5')), 'successes stayed counted as failures');
+      assert.not.ok(refused(await throttle.beginClient('svc', '10.0.0.5')), 'successes stayed counted as failures');
       assert.is(db.prepare<[], number>('select sum(points) from login_throttle').pluck().get(), 1, 'the last one only');
     } finally {
       for (const d of ctx.dbs.splice(0)) d.close();
@@ -160,6 +161,79 @@ t('two processes on one store count together, and share the addresses known for 
       'the user is held back from new addresses in the other process too',
     );
     assert.not.ok(refused(await b.begin('dee', '10.0.0.1')), 'the known address passes in the other process');
+  } finally {
+    for (const db of ctx.dbs.splice(0)) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const CLIENT_LIMITS = { maxFailuresPerUser: 3, maxFailuresPerAddress: 100, windowSeconds: 60 };
+
+t('a client is held back across addresses past its limit, except where it has authenticated before', async () => {
+  const { throttle } = throttleOf(CLIENT_LIMITS);
+  await admitted(await throttle.beginClient('svc', '10.0.0.1')).succeeded(); // 10.0.0.1 is now known for svc
+  for (let i = 0; i < 3; i++) await admitted(await throttle.beginClient('svc', `10.0.1.${i}`)).failed();
+  const wait = await throttle.readClient('svc', '10.0.2.1');
+  assert.ok(wait !== undefined && wait >= 1 && wait <= 60, `a new address waits ${wait} s`);
+  assert.ok(refused(await throttle.beginClient('svc', '10.0.2.1')), 'and is refused when it counts');
+  assert.is(await throttle.readClient('svc', '10.0.0.1'), undefined, 'the known address is not held back');
+  await admitted(await throttle.beginClient('svc', '10.0.0.1')).succeeded();
+  assert.is(await throttle.readClient('other', '10.0.2.1'), undefined, 'another client has its own count');
+});
+
+t('an address past its limit is held back for every client, known or not', async () => {
+  const { throttle } = throttleOf({ ...CLIENT_LIMITS, maxFailuresPerAddress: 2 });
+  await admitted(await throttle.beginClient('svc', '10.0.0.1')).succeeded();
+  for (const id of ['x', 'y']) await admitted(await throttle.beginClient(id, '10.0.0.1')).failed();
+  assert.type(await throttle.readClient('svc', '10.0.0.1'), 'number');
+});
+
+t('reading the counts writes nothing, and a matched success writes a pair once, then nothing', async () => {
+  const { db, throttle } = throttleOf(CLIENT_LIMITS);
+  const changes = (): number => db.prepare<[], number>('select total_changes()').pluck().get() ?? -1;
+  await admitted(await throttle.beginClient('x', '10.0.0.1')).failed();
+  const before = changes();
+  for (let i = 0; i < 5; i++) assert.is(await throttle.readClient('svc', '10.0.0.1'), undefined);
+  assert.is(changes(), before, 'reads only');
+  await throttle.clientMatched('svc', '10.0.0.1');
+  assert.is(changes(), before + 1, 'the new pair is written');
+  for (let i = 0; i < 5; i++) {
+    assert.is(await throttle.readClient('svc', '10.0.0.1'), undefined);
+    await throttle.clientMatched('svc', '10.0.0.1');
+  }
+  assert.is(changes(), before + 1, 'no write for a pair this process wrote');
+});
+
+t('concurrent guesses that all read the counts below the limit still pass no more than the limit', async () => {
+  const { throttle } = throttleOf(CLIENT_LIMITS);
+  const everyRead = gate();
+  let reads = 0;
+  const guess = async (i: number): Promise<Admission> => {
+    assert.is(await throttle.readClient('svc', `10.0.3.${i}`), undefined);
+    if (++reads === 10) everyRead.release();
+    await everyRead.wait();
+    return throttle.beginClient('svc', `10.0.3.${i}`);
+  };
+  const admissions = await Promise.all(Array.from({ length: 10 }, (_, i) => guess(i)));
+  assert.is(admissions.filter((a) => !refused(a)).length, 3);
+});
+
+t('two processes on one store count a client together, and share the addresses known for it', async () => {
+  const dir = tempDir('troupe-throttle-');
+  try {
+    const [a, b] = [0, 1].map(() => {
+      const db = openDatabase(dir, { synchronous: 'NORMAL' });
+      ctx.dbs.push(db);
+      return createLoginThrottle(CLIENT_LIMITS, sqliteLoginThrottleStore(db));
+    }) as [LoginThrottle, LoginThrottle];
+    await admitted(await a.beginClient('svc', '10.0.0.1')).succeeded();
+    const guesses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).beginClient('svc', `10.0.1.${i}`)),
+    );
+    assert.is(guesses.filter((g) => !refused(g)).length, 3, 'two processes allowed more guesses than one');
+    for (const g of guesses) if (!refused(g)) await admitted(g).failed();
+    assert.type(await b.readClient('svc', '10.0.2.1'), 'number', 'a new address is held back in the other process');
+    assert.is(await b.readClient('svc', '10.0.0.1'), undefined, 'the known address passes in the other process');
   } finally {
     for (const db of ctx.dbs.splice(0)) db.close();
     rmSync(dir, { recursive: true, force: true });

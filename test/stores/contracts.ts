@@ -464,6 +464,21 @@ function throttle(name: string, target: ContractTarget): void {
       assert.is((await mine.consume('k')).consumedPoints, 1);
     },
   );
+  t('a count is read from any process without being changed; a key never counted reads as none', async () => {
+    const other = await ctx.sut?.another();
+    assert.ok(other);
+    const options = { keyPrefix: 'read', points: 5, duration: 60 };
+    const [mine, theirs] = [stores().throttle.counter(options), other.throttle.counter(options)];
+    await mine.consume('k');
+    for (let i = 0; i < 3; i++) {
+      const read = await theirs.get('k');
+      assert.is(read?.consumedPoints, 1);
+      assert.ok((read?.msBeforeNext ?? 0) > 55_000, 'with the rest of its window');
+    }
+    assert.is(await theirs.get('never'), null);
+    assert.is((await mine.consume('k')).consumedPoints, 2, 'reads changed nothing');
+    assert.is(await mine.get('never'), null, 'and created nothing');
+  });
   t.run();
 }
 
