@@ -113,6 +113,13 @@ export function tooManyRequests(wait: number, what: string): OAuthError {
  * Authenticates the client of the request; 401 invalid_client otherwise, and 429 before any
  * BCrypt work for an address, or a client (from an address it never authenticated from), past its
  * count of failed client authentications.
+ *
+ * A success costs no write: the counts are read, and a secret this process has verified before
+ * passes uncounted (only a (client, address) pair this process has not written lately is written,
+ * so that the address stays known for the client). Any other secret is counted (one write per
+ * count) before BCrypt and settled as a password is. What lives in memory only for speed, the
+ * verified secrets and the note of pairs written, is lost in a crash at no risk: the next request
+ * is checked, counted and written as a first one is.
  */
 async function authenticateClient(
   ctx: Context,
@@ -131,15 +138,28 @@ async function authenticateClient(
     securityEvent(deps.logger, ctx, 'client.authentication_failed', { clientId: credentials.clientId });
     throw invalidClient(deps.realm, `Client secrets longer than ${MAX_PASSWORD_BYTES} bytes are not accepted`);
   }
-  const admission = await deps.throttle.beginClient(credentials.clientId, ctx.ip);
-  if ('retryAfter' in admission) {
+  const throttled = (retryAfter: number): OAuthError => {
     securityEvent(deps.logger, ctx, 'login.throttled', { clientId: credentials.clientId });
-    throw tooManyRequests(admission.retryAfter, 'client authentications');
-  }
+    return tooManyRequests(retryAfter, 'client authentications');
+  };
+  // Read before anything, even a secret verified before: past a limit the right secret and a wrong
+  // one get the same 429, so an address held back cannot learn which of its guesses was right.
+  const wait = await deps.throttle.readClient(credentials.clientId, ctx.ip);
+  if (wait !== undefined) throw throttled(wait);
   // The method is judged once the secret is: until then an attempt learns nothing of the
   // registration, and a right secret sent the wrong way counts as a failure like a wrong one.
   const allowed = (c: Client | undefined): c is Client =>
     c !== undefined && registeredFor(deps.clients, c.clientId, method);
+  const view = (c: Client): Token.ClientView => ({ clientId: c.clientId, grantTypes: c.grantTypes, scopes: c.scopes });
+  // The very secret this process verified before is no guess: it passes without being counted.
+  const known = deps.authenticateClient.verified(credentials);
+  if (allowed(known)) {
+    await deps.throttle.clientMatched(known.clientId, ctx.ip);
+    return view(known);
+  }
+  // Any other is counted before BCrypt, so that parallel guesses cannot run ahead of the count.
+  const admission = await deps.throttle.beginClient(credentials.clientId, ctx.ip);
+  if ('retryAfter' in admission) throw throttled(admission.retryAfter);
   const client = await settle(admission.attempt, deps.authenticateClient(credentials), (c) =>
     allowed(c) ? 'succeeded' : 'failed',
   );
@@ -148,7 +168,7 @@ async function authenticateClient(
     if (client) throw invalidClient(deps.realm, `The client is not registered for ${method} authentication`);
     throw invalidClient(deps.realm, 'Bad client credentials');
   }
-  return { clientId: client.clientId, grantTypes: client.grantTypes, scopes: client.scopes };
+  return view(client);
 }
 
 /**

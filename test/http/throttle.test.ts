@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import bcrypt from 'bcryptjs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { openReader } from '../helpers/faults.ts';
 import { serverSuite, startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, postToken, USERS } from '../helpers/tokens.ts';
 
@@ -181,6 +182,20 @@ t(
   },
 );
 
+t('an address held back is refused with the right client secret too, one verified before included', async ({ url }) => {
+  const from = '127.0.0.21';
+  assert.is((await clientForm(url, '/oauth/introspect', basic(), from)).status, 200, 'the secret is now verified');
+  for (let i = 0; i < 8; i++)
+    assert.is((await clientForm(url, '/oauth/introspect', basic(`ghost-client-${i}`, 'x'), from)).status, 401);
+  const res = await clientForm(url, '/oauth/introspect', basic(), from);
+  assert.is(res.status, 429, 'a right guess looks like a wrong one');
+  assert.ok(res.retryAfter >= 1 && res.retryAfter <= 60, `Retry-After ${res.retryAfter}`);
+  assert.equal(res.body, {
+    error: 'too_many_requests',
+    error_description: `Too many failed client authentications; retry in ${res.retryAfter} seconds`,
+  });
+});
+
 t(
   'failures per client across addresses past max-failures-per-user → 429 at new addresses, never where it authenticated',
   async ({ url }) => {
@@ -198,6 +213,23 @@ t(
     );
   },
 );
+
+t('a client authenticated by a secret verified before costs the database no write', async ({ url, server }) => {
+  const from = '127.0.0.30';
+  const client = (path: string) => clientForm(url, path, basic(), from);
+  assert.is((await client('/oauth/introspect')).status, 200, 'first seen: checked, counted and given back');
+  const reader = openReader(server.dataDir);
+  try {
+    const version = (): unknown => reader.pragma('data_version', { simple: true });
+    const rows = (): unknown => reader.prepare('select count(*) from login_throttle').pluck().get();
+    const before = { version: version(), rows: rows() };
+    for (let i = 0; i < 5; i++) assert.is((await client('/oauth/introspect')).status, 200);
+    assert.is((await client('/oauth/check_token')).status, 200, 'at the older path too');
+    assert.equal({ version: version(), rows: rows() }, before, 'another connection saw no commit');
+  } finally {
+    reader.close();
+  }
+});
 
 t("X-Forwarded-For is ignored without trusted proxies: forged addresses share the socket's count", async ({ url }) => {
   const forged = (i: number) =>
