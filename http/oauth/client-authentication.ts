@@ -2,6 +2,7 @@
  * Client authentication of the OAuth endpoints (HTTP Basic or client_secret_post, each client by its
  * registered method).
  */
+import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
@@ -109,6 +110,25 @@ export function tooManyRequests(wait: number, what: string): OAuthError {
   });
 }
 
+/** A secret's count and check: refused with the seconds to wait, or the client it names, if any. */
+type Checked = { readonly retryAfter: number } | { readonly client: Client | undefined };
+/** Checks under way, by the SHA-256 of what decides their outcome. */
+type Underway = Map<string, Promise<Checked>>;
+
+/**
+ * Runs `check` once for requests alike in `parts` (address, method, client_id, secret) that arrive
+ * while it is under way: they are one guess, so they are counted and checked once, and a client's
+ * first burst at a new address is not refused for the in-flight count of its own requests.
+ */
+function once(underway: Underway, parts: readonly string[], check: () => Promise<Checked>): Promise<Checked> {
+  const key = createHash('sha256').update(parts.join('\0')).digest('base64url');
+  const running = underway.get(key);
+  if (running) return running;
+  const started = check().finally(() => underway.delete(key));
+  underway.set(key, started);
+  return started;
+}
+
 /**
  * Authenticates the client of the request; 401 invalid_client otherwise, and 429 before any
  * BCrypt work for an address, or a client (from an address it never authenticated from), past its
@@ -126,6 +146,7 @@ async function authenticateClient(
   params: URLSearchParams,
   deps: OAuthRouteDeps,
   confidential: boolean,
+  underway: Underway,
 ): Promise<Token.ClientView> {
   const named = publicClient(ctx, params, deps.clients);
   // RFC 7662 §2.1: introspection is for clients that authenticate; a public client has no secret.
@@ -158,11 +179,16 @@ async function authenticateClient(
     return view(known);
   }
   // Any other is counted before BCrypt, so that parallel guesses cannot run ahead of the count.
-  const admission = await deps.throttle.beginClient(credentials.clientId, ctx.ip);
-  if ('retryAfter' in admission) throw throttled(admission.retryAfter);
-  const client = await settle(admission.attempt, deps.authenticateClient(credentials), (c) =>
-    allowed(c) ? 'succeeded' : 'failed',
-  );
+  const checked = await once(underway, [ctx.ip, method, credentials.clientId, credentials.clientSecret], async () => {
+    const admission = await deps.throttle.beginClient(credentials.clientId, ctx.ip);
+    if ('retryAfter' in admission) return admission;
+    const client = await settle(admission.attempt, deps.authenticateClient(credentials), (c) =>
+      allowed(c) ? 'succeeded' : 'failed',
+    );
+    return { client };
+  });
+  if ('retryAfter' in checked) throw throttled(checked.retryAfter);
+  const { client } = checked;
   if (!allowed(client)) {
     securityEvent(deps.logger, ctx, 'client.authentication_failed', { clientId: credentials.clientId });
     if (client) throw invalidClient(deps.realm, `The client is not registered for ${method} authentication`);
@@ -182,10 +208,11 @@ export function clientAuthentication(
   { confidential = false }: { readonly confidential?: boolean } = {},
 ): Middleware<AppState> {
   const form = formBody(deps.maxBodyBytes);
+  const underway: Underway = new Map();
   return async function authenticateOAuthClient(ctx, next) {
     await noStoreNoQueryCredentials(ctx, () =>
       form(ctx, async () => {
-        ctx.state.client = await authenticateClient(ctx, formParams(ctx), deps, confidential);
+        ctx.state.client = await authenticateClient(ctx, formParams(ctx), deps, confidential, underway);
         await next();
       }),
     );

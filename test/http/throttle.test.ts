@@ -214,6 +214,26 @@ t(
   },
 );
 
+t('a burst of one client at a new address before its secret is verified: one guess, counted once, all pass', async ({ url }) => {
+  const burst = await Promise.all(
+    Array.from({ length: 12 }, () => clientForm(url, '/oauth/introspect', basic(), '127.0.0.31')),
+  );
+  assert.equal(
+    burst.map((r) => r.status),
+    Array<number>(12).fill(200),
+    'its own requests in flight are not guesses past the per-client count',
+  );
+  const wrong = await Promise.all(
+    Array.from({ length: 12 }, () => clientForm(url, '/oauth/introspect', basic('ghost-client', 'x'), '127.0.0.32')),
+  );
+  assert.equal(
+    wrong.map((r) => r.status),
+    Array<number>(12).fill(401),
+    'one wrong guess sent twelve times is one failure',
+  );
+  assert.is((await clientForm(url, '/oauth/introspect', basic('ghost-client', 'y'), '127.0.0.33')).status, 401);
+});
+
 t('a client authenticated by a secret verified before costs the database no write', async ({ url, server }) => {
   const from = '127.0.0.30';
   const client = (path: string) => clientForm(url, path, basic(), from);
