@@ -119,7 +119,12 @@ t('failures per client address past the limit → 429, whatever the username', a
 });
 
 /** A client-authenticated form (`token=x`) to `path` from the loopback address `from`. */
-function clientForm(url: string, path: string, authorization: string, from: string): Promise<Answer & { body: unknown }> {
+function clientForm(
+  url: string,
+  path: string,
+  authorization: string,
+  from: string,
+): Promise<Answer & { body: unknown }> {
   return new Promise((resolve, reject) => {
     const body = 'token=x';
     request(
@@ -203,7 +208,11 @@ t(
       (await clientForm(url, '/oauth/introspect', basic('troupe-client', secret), from)).status;
     assert.is(await introspect('troupe-secret', '127.0.0.22'), 200, '127.0.0.22 is now known for the client');
     for (let i = 0; i < 3; i++) assert.is(await introspect('wrong', `127.0.0.${23 + i}`), 401);
-    assert.is(await introspect('troupe-secret', '127.0.0.26'), 429, 'a new address is held back, its secret verified or not');
+    assert.is(
+      await introspect('troupe-secret', '127.0.0.26'),
+      429,
+      'a new address is held back, its secret verified or not',
+    );
     assert.is(await introspect('wrong', '127.0.0.27'), 429);
     assert.is(await introspect('troupe-secret', '127.0.0.22'), 200, 'the known address is not: no lock-out');
     assert.is(
@@ -214,25 +223,28 @@ t(
   },
 );
 
-t('a burst of one client at a new address before its secret is verified: one guess, counted once, all pass', async ({ url }) => {
-  const burst = await Promise.all(
-    Array.from({ length: 12 }, () => clientForm(url, '/oauth/introspect', basic(), '127.0.0.31')),
-  );
-  assert.equal(
-    burst.map((r) => r.status),
-    Array<number>(12).fill(200),
-    'its own requests in flight are not guesses past the per-client count',
-  );
-  const wrong = await Promise.all(
-    Array.from({ length: 12 }, () => clientForm(url, '/oauth/introspect', basic('ghost-client', 'x'), '127.0.0.32')),
-  );
-  assert.equal(
-    wrong.map((r) => r.status),
-    Array<number>(12).fill(401),
-    'one wrong guess sent twelve times is one failure',
-  );
-  assert.is((await clientForm(url, '/oauth/introspect', basic('ghost-client', 'y'), '127.0.0.33')).status, 401);
-});
+t(
+  'a burst of one client at a new address before its secret is verified: one guess, counted once, all pass',
+  async ({ url }) => {
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, () => clientForm(url, '/oauth/introspect', basic(), '127.0.0.31')),
+    );
+    assert.equal(
+      burst.map((r) => r.status),
+      Array<number>(12).fill(200),
+      'its own requests in flight are not guesses past the per-client count',
+    );
+    const wrong = await Promise.all(
+      Array.from({ length: 12 }, () => clientForm(url, '/oauth/introspect', basic('ghost-client', 'x'), '127.0.0.32')),
+    );
+    assert.equal(
+      wrong.map((r) => r.status),
+      Array<number>(12).fill(401),
+      'one wrong guess sent twelve times is one failure',
+    );
+    assert.is((await clientForm(url, '/oauth/introspect', basic('ghost-client', 'y'), '127.0.0.33')).status, 401);
+  },
+);
 
 t('a client authenticated by a secret verified before costs the database no write', async ({ url, server }) => {
   const from = '127.0.0.30';

@@ -178,26 +178,29 @@ function rules(t: ReturnType<typeof suite<Ctx>>): void {
     },
   );
 
-  t('client authentications count per client for the service: two instances allow no more guesses than one', async () => {
-    const guesses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        postToken(
-          (i % 2 === 0 ? ctx.a : ctx.b).url,
-          { grant_type: 'client_credentials' },
-          { Authorization: basic('guessed-client', `wrong-${i}`), ...from(`10.4.0.${i}`) },
+  t(
+    'client authentications count per client for the service: two instances allow no more guesses than one',
+    async () => {
+      const guesses = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          postToken(
+            (i % 2 === 0 ? ctx.a : ctx.b).url,
+            { grant_type: 'client_credentials' },
+            { Authorization: basic('guessed-client', `wrong-${i}`), ...from(`10.4.0.${i}`) },
+          ),
         ),
-      ),
-    );
-    const statuses = guesses.map((g) => g.status);
-    assert.is(statuses.filter((s) => s === 401).length, 3, `judged guesses: ${statuses.join(' ')}`);
-    assert.is(statuses.filter((s) => s === 429).length, 7);
-    const later = await postToken(
-      ctx.b.url,
-      { grant_type: 'client_credentials' },
-      { Authorization: basic('guessed-client', 'wrong'), ...from('10.4.1.1') },
-    );
-    assert.is(later.status, 429, 'a new address is held back at either instance');
-  });
+      );
+      const statuses = guesses.map((g) => g.status);
+      assert.is(statuses.filter((s) => s === 401).length, 3, `judged guesses: ${statuses.join(' ')}`);
+      assert.is(statuses.filter((s) => s === 429).length, 7);
+      const later = await postToken(
+        ctx.b.url,
+        { grant_type: 'client_credentials' },
+        { Authorization: basic('guessed-client', 'wrong'), ...from('10.4.1.1') },
+      );
+      assert.is(later.status, 429, 'a new address is held back at either instance');
+    },
+  );
 
   t(
     'an activity acknowledged through one instance is in the history read through the other right after; both read one order',

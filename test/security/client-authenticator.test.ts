@@ -46,7 +46,11 @@ t('verified() answers at once, without BCrypt, only for the very secret that mat
   const right = { clientId: 'troupe-client', clientSecret: 'troupe-secret' };
   assert.is(authenticate.verified(right), undefined, 'not before it has been checked');
   await authenticate({ ...right, clientSecret: 'wrong' });
-  assert.is(authenticate.verified({ ...right, clientSecret: 'wrong' }), undefined, 'a wrong secret is never remembered');
+  assert.is(
+    authenticate.verified({ ...right, clientSecret: 'wrong' }),
+    undefined,
+    'a wrong secret is never remembered',
+  );
   assert.equal(await authenticate(right), CLIENT);
   assert.equal(authenticate.verified(right), CLIENT);
   for (const other of ['troupe-secreT', 'troupe-secret ', ''])

@@ -205,7 +205,11 @@ t('the login throttle’s clean-up writes (give back, delete) map a failover the
   assert.instance(await rejection(counter.consume('10.0.0.1')), StoreUnavailableError);
   const throttle = createLoginThrottle({ maxFailuresPerUser: 5, maxFailuresPerAddress: 5, windowSeconds: 60 }, store);
   assert.instance(await rejection(throttle.beginClient('svc', '10.0.0.1')), StoreUnavailableError);
-  assert.instance(await rejection(throttle.readClient('svc', '10.0.0.1')), StoreUnavailableError, 'a read fails closed');
+  assert.instance(
+    await rejection(throttle.readClient('svc', '10.0.0.1')),
+    StoreUnavailableError,
+    'a read fails closed',
+  );
 });
 
 t.run();
