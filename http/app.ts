@@ -11,7 +11,7 @@ import type { KeyRing } from '../src/security/key-ring.ts';
 import { registeredClients, type ClientAuthenticator } from '../src/security/clients.ts';
 import type { LoginThrottle } from '../src/security/login-throttle.ts';
 import { clientAuthentication, type OAuthRouteDeps } from './oauth/client-authentication.ts';
-import type { Metrics } from '../src/metrics.ts';
+import type { Metrics } from '../src/telemetry/metrics.ts';
 import { bearerAuthenticator, type BearerVerifier } from './middleware/bearer-auth.ts';
 import { corsFor } from './middleware/cors.ts';
 import { requestFrame } from './middleware/frame.ts';

@@ -8,7 +8,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
-import { serveClusterMetrics } from './cluster-metrics.ts';
+import { serveClusterMetrics } from './telemetry/cluster-metrics.ts';
 import { urlOf } from './composition/troupe.ts';
 import { defaultBudget, type RestartBudget } from './messaging/supervision.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../../src/logger.ts';
-import type { Metrics } from '../../src/metrics.ts';
+import type { Metrics } from '../../src/telemetry/metrics.ts';
 import { answeredRequestId, proxyHeadersTrusted, type AppState } from '../state.ts';
 import { renderError, unroutedError } from './errors.ts';
 import { serverSpan } from './server-span.ts';

@@ -8,7 +8,7 @@ import type { AppState } from '../../http/state.ts';
 import { ConfigError, type Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { startCore } from './core.ts';
-import { createMetrics } from '../metrics.ts';
+import { createMetrics } from '../telemetry/metrics.ts';
 
 export interface Troupe {
   readonly server: Server;

@@ -32,7 +32,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { startCore, type Core } from '../../src/composition/core.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createMetrics } from '../../src/metrics.ts';
+import { createMetrics } from '../../src/telemetry/metrics.ts';
 import type { EmployeeStore } from '../../src/stores/employee-store.ts';
 
 /** What each rung adds, by its number (5: the full server). */

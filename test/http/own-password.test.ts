@@ -17,7 +17,7 @@ import { requestFrame } from '../../http/middleware/frame.ts';
 import { accountLoginRoutes } from '../../http/routes/account-logins.ts';
 import type { AppState } from '../../http/state.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createMetrics } from '../../src/metrics.ts';
+import { createMetrics } from '../../src/telemetry/metrics.ts';
 import { spawn, startSystem, stopSystem, tell, type Ref } from '../../src/messaging/nact.ts';
 import { ok } from '../../src/messaging/reply.ts';
 import type { Principal } from '../../src/security/jwt.ts';

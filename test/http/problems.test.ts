@@ -27,7 +27,7 @@ import { dispatch, mountRoutes, type Guards } from '../../http/dispatch.ts';
 import { oauthErrors, PUBLIC, route } from '../../http/route-table.ts';
 import type { AppState } from '../../http/state.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createMetrics } from '../../src/metrics.ts';
+import { createMetrics } from '../../src/telemetry/metrics.ts';
 import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
 import { fail, ok, type Reply, type SystemCode } from '../../src/messaging/reply.ts';
 import { StoreUnavailableError } from '../../src/store-unavailable.ts';

@@ -19,7 +19,7 @@ import type { AppState } from '../../http/state.ts';
 import { employeeRoutes } from '../../http/routes/employee.ts';
 import { documented, isDocumented, json, optionalJson } from '../../http/validation.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createMetrics } from '../../src/metrics.ts';
+import { createMetrics } from '../../src/telemetry/metrics.ts';
 import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
 
 const writer: Principal = {

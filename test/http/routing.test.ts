@@ -27,7 +27,7 @@ import type { Handler } from '../../http/validation.ts';
 import { HttpProblem } from '../../http/problems.ts';
 import type { AppState } from '../../http/state.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createMetrics } from '../../src/metrics.ts';
+import { createMetrics } from '../../src/telemetry/metrics.ts';
 import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
 
 /** A route with no input and nothing to describe. */

@@ -8,7 +8,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../logger.ts';
 
 type Metric = MetricObjectWithValues<MetricValue<string>>;
 

@@ -9,9 +9,9 @@ import cluster from 'node:cluster';
 import { workerMetrics } from './cluster-metrics.ts';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { SeriesCounter, SeriesHistogram } from './metric-series.ts';
-import { type ActorSystem, type AnyRef } from './messaging/nact.ts';
-import { actorTree, pathOf, type ActorInfo } from './messaging/introspection.ts';
-import { observe } from './messaging/observers.ts';
+import { type ActorSystem, type AnyRef } from '../messaging/nact.ts';
+import { actorTree, pathOf, type ActorInfo } from '../messaging/introspection.ts';
+import { observe } from '../messaging/observers.ts';
 
 export interface Metrics {
   readonly registry: Registry;
