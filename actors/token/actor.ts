@@ -4,6 +4,7 @@ import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import { createGrants, type Completion, type GrantDeps } from './grants/index.ts';
 import { createInspection, type InspectionDeps } from './inspection.ts';
 import { createLogins, type LoginDeps } from '../../src/security/logins.ts';
+import { everyPurge } from '../../src/security/purge-schedule.ts';
 import { examples, type Command } from './protocol.ts';
 
 export interface TokenActorDeps extends GrantDeps, LoginDeps, InspectionDeps {
@@ -14,8 +15,6 @@ export interface TokenActorDeps extends GrantDeps, LoginDeps, InspectionDeps {
 type Internal = Completion | { readonly type: 'Purge' };
 
 type Msg = Command | Internal;
-
-const PURGE_EVERY_MS = 3_600_000;
 
 export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<Command> {
   const now = deps.now ?? Date.now;
@@ -64,9 +63,9 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
       await handle(msg, ctx);
       return state;
     },
-    { name: 'token', initialState: () => null, afterStop: () => clearInterval(purge), onCrash: deps.onCrash },
+    { name: 'token', initialState: () => null, afterStop: () => stopPurging(), onCrash: deps.onCrash },
   );
-  const purge = setInterval(() => tell(ref, { type: 'Purge' }), PURGE_EVERY_MS).unref();
+  const stopPurging = everyPurge(() => tell(ref, { type: 'Purge' }));
   tell(ref, { type: 'Purge' });
   return ref;
 }

@@ -16,6 +16,7 @@ import type { Principal, TokenVerifier } from '../security/jwt.ts';
 import type { KeyRing } from '../security/key-ring.ts';
 import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
 import { createPasswordHasher, type PasswordHasher } from '../security/passwords.ts';
+import { purgeHourly } from '../security/purge-schedule.ts';
 import { withCanonicalUniqueness } from '../security/usernames.ts';
 import { cachedVerifier, TOKEN_CACHE_MAX, type CachedVerifier } from '../security/token-cache.ts';
 import { createUnknownAccountHash, type UnknownAccountHash } from '../security/unknown-account-hash.ts';
@@ -249,12 +250,11 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
     },
     employees: config.services.has('employee') ? { store: stores.employees } : undefined,
   });
-  // Ended counts are only clutter (an ended window counts from zero anyway): swept hourly.
-  const sweep = setInterval(() => {
-    stores.throttle
-      .purgeExpired(Date.now())
-      .catch((error: unknown) => logger.warn({ err: error }, 'sweeping the login throttle failed'));
-  }, 3_600_000).unref();
+  // Ended counts are only clutter (an ended window counts from zero anyway): swept on the purges' schedule.
+  const stopSweeping = purgeHourly(
+    () => stores.throttle.purgeExpired(Date.now()),
+    (error) => logger.warn({ err: error }, 'sweeping the login throttle failed'),
+  );
   return {
     actors,
     keys,
@@ -268,7 +268,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
     authenticateClient,
     ready: () => ready(stores, keys, preparation.done, logger),
     async close() {
-      clearInterval(sweep);
+      stopSweeping();
       preparation.stop();
       actors.stop();
       await unknownAccount.settled();
