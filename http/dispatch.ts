@@ -72,6 +72,7 @@ function accessCheck(access: Access, guards: Guards): Middleware<AppState> {
         if (principal && access.scope !== undefined && !principal.scope.includes(access.scope))
           throw insufficientScope(guards.realm, access.scope);
         if (access.role !== undefined && !principal?.authorities.includes(access.role)) throw accessDenied();
+        if (access.holder && !principal) throw accessDenied();
       };
       // No promise of its own while the token is known at once (koa-compose turns a throw here
       // into the request's rejection, as it does an async function's).

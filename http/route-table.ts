@@ -32,10 +32,16 @@ export type Access =
   | { readonly kind: 'client'; readonly confidential?: true }
   /**
    * A valid bearer token, carrying `scope` when one is named, whose holder has `role` when one is
-   * named: both checked before the handler runs. A route that names a role is never open, even
-   * with `security.enabled=false`.
+   * named: both checked before the handler runs. A route that names a role, or that acts for the
+   * token's `holder`, is never open: with `security.enabled=false` it is 403 `access_denied`
+   * before its body is read.
    */
-  | { readonly kind: 'bearer'; readonly scope?: string | undefined; readonly role?: string | undefined }
+  | {
+      readonly kind: 'bearer';
+      readonly scope?: string | undefined;
+      readonly role?: string | undefined;
+      readonly holder?: true | undefined;
+    }
   /** A valid bearer token whose holder has `role`, checked after the handler has run (post-authorization). */
   | { readonly kind: 'role'; readonly role: string };
 
@@ -47,6 +53,8 @@ export const bearer = (scope?: string): Access => ({ kind: 'bearer', scope });
 /** A token with `scope` whose holder has `role`, checked before the handler. */
 export const bearerWithRole = (scope: string, roleName: string): Access => ({ kind: 'bearer', scope, role: roleName });
 export const role = (name: string): Access => ({ kind: 'role', role: name });
+/** A token of any scope whose holder the route acts for (their own password): with security off, no one. */
+export const TOKEN_HOLDER: Access = { kind: 'bearer', holder: true };
 
 /** What a route's middleware sees besides Koa's context: the path parameters. */
 export interface RouteParams {

@@ -207,13 +207,27 @@ export const changeOwnPassword =
   (p: Fields<'ChangeOwnPassword'>): Request<Command, OwnPasswordReply> =>
   (sender) => ({ ...p, type: 'ChangeOwnPassword', sender });
 
-const id = z.number().int().positive();
-const actor = z.string().min(1);
-const names = z.array(z.string().min(1));
-/** A role's name: the one rule, for HTTP and the REPL alike. */
-export const roleName = z
-  .string()
-  .regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be 1 to 64 of A-Z, 0-9 and _, starting with a letter');
+/**
+ * The fields of the account messages as every caller must give them: HTTP builds its request
+ * schemas from these, and the REPL checks its messages with them ({@link schemas}).
+ */
+export const fields = {
+  id: z.number().int().positive(),
+  /** Who acts: an administrator's username, for the event log. */
+  actor: z.string().min(1),
+  username: newUsername,
+  /** A password as given: the policy (src/security/password-policy.ts) is AccountActor's to apply. */
+  password: z.string(),
+  /** A first or a last name. */
+  name: z.string().max(255),
+  /** An account's role names, each checked against the roles by AccountActor. */
+  roles: z.array(z.string().min(1).max(64)).max(64),
+  roleName: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be 1 to 64 of A-Z, 0-9 and _, starting with a letter'),
+  /** A role's description. */
+  description: z.string().max(255),
+} as const;
+
+const { id, actor, password, name, roles, roleName } = fields;
 
 /**
  * The fields of each message, checked by the REPL before it sends one. A new message kind without
@@ -229,33 +243,33 @@ export const schemas = {
   GetAccount: z.strictObject({ id }),
   CreateAccount: z.strictObject({
     actor,
-    username: newUsername,
-    password: z.string(),
-    firstName: z.string(),
-    lastName: z.string(),
-    roles: names,
+    username: fields.username,
+    password,
+    firstName: name,
+    lastName: name,
+    roles,
   }),
   UpdateAccount: z.strictObject({
     actor,
     id,
-    firstName: z.string().optional(),
-    lastName: z.string().optional(),
-    roles: names.optional(),
+    firstName: name.optional(),
+    lastName: name.optional(),
+    roles: roles.optional(),
     enabled: z.boolean().optional(),
   }),
-  SetPassword: z.strictObject({ actor, id, password: z.string() }),
+  SetPassword: z.strictObject({ actor, id, password }),
   DeleteAccount: z.strictObject({ actor, id }),
   ListLogins: z.strictObject({ id }),
   EndLogins: z.strictObject({ actor, id, sid: z.string().optional() }),
   ClearLockout: z.strictObject({ actor, id }),
   ListRoles: z.strictObject({}),
-  CreateRole: z.strictObject({ actor, roleName, description: z.string() }),
+  CreateRole: z.strictObject({ actor, roleName, description: fields.description }),
   ChangeOwnPassword: z.strictObject({
     accountId: id,
     accountVersion: z.number().int().min(0),
     sid: z.string().optional(),
-    currentPassword: z.string(),
-    newPassword: z.string(),
+    currentPassword: password,
+    newPassword: password,
     address: z.string().optional(),
   }),
 } as const satisfies MessageSchemas<Command>;

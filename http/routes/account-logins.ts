@@ -7,9 +7,9 @@ import { accessDenied } from '../middleware/bearer-auth.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { ADMIN_COMMON, BODY_ERRORS, done, oauthError, problem } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
-import { bearer, route, type Declared, type Route } from '../route-table.ts';
+import { route, TOKEN_HOLDER, type Declared, type Route } from '../route-table.ts';
 import { securityEvent } from '../security-events.ts';
-import { documented, json, jsonObject, validate } from '../validation.ts';
+import { json } from '../validation.ts';
 import {
   ACCOUNT_NOT_FOUND,
   ACCOUNT_PATH_PARAMS,
@@ -36,10 +36,13 @@ const tooMany = (seconds: number): HttpProblem =>
   });
 
 export const CreateRoleInput = z.strictObject({
-  roleName: Accounts.roleName,
-  description: z.string().max(255).default(''),
+  roleName: Accounts.fields.roleName,
+  description: Accounts.fields.description.default(''),
 });
-export const OwnPasswordInput = z.strictObject({ currentPassword: z.string(), newPassword: z.string() });
+export const OwnPasswordInput = z.strictObject({
+  currentPassword: Accounts.fields.password,
+  newPassword: Accounts.fields.password,
+});
 
 const tag = 'secured';
 const LIST_LOGINS = {
@@ -85,13 +88,12 @@ const LIST_ROLES = {
   summary: 'Every role an account can have',
   replies: { 200: { description: 'Roles', schema: z.array(S.RoleSummary) }, ...ADMIN_COMMON },
 } satisfies Declared;
-/** The body is checked by the handler. */
 const CREATE_ROLE = {
   method: 'POST',
   path: '/app/admin/roles',
   tag,
   summary: 'Create a role',
-  body: documented(json(CreateRoleInput)),
+  body: json(CreateRoleInput),
   replies: {
     201: { description: 'Created', schema: S.RoleSummary },
     ...BODY_ERRORS,
@@ -99,13 +101,13 @@ const CREATE_ROLE = {
     ...ADMIN_COMMON,
   },
 } satisfies Declared;
-/** The body is checked by the handler, after its refusal of a token that speaks for no one (security off: 403). */
+/** Refused (403) with security off, before its body is read: {@link TOKEN_HOLDER}. */
 const OWN_PASSWORD = {
   method: 'PUT',
   path: '/app/me/password',
   tag,
   summary: 'Change your own password; your other sign-ins end',
-  body: documented(json(OwnPasswordInput)),
+  body: json(OwnPasswordInput),
   replies: {
     204: done,
     ...BODY_ERRORS,
@@ -123,7 +125,7 @@ const OWN_PASSWORD = {
 
 /** An account's logins and lockout, the roles (ADMIN only), and an account's own password. */
 export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
-  const { body, read, write, call } = accountRouteParts(deps);
+  const { body: parse, read, write, call } = accountRouteParts(deps);
   /**
    * Accounts with an own-password check under way in this process: one at a time each, so that one
    * account's guesses take at most one BCrypt thread here, whatever it sends in parallel (a fair
@@ -150,15 +152,13 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
     route({ ...LIST_ROLES, access: read }, async function listRoles(ctx) {
       ctx.body = await call(Accounts.listRoles());
     }),
-    route({ ...CREATE_ROLE, access: write, parse: body }, async function createRole(ctx) {
-      const input = validate(CreateRoleInput, jsonObject(ctx));
-      ctx.body = await call(Accounts.createRole({ ...input, actor: actorOf(ctx) }));
+    route({ ...CREATE_ROLE, access: write, parse }, async function createRole(ctx, { body }) {
+      ctx.body = await call(Accounts.createRole({ ...body, actor: actorOf(ctx) }));
       ctx.status = 201;
     }),
-    route({ ...OWN_PASSWORD, access: bearer(), parse: body }, async function changeOwnPassword(ctx) {
+    route({ ...OWN_PASSWORD, access: TOKEN_HOLDER, parse }, async function changeOwnPassword(ctx, { body }) {
       const auth = ctx.state.auth;
       if (!auth?.enabled) throw accessDenied();
-      const input = validate(OwnPasswordInput, jsonObject(ctx));
       const { username, loginId, accountId, accountVersion } = auth.principal;
       // A client's own token (client_credentials) speaks for no account.
       if (accountId === undefined || accountVersion === undefined)
@@ -172,7 +172,7 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
         // sign-in form.
         reply = await ask(
           deps.accounts,
-          Accounts.changeOwnPassword({ ...input, accountId, accountVersion, sid: loginId, address: ctx.ip }),
+          Accounts.changeOwnPassword({ ...body, accountId, accountVersion, sid: loginId, address: ctx.ip }),
           deps.askTimeoutMs,
         );
       } finally {

@@ -4,7 +4,6 @@ import * as Accounts from '../../actors/accounts/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
-import { newUsername } from '../../src/security/usernames.ts';
 import { accountCursor, accountIdOf } from '../cursors.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
@@ -23,8 +22,7 @@ export interface AccountRouteDeps {
   readonly scopeWrite: string;
 }
 
-const names = z.array(z.string().min(1).max(64)).max(64);
-const name = z.string().max(255);
+const { username, password, name, roles } = Accounts.fields;
 /** A cursor of this listing, read back into the id it names. */
 const accountCursorInput = z.string().transform((s, ctx) => {
   const id = accountIdOf(s);
@@ -37,19 +35,19 @@ export const ListAccountsInput = z.strictObject({
   username: z.string().max(255).default(''),
 });
 export const CreateAccountInput = z.strictObject({
-  username: newUsername,
-  password: z.string(),
+  username,
+  password,
   firstName: name.default(''),
   lastName: name.default(''),
-  roles: names,
+  roles,
 });
 export const UpdateAccountInput = z.strictObject({
   firstName: name.optional(),
   lastName: name.optional(),
-  roles: names.optional(),
+  roles: roles.optional(),
   enabled: z.boolean().optional(),
 });
-export const PasswordInput = z.strictObject({ password: z.string() });
+export const PasswordInput = z.strictObject({ password });
 /**
  * An account id as the API writes it: canonical decimal, 1 up to 2^53 − 1. Number() would also read
  * `0x1`, `1.0`, `01`, `+1`, `1e0` or ` 1` as account 1, so that one account had many paths.

@@ -324,6 +324,22 @@ open(
   },
 );
 
+open('PUT /app/me/password with security.enabled=false › 403 before its body is read or checked', async (c) => {
+  for (const [type, body] of [
+    ['application/json', '{}'],
+    ['application/json', '{"currentPassword":'],
+    ['text/plain', 'x'],
+  ]) {
+    const res = await fetch(`${c.server.url}/app/me/password`, {
+      method: 'PUT',
+      headers: { 'Content-Type': type ?? '' },
+      body,
+    });
+    assert.is(res.status, 403, `${type} ${body}`);
+    assert.is(((await res.json()) as { error: string }).error, 'access_denied');
+  }
+});
+
 open.run();
 
 const seed = serverSuite('resource server: app.list-all.include-password-hash=true', {
