@@ -8,7 +8,7 @@
  * calls and BCrypt run beside the mailbox, their results piped back as messages, so the actor
  * serves other messages meanwhile. (A client's secret is checked by the route's guard.)
  */
-import { replyBeside, type WorkFailed } from '../../../src/messaging/pipe.ts';
+import { pipe, replyBeside, type WorkFailed } from '../../../src/messaging/pipe.ts';
 import { tell, type Ref } from '../../../src/messaging/nact.ts';
 import { fail, type Failure } from '../../../src/messaging/reply.ts';
 import type { Client } from '../../../src/security/clients.ts';
@@ -68,11 +68,15 @@ export const BAD_CREDENTIALS = 'Bad credentials';
 const outcomeOf = (reply: GrantReply | AuthorizeReply): Outcome =>
   reply.ok ? 'succeeded' : reply.code === 'grant.invalid' ? 'failed' : 'abandoned';
 
-/** Gives the attempt back, then hands `error` to supervision (which answers `sender`). */
+/**
+ * Gives the attempt back, then hands `error` to supervision (which answers `sender`): the failure
+ * is piped back only once the attempt has settled, so the throttle's count is given back before
+ * the caller hears of it.
+ */
 function abandonThenFail(attempt: Attempt, error: unknown, sender: PasswordLogin['sender'], self: Ref<WorkFailed>) {
-  const failed = (): void => tell(self, { type: 'WorkFailed', error, sender });
+  const failed = (): WorkFailed => ({ type: 'WorkFailed', error, sender });
   // An attempt that cannot be given back (the store out of reach) stays counted: it fails closed.
-  attempt.abandoned().then(failed, failed);
+  pipe(attempt.abandoned(), self, failed, failed);
 }
 
 export function createPasswordCheck(deps: PasswordCheckDeps, issuing: Issuing, matched: Matched) {
