@@ -5,7 +5,7 @@
  * 1. the request frame (`http/middleware/frame.ts`) with a pino logger at `warn` and the real
  *    metrics registry;
  * 2. routing: `GET /api/employee/:id` declared with `route()`, mounted by `mountRoutes` and run by
- *    `dispatch` (`http/routing.ts`), public, its handler still the bare primary-key read;
+ *    `dispatch` (`http/dispatch.ts`), public, its handler still the bare primary-key read;
  * 3. the bearer check on that route: `token(scope)` access through `bearerAuthenticator` with the
  *    core's `verifyBearer` (`src/composition/core.ts` started on the same data directory: the token
  *    cache, the denylist with its store change check, the key ring);
