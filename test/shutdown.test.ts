@@ -23,12 +23,16 @@ function probe(url: string): Promise<string> {
   });
 }
 
-/** Probes /health until a connection is refused (the listener closed) or `timeoutMs` passes. */
+/**
+ * Probes /health until a connection is refused (the listener closed) or `timeoutMs` passes. A
+ * probe that reached the listen queue just as the listener closed is reset rather than refused
+ * (the kernel drops what was queued): it was not served either, and the next probe tells.
+ */
 async function refusedWithin(url: string, timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const outcome = await probe(url);
-    if (outcome !== 'answered' || Date.now() > deadline) return outcome;
+    if ((outcome !== 'answered' && outcome !== 'ECONNRESET') || Date.now() > deadline) return outcome;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
