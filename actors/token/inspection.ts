@@ -6,15 +6,20 @@ import { secondsClock } from '../../src/security/epoch.ts';
 import { tell } from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
-import { InvalidTokenError, type Principal, type TokenVerifier } from '../../src/security/jwt.ts';
+import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
 import { hashToken, looksLikeRefreshToken } from '../../src/security/refresh-tokens.ts';
+import type { CachedVerifier } from '../../src/security/token-cache.ts';
 import type { AccountStore } from '../../src/stores/account-store.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import type { Command, Introspection } from './protocol.ts';
 
 export interface InspectionDeps {
-  /** Verifies access tokens (revocation included) for revocation and introspection. */
-  readonly verifyAccessToken: TokenVerifier;
+  /**
+   * Verifies access tokens (revocation included) for revocation and introspection: a token this
+   * process verified before is answered from memory, its key and the denylist consulted
+   * (src/security/token-cache.ts); any other is verified and kept.
+   */
+  readonly verifyAccessToken: CachedVerifier;
   readonly accounts: AccountStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly denylist: Denylist;
@@ -31,8 +36,11 @@ export function createInspection(
   const seconds = secondsClock(now);
 
   const accessClaims = async (token: string) => {
+    const at = now();
+    const kept = deps.verifyAccessToken.lookup(token, at);
+    if (kept) return kept;
     try {
-      return await deps.verifyAccessToken(token, now());
+      return await deps.verifyAccessToken(token, at);
     } catch (error) {
       if (error instanceof InvalidTokenError) return undefined;
       throw error;
@@ -98,6 +106,18 @@ export function createInspection(
     return account?.enabled === true && account.securityVersion === version;
   };
 
+  /**
+   * The same for an access token the verifier admitted (so naming an account and a version not
+   * cut by the denylist). Every change that ends an account's standing moves its version in the
+   * write that makes it: disabled, enabled again, deleted (every version refused), a password set,
+   * a role changed, every login ended; tokens are minted only from enabled accounts, versions only
+   * grow and ids are never reused. So when the denylist reads every process's writes at once
+   * (SQLite), its verdict is the store's and the read is spared; otherwise (MongoDB, where another
+   * instance's entry is read within `security.revocation-sync-ms`) the store is read.
+   */
+  const accessCurrent = (claims: Principal): Promise<boolean> | boolean =>
+    deps.denylist.seesEveryWrite || current(claims.accountId, claims.accountVersion);
+
   const onIntrospect = async (msg: Of<'Introspect'>): Promise<void> => {
     const { record, claims } = await locate(msg.token);
     const found: Introspection = record
@@ -112,7 +132,7 @@ export function createInspection(
       (found.clientToken ||
         (record
           ? await current(record.accountId, record.accountVersion)
-          : await current(claims?.accountId, claims?.accountVersion)));
+          : claims !== undefined && (await accessCurrent(claims))));
     tell(msg.sender, ok(standing ? found : { active: false }));
   };
 

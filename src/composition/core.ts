@@ -11,14 +11,12 @@ import type { Config } from '../config.ts';
 import { loadInitialData, readInitialData, warnOfInitialAccount, type InitialData } from '../initial-data.ts';
 import type { Logger } from '../logger.ts';
 import { createClientAuthenticator, registeredClients, type ClientAuthenticator } from '../security/clients.ts';
-import type { Denylist } from '../security/denylist.ts';
-import type { Principal, TokenVerifier } from '../security/jwt.ts';
 import type { KeyRing } from '../security/key-ring.ts';
 import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
 import { createPasswordHasher, type PasswordHasher } from '../security/passwords.ts';
 import { purgeHourly } from '../security/purge-schedule.ts';
 import { withCanonicalUniqueness } from '../security/usernames.ts';
-import { cachedVerifier, TOKEN_CACHE_MAX, type CachedVerifier } from '../security/token-cache.ts';
+import type { CachedVerifier } from '../security/token-cache.ts';
 import { createUnknownAccountHash, type UnknownAccountHash } from '../security/unknown-account-hash.ts';
 import type { Stores } from '../stores/stores.ts';
 import type { AccountStore } from '../stores/account-store.ts';
@@ -36,9 +34,10 @@ import { tracedHasher, tracedStores } from './traced.ts';
 export interface Core {
   readonly actors: Actors;
   readonly keys: KeyRing;
-  /** Verifies an access token in full on every call (introspection). */
-  readonly verifyToken: TokenVerifier;
-  /** The resource server's verifier: the same verdicts, kept per token until `exp` (revocations checked on every hit). */
+  /**
+   * The resource server's verifier, TokenActor's too (introspection): a token's verdict kept until
+   * its `exp`, the signing keys and revocations checked on every hit.
+   */
   readonly verifyBearer: CachedVerifier;
   /** Password logins and client authentications counted in the store, for every process alike. */
   readonly throttle: LoginThrottle;
@@ -190,19 +189,6 @@ async function ready(stores: Stores, keys: KeyRing, prepared: () => boolean, log
   }
 }
 
-/**
- * The cached token's signing key left the set, or the token or its login was revoked: answered at
- * once while neither store has anything new, else undefined (then {@link revokedSince} answers).
- */
-function revokedNow(keys: KeyRing, denylist: Denylist, principal: Principal): boolean | undefined {
-  const verifies = keys.verifiesNow(principal.kid);
-  return verifies === false ? true : verifies && denylist.revokedNow(principal);
-}
-
-async function revokedSince(keys: KeyRing, denylist: Denylist, principal: Principal): Promise<boolean> {
-  return (await keys.verifying(principal.kid)) === undefined || denylist.isRevoked(principal);
-}
-
 export async function startCore(config: Config, logger: Logger): Promise<Core> {
   // The data directory holds the SQLite files (every BCrypt hash, the signing-key set), or with
   // MongoDB an older version's generated key: created for the owner alone, before either is written.
@@ -258,12 +244,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
   return {
     actors,
     keys,
-    verifyToken: token.verifyAccessToken,
-    verifyBearer: cachedVerifier(token.verifyAccessToken, {
-      max: TOKEN_CACHE_MAX,
-      revokedNow: (principal) => revokedNow(keys, token.denylist, principal),
-      isRevoked: (principal) => revokedSince(keys, token.denylist, principal),
-    }),
+    verifyBearer: token.verifyAccessToken,
     throttle,
     authenticateClient,
     ready: () => ready(stores, keys, preparation.done, logger),

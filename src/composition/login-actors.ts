@@ -7,11 +7,12 @@ import type { AccountActorDeps } from '../../actors/accounts/actor.ts';
 import type { AccountEvent } from '../../actors/accounts/administration.ts';
 import type { TokenActorDeps } from '../../actors/token/actor.ts';
 import type { Client } from '../security/clients.ts';
-import { createDenylist } from '../security/denylist.ts';
-import { createTokenSigner, createTokenVerifier, type TokenSettings } from '../security/jwt.ts';
+import { createDenylist, type Denylist } from '../security/denylist.ts';
+import { createTokenSigner, createTokenVerifier, type Principal, type TokenSettings } from '../security/jwt.ts';
 import type { KeyRing } from '../security/key-ring.ts';
 import type { LoginThrottle } from '../security/login-throttle.ts';
 import type { PasswordHasher } from '../security/passwords.ts';
+import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
 import type { AuthorizationCodeStore } from '../stores/authorization-code-store.ts';
 import type { AccountStore } from '../stores/account-store.ts';
 import type { RefreshTokenStore } from '../stores/refresh-token-store.ts';
@@ -22,7 +23,7 @@ export interface LoginActorParts {
   readonly refreshTokens: RefreshTokenStore;
   readonly revocations: RevocationStore;
   readonly codes: AuthorizationCodeStore;
-  readonly keys: Pick<KeyRing, 'signing' | 'verifying'>;
+  readonly keys: Pick<KeyRing, 'signing' | 'verifying' | 'verifiesNow'>;
   readonly settings: TokenSettings;
   readonly clients: readonly Client[];
   readonly passwords: PasswordHasher;
@@ -45,10 +46,34 @@ export interface LoginActorDeps {
   readonly accounts: Omit<AccountActorDeps, 'onCrash'>;
 }
 
+type Keys = LoginActorParts['keys'];
+
+/**
+ * The cached token's signing key left the set, or the token or its login was revoked: answered at
+ * once while neither store has anything new, else undefined (then {@link revokedSince} answers).
+ */
+function revokedNow(keys: Keys, denylist: Denylist, principal: Principal): boolean | undefined {
+  const verifies = keys.verifiesNow(principal.kid);
+  return verifies === false ? true : verifies && denylist.revokedNow(principal);
+}
+
+async function revokedSince(keys: Keys, denylist: Denylist, principal: Principal): Promise<boolean> {
+  return (await keys.verifying(principal.kid)) === undefined || denylist.isRevoked(principal);
+}
+
 export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
   const { now } = parts;
   const denylist = createDenylist(parts.revocations, now && (() => Math.floor(now() / 1000)));
   const clock = now ? { now } : {};
+  // One cache of verified access tokens for the process: the resource server's bearer tokens and
+  // TokenActor's revocation and introspection (src/security/token-cache.ts).
+  const verify = createTokenVerifier(parts.keys.verifying, parts.settings, denylist.isRevoked);
+  const verifyAccessToken = cachedVerifier(verify, {
+    max: TOKEN_CACHE_MAX,
+    ...(now ? { now } : {}),
+    revokedNow: (principal) => revokedNow(parts.keys, denylist, principal),
+    isRevoked: (principal) => revokedSince(parts.keys, denylist, principal),
+  });
   // Ending logins (src/security/logins.ts), for both actors: their bounds and horizons.
   const logins = {
     denylist,
@@ -67,7 +92,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
       codes: parts.codes,
       passwords: parts.passwords,
       signAccessToken: createTokenSigner(parts.keys.signing, parts.settings),
-      verifyAccessToken: createTokenVerifier(parts.keys.verifying, parts.settings, denylist.isRevoked),
+      verifyAccessToken,
       dummyHash: parts.dummyHash,
       throttle: parts.throttle,
     },

@@ -26,6 +26,11 @@ export interface Revocable {
 }
 
 export interface Denylist {
+  /**
+   * Whether every check reads what any process added before it, account changes included (the
+   * store's `seesEveryWrite`); otherwise another process's entry may be read only later.
+   */
+  readonly seesEveryWrite: boolean;
   /** The token itself, or its whole login, was revoked (by this process or another). */
   isRevoked(token: Revocable): Promise<boolean>;
   /**
@@ -107,6 +112,7 @@ export function createDenylist(store: RevocationStore, now: () => number = nowSe
     for (const [id, exp] of entries) if (exp < at) entries.delete(id);
   };
   return {
+    seesEveryWrite: store.seesEveryWrite,
     async isRevoked(token) {
       if (store.changed()) await pull();
       else if (pulling) await pulling;

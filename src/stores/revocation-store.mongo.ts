@@ -51,6 +51,7 @@ export function mongoRevocationStore(
         return { revocations: live, cursor: docs.reduce((max, d) => Math.max(max, d.addedAt.getTime()), cursor) };
       }),
     changed: () => now() - lastLook >= syncMs,
+    seesEveryWrite: false,
     tokensOfLogin: (loginId, at) =>
       run(() => revocations.countDocuments({ loginId, kind: 'token', expiresAt: { $gte: at } })),
     purgeExpired: (at) => run(async () => (await revocations.deleteMany(revocationExpiredBefore(at))).deletedCount),

@@ -64,6 +64,7 @@ export function sqliteRevocationStore(db: Db): RevocationStore {
       return { revocations, cursor: rows.at(-1)?.seq ?? cursor };
     },
     changed: changeWatch(db),
+    seesEveryWrite: true,
     tokensOfLogin: async (loginId, now) => ofLogin.get(loginId, now) ?? 0,
     purgeExpired: async (now) => purge.run(now).changes,
   };

@@ -39,6 +39,12 @@ export interface RevocationStore {
    * made before every read of the list. May answer true needlessly, never false wrongly.
    */
   changed(): boolean;
+  /**
+   * True when {@link RevocationStore.changed} answers true on its first call after any other
+   * process's write (SQLite: `PRAGMA data_version`); false when it looks only every so often
+   * (MongoDB: `security.revocation-sync-ms`), so that another process's entry may be read late.
+   */
+  readonly seesEveryWrite: boolean;
   /** How many access tokens of the login were revoked one by one and are still live at `now`. */
   tokensOfLogin(loginId: string, now: number): Promise<number>;
   /** Deletes entries that expired before `now`; returns how many. */

@@ -1,8 +1,8 @@
 /**
  * Scenario 12: what the asymmetric default key (ES256, generated into the key set) costs against
  * the old default (a generated HS256 MAC key), on token issuance, on /app/listAll with a token,
- * and on introspection (which verifies in full on every call, where the resource server's cache
- * hides the verification). Logins check a cost-4 BCrypt hash here, so that the signature is a
+ * and on introspection of one token (which shares the resource server's cache of verified tokens,
+ * so that both pay a verification once per token). Logins check a cost-4 BCrypt hash here, so that the signature is a
  * visible part of a login.
  */
 import { randomBytes } from 'node:crypto';
@@ -77,7 +77,7 @@ const SPECS: readonly { what: string; spec: Spec }[] = [
     }),
   },
   {
-    what: 'POST /oauth/introspect (verified in full every time)',
+    what: 'POST /oauth/introspect (one token, kept once verified)',
     spec: (side) => ({
       url: side.child.url,
       path: '/oauth/introspect',

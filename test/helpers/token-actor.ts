@@ -11,7 +11,8 @@ import type { Test } from 'uvu';
 import { startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import type { Client } from '../../src/security/clients.ts';
-import type { TokenSettings, TokenVerifier } from '../../src/security/jwt.ts';
+import type { TokenSettings } from '../../src/security/jwt.ts';
+import type { CachedVerifier } from '../../src/security/token-cache.ts';
 import { fixedKeyRing } from '../../src/security/key-ring.ts';
 import { loadConfiguredKey } from '../../src/security/keys.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
@@ -20,6 +21,7 @@ import { tempDir } from './server.ts';
 import { loginActorDeps } from '../../src/composition/login-actors.ts';
 import { sqliteAccountStore } from '../../src/stores/account-store.sqlite.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
+import type { RevocationStore } from '../../src/stores/revocation-store.ts';
 import type { AccountStore } from '../../src/stores/account-store.ts';
 import { sqliteAuthorizationCodeStore } from '../../src/stores/authorization-code-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
@@ -45,7 +47,8 @@ export interface TokenActorSetup {
   /** The AccountActor over the same stores and revocation list. */
   readonly accounts: Ref<Accounts.Command>;
   readonly db: Db;
-  readonly verify: TokenVerifier;
+  /** The process's verifier of access tokens (its cache is introspection's too). */
+  readonly verify: CachedVerifier;
   /** The account events the actor logged, oldest first. */
   readonly events: AccountEvent[];
   /** The login throttle over the same database (what ClearLockout clears). */
@@ -68,6 +71,8 @@ export async function startTokenActor(
     onCrash?: TokenActorDeps['onCrash'];
     /** Wraps the real refresh-token store, e.g. to let another process act between two of its calls. */
     refreshTokens?: (store: RefreshTokenStore) => RefreshTokenStore;
+    /** Wraps the real revocation store, e.g. to make it read other processes' entries late (as MongoDB may). */
+    revocations?: (store: RevocationStore) => RevocationStore;
     /** Wraps the real account store the actor uses (the initial data is loaded through the real one). */
     accounts?: (store: AccountStore) => AccountStore;
   },
@@ -93,7 +98,7 @@ export async function startTokenActor(
   const deps = loginActorDeps({
     accounts: accountStore,
     refreshTokens: (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db)),
-    revocations: sqliteRevocationStore(db),
+    revocations: (options.revocations ?? ((store) => store))(sqliteRevocationStore(db)),
     codes: sqliteAuthorizationCodeStore(db),
     keys,
     settings: SETTINGS,
