@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startBare, startTroupe, tempDir, type Child } from './bench/harness.ts';
+import { MACHINE_CLIENT, sameMachineAnswers, startMachinePair } from './bench/scenarios-machine.ts';
 import { seedEmployees } from './bench/seed.ts';
-import { login } from './helpers/tokens.ts';
+import { basic, login } from './helpers/tokens.ts';
 
 let troupe: Child;
 let bare: Child;
@@ -54,6 +55,31 @@ test('GET /api/employee/:id: the same JSON and ETag (claim 10)', async () => {
   const served = await get(troupe, `/api/employee/${id}`, true);
   assert.is(served.status, 200);
   assert.equal(await get(bare, `/api/employee/${id}`), served);
+});
+
+test('POST /oauth/token (client_credentials) and POST /oauth/introspect: the same answers (claims 18 and 19)', async () => {
+  const pair = await startMachinePair(tempDir('machine-baselines'));
+  try {
+    const token = await sameMachineAnswers(pair);
+    const introspected = await fetch(`${pair.bare.url}/oauth/introspect`, {
+      method: 'POST',
+      headers: {
+        Authorization: basic(MACHINE_CLIENT.id, MACHINE_CLIENT.secret),
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ token }).toString(),
+    });
+    const body = (await introspected.json()) as Record<string, unknown>;
+    assert.equal([body['active'], body['client_id'], body['token_type']], [true, MACHINE_CLIENT.id, 'Bearer']);
+    const wrong = await fetch(`${pair.bare.url}/oauth/token`, {
+      method: 'POST',
+      headers: { Authorization: basic(MACHINE_CLIENT.id, 'wrong'), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
+    assert.is(wrong.status, 401, 'the bare handler checks the credentials too');
+  } finally {
+    await pair.stop();
+  }
 });
 
 test.run();

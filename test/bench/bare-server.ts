@@ -4,7 +4,9 @@
  * `synchronous` setting), answering the same JSON:
  * - GET /app/listAll: both queries on every request, users without their BCrypt hashes;
  * - GET /api/employee/:id: the primary-key read;
- * - POST /api/users/activity: the same insert, in its own transaction.
+ * - POST /api/users/activity: the same insert, in its own transaction;
+ * - with BARE_SIGNING_KEY, POST /oauth/token (client_credentials) and POST /oauth/introspect
+ *   (`bare-oauth.ts`).
  * Run as a child process: PORT, DB_FILE and SQLITE_SYNCHRONOUS from the environment.
  *
  * With BARE_LAYERS=1–4 or floor (and BARE_ISSUER, the full server's URL, whose tokens rungs 3–4 accept) the
@@ -45,6 +47,10 @@ if (layers !== 0) {
   const issuer = process.env['BARE_ISSUER'];
   if (!issuer) throw new Error('BARE_ISSUER is required with BARE_LAYERS');
   for (const layer of await ladderLayers({ layers, dbFile: file, employees, issuer })) app.use(layer);
+}
+if (process.env['BARE_SIGNING_KEY'] !== undefined) {
+  const { bareOAuth } = await import('./bare-oauth.ts');
+  app.use(await bareOAuth(process.env));
 }
 app.use(async function bare(ctx) {
   if (ctx.method === 'GET' && ctx.path === '/app/listAll') {
