@@ -107,16 +107,15 @@ export function createInspection(
   };
 
   /**
-   * The same for an access token the verifier admitted (so naming an account and a version not
-   * cut by the denylist). Every change that ends an account's standing moves its version in the
+   * Whether the denylist alone decides that of an access token it admitted (naming an account at a
+   * version it does not cut). Every change that ends an account's standing moves its version in the
    * write that makes it: disabled, enabled again, deleted (every version refused), a password set,
    * a role changed, every login ended; tokens are minted only from enabled accounts, versions only
-   * grow and ids are never reused. So when the denylist reads every process's writes at once
+   * grow and ids are never reused. So where the denylist reads every process's writes at once
    * (SQLite), its verdict is the store's and the read is spared; otherwise (MongoDB, where another
    * instance's entry is read within `security.revocation-sync-ms`) the store is read.
    */
-  const accessCurrent = (claims: Principal): Promise<boolean> | boolean =>
-    deps.denylist.seesEveryWrite || current(claims.accountId, claims.accountVersion);
+  const denylistDecides = deps.denylist.seesEveryWrite;
 
   const onIntrospect = async (msg: Of<'Introspect'>): Promise<void> => {
     const { record, claims } = await locate(msg.token);
@@ -132,7 +131,7 @@ export function createInspection(
       (found.clientToken ||
         (record
           ? await current(record.accountId, record.accountVersion)
-          : claims !== undefined && (await accessCurrent(claims))));
+          : claims !== undefined && (denylistDecides || (await current(claims.accountId, claims.accountVersion)))));
     tell(msg.sender, ok(standing ? found : { active: false }));
   };
 

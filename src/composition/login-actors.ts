@@ -70,7 +70,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
   const verify = createTokenVerifier(parts.keys.verifying, parts.settings, denylist.isRevoked);
   const verifyAccessToken = cachedVerifier(verify, {
     max: TOKEN_CACHE_MAX,
-    ...(now ? { now } : {}),
+    ...clock,
     revokedNow: (principal) => revokedNow(parts.keys, denylist, principal),
     isRevoked: (principal) => revokedSince(parts.keys, denylist, principal),
   });

@@ -158,17 +158,20 @@ for (const [topology, two] of Object.entries({ 'one process': false, 'two proces
   }
 }
 
-t('a process whose revocation list reads late (MongoDB) reads the account: a change elsewhere is seen at once', async () => {
-  const here = await aProcess(true);
-  const there = await aProcess();
-  const { id, login } = await eveAt(here, there);
-  assert.ok(await active(here, login.accessToken));
-  const reads = readsOf(here);
-  assert.ok(await active(here, login.accessToken));
-  assert.is(readsOf(here), reads + 1, 'the account read');
-  value(await ENDINGS.disable(there, id));
-  assert.ok(here.verify.lookup(login.accessToken), 'its list has not read the change yet');
-  assert.not.ok(await active(here, login.accessToken), 'the store says disabled');
-});
+t(
+  'a process whose revocation list reads late (MongoDB) reads the account: a change elsewhere is seen at once',
+  async () => {
+    const here = await aProcess(true);
+    const there = await aProcess();
+    const { id, login } = await eveAt(here, there);
+    assert.ok(await active(here, login.accessToken));
+    const reads = readsOf(here);
+    assert.ok(await active(here, login.accessToken));
+    assert.is(readsOf(here), reads + 1, 'the account read');
+    value(await ENDINGS.disable(there, id));
+    assert.ok(here.verify.lookup(login.accessToken), 'its list has not read the change yet');
+    assert.not.ok(await active(here, login.accessToken), 'the store says disabled');
+  },
+);
 
 t.run();
