@@ -73,7 +73,10 @@ test('POST /oauth/token (client_credentials) and POST /oauth/introspect: the sam
     assert.equal([body['active'], body['client_id'], body['token_type']], [true, MACHINE_CLIENT.id, 'Bearer']);
     const wrong = await fetch(`${pair.bare.url}/oauth/token`, {
       method: 'POST',
-      headers: { Authorization: basic(MACHINE_CLIENT.id, 'wrong'), 'Content-Type': 'application/x-www-form-urlencoded' },
+      headers: {
+        Authorization: basic(MACHINE_CLIENT.id, 'wrong'),
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=client_credentials',
     });
     assert.is(wrong.status, 401, 'the bare handler checks the credentials too');

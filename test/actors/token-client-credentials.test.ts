@@ -81,12 +81,10 @@ t('issuing asks no store: one signature, no refresh token', async () => {
     assert.equal(grant.scope, ['read']);
   }
   const claims = await ctx.setup.verify(grants[0]?.accessToken ?? '', Date.now());
-  assert.equal([claims.username, claims.clientToken, claims.loginId, claims.accountId], [
-    'reporting-service',
-    true,
-    undefined,
-    undefined,
-  ]);
+  assert.equal(
+    [claims.username, claims.clientToken, claims.loginId, claims.accountId],
+    ['reporting-service', true, undefined, undefined],
+  );
 });
 
 t('its token is introspected as the client’s own, and revoked by its jti', async () => {
@@ -94,7 +92,11 @@ t('its token is introspected as the client’s own, and revoked by its jti', asy
   const found = value(
     await ask(ctx.setup.token, Token.introspect({ clientId: 'reporting-service', token: accessToken }), 5000),
   );
-  assert.equal(found.active && [found.clientToken, found.username, found.scope], [true, 'reporting-service', ['read', 'write']]);
+  assert.equal(found.active && [found.clientToken, found.username, found.scope], [
+    true,
+    'reporting-service',
+    ['read', 'write'],
+  ]);
   value(await ask(ctx.setup.token, Token.revoke({ clientId: 'reporting-service', token: accessToken }), 5000));
   const after = value(
     await ask(ctx.setup.token, Token.introspect({ clientId: 'reporting-service', token: accessToken }), 5000),

@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import bcrypt from 'bcryptjs';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Middleware } from 'koa';
+import type { AppState } from '../../http/state.ts';
 import { parseBasic } from '../../src/security/clients.ts';
 import { loadConfiguredKey } from '../../src/security/keys.ts';
 
@@ -35,7 +36,7 @@ async function formOf(req: NodeJS.ReadableStream): Promise<URLSearchParams> {
   return new URLSearchParams(text);
 }
 
-export async function bareOAuth(env: NodeJS.ProcessEnv): Promise<Middleware> {
+export async function bareOAuth(env: NodeJS.ProcessEnv): Promise<Middleware<AppState>> {
   const key = await loadConfiguredKey(required(env, 'BARE_SIGNING_KEY'), 256, 'security.signing-key');
   const clients = JSON.parse(readFileSync(required(env, 'BARE_CLIENTS_FILE'), 'utf8')) as Registered[];
   const issuer = required(env, 'BARE_TOKEN_ISSUER');

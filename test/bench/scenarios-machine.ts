@@ -78,7 +78,10 @@ export async function startMachinePair(dir: string): Promise<MachinePair> {
   };
 }
 
-const FORM = { Authorization: basic(MACHINE_CLIENT.id, MACHINE_CLIENT.secret), 'Content-Type': 'application/x-www-form-urlencoded' };
+const FORM = {
+  Authorization: basic(MACHINE_CLIENT.id, MACHINE_CLIENT.secret),
+  'Content-Type': 'application/x-www-form-urlencoded',
+};
 const TOKEN_BODY = 'grant_type=client_credentials';
 
 const post = async (child: Child, path: string, body: string) => {
@@ -93,7 +96,13 @@ function comparable(body: string): unknown {
   const { jti: claimed, iat, exp, ...claims } = decodeJwt(token);
   if (claimed !== jti || typeof iat !== 'number' || exp !== iat + VALIDITY) throw new Error('an inconsistent token');
   // expires_in is counted to the second at the answer: VALIDITY, or one less.
-  return { fields: Object.keys(JSON.parse(body) as object), rest, header: decodeProtectedHeader(token), claims, long: expiresIn >= VALIDITY - 1 };
+  return {
+    fields: Object.keys(JSON.parse(body) as object),
+    rest,
+    header: decodeProtectedHeader(token),
+    claims,
+    long: expiresIn >= VALIDITY - 1,
+  };
 }
 
 /**
@@ -102,15 +111,25 @@ function comparable(body: string): unknown {
  * Answers a token troupe issued, for the introspection runs.
  */
 export async function sameMachineAnswers(pair: MachinePair): Promise<string> {
-  const [served, bare] = [await post(pair.troupe, '/oauth/token', TOKEN_BODY), await post(pair.bare, '/oauth/token', TOKEN_BODY)];
-  if (served.status !== 200 || bare.status !== 200) throw new Error(`token answers ${served.status} and ${bare.status}`);
-  if (JSON.stringify(comparable(served.body)) !== JSON.stringify(comparable(bare.body)) || served.cacheControl !== bare.cacheControl)
+  const [served, bare] = [
+    await post(pair.troupe, '/oauth/token', TOKEN_BODY),
+    await post(pair.bare, '/oauth/token', TOKEN_BODY),
+  ];
+  if (served.status !== 200 || bare.status !== 200)
+    throw new Error(`token answers ${served.status} and ${bare.status}`);
+  if (
+    JSON.stringify(comparable(served.body)) !== JSON.stringify(comparable(bare.body)) ||
+    served.cacheControl !== bare.cacheControl
+  )
     throw new Error(`the bare server's token answer differs:\n${served.body}\n${bare.body}`);
   const token = String((JSON.parse(served.body) as { access_token: string }).access_token);
   const other = String((JSON.parse(bare.body) as { access_token: string }).access_token);
   for (const presented of [token, other, `${token.slice(0, -4)}AAAA`, 'not-a-token']) {
     const body = new URLSearchParams({ token: presented }).toString();
-    const [a, b] = [await post(pair.troupe, '/oauth/introspect', body), await post(pair.bare, '/oauth/introspect', body)];
+    const [a, b] = [
+      await post(pair.troupe, '/oauth/introspect', body),
+      await post(pair.bare, '/oauth/introspect', body),
+    ];
     if (a.status !== 200 || a.body !== b.body || a.cacheControl !== b.cacheControl)
       throw new Error(`the bare server's introspection differs:\n${a.status} ${a.body}\n${b.status} ${b.body}`);
   }
@@ -146,17 +165,24 @@ export async function machineToMachine(report: Report, s: BenchSettings, rounds 
   const pair = await startMachinePair(tempDir('machine'));
   try {
     const token = await sameMachineAnswers(pair);
-    const spec = (path: string, body: string) => (child: Child): LoadSpec => ({
-      url: child.url,
-      path,
-      method: 'POST',
-      headers: FORM,
-      body,
-      connections: CONNECTIONS,
-      duration: s.seconds,
-    });
+    const spec =
+      (path: string, body: string) =>
+      (child: Child): LoadSpec => ({
+        url: child.url,
+        path,
+        method: 'POST',
+        headers: FORM,
+        body,
+        connections: CONNECTIONS,
+        duration: s.seconds,
+      });
     const measured = [
-      { n: 18, what: 'POST /oauth/token, client_credentials', unit: 'tokens/s', spec: spec('/oauth/token', TOKEN_BODY) },
+      {
+        n: 18,
+        what: 'POST /oauth/token, client_credentials',
+        unit: 'tokens/s',
+        spec: spec('/oauth/token', TOKEN_BODY),
+      },
       {
         n: 19,
         what: 'POST /oauth/introspect of an access token',
@@ -178,7 +204,12 @@ export async function machineToMachine(report: Report, s: BenchSettings, rounds 
       if (!t || !b) throw new Error('a measurement is missing');
       report.measurements.push(
         row(m.what, t.r, t.rss, `${t.cpuUs.toFixed(0)} CPU µs/request`),
-        row(`bare Koa: the same essential work`, b.r, b.rss, `baseline of claim ${m.n}; ${b.cpuUs.toFixed(0)} CPU µs/request`),
+        row(
+          `bare Koa: the same essential work`,
+          b.r,
+          b.rss,
+          `baseline of claim ${m.n}; ${b.cpuUs.toFixed(0)} CPU µs/request`,
+        ),
       );
       report.claims.push({
         claim: `${m.n}. ${m.what}, ${m.unit} / bare Koa`,
@@ -193,7 +224,9 @@ export async function machineToMachine(report: Report, s: BenchSettings, rounds 
     }
     // 20: the password grant against the BCrypt pool the server has (one process: every core).
     const threads = Math.max(1, availableParallelism());
-    const data = JSON.parse(readFileSync('data/initial-data.json', 'utf8')) as { users: { username: string; password: string }[] };
+    const data = JSON.parse(readFileSync('data/initial-data.json', 'utf8')) as {
+      users: { username: string; password: string }[];
+    };
     const hash = data.users.find((u) => u.username === USERS.john.username)?.password ?? '';
     if (costOf(hash) !== JOHN_HASH_COST) throw new Error(`the bench expects john.doe's hash at cost ${JOHN_HASH_COST}`);
     s.log(`BCrypt pool: ${threads} threads comparing at cost ${JOHN_HASH_COST}, before and after the password grant`);
@@ -211,7 +244,11 @@ export async function machineToMachine(report: Report, s: BenchSettings, rounds 
     const pool = (before + (await poolRate(threads, USERS.john.password, hash, 3))) / 2;
     s.log(`  ${logins.rps.toFixed(1)} tokens/s; the pool ${pool.toFixed(1)} compares/s`);
     report.measurements.push(
-      { scenario: `BCrypt worker pool, ${threads} threads, cost ${JOHN_HASH_COST}`, rps: pool, note: 'baseline of claim 20 (compares/s, mean of a run before and after)' },
+      {
+        scenario: `BCrypt worker pool, ${threads} threads, cost ${JOHN_HASH_COST}`,
+        rps: pool,
+        note: 'baseline of claim 20 (compares/s, mean of a run before and after)',
+      },
       row('POST /oauth/token, password grant (8 connections)', logins, pair.troupe.rss(), 'one BCrypt per request'),
     );
     report.claims.push({
