@@ -17,6 +17,7 @@ import type { Client } from '../../src/security/clients.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { pkce } from '../helpers/authorize.ts';
 import { gate, holdingHasher, holdingStores, type Holds } from '../helpers/gate.ts';
+import { accountChanges } from '../helpers/account-changes.ts';
 import { askWithProbe } from '../helpers/probe.ts';
 import { tempDir } from '../helpers/server.ts';
 import { CLIENT, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
@@ -96,18 +97,7 @@ t.after(async () => {
 const PASSWORD = 'eve-password-1';
 
 /** The changes that must cut access, made by `admin` at `where` to account `id`. */
-type Change = (where: TokenActorSetup, id: number) => Promise<Reply<unknown, string>>;
-const CHANGES = {
-  demotion: (where: TokenActorSetup, id: number) =>
-    administer(where, Accounts.updateAccount({ actor: 'admin', id, roles: ['USER'] })),
-  'password reset': (where: TokenActorSetup, id: number) =>
-    administer(where, Accounts.setPassword({ actor: 'admin', id, password: 'eve-password-2' })),
-  disable: (where: TokenActorSetup, id: number) =>
-    administer(where, Accounts.updateAccount({ actor: 'admin', id, enabled: false })),
-  delete: (where: TokenActorSetup, id: number) => administer(where, Accounts.deleteAccount({ actor: 'admin', id })),
-  'every login ended': (where: TokenActorSetup, id: number) =>
-    administer(where, Accounts.endLogins({ actor: 'admin', id })),
-} satisfies Record<string, Change>;
+const CHANGES = accountChanges(administer);
 
 /** Eve signs in to the web app at the sign-in form of `setup`. */
 const signIn = (setup: TokenActorSetup) =>

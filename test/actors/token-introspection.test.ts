@@ -17,6 +17,7 @@ import type { Reply } from '../../src/messaging/reply.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import type { AccountStore } from '../../src/stores/account-store.ts';
 import type { RevocationStore } from '../../src/stores/revocation-store.ts';
+import { accountChanges } from '../helpers/account-changes.ts';
 import { askWithProbe } from '../helpers/probe.ts';
 import { tempDir } from '../helpers/server.ts';
 import { startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
@@ -115,15 +116,7 @@ const ENDINGS = {
     send(where, Token.revoke({ clientId: 'troupe-client', token })),
   'its login revoked (its refresh token)': (where: TokenActorSetup, _id: number, _token: string, refresh: string) =>
     send(where, Token.revoke({ clientId: 'troupe-client', token: refresh })),
-  demotion: (where: TokenActorSetup, id: number) =>
-    administer(where, Accounts.updateAccount({ actor: 'admin', id, roles: ['USER'] })),
-  'password reset': (where: TokenActorSetup, id: number) =>
-    administer(where, Accounts.setPassword({ actor: 'admin', id, password: 'eve-password-2' })),
-  disable: (where: TokenActorSetup, id: number) =>
-    administer(where, Accounts.updateAccount({ actor: 'admin', id, enabled: false })),
-  delete: (where: TokenActorSetup, id: number) => administer(where, Accounts.deleteAccount({ actor: 'admin', id })),
-  'every login ended': (where: TokenActorSetup, id: number) =>
-    administer(where, Accounts.endLogins({ actor: 'admin', id })),
+  ...accountChanges(administer),
 } satisfies Record<
   string,
   (where: TokenActorSetup, id: number, token: string, refresh: string) => Promise<Reply<unknown, string>>
