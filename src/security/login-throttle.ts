@@ -23,7 +23,7 @@
  */
 import { hash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { LoginThrottleStore } from '../stores/login-throttle-store.ts';
+import type { CountKey, CountNow, LoginThrottleStore } from '../stores/login-throttle-store.ts';
 import { StoreUnavailableError } from '../store-unavailable.ts';
 import { canonicalUsername } from './usernames.ts';
 
@@ -133,7 +133,18 @@ const seconds = (waits: readonly number[]): number =>
 /** Counted per username as usernames are compared: `Jane`, `ＪＡＮＥ` and `jane` are one count. */
 const digest = (username: string): string => hash('sha256', canonicalUsername(username), 'base64url');
 /** Client ids compare exactly; kept apart from usernames among the known pairs by their prefix. */
-const clientDigest = (clientId: string): string => hash('sha256', clientId, 'base64url');
+const clientDigests = new Map<string, string>();
+/** Digests of the client ids seen lately (a bounded memo: every client authentication needs its own). */
+const MAX_CLIENT_DIGESTS = 1024;
+const clientDigest = (clientId: string): string => {
+  let digested = clientDigests.get(clientId);
+  if (digested === undefined) {
+    digested = hash('sha256', clientId, 'base64url');
+    if (clientDigests.size >= MAX_CLIENT_DIGESTS) clientDigests.delete(clientDigests.keys().next().value ?? '');
+    clientDigests.set(clientId, digested);
+  }
+  return digested;
+};
 const clientPair = (clientId: string, address: string): string => `client:${clientDigest(clientId)}\n${address}`;
 
 export function createLoginThrottle(settings: ThrottleSettings, store: LoginThrottleStore): LoginThrottle {
@@ -181,8 +192,10 @@ export function createLoginThrottle(settings: ThrottleSettings, store: LoginThro
       });
     },
     async readClient(clientId, address) {
-      const id = clientDigest(clientId);
-      const [byAddress, byClient] = await readCounts([clients.get(address), clientIds.get(id)]);
+      const [byAddress, byClient] = await readCounts(store, [
+        { counter: clients, key: address },
+        { counter: clientIds, key: clientDigest(clientId) },
+      ]);
       const waits: number[] = [];
       if (byAddress && byAddress.consumedPoints >= settings.maxFailuresPerAddress) waits.push(byAddress.msBeforeNext);
       if (
@@ -204,11 +217,9 @@ export function createLoginThrottle(settings: ThrottleSettings, store: LoginThro
 }
 
 /** Reads counts (no write); counts that cannot be read admit nothing. */
-async function readCounts(
-  reads: readonly Promise<RateLimiterRes | null>[],
-): Promise<readonly (RateLimiterRes | null)[]> {
+async function readCounts(store: LoginThrottleStore, keys: readonly CountKey[]): Promise<readonly (CountNow | null)[]> {
   try {
-    return await Promise.all(reads);
+    return await store.readCounts(keys);
   } catch (error) {
     throw new StoreUnavailableError("the login throttle's counts cannot be read", { cause: error });
   }

@@ -65,6 +65,8 @@ export function mongoLoginThrottleStore(db: MongoDb, run: Runner = guarded): Log
         { storeClient: db, tableName: 'login_throttle', disableIndexesCreation: true, keyPrefix, points, duration },
         run,
       ),
+    // One `findOne` per key, as the limiter's own `get` reads it.
+    readCounts: (keys) => Promise.all(keys.map(({ counter, key }) => counter.get(key))),
     windowOf: (result) => windows.get(result),
     giveBack: (counter, key, windowEnds) =>
       run(async () => {

@@ -13,6 +13,19 @@ export interface CounterOptions {
   readonly duration: number;
 }
 
+/** A key's count in its current window, as read. */
+export interface CountNow {
+  readonly consumedPoints: number;
+  /** Until the window ends (-1: a count that never ends). */
+  readonly msBeforeNext: number;
+}
+
+/** One key of one counter. */
+export interface CountKey {
+  readonly counter: RateLimiterAbstract;
+  readonly key: string;
+}
+
 export interface LoginThrottleStore {
   /**
    * A rate-limiter-flexible limiter over this store: attempts per key and window. Its `consume` is
@@ -20,6 +33,11 @@ export interface LoginThrottleStore {
    * query: SQLite a `select`, MongoDB a `findOne`), what a success costs in place of a count.
    */
   counter(options: CounterOptions): RateLimiterAbstract;
+  /**
+   * The counts of `keys` in their current windows (null: none), read together and writing
+   * nothing; SQLite reads them in one statement.
+   */
+  readCounts(keys: readonly CountKey[]): Promise<readonly (CountNow | null)[]>;
   /**
    * The window a count of one of this store's counters was made in: its end (epoch ms) exactly as
    * the store holds it, read from the same write that made the count. Undefined for a result that

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:profile [-- get|listAll|activity]`: the CPU cost of one hot path, per request.
+ * `npm run bench:profile [-- get|listAll|activity|clientCredentials|introspect]`: the CPU cost of one hot path, per request.
  *
  * Starts troupe in this process (a temporary data directory, 1,000 seeded employees, logging at
  * `warn`), drives it with autocannon from another process (the load-worker of the bench), and
@@ -13,14 +13,17 @@
  * generation, or allocated there), whether or not a full collection takes them later: what makes
  * scavenges long and the heap large. Figures move ±15 % between runs on a shared machine.
  */
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import bcrypt from 'bcryptjs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startTroupe } from '../../src/composition/troupe.ts';
-import { login } from '../helpers/tokens.ts';
+import { basic, login } from '../helpers/tokens.ts';
 import { load, tempDir, type LoadSpec } from './harness.ts';
+import { MACHINE_CLIENT } from './scenarios-machine.ts';
 import { seedEmployees, seedUsers } from './seed.ts';
 import { allocationsByFunction, selfTimeByPart, type CpuProfile, type SamplingHeapProfile } from './profile-parts.ts';
 
@@ -31,8 +34,32 @@ const requests = Number(process.env['PROFILE_REQUESTS'] ?? 20_000);
 const dir = tempDir('profile');
 seedEmployees(dir, 1000);
 const users = seedUsers(dir, 100);
+const clientsFile = join(dir, 'clients.json');
+writeFileSync(
+  clientsFile,
+  JSON.stringify([
+    {
+      client_id: MACHINE_CLIENT.id,
+      client_secret: bcrypt.hashSync(MACHINE_CLIENT.secret, 10),
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['client_credentials'],
+      scope: MACHINE_CLIENT.scope,
+    },
+  ]),
+);
 const troupe = await startTroupe(
-  loadConfig({ properties: { 'data.dir': dir, 'server.port': '0', 'logging.level': 'warn' } }),
+  loadConfig({
+    properties: {
+      'data.dir': dir,
+      'server.port': '0',
+      'logging.level': 'warn',
+      'security.clients-file': clientsFile,
+      // The machine-to-machine paths as bench scenarios 18 and 19 run them: a configured HS256 key.
+      ...(which === 'clientCredentials' || which === 'introspect'
+        ? { 'security.signing-key': randomBytes(48).toString('base64url') }
+        : {}),
+    },
+  }),
   createLogger('warn'),
 );
 try {
@@ -45,6 +72,18 @@ try {
       body: '{"limit":1}',
     });
     return String(((await page.json()) as { items: { id: string }[] }).items[0]?.id);
+  };
+  const machineForm = {
+    Authorization: basic(MACHINE_CLIENT.id, MACHINE_CLIENT.secret),
+    'Content-Type': 'application/x-www-form-urlencoded',
+  };
+  const machineToken = async (): Promise<string> => {
+    const answer = await fetch(`${troupe.url}/oauth/token`, {
+      method: 'POST',
+      headers: machineForm,
+      body: 'grant_type=client_credentials',
+    });
+    return String(((await answer.json()) as { access_token: string }).access_token);
   };
   const bodies = join(dir, 'activities.txt');
   writeFileSync(
@@ -59,6 +98,22 @@ try {
       connections: 10,
     }),
     listAll: async () => ({ url: troupe.url, path: '/app/listAll', headers: auth, connections: 10 }),
+    clientCredentials: async () => ({
+      url: troupe.url,
+      path: '/oauth/token',
+      method: 'POST',
+      headers: machineForm,
+      body: 'grant_type=client_credentials',
+      connections: 32,
+    }),
+    introspect: async () => ({
+      url: troupe.url,
+      path: '/oauth/introspect',
+      method: 'POST',
+      headers: machineForm,
+      body: new URLSearchParams({ token: await machineToken() }).toString(),
+      connections: 32,
+    }),
     activity: async () => ({
       url: troupe.url,
       path: '/api/users/activity',

@@ -15,7 +15,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../src/config.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { basic, bearer, forgeAccessToken, login, postToken } from '../helpers/tokens.ts';
+import { basic, bearer, forgeAccessToken, login, postToken, USERS } from '../helpers/tokens.ts';
 
 const KEY = 'hardening-test-signing-key-0123456789abcdef';
 /** A client secret of exactly 72 bytes, the most BCrypt compares. */
@@ -80,6 +80,38 @@ s(
     assert.equal(errors, [], "a client's broken body was logged as a server error");
   },
 );
+
+s('an OAuth form that decodes, names its type in any case, or is too large', async (c) => {
+  const form = new URLSearchParams({ grant_type: 'password', ...USERS.john }).toString();
+  for (const [encoding, body] of [
+    ['gzip', gzipSync(form)],
+    ['br', brotliCompressSync(form)],
+  ] as const) {
+    const res = await fetch(`${c.server.url}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        Authorization: client(),
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'Content-Encoding': encoding,
+      },
+      body,
+    });
+    assert.is(res.status, 200, encoding);
+  }
+  const typed = await fetch(`${c.server.url}/oauth/token`, {
+    method: 'POST',
+    headers: { Authorization: client(), 'Content-Type': 'Application/X-WWW-Form-Urlencoded; charset=UTF-8' },
+    body: form,
+  });
+  assert.is(typed.status, 200, 'a media type compares case-insensitively, with its parameters');
+  const large = await fetch(`${c.server.url}/oauth/token`, {
+    method: 'POST',
+    headers: { Authorization: client(), 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: `${form}&pad=${'x'.repeat(loadConfig({}).server.maxBodyBytes)}`,
+  });
+  assert.is(large.status, 413);
+  assert.is(((await large.json()) as { error: string }).error, 'invalid_request');
+});
 
 s('a body that does decode (gzip, br) is served as usual', async (c) => {
   const token = (await login(c.server.url, undefined, undefined, client())).access_token;
