@@ -1,9 +1,11 @@
 /**
  * The README's shell sessions run as written, in order, in one shell, against one freshly started
  * server: a block fenced as `bash session` is a session; every documented block that calls `curl`
- * must be one, so no session escapes this test.
+ * must be one, so no session escapes this test. Pasted into a shell without `set -e`, as a person's
+ * is, a session stops at its first failure with one line saying why.
  */
 import { execFile } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -25,8 +27,23 @@ const sessions = (): string[] =>
   );
 const MARK = (i: number): string => `@@session ${i}@@`;
 
+const env = { ...process.env, BASH_ENV: undefined, ENV: undefined };
+
 // The server runs in this process, so the shell must run asynchronously.
 const run = promisify(execFile);
+
+/** Runs `script` in bash without errexit or pipefail, as a person's shell is, stderr merged into stdout in order. */
+async function pasted(script: string): Promise<string> {
+  const args = ['--norc', '--noprofile', '-c', `exec 2>&1\n${script}`];
+  try {
+    return (await run('bash', args, { encoding: 'utf8', timeout: 60_000, env })).stdout;
+  } catch (error) {
+    // A failed last step ends the shell with its status; what it printed is the answer.
+    const { stdout } = error as { stdout?: unknown };
+    if (typeof stdout !== 'string') throw error;
+    return stdout;
+  }
+}
 
 t('every documented block that calls curl is a session, and the README has the five', () => {
   for (const doc of documents()) {
@@ -42,13 +59,15 @@ t('every documented block that calls curl is a session, and the README has the f
   assert.is(sessions().length, 5);
 });
 
-t('the sessions run as written, in order, in one shell', async () => {
-  const script = sessions()
+/** Every session, each after its mark, as one script against `url`. */
+const script = (url: string): string =>
+  sessions()
     .map((body, i) => `echo '${MARK(i)}'\n${body}`)
     .join('\n')
-    .replaceAll('http://127.0.0.1:8080', ctx.server.url);
-  const env = { ...process.env, BASH_ENV: undefined, ENV: undefined };
-  const result = await run('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], {
+    .replaceAll('http://127.0.0.1:8080', url);
+
+t('the sessions run as written, in order, in one shell', async () => {
+  const result = await run('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script(ctx.server.url)], {
     encoding: 'utf8',
     timeout: 120_000,
     env,
@@ -60,6 +79,38 @@ t('the sessions run as written, in order, in one shell', async () => {
   for (const line of result.stdout.split('\n').filter((l) => /^[{[]/.test(l))) {
     assert.not.throws(() => JSON.parse(line), `not one JSON value per line: ${line.slice(0, 200)}`);
   }
+});
+
+/** A URL where nothing listens: a port that was free a moment ago. */
+async function closedUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+t('pasted into a shell without set -e, each session stops at its first failure, in one line, no stack', async () => {
+  const outputs = (await pasted(script(await closedUrl()))).split(/^@@session \d+@@\n/m).slice(1);
+  assert.is(outputs.length, sessions().length);
+  for (const [i, o] of outputs.entries()) {
+    const lines = o.split('\n').filter((l) => l !== '');
+    const failed = lines.filter((l) => l.startsWith('curl: (7) '));
+    assert.is(failed.length, 1, `session ${i} went on after its first failure:\n${o}`);
+    for (const line of lines)
+      assert.match(line, /^(curl: \(7\) |field: no \w+ in an empty answer$)/, `session ${i}: ${line}`);
+  }
+});
+
+t('a refused request stops its session too: curl names the status, field shows the answer', async () => {
+  const first = sessions()[0] ?? '';
+  assert.ok(first.includes('-d password=john-password'));
+  const wrong = first.replace('-d password=john-password', '-d password=not-johns-password');
+  const output = await pasted(wrong.replaceAll('http://127.0.0.1:8080', ctx.server.url));
+  assert.equal(output.trim().split('\n'), [
+    'curl: (22) The requested URL returned error: 400',
+    'field: no access_token in {"error":"invalid_grant","error_description":"Bad credentials"}',
+  ]);
 });
 
 const out = (i: number): string => ctx.outputs?.[i] ?? '';
