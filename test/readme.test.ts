@@ -1,21 +1,25 @@
 /**
  * The README's shell sessions run as written, in order, in one shell, against one freshly started
- * server: a block fenced as `bash session` is a session; every documented block that calls `curl`
- * must be one, so no session escapes this test. Pasted into a shell without `set -e`, as a person's
- * is, a session stops at its first failure with one line saying why.
+ * server, started with the settings of the README's `npm start` line: a block fenced as
+ * `bash session` is a session; every documented block that calls `curl` must be one, so no session
+ * escapes this test. Pasted into a shell without `set -e`, as a person's is, a session stops at its
+ * first failure with one line saying why.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { CONFIG_KEYS } from '../src/config.ts';
 import { documents, fencedBlocks } from './helpers/docs.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 const ctx = {} as { server: TestServer; outputs: string[] };
 const t = suite('README sessions', ctx);
 t.before(async () => {
-  ctx.server = await startTestServer();
+  ctx.server = await startTestServer(startedWith());
 });
 t.after(async () => ctx.server?.close());
 
@@ -26,6 +30,24 @@ const sessions = (): string[] =>
       .map((b) => b.body),
   );
 const MARK = (i: number): string => `@@session ${i}@@`;
+
+/**
+ * The settings of the README's `NAME=value npm start` line (the example clients), as the
+ * configuration's relaxed binding reads them: the server the sessions run against is started so.
+ */
+function startedWith(): Record<string, string> {
+  const readme = readFileSync('README.md', 'utf8');
+  const line = fencedBlocks(readme)
+    .flatMap((b) => b.body.split('\n'))
+    .find((l) => /^([A-Z_]+=\S+ )+npm start$/.test(l));
+  const properties: Record<string, string> = {};
+  for (const [, name, value] of (line ?? '').matchAll(/([A-Z_]+)=(\S+) /g)) {
+    const key = CONFIG_KEYS.find((k) => k.toUpperCase().replace(/[.-]/g, '_') === name);
+    if (key === undefined || value === undefined) throw new Error(`README: ${name} sets no configuration key`);
+    properties[key] = value;
+  }
+  return properties;
+}
 
 const env = { ...process.env, BASH_ENV: undefined, ENV: undefined };
 
@@ -45,7 +67,7 @@ async function pasted(script: string): Promise<string> {
   }
 }
 
-t('every documented block that calls curl is a session, and the README has the five', () => {
+t('every documented block that calls curl is a session, and the README has the six', () => {
   for (const doc of documents()) {
     for (const block of fencedBlocks(doc.text)) {
       if (/\bcurl\b/.test(block.body))
@@ -56,7 +78,7 @@ t('every documented block that calls curl is a session, and the README has the f
         );
     }
   }
-  assert.is(sessions().length, 5);
+  assert.is(sessions().length, 6);
 });
 
 /** Every session, each after its mark, as one script against `url`. */
@@ -74,7 +96,7 @@ t('the sessions run as written, in order, in one shell', async () => {
   });
   assert.is(result.stderr, '');
   ctx.outputs = result.stdout.split(/^@@session \d+@@\n/m).slice(1);
-  assert.is(ctx.outputs.length, 5);
+  assert.is(ctx.outputs.length, 6);
   // Each answer is on a line of its own: every line that starts a JSON value is one whole value.
   for (const line of result.stdout.split('\n').filter((l) => /^[{[]/.test(l))) {
     assert.not.throws(() => JSON.parse(line), `not one JSON value per line: ${line.slice(0, 200)}`);
@@ -90,15 +112,22 @@ async function closedUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
+t('the README starts the server with the example clients', () => {
+  assert.equal(startedWith(), { 'security.clients-file': 'examples/clients.json' });
+});
+
 t('pasted into a shell without set -e, each session stops at its first failure, in one line, no stack', async () => {
   const outputs = (await pasted(script(await closedUrl()))).split(/^@@session \d+@@\n/m).slice(1);
   assert.is(outputs.length, sessions().length);
   for (const [i, o] of outputs.entries()) {
     const lines = o.split('\n').filter((l) => l !== '');
-    const failed = lines.filter((l) => l.startsWith('curl: (7) '));
-    assert.is(failed.length, 1, `session ${i} went on after its first failure:\n${o}`);
-    for (const line of lines)
-      assert.match(line, /^(curl: \(7\) |field: no \w+ in an empty answer$)/, `session ${i}: ${line}`);
+    const failed = lines.findIndex((l) => l.startsWith('curl: (7) '));
+    assert.ok(failed >= 0, `session ${i} did not fail:\n${o}`);
+    // Before its first request a session may print what it made (the authorization address).
+    for (const line of lines.slice(0, failed))
+      assert.not.match(line, /^curl:|^field:|^\s+at |node:/, `session ${i}: ${line}`);
+    for (const line of lines.slice(failed + 1))
+      assert.match(line, /^field: no \w+ in an empty answer$/, `session ${i} went on after its first failure: ${line}`);
   }
 });
 
@@ -198,6 +227,61 @@ t('user-data service: update, activity, history page, email taken, delete', () =
   assert.is(json[3]?.['type'], 'urn:problem:troupe:user.email_taken');
   assert.ok(lines.includes('204'));
   assert.is(json[4]?.['type'], 'urn:problem:troupe:user.not_found');
+});
+
+t('applications and services: the code flow with PKCE, a replayed code, client_credentials', () => {
+  const lines = out(5).trim().split('\n');
+  assert.match(
+    lines[0] ?? '',
+    /^http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?response_type=code&client_id=example-web&.*&code_challenge=[\w-]{43}&/,
+  );
+  const back = new URL(lines[1] ?? '');
+  assert.is(back.origin + back.pathname, 'http://127.0.0.1:3000/callback');
+  assert.match(back.searchParams.get('code') ?? '', /^[\w-]{43}$/);
+  assert.is(back.searchParams.get('state'), 'xyz');
+  assert.is(back.searchParams.get('iss'), ctx.server.config.security.jwt.issuer);
+  assert.match(
+    lines[2] ?? '',
+    /^\{"access_token":"ey[^"]+","token_type":"bearer","refresh_token":"[^"]+",.*"scope":"read"/,
+  );
+  assert.is(lines[3], 'Hello john.doe, you are a user.');
+  assert.match(lines[4] ?? '', /^\{"error":"invalid_grant"/);
+  assert.match(lines[5] ?? '', /^\{"error":"invalid_token"/);
+  const search = JSON.parse(lines[6] ?? '') as { items: { name: string }[] };
+  assert.equal(
+    search.items.map((i) => i.name),
+    ['Joan Smithers'],
+  );
+  assert.is(lines[7], '{"error":"access_denied","error_description":"Access is denied"}');
+  assert.is(lines.length, 8);
+});
+
+t("docs/security.md's openssl recipe makes a PKCE verifier and its S256 challenge", async () => {
+  const recipe = readFileSync('docs/security.md', 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /^(VERIFIER|CHALLENGE)=\$\(.*openssl/.test(l));
+  assert.is(recipe.length, 2);
+  const { stdout } = await run(
+    'bash',
+    ['--norc', '--noprofile', '-euo', 'pipefail', '-c', `${recipe.join('\n')}\necho "$VERIFIER $CHALLENGE"`],
+    { encoding: 'utf8', env },
+  );
+  const [verifier = '', challenge] = stdout.trim().split(' ');
+  assert.match(verifier, /^[\w-]{43}$/);
+  assert.is(challenge, createHash('sha256').update(verifier).digest('base64url'));
+});
+
+t("the README's S256 challenge takes any verifier, one that starts with '-' too", async () => {
+  const line = (sessions()[5] ?? '').split('\n').find((l) => l.startsWith('CHALLENGE=$(node '));
+  assert.ok(line);
+  const verifier = `-${'a'.repeat(42)}`;
+  const { stdout } = await run(
+    'bash',
+    ['--norc', '--noprofile', '-euo', 'pipefail', '-c', `${line.replace(/ &&$/, '')}\necho "$CHALLENGE"`],
+    { encoding: 'utf8', env: { ...env, VERIFIER: verifier } },
+  );
+  assert.is(stdout.trim(), createHash('sha256').update(verifier).digest('base64url'));
 });
 
 t.run();
