@@ -54,6 +54,8 @@ export interface AppDeps {
   readonly throttle: LoginThrottle;
   /** The registered clients' credential check, made by the guard of every client route. */
   readonly authenticateClient: ClientAuthenticator;
+  /** Whether the server drains before it stops: every request is then 503 (`src/composition/drain.ts`). */
+  readonly draining?: (() => boolean) | undefined;
 }
 
 export type { RouteInfo } from './route-table.ts';
@@ -194,7 +196,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(requestFrame(deps.logger, deps.metrics));
   // CORS headers go to allowed origins only: with none configured there is nothing to do.
   if (config.server.cors.allowedOrigins.length > 0) app.use(corsFor(config.server.cors.allowedOrigins));
-  app.use(dispatch(root, guards));
+  app.use(dispatch(root, guards, deps.draining));
   return app;
 }
 
@@ -209,6 +211,6 @@ export function createManagementApp(deps: AppDeps): Koa<AppState> {
   const router = mountRoutes(opsRoutes(opsDeps(deps)), guards);
   mounted.set(app, routeTable(router));
   app.use(requestFrame(deps.logger, deps.metrics));
-  app.use(dispatch(router, guards));
+  app.use(dispatch(router, guards, deps.draining));
   return app;
 }

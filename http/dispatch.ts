@@ -9,6 +9,7 @@ import type { Context, Middleware, ParameterizedContext } from 'koa';
 import compose, { type ComposedMiddleware } from 'koa-compose';
 import type { Principal } from '../src/security/jwt.ts';
 import { accessDenied, insufficientScope } from './middleware/bearer-auth.ts';
+import { shuttingDown } from './problems.ts';
 import type {
   Access,
   Declaration,
@@ -189,7 +190,11 @@ const KNOWN_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST',
  * without one (401, as Spring does): probing a secured prefix tells nothing without a token. That
  * refusal only ever refuses: what a request may run is decided by its route alone.
  */
-export function dispatch(router: Router<AppState, RouteParams>, guards: Guards): Middleware<AppState> {
+export function dispatch(
+  router: Router<AppState, RouteParams>,
+  guards: Guards,
+  draining: () => boolean = () => false,
+): Middleware<AppState> {
   // A layer's stack holds what mountRoutes registered: RouteMiddleware (the router's own context type is wider).
   const compiled: Compiled[] = router.stack.map((layer) => ({
     layer,
@@ -277,6 +282,13 @@ export function dispatch(router: Router<AppState, RouteParams>, guards: Guards):
   return function route(ctx, next) {
     const path = ctx.path;
     const chosen = routeFor(path, ctx.method);
+    // While the server drains, no route runs: the 503 is in the body the path's routes declare.
+    if (draining()) {
+      const declared = chosen?.route ?? matching(path)[0];
+      if (declared) ctx.state.errorFormat = declared.errorFormat;
+      ctx.state.route = declared?.path;
+      throw shuttingDown();
+    }
     if (!chosen) return unrouted(ctx, matching(path)).then(() => next());
     const routed = ctx as ParameterizedContext<AppState, RouteParams>;
     routed.params = chosen.params;

@@ -116,6 +116,15 @@ export const INTERNAL_DETAIL = 'The server could not complete the request; quote
 export const unavailable = (): HttpProblem =>
   new HttpProblem(503, 'unavailable', UNAVAILABLE_DETAIL, { headers: { 'Retry-After': RETRY_AFTER_SECONDS } });
 
+/**
+ * The 503 of a request that arrives while the server drains before it stops: as every 503, with
+ * `Connection: close`, so that the client opens its next connection elsewhere or later.
+ */
+export const shuttingDown = (): HttpProblem =>
+  new HttpProblem(503, 'unavailable', UNAVAILABLE_DETAIL, {
+    headers: { 'Retry-After': RETRY_AFTER_SECONDS, Connection: 'close' },
+  });
+
 /** The 400 `validation` problem: `detail` for the request as a whole, one row per bad field. */
 export const invalidFields = (detail: string, ...errors: FieldError[]): HttpProblem =>
   new HttpProblem(400, 'validation', detail, { errors });

@@ -1,11 +1,11 @@
 import { rmSync } from 'node:fs';
-import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startChildServer, startNpmStart, type ChildServer } from './helpers/child.ts';
+import { answerTo, holdLogin } from './helpers/held-request.ts';
 import { closedPort } from './helpers/ports.ts';
 import { tempDir } from './helpers/server.ts';
 import { postToken } from './helpers/tokens.ts';
@@ -13,63 +13,35 @@ import { waitFor } from './helpers/wait.ts';
 
 const t = suite('graceful shutdown (SIGTERM, SIGINT)');
 
-/** One GET /health on a new connection (no keep-alive: an open connection outlives the listener). */
-function probe(url: string): Promise<string> {
-  return new Promise((resolve) => {
-    get(`${url}/health`, { agent: false }, (res) => {
-      res.resume();
-      resolve('answered');
-    }).on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
-  });
-}
-
-/**
- * Probes /health until a connection is refused (the listener closed) or `timeoutMs` passes. A
- * probe that reached the listen queue just as the listener closed is reset rather than refused
- * (the kernel drops what was queued): it was not served either, and the next probe tells.
- */
-async function refusedWithin(url: string, timeoutMs: number): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const outcome = await probe(url);
-    if ((outcome !== 'answered' && outcome !== 'ECONNRESET') || Date.now() > deadline) return outcome;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** Whether the server at `url` is ready: its store prepared, the initial data loaded. */
 const ready = (url: string) => async (): Promise<boolean> =>
   (await fetch(`${url}/ready`).catch(() => undefined))?.status === 200;
 
 t(
-  'an in-flight request completes, new connections are refused, the process exits 0, the database is intact',
+  'SIGTERM drains: a new request is 503 with Retry-After and Connection: close, the one in flight completes 200, then the port refuses; exit 0, the database intact',
   async () => {
     const dataDir = tempDir();
-    const server = await startChildServer(dataDir, {
-      APP_INITIAL_DATA: 'test/fixtures/initial-data-slow.json',
-      DATA_SQLITE_SYNCHRONOUS: 'FULL',
-    });
+    const server = await startChildServer(dataDir, { DATA_SQLITE_SYNCHRONOUS: 'FULL' });
     const { child, url } = server;
     try {
-      // Listening comes before the initial data is loaded (hashed at cost 13 here): a request sent
-      // then may still wait in the listener's queue when SIGTERM closes it, and is never in flight.
+      // Listening comes before the initial data is loaded: a login sent then could fail for that.
       await waitFor(ready(url), '/ready answering 200', 30_000, 50);
-      // The user's BCrypt cost is 13 (≈0.7 s), so this login is still running when SIGTERM arrives.
-      // Settled either way, so that a login cut off fails this test rather than ending the run.
-      const inFlight = postToken(url, { grant_type: 'password', username: 'slow', password: 'slow-password' }).then(
-        (res) => res,
-        (error: unknown) => new Error(`the in-flight login got no answer: ${String(error)}`),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      // Begun by the server, held until its body's second half is sent: it keeps the drain going.
+      const held = await holdLogin(url);
       child.kill('SIGTERM');
-      assert.is(await refusedWithin(url, 3000), 'ECONNREFUSED');
-      const res = await inFlight;
-      if (res instanceof Error) throw res;
-      assert.is(res.status, 200);
-      assert.type(((await res.json()) as { access_token: string }).access_token, 'string');
+      await waitFor(() => server.output().includes('"msg":"shutting down"'), 'the server shutting down', 10_000);
+      const during = await answerTo(`${url}/health`);
+      if (typeof during === 'string') throw new Error(`a request during the drain failed: ${during}`);
+      assert.is(during.status, 503);
+      assert.is(during.headers['retry-after'], '1');
+      assert.is(during.headers.connection, 'close');
+      const answer = await held.finish();
+      assert.match(answer, /^HTTP\/1\.1 200 /);
+      assert.match(answer, /"access_token":"/);
       const [code, signal] = await server.exited;
       assert.is(signal, null);
       assert.is(code, 0);
+      assert.is(await answerTo(`${url}/health`), 'ECONNREFUSED');
       const db = new Database(join(dataDir, 'troupe.db'), { readonly: true });
       assert.is(db.pragma('integrity_check', { simple: true }), 'ok');
       assert.is(

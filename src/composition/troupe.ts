@@ -1,13 +1,14 @@
 /** The served troupe: the core (`core.ts`: stores, security, actors) → metrics → Koa → listen, and the reverse on close. */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type Koa from 'koa';
 import { createApp, createManagementApp } from '../../http/app.ts';
 import type { AppState } from '../../http/state.ts';
 import { ConfigError, type Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { startCore } from './core.ts';
+import { createDrain } from './drain.ts';
 import { createMetrics } from '../telemetry/metrics.ts';
 
 export interface Troupe {
@@ -18,7 +19,10 @@ export interface Troupe {
   readonly url: string;
   /** The management port's `http://host:port` when `management.port` is set: /health, /ready, /metrics. */
   readonly managementUrl: string | undefined;
-  /** Stops accepting, lets in-flight requests finish (bounded), stops the actors, closes the stores. */
+  /**
+   * Drains (`drain.ts`: new requests 503 for `server.drain-window-ms`, in-flight ones finish,
+   * bounded by `server.shutdown-timeout-ms`), closes the listeners, stops the actors, closes the stores.
+   */
   close(): Promise<void>;
 }
 
@@ -36,7 +40,7 @@ async function closeServer(server: Server, timeoutMs: number): Promise<void> {
  * do not arrive in time is answered 408 and its connection closed (a dripping body is cut off).
  * Node checks these bounds periodically, every `connectionsCheckingInterval`: a fraction of them.
  */
-function listen(app: Koa<AppState>, config: Config, port: number, host: string): Server {
+function listen(handler: RequestListener, config: Config, port: number, host: string): Server {
   const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config.server;
   const server = createServer(
     {
@@ -45,7 +49,7 @@ function listen(app: Koa<AppState>, config: Config, port: number, host: string):
       keepAliveTimeout: keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeoutMs / 4))),
     },
-    app.callback(),
+    handler,
   );
   server.listen(port, host);
   return server;
@@ -79,11 +83,11 @@ export const urlOf = (address: { readonly address: string; readonly port: number
 
 /** Listens with `app` on `host:port`; resolves with the URL as bound, or rejects naming the key. */
 async function serve(
-  app: Koa<AppState>,
+  handler: RequestListener,
   config: Config,
   where: { host: string; port: number; key: 'server' | 'management' },
 ): Promise<{ server: Server; url: string }> {
-  const server = listen(app, config, where.port, where.host);
+  const server = listen(handler, config, where.port, where.host);
   await once(server, 'listening').catch((error: unknown) => {
     throw cannotListen(error, where.host, where.port, where.key) ?? error;
   });
@@ -94,6 +98,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
   const core = await startCore(config, logger);
   const { actors } = core;
   const metrics = createMetrics();
+  const drain = createDrain();
   metrics.watch(actors.system, [actors.activity]);
   const appDeps = {
     metrics,
@@ -111,15 +116,16 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     ready: core.ready,
     throttle: core.throttle,
     authenticateClient: core.authenticateClient,
+    draining: drain.draining,
   };
   const app = createApp(appDeps);
-  const { server, url } = await serve(app, config, { ...config.server, key: 'server' });
+  const { server, url } = await serve(drain.track(app.callback()), config, { ...config.server, key: 'server' });
   // Second, so that the first address a worker reports to its primary is the main one.
   const { port: managementPort, host: managementHost } = config.management;
   const management =
     managementPort === undefined
       ? undefined
-      : await serve(createManagementApp(appDeps), config, {
+      : await serve(drain.track(createManagementApp(appDeps).callback()), config, {
           host: managementHost,
           port: managementPort,
           key: 'management',
@@ -134,9 +140,10 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
     managementUrl,
     app,
     async close() {
-      await Promise.all(
-        [server, management?.server].flatMap((s) => (s ? [closeServer(s, config.server.shutdownTimeoutMs)] : [])),
-      );
+      await drain.close(management ? [server, management.server] : [server], {
+        windowMs: config.server.drainWindowMs,
+        timeoutMs: config.server.shutdownTimeoutMs,
+      });
       await core.close();
     },
   };

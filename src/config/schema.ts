@@ -45,6 +45,8 @@ export const schema = z.object({
         .filter(Boolean),
     ),
   'server.shutdown-timeout-ms': int(0, 600_000).default(10_000), // in-flight requests get this long on SIGTERM
+  // on SIGTERM the listener stays open this long at least, answering 503; at most the shutdown timeout
+  'server.drain-window-ms': int(0, 600_000).default(500),
   // reverse proxies in front whose X-Forwarded-For entries name the client
   'server.trusted-proxies': int(0, 10).default(0),
   'server.request-timeout-ms': int(1, 3_600_000).default(30_000), // a request's headers and body must arrive within this, or 408
