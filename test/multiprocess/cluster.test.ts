@@ -10,6 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startChildServer, type ChildServer } from '../helpers/child.ts';
 import { openReader } from '../helpers/faults.ts';
+import { answerTo, holdLogin } from '../helpers/held-request.ts';
 import { SHARED } from '../helpers/instances.ts';
 import { tempDir } from '../helpers/server.ts';
 import { basic, bearer, login } from '../helpers/tokens.ts';
@@ -208,17 +209,34 @@ t('workers killed with SIGKILL in turn under scrapes: the primary lives, the por
   assert.ok(outcomes.filter((o) => o.ok && o.what.startsWith('/metrics')).length > 20, 'too few scrapes answered');
 });
 
-t('SIGTERM to the primary drains every worker; the primary exits 0 and the port is free', async () => {
-  const workers = workersOf(ctx.server.pid);
-  ctx.server.child.kill('SIGTERM');
-  const [code] = await ctx.server.exited;
-  assert.is(code, 0);
-  for (const pid of workers) assert.throws(() => process.kill(pid, 0), /ESRCH/, `worker ${pid} outlived the primary`);
-  await get(`${ctx.server.url}/health`).then(
-    () => assert.unreachable('the port still answers'),
-    () => undefined,
-  );
-});
+t(
+  'SIGTERM to the primary drains every worker: 503 with Connection: close meanwhile, in-flight work done, exit 0, the port free',
+  async () => {
+    const workers = workersOf(ctx.server.pid);
+    // Begun by one worker and held there: the shared listener stays open while it runs.
+    const held = await holdLogin(ctx.server.url);
+    const before = ctx.server.output().split('"msg":"shutting down"').length;
+    ctx.server.child.kill('SIGTERM');
+    await waitFor(
+      () => ctx.server.output().split('"msg":"shutting down"').length >= before + workers.length,
+      'every worker shutting down',
+      10_000,
+    );
+    const during = await answerTo(`${ctx.server.url}/health`);
+    if (typeof during === 'string') throw new Error(`a request during the drain failed: ${during}`);
+    assert.is(during.status, 503);
+    assert.is(during.headers['retry-after'], '1');
+    assert.is(during.headers.connection, 'close');
+    assert.match(await held.finish(), /^HTTP\/1\.1 200 /);
+    const [code] = await ctx.server.exited;
+    assert.is(code, 0);
+    for (const pid of workers) assert.throws(() => process.kill(pid, 0), /ESRCH/, `worker ${pid} outlived the primary`);
+    await get(`${ctx.server.url}/health`).then(
+      () => assert.unreachable('the port still answers'),
+      () => undefined,
+    );
+  },
+);
 
 t.run();
 
