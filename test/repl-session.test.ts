@@ -14,6 +14,7 @@ import { createLogger } from '../src/logger.ts';
 import { ask, type Request } from '../src/messaging/ask.ts';
 import type { Ref } from '../src/messaging/nact.ts';
 import { replGlobals } from '../src/repl/context.ts';
+import { formatProtocol } from '../src/repl/commands.ts';
 import { checkMessage } from '../src/repl/messages.ts';
 import { PROTOCOLS } from '../src/repl/protocols.ts';
 import { openRepl } from '../src/repl/session.ts';
@@ -148,6 +149,30 @@ t('short names exist only where one protocol owns the name', async (ctx) => {
     assert.is(g['get'], undefined, 'User.get and Employee.get share the name');
     assert.is(g['USER_CREATED'], undefined, 'not a message builder');
     assert.is(g['post'], undefined, "UserActor's builders go by the seed's names");
+  } finally {
+    server.close();
+  }
+});
+
+t('Employee.delete deletes as User.delete does; Employee.remove and remove stay as its older names', async (ctx) => {
+  const { server } = await session(ctx);
+  try {
+    const g = server.context as Record<string, Record<string, unknown> | unknown>;
+    const employee = g['Employee'] as Record<string, unknown>;
+    assert.is(employee['delete'], Employee.remove);
+    assert.is(employee['remove'], Employee.remove);
+    assert.is(g['remove'], Employee.remove);
+    assert.ok((await complete(server, 'Employee.')).includes('Employee.delete'));
+    const run = (code: string): Promise<unknown> => runInContext(code, server.context) as Promise<unknown>;
+    const made = (await run("ask(employees, Employee.create({ name: 'Short Lived', dateOfBirth: '1990-01-01' }))")) as {
+      value: { id: string };
+    };
+    server.context['made'] = made;
+    assert.equal(await run('ask(employees, Employee.delete({ id: made.value.id }))'), {
+      ok: true,
+      value: { id: made.value.id },
+    });
+    assert.match(formatProtocol('employees'), /Delete\s+await ask\(employees, Employee\.delete\(/);
   } finally {
     server.close();
   }

@@ -72,9 +72,14 @@ export const update =
   }): Request<Command, UpdateReply> =>
   (sender) => ({ type: 'Update', id: p.id, changes: p.changes, expectedVersion: p.expectedVersion, sender });
 
+/**
+ * Deletes the record. Exported as `delete` too, the name `User.delete` has: `Employee.delete({ id })`
+ * is the one the REPL shows; `remove` stays as its older name.
+ */
 export const remove =
   (p: { id: ObjectIdString }): Request<Command, DeleteReply> =>
   (sender) => ({ type: 'Delete', id: p.id, sender });
+export { remove as delete };
 
 const EARLIEST_BIRTH = '1900-01-01';
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -205,5 +210,5 @@ export const examples = {
   Get: "Employee.get({ id: '6b0233279e487a81ed925ceb' })",
   Search: "Employee.search({ name: 'roe', limit: 10 })",
   Update: "Employee.update({ id: '6b0233279e487a81ed925ceb', changes: { name: 'Jane A. Roe' }, expectedVersion: 1 })",
-  Delete: "Employee.remove({ id: '6b0233279e487a81ed925ceb' })",
+  Delete: "Employee.delete({ id: '6b0233279e487a81ed925ceb' })",
 } as const satisfies Record<Command['type'], string>;

@@ -19,6 +19,8 @@ export interface ProtocolEntry {
   readonly examples: Readonly<Record<string, string>>;
   /** Message kind → the schema of its fields, which a message is checked against before it is sent. */
   readonly schemas: Readonly<Record<string, z.ZodType>>;
+  /** Older names of builders that still work (`remove` → `delete`): in scope, never in the examples. */
+  readonly aliases?: Readonly<Record<string, string>>;
 }
 
 export const PROTOCOLS: readonly ProtocolEntry[] = [
@@ -45,6 +47,7 @@ export const PROTOCOLS: readonly ProtocolEntry[] = [
     module: Employee,
     examples: Employee.examples,
     schemas: Employee.schemas,
+    aliases: { remove: 'delete' },
   },
   { ref: 'users', namespace: 'User', actor: 'UserActor', module: User, examples: User.examples, schemas: User.schemas },
   {
@@ -63,10 +66,11 @@ export function findProtocol(name: string): ProtocolEntry | undefined {
   return PROTOCOLS.find((p) => p.ref === wanted || p.namespace.toLowerCase() === wanted);
 }
 
-/** The builder functions a protocol's examples call (`User.get(…)` → `get`): its client API. */
+/** The builder functions a protocol's examples call (`User.get(…)` → `get`), and their older names: its client API. */
 export function builderNames(entry: ProtocolEntry): string[] {
   const names = Object.values(entry.examples).map((example) => /^\w+\.(\w+)\(/.exec(example)?.[1]);
-  return [...new Set(names.filter((n): n is string => n !== undefined && typeof entry.module[n] === 'function'))];
+  const all = [...names, ...Object.keys(entry.aliases ?? {})];
+  return [...new Set(all.filter((n): n is string => n !== undefined && typeof entry.module[n] === 'function'))];
 }
 
 /**
