@@ -17,7 +17,7 @@ import { replGlobals } from '../src/repl/context.ts';
 import { formatProtocol } from '../src/repl/commands.ts';
 import { checkMessage } from '../src/repl/messages.ts';
 import { PROTOCOLS } from '../src/repl/protocols.ts';
-import { openRepl } from '../src/repl/session.ts';
+import { INTERRUPTED, openRepl } from '../src/repl/session.ts';
 import { startCore, type Core } from '../src/composition/core.ts';
 import { createProbe } from './helpers/probe.ts';
 import { tempDir } from './helpers/server.ts';
@@ -117,6 +117,26 @@ t('Ctrl-C breaks a running evaluation, and Enter never takes a completion previe
     input.write('users.typ');
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.not.match(printed(), /\/\/ ?(e\b|'actor')/, 'no completion or value preview (drawn as a // comment)');
+  } finally {
+    server.close();
+  }
+});
+
+t('Ctrl-C on a pending await prints one line, not the raw interruption error; the session goes on', async (ctx) => {
+  const { server, input, printed } = await session(ctx, { terminal: true });
+  try {
+    const line = 'await new Promise((resolve) => setTimeout(resolve, 20_000))';
+    input.write(`${line}\r`);
+    // The line is echoed with its end as it is run: the await is pending from then on.
+    await waitFor(() => printed().includes(`${line}\r\n`), 'the evaluation begun');
+    input.write('\x03');
+    await waitFor(() => printed().includes(INTERRUPTED), 'the interruption reported');
+    assert.not.match(printed(), /ERR_SCRIPT_EXECUTION_INTERRUPTED|Uncaught/);
+    assert.match(printed(), `${line}\r\n${INTERRUPTED}\n`);
+    input.write('1 + 1\r');
+    await waitFor(() => /\r\n2\n/.test(printed()), 'the next line evaluated');
+    input.write("throw new Error('not an interruption')\r");
+    await waitFor(() => printed().includes('Uncaught Error: not an interruption'), 'other errors as Node prints them');
   } finally {
     server.close();
   }

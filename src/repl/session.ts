@@ -1,5 +1,6 @@
 /** A `node:repl` session over running actors: their refs, `ask`/`tell`, builders, `.actors`, `.protocol`, `.keys`. */
 import type { AsyncCompleter, CompleterResult } from 'node:readline';
+import type { EventEmitter } from 'node:events';
 import { start, type REPLServer } from 'node:repl';
 import { inspect } from 'node:util';
 import type { Actors } from '../composition/actors.ts';
@@ -78,12 +79,42 @@ export const maskSecrets = (line: string): string => line.replace(SECRET_LITERAL
 function ioOf(server: () => REPLServer, colors: boolean): ReplIo {
   const show = (value: unknown): string => inspect(value, { colors, depth: 8 });
   return {
-    say: (line) => server().output.write(`${line}\n`),
+    // An ask that ends after the session (stopped with the actors on `.exit`) has no one to tell.
+    say: (line) => {
+      if (!(server() as unknown as { closed?: boolean }).closed) server().output.write(`${line}\n`);
+    },
     show: (label, value) => {
       server().output.write(`\n${label} ${show(value)}\n`);
       server().displayPrompt(true);
     },
   };
+}
+
+/** What the session prints when Ctrl-C interrupts an evaluation, in place of Node's error. */
+export const INTERRUPTED = 'Interrupted.';
+
+const interrupted = (error: unknown): boolean =>
+  (error as NodeJS.ErrnoException | null)?.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED';
+
+/**
+ * Ctrl-C during an evaluation (a pending `await`, a long loop) prints one line, not Node's raw
+ * `ERR_SCRIPT_EXECUTION_INTERRUPTED` error. Node's REPL reports an evaluation's error through its
+ * domain's `error` listener (not the eval callback, nor the writer alone): that listener is kept
+ * for every other error, and the interruption is answered here as it would end one (the typed
+ * lines cleared, the prompt drawn).
+ */
+function quietInterrupts(server: REPLServer): void {
+  const domain = (server as unknown as { _domain?: EventEmitter })._domain;
+  const report = domain?.listeners('error')[0] as ((this: EventEmitter, error: unknown) => void) | undefined;
+  if (!domain || !report) return; // another Node: its own message stays
+  domain.removeListener('error', report);
+  domain.on('error', function (this: EventEmitter, error: unknown) {
+    if (!interrupted(error)) return report.call(this, error);
+    server.output.write(`${INTERRUPTED}\n`);
+    server.clearBufferedCommand();
+    (server as unknown as { lines: { level: unknown[] } }).lines.level = [];
+    if (!(server as unknown as { closed?: boolean }).closed) server.displayPrompt();
+  });
 }
 
 /** Opens the session; resolves once the history is loaded. The server emits `exit` on `.exit`, Ctrl-D or close. */
@@ -107,6 +138,7 @@ export async function openRepl(options: ReplOptions): Promise<REPLServer> {
     for (let i = 0; i < history.length; i++) history[i] = maskSecrets(history[i] ?? '');
   });
   completeProtocolNames(server);
+  quietInterrupts(server);
   Object.assign(
     server.context,
     replGlobals(
