@@ -2,28 +2,21 @@
  * `npm run repl [-- --memory]`: the actor system on the configured stores (or, with `--memory`,
  * on a temporary data directory removed on exit, MongoDB or not), no HTTP port, and a Node REPL to
  * talk to it.
- * `.exit` or Ctrl-D stops the actors and closes the stores; the process then ends by itself.
+ * `.exit` or Ctrl-D lets asks between actors finish, stops the actors, closes the stores and ends
+ * the process, whatever an evaluation left behind (the timer of an interrupted `await`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFromProcess, orExit, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
-import { type ActorSystem } from './messaging/nact.ts';
 import { pendingAsks } from './messaging/introspection.ts';
+import { pendingSessionAsks } from './repl/context.ts';
+import { awaitAsksBetweenActors } from './repl/exit.ts';
 import { replLogLines } from './repl/log-lines.ts';
 import { openRepl } from './repl/session.ts';
 import { startCore } from './composition/core.ts';
 import { exitOnUnusableKeys } from './composition/keys.ts';
-
-/**
- * Lets asks between actors that are still in flight (UserActor → activity, say) finish before the
- * actors stop: stopping the system would reject them, and the work they carry would be cut short.
- */
-async function drainAsks(system: ActorSystem, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (pendingAsks(system) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-}
 
 const USAGE = 'usage: npm run repl [-- --memory]';
 
@@ -74,7 +67,12 @@ const server = await openRepl({
 });
 logLines.redraw = () => server.displayPrompt(true);
 server.once('exit', () => {
-  drainAsks(core.actors.system, config.actors.askTimeoutMs)
+  awaitAsksBetweenActors({
+    pending: () => pendingAsks(core.actors.system),
+    ownPending: pendingSessionAsks,
+    timeoutMs: config.actors.askTimeoutMs,
+    say: (line) => process.stdout.write(`${line}\n`),
+  })
     .then(() => core.close())
     .then(
       () => {
@@ -84,6 +82,8 @@ server.once('exit', () => {
         logger.error({ err: error }, 'closing the stores failed');
         process.exitCode = 1;
       },
-    );
+    )
+    // What an evaluation left running (a timer, an interrupted ask's deadline) would hold the process.
+    .finally(() => process.exit());
 });
 process.once('SIGTERM', () => server.close());

@@ -17,6 +17,7 @@ import { replGlobals } from '../src/repl/context.ts';
 import { formatProtocol } from '../src/repl/commands.ts';
 import { checkMessage } from '../src/repl/messages.ts';
 import { PROTOCOLS } from '../src/repl/protocols.ts';
+import { awaitAsksBetweenActors } from '../src/repl/exit.ts';
 import { INTERRUPTED, openRepl } from '../src/repl/session.ts';
 import { startCore, type Core } from '../src/composition/core.ts';
 import { createProbe } from './helpers/probe.ts';
@@ -140,6 +141,23 @@ t('Ctrl-C on a pending await prints one line, not the raw interruption error; th
   } finally {
     server.close();
   }
+});
+
+t('.exit waits only for asks between actors, and says so when it must', async () => {
+  const said: string[] = [];
+  let pending = 3;
+  const waited = awaitAsksBetweenActors({
+    pending: () => pending,
+    ownPending: () => 1,
+    timeoutMs: 10_000,
+    say: (line) => said.push(line),
+  });
+  assert.equal(said, ['waiting for 2 asks between actors to finish (at most 10 s)…']);
+  pending = 1; // only the session's own ask is left: no more waiting
+  await waited;
+  const quiet: string[] = [];
+  await awaitAsksBetweenActors({ pending: () => 2, ownPending: () => 2, timeoutMs: 10_000, say: (l) => quiet.push(l) });
+  assert.equal(quiet, [], 'nothing to wait for, nothing said');
 });
 
 t('history keeps a typed password or secret masked', async (ctx) => {

@@ -231,6 +231,27 @@ t('data written in the REPL is served over HTTP after Ctrl-D', async () => {
   }
 });
 
+t(
+  '.exit ends at once, whatever an evaluation left running: a 20 s timer, an ask of the session still waiting',
+  async () => {
+    const dataDir = tempDir('troupe-repl-');
+    const repl = await startReplChild({ DATA_DIR: dataDir }, ['--memory']);
+    try {
+      // What an `await` interrupted with Ctrl-C leaves behind: its timer, or its ask, still pending.
+      await repl.type('setTimeout(() => {}, 20_000); undefined');
+      await repl.type(
+        "void ask(token, Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'wrong' }), 20_000)",
+      );
+      repl.child.stdin.write('.exit\n');
+      assert.is(await repl.exited(5000), 0, 'not held by the timer or the ask');
+      assert.not.match(repl.output(), /is stopped|no reply from/, 'nothing printed after the session ended');
+    } finally {
+      repl.child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+);
+
 t('--memory: a temporary data dir, removed on exit; it opens with the banner alone, no log line', async () => {
   const dataDir = tempDir('troupe-repl-');
   const repl = await startReplChild({ DATA_DIR: dataDir }, ['--memory']);

@@ -68,9 +68,15 @@ function checked(refs: Refs, ref: AnyRef, msg: unknown, fn: string): Checked {
   return { ok: false, line: `not sent: the ref reaches none of ${names.join(', ')}` };
 }
 
+let sessionAsks = 0;
+
+/** The asks the session's `ask` has sent that still wait for their reply (`.exit` does not wait for them). */
+export const pendingSessionAsks = (): number => sessionAsks;
+
 function askFor(refs: Refs, io: ReplIo) {
   const nameOf = (ref: AnyRef): string => nameIn(refs, ref) ?? 'the actor';
   const send = async (ref: AnyRef, request: Request<unknown, unknown>, timeoutMs: number): Promise<unknown> => {
+    sessionAsks++;
     try {
       return await askActor(ref as Ref<unknown>, request, timeoutMs);
     } catch (error) {
@@ -78,6 +84,8 @@ function askFor(refs: Refs, io: ReplIo) {
       else if (error instanceof ActorUnavailableError) io.say(`${nameOf(ref)} is stopped`);
       else throw error;
       return undefined;
+    } finally {
+      sessionAsks--;
     }
   };
   /**
