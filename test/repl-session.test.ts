@@ -9,7 +9,9 @@ import * as assert from 'uvu/assert';
 import * as Activity from '../actors/activity/protocol.ts';
 import * as Employee from '../actors/employee/protocol.ts';
 import * as User from '../actors/user/protocol.ts';
+import { accountCursor, historyCursor, searchCursor } from '../src/cursors.ts';
 import { loadConfig } from '../src/config.ts';
+import type { ObjectIdString } from '../src/ids.ts';
 import { createLogger } from '../src/logger.ts';
 import { ask, type Request } from '../src/messaging/ask.ts';
 import type { Ref } from '../src/messaging/nact.ts';
@@ -274,6 +276,54 @@ t("a search page's `next` is the typed position the next search takes as `after`
       "ask(employees, Employee.search({ name: 'paging', limit: 1, after: page.value.next }))",
     )) as { value: Employee.SearchPage };
     assert.equal([second.value.items.map((e) => e.name), second.value.next], [['Paging Bob'], null]);
+  } finally {
+    server.close();
+  }
+});
+
+t('a page answers nextCursor as HTTP does, and the next page takes it where it takes a position', async (ctx) => {
+  const { server } = await session(ctx);
+  try {
+    const run = async <T>(code: string): Promise<T> => (await runInContext(code, server.context)) as T;
+    for (const name of ['Cursor Ann', 'Cursor Bob'])
+      await run(`ask(employees, Employee.create({ name: '${name}', dateOfBirth: '1990-01-01' }))`);
+    type Page = { value: Employee.SearchPage & { nextCursor: string | null } };
+    const first = await run<Page>("ask(employees, Employee.search({ name: 'cursor', limit: 1 }))");
+    assert.ok(first.value.next, 'next is kept, as it was');
+    assert.is(first.value.nextCursor, searchCursor(first.value.next), "HTTP's cursor for the same position");
+    server.context['page'] = first;
+    const second = await run<Page>(
+      "ask(employees, Employee.search({ name: 'cursor', limit: 1, after: page.value.nextCursor }))",
+    );
+    assert.equal([second.value.items.map((e) => e.name), second.value.nextCursor], [['Cursor Bob'], null]);
+
+    const user = await run<{ value: { id: ObjectIdString } }>(
+      "ask(users, Post({ name: 'Cursor Cy', email: 'cursor.cy@example.com' }))",
+    );
+    server.context['cy'] = user.value.id;
+    await run("ask(activity, record({ userId: cy, type: 'LOGIN' }))");
+    type History = { value: { activities: { type: string }[]; next: number | null; nextCursor: string | null } };
+    const newest = await run<History>('ask(activity, Activity.history({ userId: cy, limit: 1 }))');
+    assert.ok(newest.value.next !== null);
+    assert.is(newest.value.nextCursor, historyCursor(user.value.id, newest.value.next));
+    server.context['newest'] = newest;
+    const older = await run<History>(
+      'ask(activity, Activity.history({ userId: cy, limit: 1, before: newest.value.nextCursor }))',
+    );
+    assert.equal(
+      older.value.activities.map((a) => a.type),
+      ['USER_CREATED'],
+    );
+
+    type Accounts = { value: { items: { username: string }[]; nextAfterId: number | null; nextCursor: string | null } };
+    const accounts = await run<Accounts>('ask(accounts, findAccounts({ limit: 1 }))');
+    assert.ok(accounts.value.nextAfterId !== null);
+    assert.is(accounts.value.nextCursor, accountCursor(accounts.value.nextAfterId));
+    server.context['accountsPage'] = accounts;
+    const after = await run<Accounts>(
+      'ask(accounts, findAccounts({ limit: 1, afterId: accountsPage.value.nextCursor }))',
+    );
+    assert.is.not(after.value.items[0]?.username, accounts.value.items[0]?.username);
   } finally {
     server.close();
   }

@@ -6,6 +6,7 @@ import type { Actors } from '../composition/actors.ts';
 import { ActorUnavailableError, AskTimeoutError, ask as askActor, type Request } from '../messaging/ask.ts';
 import { sameActor } from '../messaging/introspection.ts';
 import { spawn, tell as tellActor, type AnyRef, type Ref } from '../messaging/nact.ts';
+import { positionsOf, withNextCursor } from './cursors.ts';
 import { checkMessage, type Checked } from './messages.ts';
 import { buildersOf, PROTOCOLS, shortBuilders, userBuilders, type RefName } from './protocols.ts';
 
@@ -61,7 +62,8 @@ const nameIn = (refs: Refs, ref: AnyRef): RefName | undefined =>
  * reaches none of the session's actors (a child, the REPL's own inbox, a made-up path) takes nothing.
  */
 function checked(refs: Refs, ref: AnyRef, msg: unknown, fn: string): Checked {
-  const request = asRequest(msg, fn);
+  const built = asRequest(msg, fn);
+  const request: Request<unknown, unknown> = (sender) => positionsOf(built(sender));
   const entry = PROTOCOLS.find((p) => p.ref === nameIn(refs, ref));
   if (entry) return checkMessage(entry, request);
   const names = (Object.keys(refs) as RefName[]).filter((name) => refs[name] !== undefined);
@@ -78,7 +80,7 @@ function askFor(refs: Refs, io: ReplIo) {
   const send = async (ref: AnyRef, request: Request<unknown, unknown>, timeoutMs: number): Promise<unknown> => {
     sessionAsks++;
     try {
-      return await askActor(ref as Ref<unknown>, request, timeoutMs);
+      return withNextCursor(await askActor(ref as Ref<unknown>, request, timeoutMs));
     } catch (error) {
       if (error instanceof AskTimeoutError) io.say(`no reply from ${nameOf(ref)} within ${timeoutMs} ms`);
       else if (error instanceof ActorUnavailableError) io.say(`${nameOf(ref)} is stopped`);
@@ -112,7 +114,7 @@ function tellFor(actors: Actors, refs: Refs, io: ReplIo) {
     (inbox ??= spawn<null, unknown>(
       actors.system,
       (state, reply) => {
-        io.show('reply to tell:', reply);
+        io.show('reply to tell:', withNextCursor(reply));
         return state;
       },
       { name: 'repl-inbox', initialState: () => null },
