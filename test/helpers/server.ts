@@ -44,6 +44,8 @@ export async function startTestServer(
       'server.port': '0',
       'logging.level': sink ? 'debug' : 'silent',
       'data.sqlite.synchronous': 'NORMAL',
+      // No client here needs time to notice a stop: closing waits only for the requests in flight.
+      'server.drain-window-ms': '0',
       ...properties,
     },
   });
