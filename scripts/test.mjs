@@ -26,31 +26,64 @@ const child = spawn(process.execPath, ['node_modules/uvu/bin.js', 'test', only, 
 });
 
 let out = '';
+// uvu's own "Skipped:" count leaves out the suites skipped with a reason (it is 0 above a summary
+// that says "6 skipped"), so that line is dropped and the summary counts both. All else is written
+// as it comes; only a line that may still turn out to be that one waits for its end.
+let line = ''; // the line being received
+let shown = 0; // how much of it is already written
 child.stdout.on('data', (chunk) => {
   out += chunk;
-  process.stdout.write(chunk);
+  const pieces = String(chunk).split('\n');
+  const last = pieces.pop() ?? '';
+  for (const piece of pieces) {
+    const full = line + piece;
+    if (shown > 0 || !isUvuSkipped(full)) process.stdout.write(`${full.slice(shown)}\n`);
+    line = '';
+    shown = 0;
+  }
+  line += last;
+  if (shown > 0 || !mayBeUvuSkipped(line)) {
+    process.stdout.write(line.slice(shown));
+    shown = line.length;
+  }
 });
 
+// eslint-disable-next-line no-control-regex -- strips ANSI colour codes
+const plainText = (text) => text.replace(/\x1b\[[0-9;]*m/g, '');
+const isUvuSkipped = (text) => /^\s*Skipped:\s+\d+\s*$/.test(plainText(text));
+const mayBeUvuSkipped = (text) => {
+  const start = plainText(text).trimStart();
+  return 'Skipped:'.startsWith(start) || /^Skipped:\s*\d*$/.test(start);
+};
+
 child.on('close', (code) => {
-  // eslint-disable-next-line no-control-regex -- strips ANSI colour codes
-  const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
+  if (shown === 0 && line !== '' && !isUvuSkipped(line)) process.stdout.write(line);
+  const plain = plainText(out);
   const count = (label) => Number(plain.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'))?.[1] ?? NaN);
   const total = count('Total');
   const passed = count('Passed');
   // Suites that cannot run here print one line each (test/helpers/skip.ts), with their reason.
-  const skipped = (plain.match(/^ {2}skipped: /gm) ?? []).length;
-  if (Number.isNaN(total)) finish(code || 1, '0 passed, 1 failed');
+  const reasons = (plain.match(/^ {2}skipped: .*$/gm) ?? []).map((text) => text.slice('  skipped: '.length));
+  const marked = count('Skipped') || 0; // tests marked .skip, which uvu counts without a reason
+  if (marked > 0) reasons.push(`${marked} test(s) marked .skip`);
+  const skipped = reasons.length + (marked > 0 ? marked - 1 : 0);
+  if (Number.isNaN(total)) finish(code || 1, reasons, '0 passed, 1 failed');
   const failed = total - passed; // uvu leaves skipped tests out of Total; a suite whose before() threw counts here
   finish(
     code || failed > 0 || total + skipped === 0 ? 1 : 0,
+    reasons,
     `${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`,
   );
 });
 
-/** Prints the summary last and exits; the servers' log (megabytes) is removed, or kept when the run failed. */
-function finish(code, summary) {
+/**
+ * Prints the summary last, the reasons for skipping right above it (they scrolled away at the top),
+ * and exits; the servers' log (megabytes) is removed, or kept when the run failed.
+ */
+function finish(code, reasons, summary) {
   if (code !== 0 && existsSync(log)) console.log(`the test servers' log is kept: ${log}`);
   else rmSync(dirname(log), { recursive: true, force: true });
+  if (reasons.length > 0) console.log(['skipped:', ...reasons.map((reason) => `  ${reason}`)].join('\n'));
   console.log(summary);
   process.exit(code);
 }

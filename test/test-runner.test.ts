@@ -1,6 +1,7 @@
 // scripts/test.mjs, the runner behind `npm test`: what it prints last and what it leaves behind.
 import { execFile } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from './helpers/server.ts';
@@ -32,13 +33,32 @@ t('a passing run ends with its summary line and leaves nothing of its own in the
 });
 
 /** The runner with `args`, its exit code and what it printed. */
-function runner(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
+function runner(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['scripts/test.mjs', ...args], { timeout: 120_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, ['scripts/test.mjs', ...args], { env, timeout: 120_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, out: stdout, err: stderr }),
     );
   });
 }
+
+t("a skipped suite's reason is repeated above the summary, and uvu's own Skipped count is left out", async () => {
+  // Without MONGODB_URI and without mongod on the PATH, the MongoDB suites are skipped with their reason.
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: dirname(process.execPath) };
+  delete env['MONGODB_URI'];
+  const { code, out } = await runner(['stores/key-store\\.mongo\\.test\\.ts$|ids\\.test\\.ts$'], env);
+  assert.is(code, 0, out);
+  const lines = out.trimEnd().split('\n');
+  assert.match(lines.at(-1) ?? '', /^[1-9]\d* passed, 0 failed, 1 skipped$/);
+  assert.equal(lines.slice(-3, -1), [
+    'skipped:',
+    '  KeyStore contract (MongoDB): no MongoDB server: set MONGODB_URI, or put mongod on PATH',
+  ]);
+  assert.not.match(out, /Skipped:/, 'no "Skipped: 0" above "1 skipped"');
+  assert.match(out, /^ {2}Total: {5}\d+$/m, "uvu's other counts stay");
+});
 
 t('a path with its test/ prefix runs that one file, and only test files are ever loaded', async () => {
   const { code, out } = await runner(['test/repository.test.ts']);
