@@ -2,9 +2,10 @@
  * The only reader of the environment and of `application.properties`. Sources, later ones winning:
  * built-in development defaults, the properties file, environment variables by relaxed binding
  * (`SECURITY_JWT_CLIENT_ID` sets `security.jwt.client-id`), the command line (`--server.port=9090`).
- * The result is typed and frozen. An unknown key in a file or on the command line is a warning
- * naming the closest known key. The keys and their parsers are in `config/schema.ts`, the typed
- * shape of the result in `config/typed-config.ts`; every other module imports this one.
+ * The result is typed and frozen. An unknown key in a file or on the command line, or an unknown
+ * variable under one of the keys' prefixes (`SECURITY_…`), is a warning naming the closest known
+ * one. The keys and their parsers are in `config/schema.ts`, the typed shape of the result in
+ * `config/typed-config.ts`; every other module imports this one.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseProperties } from 'dot-properties';
@@ -43,7 +44,10 @@ export interface ConfigSources {
   readonly file?: string;
   /** Keys given on the command line (see `config-args.ts`), applied last. */
   readonly commandLine?: Readonly<Record<string, string>>;
-  /** Told of each unknown key in the file, the properties or the command line; default: ignored. */
+  /**
+   * Told of each unknown key in the file, the properties or the command line, and of each unknown
+   * environment variable under a prefix of the keys (`SERVER_`, `SECURITY_`, …); default: ignored.
+   */
   readonly onWarning?: (message: string) => void;
 }
 
@@ -77,8 +81,28 @@ function collect(sources: ConfigSources): Record<string, string> {
     const value = env[envName(key)];
     if (value !== undefined) raw[key] = value;
   }
+  warnOfUnknownVariables(env, sources);
   take(raw, sources.commandLine ?? {}, 'on the command line', sources);
   return raw;
+}
+
+const ENV_NAMES: readonly string[] = CONFIG_KEYS.map(envName);
+const KNOWN_ENV: ReadonlyMap<string, string> = new Map(CONFIG_KEYS.map((key) => [envName(key), key]));
+/** The first segments of the keys (`SERVER`, `SECURITY`, …): a variable under one of them is meant for us. */
+const OWN_PREFIXES: readonly string[] = [...new Set(CONFIG_KEYS.map((key) => envName(key.split('.')[0] ?? key)))];
+
+/**
+ * Warns of each variable named like ours (`SECURITY_JWT_CLIENTID`) that sets nothing, as of an
+ * unknown key in a file. Other prefixes (`OTEL_`, `NODE_`, …) belong to others and are left alone.
+ */
+function warnOfUnknownVariables(env: Readonly<Record<string, string | undefined>>, sources: ConfigSources): void {
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || KNOWN_ENV.has(name)) continue;
+    if (!OWN_PREFIXES.some((prefix) => name === prefix || name.startsWith(`${prefix}_`))) continue;
+    const closest = closestKey(name, ENV_NAMES);
+    const hint = closest === undefined ? '' : `; the closest known variable is ${closest} (${KNOWN_ENV.get(closest)})`;
+    sources.onWarning?.(`unknown configuration variable "${name}" in the environment, ignored${hint}`);
+  }
 }
 
 function readPropertiesFile(path: string): Record<string, string> {

@@ -249,6 +249,33 @@ t('an unknown key in the properties file or on the command line is a warning nam
   }
 });
 
+t('an unknown variable under a prefix of the keys is a warning naming the closest one; others are left alone', () => {
+  const warnings: string[] = [];
+  const c = loadConfig({
+    env: {
+      SECURITY_JWT_CLIENTID: 'typo-client',
+      SECURITY_JWT_CLIENT_ID: 'right-client',
+      SERVER_PROT: '9000',
+      LOGGING: 'debug',
+      PORT: '8081',
+      MONGODB_URI: undefined,
+      OTEL_SERVICE_NAME: 'troupe',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      NODE_ENV: 'development',
+      SERVERLESS: '1',
+      HOME: '/root',
+    },
+    onWarning: (m) => warnings.push(m),
+  });
+  assert.is(c.security.jwt.clientId, 'right-client');
+  assert.is(c.server.port, 8081, 'PORT is ours, and an unknown variable sets nothing');
+  assert.equal(warnings, [
+    'unknown configuration variable "SECURITY_JWT_CLIENTID" in the environment, ignored; the closest known variable is SECURITY_JWT_CLIENT_ID (security.jwt.client-id)',
+    'unknown configuration variable "SERVER_PROT" in the environment, ignored; the closest known variable is SERVER_PORT (server.port)',
+    'unknown configuration variable "LOGGING" in the environment, ignored; the closest known variable is LOGGING_LEVEL (logging.level)',
+  ]);
+});
+
 /** `npm start`'s entry point with the given arguments, no properties file, a throwaway data dir. */
 function start(args: readonly string[], env: Record<string, string> = {}) {
   const dataDir = tempDir('troupe-start-');
@@ -277,6 +304,15 @@ t('npm start warns of a misspelt key on its command line', () => {
   assert.is(run.status, 1);
   assert.equal(run.stderr.trim().split('\n'), [
     'Warning: unknown configuration key "server.prot" on the command line, ignored; the closest known key is server.port',
+    'Invalid configuration: server.port: must be a whole number (got "not-a-port")',
+  ]);
+});
+
+t('npm start warns once of a misspelt variable of ours, and names it', () => {
+  const run = start(['--server.port=not-a-port'], { SECURITY_JWT_CLIENTID: 'typo-client' });
+  assert.is(run.status, 1);
+  assert.equal(run.stderr.trim().split('\n'), [
+    'Warning: unknown configuration variable "SECURITY_JWT_CLIENTID" in the environment, ignored; the closest known variable is SECURITY_JWT_CLIENT_ID (security.jwt.client-id)',
     'Invalid configuration: server.port: must be a whole number (got "not-a-port")',
   ]);
 });
