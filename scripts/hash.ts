@@ -1,10 +1,10 @@
 // `npm run hash -- <secret> [--cost N]` prints a BCrypt hash for security.jwt.client-secret or the
 // initial data. Without <secret> it reads one line from standard input, which keeps the secret out
-// of the shell history. A secret the password policy would refuse as an account's password is still
+// of the shell history: at a terminal after a prompt on stderr, with nothing echoed. A secret the password policy would refuse as an account's password is still
 // hashed (the initial data's accounts are not refused), with a warning saying which rule it fails.
 import bcrypt from 'bcryptjs';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { PromptCancelled, readSecret } from '../src/secret-prompt.ts';
 import { passwordPolicyRefusal } from '../src/security/password-policy.ts';
 import { MAX_PASSWORD_BYTES } from '../src/security/passwords.ts';
 
@@ -14,11 +14,14 @@ const { values, positionals } = parseArgs({
 });
 const cost = Number(values.cost);
 
-async function readSecret(): Promise<string> {
+async function secretToHash(): Promise<string> {
   if (positionals[0] !== undefined) return positionals[0];
-  const rl = createInterface({ input: process.stdin });
-  for await (const line of rl) return line;
-  return '';
+  try {
+    return await readSecret('Secret to hash (not echoed): ');
+  } catch (error) {
+    if (!(error instanceof PromptCancelled)) throw error;
+    process.exit(130);
+  }
 }
 
 function fail(message: string): never {
@@ -26,7 +29,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const secret = await readSecret();
+const secret = await secretToHash();
 if (!Number.isInteger(cost) || cost < 4 || cost > 31) fail('--cost must be a whole number from 4 to 31');
 if (secret === '') fail('usage: npm run hash -- <secret> [--cost N]   (or pipe the secret on standard input)');
 if (Buffer.byteLength(secret, 'utf8') > MAX_PASSWORD_BYTES)
