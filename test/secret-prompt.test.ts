@@ -75,6 +75,7 @@ if (script === undefined) {
     });
     let out = '';
     let typed = false;
+    child.stdin.on('error', () => {}); // EPIPE if the terminal is already gone: the assertions below tell
     const type = (): void => {
       if (typed) return;
       typed = true;
