@@ -6,7 +6,7 @@ import cluster from 'node:cluster';
 import { runPrimary } from './cluster.ts';
 import { configFromProcess, orExit } from './config.ts';
 import { parseArgs, START_USAGE, UsageError } from './config-args.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, logFormat } from './logger.ts';
 import { startTroupe, type Troupe } from './composition/troupe.ts';
 import { exitOnUnusableKeys } from './composition/keys.ts';
 import { shutdownTracing } from './telemetry/tracing.ts';
@@ -61,7 +61,8 @@ const config = await orExit(() =>
     },
   }),
 );
-const logger = createLogger(config.logging.level);
+// Pretty lines at a terminal, JSON lines otherwise and always in production (src/logger.ts).
+const logger = createLogger(config.logging.level, process.stdout, logFormat(config.production));
 if (config.server.workers > 1 && cluster.isPrimary) {
   runPrimary(config, logger);
 } else {
