@@ -31,9 +31,10 @@ let out = '';
 // as it comes; only a line that may still turn out to be that one waits for its end.
 let line = ''; // the line being received
 let shown = 0; // how much of it is already written
+child.stdout.setEncoding('utf8'); // a character split across two chunks arrives whole
 child.stdout.on('data', (chunk) => {
   out += chunk;
-  const pieces = String(chunk).split('\n');
+  const pieces = chunk.split('\n');
   const last = pieces.pop() ?? '';
   for (const piece of pieces) {
     const full = line + piece;
