@@ -115,7 +115,7 @@ export function baseEnv(): Record<string, string> {
       v !== undefined &&
       k !== 'NODE_ENV' &&
       k !== 'MONGODB_URI' &&
-      !/^(SERVER|SECURITY|APP|DATA|ACTORS|LOGGING|SERVICES|OTEL)_/.test(k)
+      !/^(SERVER|SECURITY|APP|DATA|MONGODB|ACTORS|MANAGEMENT|LOGGING|SERVICES|OTEL)_/.test(k)
     )
       env[k] = v;
   }
