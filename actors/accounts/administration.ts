@@ -50,7 +50,7 @@ const REFUSALS: Readonly<Record<AccountRefusal, string>> = {
   'account.not_found': 'No such account',
   'account.username_taken': 'The username is taken',
   'account.last_admin': `The last enabled ${ADMIN_ROLE} cannot be disabled, deleted or demoted`,
-  'role.unknown': 'A role named is not a role',
+  'role.unknown': 'A role named is not a role', // the names are added by unknownRoles
   'role.name_taken': 'The role name is taken',
 };
 
@@ -78,6 +78,17 @@ export function createAccountAdmin(
   const passwordRefusal = (password: string): Outcome<never> | undefined => {
     const why = passwordPolicyRefusal(password);
     return why === undefined ? undefined : fail('password.invalid', why);
+  };
+  /** `role.unknown`, naming each role asked for that is not one (quoted, as the request wrote it). */
+  const unknownRoles = async (asked: readonly string[]): Promise<Outcome<never>> => {
+    const known = new Set((await deps.accounts.listRoles()).map((r) => r.roleName));
+    const names = [...new Set(asked)].filter((name) => !known.has(name)).map((name) => JSON.stringify(name));
+    if (names.length === 0) return refused('role.unknown');
+    const [one] = names;
+    return fail(
+      'role.unknown',
+      names.length === 1 ? `A role named ${one} is not a role` : `Roles named ${names.join(', ')} are not roles`,
+    );
   };
   const event = (action: string, actor: string, target: string, detail?: Record<string, unknown>): void =>
     deps.onAccountEvent({ action, actor, target, ...(detail ? { detail } : {}) });
@@ -127,6 +138,7 @@ export function createAccountAdmin(
       roles,
       enabled: true,
     });
+    if (made === 'role.unknown') return unknownRoles(roles);
     if (typeof made === 'string') return refused(made);
     event('account.created', m.actor, username, { roles });
     return ok(summary(made));
@@ -136,6 +148,7 @@ export function createAccountAdmin(
     const before = await found(m.id);
     if ('ok' in before) return before;
     const after = await deps.accounts.updateAccount(m.id, { firstName, lastName, roles, enabled }, ADMIN_ROLE);
+    if (after === 'role.unknown') return unknownRoles(roles ?? []);
     if (typeof after === 'string') return refused(after);
     const rolesChanged = summary(before).roles.join() !== summary(after).roles.join();
     if (!after.enabled && before.enabled) await ended(after);

@@ -75,7 +75,11 @@ t('CreateAccount: the account logs in; a taken username, an unknown role and a b
   assert.equal(jane, { id: 3, username: 'jane', firstName: '', lastName: '', roles: ['USER'], enabled: true });
   assert.ok(value(await login('jane', 'jane-password-1')).accessToken);
   assert.is(code(await create('jane')), 'account.username_taken');
-  assert.is(code(await create('kim', ['NOPE'])), 'role.unknown');
+  const unknown = await create('kim', ['NOPE']);
+  assert.is(code(unknown), 'role.unknown');
+  assert.is(unknown.ok ? '' : unknown.message, 'A role named "NOPE" is not a role');
+  const both = await create('kim', ['USER', 'NOPE', 'GHOST', 'NOPE']);
+  assert.is(both.ok ? '' : both.message, 'Roles named "NOPE", "GHOST" are not roles');
   assert.is(code(await create('kim', ['USER'], 'short')), 'password.invalid');
   assert.is(code(await create('kim', ['USER'], 'x'.repeat(73))), 'password.invalid');
   assert.is(code(await create('kim', ['USER'], 'é'.repeat(37))), 'password.invalid', '37 characters, 74 bytes');
