@@ -22,6 +22,7 @@ import { accountLoginRoutes } from './routes/account-logins.ts';
 import { openApiFor } from './openapi/openapi.ts';
 import { discoveryRoutes } from './oauth/discovery.ts';
 import { docsRoutes } from './routes/docs.ts';
+import { homeRoutes } from './routes/home.ts';
 import { employeeRoutes } from './routes/employee.ts';
 import { oauthAuthorizeRoutes } from './oauth/authorize.ts';
 import { oauthGrantRoutes } from './oauth/token.ts';
@@ -187,8 +188,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const oauth = oauthDeps(deps);
   const guards = guardsFor(deps, oauth);
   let routes: readonly RouteInfo[] = [];
+  let served: ReadonlySet<string> | undefined;
   const root = mountRoutes(
-    [...serviceRoutes(deps, oauth), ...docsRoutes({ document: () => openApiFor(config, routes) })],
+    [
+      ...homeRoutes({ served: () => (served ??= new Set(routes.map((r) => r.path))) }),
+      ...serviceRoutes(deps, oauth),
+      ...docsRoutes({ document: () => openApiFor(config, routes) }),
+    ],
     guards,
   );
   routes = routeTable(root);

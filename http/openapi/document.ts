@@ -68,6 +68,7 @@ const HEADER_DOCS: Readonly<Record<string, string>> = {
   'WWW-Authenticate': 'RFC 6750 / RFC 7617 challenge',
   Allow: 'The allowed methods',
   'X-Request-Id': "The request id: the caller's, or a new one",
+  Vary: '`Accept`: the answer depends on the media types the request prefers',
   'Cache-Control':
     '`no-store` (answers to a request with credentials, the sign-in page); on the JWKS `public, max-age=N`, N at most 300 s and at most security.keys.publish-ahead-seconds',
   'X-Content-Type-Options': '`nosniff`, on every answer: a body is never taken for another type than it says',

@@ -197,4 +197,57 @@ t('GET /docs › a page that loads Swagger UI from this server (no CDN)', async 
   }
 });
 
+t(
+  'GET / › JSON links to /docs, /openapi.json, the OAuth metadata and the health checks, each served here',
+  async () => {
+    for (const accept of [undefined, '*/*', 'application/json']) {
+      const res = await fetch(`${ctx.server.url}/`, { headers: accept === undefined ? {} : { Accept: accept } });
+      assert.is(res.status, 200, accept);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/, accept);
+      assert.match(res.headers.get('vary') ?? '', /Accept/);
+      const body = (await res.json()) as { name: string; links: Record<string, string> };
+      assert.equal(body, {
+        name: 'troupe',
+        links: {
+          docs: '/docs',
+          openapi: '/openapi.json',
+          authorizationServer: '/.well-known/oauth-authorization-server',
+          jwks: '/.well-known/jwks.json',
+          health: '/health',
+          ready: '/ready',
+        },
+      });
+      for (const path of Object.values(body.links))
+        assert.is((await fetch(`${ctx.server.url}${path}`)).status, 200, path);
+    }
+    const op = ctx.doc.paths['/']?.['get'] as { security: unknown[]; tags: string[] } | undefined;
+    assert.equal(op?.security, [], 'public, as the other operations routes');
+    assert.equal(op?.tags, ['operations']);
+  },
+);
+
+t('GET / › a browser gets the links as a page it may not frame', async () => {
+  const res = await fetch(`${ctx.server.url}/`, {
+    headers: { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+  });
+  assert.is(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+  assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+  const html = await res.text();
+  for (const path of ['/docs', '/openapi.json', '/.well-known/oauth-authorization-server', '/health'])
+    assert.ok(html.includes(`href="${path}"`), path);
+  assert.not.match(html, /secret|password/i);
+});
+
+t('GET / › with a management port the health checks are not linked from the main one', async () => {
+  const apart = await startTestServer({ 'management.port': '0' });
+  try {
+    const body = (await (await fetch(`${apart.url}/`)).json()) as { links: Record<string, string> };
+    assert.is(body.links['health'], undefined);
+    assert.is(body.links['docs'], '/docs');
+  } finally {
+    await apart.close();
+  }
+});
+
 t.run();
