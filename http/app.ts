@@ -193,7 +193,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     [
       ...homeRoutes({ served: () => (served ??= new Set(routes.map((r) => r.path))) }),
       ...serviceRoutes(deps, oauth),
-      ...docsRoutes({ document: () => openApiFor(config, routes) }),
+      ...docsRoutes({
+        document: () => openApiFor(config, routes),
+        oauth: {
+          clientId: config.security.jwt.clientId,
+          scopes: [config.security.jwt.scopeRead, config.security.jwt.scopeWrite],
+        },
+      }),
     ],
     guards,
   );

@@ -106,6 +106,12 @@ function responses(doc: RouteDoc, errorFormat: ErrorFormat): Json {
   return out;
 }
 
+/**
+ * A bearer route takes an access token however it was had: pasted as it is (`bearer`), or got by
+ * signing in through the password grant (`oauth2`), which names the scope the route needs.
+ */
+const eitherToken = (scopes: readonly string[]): Json[] => [{ bearer: [] }, { oauth2: scopes }];
+
 /** OpenAPI's `security` of a route's access declaration. */
 function securityOf(access: Access): Json[] {
   switch (access.kind) {
@@ -114,9 +120,9 @@ function securityOf(access: Access): Json[] {
     case 'client':
       return [{ clientBasic: [] }];
     case 'bearer':
-      return [{ bearer: access.scope === undefined ? [] : [access.scope] }];
+      return eitherToken(access.scope === undefined ? [] : [access.scope]);
     case 'role':
-      return [{ bearer: [] }];
+      return eitherToken([]);
     default:
       return access satisfies never;
   }
@@ -149,7 +155,6 @@ function operation({ method, path, access, errorFormat, doc }: DescribedRoute): 
 
 export interface DocumentInfo {
   readonly version: string;
-  readonly issuer: string;
   /** The configured scope names. */
   readonly scopes: readonly string[];
 }
@@ -175,15 +180,24 @@ export function buildDocument(routes: readonly DescribedRoute[], info: DocumentI
     paths,
     components: {
       securitySchemes: {
-        bearer: {
+        // The order of the Authorize dialog: signing in first, then a token pasted as it is.
+        oauth2: {
           type: 'oauth2',
-          description: 'JWT access token in `Authorization: Bearer`',
+          description:
+            'Sign in with a username and password (the password grant); the client id is filled in, its secret is yours to give',
           flows: {
             password: {
-              tokenUrl: `${info.issuer}/oauth/token`,
+              // Relative: the token endpoint of the server that serves this page, whatever the issuer names.
+              tokenUrl: '/oauth/token',
               scopes: Object.fromEntries(info.scopes.map((s) => [s, s])),
             },
           },
+        },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An access token you already have, sent as `Authorization: Bearer <token>`',
         },
         clientBasic: { type: 'http', scheme: 'basic', description: 'Client authentication: client id and secret' },
       },

@@ -31,5 +31,5 @@ export function openApiFor(config: Config, routes: readonly RouteInfo[]): Record
       };
     })
     .sort((a, b) => TAG_ORDER.indexOf(a.doc.tag) - TAG_ORDER.indexOf(b.doc.tag));
-  return buildDocument(described, { version: VERSION, issuer: jwt.issuer, scopes: [jwt.scopeRead, jwt.scopeWrite] });
+  return buildDocument(described, { version: VERSION, scopes: [jwt.scopeRead, jwt.scopeWrite] });
 }

@@ -9,6 +9,8 @@ import { PUBLIC, route, type Route } from '../route-table.ts';
 export interface DocsRouteDeps {
   /** The OpenAPI document; asked for once, on the first request (it describes these routes too). */
   readonly document: () => Readonly<Record<string, unknown>>;
+  /** What the sign-in of the Authorize dialog is filled in with: the configured client's id (never its secret) and scopes. */
+  readonly oauth: { readonly clientId: string; readonly scopes: readonly string[] };
 }
 
 /**
@@ -23,8 +25,24 @@ const ASSETS: ReadonlyMap<string, string> = new Map([
 
 const tag = 'operations';
 
-const INIT = `window.addEventListener('load', function () {
+/**
+ * Swagger UI's start: the Authorize dialog's sign-in (the password grant) comes with the client id
+ * and scopes filled in, and the dialog opens at it, its username focused (Swagger UI puts the
+ * other schemes, a token pasted as it is among them, above). The authorization is not persisted (`persistAuthorization` stays off): a
+ * token kept in the browser's storage would outlive the page and the visit.
+ */
+const init = (oauth: DocsRouteDeps['oauth']): string => `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, displayRequestDuration: true });
+  window.ui.initOAuth(${JSON.stringify({ clientId: oauth.clientId, scopes: oauth.scopes })});
+  // The Authorize dialog lists the sign-in last: each time it opens, it opens there.
+  var shown = null;
+  new MutationObserver(function () {
+    var field = document.getElementById('oauth_username');
+    if (field === null || field === shown) return;
+    shown = field;
+    field.scrollIntoView({ block: 'center' });
+    field.focus();
+  }).observe(document.body, { childList: true, subtree: true });
 });
 `;
 
@@ -57,6 +75,7 @@ export function docsRoutes(deps: DocsRouteDeps): Route[] {
   const dir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const cache = new Map<string, Buffer>();
   let documentJson: string | undefined; // the same for every request: serialised once
+  const initJs = init(deps.oauth);
   return [
     route(
       {
@@ -102,7 +121,7 @@ export function docsRoutes(deps: DocsRouteDeps): Route[] {
         const file = ctx.params['file'] ?? '';
         if (file === 'init.js') {
           ctx.type = ASSETS.get('swagger-ui-bundle.js') ?? '';
-          ctx.body = INIT;
+          ctx.body = initJs;
           return;
         }
         const type = ASSETS.get(file);

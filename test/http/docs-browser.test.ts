@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BROWSER_REQUIRED, CHROMIUM_MISSING, CHROMIUM_PATH, launchChromium } from '../helpers/chromium.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { login } from '../helpers/tokens.ts';
 import { skipSuite } from '../helpers/skip.ts';
 
 const NAME = '/docs in a real browser';
@@ -43,6 +44,56 @@ t('the page lists the three services\' operations and a "try it out" call to /he
     [],
     'no request left this server',
   );
+  await page.close();
+});
+
+t('the Authorize dialog opens at the sign-in; a pasted bearer token then opens a secured route', async () => {
+  ctx.browser ??= await launchChromium();
+  const page = await ctx.browser.newPage();
+  const { access_token: token } = await login(ctx.server.url);
+  await page.goto(`${ctx.server.url}/docs`);
+  await page.waitForSelector('#operations-tag-secured', { timeout: 20_000 });
+  await page.click('.auth-wrapper .btn.authorize');
+  const username = page.locator('#oauth_username');
+  await username.waitFor({ timeout: 10_000 });
+  assert.is(await page.evaluate<string>('document.activeElement?.id'), 'oauth_username', 'the sign-in has the focus');
+  assert.ok(await username.isVisible(), 'scrolled to the sign-in');
+  assert.is(await page.inputValue('input[data-name="clientId"]'), 'troupe-client', 'the client id is filled in');
+  await page.fill('input[aria-label="auth-bearer-value"]', token);
+  await page.locator('.modal-ux .auth-container > form button.authorize').first().click();
+  await page.locator('.modal-ux button.close-modal').first().click();
+  const op = '#operations-secured-getAppListAll';
+  await page.click(`${op} .opblock-summary`);
+  await page.click(`${op} .try-out__btn`);
+  await page.click(`${op} .execute`);
+  const status = page.locator(`${op} .live-responses-table tbody .response-col_status`);
+  await status.first().waitFor({ timeout: 10_000 });
+  assert.is((await status.first().innerText()).trim(), '200');
+  const curl = await page.locator(`${op} .curl-command`).first().innerText();
+  assert.ok(curl.includes(`Authorization: Bearer ${token}`), 'the pasted token was sent');
+  await page.close();
+});
+
+t('signing in through the dialog (the password grant, at this server) opens a secured route', async () => {
+  ctx.browser ??= await launchChromium();
+  const page = await ctx.browser.newPage();
+  await page.goto(`${ctx.server.url}/docs`);
+  await page.waitForSelector('#operations-tag-secured', { timeout: 20_000 });
+  await page.click('.auth-wrapper .btn.authorize');
+  await page.locator('#oauth_username').waitFor({ timeout: 10_000 });
+  await page.fill('#oauth_username', 'john.doe');
+  await page.fill('#oauth_password', 'john-password');
+  await page.fill('input[data-name="clientSecret"]', 'troupe-secret');
+  await page.click('.modal-ux button[aria-label="Apply given OAuth2 credentials"]');
+  await page.locator('.modal-ux button[aria-label="Remove authorization"]').last().waitFor({ timeout: 10_000 });
+  await page.locator('.modal-ux button.close-modal').first().click();
+  const op = '#operations-secured-getAppUser';
+  await page.click(`${op} .opblock-summary`);
+  await page.click(`${op} .try-out__btn`);
+  await page.click(`${op} .execute`);
+  const status = page.locator(`${op} .live-responses-table tbody .response-col_status`);
+  await status.first().waitFor({ timeout: 10_000 });
+  assert.is((await status.first().innerText()).trim(), '200');
   await page.close();
 });
 

@@ -69,7 +69,7 @@ t("each operation's security is the access its route declares (the one the serve
   const expected = (access: RouteInfo['access']): unknown[] => {
     if (access.kind === 'public') return [];
     if (access.kind === 'client') return [{ clientBasic: [] }];
-    return [{ bearer: access.kind === 'bearer' && access.scope !== undefined ? [access.scope] : [] }];
+    return [{ bearer: [] }, { oauth2: access.kind === 'bearer' && access.scope !== undefined ? [access.scope] : [] }];
   };
   const routes = routesOf(ctx.server.troupe.app).filter((r) => !r.path.includes(':file'));
   for (const r of routes) {
@@ -82,7 +82,8 @@ t("each operation's security is the access its route declares (the one the serve
     ['/app/admin', '/app/user'],
   );
   assert.equal((ctx.doc.paths['/api/employee/create']?.['post'] as { security: unknown }).security, [
-    { bearer: ['write'] },
+    { bearer: [] },
+    { oauth2: ['write'] },
   ]);
 });
 
@@ -143,7 +144,10 @@ t('with security.protect-api=false the /api operations need no token, in the doc
   try {
     const doc = (await (await fetch(`${open.url}/openapi.json`)).json()) as typeof ctx.doc;
     assert.equal((doc.paths['/api/employee/search']?.['post'] as { security: unknown }).security, []);
-    assert.equal((doc.paths['/app/listAll']?.['get'] as { security: unknown }).security, [{ bearer: [] }]);
+    assert.equal((doc.paths['/app/listAll']?.['get'] as { security: unknown }).security, [
+      { bearer: [] },
+      { oauth2: [] },
+    ]);
     const res = await fetch(`${open.url}/api/employee/search`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -195,6 +199,21 @@ t('GET /docs › a page that loads Swagger UI from this server (no CDN)', async 
   for (const inherited of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
     assert.is((await fetch(`${ctx.server.url}/docs/assets/${inherited}`)).status, 404, `${inherited} once was a 500`);
   }
+});
+
+t('a bearer route takes a pasted token (http bearer, JWT) or one got by signing in (the password grant)', () => {
+  const schemes = (ctx.doc['components'] as { securitySchemes: Record<string, Record<string, unknown>> })
+    .securitySchemes;
+  assert.equal(schemes['bearer'], {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: schemes['bearer']?.['description'],
+  });
+  const flows = schemes['oauth2']?.['flows'] as { password: { tokenUrl: string; scopes: Record<string, string> } };
+  assert.is(flows.password.tokenUrl, '/oauth/token');
+  assert.equal(Object.keys(flows.password.scopes), ['read', 'write']);
+  assert.equal(Object.keys(schemes), ['oauth2', 'bearer', 'clientBasic']);
 });
 
 t(
