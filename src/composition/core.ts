@@ -156,6 +156,12 @@ async function tokenDeps(
     maxLoginsPerAccount: config.security.jwt.maxLoginsPerUser,
     maxRevokedTokensPerLogin: config.security.jwt.maxRevokedTokensPerLogin,
     onAccountEvent: (event) => logger.info({ event: event.action, account: event }, `account event ${event.action}`),
+    // A process on the same keys that names another issuer: both named, and the key that sets them.
+    onForeignIssuer: (presented) =>
+      logger.warn(
+        { expected: settings.issuer, presented: presented ?? null, key: 'security.jwt.issuer' },
+        'access token refused: it names another issuer than security.jwt.issuer',
+      ),
   });
   return {
     ...token,

@@ -8,7 +8,13 @@ import type { AccountEvent } from '../../actors/accounts/administration.ts';
 import type { TokenActorDeps } from '../../actors/token/actor.ts';
 import type { Client } from '../security/clients.ts';
 import { createDenylist, type Denylist } from '../security/denylist.ts';
-import { createTokenSigner, createTokenVerifier, type Principal, type TokenSettings } from '../security/jwt.ts';
+import {
+  createTokenSigner,
+  createTokenVerifier,
+  type ForeignIssuer,
+  type Principal,
+  type TokenSettings,
+} from '../security/jwt.ts';
 import type { KeyRing } from '../security/key-ring.ts';
 import type { LoginThrottle } from '../security/login-throttle.ts';
 import type { PasswordHasher } from '../security/passwords.ts';
@@ -37,6 +43,8 @@ export interface LoginActorParts {
   readonly maxLoginsPerAccount: number;
   readonly maxRevokedTokensPerLogin: number;
   readonly onAccountEvent: (event: AccountEvent) => void;
+  /** Told of each access token refused for naming another issuer than `settings.issuer`. */
+  readonly onForeignIssuer?: ForeignIssuer | undefined;
   /** Epoch milliseconds: both actors' clock and the revocation list's. Unset: the system clock. */
   readonly now?: (() => number) | undefined;
 }
@@ -67,7 +75,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
   const clock = now ? { now } : {};
   // One cache of verified access tokens for the process: the resource server's bearer tokens and
   // TokenActor's revocation and introspection (src/security/token-cache.ts).
-  const verify = createTokenVerifier(parts.keys.verifying, parts.settings, denylist.isRevoked);
+  const verify = createTokenVerifier(parts.keys.verifying, parts.settings, denylist.isRevoked, parts.onForeignIssuer);
   const verifyAccessToken = cachedVerifier(verify, {
     max: TOKEN_CACHE_MAX,
     ...clock,

@@ -167,11 +167,28 @@ async function keyOf(token: string, lookup: KeyLookup): Promise<UsableKey> {
   return key;
 }
 
-/** `isRevoked` (the token, or its login) is consulted for every token that otherwise verifies. */
+/**
+ * Told of a token signed with a key of the set that names another issuer (its `iss` as it is, or
+ * undefined when it names none): processes sharing the keys but not `security.jwt.issuer`.
+ */
+export type ForeignIssuer = (presented: string | undefined) => void;
+
+/** The `iss` a refused token presented, when `iss` is what was refused; the signature held (jose checks it first). */
+function foreignIssuer(error: unknown): { presented: string | undefined } | undefined {
+  if (!(error instanceof errors.JWTClaimValidationFailed) || error.claim !== 'iss') return undefined;
+  const iss = error.payload['iss'];
+  return { presented: typeof iss === 'string' ? iss.slice(0, 256) : undefined };
+}
+
+/**
+ * `isRevoked` (the token, or its login) is consulted for every token that otherwise verifies;
+ * `onForeignIssuer` hears of each token refused for its `iss` alone.
+ */
 export function createTokenVerifier(
   lookup: KeyLookup,
   settings: TokenSettings,
   isRevoked: (token: Revocable) => Promise<boolean> = async () => false,
+  onForeignIssuer: ForeignIssuer = () => undefined,
 ) {
   const options = {
     typ: 'at+jwt',
@@ -187,6 +204,8 @@ export function createTokenVerifier(
       const at = { ...options, algorithms: [key.alg], currentDate: new Date(nowMs) };
       ({ payload } = await jwtVerify(token, key.verifyKey, at));
     } catch (error) {
+      const foreign = foreignIssuer(error);
+      if (foreign) onForeignIssuer(foreign.presented);
       throw new InvalidTokenError(describe(error));
     }
     const principal = toPrincipal(payload, epochSeconds(nowMs), key.kid);
