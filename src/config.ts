@@ -144,7 +144,7 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
     throw new ConfigError(
       `Invalid configuration: security.clients-file: client_id ${v['security.jwt.client-id']} is security.jwt.client-id's`,
     );
-  const config = { production, ...nest(resolved) } as Config;
+  const config = { production, issuerConfigured: v['security.jwt.issuer'] !== undefined, ...nest(resolved) } as Config;
   if (production) guardProduction(config);
   if (config.security.previousSigningKeys !== undefined && config.security.signingKey === undefined)
     throw new ConfigError(

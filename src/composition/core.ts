@@ -25,6 +25,7 @@ import { openConfiguredStores } from './stores.ts';
 import { PRIVATE_DIR } from '../stores/sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './actors.ts';
 import { openKeyRing } from './keys.ts';
+import { withDataDirIssuer } from './issuer.ts';
 import { loginActorDeps } from './login-actors.ts';
 import { causeOf, StoreUnavailableError } from '../store-unavailable.ts';
 import { tracingEnabled } from '../telemetry/tracing.ts';
@@ -32,6 +33,8 @@ import { tracedHasher, tracedStores } from './traced.ts';
 
 /** The stores with the actors running over them. */
 export interface Core {
+  /** The configuration as served: the issuer the data directory keeps when none is configured. */
+  readonly config: Config;
   readonly actors: Actors;
   readonly keys: KeyRing;
   /**
@@ -195,7 +198,8 @@ async function ready(stores: Stores, keys: KeyRing, prepared: () => boolean, log
   }
 }
 
-export async function startCore(config: Config, logger: Logger): Promise<Core> {
+export async function startCore(loaded: Config, logger: Logger): Promise<Core> {
+  const config = withDataDirIssuer(loaded, logger);
   // The data directory holds the SQLite files (every BCrypt hash, the signing-key set), or with
   // MongoDB an older version's generated key: created for the owner alone, before either is written.
   if (config.mongodb.uri === undefined || config.security.signingKey === undefined)
@@ -248,6 +252,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
     (error) => logger.warn({ err: error }, 'sweeping the login throttle failed'),
   );
   return {
+    config,
     actors,
     keys,
     verifyBearer: token.verifyAccessToken,

@@ -12,6 +12,8 @@ import { createDrain } from './drain.ts';
 import { createMetrics } from '../telemetry/metrics.ts';
 
 export interface Troupe {
+  /** The configuration as served (the issuer resolved: `issuer.ts`). */
+  readonly config: Config;
   readonly server: Server;
   /** The Koa application (its routes: `routesOf(app)`). */
   readonly app: Koa<AppState>;
@@ -94,9 +96,9 @@ async function serve(
   return { server, url: urlOf(server.address() as AddressInfo) };
 }
 
-export async function startTroupe(config: Config, logger: Logger): Promise<Troupe> {
-  const core = await startCore(config, logger);
-  const { actors } = core;
+export async function startTroupe(loaded: Config, logger: Logger): Promise<Troupe> {
+  const core = await startCore(loaded, logger);
+  const { actors, config } = core;
   const metrics = createMetrics();
   const drain = createDrain();
   metrics.watch(actors.system, [actors.activity]);
@@ -135,6 +137,7 @@ export async function startTroupe(config: Config, logger: Logger): Promise<Troup
         });
   const managementUrl = management?.url;
   return {
+    config,
     server,
     url,
     managementUrl,

@@ -109,7 +109,7 @@ export const schema = z.object({
   'security.jwt.scope-read': z.string().regex(SCOPE_TOKEN, 'must be a scope token').default('read'),
   'security.jwt.scope-write': z.string().regex(SCOPE_TOKEN, 'must be a scope token').default('write'),
   'security.jwt.resource-ids': text.default('troupe-api'),
-  'security.jwt.issuer': text.optional(), // unset → http://HOST:PORT (see loadConfig)
+  'security.jwt.issuer': text.optional(), // unset → http://HOST:PORT of the data directory's first start (composition/issuer.ts)
   'security.jwt.access-token-validity': int(1, 31_536_000).default(3600), // seconds
   'security.jwt.refresh-token-validity': int(1, 315_360_000).default(2_592_000), // seconds
   // live logins per account; past it the least recently refreshed is ended

@@ -32,9 +32,14 @@ export type Resolved = Omit<Parsed, 'security.jwt.issuer' | 'server.headers-time
  * `config.actors.activity.idleMs`), with the value its parser gives; the key is written once.
  */
 export type Config = Simplify<
-  { readonly production: boolean } & Intersect<
-    { [K in keyof Resolved & string]: Nest<K, Resolved[K]> }[keyof Resolved & string]
-  >
+  {
+    readonly production: boolean;
+    /**
+     * False when `security.jwt.issuer` is unset: its value is then the default, `http://HOST:PORT`,
+     * which the first start on a data directory keeps for every later one (`composition/issuer.ts`).
+     */
+    readonly issuerConfigured: boolean;
+  } & Intersect<{ [K in keyof Resolved & string]: Nest<K, Resolved[K]> }[keyof Resolved & string]>
 >;
 
 /** `{ 'a.b-c': 1 }` → `{ a: { bC: 1 } }`: the object {@link Config} describes, every key present (unset ones undefined). */

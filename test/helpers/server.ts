@@ -58,7 +58,7 @@ export async function startTestServer(
   };
   return {
     url: troupe.url,
-    config,
+    config: troupe.config,
     dataDir,
     troupe,
     stop,
