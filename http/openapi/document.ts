@@ -97,7 +97,16 @@ function responses(doc: RouteDoc, errorFormat: ErrorFormat): Json {
     const headers = [...(spec.headers ?? []), 'X-Request-Id', 'X-Content-Type-Options'];
     out[status] = {
       description: spec.description,
-      ...(spec.schema ? { content: { [type]: { schema: jsonSchema(spec.schema, 'output') } } } : {}),
+      ...(spec.schema
+        ? {
+            content: {
+              [type]: { schema: jsonSchema(spec.schema, 'output') },
+              ...(spec.alternative
+                ? { [spec.alternative.type]: { schema: jsonSchema(spec.alternative.schema, 'output') } }
+                : {}),
+            },
+          }
+        : {}),
       headers: Object.fromEntries(
         headers.map((h) => [h, { description: HEADER_DOCS[h] ?? h, schema: { type: 'string' } }]),
       ),

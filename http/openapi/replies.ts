@@ -13,6 +13,8 @@ export interface ReplySpec {
   readonly schema?: z.ZodType;
   /** Defaults to application/json when a schema is given. */
   readonly type?: string;
+  /** The same answer in another media type, for a request that prefers it (`Accept`). */
+  readonly alternative?: { readonly type: string; readonly schema: z.ZodType } | undefined;
   readonly headers?: readonly string[];
 }
 

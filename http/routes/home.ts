@@ -58,6 +58,7 @@ export function homeRoutes(deps: HomeRouteDeps): Route[] {
           200: {
             description: 'The links, as JSON; as an HTML page to a request that prefers `text/html` (a browser)',
             schema: Index,
+            alternative: { type: 'text/html', schema: z.string() },
             headers: ['Vary'],
           },
         },

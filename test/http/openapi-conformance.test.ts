@@ -333,8 +333,10 @@ t('the user-data service', async () => {
 });
 
 t('operations, and 405 on every documented route', async () => {
-  for (const path of ['/health', '/ready', '/metrics', '/openapi.json', '/docs'])
+  for (const path of ['/', '/health', '/ready', '/metrics', '/openapi.json', '/docs'])
     assert.is((await call('GET', path, path, { token: null })).status, 200, path);
+  const page = await call('GET', '/', '/', { token: null, headers: { Accept: 'text/html' } });
+  assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
   const routes = routesOf(ctx.server.troupe.app).filter((r) => !r.path.includes(':file'));
   for (const route of routes) {
     const template = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
