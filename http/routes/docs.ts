@@ -28,8 +28,9 @@ const tag = 'operations';
 /**
  * Swagger UI's start: the Authorize dialog's sign-in (the password grant) comes with the client id
  * and scopes filled in, and the dialog opens at it, its username focused (Swagger UI puts the
- * other schemes, a token pasted as it is among them, above). The authorization is not persisted (`persistAuthorization` stays off): a
- * token kept in the browser's storage would outlive the page and the visit.
+ * other schemes, a token pasted as it is among them, above). The authorization is not persisted
+ * (`persistAuthorization` stays off): a token kept in the browser's storage would outlive the
+ * page and the visit.
  */
 const init = (oauth: DocsRouteDeps['oauth']): string => `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, displayRequestDuration: true });
