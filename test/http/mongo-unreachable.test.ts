@@ -52,6 +52,7 @@ t('logins fail closed: 503 temporarily_unavailable with Retry-After, no token', 
 
 t("every route that needs a store answers 503 with Retry-After, in its prefix's shape; the others answer", async () => {
   const noStore = new Set([
+    '/',
     '/health',
     '/metrics',
     '/openapi.json',
