@@ -1,4 +1,6 @@
 // Runs every uvu suite under test/ (TypeScript run by Node's own type stripping) and ends with one line: "N passed, N failed[, N skipped]".
+// First: on an unsupported Node (which cannot load the .ts suites), one line naming what to install.
+import '../src/supported-node.mjs';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,8 @@
  * `npm start`: serve all configured services until SIGTERM/SIGINT: in this process, or with
  * `server.workers` above 1 in that many worker processes on one port (this one their primary).
  */
+// First: refuses an unsupported Node in one line before anything else runs.
+import './supported-node.mjs';
 import cluster from 'node:cluster';
 import { runPrimary } from './cluster.ts';
 import { configFromProcess, orExit } from './config.ts';

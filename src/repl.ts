@@ -5,6 +5,8 @@
  * `.exit` or Ctrl-D lets asks between actors finish, stops the actors, closes the stores and ends
  * the process, whatever an evaluation left behind (the timer of an interrupted `await`).
  */
+// First: refuses an unsupported Node in one line before anything else runs.
+import './supported-node.mjs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
