@@ -40,6 +40,15 @@ t('the pinned Node is exact, supported, allowed its install script, and named by
   assert.is(readFileSync('.node-version', 'utf8').trim(), pinned);
 });
 
+t('.ci/run tests the pinned line, and an old Node installing and starting the project', () => {
+  const ci = readFileSync('.ci/run', 'utf8');
+  const lines = /^NODE_LINES=\(([^)]*)\)/m.exec(ci)?.[1]?.split(/\s+/).filter(Boolean) ?? [];
+  assert.ok(lines.includes(pinned), `NODE_LINES (${lines.join(' ')}) lacks the pinned ${pinned}`);
+  for (const line of lines) assert.is(refusal(`v${line}`), undefined, `${line} is tested but not supported`);
+  const old = /^OLD_NODE=(\S+)/m.exec(ci)?.[1] ?? '';
+  assert.ok(old !== '' && refusal(`v${old}.0.0`) !== undefined, `OLD_NODE (${old}) is an unsupported line`);
+});
+
 t('the supported lines run; any other Node is refused in one line naming the Node to install', () => {
   for (const version of ['v22.18.0', 'v24.0.0', 'v24.21.0', 'v26.10.0'])
     assert.is(refusal(version), undefined, version);
