@@ -1,6 +1,6 @@
 /**
- * Claims 1 and 10's requests on this tree and on another checkout of the project, one data
- * directory, interleaved rounds: what a change of the code costs per request, read as server CPU
+ * Claims 1, 10 and 18's requests on this tree and on another checkout of the project, one data
+ * directory (with claim 18's client and a fixed HS256 key), interleaved rounds: what a change of the code costs per request, read as server CPU
  * µs per request (which a busy machine disturbs far less than req/s).
  *
  *   git worktree add /tmp/base <ref> && ln -s "$PWD/node_modules" /tmp/base/node_modules
@@ -9,8 +9,12 @@
  * BENCH_SECONDS (default 5) is the length of each measurement, BENCH_COMPARE_ROUNDS (default 4)
  * the rounds.
  */
-import { login } from '../helpers/tokens.ts';
-import { interleaved, startTroupe, tempDir, type Child } from './harness.ts';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { basic, login } from '../helpers/tokens.ts';
+import { interleaved, startTroupe, tempDir, type Child, type LoadSpec } from './harness.ts';
+import { MACHINE_CLIENT, machineClientRegistration } from './scenarios-machine.ts';
 import { seedEmployees } from './seed.ts';
 
 const base = process.env['BENCH_BASE_ROOT'];
@@ -20,13 +24,19 @@ const rounds = Number(process.env['BENCH_COMPARE_ROUNDS'] ?? 4);
 
 const dir = tempDir('compare');
 seedEmployees(dir, 1000);
+const clientsFile = join(dir, 'clients.json');
+writeFileSync(clientsFile, JSON.stringify([machineClientRegistration()]));
+const settings = {
+  SECURITY_CLIENTS_FILE: clientsFile,
+  SECURITY_SIGNING_KEY: randomBytes(48).toString('base64url'),
+};
 const servers: { key: 'base' | 'this'; child: Child; token: string }[] = [];
 try {
   for (const [key, root] of [
     ['base', base],
     ['this', undefined],
   ] as const) {
-    const child = await startTroupe(dir, {}, root === undefined ? {} : { root });
+    const child = await startTroupe(dir, settings, root === undefined ? {} : { root });
     servers.push({ key, child, token: (await login(child.url)).access_token });
   }
   const [first] = servers;
@@ -37,23 +47,30 @@ try {
     body: '{"limit":1}',
   });
   const id = ((await search.json()) as { items: { id: string }[] }).items[0]?.id;
-  for (const [what, path] of [
-    ['GET /app/listAll (claim 1)', '/app/listAll'],
-    ['GET /api/employee/:id (claim 10)', `/api/employee/${id}`],
-  ] as const) {
-    console.log(`${what}, bearer token: ${base} against this tree`);
+  const machineForm = {
+    Authorization: basic(MACHINE_CLIENT.id, MACHINE_CLIENT.secret),
+    'Content-Type': 'application/x-www-form-urlencoded',
+  };
+  type Request = Pick<LoadSpec, 'path' | 'method' | 'headers' | 'body'>;
+  const requests = (token: string): [string, Request][] => [
+    ['GET /app/listAll (claim 1)', { path: '/app/listAll', headers: { Authorization: `Bearer ${token}` } }],
+    [
+      'GET /api/employee/:id (claim 10)',
+      { path: `/api/employee/${id}`, headers: { Authorization: `Bearer ${token}` } },
+    ],
+    [
+      'POST /oauth/token, client_credentials (claim 18)',
+      { path: '/oauth/token', method: 'POST', headers: machineForm, body: 'grant_type=client_credentials' },
+    ],
+  ];
+  for (const [n, [what]] of requests('').entries()) {
+    console.log(`${what}: ${base} against this tree`);
     const best = await interleaved(
       servers.map((s) => ({
         key: s.key,
         label: `  ${s.key}`,
         child: s.child,
-        spec: {
-          url: s.child.url,
-          path,
-          headers: { Authorization: `Bearer ${s.token}` },
-          connections: 10,
-          duration: seconds,
-        },
+        spec: { url: s.child.url, path: '/', ...requests(s.token)[n]?.[1], connections: 10, duration: seconds },
       })),
       rounds,
       console.log,

@@ -15,7 +15,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import bcrypt from 'bcryptjs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
@@ -23,7 +22,7 @@ import { createLogger } from '../../src/logger.ts';
 import { startTroupe } from '../../src/composition/troupe.ts';
 import { basic, login } from '../helpers/tokens.ts';
 import { load, tempDir, type LoadSpec } from './harness.ts';
-import { MACHINE_CLIENT } from './scenarios-machine.ts';
+import { MACHINE_CLIENT, machineClientRegistration } from './scenarios-machine.ts';
 import { seedEmployees, seedUsers } from './seed.ts';
 import { allocationsByFunction, selfTimeByPart, type CpuProfile, type SamplingHeapProfile } from './profile-parts.ts';
 
@@ -35,18 +34,7 @@ const dir = tempDir('profile');
 seedEmployees(dir, 1000);
 const users = seedUsers(dir, 100);
 const clientsFile = join(dir, 'clients.json');
-writeFileSync(
-  clientsFile,
-  JSON.stringify([
-    {
-      client_id: MACHINE_CLIENT.id,
-      client_secret: bcrypt.hashSync(MACHINE_CLIENT.secret, 10),
-      token_endpoint_auth_method: 'client_secret_basic',
-      grant_types: ['client_credentials'],
-      scope: MACHINE_CLIENT.scope,
-    },
-  ]),
-);
+writeFileSync(clientsFile, JSON.stringify([machineClientRegistration()]));
 const troupe = await startTroupe(
   loadConfig({
     properties: {

@@ -24,6 +24,14 @@ import { row, type BenchSettings } from './scenarios-security.ts';
 
 /** The client of claims 18 and 19 (`security.clients-file`). */
 export const MACHINE_CLIENT = { id: 'bench-service', secret: 'bench-service-secret', scope: 'read write' } as const;
+/** {@link MACHINE_CLIENT} as a `security.clients-file` entry. */
+export const machineClientRegistration = () => ({
+  client_id: MACHINE_CLIENT.id,
+  client_secret: bcrypt.hashSync(MACHINE_CLIENT.secret, 10),
+  token_endpoint_auth_method: 'client_secret_basic',
+  grant_types: ['client_credentials'],
+  scope: MACHINE_CLIENT.scope,
+});
 const ISSUER = 'http://troupe.bench';
 const AUDIENCE = 'troupe-api';
 const VALIDITY = 3600;
@@ -39,18 +47,7 @@ export interface MachinePair {
 export async function startMachinePair(dir: string): Promise<MachinePair> {
   const key = randomBytes(48).toString('base64url');
   const clients = join(dir, 'clients.json');
-  writeFileSync(
-    clients,
-    JSON.stringify([
-      {
-        client_id: MACHINE_CLIENT.id,
-        client_secret: bcrypt.hashSync(MACHINE_CLIENT.secret, 10),
-        token_endpoint_auth_method: 'client_secret_basic',
-        grant_types: ['client_credentials'],
-        scope: MACHINE_CLIENT.scope,
-      },
-    ]),
-  );
+  writeFileSync(clients, JSON.stringify([machineClientRegistration()]));
   const troupe = await startTroupe(dir, {
     SECURITY_SIGNING_KEY: key,
     SECURITY_CLIENTS_FILE: clients,
