@@ -2,24 +2,15 @@
 import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import bcrypt from 'bcryptjs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger, logFormat } from '../src/logger.ts';
 import { tempDir } from './helpers/server.ts';
 import { onPath, skipSuite } from './helpers/skip.ts';
+import { capture } from './helpers/capture.ts';
 
 const t = suite('log format');
-
-function capture(): { stream: PassThrough; text: () => string } {
-  const stream = new PassThrough();
-  let text = '';
-  stream.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  return { stream, text: () => text };
-}
 
 // eslint-disable-next-line no-control-regex -- strips ANSI colour codes
 const plain = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, '');

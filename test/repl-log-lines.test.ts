@@ -1,20 +1,11 @@
 /** The REPL's log lines: one short human line each, above the prompt, which is drawn again. */
-import { PassThrough } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../src/logger.ts';
 import { replLogLines } from '../src/repl/log-lines.ts';
+import { capture } from './helpers/capture.ts';
 
 const t = suite('REPL log lines');
-
-function capture(): { stream: PassThrough; text: () => string } {
-  const stream = new PassThrough();
-  let text = '';
-  stream.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  return { stream, text: () => text };
-}
 
 t('an error is one line with its cause, no stack, no JSON; the prompt is drawn again after it', () => {
   const logs = capture();

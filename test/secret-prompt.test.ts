@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PromptCancelled, readSecret } from '../src/secret-prompt.ts';
 import { onPath, skipSuite } from './helpers/skip.ts';
+import { capture } from './helpers/capture.ts';
 
 const t = suite('secret prompt');
 
@@ -19,15 +20,6 @@ function fakeTerminal(): PassThrough & { isTTY: true; rawModes: boolean[]; setRa
       rawModes.push(on);
     },
   });
-}
-
-function capture(): { stream: PassThrough; text: () => string } {
-  const stream = new PassThrough();
-  let text = '';
-  stream.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  return { stream, text: () => text };
 }
 
 t('at a terminal: the prompt, the line read in raw mode (nothing echoed), then the terminal as it was', async () => {

@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BROWSER_REQUIRED, CHROMIUM_MISSING, CHROMIUM_PATH, launchChromium } from '../helpers/chromium.ts';
@@ -10,6 +10,17 @@ const NAME = '/docs in a real browser';
 
 const ctx = {} as { server: TestServer; browser: Browser | undefined };
 const t = suite(NAME, ctx);
+
+/** Closes the Authorize dialog, runs the operation `op` (its element's selector) and answers its status. */
+async function closeDialogAndTryOut(page: Page, op: string): Promise<string> {
+  await page.locator('.modal-ux button.close-modal').first().click();
+  await page.click(`${op} .opblock-summary`);
+  await page.click(`${op} .try-out__btn`);
+  await page.click(`${op} .execute`);
+  const status = page.locator(`${op} .live-responses-table tbody .response-col_status`);
+  await status.first().waitFor({ timeout: 10_000 });
+  return (await status.first().innerText()).trim();
+}
 
 t.before(async () => {
   ctx.server = await startTestServer();
@@ -61,14 +72,8 @@ t('the Authorize dialog opens at the sign-in; a pasted bearer token then opens a
   assert.is(await page.inputValue('input[data-name="clientId"]'), 'troupe-client', 'the client id is filled in');
   await page.fill('input[aria-label="auth-bearer-value"]', token);
   await page.locator('.modal-ux .auth-container > form button.authorize').first().click();
-  await page.locator('.modal-ux button.close-modal').first().click();
   const op = '#operations-secured-getAppListAll';
-  await page.click(`${op} .opblock-summary`);
-  await page.click(`${op} .try-out__btn`);
-  await page.click(`${op} .execute`);
-  const status = page.locator(`${op} .live-responses-table tbody .response-col_status`);
-  await status.first().waitFor({ timeout: 10_000 });
-  assert.is((await status.first().innerText()).trim(), '200');
+  assert.is(await closeDialogAndTryOut(page, op), '200');
   const curl = await page.locator(`${op} .curl-command`).first().innerText();
   assert.ok(curl.includes(`Authorization: Bearer ${token}`), 'the pasted token was sent');
   await page.close();
@@ -86,14 +91,7 @@ t('signing in through the dialog (the password grant, at this server) opens a se
   await page.fill('input[data-name="clientSecret"]', 'troupe-secret');
   await page.click('.modal-ux button[aria-label="Apply given OAuth2 credentials"]');
   await page.locator('.modal-ux button[aria-label="Remove authorization"]').last().waitFor({ timeout: 10_000 });
-  await page.locator('.modal-ux button.close-modal').first().click();
-  const op = '#operations-secured-getAppUser';
-  await page.click(`${op} .opblock-summary`);
-  await page.click(`${op} .try-out__btn`);
-  await page.click(`${op} .execute`);
-  const status = page.locator(`${op} .live-responses-table tbody .response-col_status`);
-  await status.first().waitFor({ timeout: 10_000 });
-  assert.is((await status.first().innerText()).trim(), '200');
+  assert.is(await closeDialogAndTryOut(page, '#operations-secured-getAppUser'), '200');
   await page.close();
 });
 
