@@ -98,23 +98,37 @@ const interrupted = (error: unknown): boolean =>
 
 /**
  * Ctrl-C during an evaluation (a pending `await`, a long loop) prints one line, not Node's raw
- * `ERR_SCRIPT_EXECUTION_INTERRUPTED` error. Node's REPL reports an evaluation's error through its
- * domain's `error` listener (not the eval callback, nor the writer alone): that listener is kept
- * for every other error, and the interruption is answered here as it would end one (the typed
- * lines cleared, the prompt drawn).
+ * `ERR_SCRIPT_EXECUTION_INTERRUPTED` error. Node's REPL reports an evaluation's error through one
+ * internal handler (not the eval callback, nor the writer alone): Node 24's domain `error`
+ * listener, Node 26's `_handleError` method. That handler is kept for every other error, and the
+ * interruption is answered here as it would end one (the typed lines cleared, the prompt drawn).
+ * On a Node with neither, Node's own message stays.
  */
 function quietInterrupts(server: REPLServer): void {
-  const domain = (server as unknown as { _domain?: EventEmitter })._domain;
-  const report = domain?.listeners('error')[0] as ((this: EventEmitter, error: unknown) => void) | undefined;
-  if (!domain || !report) return; // another Node: its own message stays
-  domain.removeListener('error', report);
-  domain.on('error', function (this: EventEmitter, error: unknown) {
-    if (!interrupted(error)) return report.call(this, error);
+  const answer = (): void => {
     server.output.write(`${INTERRUPTED}\n`);
     server.clearBufferedCommand();
     (server as unknown as { lines: { level: unknown[] } }).lines.level = [];
     if (!(server as unknown as { closed?: boolean }).closed) server.displayPrompt();
-  });
+  };
+  const domain = (server as unknown as { _domain?: EventEmitter })._domain;
+  const report = domain?.listeners('error')[0] as ((this: EventEmitter, error: unknown) => void) | undefined;
+  if (domain && report) {
+    domain.removeListener('error', report);
+    domain.on('error', function (this: EventEmitter, error: unknown) {
+      if (!interrupted(error)) return report.call(this, error);
+      answer();
+    });
+    return;
+  }
+  const handling = server as unknown as { _handleError?: (this: REPLServer, error: unknown) => unknown };
+  const handle = handling._handleError;
+  if (typeof handle !== 'function') return;
+  handling._handleError = function (this: REPLServer, error: unknown) {
+    if (!interrupted(error)) return handle.call(this, error);
+    answer();
+    return undefined;
+  };
 }
 
 /** Opens the session; resolves once the history is loaded. The server emits `exit` on `.exit`, Ctrl-D or close. */
