@@ -14,18 +14,23 @@ interface Answer {
   readonly error: string | undefined;
 }
 
-/** A password grant sent from the loopback address `from` (127.0.0.0/8 all reach the server). */
-function attempt(url: string, username: string, password: string, from = '127.0.0.1'): Promise<Answer> {
-  const body = new URLSearchParams({ grant_type: 'password', username, password }).toString();
+/** A form posted to `path` from the loopback address `from` (127.0.0.0/8 all reach the server). */
+function formFrom(
+  url: string,
+  path: string,
+  authorization: string,
+  body: string,
+  from: string,
+): Promise<Answer & { body: unknown }> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      `${url}/oauth/token`,
+    request(
+      `${url}${path}`,
       {
         method: 'POST',
         localAddress: from,
         agent: false,
         headers: {
-          Authorization: basic(),
+          Authorization: authorization,
           'Content-Type': 'application/x-www-form-urlencoded',
           'Content-Length': Buffer.byteLength(body),
         },
@@ -37,18 +42,31 @@ function attempt(url: string, username: string, password: string, from = '127.0.
           .on('data', (chunk: string) => {
             text += chunk;
           })
-          .on('end', () =>
+          .on('end', () => {
+            const parsed = JSON.parse(text) as { error?: string };
             resolve({
               status: res.statusCode ?? 0,
               retryAfter: Number(res.headers['retry-after'] ?? 0),
-              error: (JSON.parse(text) as { error?: string }).error,
-            }),
-          );
+              error: parsed.error,
+              body: parsed,
+            });
+          });
       },
-    );
-    req.on('error', reject).end(body);
+    )
+      .on('error', reject)
+      .end(body);
   });
 }
+
+/** A password grant sent from the loopback address `from`. */
+const attempt = (url: string, username: string, password: string, from = '127.0.0.1'): Promise<Answer> =>
+  formFrom(
+    url,
+    '/oauth/token',
+    basic(),
+    new URLSearchParams({ grant_type: 'password', username, password }).toString(),
+    from,
+  );
 
 const statuses = async (answers: Promise<Answer>[]): Promise<number[]> =>
   (await Promise.all(answers)).map((a) => a.status);
@@ -119,48 +137,8 @@ t('failures per client address past the limit → 429, whatever the username', a
 });
 
 /** A client-authenticated form (`token=x`) to `path` from the loopback address `from`. */
-function clientForm(
-  url: string,
-  path: string,
-  authorization: string,
-  from: string,
-): Promise<Answer & { body: unknown }> {
-  return new Promise((resolve, reject) => {
-    const body = 'token=x';
-    request(
-      `${url}${path}`,
-      {
-        method: 'POST',
-        localAddress: from,
-        agent: false,
-        headers: {
-          Authorization: authorization,
-          'Content-Type': 'application/x-www-form-urlencoded',
-          'Content-Length': body.length,
-        },
-      },
-      (res) => {
-        let text = '';
-        res
-          .setEncoding('utf8')
-          .on('data', (chunk: string) => {
-            text += chunk;
-          })
-          .on('end', () => {
-            const parsed = JSON.parse(text) as { error?: string };
-            resolve({
-              status: res.statusCode ?? 0,
-              retryAfter: Number(res.headers['retry-after'] ?? 0),
-              error: parsed.error,
-              body: parsed,
-            });
-          });
-      },
-    )
-      .on('error', reject)
-      .end(body);
-  });
-}
+const clientForm = (url: string, path: string, authorization: string, from: string) =>
+  formFrom(url, path, authorization, 'token=x', from);
 
 t(
   'failed client authentications per address past the limit, in parallel too → 429 on every client-authenticated endpoint',
