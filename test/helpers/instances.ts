@@ -1,8 +1,9 @@
 /** Several real troupe processes on one data directory, as an operator would run them. */
 import { rmSync } from 'node:fs';
+import { suite, type Test } from 'uvu';
 import { startChildServer, type ChildServer } from './child.ts';
 import { tempDir } from './server.ts';
-import { basic, bearer } from './tokens.ts';
+import { basic, bearer, login, USERS } from './tokens.ts';
 
 /** What every instance of one service must share besides the data (the key is the generated one there). */
 export const SHARED = { SECURITY_JWT_ISSUER: 'http://troupe.test' };
@@ -59,4 +60,27 @@ export async function introspectsActive(server: ChildServer, token: string): Pro
     body: new URLSearchParams({ token }).toString(),
   });
   return ((await res.json()) as { active: boolean }).active;
+}
+
+/** Two instances on one data directory (`a`, `b`) and an administrator's token from `a`. */
+export interface AdministeredPair {
+  instances: Instances;
+  a: ChildServer;
+  b: ChildServer;
+  admin: string;
+}
+
+/** A suite named `name` whose tests run against an {@link AdministeredPair}, started once for the suite. */
+export function administeredPairSuite(name: string): { t: Test<AdministeredPair>; ctx: AdministeredPair } {
+  const ctx = {} as AdministeredPair;
+  const t = suite(name, ctx);
+  t.before(async () => {
+    ctx.instances = await startInstances(2);
+    const [a, b] = ctx.instances.servers;
+    if (!a || !b) throw new Error('two instances expected');
+    Object.assign(ctx, { a, b });
+    ctx.admin = (await login(a.url, USERS.admin)).access_token;
+  });
+  t.after(async () => ctx.instances?.close());
+  return { t, ctx };
 }

@@ -3,29 +3,12 @@
  * takes effect at the other on its next request, and a restart keeps every change (the initial
  * data only seeds).
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startChildServer, type ChildServer } from '../helpers/child.ts';
-import { introspectsActive, listAllStatus, SHARED, startInstances, type Instances } from '../helpers/instances.ts';
+import { administeredPairSuite, introspectsActive, listAllStatus, SHARED } from '../helpers/instances.ts';
 import { bearer, login, postToken, USERS, type TokenResponse } from '../helpers/tokens.ts';
 
-interface Ctx {
-  instances: Instances;
-  a: ChildServer;
-  b: ChildServer;
-  admin: string;
-}
-const ctx = {} as Ctx;
-const t = suite('account administration across instances (SQLite)', ctx);
-
-t.before(async () => {
-  ctx.instances = await startInstances(2);
-  const [a, b] = ctx.instances.servers;
-  if (!a || !b) throw new Error('two instances expected');
-  Object.assign(ctx, { a, b });
-  ctx.admin = (await login(a.url, USERS.admin)).access_token;
-});
-t.after(async () => ctx.instances?.close());
+const { t, ctx } = administeredPairSuite('account administration across instances (SQLite)');
 
 const admin = (server: ChildServer, method: string, path: string, json?: unknown): Promise<Response> =>
   fetch(`${server.url}${path}`, {

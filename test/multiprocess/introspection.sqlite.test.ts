@@ -3,29 +3,11 @@
  * has introspected before (and keeps in its cache of verified tokens) is inactive there on the very
  * next introspection once the other revokes it, disables its account, demotes it or deletes it.
  */
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ChildServer } from '../helpers/child.ts';
-import { introspectsActive, startInstances, type Instances } from '../helpers/instances.ts';
-import { basic, bearer, login, USERS } from '../helpers/tokens.ts';
+import { administeredPairSuite, introspectsActive } from '../helpers/instances.ts';
+import { basic, bearer, login } from '../helpers/tokens.ts';
 
-interface Ctx {
-  instances: Instances;
-  a: ChildServer;
-  b: ChildServer;
-  admin: string;
-}
-const ctx = {} as Ctx;
-const t = suite('introspection of a cached token across instances (SQLite)', ctx);
-
-t.before(async () => {
-  ctx.instances = await startInstances(2);
-  const [a, b] = ctx.instances.servers;
-  if (!a || !b) throw new Error('two instances expected');
-  Object.assign(ctx, { a, b });
-  ctx.admin = (await login(a.url, USERS.admin)).access_token;
-});
-t.after(async () => ctx.instances?.close());
+const { t, ctx } = administeredPairSuite('introspection of a cached token across instances (SQLite)');
 
 const admin = (method: string, path: string, json?: unknown): Promise<Response> =>
   fetch(`${ctx.a.url}${path}`, {
