@@ -10,17 +10,21 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as Accounts from '../../actors/accounts/protocol.ts';
 import * as Token from '../../actors/token/protocol.ts';
-import type { Request } from '../../src/messaging/ask.ts';
 import { startSystem, stopSystem, type ActorSystem } from '../../src/messaging/nact.ts';
-import type { Reply } from '../../src/messaging/reply.ts';
 import type { Client } from '../../src/security/clients.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { pkce } from '../helpers/authorize.ts';
 import { gate, holdingHasher, holdingStores, type Holds } from '../helpers/gate.ts';
 import { accountChanges } from '../helpers/account-changes.ts';
-import { askWithProbe } from '../helpers/probe.ts';
 import { tempDir } from '../helpers/server.ts';
-import { CLIENT, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
+import {
+  administer,
+  CLIENT,
+  okValue as value,
+  sendToken as send,
+  startTokenActor,
+  type TokenActorSetup,
+} from '../helpers/token-actor.ts';
 
 const { verifier: VERIFIER, challenge: CHALLENGE } = pkce();
 const REDIRECT = 'https://app.example/callback';
@@ -57,20 +61,6 @@ async function aProcess(): Promise<TokenActorSetup> {
   return setup;
 }
 
-/** Asks the process's TokenActor (`send`) or AccountActor (`administer`). */
-function systemOf(setup: TokenActorSetup): ActorSystem {
-  const system = ctx.systems[ctx.setups.indexOf(setup)];
-  if (!system) throw new Error('no such process');
-  return system;
-}
-const send = <R>(setup: TokenActorSetup, request: Request<Token.Command, R>): Promise<R> =>
-  askWithProbe(systemOf(setup), setup.token, request, 10_000);
-const administer = <R>(setup: TokenActorSetup, request: Request<Accounts.Command, R>): Promise<R> =>
-  askWithProbe(systemOf(setup), setup.accounts, request, 10_000);
-function value<T>(reply: Reply<T, string>): T {
-  if (!reply.ok) throw new Error(`expected ok, got ${reply.code}: ${reply.message}`);
-  return reply.value;
-}
 const accepted = (setup: TokenActorSetup, accessToken: string): Promise<boolean> =>
   setup.verify(accessToken, Date.now()).then(
     () => true,

@@ -11,16 +11,20 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as Accounts from '../../actors/accounts/protocol.ts';
 import * as Token from '../../actors/token/protocol.ts';
-import type { Request } from '../../src/messaging/ask.ts';
 import { startSystem, stopSystem, type ActorSystem } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import type { AccountStore } from '../../src/stores/account-store.ts';
 import type { RevocationStore } from '../../src/stores/revocation-store.ts';
 import { accountChanges } from '../helpers/account-changes.ts';
-import { askWithProbe } from '../helpers/probe.ts';
 import { tempDir } from '../helpers/server.ts';
-import { startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
+import {
+  administer,
+  okValue as value,
+  sendToken as send,
+  startTokenActor,
+  type TokenActorSetup,
+} from '../helpers/token-actor.ts';
 
 interface Ctx {
   dir: string;
@@ -60,20 +64,7 @@ async function aProcess(late = false): Promise<TokenActorSetup> {
   return setup;
 }
 
-function systemOf(setup: TokenActorSetup): ActorSystem {
-  const system = ctx.systems[ctx.setups.indexOf(setup)];
-  if (!system) throw new Error('no such process');
-  return system;
-}
 const readsOf = (setup: TokenActorSetup): number => ctx.reads[ctx.setups.indexOf(setup)] ?? 0;
-const send = <R>(setup: TokenActorSetup, request: Request<Token.Command, R>): Promise<R> =>
-  askWithProbe(systemOf(setup), setup.token, request, 10_000);
-const administer = <R>(setup: TokenActorSetup, request: Request<Accounts.Command, R>): Promise<R> =>
-  askWithProbe(systemOf(setup), setup.accounts, request, 10_000);
-function value<T>(reply: Reply<T, string>): T {
-  if (!reply.ok) throw new Error(`expected ok, got ${reply.code}: ${reply.message}`);
-  return reply.value;
-}
 const active = async (setup: TokenActorSetup, token: string, clientId = 'troupe-client'): Promise<boolean> =>
   value(await send(setup, Token.introspect({ clientId, token }))).active;
 

@@ -18,6 +18,9 @@ import { loadConfiguredKey } from '../../src/security/keys.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { createUnknownAccountHash, type UnknownAccountHash } from '../../src/security/unknown-account-hash.ts';
 import { tempDir } from './server.ts';
+import { askWithProbe } from './probe.ts';
+import type { Request } from '../../src/messaging/ask.ts';
+import type { Reply } from '../../src/messaging/reply.ts';
 import { loginActorDeps } from '../../src/composition/login-actors.ts';
 import { sqliteAccountStore } from '../../src/stores/account-store.sqlite.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
@@ -43,6 +46,8 @@ export const CLIENT: Client = {
 };
 
 export interface TokenActorSetup {
+  /** The actor system both actors run in (one per process a test stands for). */
+  readonly system: ActorSystem;
   readonly token: Ref<Token.Command>;
   /** The AccountActor over the same stores and revocation list. */
   readonly accounts: Ref<Accounts.Command>;
@@ -121,7 +126,19 @@ export async function startTokenActor(
     onCrash,
   });
   const accounts = spawnAccountActor(system, { ...deps.accounts, onCrash });
-  return { token, accounts, db, verify: deps.token.verifyAccessToken, events, throttle, unknownAccount };
+  return { system, token, accounts, db, verify: deps.token.verifyAccessToken, events, throttle, unknownAccount };
+}
+
+/** Asks the setup's TokenActor (`sendToken`) or AccountActor (`administer`), probing the system while it waits. */
+export const sendToken = <R>(setup: TokenActorSetup, request: Request<Token.Command, R>): Promise<R> =>
+  askWithProbe(setup.system, setup.token, request, 10_000);
+export const administer = <R>(setup: TokenActorSetup, request: Request<Accounts.Command, R>): Promise<R> =>
+  askWithProbe(setup.system, setup.accounts, request, 10_000);
+
+/** The value of an ok reply; throws with the failure's code and message otherwise. */
+export function okValue<T>(reply: Reply<T, string>): T {
+  if (!reply.ok) throw new Error(`expected ok, got ${reply.code}: ${reply.message}`);
+  return reply.value;
 }
 
 /** What a TokenActor standing for one process may be given besides the shared hasher and file. */
