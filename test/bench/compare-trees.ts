@@ -7,7 +7,7 @@
  *   BENCH_BASE_ROOT=/tmp/base node test/bench/compare-trees.ts
  *
  * BENCH_SECONDS (default 5) is the length of each measurement, BENCH_COMPARE_ROUNDS (default 4)
- * the rounds.
+ * the rounds; BENCH_COMPARE_ONLY (a regular expression) keeps the requests whose label matches it.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -21,6 +21,7 @@ const base = process.env['BENCH_BASE_ROOT'];
 if (!base) throw new Error('BENCH_BASE_ROOT must name another checkout of the project (with node_modules)');
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5);
 const rounds = Number(process.env['BENCH_COMPARE_ROUNDS'] ?? 4);
+const only = new RegExp(process.env['BENCH_COMPARE_ONLY'] ?? '');
 
 const dir = tempDir('compare');
 seedEmployees(dir, 1000);
@@ -64,6 +65,7 @@ try {
     ],
   ];
   for (const [n, [what]] of requests('').entries()) {
+    if (!only.test(what)) continue;
     console.log(`${what}: ${base} against this tree`);
     const best = await interleaved(
       servers.map((s) => ({
