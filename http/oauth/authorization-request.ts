@@ -4,6 +4,7 @@
  * page (an {@link AuthorizeError} without a target), never a redirect; after that it goes back to the client (one with its target).
  */
 import type { Client } from '../../src/security/clients.ts';
+import type { ErrorReason } from './page-views.ts';
 import { OAuthError } from '../problems.ts';
 import { SCOPE_TOKEN } from '../../src/security/formats.ts';
 import { isS256Challenge } from '../../src/security/pkce.ts';
@@ -29,9 +30,12 @@ export interface RedirectTarget {
  */
 export class AuthorizeError extends OAuthError {
   readonly target: RedirectTarget | undefined;
-  constructor(error: string, description: string, target?: RedirectTarget) {
+  /** Without a target: what the error page says went wrong, when the error code alone does not tell. */
+  readonly reason: ErrorReason | undefined;
+  constructor(error: string, description: string, target?: RedirectTarget, reason?: ErrorReason) {
     super(400, error, description);
     this.target = target;
+    this.reason = reason;
   }
 }
 
@@ -44,11 +48,19 @@ export interface AuthorizationRequest {
   readonly codeChallenge: string;
   /** The parameters as sent (those of {@link REQUEST_PARAMS}), for the form to send back. */
   readonly params: ReadonlyMap<string, string>;
+  /** Every parameter of the query or form the request was read from. */
+  readonly rawParams: URLSearchParams;
 }
 
 function only(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
-  if (values.length > 1) throw new AuthorizeError('invalid_request', `Parameter ${name} is repeated`);
+  if (values.length > 1)
+    throw new AuthorizeError(
+      'invalid_request',
+      `Parameter ${name} is repeated`,
+      undefined,
+      name === 'redirect_uri' ? 'redirect_uri' : 'request',
+    );
   return values[0] === '' ? undefined : values[0];
 }
 
@@ -59,9 +71,15 @@ function clientAndRedirect(params: URLSearchParams, clients: readonly Client[]) 
   const given = only(params, 'redirect_uri');
   // Exact string comparison: no prefix, no normalisation (RFC 9700 §4.1.3).
   if (given !== undefined && !client.redirectUris.includes(given))
-    throw new AuthorizeError('invalid_request', 'redirect_uri is not registered for this client');
+    throw new AuthorizeError(
+      'invalid_request',
+      'redirect_uri is not registered for this client',
+      undefined,
+      'redirect_uri',
+    );
   const redirectUri = given ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
-  if (redirectUri === undefined) throw new AuthorizeError('invalid_request', 'Missing parameter: redirect_uri');
+  if (redirectUri === undefined)
+    throw new AuthorizeError('invalid_request', 'Missing parameter: redirect_uri', undefined, 'redirect_uri');
   return { client, redirectUri };
 }
 
@@ -99,7 +117,7 @@ export function readAuthorizationRequest(params: URLSearchParams, clients: reado
     throw back('invalid_scope', (error as Error).message);
   }
   const sent = new Map(REQUEST_PARAMS.flatMap((name) => (params.has(name) ? [[name, params.get(name) ?? '']] : [])));
-  return { client, redirectUri, state, scope, codeChallenge, params: sent };
+  return { client, redirectUri, state, scope, codeChallenge, params: sent, rawParams: params };
 }
 
 /** The redirect URI with `extra` added to its query (its own query kept). */

@@ -12,7 +12,8 @@ import {
   type AuthorizationRequest,
   type RedirectTarget,
 } from './authorization-request.ts';
-import { errorPage, loginPage, PAGE_CSP } from './sign-in-page.ts';
+import { plainPages } from './sign-in-page.ts';
+import type { ErrorReason, Pages, PageRequest, SignInProblem } from './page-views.ts';
 import { formBody, formParams } from '../middleware/body.ts';
 import type { OAuthRouteDeps } from './client-authentication.ts';
 import { REPLY_ERRORS, replyValue, type ReplyCode } from '../problems.ts';
@@ -27,17 +28,25 @@ export interface AuthorizeRouteDeps extends OAuthRouteDeps {
   readonly issuer: string;
   /** The signing keys: the sign-in form's CSRF key is derived from them (`csrf.ts`). */
   readonly keys: KeyRing;
+  /** How the pages look and read; the plain pages of `sign-in-page.ts` when unset. */
+  readonly pages?: Pages | undefined;
 }
 
 /** The route's dependencies with what it makes of them once. */
-type Deps = AuthorizeRouteDeps & { readonly csrf: AuthorizeCsrf };
+type Deps = AuthorizeRouteDeps & { readonly csrf: AuthorizeCsrf; readonly pages: Pages };
 
-const BAD_CREDENTIALS = 'Wrong username or password.';
+const BAD_CREDENTIALS: SignInProblem = { kind: 'credentials' };
+
+/** What the browser asked for, for the page's language. */
+const pageRequest = (ctx: Context, params: URLSearchParams): PageRequest => ({
+  acceptLanguage: ctx.get('Accept-Language'),
+  uiLocales: params.get('ui_locales') ?? undefined,
+});
 
 /** Every answer of the endpoint: never cached, never framed, never leaking its URL onwards. */
-function secureHeaders(ctx: Context): void {
+function secureHeaders(ctx: Context, pages: Pages): void {
   ctx.set({
-    'Content-Security-Policy': PAGE_CSP,
+    'Content-Security-Policy': pages.csp,
     'X-Frame-Options': 'DENY',
     'Cache-Control': 'no-store',
     Pragma: 'no-cache',
@@ -61,26 +70,40 @@ function redirectBack(ctx: Context, target: RedirectTarget, params: Record<strin
 
 async function showForm(
   ctx: Context,
-  csrf: AuthorizeCsrf,
+  deps: Deps,
   request: AuthorizationRequest,
   status: number,
-  extra: { username?: string; error?: string } = {},
+  extra: { username?: string; problem?: SignInProblem } = {},
 ): Promise<void> {
-  const csrfToken = await csrf.issue(ctx, request.params);
+  const csrfToken = await deps.csrf.issue(ctx, request.params);
   const clientName = request.client.clientName ?? request.client.clientId;
-  html(ctx, status, loginPage({ clientName, request: request.params, csrfToken, ...extra }));
+  const hidden = new Map([...request.params, ['csrf_token', csrfToken]]);
+  html(ctx, status, deps.pages.signIn({ clientName, hidden, ...extra }, pageRequest(ctx, request.rawParams)));
+}
+
+/** Why a request could not be sent back to its client, from what the checks threw. */
+function errorReason(error: AuthorizeError): ErrorReason {
+  if (error.reason !== undefined) return error.reason;
+  return error.error === 'invalid_client' ? 'unknown_client' : 'request';
 }
 
 /** Renders what the checks threw: a page when the client or redirect is not known good, else a redirect. */
-async function answering(ctx: Context, issuer: string, work: () => Promise<void>): Promise<void> {
-  secureHeaders(ctx);
+async function answering(ctx: Context, deps: Deps, params: URLSearchParams, work: () => Promise<void>): Promise<void> {
+  secureHeaders(ctx, deps.pages);
   try {
     await work();
   } catch (error) {
     if (error instanceof AuthorizeError)
       return error.target
-        ? redirectBack(ctx, error.target, { error: error.error, error_description: error.description }, issuer)
-        : html(ctx, 400, errorPage(error.error, error.description));
+        ? redirectBack(ctx, error.target, { error: error.error, error_description: error.description }, deps.issuer)
+        : html(
+            ctx,
+            400,
+            deps.pages.error(
+              { reason: errorReason(error), error: error.error, description: error.description },
+              pageRequest(ctx, params),
+            ),
+          );
     throw error;
   }
 }
@@ -100,7 +123,7 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
   const username = params.get('username') ?? '';
   const password = params.get('password') ?? '';
   if (username === '' || password === '')
-    return showForm(ctx, deps.csrf, request, 400, { username, error: BAD_CREDENTIALS });
+    return showForm(ctx, deps, request, 400, { username, problem: BAD_CREDENTIALS });
   const subject = { username, clientId: request.client.clientId };
   const { client, redirectUri, scope, codeChallenge } = request;
   // TokenActor counts the sign-in as a login from the browser's address (429 before any BCrypt work).
@@ -120,9 +143,9 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
   if (isThrottled(reply)) {
     securityEvent(deps.logger, ctx, 'login.throttled', subject);
     ctx.set('Retry-After', String(reply.retryAfter));
-    return showForm(ctx, deps.csrf, request, 429, {
+    return showForm(ctx, deps, request, 429, {
       username,
-      error: `Too many failed sign-ins; try again in ${reply.retryAfter} seconds.`,
+      problem: { kind: 'throttled', retryAfter: reply.retryAfter },
     });
   }
   if (reply.ok) {
@@ -131,10 +154,10 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
   }
   if (reply.code === 'grant.invalid') {
     securityEvent(deps.logger, ctx, 'login.failed', subject);
-    return showForm(ctx, deps.csrf, request, 400, { username, error: BAD_CREDENTIALS });
+    return showForm(ctx, deps, request, 400, { username, problem: BAD_CREDENTIALS });
   }
   if (reply.code === 'request.invalid')
-    return showForm(ctx, deps.csrf, request, 400, { username, error: reply.message });
+    return showForm(ctx, deps, request, 400, { username, problem: { kind: 'invalid', message: reply.message } });
   const error = redirectError(reply.code);
   if (error !== undefined) throw new AuthorizeError(error, reply.message, request);
   replyValue(reply);
@@ -185,30 +208,28 @@ const SIGN_IN = {
 
 /** GET /oauth/authorize shows the sign-in form; POST of it signs in and redirects with a code (RFC 6749 §4.1, RFC 7636, RFC 9207). */
 export function oauthAuthorizeRoutes(routeDeps: AuthorizeRouteDeps): Route[] {
-  const deps: Deps = { ...routeDeps, csrf: authorizeCsrf(routeDeps.keys) };
+  const deps: Deps = { ...routeDeps, csrf: authorizeCsrf(routeDeps.keys), pages: routeDeps.pages ?? plainPages };
   const form = formBody(deps.maxBodyBytes);
   return [
     oauthErrors(
       route({ ...AUTHORIZATION_FORM, access: PUBLIC }, async function authorizationForm(ctx) {
-        await answering(ctx, deps.issuer, async () => {
-          await showForm(
-            ctx,
-            deps.csrf,
-            readAuthorizationRequest(new URLSearchParams(ctx.querystring), deps.clients),
-            200,
-          );
+        const query = new URLSearchParams(ctx.querystring);
+        await answering(ctx, deps, query, async () => {
+          await showForm(ctx, deps, readAuthorizationRequest(query, deps.clients), 200);
         });
       }),
     ),
     oauthErrors(
       route({ ...SIGN_IN, access: PUBLIC, parse: form }, async function authorizationSignIn(ctx) {
-        await answering(ctx, deps.issuer, async () => {
-          const params = formParams(ctx);
+        const params = formParams(ctx);
+        await answering(ctx, deps, params, async () => {
           const request = readAuthorizationRequest(params, deps.clients);
           if (!(await deps.csrf.valid(ctx, params.get('csrf_token') ?? undefined, request.params)))
             throw new AuthorizeError(
               'invalid_request',
               'The sign-in form expired or was not served to this browser; start again from the application',
+              undefined,
+              'expired',
             );
           await signIn(ctx, deps, request, params);
         });

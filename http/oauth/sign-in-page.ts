@@ -3,6 +3,7 @@
  * alone (no external asset, no script): the form works without JavaScript. Every value is escaped.
  */
 import { hash } from 'node:crypto';
+import type { ConsentView, ErrorView, HiddenFields, Pages, SignInProblem, SignInView } from './page-views.ts';
 
 const STYLE =
   'body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}' +
@@ -10,7 +11,7 @@ const STYLE =
   'button{margin-top:1rem;padding:.5rem 1.2rem}.error{color:#a00}';
 
 /** Only the inline style above may apply; nothing may frame the page, and no script runs. */
-export const PAGE_CSP = [
+const PAGE_CSP = [
   "default-src 'none'",
   `style-src 'sha256-${hash('sha256', STYLE, 'base64')}'`,
   "frame-ancestors 'none'",
@@ -40,30 +41,33 @@ ${body}
 </html>
 `;
 
-export interface LoginForm {
-  /** The client's name, or its id. */
-  readonly clientName: string;
-  /** The authorization request's parameters, sent back as hidden fields with the form. */
-  readonly request: ReadonlyMap<string, string>;
-  readonly csrfToken: string;
-  readonly username?: string | undefined;
-  /** Shown above the form: why the last attempt did not sign in. */
-  readonly error?: string | undefined;
-}
-
-export function loginPage(form: LoginForm): string {
-  const hidden = [...form.request, ['csrf_token', form.csrfToken] as const]
+const hiddenInputs = (hidden: HiddenFields): string =>
+  [...hidden]
     .map(([name, value]) => `    <input type="hidden" name="${escape(name)}" value="${escape(value)}">`)
     .join('\n');
-  const error = form.error === undefined ? '' : `  <p class="error" role="alert">${escape(form.error)}</p>\n`;
+
+function problemText(problem: SignInProblem): string {
+  switch (problem.kind) {
+    case 'credentials':
+      return 'Wrong username or password.';
+    case 'throttled':
+      return `Too many failed sign-ins; try again in ${problem.retryAfter} seconds.`;
+    case 'invalid':
+      return problem.message;
+  }
+}
+
+function signIn(view: SignInView): string {
+  const error =
+    view.problem === undefined ? '' : `  <p class="error" role="alert">${escape(problemText(view.problem))}</p>\n`;
   return page(
     'Sign in',
     `  <h1>Sign in</h1>
-  <p>${escape(form.clientName)} asks to act on your behalf.</p>
+  <p>${escape(view.clientName)} asks to act on your behalf.</p>
 ${error}  <form method="post" action="/oauth/authorize">
-${hidden}
+${hiddenInputs(view.hidden)}
     <label for="username">Username</label>
-    <input type="text" id="username" name="username" autocomplete="username" required value="${escape(form.username ?? '')}">
+    <input type="text" id="username" name="username" autocomplete="username" required value="${escape(view.username ?? '')}">
     <label for="password">Password</label>
     <input type="password" id="password" name="password" autocomplete="current-password" required>
     <button type="submit">Sign in</button>
@@ -71,10 +75,30 @@ ${hidden}
   );
 }
 
+function consent(view: ConsentView): string {
+  const scopes = view.scopes.map((s) => `    <li>${escape(s)}</li>`).join('\n');
+  return page(
+    'Allow access',
+    `  <h1>Allow access</h1>
+  <p>${escape(view.clientName)} asks to act on behalf of ${escape(view.username)}:</p>
+  <ul>
+${scopes}
+  </ul>
+  <form method="post" action="/oauth/authorize/consent">
+${hiddenInputs(view.hidden)}
+    <button type="submit" name="decision" value="allow">Allow</button>
+    <button type="submit" name="decision" value="deny">Deny</button>
+  </form>`,
+  );
+}
+
 /** The page for a request that cannot be sent back to its client (unknown client, unregistered redirect). */
-export const errorPage = (error: string, description: string): string =>
+const error = (view: ErrorView): string =>
   page(
     'Authorization error',
     `  <h1>Authorization error</h1>
-  <p class="error">${escape(error)}: ${escape(description)}</p>`,
+  <p class="error">${escape(view.error)}: ${escape(view.description)}</p>`,
   );
+
+/** The pages with no theme: the form works without JavaScript, as every page here does. */
+export const plainPages: Pages = { signIn, consent, error, csp: PAGE_CSP };
