@@ -29,6 +29,13 @@ const list = <T extends string>(values: readonly [T, ...T[]]) =>
     return [...new Set(items)] as T[];
   });
 const text = z.string().trim().min(1, 'must not be empty');
+/** Unset when absent or empty (an environment variable set to nothing). */
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((s) => s || undefined);
+const LOGO_FILE = /\.(?:png|svg|jpe?g|webp)$/i;
 
 /** Every configuration key, its parser and its development default (unit and meaning inline). */
 export const schema = z.object({
@@ -126,6 +133,25 @@ export const schema = z.object({
   'security.login-throttle.window-seconds': int(1, 86_400).default(600), // how long a failure counts
   // with MongoDB: how often an instance reads the revocations others made
   'security.revocation-sync-ms': int(1, 600_000).default(1000),
+  // the sign-in, consent and error pages of /oauth/authorize (docs/security.md, "Sign-in and consent pages")
+  'security.sign-in.product-name': text.default('troupe'), // shown at the top of each page
+  // a PNG, SVG, JPEG or WebP file shown beside the product name, served at /oauth/sign-in/logo
+  'security.sign-in.logo': optionalText
+    .refine((path) => path === undefined || LOGO_FILE.test(path), 'must be a .png, .svg, .jpg, .jpeg or .webp file')
+    .transform((path) => (path === undefined ? undefined : resolve(path))),
+  // the buttons' colour; the text on them is white or near-black, whichever contrasts more
+  'security.sign-in.primary-color': z
+    .string()
+    .trim()
+    .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour, #rgb or #rrggbb')
+    .default('#1f5fd1'),
+  // a link to help shown on each page (http or https)
+  'security.sign-in.support-url': optionalText.refine(
+    (url) => url === undefined || (/^https?:\/\/[^\s/?#]+/i.test(url) && URL.canParse(url)),
+    'must be an http or https URL',
+  ),
+  // a folder whose files replace the default theme's (templates, style.css, messages/<language>.json)
+  'security.sign-in.theme': optionalText.transform((dir) => (dir === undefined ? undefined : resolve(dir))),
   'app.initial-data': text.default('data/initial-data.json'), // roles and users loaded at start-up
   'app.list-all.include-password-hash': bool.default(false), // true: /app/listAll shows each user's BCrypt hash, as the original service did
   'data.dir': text.default('./data').transform((dir) => resolve(dir)), // where the SQLite files (with the signing-key set) live
