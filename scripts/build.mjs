@@ -13,6 +13,7 @@ const assets = [
   'src/stores/migrations', // SQL migrations, applied at start-up
   'src/security/password-worker.mjs', // the BCrypt worker thread
   'src/supported-node.mjs', // the entry points' check of the Node version
+  'http/oauth/theme', // the sign-in pages' default theme: templates, stylesheet, messages
   'package.json', // the version in the OpenAPI document, and "type": "module" for the output
 ];
 for (const asset of assets) cpSync(asset, join(out, asset), { recursive: true });
