@@ -25,6 +25,8 @@ import { docsRoutes } from './routes/docs.ts';
 import { homeRoutes } from './routes/home.ts';
 import { employeeRoutes } from './routes/employee.ts';
 import { oauthAuthorizeRoutes } from './oauth/authorize.ts';
+import { signInAssetRoutes } from './oauth/pages/assets.ts';
+import type { SignInSite } from './oauth/pages/sign-in-site.ts';
 import { oauthGrantRoutes } from './oauth/token.ts';
 import { oauthRevokeIntrospectRoutes } from './oauth/revoke-introspect.ts';
 import { opsRoutes } from './routes/ops.ts';
@@ -57,6 +59,8 @@ export interface AppDeps {
   readonly authenticateClient: ClientAuthenticator;
   /** Whether the server drains before it stops: every request is then 503 (`src/composition/drain.ts`). */
   readonly draining?: (() => boolean) | undefined;
+  /** The sign-in pages, their stylesheet and logo, as `security.sign-in.*` make them (`oauth/pages/`). */
+  readonly signIn: SignInSite;
 }
 
 export type { RouteInfo } from './route-table.ts';
@@ -82,7 +86,8 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   };
   return [
     ...oauthGrantRoutes(oauth),
-    ...oauthAuthorizeRoutes({ ...oauth, issuer: jwt.issuer, keys: deps.keys }),
+    ...oauthAuthorizeRoutes({ ...oauth, issuer: jwt.issuer, keys: deps.keys, pages: deps.signIn.pages }),
+    ...signInAssetRoutes(deps.signIn),
     ...oauthRevokeIntrospectRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
     ...discoveryRoutes({
       keys: deps.keys,

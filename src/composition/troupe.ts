@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type Koa from 'koa';
 import { createApp, createManagementApp } from '../../http/app.ts';
+import { loadSignInSite } from '../../http/oauth/pages/sign-in-site.ts';
 import type { AppState } from '../../http/state.ts';
 import { ConfigError, type Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -97,6 +98,8 @@ async function serve(
 }
 
 export async function startTroupe(loaded: Config, logger: Logger): Promise<Troupe> {
+  // First: a theme file that does not parse stops the start before anything is opened.
+  const signIn = loadSignInSite(loaded.security.signIn);
   const core = await startCore(loaded, logger);
   const { actors, config } = core;
   const metrics = createMetrics();
@@ -119,6 +122,7 @@ export async function startTroupe(loaded: Config, logger: Logger): Promise<Troup
     throttle: core.throttle,
     authenticateClient: core.authenticateClient,
     draining: drain.draining,
+    signIn,
   };
   const app = createApp(appDeps);
   const { server, url } = await serve(drain.track(app.callback()), config, { ...config.server, key: 'server' });

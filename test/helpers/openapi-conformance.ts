@@ -50,7 +50,8 @@ export function conformance(doc: OpenApiDoc): (seen: Observed) => Mismatches {
     if (Object.keys(content).length === 0)
       return seen.text === '' ? out : [...out, `${what}: a body where none is documented`];
     const type = (seen.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
-    const media = content[type];
+    // A documented range (`image/*`) covers each type of it.
+    const media = content[type] ?? content[`${type.split('/')[0] ?? ''}/*`];
     if (!media)
       return [...out, `${what}: content type ${type || '(none)'}, documented ${Object.keys(content).join(', ')}`];
     if (!media.schema || !/json/.test(type)) return out;

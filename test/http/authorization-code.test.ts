@@ -56,7 +56,9 @@ t('GET › the sign-in page: HTML of its own, no script, a CSRF cookie and token
   assert.match(form.headers.get('content-type') ?? '', /^text\/html/);
   assertSecureHeaders(form.headers);
   assert.match(form.html, /<form method="post" action="\/oauth\/authorize">/);
-  assert.not.match(form.html, /<script|src=|href=/, 'nothing loaded from anywhere');
+  assert.not.match(form.html, /<script/, 'no script');
+  const loaded = [...form.html.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1]);
+  assert.equal(loaded, ['/oauth/sign-in/style.css'], 'nothing loaded but the stylesheet of this server');
   assert.match(form.fields.get('csrf_token') ?? '', /^\d+\.[A-Za-z0-9_-]{43}$/);
   assert.is(form.fields.get('code_challenge'), challenge);
   const cookie = form.headers.getSetCookie()[0] ?? '';

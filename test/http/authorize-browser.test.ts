@@ -35,7 +35,7 @@ t('Chromium signs in on the page; the library redeems the code; the token opens 
       foreign.push(r.url());
   });
   await page.goto(start.url.href);
-  assert.is(await page.title(), 'Sign in');
+  assert.is(await page.title(), 'Sign in · troupe');
   await page.fill('#username', USERS.john.username);
   await page.fill('#password', USERS.john.password);
   await Promise.all([page.waitForURL(`${ctx.setup.target.callback}?**`, { timeout: 20_000 }), page.click('button')]);

@@ -58,6 +58,8 @@ t("every route that needs a store answers 503 with Retry-After, in its prefix's 
     '/openapi.json',
     '/docs',
     '/docs/assets/:file',
+    '/oauth/sign-in/style.css',
+    '/oauth/sign-in/logo',
     '/.well-known/jwks.json',
     '/.well-known/oauth-authorization-server',
     '/oauth/token_key',

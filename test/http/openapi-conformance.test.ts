@@ -1,5 +1,6 @@
 // Every answer of a session over all services, error rows included, checked against the server's
 // own /openapi.json: documented status, media type, body schema and response headers.
+import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { routesOf } from '../../http/app.ts';
@@ -26,6 +27,7 @@ t.before(async () => {
   ctx.server = await startTestServer({
     'security.login-throttle.max-failures-per-user': '2',
     'security.clients-file': clientsFile(CLIENTS),
+    'security.sign-in.logo': fileURLToPath(new URL('../fixtures/logo.svg', import.meta.url)),
   });
   ctx.check = conformance((await (await fetch(`${ctx.server.url}/openapi.json`)).json()) as OpenApiDoc);
   const john = await login(ctx.server.url);
@@ -148,6 +150,8 @@ t('the authorization endpoint', async () => {
     });
   assert.is((await post('jane.doe', 'wrong-but-secret-password')).status, 400);
   assert.is((await post(USERS.john.username, USERS.john.password)).status, 303);
+  for (const asset of ['/oauth/sign-in/style.css', '/oauth/sign-in/logo'])
+    assert.is((await call('GET', asset, asset, { token: null })).status, 200, asset);
 });
 
 t('account administration', async () => {

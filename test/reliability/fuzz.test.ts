@@ -444,6 +444,8 @@ function routes(): Route[] {
     get('/metrics'),
     get('/openapi.json'),
     get('/docs'),
+    get('/oauth/sign-in/style.css'),
+    get('/oauth/sign-in/logo'),
     {
       covers: ['GET /docs/assets/:file'],
       method: 'GET',
@@ -638,6 +640,8 @@ const ROUTE_NAMES = [
   'GET /openapi.json',
   'GET /docs',
   'GET /docs/assets/:file',
+  'GET /oauth/sign-in/style.css',
+  'GET /oauth/sign-in/logo',
   'GET /app/admin/**',
   'POST /app/admin/users',
   'PATCH /app/admin/users/:id',
