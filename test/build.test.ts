@@ -1,6 +1,6 @@
 // `npm run build`: the compiled server runs as plain JavaScript (no type stripping), with its SQL
-// migrations, its BCrypt worker and its package metadata beside it, and so do the operator's
-// commands (`keys`, `hash`).
+// migrations, its BCrypt worker, the sign-in pages' theme and its package metadata beside it, and
+// so do the operator's commands (`keys`, `hash`).
 import bcrypt from 'bcryptjs';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -42,6 +42,8 @@ t('the compiled server starts with plain node and serves a login and each servic
         (await fetch(`${server.url}/api/users/activity?userId=000000000000000000000000`, { headers: auth })).status,
         404,
       );
+      // The sign-in pages' default theme is read from beside the compiled code.
+      assert.is((await fetch(`${server.url}/oauth/sign-in/style.css`)).status, 200);
       const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { info: { version: string } };
       assert.is(doc.info.version, (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
       // The operator's commands are compiled too: the key set the server made, listed from the same store.
