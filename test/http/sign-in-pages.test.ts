@@ -140,9 +140,10 @@ t("a theme may add a language: its missing keys are the theme's and the default'
 });
 
 t('consent: each scope with its description; a scope without one shows its name', () => {
-  const html = pages().consent(consentView({ scopes: ['read', 'billing:export'] }), EN);
+  const html = pages().consent(consentView({ scopes: ['read', 'billing:export', '{product}'] }), EN);
   assert.match(html, /<span class="scope-text">Read your data<\/span>/);
   assert.match(html, /<span class="scope-text">billing:export<\/span>/);
+  assert.match(html, /<span class="scope-text">\{product\}<\/span>/, 'a name is shown as it is');
   assert.match(html, /<p class="account">Signed in as jane<\/p>/);
   assert.match(html, /Shop asks to access your account/);
   assert.match(html, /<button type="submit" class="primary" name="decision" value="allow">Allow<\/button>/);

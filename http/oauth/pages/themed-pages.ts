@@ -76,7 +76,10 @@ function nested(messages: Messages, values: Readonly<Record<string, string>>): T
 
 const hiddenList = (hidden: HiddenFields) => [...hidden].map(([name, value]) => ({ name, value }));
 
-function problemText(problem: SignInProblem, say: (key: string, values?: Record<string, string>) => string) {
+/** A message of the page's language with its `{values}` filled in; `fallback` (else the key) when there is none. */
+type Say = (key: string, extra?: Readonly<Record<string, string>>, fallback?: string) => string;
+
+function problemText(problem: SignInProblem, say: Say): string {
   switch (problem.kind) {
     case 'credentials':
       return say('signIn.problem.credentials');
@@ -96,13 +99,15 @@ export function themedPages(theme: Theme, branding: Branding): Pages {
     request: PageRequest,
     titleKey: string,
     values: Record<string, string>,
-    view: (say: (key: string, extra?: Record<string, string>) => string) => Record<string, unknown>,
+    view: (say: Say) => Record<string, unknown>,
   ): string {
     const lang = negotiate(languages, request.acceptLanguage, request.uiLocales);
     const messages = theme.messages.get(lang) ?? {};
     const all = { product: branding.productName, ...values };
-    const say = (key: string, extra: Record<string, string> = {}): string =>
-      format(messages[key] ?? key, { ...all, ...extra });
+    const say: Say = (key, extra = {}, fallback = key) => {
+      const text = messages[key];
+      return text === undefined ? fallback : format(text, { ...all, ...extra });
+    };
     const title = say('page.title', { title: say(titleKey) });
     return Mustache.render(
       theme.templates[name],
@@ -137,15 +142,11 @@ export function themedPages(theme: Theme, branding: Branding): Pages {
         clientId: view.clientId,
         username: view.username,
         someGranted: view.granted.length > 0 && view.scopes.some((s) => !view.granted.includes(s)),
-        scopes: view.scopes.map((scope) => {
-          const key = `scope.${scope}`;
-          const described = say(key);
-          return {
-            name: scope,
-            description: described === key ? scope : described,
-            isNew: view.granted.length > 0 && !view.granted.includes(scope),
-          };
-        }),
+        scopes: view.scopes.map((scope) => ({
+          name: scope,
+          description: say(`scope.${scope}`, {}, scope),
+          isNew: view.granted.length > 0 && !view.granted.includes(scope),
+        })),
         hidden: hiddenList(view.hidden),
       })),
     error: (view: ErrorView, request: PageRequest) =>
