@@ -9,7 +9,7 @@ import { runPrimary } from './cluster.ts';
 import { configFromProcess, orExit } from './config.ts';
 import { parseArgs, START_USAGE, UsageError } from './config-args.ts';
 import { createLogger, logFormat } from './logger.ts';
-import { startTroupe, type Troupe } from './composition/troupe.ts';
+import { checkSignInPages, startTroupe, type Troupe } from './composition/troupe.ts';
 import { exitOnUnusableKeys } from './composition/keys.ts';
 import { shutdownTracing } from './telemetry/tracing.ts';
 
@@ -66,6 +66,7 @@ const config = await orExit(() =>
 // Pretty lines at a terminal, JSON lines otherwise and always in production (src/logger.ts).
 const logger = createLogger(config.logging.level, process.stdout, logFormat(config.production));
 if (config.server.workers > 1 && cluster.isPrimary) {
+  await orExit(() => checkSignInPages(config));
   runPrimary(config, logger);
 } else {
   const troupe = await orExit(() => startTroupe(config, logger).catch(exitOnUnusableKeys));

@@ -97,6 +97,14 @@ async function serve(
   return { server, url: urlOf(server.address() as AddressInfo) };
 }
 
+/**
+ * Reads the sign-in pages' files as a start would, for the primary of several workers, which
+ * serves nothing itself: a broken theme then stops it once, rather than each worker in turn.
+ */
+export function checkSignInPages(config: Config): void {
+  loadSignInSite(config.security.signIn);
+}
+
 export async function startTroupe(loaded: Config, logger: Logger): Promise<Troupe> {
   // First: a theme file that does not parse stops the start before anything is opened.
   const signIn = loadSignInSite(loaded.security.signIn);

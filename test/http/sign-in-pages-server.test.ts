@@ -3,6 +3,7 @@
  * in plain words, the language of the browser, the branding keys, and the start refused for a bad
  * colour or a broken theme file.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -234,6 +235,33 @@ t('the start is refused › a logo of another type or missing, a support link th
     /security\.sign-in\.support-url: must be an http or https URL/,
   );
   await refusedStart({ 'security.sign-in.theme': '/nonexistent/theme' }, /\/nonexistent\/theme is not a folder/);
+});
+
+t('the start is refused › with several workers, once, by the primary, in one line', () => {
+  const theme = tempDir('troupe-theme-');
+  const dataDir = tempDir();
+  try {
+    writeFileSync(join(theme, 'error.html'), '{{/nothing}}');
+    const run = spawnSync(process.execPath, ['src/main.ts'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: {
+        ...process.env,
+        CONFIG_FILE: '/dev/null',
+        DATA_DIR: dataDir,
+        SERVER_PORT: '0',
+        SERVER_WORKERS: '2',
+        SECURITY_SIGN_IN_THEME: theme,
+      },
+    });
+    assert.is(run.status, 1);
+    assert.equal(run.stderr.trim().split('\n'), [
+      `Invalid configuration: security.sign-in.theme: ${join(theme, 'error.html')} is not a valid mustache template (Unopened section "nothing" at 0)`,
+    ]);
+  } finally {
+    rmSync(theme, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 t.run();
