@@ -8,6 +8,12 @@ import { BCRYPT_HASH, SCOPE_TOKEN, withoutBcryptPrefix } from './formats.ts';
 
 export type RegisteredGrant = 'authorization_code' | 'refresh_token' | 'client_credentials' | 'password';
 export type AuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+/**
+ * Whether a person is asked before the client gets a code: `explicit` (the default) shows the
+ * consent page until the account has allowed every scope asked; `implicit` (a first-party client)
+ * never asks.
+ */
+export type ConsentMode = 'implicit' | 'explicit';
 
 /** One entry of `security.clients-file`, as parsed (RFC 7591 names become camel case). */
 export interface ClientRegistration {
@@ -23,6 +29,7 @@ export interface ClientRegistration {
   readonly redirectUris: readonly string[];
   readonly grantTypes: readonly RegisteredGrant[];
   readonly scopes: readonly string[];
+  readonly consent: ConsentMode;
 }
 
 /** Loopback hosts an `http:` redirect URI may name (RFC 8252 §7.3, §8.3), as the URL parser writes them. */
@@ -85,6 +92,7 @@ const entry = z
       .default('')
       .transform((s) => [...new Set(s.split(' ').filter(Boolean))])
       .refine((scopes) => scopes.every((s) => SCOPE_TOKEN.test(s)), 'must be space-separated scope tokens'),
+    consent: z.enum(['implicit', 'explicit']).default('explicit'),
   })
   .superRefine((c, ctx) => {
     const isPublic = c.token_endpoint_auth_method === 'none';
@@ -106,6 +114,7 @@ const entry = z
     redirectUris: c.redirect_uris,
     grantTypes: [...new Set(c.grant_types)],
     scopes: c.scope,
+    consent: c.consent,
   }));
 
 const file = z.array(entry).superRefine((clients, ctx) => {

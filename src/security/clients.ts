@@ -1,7 +1,7 @@
 /** The registered OAuth clients and HTTP Basic client authentication (RFC 6749 §2.3.1). */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../config.ts';
-import type { AuthMethod, RegisteredGrant } from './client-registry.ts';
+import type { AuthMethod, ConsentMode, RegisteredGrant } from './client-registry.ts';
 import { isTooLong, type PasswordHasher } from './passwords.ts';
 
 export interface Client {
@@ -19,6 +19,8 @@ export interface Client {
   readonly scopes: readonly string[];
   /** Compared exactly (no prefix, no normalisation) with an authorization request's redirect_uri. */
   readonly redirectUris: readonly string[];
+  /** Whether the authorization endpoint asks the person's consent; undefined: `explicit`. */
+  readonly consent?: ConsentMode | undefined;
 }
 
 /** The original client of `security.jwt.*` first, then those of `security.clients-file`. */

@@ -39,6 +39,13 @@ t('RFC 7591 fields are read into the registrations', () => {
   assert.is(spa?.authMethod, 'none');
 });
 
+t('consent: explicit unless the entry says implicit; any other value is refused', () => {
+  const [service, web] = load([{ ...confidential }, { ...publicClient, consent: 'implicit' }]).security.clientsFile;
+  assert.is(service?.consent, 'explicit');
+  assert.is(web?.consent, 'implicit');
+  refused([{ ...publicClient, consent: 'never' }], /\[0\]\.consent: /);
+});
+
 t('an entry naming no token_endpoint_auth_method registers none: either secret method is taken', () => {
   const [, , , console] = load(CLIENTS).security.clientsFile;
   assert.is(console?.authMethod, undefined);
