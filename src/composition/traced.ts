@@ -50,6 +50,7 @@ export function tracedStores(stores: Stores): Stores {
     throttle: tracedPort(stores.throttle, 'login_throttle'),
     keys: tracedPort(stores.keys, 'signing_keys'),
     codes: tracedPort(stores.codes, 'authorization_codes'),
+    consents: tracedPort(stores.consents, 'consents'),
   };
 }
 

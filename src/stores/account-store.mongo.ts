@@ -245,6 +245,8 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
         if (!(await release(before, guarded))) return 'account.last_admin';
         await refuseDeleted(id);
         await accounts.deleteOne({ _id: id });
+        // Its consents go with it (on SQLite, a foreign key does it).
+        await db.collection('consents').deleteMany({ accountId: id });
         await changed();
         return before;
       }),

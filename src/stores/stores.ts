@@ -1,6 +1,7 @@
 /** Every store of a process, on one database: the embedded SQLite file, or MongoDB. */
 import type { ActivityStore } from './activity-store.ts';
 import type { AuthorizationCodeStore } from './authorization-code-store.ts';
+import type { ConsentStore } from './consent-store.ts';
 import type { AccountStore } from './account-store.ts';
 import type { EmployeeStore } from './employee-store.ts';
 import type { KeyStore } from './key-store.ts';
@@ -22,6 +23,8 @@ export interface Stores {
   /** The signing-key set (unused while configuration fixes the key). */
   readonly keys: KeyStore;
   readonly codes: AuthorizationCodeStore;
+  /** What accounts allowed clients at the authorization endpoint. */
+  readonly consents: ConsentStore;
   /**
    * Makes the database ready for the stores (SQLite: migrations, done on open; MongoDB: the
    * indexes, idempotently), then runs `load` (the initial data) on an account store that may

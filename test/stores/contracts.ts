@@ -12,6 +12,7 @@ import { createLoginThrottle } from '../../src/security/login-throttle.ts';
 import { REVOKED_RETENTION_S, SPENT_WINDOW, type RefreshTokenRecord } from '../../src/stores/refresh-token-store.ts';
 import type { Stores } from '../../src/stores/stores.ts';
 import { authorizationCodes } from './authorization-code-store.contract.ts';
+import { consents } from './consent-store.contract.ts';
 import { accountContracts } from './account-contract.ts';
 
 export interface StoresUnderTest {
@@ -496,6 +497,7 @@ export function storeContracts(name: string, target: ContractTarget): void {
   userData(name, target);
   throttle(name, target);
   authorizationCodes(name, target);
+  consents(name, target);
   const teardown = suite(`store contracts (${name}): teardown`);
   teardown('the database is released', async () => {
     await target.teardown?.();
