@@ -25,6 +25,9 @@ export const SECURITY_EVENTS = {
   'client.authentication_failed': 'warn',
   'password.changed': 'info',
   'password.change_failed': 'warn',
+  'consent.granted': 'info',
+  'consent.denied': 'info',
+  'consent.withdrawn': 'info',
 } as const satisfies Record<string, 'info' | 'warn'>;
 
 export type SecurityEvent = keyof typeof SECURITY_EVENTS;

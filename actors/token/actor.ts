@@ -38,6 +38,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return grants.onGrant(msg, ctx.self);
       case 'Authorize':
         return grants.onAuthorize(msg, ctx.self);
+      case 'AuthorizeConsented':
+        return grants.onAuthorizeConsented(msg);
       case 'LoginAdmitted':
         return grants.onLoginAdmitted(msg, ctx.self);
       case 'PasswordChecked':

@@ -10,6 +10,9 @@ import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { RegisteredGrant } from '../../src/security/client-registry.ts';
 import type { Throttled } from '../../src/security/login-attempts.ts';
+import type { ConsentNeeded, Introspection } from './replies.ts';
+
+export type { ConsentNeeded, Introspection } from './replies.ts';
 
 export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
@@ -45,31 +48,15 @@ export interface TokenGrant {
   readonly jti: string;
 }
 
-/** RFC 7662 introspection, in this project's casing; HTTP writes the wire names. */
-export type Introspection =
-  | { readonly active: false }
-  | {
-      readonly active: true;
-      readonly tokenType: 'access_token' | 'refresh_token';
-      readonly scope: readonly string[];
-      readonly clientId: string;
-      /** The account's username; for a client_credentials token, the client's id. */
-      readonly username: string;
-      /** A client_credentials token: its subject is the client, not an account. */
-      readonly clientToken: boolean;
-      readonly exp: number;
-      readonly iat: number;
-      /** Access tokens only. */
-      readonly jti: string | undefined;
-    };
-
 /** An authorization code for the client to redeem at the token endpoint. */
 export interface AuthorizationCode {
   readonly code: string;
 }
 
 /** A password login (`IssueToken`, `Authorize`) past the login throttle's limits is {@link Throttled}. */
-export type AuthorizeReply = Reply<AuthorizationCode, ErrorCode> | Throttled;
+export type AuthorizeReply = Reply<AuthorizationCode | ConsentNeeded, ErrorCode> | Throttled;
+/** A consent's code, with the username of the account that gave it. */
+export type ConsentedReply = Reply<AuthorizationCode & { readonly username: string }, ErrorCode>;
 export type RevokeReply = Reply<null, 'client.mismatch'>;
 export type IntrospectReply = Reply<Introspection>;
 export type GrantReply = Reply<TokenGrant, ErrorCode> | Throttled;
@@ -115,6 +102,17 @@ export type Command =
       /** Where the login comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
       readonly address?: string | undefined;
       readonly sender: Ref<AuthorizeReply>;
+    }
+  | {
+      readonly type: 'AuthorizeConsented';
+      readonly clientId: string;
+      readonly redirectUri: string;
+      readonly scope: readonly string[] | undefined;
+      readonly codeChallenge: string;
+      /** The account whose password matched, at the security version it had then. */
+      readonly accountId: number;
+      readonly accountVersion: number;
+      readonly sender: Ref<ConsentedReply>;
     }
   | {
       readonly type: 'RedeemCode';
@@ -194,6 +192,22 @@ export const authorize =
     sender,
   });
 
+/**
+ * The consent step after a sign-in answered {@link ConsentNeeded}: records that the account allows
+ * the client the scopes, and answers a code as `Authorize` does. No password: refused
+ * (`grant.invalid`) when the account is gone, disabled or at another security version.
+ */
+export const authorizeConsented =
+  (p: {
+    clientId: string;
+    redirectUri: string;
+    scope?: readonly string[] | undefined;
+    codeChallenge: string;
+    accountId: number;
+    accountVersion: number;
+  }): Request<Command, ConsentedReply> =>
+  (sender) => ({ type: 'AuthorizeConsented', ...p, scope: p.scope, sender });
+
 /** authorization_code grant: redeems a code once; a code presented again revokes every token issued from it. */
 export const redeemCode =
   (p: { clientId: string; code: string; redirectUri: string; codeVerifier: string }): Request<Command, GrantReply> =>
@@ -242,6 +256,14 @@ export const schemas = {
     codeChallenge: z.string(),
     address: z.string().optional(),
   }),
+  AuthorizeConsented: z.strictObject({
+    clientId: z.string(),
+    redirectUri: z.string(),
+    scope,
+    codeChallenge: z.string(),
+    accountId: z.number().int(),
+    accountVersion: z.number().int(),
+  }),
   RedeemCode: z.strictObject({
     clientId: z.string(),
     code: z.string(),
@@ -263,6 +285,8 @@ export const examples = {
   ClientCredentials: "Token.clientCredentials({ clientId: 'reporting-service', scope: ['read'] })",
   Authorize:
     "Token.authorize({ clientId: 'web-app', redirectUri: 'https://app.example/callback', username: 'john.doe', password: 'john-password', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' })",
+  AuthorizeConsented:
+    "Token.authorizeConsented({ clientId: 'web-app', redirectUri: 'https://app.example/callback', scope: ['read'], codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', accountId: 2, accountVersion: 0 })",
   RedeemCode:
     "Token.redeemCode({ clientId: 'web-app', code: '<code of an Authorize reply>', redirectUri: 'https://app.example/callback', codeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' })",
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",

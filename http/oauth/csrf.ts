@@ -47,7 +47,33 @@ function privateMaterial(key: UsableKey): Buffer {
   return Buffer.from(d, 'base64url');
 }
 
-const sorted = (request: ReadonlyMap<string, string>): [string, string][] =>
+/**
+ * A key per signing key, derived (HKDF-SHA256) from its private material for `info` alone, so that
+ * each use (the form's CSRF token, the consent ticket) has a key that serves nothing else. Keyed by
+ * the ring's own key objects: a key gone from the ring takes its derived key with it.
+ */
+export function derivedKeys(info: string): (key: UsableKey) => Buffer {
+  const derived = new WeakMap<UsableKey, Buffer>();
+  return (key) => {
+    let k = derived.get(key);
+    if (k === undefined) {
+      k = Buffer.from(hkdfSync('sha256', privateMaterial(key), Buffer.alloc(0), info, 32));
+      derived.set(key, k);
+    }
+    return k;
+  };
+}
+
+const cookieName = (ctx: Context): string => (ctx.secure ? SECURE_CSRF_COOKIE : CSRF_COOKIE);
+
+/** The browser's random value in its CSRF cookie, when it holds a well-formed one. */
+export function browserValue(ctx: Context): string | undefined {
+  const value = ctx.cookies.get(cookieName(ctx));
+  return value !== undefined && BROWSER_VALUE.test(value) ? value : undefined;
+}
+
+/** The request's parameters in one order, for a MAC. */
+export const sorted = (request: ReadonlyMap<string, string>): [string, string][] =>
   [...request].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 export interface AuthorizeCsrf {
@@ -58,25 +84,11 @@ export interface AuthorizeCsrf {
 }
 
 export function authorizeCsrf(keys: KeyRing): AuthorizeCsrf {
-  // Keyed by the ring's own key objects: a key gone from the ring takes its derived key with it.
-  const derived = new WeakMap<UsableKey, Buffer>();
-  const formKey = (key: UsableKey): Buffer => {
-    let k = derived.get(key);
-    if (k === undefined) {
-      k = Buffer.from(hkdfSync('sha256', privateMaterial(key), Buffer.alloc(0), HKDF_INFO, 32));
-      derived.set(key, k);
-    }
-    return k;
-  };
+  const formKey = derivedKeys(HKDF_INFO);
   const mac = (key: UsableKey, value: string, issuedAt: number, request: ReadonlyMap<string, string>): Buffer =>
     createHmac('sha256', formKey(key))
       .update(JSON.stringify([value, issuedAt, sorted(request)]))
       .digest();
-  const cookieName = (ctx: Context): string => (ctx.secure ? SECURE_CSRF_COOKIE : CSRF_COOKIE);
-  const browserValue = (ctx: Context): string | undefined => {
-    const value = ctx.cookies.get(cookieName(ctx));
-    return value !== undefined && BROWSER_VALUE.test(value) ? value : undefined;
-  };
 
   return {
     async issue(ctx, request) {

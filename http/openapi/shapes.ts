@@ -171,3 +171,12 @@ export const SignIn = AuthorizationRequest.extend({
   username: z.string(),
   password: z.string(),
 });
+
+/** The consent form's fields. */
+export const Consent = AuthorizationRequest.extend({
+  csrf_token: z.string().meta({ description: 'From the served form; valid with the cookie it was served with' }),
+  consent_ticket: z
+    .string()
+    .meta({ description: 'From the consent form: the sign-in it follows, bound to the cookie and the request' }),
+  decision: z.enum(['allow', 'deny']),
+});

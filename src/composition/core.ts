@@ -148,6 +148,7 @@ async function tokenDeps(
     refreshTokens: stores.refreshTokens,
     revocations: stores.revocations,
     codes: stores.codes,
+    consents: stores.consents,
     keys,
     settings,
     clients,

@@ -21,6 +21,7 @@ import type { PasswordHasher } from '../security/passwords.ts';
 import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
 import type { AuthorizationCodeStore } from '../stores/authorization-code-store.ts';
 import type { AccountStore } from '../stores/account-store.ts';
+import type { ConsentStore } from '../stores/consent-store.ts';
 import type { RefreshTokenStore } from '../stores/refresh-token-store.ts';
 import type { RevocationStore } from '../stores/revocation-store.ts';
 
@@ -29,6 +30,7 @@ export interface LoginActorParts {
   readonly refreshTokens: RefreshTokenStore;
   readonly revocations: RevocationStore;
   readonly codes: AuthorizationCodeStore;
+  readonly consents: ConsentStore;
   readonly keys: Pick<KeyRing, 'signing' | 'verifying' | 'verifiesNow'>;
   readonly settings: TokenSettings;
   readonly clients: readonly Client[];
@@ -98,6 +100,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
       clients: parts.clients,
       accounts: parts.accounts,
       codes: parts.codes,
+      consents: parts.consents,
       passwords: parts.passwords,
       signAccessToken: createTokenSigner(parts.keys.signing, parts.settings),
       verifyAccessToken,

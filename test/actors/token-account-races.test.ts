@@ -102,7 +102,11 @@ const signIn = (setup: TokenActorSetup) =>
     }),
   );
 /** A code of the web app for eve, from the sign-in form of `setup`. */
-const codeOf = async (setup: TokenActorSetup): Promise<string> => value(await signIn(setup)).code;
+const codeOf = async (setup: TokenActorSetup): Promise<string> => {
+  const signedIn = value(await signIn(setup));
+  if (!('code' in signedIn)) throw new Error('consent asked of a first-party client');
+  return signedIn.code;
+};
 
 const TOPOLOGIES = { 'one process': false, 'two processes on one file': true } as const;
 

@@ -40,6 +40,7 @@ async function codeOf(p: TokenActorSetup): Promise<string> {
     5000,
   );
   if (!reply.ok) throw new Error(reply.code);
+  if (!('code' in reply.value)) throw new Error('consent asked of a first-party client');
   return reply.value.code;
 }
 

@@ -74,6 +74,32 @@ export function submit(
   });
 }
 
+/** A page answered to a POST (the consent page after a sign-in), as a served form. */
+export async function pageOf(res: Response): Promise<ServedForm> {
+  const html = await res.text();
+  const cookie = res.headers.getSetCookie()[0]?.split(';')[0];
+  return { status: res.status, headers: res.headers, html, cookie, fields: hiddenFields(html) };
+}
+
+/** POST of the consent page's form with `decision` (Allow or Deny), as the browser holding `cookie` sends it. */
+export function decide(
+  base: string,
+  page: ServedForm,
+  decision: string,
+  cookie: string | undefined,
+  change: (body: URLSearchParams) => void = () => {},
+): Promise<Response> {
+  const body = new URLSearchParams(page.fields);
+  body.set('decision', decision);
+  change(body);
+  return fetch(`${base}/oauth/authorize/consent`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(cookie ? { Cookie: cookie } : {}) },
+    body: body.toString(),
+  });
+}
+
 /** The query of a redirect answer's Location. */
 export function redirectedTo(res: Response): URL {
   const location = res.headers.get('location');

@@ -7,11 +7,17 @@ import { tempDir } from './server.ts';
 export const SERVICE = { id: 'reporting-service', secret: 'reporting-secret' } as const;
 export const WEB = { id: 'web-app', secret: 'web-app-secret', redirect: 'http://127.0.0.1:9/callback' } as const;
 export const SPA = { id: 'spa', redirect: 'http://127.0.0.1:9/spa/callback' } as const;
+/** A third-party application: asks the person's consent (WEB and SPA are first-party). */
+export const PARTNER = {
+  id: 'partner-app',
+  secret: 'partner-app-secret',
+  redirect: 'http://127.0.0.1:9/partner/callback',
+} as const;
 /** Has a redirect URI but not the authorization_code grant. */
 export const CONSOLE = { id: 'ops-console', secret: 'ops-console-secret', redirect: 'http://127.0.0.1:9/ops' } as const;
 
 /** The client secrets above, for the log audit. */
-export const CLIENT_SECRETS = [SERVICE.secret, WEB.secret, CONSOLE.secret] as const;
+export const CLIENT_SECRETS = [SERVICE.secret, WEB.secret, CONSOLE.secret, PARTNER.secret] as const;
 
 export const CLIENTS = [
   {
@@ -29,6 +35,7 @@ export const CLIENTS = [
     redirect_uris: [WEB.redirect],
     grant_types: ['authorization_code', 'refresh_token'],
     scope: 'read write',
+    consent: 'implicit',
   },
   {
     client_id: SPA.id,
@@ -36,6 +43,7 @@ export const CLIENTS = [
     redirect_uris: [SPA.redirect],
     grant_types: ['authorization_code'],
     scope: 'read',
+    consent: 'implicit',
   },
   {
     client_id: CONSOLE.id,
@@ -43,6 +51,15 @@ export const CLIENTS = [
     redirect_uris: [CONSOLE.redirect],
     grant_types: ['client_credentials'],
     scope: 'read',
+  },
+  {
+    client_id: PARTNER.id,
+    client_name: 'Partner reports',
+    client_secret: bcrypt.hashSync(PARTNER.secret, 4),
+    token_endpoint_auth_method: 'client_secret_basic',
+    redirect_uris: [PARTNER.redirect],
+    grant_types: ['authorization_code', 'refresh_token'],
+    scope: 'read write',
   },
 ];
 

@@ -27,6 +27,7 @@ import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts'
 import type { RevocationStore } from '../../src/stores/revocation-store.ts';
 import type { AccountStore } from '../../src/stores/account-store.ts';
 import { sqliteAuthorizationCodeStore } from '../../src/stores/authorization-code-store.sqlite.ts';
+import { sqliteConsentStore } from '../../src/stores/consent-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
@@ -43,6 +44,7 @@ export const CLIENT: Client = {
   grantTypes: ['password', 'refresh_token'],
   scopes: ['read', 'write'],
   redirectUris: [],
+  consent: 'implicit',
 };
 
 export interface TokenActorSetup {
@@ -105,6 +107,7 @@ export async function startTokenActor(
     refreshTokens: (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db)),
     revocations: (options.revocations ?? ((store) => store))(sqliteRevocationStore(db)),
     codes: sqliteAuthorizationCodeStore(db),
+    consents: sqliteConsentStore(db),
     keys,
     settings: SETTINGS,
     clients: options.clients ?? [CLIENT],

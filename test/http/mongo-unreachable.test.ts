@@ -65,6 +65,7 @@ t("every route that needs a store answers 503 with Retry-After, in its prefix's 
     '/oauth/token_key',
     // Answered from the request alone (these requests are no sign-in: no client, no form body).
     '/oauth/authorize',
+    '/oauth/authorize/consent',
   ]);
   for (const r of routesOf(ctx.server.troupe.app)) {
     const path = r.path.replace(':id', '0123456789abcdef01234567').replace(':file', 'swagger-ui.css');

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { routesOf } from '../../http/app.ts';
-import { authorizeUrl, openForm, pkce } from '../helpers/authorize.ts';
-import { CLIENTS, clientsFile, WEB } from '../helpers/clients.ts';
+import { authorizeUrl, openForm, pageOf, pkce, submit } from '../helpers/authorize.ts';
+import { CLIENTS, clientsFile, PARTNER, WEB } from '../helpers/clients.ts';
 import { conformance, type Mismatches, type OpenApiDoc } from '../helpers/openapi-conformance.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, bearer, login, USERS } from '../helpers/tokens.ts';
@@ -152,6 +152,21 @@ t('the authorization endpoint', async () => {
   assert.is((await post(USERS.john.username, USERS.john.password)).status, 303);
   for (const asset of ['/oauth/sign-in/style.css', '/oauth/sign-in/logo'])
     assert.is((await call('GET', asset, asset, { token: null })).status, 200, asset);
+  // A third-party client: the consent page, then Allow.
+  const partner = await openForm(
+    `${ctx.server.url}${at({ ...request, client_id: PARTNER.id, redirect_uri: PARTNER.redirect })}`,
+  );
+  const asked = await submit(ctx.server.url, partner);
+  assert.is(asked.status, 200);
+  const consent = await pageOf(asked);
+  const decided = (decision: string) =>
+    call('POST', '/oauth/authorize/consent', '/oauth/authorize/consent', {
+      token: null,
+      headers: { Cookie: partner.cookie ?? '' },
+      form: { ...Object.fromEntries(consent.fields), decision },
+    });
+  assert.is((await decided('maybe')).status, 400);
+  assert.is((await decided('allow')).status, 303);
 });
 
 t('account administration', async () => {
@@ -407,7 +422,8 @@ t('every answer above conforms; every operation was seen succeeding', () => {
   // 403 with the default MAC key; 200 in authorization-server.test.ts
   operations.splice(operations.indexOf('GET /oauth/token_key'), 1);
   // A sign-in succeeds with 303 to the client, the code in its Location.
-  const success = (op: string) => (op === 'POST /oauth/authorize' ? `${op} 303` : `${op} 2`);
+  const success = (op: string) =>
+    op === 'POST /oauth/authorize' || op === 'POST /oauth/authorize/consent' ? `${op} 303` : `${op} 2`;
   const succeeded = operations.filter((op) => [...ctx.seen].some((s) => s.startsWith(success(op))));
   assert.equal(
     operations.filter((op) => !succeeded.includes(op)),

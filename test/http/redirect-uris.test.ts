@@ -15,6 +15,7 @@ const publicClient = (id: string, redirect: string) => ({
   token_endpoint_auth_method: 'none',
   redirect_uris: [redirect],
   scope: 'read',
+  consent: 'implicit',
 });
 
 const ctx = {} as { server: TestServer };

@@ -304,6 +304,14 @@ function routes(): Route[] {
       auth: 'none',
     },
     {
+      covers: ['POST /oauth/authorize/consent'],
+      method: 'POST',
+      path: fc.constant('/oauth/authorize/consent'),
+      body: form,
+      type: formType,
+      auth: 'none',
+    },
+    {
       covers: ['POST /oauth/revoke'],
       writes: ['refresh_tokens', 'revocations'],
       method: 'POST',
@@ -615,6 +623,7 @@ const ROUTE_NAMES = [
   'POST /oauth/token',
   'GET /oauth/authorize',
   'POST /oauth/authorize',
+  'POST /oauth/authorize/consent',
   'POST /oauth/revoke',
   'POST /oauth/introspect',
   'POST /oauth/check_token',

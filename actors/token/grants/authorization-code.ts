@@ -3,6 +3,11 @@
  * matched at the authorization endpoint's sign-in (checked by `password-check.ts`), and redeeming
  * it at the token endpoint. A code names the login its tokens will belong to, so a code presented
  * a second time revokes that login: every access and refresh token issued from the code.
+ *
+ * A client that asks consent (`explicit`, the default) gets a code only for scopes the account
+ * allowed it: the sign-in answers `ConsentNeeded` otherwise, and `AuthorizeConsented` records the
+ * person's consent and issues the code. The consents are read from the store each time (no copy
+ * here), so a withdrawal through any process is seen by the next sign-in and redemption.
  */
 import { randomUUID } from 'node:crypto';
 import { tell } from '../../../src/messaging/nact.ts';
@@ -15,20 +20,28 @@ import {
 } from '../../../src/security/pkce.ts';
 import { hashToken } from '../../../src/security/refresh-tokens.ts';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../../../src/stores/authorization-code-store.ts';
-import type { AccountStore } from '../../../src/stores/account-store.ts';
+import type { AccountRecord, AccountStore } from '../../../src/stores/account-store.ts';
+import type { ConsentStore } from '../../../src/stores/consent-store.ts';
+import type { Client } from '../../../src/security/clients.ts';
 import type { Issuing } from './issuing.ts';
-import { ACCOUNT_CHANGED, type Command } from '../protocol.ts';
+import { ACCOUNT_CHANGED, type AuthorizationCode, type Command } from '../protocol.ts';
 import type { Matched } from './password-check.ts';
 
 export interface CodeDeps {
   readonly codes: AuthorizationCodeStore;
   readonly accounts: AccountStore;
+  readonly consents: ConsentStore;
 }
 
 /** Seconds a code may wait for its redemption (RFC 6749 §4.1.2 recommends at most ten minutes). */
 const CODE_VALIDITY_S = 60;
 
 type RedeemCode = Extract<Command, { type: 'RedeemCode' }>;
+type Consented = Extract<Command, { type: 'AuthorizeConsented' }>;
+type CodeRequest = Pick<Consented, 'redirectUri' | 'codeChallenge' | 'scope'>;
+
+/** The description of `grant.invalid` for a code whose consent was withdrawn before its redemption. */
+export const WITHDRAWN = 'The account withdrew its consent to this client';
 
 export const REPLAYED = 'Authorization code already used; every token issued from it is revoked';
 
@@ -39,8 +52,15 @@ export function createAuthorizationCode(
   revokeLogin: (loginId: string) => Promise<void>,
   afterLogin: (accountId: number) => Promise<void>,
 ) {
-  /** A new code for `account`, whose password matched; stored by its hash only. */
-  const issue: Matched['Authorize'] = async (client, account, request) => {
+  /** Those of `scopes` the account has allowed the client (all of them for a first-party client). */
+  const allowed = async (client: Client, accountId: number, scopes: readonly string[]) => {
+    if (client.consent === 'implicit') return scopes;
+    const given = (await deps.consents.find(accountId, client.clientId))?.scopes ?? [];
+    return scopes.filter((s) => given.includes(s));
+  };
+
+  /** A new code for `account`; stored by its hash only. */
+  const newCode = async (client: Client, account: AccountRecord, request: CodeRequest): Promise<AuthorizationCode> => {
     const code = newAuthorizationCode();
     await deps.codes.insert({
       codeHash: hashToken(code),
@@ -55,7 +75,29 @@ export function createAuthorizationCode(
       expiresAt: seconds() + CODE_VALIDITY_S,
       usedAt: null,
     });
-    return ok({ code });
+    return { code };
+  };
+
+  /** After a password that matched: the code, or the consent the person must give first. */
+  const issue: Matched['Authorize'] = async (client, account, request) => {
+    const scopes = request.scope ?? client.scopes;
+    const granted = await allowed(client, account.id, scopes);
+    if (granted.length === scopes.length) return ok(await newCode(client, account, request));
+    const { id: accountId, securityVersion: accountVersion, username } = account;
+    return ok({ consent: { accountId, accountVersion, username, scopes, granted } });
+  };
+
+  /** The person allowed the client: recorded, then a code as after the password, for the account as it was then. */
+  const onAuthorizeConsented = async (msg: Consented): Promise<void> => {
+    const refuse = () => tell(msg.sender, fail('grant.invalid', ACCOUNT_CHANGED));
+    const client = grants.checkGrant(msg.clientId, 'authorization_code', msg.scope);
+    if ('ok' in client) return tell(msg.sender, client);
+    const account = await deps.accounts.findById(msg.accountId);
+    if (!account?.enabled || account.securityVersion !== msg.accountVersion) return refuse();
+    if (!(await deps.consents.grant(account.id, client.clientId, msg.scope ?? client.scopes, seconds())))
+      return refuse();
+    const { code } = await newCode(client, account, msg);
+    tell(msg.sender, ok({ code, username: account.username }));
   };
 
   /** Why the spent code may not be redeemed by this request, if it may not. */
@@ -86,11 +128,13 @@ export function createAuthorizationCode(
     // at the version it had then: a code outlives no change that cuts access.
     const account = record.accountId === null ? undefined : await deps.accounts.findById(record.accountId);
     if (!account?.enabled || account.securityVersion !== record.accountVersion) return refuse(ACCOUNT_CHANGED);
+    // A consent withdrawn while the code waited takes the code with it.
+    if ((await allowed(client, account.id, record.scope)).length !== record.scope.length) return refuse(WITHDRAWN);
     const granted = await grants.newLogin(client, account, record.scope, record.loginId);
     if (!granted) return refuse(ACCOUNT_CHANGED);
     await afterLogin(account.id);
     tell(msg.sender, ok(granted));
   };
 
-  return { issue, onRedeemCode };
+  return { issue, onAuthorizeConsented, onRedeemCode };
 }

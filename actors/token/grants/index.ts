@@ -77,6 +77,8 @@ export function createGrants(deps: GrantDeps, logins: LoginEnds) {
     onGrant,
     /** The authorization endpoint's sign-in: the password checked, then a code (`authorization-code.ts`). */
     onAuthorize: checks.onLogin,
+    /** The consent step after a sign-in: the consent recorded, then a code. */
+    onAuthorizeConsented: codes.onAuthorizeConsented,
     onLoginAdmitted: checks.onLoginAdmitted,
     onPasswordChecked: checks.onPasswordChecked,
   };
