@@ -19,6 +19,7 @@ import { activityRoutes } from './routes/activity.ts';
 import { resourceRoutes } from './routes/resources.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { accountLoginRoutes } from './routes/account-logins.ts';
+import { consentRoutes } from './routes/consents.ts';
 import { openApiFor } from './openapi/openapi.ts';
 import { discoveryRoutes } from './oauth/discovery.ts';
 import { docsRoutes } from './routes/docs.ts';
@@ -102,6 +103,7 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
     }),
     ...accountRoutes(accountDeps),
     ...accountLoginRoutes(accountDeps),
+    ...consentRoutes({ ...accountDeps, token: refs.token }),
   ];
 }
 

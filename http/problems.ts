@@ -144,7 +144,13 @@ interface OAuthWireError extends WireError {
 
 /** Every code an actor can reply with: each protocol's `ErrorCode`, and the system's. */
 export type ReplyCode =
-  Token.ErrorCode | Accounts.ErrorCode | User.ErrorCode | Employee.ErrorCode | Activity.ErrorCode | SystemCode;
+  | Token.ErrorCode
+  | Token.ConsentErrorCode
+  | Accounts.ErrorCode
+  | User.ErrorCode
+  | Employee.ErrorCode
+  | Activity.ErrorCode
+  | SystemCode;
 
 /** One row per reply code, so that a code added to a protocol does not compile until it has one. */
 export type ReplyTable = {
@@ -167,6 +173,7 @@ export const REPLY_ERRORS = {
   'password.invalid': { status: 400 },
   'password.incorrect': { status: 400 },
   'login.not_found': { status: 404 },
+  'consent.not_found': { status: 404 },
   'user.not_found': { status: 404 },
   'user.email_taken': { status: 409 },
   'user.version_conflict': { status: 412 },

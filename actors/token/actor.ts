@@ -2,12 +2,13 @@ import { secondsClock } from '../../src/security/epoch.ts';
 import { spawnAsync, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import { createGrants, type Completion, type GrantDeps } from './grants/index.ts';
+import { createConsents, type ConsentDeps } from './consents.ts';
 import { createInspection, type InspectionDeps } from './inspection.ts';
 import { createLogins, type LoginDeps } from '../../src/security/logins.ts';
 import { everyPurge } from '../../src/security/purge-schedule.ts';
 import { examples, type Command } from './protocol.ts';
 
-export interface TokenActorDeps extends GrantDeps, LoginDeps, InspectionDeps {
+export interface TokenActorDeps extends GrantDeps, LoginDeps, InspectionDeps, ConsentDeps {
   readonly onCrash: CrashPolicy;
 }
 
@@ -22,6 +23,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const { revokeLogin, revokeAccessToken, endOldestLogins } = createLogins(deps, seconds);
   const grants = createGrants(deps, { seconds, revokeLogin, afterLogin: endOldestLogins });
   const { onRevoke, onIntrospect } = createInspection(deps, now, revokeLogin, revokeAccessToken);
+  const { onListConsents, onWithdrawConsent } = createConsents(deps, seconds, revokeLogin);
 
   const onPurge = async (): Promise<void> => {
     await deps.refreshTokens.purgeExpired(seconds());
@@ -44,6 +46,10 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return grants.onLoginAdmitted(msg, ctx.self);
       case 'PasswordChecked':
         return grants.onPasswordChecked(msg, ctx.self);
+      case 'ListConsents':
+        return onListConsents(msg);
+      case 'WithdrawConsent':
+        return onWithdrawConsent(msg);
       case 'Revoke':
         return onRevoke(msg);
       case 'Introspect':

@@ -8,11 +8,10 @@ import type { MessageSchemas } from '../../src/fields.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
-import type { RegisteredGrant } from '../../src/security/client-registry.ts';
 import type { Throttled } from '../../src/security/login-attempts.ts';
-import type { ConsentNeeded, Introspection } from './replies.ts';
+import type { ConsentNeeded, ConsentsReply, Introspection, TokenGrant, WithdrawReply } from './replies.ts';
 
-export type { ConsentNeeded, Introspection } from './replies.ts';
+export type * from './replies.ts';
 
 export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
@@ -30,23 +29,6 @@ export const REUSED_REFRESH_TOKEN = 'Refresh token already used; every token of 
  * disabled, or changed since in a way that ends its logins (a new password, every login ended).
  */
 export const ACCOUNT_CHANGED = 'The account no longer exists or is disabled, or its logins were ended';
-
-export interface ClientView {
-  readonly clientId: string;
-  readonly grantTypes: readonly RegisteredGrant[];
-  readonly scopes: readonly string[];
-}
-
-export interface TokenGrant {
-  readonly accessToken: string;
-  readonly tokenType: 'bearer';
-  /** Absent when the client may not use the refresh_token grant. */
-  readonly refreshToken: string | undefined;
-  /** Seconds until the access token expires. */
-  readonly expiresIn: number;
-  readonly scope: readonly string[];
-  readonly jti: string;
-}
 
 /** An authorization code for the client to redeem at the token endpoint. */
 export interface AuthorizationCode {
@@ -121,6 +103,13 @@ export type Command =
       readonly redirectUri: string;
       readonly codeVerifier: string;
       readonly sender: Ref<GrantReply>;
+    }
+  | { readonly type: 'ListConsents'; readonly accountId: number; readonly sender: Ref<ConsentsReply> }
+  | {
+      readonly type: 'WithdrawConsent';
+      readonly accountId: number;
+      readonly clientId: string;
+      readonly sender: Ref<WithdrawReply>;
     }
   | { readonly type: 'Revoke'; readonly clientId: string; readonly token: string; readonly sender: Ref<RevokeReply> }
   | {
@@ -220,6 +209,16 @@ export const redeemCode =
     sender,
   });
 
+/** What the account allowed each client at the authorization endpoint. */
+export const listConsents =
+  (p: { accountId: number }): Request<Command, ConsentsReply> =>
+  (sender) => ({ type: 'ListConsents', accountId: p.accountId, sender });
+
+/** Forgets what the account allowed the client, and ends the account's logins of that client. */
+export const withdrawConsent =
+  (p: { accountId: number; clientId: string }): Request<Command, WithdrawReply> =>
+  (sender) => ({ type: 'WithdrawConsent', accountId: p.accountId, clientId: p.clientId, sender });
+
 /** RFC 7009: a refresh token revokes its whole login; an access token is refused until it expires. Unknown tokens are ignored. */
 export const revoke =
   (p: { clientId: string; token: string }): Request<Command, RevokeReply> =>
@@ -270,6 +269,8 @@ export const schemas = {
     redirectUri: z.string(),
     codeVerifier: z.string(),
   }),
+  ListConsents: z.strictObject({ accountId: z.number().int() }),
+  WithdrawConsent: z.strictObject({ accountId: z.number().int(), clientId: z.string() }),
   Revoke: z.strictObject({ clientId: z.string(), token: z.string() }),
   Introspect: z.strictObject({ clientId: z.string(), token: z.string() }),
 } as const satisfies MessageSchemas<Command>;
@@ -289,6 +290,8 @@ export const examples = {
     "Token.authorizeConsented({ clientId: 'web-app', redirectUri: 'https://app.example/callback', scope: ['read'], codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', accountId: 2, accountVersion: 0 })",
   RedeemCode:
     "Token.redeemCode({ clientId: 'web-app', code: '<code of an Authorize reply>', redirectUri: 'https://app.example/callback', codeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' })",
+  ListConsents: 'Token.listConsents({ accountId: 2 })',
+  WithdrawConsent: "Token.withdrawConsent({ accountId: 2, clientId: 'web-app' })",
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
   Introspect: "Token.introspect({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
 } as const satisfies Record<Command['type'], string>;

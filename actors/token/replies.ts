@@ -1,4 +1,23 @@
 /** TokenActor's larger reply values, apart from its protocol (which exports them). */
+import type { Reply } from '../../src/messaging/reply.ts';
+import type { RegisteredGrant } from '../../src/security/client-registry.ts';
+
+export interface ClientView {
+  readonly clientId: string;
+  readonly grantTypes: readonly RegisteredGrant[];
+  readonly scopes: readonly string[];
+}
+
+export interface TokenGrant {
+  readonly accessToken: string;
+  readonly tokenType: 'bearer';
+  /** Absent when the client may not use the refresh_token grant. */
+  readonly refreshToken: string | undefined;
+  /** Seconds until the access token expires. */
+  readonly expiresIn: number;
+  readonly scope: readonly string[];
+  readonly jti: string;
+}
 
 /** RFC 7662 introspection, in this project's casing; HTTP writes the wire names. */
 export type Introspection =
@@ -33,3 +52,21 @@ export interface ConsentNeeded {
     readonly granted: readonly string[];
   };
 }
+
+/** A consent as its account (or an ADMIN) sees it; times are ISO 8601. */
+export interface ConsentView {
+  readonly clientId: string;
+  /** The client's name, or its id (also for a client no longer registered). */
+  readonly clientName: string;
+  readonly scopes: readonly string[];
+  readonly grantedAt: string;
+  readonly updatedAt: string;
+}
+
+/** The consents API's refusals (problem details, not OAuth errors). */
+export type ConsentErrorCode =
+  | 'account.not_found' // no account of that id
+  | 'consent.not_found'; // the account has not allowed that client anything
+export type ConsentsReply = Reply<readonly ConsentView[], 'account.not_found'>;
+/** A withdrawal, with the username of the account. */
+export type WithdrawReply = Reply<{ readonly username: string }, ConsentErrorCode>;

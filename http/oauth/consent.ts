@@ -100,7 +100,7 @@ const CONSENT = {
   path: '/oauth/authorize/consent',
   tag: 'secured',
   summary: 'Allow or deny the application the scopes it asks, after signing in',
-  body: documented(formSpec(S.Consent)),
+  body: documented(formSpec(S.ConsentForm)),
   replies: {
     303: redirect(
       'Allowed: to the redirect_uri with `code`, `state` and `iss` (the consent is remembered); denied: with `error=access_denied`, `error_description`, `state` and `iss`',

@@ -113,6 +113,16 @@ export const Login = z
   })
   .meta({ title: 'Login', description: 'A live login of an account (its refresh tokens); `sid` is its id' });
 
+export const Consent = z
+  .object({
+    clientId: z.string(),
+    clientName: z.string(),
+    scopes: z.array(z.string()),
+    grantedAt: instant,
+    updatedAt: instant,
+  })
+  .meta({ title: 'Consent', description: 'The scopes an account allowed a client at the authorization endpoint' });
+
 export const Employee = z
   .object({
     id,
@@ -173,7 +183,7 @@ export const SignIn = AuthorizationRequest.extend({
 });
 
 /** The consent form's fields. */
-export const Consent = AuthorizationRequest.extend({
+export const ConsentForm = AuthorizationRequest.extend({
   csrf_token: z.string().meta({ description: 'From the served form; valid with the cookie it was served with' }),
   consent_ticket: z
     .string()

@@ -1,0 +1,113 @@
+/**
+ * The consents an account gave clients at the authorization endpoint: its own under /app/me (any
+ * token of the account), any account's under /app/admin/users/:id (ADMIN). Withdrawing one ends the
+ * account's logins of that client; the next authorization asks again.
+ */
+import type { Context } from 'koa';
+import { z } from 'zod';
+import * as Accounts from '../../actors/accounts/protocol.ts';
+import * as Token from '../../actors/token/protocol.ts';
+import { ask } from '../../src/messaging/ask.ts';
+import type { Logger } from '../../src/logger.ts';
+import type { Ref } from '../../src/messaging/nact.ts';
+import { accessDenied } from '../middleware/bearer-auth.ts';
+import { HttpProblem, replyValue } from '../problems.ts';
+import { ADMIN_COMMON, done, oauthError, problem } from '../openapi/replies.ts';
+import * as S from '../openapi/shapes.ts';
+import { bearerWithRole, route, TOKEN_HOLDER, type Declared, type Route } from '../route-table.ts';
+import { securityEvent } from '../security-events.ts';
+import type { AppState } from '../state.ts';
+import { documented } from '../validation.ts';
+import { ACCOUNT_NOT_FOUND, ACCOUNT_PATH_PARAMS, accountId } from './accounts.ts';
+
+export interface ConsentRouteDeps {
+  readonly token: Ref<Token.Command>;
+  readonly askTimeoutMs: number;
+  readonly scopeRead: string;
+  readonly scopeWrite: string;
+  readonly logger: Logger;
+}
+
+const tag = 'secured';
+const CONSENTS = { description: 'The consents, by client id', schema: z.array(S.Consent) };
+const CONSENT_NOT_FOUND = '`consent.not_found`: the account has given the client no consent';
+const OWN_COMMON = {
+  401: ADMIN_COMMON[401],
+  403: oauthError('`access_denied`: security is switched off'),
+  503: ADMIN_COMMON[503],
+} as const;
+const OWN_NO_ACCOUNT = '`account.not_found`: the token speaks for no account (a client’s own token)';
+const CLIENT_PARAM = z.object({ clientId: z.string() });
+
+const OWN_LIST = {
+  method: 'GET',
+  path: '/app/me/consents',
+  tag,
+  summary: 'The applications you allowed, and the scopes you allowed each',
+  replies: { 200: CONSENTS, 404: problem(OWN_NO_ACCOUNT), ...OWN_COMMON },
+} satisfies Declared;
+const OWN_WITHDRAW = {
+  method: 'DELETE',
+  path: '/app/me/consents/:clientId',
+  tag,
+  summary: 'Withdraw your consent to an application: its sign-ins end, and it must ask again',
+  params: documented(CLIENT_PARAM),
+  replies: { 204: done, 404: problem(`${CONSENT_NOT_FOUND}; or ${OWN_NO_ACCOUNT}`), ...OWN_COMMON },
+} satisfies Declared;
+const LIST = {
+  method: 'GET',
+  path: '/app/admin/users/:id/consents',
+  tag,
+  summary: 'The applications the account allowed, and the scopes it allowed each',
+  params: ACCOUNT_PATH_PARAMS,
+  replies: { 200: CONSENTS, 404: ACCOUNT_NOT_FOUND, ...ADMIN_COMMON },
+} satisfies Declared;
+const WITHDRAW = {
+  method: 'DELETE',
+  path: '/app/admin/users/:id/consents/:clientId',
+  tag,
+  summary: 'Withdraw the account’s consent to an application: its sign-ins of it end',
+  params: documented(z.object({ id: z.number().int().positive(), clientId: z.string() })),
+  replies: {
+    204: done,
+    404: problem(`\`account.not_found\`: no account has the id; or ${CONSENT_NOT_FOUND}`),
+    ...ADMIN_COMMON,
+  },
+} satisfies Declared;
+
+/** The account the token speaks for: 404 for a client's own token, 403 with security off. */
+function ownAccount(ctx: Context & { readonly state: AppState }): number {
+  const auth = ctx.state.auth;
+  if (!auth?.enabled) throw accessDenied();
+  const id = auth.principal.accountId;
+  if (id === undefined) throw new HttpProblem(404, 'account.not_found', 'The token speaks for no account');
+  return id;
+}
+
+export function consentRoutes(deps: ConsentRouteDeps): Route[] {
+  const list = async (accountId: number) =>
+    replyValue(await ask(deps.token, Token.listConsents({ accountId }), deps.askTimeoutMs));
+  const withdraw = async (ctx: Context & { readonly state: AppState }, accountId: number) => {
+    const clientId = ctx.params['clientId'] ?? '';
+    const reply = await ask(deps.token, Token.withdrawConsent({ accountId, clientId }), deps.askTimeoutMs);
+    const { username } = replyValue(reply);
+    securityEvent(deps.logger, ctx, 'consent.withdrawn', { username, clientId });
+    ctx.status = 204;
+  };
+  const read = bearerWithRole(deps.scopeRead, Accounts.ADMIN_ROLE);
+  const write = bearerWithRole(deps.scopeWrite, Accounts.ADMIN_ROLE);
+  return [
+    route({ ...OWN_LIST, access: TOKEN_HOLDER }, async function listOwnConsents(ctx) {
+      ctx.body = await list(ownAccount(ctx));
+    }),
+    route({ ...OWN_WITHDRAW, access: TOKEN_HOLDER }, async function withdrawOwnConsent(ctx) {
+      await withdraw(ctx, ownAccount(ctx));
+    }),
+    route({ ...LIST, access: read }, async function listConsents(ctx) {
+      ctx.body = await list(accountId(ctx));
+    }),
+    route({ ...WITHDRAW, access: write }, async function withdrawConsent(ctx) {
+      await withdraw(ctx, accountId(ctx));
+    }),
+  ];
+}
