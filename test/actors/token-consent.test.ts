@@ -1,0 +1,147 @@
+/**
+ * Consents in TokenActor: a sign-in to a client that asks consent answers `ConsentNeeded` until the
+ * account allowed every scope; `AuthorizeConsented` records the consent and issues a code only for
+ * the account as it was when its password matched; a withdrawal ends the logins of the client.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as Accounts from '../../actors/accounts/protocol.ts';
+import * as Token from '../../actors/token/protocol.ts';
+import { startSystem, stopSystem, type ActorSystem } from '../../src/messaging/nact.ts';
+import type { Client } from '../../src/security/clients.ts';
+import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
+import { s256 } from '../../src/security/pkce.ts';
+import {
+  administer,
+  CLIENT,
+  okValue,
+  sendToken,
+  startTokenActor,
+  type TokenActorSetup,
+} from '../helpers/token-actor.ts';
+
+const REDIRECT = 'https://partner.example/callback';
+const PARTNER: Client = {
+  ...CLIENT,
+  clientId: 'partner',
+  consent: 'explicit',
+  grantTypes: ['authorization_code', 'refresh_token'],
+  redirectUris: [REDIRECT],
+};
+const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+
+const ctx = {} as { system: ActorSystem; hasher: PasswordHasher; setup: TokenActorSetup };
+const t = suite('TokenActor: consents', ctx);
+
+t.before.each(async () => {
+  ctx.hasher = createPasswordHasher(2);
+  ctx.system = startSystem('token-consent-test');
+  ctx.setup = await startTokenActor(ctx.system, { hasher: ctx.hasher, clients: [CLIENT, PARTNER] });
+});
+t.after.each(async () => {
+  stopSystem(ctx.system);
+  ctx.setup.db.close();
+  await ctx.hasher.close();
+});
+
+const signIn = (scope?: readonly string[]) =>
+  sendToken(
+    ctx.setup,
+    Token.authorize({
+      clientId: PARTNER.clientId,
+      redirectUri: REDIRECT,
+      username: 'john.doe',
+      password: 'john-password',
+      scope,
+      codeChallenge: s256(VERIFIER),
+    }),
+  );
+
+/** The consent a sign-in asks for; fails when it answered a code. */
+async function asked(scope?: readonly string[]): Promise<Token.ConsentNeeded['consent']> {
+  const reply = await signIn(scope);
+  if ('retryAfter' in reply) return assert.unreachable('throttled') as never;
+  const value = okValue(reply);
+  if (!('consent' in value)) return assert.unreachable('a code without consent') as never;
+  return value.consent;
+}
+
+const consented = (consent: Token.ConsentNeeded['consent'], scope?: readonly string[]) =>
+  sendToken(
+    ctx.setup,
+    Token.authorizeConsented({
+      clientId: PARTNER.clientId,
+      redirectUri: REDIRECT,
+      scope,
+      codeChallenge: s256(VERIFIER),
+      accountId: consent.accountId,
+      accountVersion: consent.accountVersion,
+    }),
+  );
+
+const redeem = (code: string) =>
+  sendToken(
+    ctx.setup,
+    Token.redeemCode({ clientId: PARTNER.clientId, code, redirectUri: REDIRECT, codeVerifier: VERIFIER }),
+  );
+
+t('asked until allowed, asked again for more; a consent makes a code that redeems', async () => {
+  const first = await asked(['read']);
+  assert.equal(first.scopes, ['read']);
+  assert.equal(first.granted, []);
+  assert.is(first.username, 'john.doe');
+  const { code, username } = okValue(await consented(first, ['read']));
+  assert.is(username, 'john.doe');
+  assert.equal(okValue(await redeem(code)).scope, ['read']);
+  const again = await signIn(['read']);
+  assert.ok('ok' in again && again.ok && 'code' in again.value, 'remembered');
+  const wider = await asked();
+  assert.equal(wider.scopes, ['read', 'write']);
+  assert.equal(wider.granted, ['read']);
+  assert.equal(
+    okValue(await sendToken(ctx.setup, Token.listConsents({ accountId: first.accountId }))).map((c) => c.scopes),
+    [['read']],
+  );
+});
+
+t('AuthorizeConsented refuses an account changed since its password matched, and records nothing', async () => {
+  const consent = await asked(['read']);
+  okValue(
+    await administer(
+      ctx.setup,
+      Accounts.setPassword({ id: consent.accountId, password: 'new-password-1', actor: 'admin' }),
+    ),
+  );
+  const reply = await consented(consent, ['read']);
+  assert.is(reply.ok ? 'ok' : reply.code, 'grant.invalid');
+  assert.equal(okValue(await sendToken(ctx.setup, Token.listConsents({ accountId: consent.accountId }))), []);
+  const unknown = await consented({ ...consent, accountId: 999_999 }, ['read']);
+  assert.is(unknown.ok ? 'ok' : unknown.code, 'grant.invalid');
+  const widerThanClient = await consented(consent, ['admin']);
+  assert.is(widerThanClient.ok ? 'ok' : widerThanClient.code, 'scope.invalid');
+});
+
+t('a withdrawal ends the logins of the client; unknown ones are refused', async () => {
+  const consent = await asked(['read']);
+  const tokens = okValue(await redeem(okValue(await consented(consent, ['read'])).code));
+  const withdrawn = okValue(
+    await sendToken(ctx.setup, Token.withdrawConsent({ accountId: consent.accountId, clientId: PARTNER.clientId })),
+  );
+  assert.is(withdrawn.username, 'john.doe');
+  const refreshed = await sendToken(
+    ctx.setup,
+    Token.refresh({ clientId: PARTNER.clientId, refreshToken: tokens.refreshToken ?? '' }),
+  );
+  assert.is('ok' in refreshed && !refreshed.ok ? refreshed.code : 'ok', 'grant.invalid');
+  const again = await sendToken(
+    ctx.setup,
+    Token.withdrawConsent({ accountId: consent.accountId, clientId: PARTNER.clientId }),
+  );
+  assert.is(again.ok ? 'ok' : again.code, 'consent.not_found');
+  const nobody = await sendToken(ctx.setup, Token.withdrawConsent({ accountId: 999_999, clientId: PARTNER.clientId }));
+  assert.is(nobody.ok ? 'ok' : nobody.code, 'account.not_found');
+  const none = await sendToken(ctx.setup, Token.listConsents({ accountId: 999_999 }));
+  assert.is(none.ok ? 'ok' : none.code, 'account.not_found');
+});
+
+t.run();
