@@ -167,6 +167,30 @@ t('the authorization endpoint', async () => {
     });
   assert.is((await decided('maybe')).status, 400);
   assert.is((await decided('allow')).status, 303);
+  // john.doe's consents: his own, then an ADMIN's view of them.
+  const own = '/app/me/consents';
+  const ownOne = '/app/me/consents/{clientId}';
+  const listed = await call('GET', own, own);
+  assert.is(listed.status, 200);
+  assert.is((await call('DELETE', ownOne, `${own}/nobody`)).status, 404);
+  const john = await call('GET', '/app/admin/users', '/app/admin/users?username=john.doe', { token: ctx.adminToken });
+  const johnId = String((john.body['items'] as { id: number }[])[0]?.id);
+  const theirs = '/app/admin/users/{id}/consents';
+  const theirsOne = '/app/admin/users/{id}/consents/{clientId}';
+  const johns = (path: string) => `/app/admin/users/${johnId}/consents${path}`;
+  assert.is((await call('GET', theirs, johns(''), { token: ctx.adminToken })).status, 200);
+  assert.is((await call('GET', theirs, '/app/admin/users/999999/consents', { token: ctx.adminToken })).status, 404);
+  assert.is((await call('DELETE', theirsOne, johns(`/${PARTNER.id}`), { token: ctx.adminToken })).status, 204);
+  assert.is((await call('DELETE', theirsOne, johns(`/${PARTNER.id}`), { token: ctx.adminToken })).status, 404);
+  // Allowed again, then withdrawn by the account itself.
+  const again = await pageOf(await submit(ctx.server.url, partner));
+  const allowedAgain = await call('POST', '/oauth/authorize/consent', '/oauth/authorize/consent', {
+    token: null,
+    headers: { Cookie: partner.cookie ?? '' },
+    form: { ...Object.fromEntries(again.fields), decision: 'allow' },
+  });
+  assert.is(allowedAgain.status, 303);
+  assert.is((await call('DELETE', ownOne, `${own}/${PARTNER.id}`)).status, 204);
 });
 
 t('account administration', async () => {
