@@ -12,7 +12,7 @@ import type { Client } from '../../src/security/clients.ts';
 import type { AccountStore } from '../../src/stores/account-store.ts';
 import type { ConsentRecord, ConsentStore } from '../../src/stores/consent-store.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
-import type { Command, ConsentView } from './protocol.ts';
+import type { Command, ConsentSummary } from './protocol.ts';
 
 export interface ConsentDeps {
   readonly clients: readonly Client[];
@@ -30,7 +30,7 @@ export function createConsents(
   seconds: () => number,
   revokeLogin: (loginId: string, loginExpiresAt?: number) => Promise<void>,
 ) {
-  const view = (r: ConsentRecord): ConsentView => {
+  const view = (r: ConsentRecord): ConsentSummary => {
     const client = deps.clients.find((c) => c.clientId === r.clientId);
     return {
       clientId: r.clientId,

@@ -54,7 +54,7 @@ export interface ConsentNeeded {
 }
 
 /** A consent as its account (or an ADMIN) sees it; times are ISO 8601. */
-export interface ConsentView {
+export interface ConsentSummary {
   readonly clientId: string;
   /** The client's name, or its id (also for a client no longer registered). */
   readonly clientName: string;
@@ -67,6 +67,6 @@ export interface ConsentView {
 export type ConsentErrorCode =
   | 'account.not_found' // no account of that id
   | 'consent.not_found'; // the account has not allowed that client anything
-export type ConsentsReply = Reply<readonly ConsentView[], 'account.not_found'>;
+export type ConsentsReply = Reply<readonly ConsentSummary[], 'account.not_found'>;
 /** A withdrawal, with the username of the account. */
 export type WithdrawReply = Reply<{ readonly username: string }, ConsentErrorCode>;
