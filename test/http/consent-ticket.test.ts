@@ -1,0 +1,80 @@
+/**
+ * The consent ticket: bound to the browser's CSRF cookie, the request, the account and an expiry,
+ * under a key derived from the signing keys apart from the CSRF token's; checked against every key
+ * that verifies, and gone with a key taken out.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'koa';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { consentTickets } from '../../http/oauth/consent-ticket.ts';
+import { authorizeCsrf, CSRF_COOKIE, FORM_VALIDITY_S } from '../../http/oauth/csrf.ts';
+import { generatePrivateKey, usableKey, type UsableKey } from '../../src/security/key-material.ts';
+import { fixedKeyRing } from '../../src/security/key-ring.ts';
+
+const t = suite('the consent ticket');
+
+/** A browser holding the CSRF cookie value `value`. */
+const browser = (value: string = randomBytes(32).toString('base64url')): Context =>
+  ({
+    secure: false,
+    cookies: { get: (name: string) => (name === CSRF_COOKIE ? value : undefined), set: () => {} },
+  }) as unknown as Context;
+
+const REQUEST = new Map([
+  ['client_id', 'partner-app'],
+  ['redirect_uri', 'https://partner.example/callback'],
+  ['scope', 'read'],
+]);
+const ACCOUNT = { accountId: 7, accountVersion: 3, username: 'kim' };
+const newKey = (): Promise<UsableKey> => usableKey(generatePrivateKey('ES256'), 'ES256');
+
+async function later<T>(seconds: number, run: () => Promise<T>): Promise<T> {
+  const real = Date.now;
+  const at = real() + seconds * 1000;
+  Date.now = () => at;
+  try {
+    return await run();
+  } finally {
+    Date.now = real;
+  }
+}
+
+t('read back by the same browser and request until the form validity has passed', async () => {
+  const tickets = consentTickets(fixedKeyRing(await newKey(), []));
+  const ctx = browser();
+  const ticket = await tickets.issue(ctx, REQUEST, ACCOUNT);
+  assert.equal(await tickets.read(ctx, ticket, REQUEST), ACCOUNT);
+  assert.equal(await later(FORM_VALIDITY_S - 1, () => tickets.read(ctx, ticket, REQUEST)), ACCOUNT);
+  assert.is(await later(FORM_VALIDITY_S + 1, () => tickets.read(ctx, ticket, REQUEST)), undefined, 'expired');
+});
+
+t('refused for another browser, another request, a changed account or expiry, another key', async () => {
+  const key = await newKey();
+  const tickets = consentTickets(fixedKeyRing(key, []));
+  const ctx = browser();
+  const ticket = await tickets.issue(ctx, REQUEST, ACCOUNT);
+  assert.is(await tickets.read(browser(), ticket, REQUEST), undefined, 'another cookie');
+  assert.is(await tickets.read(ctx, ticket, new Map([...REQUEST, ['scope', 'read write']])), undefined);
+  const [expiry = '', , mac = ''] = ticket.split('.');
+  const other = Buffer.from(JSON.stringify([1, 3, 'admin'])).toString('base64url');
+  assert.is(await tickets.read(ctx, `${expiry}.${other}.${mac}`, REQUEST), undefined, 'another account');
+  assert.is(await tickets.read(ctx, ticket.replace(/^\d+/, String(Number(expiry) - 1)), REQUEST), undefined);
+  assert.is(await tickets.read(ctx, undefined, REQUEST), undefined);
+  assert.is(await consentTickets(fixedKeyRing(await newKey(), [])).read(ctx, ticket, REQUEST), undefined);
+  // Still good after a rotation (the old key verifies), not once the key is taken out.
+  const rotated = consentTickets(fixedKeyRing(await newKey(), [key]));
+  assert.equal(await rotated.read(ctx, ticket, REQUEST), ACCOUNT);
+});
+
+t('not a CSRF token: the two keys are derived apart', async () => {
+  const ring = fixedKeyRing(await newKey(), []);
+  const ctx = browser();
+  const csrf = await authorizeCsrf(ring).issue(ctx, REQUEST);
+  const ticket = await consentTickets(ring).issue(ctx, REQUEST, ACCOUNT);
+  const [expiry = '', payload = ''] = ticket.split('.');
+  const [, csrfMac = ''] = csrf.split('.');
+  assert.is(await consentTickets(ring).read(ctx, `${expiry}.${payload}.${csrfMac}`, REQUEST), undefined);
+});
+
+t.run();
