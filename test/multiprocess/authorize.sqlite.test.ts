@@ -6,11 +6,11 @@
 import { hash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { authorizeUrl, openForm, pkce, redirectedTo, submit } from '../helpers/authorize.ts';
+import { authorizeUrl, decide, openForm, pageOf, pkce, redirectedTo, submit } from '../helpers/authorize.ts';
 import type { ChildServer } from '../helpers/child.ts';
-import { CLIENTS, clientsFile, WEB } from '../helpers/clients.ts';
+import { CLIENTS, clientsFile, PARTNER, WEB } from '../helpers/clients.ts';
 import { startInstances, type Instances } from '../helpers/instances.ts';
-import { postToken, USERS } from '../helpers/tokens.ts';
+import { bearer, login, postToken, USERS } from '../helpers/tokens.ts';
 
 interface Ctx {
   instances: Instances;
@@ -63,6 +63,26 @@ t('a form served by one instance signs in at the other, both ways; the code rede
     );
     assert.is(token.status, 200);
   }
+});
+
+t('the consent page of one instance is allowed at the other; a withdrawal at one asks again at both', async () => {
+  const partner = { ...request('consent'), client_id: PARTNER.id, redirect_uri: PARTNER.redirect };
+  const form = await openForm(authorizeUrl(ctx.a.url, partner));
+  const page = await pageOf(await submit(ctx.a.url, form));
+  assert.is(page.status, 200);
+  const allowed = await decide(ctx.b.url, page, 'allow', page.cookie ?? form.cookie);
+  assert.is(allowed.status, 303);
+  assert.ok(redirectedTo(allowed).searchParams.get('code'));
+  const remembered = await submit(ctx.a.url, await openForm(authorizeUrl(ctx.a.url, partner)));
+  assert.is(remembered.status, 303, 'remembered by the other instance');
+  const own = (await login(ctx.b.url, USERS.john)).access_token;
+  const withdrawn = await fetch(`${ctx.b.url}/app/me/consents/${PARTNER.id}`, {
+    method: 'DELETE',
+    headers: bearer(own),
+  });
+  assert.is(withdrawn.status, 204);
+  for (const at of [ctx.a, ctx.b])
+    assert.is((await submit(at.url, await openForm(authorizeUrl(at.url, partner)))).status, 200, 'asked again');
 });
 
 t('two tabs, one at each instance, in one browser: both forms sign in', async () => {
