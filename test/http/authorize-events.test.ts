@@ -1,10 +1,10 @@
 /** Security events of the sign-in page: the same records as the password grant's. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { authorizeUrl, openForm, pkce, submit } from '../helpers/authorize.ts';
-import { CLIENTS, clientsFile, WEB } from '../helpers/clients.ts';
+import { authorizeUrl, decide, openForm, pageOf, pkce, submit } from '../helpers/authorize.ts';
+import { CLIENTS, clientsFile, PARTNER, WEB } from '../helpers/clients.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { basic, postToken, USERS } from '../helpers/tokens.ts';
+import { basic, bearer, login, postToken, USERS } from '../helpers/tokens.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 type Line = Record<string, unknown>;
@@ -73,6 +73,45 @@ s('the refresh-token spelling of the refresh grant is reported as token.refreshe
   const res = await postToken(c.server.url, { grant_type: 'refresh-token', refresh_token }, { Authorization: basic() });
   assert.is(res.status, 200);
   assert.is((await eventOf(c, 'token.refreshed', res))['event'], 'token.refreshed');
+});
+
+s('the consent page: Deny → consent.denied, Allow → consent.granted, a withdrawal → consent.withdrawn', async (c) => {
+  const consentPage = async () => {
+    const form = await openForm(
+      authorizeUrl(c.server.url, {
+        response_type: 'code',
+        client_id: PARTNER.id,
+        redirect_uri: PARTNER.redirect,
+        scope: 'read',
+        state: 's',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
+    return { page: await pageOf(await submit(c.server.url, form, USERS.john)), cookie: form.cookie };
+  };
+  const first = await consentPage();
+  const denied = await decide(c.server.url, first.page, 'deny', first.cookie);
+  assert.is(denied.status, 303);
+  const deniedEvent = await eventOf(c, 'consent.denied', denied);
+  assert.is(deniedEvent['username'], USERS.john.username);
+  assert.is(deniedEvent['client_id'], PARTNER.id);
+  const second = await consentPage();
+  const allowed = await decide(c.server.url, second.page, 'allow', second.cookie);
+  assert.is(allowed.status, 303);
+  const granted = await eventOf(c, 'consent.granted', allowed);
+  assert.is(granted['username'], USERS.john.username);
+  assert.is(granted['client_id'], PARTNER.id);
+  assert.is(granted['scope'], 'read');
+  const token = (await login(c.server.url, USERS.john)).access_token;
+  const withdrawn = await fetch(`${c.server.url}/app/me/consents/${PARTNER.id}`, {
+    method: 'DELETE',
+    headers: bearer(token),
+  });
+  assert.is(withdrawn.status, 204);
+  assert.is((await eventOf(c, 'consent.withdrawn', withdrawn))['client_id'], PARTNER.id);
+  for (const line of c.lines)
+    assert.not.ok(line.includes(second.page.fields.get('consent_ticket') ?? '-'), 'no ticket logged');
 });
 
 s.run();
