@@ -97,6 +97,7 @@ t('the OAuth endpoints declare OAuth errors: every client route, the authorizati
       'POST /oauth/token',
       'GET /oauth/authorize',
       'POST /oauth/authorize',
+      'POST /oauth/authorize/consent',
       'POST /oauth/revoke',
       'POST /oauth/introspect',
       'POST /oauth/check_token',

@@ -225,6 +225,7 @@ t(
       list.filter((i) => i.unique).map((i) => `${c} ${JSON.stringify(i.key)}`),
     );
     assert.equal(unique.sort(), [
+      'consents {"accountId":1,"clientId":1}',
       'login_throttle {"key":1}',
       'roles {"roleName":1}',
       'user_activity {"userId":1,"seq":-1}',
