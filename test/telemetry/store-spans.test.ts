@@ -12,7 +12,17 @@ test('revoking a login is the span `revokeFamily refresh_tokens`, as published',
   const stop = startTracing([new SimpleSpanProcessor({ exporter })]);
   try {
     const port = { revokeLogin: async (_loginId: string, _at: number) => 2 };
-    const names = ['accounts', 'revocations', 'users', 'activity', 'employees', 'throttle', 'keys', 'codes'];
+    const names = [
+      'accounts',
+      'revocations',
+      'users',
+      'activity',
+      'employees',
+      'throttle',
+      'keys',
+      'codes',
+      'consents',
+    ];
     const others = Object.fromEntries(names.map((name) => [name, {}]));
     const stores = tracedStores({ kind: 'SQLite', ...others, refreshTokens: port } as unknown as Stores);
     assert.is(await stores.refreshTokens.revokeLogin('login-1', 10), 2);
