@@ -99,7 +99,8 @@ t(
     assert.match(page.html, /action="\/oauth\/authorize\/consent"/);
     assert.match(page.html, /name="decision" value="allow"/);
     assert.match(page.html, /name="decision" value="deny"/);
-    assert.match(page.html, /<li>read<\/li>[\s\S]*<li>write<\/li>/);
+    // Each scope by its description (messages scope.read, scope.write), in the order asked.
+    assert.match(page.html, /Read your data[\s\S]*Change your data/);
     assert.match(page.html, new RegExp(user.username));
     assert.ok(page.fields.get('consent_ticket'));
     assert.ok(page.fields.get('csrf_token'));
