@@ -87,7 +87,7 @@ async function allow(ctx: Context, deps: Deps, request: AuthorizationRequest, ac
   if (reply.code === 'grant.invalid')
     return showForm(ctx, deps, request, 400, {
       username,
-      problem: { kind: 'invalid', message: 'The account changed since you signed in; sign in again.' },
+      problem: { kind: 'changed' },
     });
   const error = redirectError(reply.code);
   if (error !== undefined) throw new AuthorizeError(error, reply.message, request);

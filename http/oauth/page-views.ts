@@ -10,6 +10,8 @@ export type HiddenFields = ReadonlyMap<string, string>;
 export type SignInProblem =
   | { readonly kind: 'credentials' }
   | { readonly kind: 'throttled'; readonly retryAfter: number }
+  /** The account changed (disabled, a new password, a role) between the sign-in and the consent. */
+  | { readonly kind: 'changed' }
   /** A refusal of what was typed in, with the server's own (English) words. */
   | { readonly kind: 'invalid'; readonly message: string };
 

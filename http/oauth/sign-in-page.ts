@@ -52,6 +52,8 @@ function problemText(problem: SignInProblem): string {
       return 'Wrong username or password.';
     case 'throttled':
       return `Too many failed sign-ins; try again in ${problem.retryAfter} seconds.`;
+    case 'changed':
+      return 'Your account changed since you signed in. Sign in again.';
     case 'invalid':
       return problem.message;
   }

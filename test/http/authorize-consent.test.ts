@@ -229,7 +229,7 @@ t('an account disabled, or its password reset, between sign-in and Allow gets no
     const res = await decide(c.server.url, page, 'allow', cookie);
     assert.is(res.status, 400, name);
     assert.is(res.headers.get('location'), null, name);
-    assert.match(await res.text(), /sign in again/, name);
+    assert.match(await res.text(), /Your account changed since you signed in. Sign in again./, name);
     const mine = await fetch(`${c.server.url}/app/admin/users/${user.id}/consents`, { headers: bearer(admin) });
     assert.equal(await mine.json(), [], `${name}: nothing recorded`);
   }

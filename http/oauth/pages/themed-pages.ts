@@ -85,6 +85,8 @@ function problemText(problem: SignInProblem, say: Say): string {
       return say('signIn.problem.credentials');
     case 'throttled':
       return say('signIn.problem.throttled', { seconds: String(problem.retryAfter) });
+    case 'changed':
+      return say('signIn.problem.changed');
     case 'invalid':
       return say('signIn.problem.invalid', { detail: problem.message });
   }
