@@ -17,6 +17,8 @@ export const REQUEST_PARAMS = [
   'state',
   'code_challenge',
   'code_challenge_method',
+  // The pages' language (OpenID Connect): carried through the forms so that every page keeps it.
+  'ui_locales',
 ] as const;
 
 export interface RedirectTarget {

@@ -173,6 +173,10 @@ export const AuthorizationRequest = z.object({
   state: z.string().optional(),
   code_challenge: z.string().meta({ description: 'PKCE S256 challenge (43 base64url characters); required' }),
   code_challenge_method: z.literal('S256'),
+  ui_locales: z.string().optional().meta({
+    description:
+      'OpenID Connect: the languages of the pages, space-separated, most wanted first; the first with messages wins over Accept-Language',
+  }),
 });
 
 /** The sign-in form's fields. */

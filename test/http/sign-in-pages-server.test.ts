@@ -146,6 +146,18 @@ t('POST › wrong password: the problem beside the fields, in the browser’s la
   );
 });
 
+t('POST › ui_locales is carried by the form: the page after a wrong password keeps its language', async () => {
+  const form = await openForm(authorizeUrl(ctx.plain.url, { ...REQUEST, ui_locales: 'de' }), {
+    'Accept-Language': 'fr',
+  });
+  assert.is(form.fields.get('ui_locales'), 'de');
+  const res = await submit(ctx.plain.url, form, { username: USERS.john.username, password: 'wrong-but-secret' });
+  assert.is(res.status, 400);
+  const html = await res.text();
+  assert.match(html, /<html lang="de">/);
+  assert.match(html, /Benutzername oder Passwort ist falsch\./);
+});
+
 t('error page › unknown client: plain words, the code in small print, no redirect', async () => {
   const page = await openForm(authorizeUrl(ctx.plain.url, { ...REQUEST, client_id: 'nobody' }));
   assert.is(page.status, 400);
