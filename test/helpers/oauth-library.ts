@@ -18,15 +18,25 @@ export interface LibrarySetup {
   close(): Promise<void>;
 }
 
-export async function startLibrarySetup(): Promise<LibrarySetup> {
+export interface LibrarySetupOptions {
+  /** Configuration beside the issuer and the clients file (a theme, a product name…). */
+  readonly properties?: Record<string, string>;
+  /** Fields of the web client's entry in the clients file (e.g. `consent`). */
+  readonly web?: Record<string, unknown>;
+}
+
+export async function startLibrarySetup(setup: LibrarySetupOptions = {}): Promise<LibrarySetup> {
   const target = await startRedirectTarget();
-  const clients = CLIENTS.map((c) => (c.client_id === WEB.id ? { ...c, redirect_uris: [target.callback] } : c));
+  const clients = CLIENTS.map((c) =>
+    c.client_id === WEB.id ? { ...c, redirect_uris: [target.callback], ...setup.web } : c,
+  );
   // The issuer is the URL the library discovers from, so the port is chosen first.
   const port = await closedPort();
   const server = await startTestServer({
     'server.port': String(port),
     'security.jwt.issuer': `http://127.0.0.1:${port}`,
     'security.clients-file': clientsFile(clients),
+    ...setup.properties,
   });
   const options = { algorithm: 'oauth2' as const, execute: [client.allowInsecureRequests] };
   const issuer = new URL(server.url);
@@ -56,8 +66,12 @@ export interface AuthorizationStart {
   readonly state: string;
 }
 
-/** An authorization URL as the library builds it: PKCE S256 and a state. */
-export async function authorizationUrl(setup: LibrarySetup, scope = 'read write'): Promise<AuthorizationStart> {
+/** An authorization URL as the library builds it: PKCE S256 and a state; `extra` parameters (`ui_locales`) added. */
+export async function authorizationUrl(
+  setup: LibrarySetup,
+  scope = 'read write',
+  extra: Record<string, string> = {},
+): Promise<AuthorizationStart> {
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
   const url = client.buildAuthorizationUrl(setup.web, {
@@ -66,6 +80,7 @@ export async function authorizationUrl(setup: LibrarySetup, scope = 'read write'
     code_challenge: await client.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
     state,
+    ...extra,
   });
   return { url, verifier, state };
 }
