@@ -3,6 +3,8 @@
  * 2.2 A and AA rules in the light and the dark scheme at phone and desktop widths, loads nothing
  * from elsewhere, and is screenshotted for review; the flow can be completed with the keyboard alone.
  */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,12 +14,13 @@ import { BROWSER_REQUIRED, CHROMIUM_MISSING, CHROMIUM_PATH, launchChromium } fro
 import { WEB } from '../helpers/clients.ts';
 import { authorizationUrl, startLibrarySetup, type LibrarySetup } from '../helpers/oauth-library.ts';
 import { screenshots } from '../helpers/screenshots.ts';
+import { tempDir } from '../helpers/server.ts';
 import { skipSuite } from '../helpers/skip.ts';
 import { bearer, USERS } from '../helpers/tokens.ts';
 
 const NAME = 'the sign-in, consent and error pages in a real browser';
 
-const ctx = {} as { setup: LibrarySetup; browser: Browser | undefined };
+const ctx = {} as { setup: LibrarySetup; themed: LibrarySetup | undefined; browser: Browser | undefined };
 const t = suite(NAME, ctx);
 const shots = screenshots('sign-in');
 
@@ -26,6 +29,7 @@ t.before(async () => {
 });
 t.after(async () => {
   await ctx.browser?.close();
+  await ctx.themed?.close();
   await ctx.setup?.close();
 });
 
@@ -47,18 +51,19 @@ interface Watched {
   readonly errors: string[];
 }
 
-async function open(scheme: Scheme, options: { locale?: string } = {}): Promise<Watched> {
-  const context = await (
-    await browser()
-  ).newContext({
+/** A page in a new context of the `scheme`, watched for what it loads; `locale` sets Accept-Language. */
+async function open(scheme: Scheme, options: { locale?: string; setup?: LibrarySetup } = {}): Promise<Watched> {
+  const setup = options.setup ?? ctx.setup;
+  const chromium = await browser();
+  const context = await chromium.newContext({
     colorScheme: scheme,
     viewport: { width: 1280, height: 800 },
-    ...options,
+    ...(options.locale === undefined ? {} : { locale: options.locale }),
   });
   const page = await context.newPage();
   const stray: string[] = [];
   const errors: string[] = [];
-  const ours = [ctx.setup.server.url, new URL(ctx.setup.target.callback).origin];
+  const ours = [setup.server.url, new URL(setup.target.callback).origin];
   page.on('request', (r) => {
     if (!ours.some((origin) => r.url().startsWith(origin))) stray.push(r.url());
   });
@@ -83,18 +88,107 @@ async function submitSignIn(page: Page, username: string, password: string): Pro
   await Promise.all([page.waitForLoadState('load'), page.click('button[type=submit]')]);
 }
 
+/** A deployment's branding: its name, logo and colour, and a theme folder with its own stylesheet and texts. */
+const THEME = {
+  product: 'Acme Rooms',
+  primary: '#0b6e4f',
+  primaryRgb: 'rgb(11, 110, 79)',
+  submit: 'Continue to Acme Rooms',
+  /** The theme's page background in each scheme: its stylesheet, not the default, is in use. */
+  background: { light: 'rgb(251, 247, 239)', dark: 'rgb(27, 26, 23)' },
+} as const;
+
+/** Replaces the default stylesheet whole; the configured colour comes as `--primary` and `--on-primary`. */
+const THEME_CSS = `:root { color-scheme: light dark; --text: #1d1b16; --line: #6b6256; --alert: #a1251b; }
+@media (prefers-color-scheme: dark) { :root { --text: #f2efe8; --line: #a39a8c; --alert: #ffb4ab; } }
+body { margin: 0; font: 1rem/1.5 Georgia, serif; background: #fbf7ef; color: var(--text); }
+@media (prefers-color-scheme: dark) { body { background: #1b1a17; } }
+main { max-width: 28rem; margin: 2rem auto; padding: 1.5rem; }
+.brand { display: flex; align-items: center; gap: 0.75rem; }
+.logo { width: 3rem; height: 3rem; }
+label { display: block; margin-top: 1rem; font-weight: bold; }
+input[type='text'], input[type='password'] { width: 100%; box-sizing: border-box; padding: 0.6rem; font: inherit;
+  border: 2px solid var(--line); border-radius: 4px; background: transparent; color: inherit; }
+button { margin-top: 1.5rem; min-height: 2.75rem; padding: 0.6rem 1.4rem; font: inherit; border: 0; border-radius: 4px;
+  background: var(--primary); color: var(--on-primary); }
+.problem { color: var(--alert); }
+a { color: inherit; display: inline-block; padding: 0.5rem 0; }
+:focus-visible { outline: 3px solid var(--text); outline-offset: 2px; }
+`;
+
+const LOGO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48" viewBox="0 0 48 48">' +
+  '<rect width="48" height="48" rx="10" fill="#0b6e4f"/><path d="M12 34 24 12l12 22z" fill="#fff"/></svg>';
+
+/** The server with {@link THEME}, started once by the first test that needs it. */
+async function themedSetup(): Promise<LibrarySetup> {
+  if (ctx.themed !== undefined) return ctx.themed;
+  const dir = tempDir('troupe-theme-');
+  mkdirSync(join(dir, 'messages'));
+  writeFileSync(join(dir, 'style.css'), THEME_CSS);
+  writeFileSync(join(dir, 'messages', 'en.json'), JSON.stringify({ 'signIn.submit': THEME.submit }));
+  writeFileSync(join(dir, 'logo.svg'), LOGO_SVG);
+  ctx.themed = await startLibrarySetup({
+    properties: {
+      'security.sign-in.theme': dir,
+      'security.sign-in.product-name': THEME.product,
+      'security.sign-in.logo': join(dir, 'logo.svg'),
+      'security.sign-in.primary-color': THEME.primary,
+      'security.sign-in.support-url': 'https://help.example.com/sign-in',
+    },
+  });
+  return ctx.themed;
+}
+
+/** The computed style `property` (camelCase) of the first element of `selector`. */
+const computed = (page: Page, selector: string, property: string): Promise<string> =>
+  page.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).${property}`);
+
+/** A page of {@link THEME}: its name, its logo loaded, its stylesheet in use, its support link. */
+async function themedPage(page: Page, scheme: Scheme): Promise<void> {
+  assert.ok((await page.title()).includes(THEME.product), 'the name in the title');
+  const logo = page.locator('main img');
+  assert.ok(await logo.isVisible(), 'the logo is shown');
+  assert.ok((await page.evaluate<number>("document.querySelector('main img').naturalWidth")) > 0, 'the logo loads');
+  assert.is(await computed(page, 'body', 'backgroundColor'), THEME.background[scheme]);
+  assert.is(await page.locator('a[href="https://help.example.com/sign-in"]').count(), 1, 'the support link');
+}
+
+/** A page in `lang`: `<html lang>` and its texts from that language's messages file. */
+async function language(page: Page, lang: string): Promise<void> {
+  const messages = JSON.parse(
+    readFileSync(new URL(`../../http/oauth/theme/messages/${lang}.json`, import.meta.url), 'utf8'),
+  ) as Record<string, string>;
+  assert.is(await page.getAttribute('html', 'lang'), lang);
+  assert.is((await page.locator('h1').innerText()).trim(), messages['signIn.title']);
+  assert.is((await page.locator('button[type=submit]').innerText()).trim(), messages['signIn.submit']);
+  assert.is.not(messages['signIn.submit'], ENGLISH['signIn.submit'], 'translated');
+}
+
 interface PageCase {
   /** The screenshots' name. */
   readonly name: string;
   /** Its screenshots at both widths in the light scheme go to docs/images/ as `<doc>-<width>.png`. */
   readonly doc?: string;
+  /** The server it is served by: the suite's own when unset. */
+  readonly setup?: () => Promise<LibrarySetup>;
+  /** The browser's language (its Accept-Language). */
+  readonly locale?: string;
+  /** The product name the page shows (`troupe`, the default). */
+  readonly product?: string;
   /** Brings `page` to the page under test and checks what it must say. */
-  show(page: Page, context: BrowserContext): Promise<void>;
+  show(page: Page, context: BrowserContext, scheme: Scheme): Promise<void>;
 }
 
-/** The error page: its OAuth error code in small print. */
-async function errorPage(page: Page, code: string): Promise<void> {
-  assert.ok((await page.locator('body').innerText()).includes(code), `${code} shown`);
+/** The default English texts, for what the pages must say. */
+const ENGLISH = JSON.parse(
+  readFileSync(new URL('../../http/oauth/theme/messages/en.json', import.meta.url), 'utf8'),
+) as Record<string, string>;
+
+/** The error page of `reason`: its heading in plain words, the OAuth error code in small print. */
+async function errorPage(page: Page, reason: string, code: string): Promise<void> {
+  assert.is((await page.locator('h1').innerText()).trim(), ENGLISH[`error.${reason}.heading`]);
+  assert.is(await page.locator('code').filter({ hasText: code }).count(), 1, `${code} in a <code>`);
   assert.is(await page.locator('form').count(), 0, 'no form on the error page');
 }
 
@@ -123,7 +217,7 @@ const PAGES: readonly PageCase[] = [
     doc: 'error',
     async show(page) {
       await page.goto(authorizeAt('response_type=code&client_id=no-such-client'));
-      await errorPage(page, 'invalid_client');
+      await errorPage(page, 'unknown_client', 'invalid_client');
     },
   },
   {
@@ -135,7 +229,7 @@ const PAGES: readonly PageCase[] = [
         redirect_uri: 'http://127.0.0.1:9/elsewhere',
       });
       await page.goto(authorizeAt(query.toString()));
-      await errorPage(page, 'invalid_request');
+      await errorPage(page, 'redirect_uri', 'invalid_request');
     },
   },
   {
@@ -144,50 +238,88 @@ const PAGES: readonly PageCase[] = [
       await page.goto((await authorizationUrl(ctx.setup)).url.href);
       await context.clearCookies();
       await submitSignIn(page, USERS.john.username, USERS.john.password);
-      await errorPage(page, 'invalid_request');
+      await errorPage(page, 'expired', 'invalid_request');
     },
   },
   {
     name: 'error-request',
     async show(page) {
       await page.goto(authorizeAt(`response_type=code&client_id=${WEB.id}&client_id=${WEB.id}`));
-      await errorPage(page, 'invalid_request');
+      await errorPage(page, 'request', 'invalid_request');
+    },
+  },
+  {
+    name: 'sign-in-themed',
+    setup: themedSetup,
+    product: THEME.product,
+    async show(page, _context, scheme) {
+      await page.goto((await authorizationUrl(await themedSetup())).url.href);
+      await themedPage(page, scheme);
+      const button = page.locator('button[type=submit]');
+      assert.is((await button.innerText()).trim(), THEME.submit, "the theme's messages");
+      assert.is(await computed(page, 'button[type=submit]', 'backgroundColor'), THEME.primaryRgb);
+    },
+  },
+  {
+    name: 'error-themed',
+    setup: themedSetup,
+    product: THEME.product,
+    async show(page, _context, scheme) {
+      await page.goto(`${(await themedSetup()).server.url}/oauth/authorize?response_type=code&client_id=nobody`);
+      await themedPage(page, scheme);
+    },
+  },
+  {
+    name: 'sign-in-fr',
+    locale: 'fr-FR',
+    async show(page) {
+      await page.goto((await authorizationUrl(ctx.setup)).url.href);
+      await language(page, 'fr');
+    },
+  },
+  {
+    name: 'sign-in-de',
+    // ui_locales wins over the browser's French.
+    locale: 'fr-FR',
+    async show(page) {
+      await page.goto((await authorizationUrl(ctx.setup, 'read write', { ui_locales: 'de' })).url.href);
+      await language(page, 'de');
     },
   },
 ];
 
-t(
-  'the accessibility check sees a violation where there is one (an unlabelled field, an image without text)',
-  async () => {
-    const watched = await open('light');
-    await watched.page.setContent(
-      '<!doctype html><html lang="en"><title>t</title><main><h1>t</h1><input id="x"></main></html>',
-    );
-    const found = await runAxe(watched.page);
-    assert.ok(
-      found.violations.some((v) => v.id === 'label' && v.targets.includes('#x')),
-      JSON.stringify(found.violations),
-    );
-    await watched.context.close();
-  },
-);
+t('the accessibility check sees a violation where there is one (an unlabelled field)', async () => {
+  const watched = await open('light');
+  await watched.page.setContent(
+    '<!doctype html><html lang="en"><title>t</title><main><h1>t</h1><input id="x"></main></html>',
+  );
+  const found = await runAxe(watched.page);
+  assert.ok(
+    found.violations.some((v) => v.id === 'label' && v.targets.includes('#x')),
+    JSON.stringify(found.violations),
+  );
+  await watched.context.close();
+});
 
-/** Every page has one heading and shows nothing from elsewhere. */
-async function checkPage(watched: Watched, what: string): Promise<void> {
-  assert.is(await watched.page.locator('h1').count(), 1, `${what}: one <h1>`);
+/** Every page has one heading in one `<main>`, shows the product's name and nothing from elsewhere. */
+async function checkPage(watched: Watched, product: string, what: string): Promise<void> {
+  assert.is(await watched.page.locator('main').count(), 1, `${what}: one <main>`);
+  assert.is(await watched.page.locator('main h1').count(), 1, `${what}: one <h1>`);
+  assert.ok((await watched.page.locator('main').innerText()).includes(product), `${what}: ${product} shown`);
   assert.equal(watched.stray, [], `${what}: nothing requested from elsewhere, nothing failed`);
   assert.equal(watched.errors, [], `${what}: no console error (nothing refused by the CSP)`);
 }
 
 for (const c of PAGES)
   t(`${c.name}: no WCAG 2.2 A/AA violation, light and dark, at ${WIDTHS.join(' and ')} px; screenshots`, async () => {
+    const setup = c.setup === undefined ? ctx.setup : await c.setup();
     for (const scheme of ['light', 'dark'] as const) {
-      const watched = await open(scheme);
-      await c.show(watched.page, watched.context);
+      const watched = await open(scheme, { setup, ...(c.locale === undefined ? {} : { locale: c.locale }) });
+      await c.show(watched.page, watched.context, scheme);
       for (const width of WIDTHS) {
         const what = `${c.name} (${scheme}, ${width} px)`;
         await watched.page.setViewportSize({ width, height: 800 });
-        await checkPage(watched, what);
+        await checkPage(watched, c.product ?? 'troupe', what);
         await assertAccessible(watched.page, what);
         const name = `${c.name}-${width}${scheme === 'dark' ? '-dark' : ''}`;
         await shots.take(watched.page, name, scheme === 'light' && c.doc ? `${c.doc}-${width}` : undefined);
