@@ -144,14 +144,18 @@ async function themedSetup(): Promise<LibrarySetup> {
 const computed = (page: Page, selector: string, property: string): Promise<string> =>
   page.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).${property}`);
 
-/** A page of {@link THEME}: its name, its logo loaded, its stylesheet in use, its support link. */
-async function themedPage(page: Page, scheme: Scheme): Promise<void> {
+/** A page of {@link THEME}: its name, its logo loaded, its support link. */
+async function themedPage(page: Page): Promise<void> {
   assert.ok((await page.title()).includes(THEME.product), 'the name in the title');
   const logo = page.locator('main img');
   assert.ok(await logo.isVisible(), 'the logo is shown');
   assert.ok((await page.evaluate<number>("document.querySelector('main img').naturalWidth")) > 0, 'the logo loads');
-  assert.is(await computed(page, 'body', 'backgroundColor'), THEME.background[scheme]);
   assert.is(await page.locator('a[href="https://help.example.com/sign-in"]').count(), 1, 'the support link');
+}
+
+/** The theme's stylesheet, not the default one, is in use in `scheme`. */
+async function themeInUse(page: Page, scheme: Scheme): Promise<void> {
+  assert.is(await computed(page, 'body', 'backgroundColor'), THEME.background[scheme]);
 }
 
 /** A page in `lang`: `<html lang>` and its texts from that language's messages file. */
@@ -177,7 +181,9 @@ interface PageCase {
   /** The product name the page shows (`troupe`, the default). */
   readonly product?: string;
   /** Brings `page` to the page under test and checks what it must say. */
-  show(page: Page, context: BrowserContext, scheme: Scheme): Promise<void>;
+  show(page: Page, context: BrowserContext): Promise<void>;
+  /** Checks what depends on the colour scheme, once `page` is shown in `scheme`. */
+  inScheme?(page: Page, scheme: Scheme): Promise<void>;
 }
 
 /** The default English texts, for what the pages must say. */
@@ -252,22 +258,24 @@ const PAGES: readonly PageCase[] = [
     name: 'sign-in-themed',
     setup: themedSetup,
     product: THEME.product,
-    async show(page, _context, scheme) {
+    async show(page) {
       await page.goto((await authorizationUrl(await themedSetup())).url.href);
-      await themedPage(page, scheme);
+      await themedPage(page);
       const button = page.locator('button[type=submit]');
       assert.is((await button.innerText()).trim(), THEME.submit, "the theme's messages");
       assert.is(await computed(page, 'button[type=submit]', 'backgroundColor'), THEME.primaryRgb);
     },
+    inScheme: themeInUse,
   },
   {
     name: 'error-themed',
     setup: themedSetup,
     product: THEME.product,
-    async show(page, _context, scheme) {
+    async show(page) {
       await page.goto(`${(await themedSetup()).server.url}/oauth/authorize?response_type=code&client_id=nobody`);
-      await themedPage(page, scheme);
+      await themedPage(page);
     },
+    inScheme: themeInUse,
   },
   {
     name: 'sign-in-fr',
@@ -313,9 +321,12 @@ async function checkPage(watched: Watched, product: string, what: string): Promi
 for (const c of PAGES)
   t(`${c.name}: no WCAG 2.2 A/AA violation, light and dark, at ${WIDTHS.join(' and ')} px; screenshots`, async () => {
     const setup = c.setup === undefined ? ctx.setup : await c.setup();
+    const watched = await open('light', { setup, ...(c.locale === undefined ? {} : { locale: c.locale }) });
+    await c.show(watched.page, watched.context);
     for (const scheme of ['light', 'dark'] as const) {
-      const watched = await open(scheme, { setup, ...(c.locale === undefined ? {} : { locale: c.locale }) });
-      await c.show(watched.page, watched.context, scheme);
+      // The same page in the other scheme: prefers-color-scheme changes, the page is not reloaded.
+      await watched.page.emulateMedia({ colorScheme: scheme });
+      await c.inScheme?.(watched.page, scheme);
       for (const width of WIDTHS) {
         const what = `${c.name} (${scheme}, ${width} px)`;
         await watched.page.setViewportSize({ width, height: 800 });
@@ -324,8 +335,8 @@ for (const c of PAGES)
         const name = `${c.name}-${width}${scheme === 'dark' ? '-dark' : ''}`;
         await shots.take(watched.page, name, scheme === 'light' && c.doc ? `${c.doc}-${width}` : undefined);
       }
-      await watched.context.close();
     }
+    await watched.context.close();
   });
 
 /** The focused element, and whether its focus is drawn (an outline or a box shadow). */
