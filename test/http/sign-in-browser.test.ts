@@ -20,12 +20,15 @@ import { bearer, USERS } from '../helpers/tokens.ts';
 
 const NAME = 'the sign-in, consent and error pages in a real browser';
 
+const CLIENT_NAME = 'Acme Planner';
+
 const ctx = {} as { setup: LibrarySetup; themed: LibrarySetup | undefined; browser: Browser | undefined };
 const t = suite(NAME, ctx);
 const shots = screenshots('sign-in');
 
 t.before(async () => {
-  ctx.setup = await startLibrarySetup();
+  // A third-party application: the consent step is shown (its name, not its id, on the pages).
+  ctx.setup = await startLibrarySetup({ web: { consent: 'explicit', client_name: CLIENT_NAME } });
 });
 t.after(async () => {
   await ctx.browser?.close();
@@ -129,6 +132,7 @@ async function themedSetup(): Promise<LibrarySetup> {
   writeFileSync(join(dir, 'messages', 'en.json'), JSON.stringify({ 'signIn.submit': THEME.submit }));
   writeFileSync(join(dir, 'logo.svg'), LOGO_SVG);
   ctx.themed = await startLibrarySetup({
+    web: { consent: 'implicit' },
     properties: {
       'security.sign-in.theme': dir,
       'security.sign-in.product-name': THEME.product,
@@ -216,6 +220,20 @@ const PAGES: readonly PageCase[] = [
       assert.is(await page.inputValue('#username'), USERS.john.username, 'the username is kept');
       assert.is(await page.inputValue('#password'), '', 'the password is not');
       assert.ok(await page.isVisible('[role=alert]'), 'the error is announced');
+    },
+  },
+  {
+    name: 'consent',
+    doc: 'consent',
+    async show(page) {
+      await page.goto((await authorizationUrl(ctx.setup)).url.href);
+      await submitSignIn(page, USERS.john.username, USERS.john.password);
+      assert.is((await page.locator('h1').innerText()).trim(), ENGLISH['consent.title']);
+      assert.ok((await page.locator('main').innerText()).includes(CLIENT_NAME), 'the application named');
+      const scopes = await page.locator('main li').allInnerTexts();
+      assert.equal(scopes, [ENGLISH['scope.read'], ENGLISH['scope.write']], 'each scope described');
+      assert.ok(await page.isVisible(decisionButton('allow')));
+      assert.ok(await page.isVisible(decisionButton('deny')));
     },
   },
   {
@@ -370,31 +388,110 @@ async function tabTo(page: Page, selector: string, max = 8): Promise<number> {
   return max;
 }
 
-/** From the application's link to the sign-in page, and through it, with the keyboard alone. */
-async function signInByKeyboard(page: Page, url: URL): Promise<void> {
-  await page.goto(ctx.setup.target.home(url.href));
+type Decision = 'allow' | 'deny';
+const decisionButton = (decision: Decision): string => `button[name=decision][value=${decision}]`;
+
+/**
+ * With the keyboard alone, from the application's link: to the sign-in page, through it as `user`
+ * and, with a `decision`, through the consent page; answers where the browser lands.
+ */
+async function byKeyboard(
+  page: Page,
+  setup: LibrarySetup,
+  url: URL,
+  decision?: Decision,
+  user: { username: string; password: string } = USERS.john,
+): Promise<URL> {
+  await page.goto(setup.target.home(url.href));
   await tabTo(page, '#start');
-  await Promise.all([page.waitForURL(`${ctx.setup.server.url}/oauth/authorize?**`), page.keyboard.press('Enter')]);
+  await Promise.all([page.waitForURL(`${setup.server.url}/oauth/authorize?**`), page.keyboard.press('Enter')]);
   await tabTo(page, '#username');
-  await page.keyboard.type(USERS.john.username);
+  await page.keyboard.type(user.username);
   assert.is(await tabTo(page, '#password', 1), 1, 'the password follows the username');
-  await page.keyboard.type(USERS.john.password);
+  await page.keyboard.type(user.password);
+  const landing = page.waitForURL(`${setup.target.callback}?**`, { timeout: 20_000 });
   await page.keyboard.press('Enter');
+  if (decision !== undefined) {
+    await page.locator(decisionButton(decision)).waitFor();
+    await tabTo(page, decisionButton(decision));
+    await page.keyboard.press('Enter');
+  }
+  await landing;
+  return new URL(page.url());
 }
 
-t('keyboard alone: from the application link, sign in; the code redeems', async () => {
-  const watched = await open('light');
-  const start = await authorizationUrl(ctx.setup);
-  await Promise.all([
-    watched.page.waitForURL(`${ctx.setup.target.callback}?**`, { timeout: 20_000 }),
-    signInByKeyboard(watched.page, start.url),
-  ]);
-  const tokens = await client.authorizationCodeGrant(ctx.setup.web, new URL(watched.page.url()), {
+/**
+ * Redeems the code `landed` carries (PKCE, state and iss checked by the library); answers the
+ * token's scope, and checks that the token opens /app/user when it is john.doe's.
+ */
+async function redeem(
+  setup: LibrarySetup,
+  landed: URL,
+  start: { verifier: string; state: string },
+  user: string = USERS.john.username,
+): Promise<string | undefined> {
+  const tokens = await client.authorizationCodeGrant(setup.web, landed, {
     pkceCodeVerifier: start.verifier,
     expectedState: start.state,
   });
-  const user = await fetch(`${ctx.setup.server.url}/app/user`, { headers: bearer(tokens.access_token) });
-  assert.is(user.status, 200);
+  if (user === USERS.john.username) {
+    const res = await fetch(`${setup.server.url}/app/user`, { headers: bearer(tokens.access_token) });
+    assert.is(res.status, 200);
+  }
+  return tokens.scope;
+}
+
+// Deny first: john.doe has allowed nothing yet, so the consent page is shown (Allow, below, is remembered).
+t('keyboard alone: sign in, Deny on the consent page → access_denied with state and iss', async () => {
+  const watched = await open('light');
+  const start = await authorizationUrl(ctx.setup);
+  const landed = await byKeyboard(watched.page, ctx.setup, start.url, 'deny');
+  assert.is(landed.searchParams.get('error'), 'access_denied');
+  assert.is(landed.searchParams.get('state'), start.state);
+  assert.is(landed.searchParams.get('iss'), ctx.setup.server.config.security.jwt.issuer);
+  assert.is(landed.searchParams.get('code'), null);
+  await watched.context.close();
+});
+
+t('keyboard alone: from the application link, sign in, Allow; the code redeems', async () => {
+  const watched = await open('light');
+  const start = await authorizationUrl(ctx.setup);
+  await redeem(ctx.setup, await byKeyboard(watched.page, ctx.setup, start.url, 'allow'), start);
+  await watched.context.close();
+});
+
+t('a consent is not asked again; asking for more asks again, the new scope marked', async () => {
+  const watched = await open('light');
+  const { page } = watched;
+  const landing = () => page.waitForURL(`${ctx.setup.target.callback}?**`, { timeout: 20_000 });
+  const signIn = async (scope: string) => {
+    const start = await authorizationUrl(ctx.setup, scope);
+    await page.goto(start.url.href);
+    await submitSignIn(page, USERS.admin.username, USERS.admin.password);
+    return start;
+  };
+  const first = await signIn('read');
+  assert.equal(await page.locator('main li').allInnerTexts(), [ENGLISH['scope.read']]);
+  await Promise.all([landing(), page.click(decisionButton('allow'))]);
+  assert.is(await redeem(ctx.setup, new URL(page.url()), first, USERS.admin.username), 'read');
+  const again = await signIn('read');
+  await landing();
+  assert.is(await redeem(ctx.setup, new URL(page.url()), again, USERS.admin.username), 'read', 'not asked again');
+  const more = await signIn('read write');
+  const items = page.locator('main li');
+  assert.is(await items.count(), 2);
+  assert.is(await items.filter({ hasText: ENGLISH['scope.write'] }).locator('.badge').count(), 1, 'write is new');
+  assert.is(await items.filter({ hasText: ENGLISH['scope.read'] }).locator('.badge').count(), 0, 'read is not');
+  await Promise.all([landing(), page.click(decisionButton('allow'))]);
+  assert.is(await redeem(ctx.setup, new URL(page.url()), more, USERS.admin.username), 'read write');
+  await watched.context.close();
+});
+
+t('keyboard alone: a first-party client ("consent": "implicit") goes back with a code, no consent asked', async () => {
+  const setup = await themedSetup();
+  const watched = await open('light', { setup });
+  const start = await authorizationUrl(setup);
+  await redeem(setup, await byKeyboard(watched.page, setup, start.url), start);
   await watched.context.close();
 });
 
