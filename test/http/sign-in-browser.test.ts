@@ -162,11 +162,15 @@ async function themeInUse(page: Page, scheme: Scheme): Promise<void> {
   assert.is(await computed(page, 'body', 'backgroundColor'), THEME.background[scheme]);
 }
 
+/** The default theme's texts in `lang`. */
+function messagesOf(lang: string): Record<string, string> {
+  const file = new URL(`../../http/oauth/theme/messages/${lang}.json`, import.meta.url);
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+}
+
 /** A page in `lang`: `<html lang>` and its texts from that language's messages file. */
 async function language(page: Page, lang: string): Promise<void> {
-  const messages = JSON.parse(
-    readFileSync(new URL(`../../http/oauth/theme/messages/${lang}.json`, import.meta.url), 'utf8'),
-  ) as Record<string, string>;
+  const messages = messagesOf(lang);
   assert.is(await page.getAttribute('html', 'lang'), lang);
   assert.is((await page.locator('h1').innerText()).trim(), messages['signIn.title']);
   assert.is((await page.locator('button[type=submit]').innerText()).trim(), messages['signIn.submit']);
@@ -191,9 +195,7 @@ interface PageCase {
 }
 
 /** The default English texts, for what the pages must say. */
-const ENGLISH = JSON.parse(
-  readFileSync(new URL('../../http/oauth/theme/messages/en.json', import.meta.url), 'utf8'),
-) as Record<string, string>;
+const ENGLISH = messagesOf('en');
 
 /** The error page of `reason`: its heading in plain words, the OAuth error code in small print. */
 async function errorPage(page: Page, reason: string, code: string): Promise<void> {
@@ -310,6 +312,19 @@ const PAGES: readonly PageCase[] = [
     async show(page) {
       await page.goto((await authorizationUrl(ctx.setup, 'read write', { ui_locales: 'de' })).url.href);
       await language(page, 'de');
+    },
+  },
+  {
+    name: 'consent-fr',
+    locale: 'fr-FR',
+    async show(page) {
+      const french = messagesOf('fr');
+      await page.goto((await authorizationUrl(ctx.setup)).url.href);
+      await submitSignIn(page, USERS.john.username, USERS.john.password);
+      assert.is(await page.getAttribute('html', 'lang'), 'fr');
+      assert.is((await page.locator('h1').innerText()).trim(), french['consent.title']);
+      const scopes = await page.locator('main li').allInnerTexts();
+      assert.equal(scopes, [french['scope.read'], french['scope.write']], 'each scope described in French');
     },
   },
 ];
