@@ -1,6 +1,6 @@
 import { RateLimiterSQLite, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { Statement } from 'better-sqlite3';
-import { writeTransaction, type Db } from './sqlite.ts';
+import { changeWatch, writeTransaction, type Db } from './sqlite.ts';
 import type { LoginThrottleStore } from './login-throttle-store.ts';
 import { noteWindow, type ResultHook, type Windows } from './throttle-windows.ts';
 
@@ -14,6 +14,48 @@ interface CountRow {
   readonly expire: number | null;
 }
 
+/** The library's write hooks of the pinned version (rate-limiter-flexible 11.4.0). */
+interface WriteHooks {
+  _upsert(rlKey: string, points: number, msDuration: number, forceExpire?: boolean): Promise<unknown>;
+  _delete(rlKey: string): Promise<unknown>;
+}
+
+/**
+ * The rows of client authentications' count reads, kept while nothing can have changed them: no
+ * other connection (another process, another instance) has committed to the file since (`PRAGMA
+ * data_version`, one counter read shared with the other watches of the connection, see
+ * `changeWatch`), and this process has not written a count since (every write of the table, the
+ * library's and this adapter's, calls `wrote` before and after it). A row is judged against the
+ * clock when it is used, so a window that ended is no count, kept or not. What it saves: the
+ * count read of a success (the table's b-tree, and the ephemeral index of an `in` list) on the
+ * busiest path a service-to-service caller takes. Lost in a crash at no cost: it is only a copy.
+ * One per connection, shared by every adapter on it (their writes do not move its data_version).
+ */
+function keepCounts(db: Db) {
+  const changedElsewhere = changeWatch(db);
+  const rows = new Map<string, CountRow | null>();
+  let writes = 0;
+  let keptAt = -1;
+  /** At most this many keys kept: a flood of addresses cannot grow it without bound. */
+  const MAX_KEPT = 10_000;
+  return {
+    wrote(): void {
+      writes += 1;
+    },
+    /** The kept rows of `keys` (undefined: not kept), after dropping them all if anything changed. */
+    look(keys: readonly string[]): (CountRow | null | undefined)[] {
+      if (changedElsewhere() || keptAt !== writes || rows.size > MAX_KEPT) {
+        rows.clear();
+        keptAt = writes;
+      }
+      return keys.map((key) => rows.get(key));
+    },
+    keep(key: string, row: CountRow | null): void {
+      rows.set(key, row);
+    },
+  };
+}
+
 /**
  * RateLimiterSQLite noting each count's window (the `expire` its upsert returned), and reading a
  * count with one statement prepared once per database: the library prepares its `get` anew on
@@ -22,13 +64,41 @@ interface CountRow {
  */
 class WindowedLimiter extends RateLimiterSQLite {
   readonly #read: (key: string, nowMs: number) => CountRow | undefined;
+  readonly #wrote: () => void;
 
   constructor(
     options: ConstructorParameters<typeof RateLimiterSQLite>[0],
     read: (key: string, nowMs: number) => CountRow | undefined,
+    wrote: () => void,
   ) {
     super(options);
     this.#read = read;
+    this.#wrote = wrote;
+  }
+
+  // The library's writes: the counts kept for reading are forgotten before and after each.
+  async _upsert(rlKey: string, points: number, msDuration: number, forceExpire?: boolean): Promise<unknown> {
+    this.#wrote();
+    try {
+      return await (RateLimiterSQLite.prototype as unknown as WriteHooks)._upsert.call(
+        this,
+        rlKey,
+        points,
+        msDuration,
+        forceExpire,
+      );
+    } finally {
+      this.#wrote();
+    }
+  }
+
+  async _delete(rlKey: string): Promise<unknown> {
+    this.#wrote();
+    try {
+      return await (RateLimiterSQLite.prototype as unknown as WriteHooks)._delete.call(this, rlKey);
+    } finally {
+      this.#wrote();
+    }
   }
 
   _get(rlKey: string): Promise<CountRow | null> {
@@ -45,6 +115,18 @@ class WindowedLimiter extends RateLimiterSQLite {
   }
 }
 
+type KeptCounts = ReturnType<typeof keepCounts>;
+const keptByConnection = new WeakMap<Db, KeptCounts>();
+function keptCounts(db: Db): KeptCounts {
+  let kept = keptByConnection.get(db);
+  if (!kept) keptByConnection.set(db, (kept = keepCounts(db)));
+  return kept;
+}
+
+/** A row as it counts at `nowMs`: none once its window ended. */
+const live = (row: CountRow | null, nowMs: number): CountRow | null =>
+  row !== null && (row.expire === null || row.expire > nowMs) ? row : null;
+
 /** SQLite adapter of {@link LoginThrottleStore}: RateLimiterSQLite on the shared file (migration 007). */
 export function sqliteLoginThrottleStore(db: Db): LoginThrottleStore {
   const takeBack = db.prepare<[string, number]>(
@@ -53,16 +135,29 @@ export function sqliteLoginThrottleStore(db: Db): LoginThrottleStore {
   const dropEmpty = db.prepare<[string, number]>(
     'delete from login_throttle where key = ? and expire = ? and points <= 0',
   );
-  const giveBack = writeTransaction(db, (key: string, windowEnds: number): void => {
-    if (takeBack.run(key, windowEnds).changes === 1) dropEmpty.run(key, windowEnds);
-  });
+  const kept = keptCounts(db);
+  const write = <A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) => {
+    return (...args) => {
+      kept.wrote();
+      try {
+        return fn(...args);
+      } finally {
+        kept.wrote();
+      }
+    };
+  };
+  const giveBack = write(
+    writeTransaction(db, (key: string, windowEnds: number): void => {
+      if (takeBack.run(key, windowEnds).changes === 1) dropEmpty.run(key, windowEnds);
+    }),
+  );
   const countOf = db.prepare<[string, number], CountRow>(
     'select points, expire from login_throttle where key = ? and (expire > ? or expire is null)',
   );
   const read = (key: string, nowMs: number): CountRow | undefined => countOf.get(key, nowMs);
   // Reads of several keys at once, one statement per number of keys (a client authentication reads two).
   const countsOf = new Map<number, Statement<unknown[], CountRow & { key: string }>>();
-  const readCounts = (rlKeys: readonly string[], nowMs: number) => {
+  const select = (rlKeys: readonly string[], nowMs: number) => {
     let statement = countsOf.get(rlKeys.length);
     if (!statement) {
       statement = db.prepare<unknown[], CountRow & { key: string }>(
@@ -71,6 +166,18 @@ export function sqliteLoginThrottleStore(db: Db): LoginThrottleStore {
       countsOf.set(rlKeys.length, statement);
     }
     return statement.all(...rlKeys, nowMs);
+  };
+  /** The rows of `rlKeys` still counting at `nowMs` (null: none), from those kept or read at once. */
+  const readCounts = (rlKeys: readonly string[], nowMs: number): (CountRow | null)[] => {
+    const found = kept.look(rlKeys);
+    const missing = rlKeys.filter((_, i) => found[i] === undefined);
+    if (missing.length > 0) {
+      // Read with no end of window applied (0): whether a row still counts is judged on use.
+      const read = new Map(select(missing, 0).map((row) => [row.key, row]));
+      for (const key of missing) kept.keep(key, read.get(key) ?? null);
+      return rlKeys.map((key, i) => found[i] ?? read.get(key) ?? null).map((row) => live(row, nowMs));
+    }
+    return found.map((row) => live(row ?? null, nowMs));
   };
   const known = db.prepare<[string], number>('select 1 from login_known_pairs where pair = ?').pluck();
   const seen = db.prepare<[string, number]>(
@@ -81,6 +188,8 @@ export function sqliteLoginThrottleStore(db: Db): LoginThrottleStore {
   );
   const purge = db.prepare<[number]>('delete from login_throttle where expire < ?');
   const clear = db.prepare<[string, string]>('delete from login_throttle where substr(key, 1, length(?)) = ?');
+  const purgeBefore = write((nowMs: number) => purge.run(nowMs).changes);
+  const clearFrom = write((start: string) => clear.run(start, start).changes);
   let remembered = 0;
   return {
     counter: ({ keyPrefix, points, duration }) =>
@@ -95,14 +204,13 @@ export function sqliteLoginThrottleStore(db: Db): LoginThrottleStore {
           duration,
         },
         read,
+        kept.wrote,
       ),
     async readCounts(keys) {
       if (keys.length === 0) return [];
       const nowMs = Date.now();
       const rlKeys = keys.map(({ counter, key }) => counter.getKey(key));
-      const rows = new Map(readCounts(rlKeys, nowMs).map((row) => [row.key, row]));
-      return rlKeys.map((rlKey) => {
-        const row = rows.get(rlKey);
+      return readCounts(rlKeys, nowMs).map((row) => {
         if (!row) return null;
         return { consumedPoints: row.points, msBeforeNext: row.expire === null ? -1 : Math.max(row.expire - nowMs, 0) };
       });
@@ -114,7 +222,7 @@ export function sqliteLoginThrottleStore(db: Db): LoginThrottleStore {
       seen.run(pair, Date.now());
       if (++remembered % TRIM_EVERY === 0) trim.run(max - 1);
     },
-    clearCounts: async (start) => clear.run(start, start).changes,
-    purgeExpired: async (nowMs) => purge.run(nowMs).changes,
+    clearCounts: async (start) => clearFrom(start),
+    purgeExpired: async (nowMs) => purgeBefore(nowMs),
   };
 }

@@ -240,4 +240,34 @@ t('two processes on one store count a client together, and share the addresses k
   }
 });
 
+t('a success reads counts as they are now: written by another connection, by this one, or ended', async () => {
+  const dir = tempDir('troupe-throttle-');
+  try {
+    const limits = { ...CLIENT_LIMITS, maxFailuresPerAddress: 2, windowSeconds: 1 };
+    const [a, b] = [0, 1].map(() => {
+      const db = openDatabase(dir, { synchronous: 'NORMAL' });
+      ctx.dbs.push(db);
+      return createLoginThrottle(limits, sqliteLoginThrottleStore(db));
+    }) as [LoginThrottle, LoginThrottle];
+    const failTwice = async (throttle: LoginThrottle, address: string) => {
+      for (const client of ['x', 'y']) await admitted(await throttle.beginClient(client, address)).failed();
+    };
+    // Another connection (another process) counts failures: the next read here sees them.
+    assert.is(await a.readClient('svc', '10.0.5.1'), undefined);
+    await failTwice(b, '10.0.5.1');
+    assert.type(await a.readClient('svc', '10.0.5.1'), 'number', "another connection's counts were not seen");
+    // This connection counts them: its own writes do not move data_version, and are seen too.
+    assert.is(await a.readClient('svc', '10.0.6.1'), undefined);
+    await failTwice(a, '10.0.6.1');
+    assert.type(await a.readClient('svc', '10.0.6.1'), 'number', "this connection's own counts were not seen");
+    // A count whose window ended holds nothing back, though nothing was written since it was read.
+    const ends = Date.now() + 1_000;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, ends - Date.now()) + 100));
+    assert.is(await a.readClient('svc', '10.0.6.1'), undefined, 'an ended window still held the address back');
+  } finally {
+    for (const db of ctx.dbs.splice(0)) db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 t.run();
