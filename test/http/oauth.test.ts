@@ -119,6 +119,17 @@ t('body not form-encoded → 400 invalid_request', async () => {
   await expectError(res, 400, 'invalid_request', /x-www-form-urlencoded/);
   const empty = await fetch(`${ctx.url}/oauth/token`, { method: 'POST', headers: { Authorization: basic() } });
   await expectError(empty, 400, 'invalid_request');
+  const form = { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' };
+  const zero = await fetch(`${ctx.url}/oauth/token`, { method: 'POST', headers: form, body: '' });
+  await expectError(zero, 400, 'invalid_request', /x-www-form-urlencoded/);
+  // A chunked form (no Content-Length) is a body like any other.
+  const chunked = await fetch(`${ctx.url}/oauth/token`, {
+    method: 'POST',
+    headers: form,
+    body: new Blob([new URLSearchParams(PASSWORD).toString()]).stream(),
+    duplex: 'half',
+  });
+  assert.is(chunked.status, 200);
 });
 
 t('missing grant_type, username or password → 400 invalid_request', async () => {
