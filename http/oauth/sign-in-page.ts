@@ -3,6 +3,7 @@
  * alone (no external asset, no script): the form works without JavaScript. Every value is escaped.
  */
 import { hash } from 'node:crypto';
+import { escapeHtml } from './pages/html.ts';
 import type { ConsentView, ErrorView, HiddenFields, Pages, SignInProblem, SignInView } from './page-views.ts';
 
 const STYLE =
@@ -18,14 +19,7 @@ const PAGE_CSP = [
   "base-uri 'none'",
 ].join('; ');
 
-const ENTITIES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
+const escape = escapeHtml;
 
 const page = (title: string, body: string): string => `<!doctype html>
 <html lang="en">

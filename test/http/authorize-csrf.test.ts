@@ -22,6 +22,7 @@ import {
   type UsableKey,
 } from '../../src/security/key-material.ts';
 import { fixedKeyRing } from '../../src/security/key-ring.ts';
+import { later } from '../helpers/clock.ts';
 
 const t = suite('the sign-in form: CSRF token');
 
@@ -55,18 +56,6 @@ const OTHER_REQUEST = new Map([...REQUEST, ['scope', 'read write']]);
 const newKey = (): Promise<UsableKey> => usableKey(generatePrivateKey('ES256'), 'ES256');
 const csrfOf = async (key?: UsableKey, previous: UsableKey[] = []): Promise<AuthorizeCsrf> =>
   authorizeCsrf(fixedKeyRing(key ?? (await newKey()), previous));
-
-/** `run` with the clock moved on by `seconds`. */
-async function later<T>(seconds: number, run: () => Promise<T>): Promise<T> {
-  const real = Date.now;
-  const at = real() + seconds * 1000;
-  Date.now = () => at;
-  try {
-    return await run();
-  } finally {
-    Date.now = real;
-  }
-}
 
 t('valid for the same browser and request until FORM_VALIDITY_S have passed, then refused', async () => {
   const csrf = await csrfOf();

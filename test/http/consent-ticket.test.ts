@@ -11,6 +11,7 @@ import { consentTickets } from '../../http/oauth/consent-ticket.ts';
 import { authorizeCsrf, CSRF_COOKIE, FORM_VALIDITY_S } from '../../http/oauth/csrf.ts';
 import { generatePrivateKey, usableKey, type UsableKey } from '../../src/security/key-material.ts';
 import { fixedKeyRing } from '../../src/security/key-ring.ts';
+import { later } from '../helpers/clock.ts';
 
 const t = suite('the consent ticket');
 
@@ -28,17 +29,6 @@ const REQUEST = new Map([
 ]);
 const ACCOUNT = { accountId: 7, accountVersion: 3, username: 'kim' };
 const newKey = (): Promise<UsableKey> => usableKey(generatePrivateKey('ES256'), 'ES256');
-
-async function later<T>(seconds: number, run: () => Promise<T>): Promise<T> {
-  const real = Date.now;
-  const at = real() + seconds * 1000;
-  Date.now = () => at;
-  try {
-    return await run();
-  } finally {
-    Date.now = real;
-  }
-}
 
 t('read back by the same browser and request until the form validity has passed', async () => {
   const tickets = consentTickets(fixedKeyRing(await newKey(), []));

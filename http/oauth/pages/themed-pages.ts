@@ -13,6 +13,7 @@ import type {
   SignInProblem,
   SignInView,
 } from '../page-views.ts';
+import { escapeHtml } from './html.ts';
 import { negotiate } from './language.ts';
 import type { Messages, TemplateName, Theme } from './theme.ts';
 
@@ -40,16 +41,6 @@ export const THEMED_CSP = [
   "frame-ancestors 'none'",
   "base-uri 'none'",
 ].join('; ');
-
-const ENTITIES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-/** HTML escaping of text and attribute values (mustache's own also turns `/` and `=` into entities). */
-export const escapeHtml = (value: unknown): string => String(value).replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 
 /** `{name}` → the value named, text otherwise kept. */
 const format = (text: string, values: Readonly<Record<string, string>>): string =>
