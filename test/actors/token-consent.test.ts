@@ -11,6 +11,10 @@ import { startSystem, stopSystem, type ActorSystem } from '../../src/messaging/n
 import type { Client } from '../../src/security/clients.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { s256 } from '../../src/security/pkce.ts';
+import { rmSync } from 'node:fs';
+import { WITHDRAWN } from '../../actors/token/grants/authorization-code.ts';
+import { gate, holdingStores, type Holds } from '../helpers/gate.ts';
+import { tempDir } from '../helpers/server.ts';
 import {
   administer,
   CLIENT,
@@ -142,6 +146,69 @@ t('a withdrawal ends the logins of the client; unknown ones are refused', async 
   assert.is(nobody.ok ? 'ok' : nobody.code, 'account.not_found');
   const none = await sendToken(ctx.setup, Token.listConsents({ accountId: 999_999 }));
   assert.is(none.ok ? 'ok' : none.code, 'account.not_found');
+});
+
+t('two processes: a withdrawal while a code is redeemed ends the login the redemption writes', async () => {
+  const dir = tempDir('troupe-consent-race-');
+  const holds: Holds = {};
+  const systems = [startSystem('consent-race-here'), startSystem('consent-race-there')] as const;
+  const [here, there] = [
+    await startTokenActor(systems[0], {
+      hasher: ctx.hasher,
+      clients: [CLIENT, PARTNER],
+      dataDir: dir,
+      consents: holdingStores(holds).consents,
+    }),
+    await startTokenActor(systems[1], { hasher: ctx.hasher, clients: [CLIENT, PARTNER], dataDir: dir }),
+  ] as const;
+  try {
+    const signedIn = okValue(
+      await sendToken(
+        here,
+        Token.authorize({
+          clientId: PARTNER.clientId,
+          redirectUri: REDIRECT,
+          username: 'john.doe',
+          password: 'john-password',
+          scope: ['read'],
+          codeChallenge: s256(VERIFIER),
+        }),
+      ),
+    );
+    if (!('consent' in signedIn)) return assert.unreachable('a code without consent');
+    const { accountId, accountVersion } = signedIn.consent;
+    const { code } = okValue(
+      await sendToken(
+        here,
+        Token.authorizeConsented({
+          clientId: PARTNER.clientId,
+          redirectUri: REDIRECT,
+          scope: ['read'],
+          codeChallenge: s256(VERIFIER),
+          accountId,
+          accountVersion,
+        }),
+      ),
+    );
+    // Held right after the redemption read the consent, before its login is written.
+    const hold = gate();
+    holds.consent = hold;
+    const redemption = sendToken(
+      here,
+      Token.redeemCode({ clientId: PARTNER.clientId, code, redirectUri: REDIRECT, codeVerifier: VERIFIER }),
+    );
+    await hold.reached;
+    okValue(await sendToken(there, Token.withdrawConsent({ accountId, clientId: PARTNER.clientId })));
+    hold.release();
+    const reply = await redemption;
+    assert.equal(reply.ok ? 'ok' : [reply.code, reply.message], ['grant.invalid', WITHDRAWN]);
+    assert.equal(okValue(await administer(there, Accounts.listLogins({ id: accountId }))), [], 'a login outlived it');
+  } finally {
+    for (const system of systems) stopSystem(system);
+    here.db.close();
+    there.db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 t.run();

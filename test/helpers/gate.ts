@@ -1,5 +1,6 @@
 import type { PasswordHasher } from '../../src/security/passwords.ts';
 import type { AccountStore } from '../../src/stores/account-store.ts';
+import type { ConsentStore } from '../../src/stores/consent-store.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 
 /** A step of work held at an exact moment until the test lets it go: races tested without sleeps. */
@@ -37,6 +38,8 @@ export interface Holds {
   rotate?: Gate | undefined;
   /** A read of a refresh token's record, once it is read. */
   find?: Gate | undefined;
+  /** A read of an account's consent to a client, once it is read. */
+  consent?: Gate | undefined;
 }
 
 /** Waits at the gate set for `step`, if any, and clears it. */
@@ -60,13 +63,22 @@ export function holdingHasher(hasher: PasswordHasher, holds: Holds): PasswordHas
 
 /**
  * Wrappers of the real stores for `startTokenActor`: reads of an account by id held at `read`, of a
- * refresh token at `find`, rotations at `rotate`.
+ * refresh token at `find`, of a consent at `consent`, rotations at `rotate`.
  */
 export function holdingStores(holds: Holds): {
   accounts: (store: AccountStore) => AccountStore;
   refreshTokens: (store: RefreshTokenStore) => RefreshTokenStore;
+  consents: (store: ConsentStore) => ConsentStore;
 } {
   return {
+    consents: (store) => ({
+      ...store,
+      async find(accountId, clientId) {
+        const found = await store.find(accountId, clientId);
+        await pass(holds, 'consent');
+        return found;
+      },
+    }),
     accounts: (store) => ({
       ...store,
       async findById(id) {

@@ -28,6 +28,7 @@ import type { RevocationStore } from '../../src/stores/revocation-store.ts';
 import type { AccountStore } from '../../src/stores/account-store.ts';
 import { sqliteAuthorizationCodeStore } from '../../src/stores/authorization-code-store.sqlite.ts';
 import { sqliteConsentStore } from '../../src/stores/consent-store.sqlite.ts';
+import type { ConsentStore } from '../../src/stores/consent-store.ts';
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
@@ -82,6 +83,8 @@ export async function startTokenActor(
     revocations?: (store: RevocationStore) => RevocationStore;
     /** Wraps the real account store the actor uses (the initial data is loaded through the real one). */
     accounts?: (store: AccountStore) => AccountStore;
+    /** Wraps the real consent store. */
+    consents?: (store: ConsentStore) => ConsentStore;
   },
 ): Promise<TokenActorSetup> {
   const db = openDatabase(options.dataDir ?? ':memory:', { synchronous: 'NORMAL' });
@@ -107,7 +110,7 @@ export async function startTokenActor(
     refreshTokens: (options.refreshTokens ?? ((store) => store))(sqliteRefreshTokenStore(db)),
     revocations: (options.revocations ?? ((store) => store))(sqliteRevocationStore(db)),
     codes: sqliteAuthorizationCodeStore(db),
-    consents: sqliteConsentStore(db),
+    consents: (options.consents ?? ((store) => store))(sqliteConsentStore(db)),
     keys,
     settings: SETTINGS,
     clients: options.clients ?? [CLIENT],

@@ -132,6 +132,12 @@ export function createAuthorizationCode(
     if ((await allowed(client, account.id, record.scope)).length !== record.scope.length) return refuse(WITHDRAWN);
     const granted = await grants.newLogin(client, account, record.scope, record.loginId);
     if (!granted) return refuse(ACCOUNT_CHANGED);
+    // A withdrawal that read the logins before this one was written did not see it: the consent is
+    // read again now that the login exists, and a login it no longer allows is ended at once.
+    if ((await allowed(client, account.id, record.scope)).length !== record.scope.length) {
+      await revokeLogin(record.loginId);
+      return refuse(WITHDRAWN);
+    }
     await afterLogin(account.id);
     tell(msg.sender, ok(granted));
   };
