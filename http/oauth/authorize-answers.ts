@@ -19,15 +19,14 @@ export interface AuthorizeRouteDeps extends OAuthRouteDeps {
   readonly issuer: string;
   /** The signing keys: the sign-in form's CSRF key and the consent ticket's are derived from them. */
   readonly keys: KeyRing;
-  /** How the pages look and read; the plain pages of `sign-in-page.ts` when unset. */
-  readonly pages?: Pages | undefined;
+  /** How the pages look and read (the theme of `security.sign-in.*`, `pages/sign-in-site.ts`). */
+  readonly pages: Pages;
 }
 
 /** The routes' dependencies with what they make of them once. */
 export type Deps = AuthorizeRouteDeps & {
   readonly csrf: AuthorizeCsrf;
   readonly tickets: ConsentTickets;
-  readonly pages: Pages;
 };
 
 /** What the browser asked for, for the page's language. */

@@ -17,7 +17,6 @@ import {
 } from './authorize-answers.ts';
 import { consentRoute, showConsent } from './consent.ts';
 import { consentTickets } from './consent-ticket.ts';
-import { plainPages } from './sign-in-page.ts';
 import type { SignInProblem } from './page-views.ts';
 import { formBody, formParams } from '../middleware/body.ts';
 import { replyValue } from '../problems.ts';
@@ -120,7 +119,6 @@ export function oauthAuthorizeRoutes(routeDeps: AuthorizeRouteDeps): Route[] {
     ...routeDeps,
     csrf: authorizeCsrf(routeDeps.keys),
     tickets: consentTickets(routeDeps.keys),
-    pages: routeDeps.pages ?? plainPages,
   };
   const form = formBody(deps.maxBodyBytes);
   return [
