@@ -11,6 +11,7 @@ import { startSystem, stopSystem, type ActorSystem } from '../../src/messaging/n
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { Client } from '../../src/security/clients.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
+import { gate, type Gate } from '../helpers/gate.ts';
 import { CLIENT, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
 
 const SERVICE: Client = {
@@ -26,6 +27,10 @@ interface Ctx {
   setup: TokenActorSetup;
   /** Every store call the actor made, as `store.method`. */
   calls: string[];
+  /** Set by a test: the next signature waits at this gate (once). */
+  hold: Gate | undefined;
+  /** Set by a test: the next signature fails with this error (once). */
+  failure: Error | undefined;
 }
 const ctx = { calls: [] } as unknown as Ctx;
 
@@ -58,6 +63,13 @@ t.before(async () => {
     accounts: (store) => noted(store, 'accounts'),
     refreshTokens: (store) => noted(store, 'refreshTokens'),
     revocations: (store) => noted(store, 'revocations'),
+    signer: (sign) => async (request, nowMs) => {
+      const [hold, failure] = [ctx.hold, ctx.failure];
+      [ctx.hold, ctx.failure] = [undefined, undefined];
+      await hold?.wait();
+      if (failure) throw failure;
+      return sign(request, nowMs);
+    },
   });
 });
 t.after(async () => {
@@ -102,6 +114,48 @@ t('its token is introspected as the client’s own, and revoked by its jti', asy
     await ask(ctx.setup.token, Token.introspect({ clientId: 'reporting-service', token: accessToken }), 5000),
   );
   assert.is(after.active, false);
+});
+
+t('a signature runs beside the mailbox: a client held at its signature holds no other', async () => {
+  const held = gate();
+  ctx.hold = held;
+  const first = issue(['read']);
+  await held.reached;
+  try {
+    // The actor answers the next client, and another message kind, while the first signature waits.
+    const second = value(
+      await ask(ctx.setup.token, Token.clientCredentials({ clientId: 'reporting-service', scope: ['write'] }), 2000),
+    );
+    assert.equal(second.scope, ['write']);
+    const found = value(
+      await ask(ctx.setup.token, Token.introspect({ clientId: 'reporting-service', token: second.accessToken }), 2000),
+    );
+    assert.is(found.active, true);
+  } finally {
+    held.release();
+  }
+  const answered = value(await first);
+  assert.equal(answered.scope, ['read']);
+});
+
+t('a signature that fails answers its client, and the actor goes on serving', async () => {
+  ctx.failure = new Error('the signing key cannot be read');
+  const failed = await issue();
+  assert.equal(failed.ok ? 'ok' : failed.code, 'internal');
+  assert.ok(value(await issue()).accessToken);
+});
+
+t('a client not registered for the grant, or a scope it lacks, is refused before any signature', async () => {
+  ctx.failure = new Error('no signature should be made');
+  const other = await ask(
+    ctx.setup.token,
+    Token.clientCredentials({ clientId: CLIENT.clientId, scope: undefined }),
+    5000,
+  );
+  assert.equal(other.ok ? 'ok' : other.code, 'grant.unauthorized');
+  const scoped = await issue(['admin']);
+  assert.equal(scoped.ok ? 'ok' : scoped.code, 'scope.invalid');
+  ctx.failure = undefined;
 });
 
 t.run();

@@ -11,7 +11,7 @@ import type { Test } from 'uvu';
 import { startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';
 import { replyThenResume } from '../../src/messaging/supervision.ts';
 import type { Client } from '../../src/security/clients.ts';
-import type { TokenSettings } from '../../src/security/jwt.ts';
+import type { TokenSettings, TokenSigner } from '../../src/security/jwt.ts';
 import type { CachedVerifier } from '../../src/security/token-cache.ts';
 import { fixedKeyRing } from '../../src/security/key-ring.ts';
 import { loadConfiguredKey } from '../../src/security/keys.ts';
@@ -85,6 +85,8 @@ export async function startTokenActor(
     accounts?: (store: AccountStore) => AccountStore;
     /** Wraps the real consent store. */
     consents?: (store: ConsentStore) => ConsentStore;
+    /** Wraps the real access-token signer, e.g. to hold a signature or make it fail. */
+    signer?: (signer: TokenSigner) => TokenSigner;
   },
 ): Promise<TokenActorSetup> {
   const db = openDatabase(options.dataDir ?? ':memory:', { synchronous: 'NORMAL' });
@@ -129,6 +131,7 @@ export async function startTokenActor(
   const token = spawnTokenActor(system, {
     ...deps.token,
     accounts: (options.accounts ?? ((store) => store))(accountStore),
+    signAccessToken: (options.signer ?? ((signer) => signer))(deps.token.signAccessToken),
     onCrash,
   });
   const accounts = spawnAccountActor(system, { ...deps.accounts, onCrash });

@@ -65,7 +65,7 @@ export function createGrants(deps: GrantDeps, logins: LoginEnds) {
   const table: GrantTable = {
     password: async (msg, self) => checks.onLogin(msg, self),
     refresh_token: (msg) => onRefresh(msg),
-    client_credentials: (msg) => onClientCredentials(msg),
+    client_credentials: async (msg, self) => onClientCredentials(msg, self),
     authorization_code: (msg) => codes.onRedeemCode(msg),
   };
 
