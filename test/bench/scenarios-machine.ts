@@ -6,7 +6,8 @@
  * - 19: `POST /oauth/introspect` of an access token against a bare handler doing the same
  *   credential check, one `jose` verification and the JSON;
  * - 20: the password grant against what the BCrypt worker pool (`src/security/passwords.ts`, as
- *   many threads as the server gives it) compares a second at the configured cost, in this process.
+ *   many threads as the server gives it) compares a second at the configured cost, in this process,
+ *   measured before, between and after the grant's rounds (the best of each side).
  * Troupe and the bare server share one fixed HS256 key (`security.signing-key`), issuer, audience
  * and a `security.clients-file` with one client_credentials client; 32 connections each.
  */
@@ -18,7 +19,17 @@ import bcrypt from 'bcryptjs';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { costOf, createPasswordHasher } from '../../src/security/passwords.ts';
 import { basic, USERS } from '../helpers/tokens.ts';
-import { interleaved, load, startBare, startTroupe, tempDir, warmUp, type Child, type LoadSpec } from './harness.ts';
+import {
+  interleaved,
+  load,
+  startBare,
+  startTroupe,
+  tempDir,
+  warmUp,
+  type Child,
+  type LoadResult,
+  type LoadSpec,
+} from './harness.ts';
 import type { Report } from './report.ts';
 import { row, type BenchSettings } from './scenarios-security.ts';
 
@@ -226,8 +237,7 @@ export async function machineToMachine(report: Report, s: BenchSettings, rounds 
     };
     const hash = data.users.find((u) => u.username === USERS.john.username)?.password ?? '';
     if (costOf(hash) !== JOHN_HASH_COST) throw new Error(`the bench expects john.doe's hash at cost ${JOHN_HASH_COST}`);
-    s.log(`BCrypt pool: ${threads} threads comparing at cost ${JOHN_HASH_COST}, before and after the password grant`);
-    const before = await poolRate(threads, USERS.john.password, hash, 3);
+    s.log(`BCrypt pool: ${threads} threads comparing at cost ${JOHN_HASH_COST}, interleaved with the password grant`);
     const passwordSpec: LoadSpec = {
       url: pair.troupe.url,
       path: '/oauth/token',
@@ -237,14 +247,24 @@ export async function machineToMachine(report: Report, s: BenchSettings, rounds 
       connections: 8,
     };
     await warmUp(passwordSpec);
-    const logins = await load({ ...passwordSpec, duration: s.seconds });
-    const pool = (before + (await poolRate(threads, USERS.john.password, hash, 3))) / 2;
-    s.log(`  ${logins.rps.toFixed(1)} tokens/s; the pool ${pool.toFixed(1)} compares/s`);
+    // Interleaved rounds, the best of each side, as every other claim: a slow moment of this
+    // machine then lowers one round of one side, not the ratio.
+    let pool = 0;
+    let logins: LoadResult | undefined;
+    for (let round = 1; round <= rounds; round++) {
+      pool = Math.max(pool, await poolRate(threads, USERS.john.password, hash, 3));
+      const r = await load({ ...passwordSpec, duration: s.seconds });
+      s.log(`  round ${round}: ${r.rps.toFixed(1)} tokens/s; the pool ${pool.toFixed(1)} compares/s at best so far`);
+      if (!logins || r.rps > logins.rps) logins = r;
+    }
+    pool = Math.max(pool, await poolRate(threads, USERS.john.password, hash, 3));
+    if (!logins) throw new Error('a measurement is missing');
+    s.log(`  ${logins.rps.toFixed(1)} tokens/s at best; the pool ${pool.toFixed(1)} compares/s at best`);
     report.measurements.push(
       {
         scenario: `BCrypt worker pool, ${threads} threads, cost ${JOHN_HASH_COST}`,
         rps: pool,
-        note: 'baseline of claim 20 (compares/s, mean of a run before and after)',
+        note: `baseline of claim 20 (compares/s, the best of ${rounds + 1} runs of 3 s around the grant's rounds)`,
       },
       row('POST /oauth/token, password grant (8 connections)', logins, pair.troupe.rss(), 'one BCrypt per request'),
     );
