@@ -4,11 +4,12 @@ import bcrypt from 'bcryptjs';
 import { costOf } from '../../src/security/passwords.ts';
 import { basic, login, USERS } from '../helpers/tokens.ts';
 import {
-  cpuSeconds,
+  interleaved as interleavedRounds,
   load,
   startBare,
   startTroupe,
   warmUp,
+  type BestRound,
   type Child,
   type LoadResult,
   type LoadSpec,
@@ -39,45 +40,26 @@ export interface Target {
   readonly headers: Record<string, string>;
 }
 
-/** What a target did at its best: its most req/s, and its fewest server CPU µs per request, in any round. */
-export interface TargetBest {
-  readonly r: LoadResult;
-  readonly rss: number;
-  readonly cpuUs: number;
-}
-
-/** Best of `rounds` interleaved runs per target, so a slow moment of the machine hits all alike. */
-export async function interleaved(
+/**
+ * Best of `rounds` interleaved runs of listAll per target (the harness's `interleaved`: its most
+ * req/s and its fewest server CPU µs per request), so a slow moment of the machine hits all alike.
+ */
+export const interleaved = (
   targets: readonly Target[],
   s: BenchSettings,
   rounds = 2,
   connections = 10,
-): Promise<Map<string, TargetBest>> {
-  const best = new Map<string, TargetBest>();
-  for (const t of targets) await warmUp({ url: t.child.url, path: '/app/listAll', headers: t.headers });
-  for (let round = 1; round <= rounds; round++) {
-    for (const t of targets) {
-      const before = cpuSeconds(t.child.pid);
-      const r = await load({
-        url: t.child.url,
-        path: '/app/listAll',
-        headers: t.headers,
-        connections,
-        duration: s.seconds,
-      });
-      const cpuUs = ((cpuSeconds(t.child.pid) - before) * 1e6) / Math.max(1, r.total);
-      s.log(
-        `  ${t.name} round ${round}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, failed ${failedOf(r)}, ${cpuUs.toFixed(1)} CPU µs/request`,
-      );
-      const prev = best.get(t.name);
-      best.set(t.name, {
-        ...(!prev || r.rps > prev.r.rps ? { r, rss: t.child.rss() } : prev),
-        cpuUs: Math.min(prev?.cpuUs ?? Infinity, cpuUs),
-      });
-    }
-  }
-  return best;
-}
+): Promise<Map<string, BestRound>> =>
+  interleavedRounds(
+    targets.map((t) => ({
+      key: t.name,
+      label: t.name,
+      child: t.child,
+      spec: { url: t.child.url, path: '/app/listAll', headers: t.headers, connections, duration: s.seconds },
+    })),
+    rounds,
+    s.log,
+  );
 
 async function sameBody(a: Target, b: Target): Promise<boolean> {
   const body = (t: Target): Promise<string> =>
@@ -107,7 +89,7 @@ export async function listAll(
   const best = await interleaved(targets, s);
   await open.stop();
   await bare.stop();
-  const get = (t: Target): TargetBest => best.get(t.name) ?? missing();
+  const get = (t: Target): BestRound => best.get(t.name) ?? missing();
   const cpu = (t: Target): string => `${get(t).cpuUs.toFixed(1)} CPU µs/request`;
   report.measurements.push(
     row('GET /app/listAll, bearer token', get(tok).r, get(tok).rss, cpu(tok)),

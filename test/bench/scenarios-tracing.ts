@@ -11,9 +11,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { login } from '../helpers/tokens.ts';
-import { interleaved, startTroupe, tempDir, type BestRound } from './harness.ts';
+import { startTroupe, tempDir } from './harness.ts';
 import type { Report } from './report.ts';
-import { row, type BenchSettings, type Target } from './scenarios-security.ts';
+import { interleaved, row, type BenchSettings, type Target } from './scenarios-security.ts';
 
 const git = (...args: string[]): string => execFileSync('git', args, { encoding: 'utf8' }).trim();
 
@@ -43,19 +43,6 @@ async function discardingCollector() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports: () => exports, server };
 }
 
-/** Best of `rounds` interleaved runs of listAll per target (see `interleaved`). */
-const measure = (targets: readonly Target[], s: BenchSettings, rounds: number): Promise<Map<string, BestRound>> =>
-  interleaved(
-    targets.map((t) => ({
-      key: t.name,
-      label: t.name,
-      child: t.child,
-      spec: { url: t.child.url, path: '/app/listAll', headers: t.headers, connections: 10, duration: s.seconds },
-    })),
-    rounds,
-    s.log,
-  );
-
 export async function tracing(report: Report, s: BenchSettings): Promise<void> {
   const dir = tempDir('tracing');
   const untraced = untracedTree();
@@ -77,7 +64,7 @@ export async function tracing(report: Report, s: BenchSettings): Promise<void> {
       { name: 'tracing on, 100 % sampled', child: on, headers: await headers(on.url) },
     ];
     s.log('GET /app/listAll: tracing off vs a build without tracing vs tracing on (100 % sampled, OTLP)');
-    const best = await measure(targets, s, 3);
+    const best = await interleaved(targets, s, 3);
     const get = (t: Target) => {
       const found = best.get(t.name);
       if (!found) throw new Error(`no measurement of ${t.name}`);
