@@ -83,6 +83,26 @@ export const releasable = (role: string, id: number): Filter<GuardDoc> => ({
   'holders.1': { $exists: true },
 });
 
+/**
+ * An account of the initial data that this database has seeded (collection `seeded_accounts`), by
+ * username: written, as a claim, before the account is created, and kept after the account is
+ * deleted, so that it is not created again. `appliedAt` is set once the account exists; a record
+ * without it is a claim still being carried out, or one a crash cut short.
+ */
+export interface SeededAccountDoc {
+  _id: string;
+  claimedAt: Date;
+  appliedAt?: Date;
+}
+export const seededAccount = (username: string): Filter<SeededAccountDoc> => ({ _id: username });
+/** The record while it is a claim not yet applied. */
+export const unapplied = (username: string): Filter<SeededAccountDoc> => ({
+  _id: username,
+  appliedAt: { $exists: false },
+});
+/** Writes the claim when no record of the username exists; leaves one that does as it is. */
+export const seedClaim = (): UpdateFilter<SeededAccountDoc> => ({ $setOnInsert: { claimedAt: new Date() } });
+
 /** The counter of account ids given (`counters` collection): never lowered, so no id is given twice. */
 export const ACCOUNT_IDS = 'account-ids';
 

@@ -12,6 +12,7 @@ import type {
 import { escapeRegex, guarded, isDuplicateKey, nextSeq, type Runner } from './mongo.ts';
 import { roleGuards } from './role-guards.mongo.ts';
 import { accountVersions } from './account-versions.mongo.ts';
+import { accountSeeds } from './account-seeds.mongo.ts';
 import {
   ACCOUNT_IDS,
   accountByName,
@@ -82,7 +83,8 @@ function joinRoles(docs: readonly AccountDoc[], roleDocs: readonly RoleDoc[]): A
  * so that no id is ever given twice. Every save moves the `credential-changes` counter after its
  * write; a change made to these collections by anything but this adapter does not move it.
  * The security version moves as `account-versions.mongo.ts` says; the last holder of a guarded
- * role is kept as `role-guards.mongo.ts` says.
+ * role is kept as `role-guards.mongo.ts` says; the seeded accounts are recorded as
+ * `account-seeds.mongo.ts` says.
  */
 export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountStore {
   const roles = db.collection<RoleDoc>('roles');
@@ -153,6 +155,7 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
     await changed();
     return created ?? 'account.not_found';
   };
+  const { seedAccount } = accountSeeds(db, createAccount);
   const { refuseDeleted, carry, moveWith, untilSettled } = accountVersions(db);
   const updateAccount = (id: number, c: AccountChanges, guarded: string) =>
     untilSettled(async () => {
@@ -216,6 +219,7 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
         }
       }),
     createAccount: (a) => run(() => createAccount(a)),
+    seedAccount: (a) => run(() => seedAccount(a)),
     updateAccount: (id, c, guarded) => run(() => updateAccount(id, c, guarded)),
     setPassword: (id, hash, keepLogin, atVersion) =>
       run(() =>

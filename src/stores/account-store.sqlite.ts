@@ -9,6 +9,7 @@ import type {
   NewAccount,
   Role,
   RoleInput,
+  SeedOutcome,
 } from './account-store.ts';
 
 interface AccountRow {
@@ -50,7 +51,8 @@ const refusing =
   };
 
 /**
- * SQLite adapter of {@link AccountStore}: tables `users`, `roles` and `user_roles`. The stored names
+ * SQLite adapter of {@link AccountStore}: tables `users`, `roles`, `user_roles` and
+ * `seeded_accounts` (the usernames seeded from the initial data, see migration 016). The stored names
  * predate the word account; they are kept for existing databases, operators' scripts and backups.
  */
 export function sqliteAccountStore(db: Db): AccountStore {
@@ -102,6 +104,10 @@ export function sqliteAccountStore(db: Db): AccountStore {
   const carryLogin = db.prepare<[number, number, number, string]>(
     `update refresh_tokens set account_version = ?
      where account_id = ? and account_version = ? and family_id = ? and used_at is null and revoked_at is null`,
+  );
+  const seededBefore = db.prepare<[string], 1>('select 1 from seeded_accounts where username = ?').pluck();
+  const recordSeeded = db.prepare<[string]>(
+    'insert into seeded_accounts (username, seeded_at) values (?, unixepoch())',
   );
   const removeAccount = db.prepare<[number]>('delete from users where id = ?');
   const holders = db
@@ -166,6 +172,15 @@ export function sqliteAccountStore(db: Db): AccountStore {
     const saved = record(byId.get(row.id));
     if (!saved) throw new Error('created account vanished');
     return saved;
+  });
+  // The record and the account in one transaction: every process sharing the file agrees on both.
+  const seedAccount = writeTransaction(db, (a: NewAccount): SeedOutcome => {
+    if (seededBefore.get(a.username) !== undefined) return byName.get(a.username) ? 'present' : 'deleted';
+    recordSeeded.run(a.username);
+    const row = insertAccount.get(a.username, a.password, a.firstName, a.lastName, a.enabled ? 1 : 0);
+    if (!row) return 'present';
+    linkRoles(row.id, a.roles);
+    return 'created';
   });
   const updateAccount = writeTransaction(db, (id: number, c: AccountChanges, guarded: string): AccountRecord => {
     const before = record(byId.get(id));
@@ -236,6 +251,7 @@ export function sqliteAccountStore(db: Db): AccountStore {
     },
     createRole: async (role) => refusing(createRole)(role),
     createAccount: async (account) => refusing(createAccount)(account),
+    seedAccount: async (account) => refusing(seedAccount)(account),
     updateAccount: async (id, c, guarded) => refusing(updateAccount)(id, c, guarded),
     setPassword: async (id, hash, keepLogin, atVersion) => refusing(setPassword)(id, hash, keepLogin, atVersion),
     endLogins: async (id) => refusing(endLogins)(id),

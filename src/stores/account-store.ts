@@ -60,6 +60,15 @@ export interface NewAccount {
   readonly enabled: boolean;
 }
 
+/**
+ * What seeding did with one account of the initial data: `created` it (and recorded it as seeded, in
+ * the same write); found it `present` (seeded before, created through administration, or in a store
+ * from before seeds were recorded: recorded now); found it `deleted` (seeded once and deleted since:
+ * not created again); or found it `unfinished` (MongoDB only: another process has begun seeding it
+ * and not finished, because it is doing so now or stopped part-way; not created here).
+ */
+export type SeedOutcome = 'created' | 'present' | 'deleted' | 'unfinished';
+
 /** What an administrator may change of an account; an absent field is left as it is. */
 export interface AccountChanges {
   readonly firstName?: string | undefined;
@@ -98,6 +107,16 @@ export interface AccountStore {
   createRole(role: { roleName: string; description: string }): Promise<Role | AccountRefusal>;
   /** Creates an account with its roles, in one write; refused when the username is taken or a role unknown. */
   createAccount(account: NewAccount): Promise<AccountRecord | AccountRefusal>;
+  /**
+   * Applies one account of the initial data once per store: the store records each username it
+   * seeded, and the record outlives the account, so an account seeded once and deleted since is not
+   * created again (`deleted`), whichever process starts next. A username not yet recorded is
+   * recorded, and created when missing, as one step (a transaction on SQLite; on MongoDB the record
+   * is written first, and only the process whose write made it creates the account): processes
+   * starting together create it once. An existing account is never changed. Refused `role.unknown`
+   * (nothing recorded) when a role it names does not exist.
+   */
+  seedAccount(account: NewAccount): Promise<SeedOutcome | AccountRefusal>;
   /**
    * Changes an account in one write. Refused when it would leave no enabled account holding
    * `guardedRole`, checked inside the write so that two concurrent changes cannot both pass.

@@ -14,6 +14,7 @@ import type { Stores } from '../../src/stores/stores.ts';
 import { authorizationCodes } from './authorization-code-store.contract.ts';
 import { consents } from './consent-store.contract.ts';
 import { accountContracts } from './account-contract.ts';
+import { seededAccounts } from './seeded-accounts.contract.ts';
 
 export interface StoresUnderTest {
   readonly stores: Stores;
@@ -492,6 +493,7 @@ export function storeContracts(name: string, target: ContractTarget): void {
   setup.run();
   accountStoreContract(name, target);
   accountContracts(name, target);
+  seededAccounts(name, target);
   refreshTokens(name, target);
   revocations(name, target);
   userData(name, target);

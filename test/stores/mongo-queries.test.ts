@@ -255,4 +255,18 @@ t(
   },
 );
 
+t('seeded accounts: the claim is written once and kept; applied once; the record outlives the account', () => {
+  let seeded: Doc[] = [];
+  seeded = upsert(seeded, Accounts.seededAccount('kim') as Doc, Accounts.seedClaim() as Doc);
+  const [claim] = seeded;
+  assert.ok(claim && claim['_id'] === 'kim' && claim['claimedAt'] instanceof Date);
+  seeded = upsert(seeded, Accounts.seededAccount('kim') as Doc, Accounts.seedClaim() as Doc);
+  assert.equal(seeded, [claim], 'a second claim leaves the first as it is');
+  assert.ok(matches(Accounts.unapplied('kim'), claim), 'a claim not yet applied');
+  const applied = updated(claim, { $set: { appliedAt: new Date(0) } });
+  assert.not.ok(matches(Accounts.unapplied('kim'), applied), 'applied: neither released nor applied again');
+  assert.ok(matches(Accounts.seededAccount('kim'), applied));
+  assert.not.ok(matches(Accounts.seededAccount('lee'), applied));
+});
+
 t.run();
