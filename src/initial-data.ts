@@ -1,4 +1,4 @@
-/** Roles and accounts seeded at start-up from JSON (BCrypt hashes only): created when missing, never overwritten. */
+/** Roles and accounts seeded at start-up from JSON (BCrypt hashes only): each applied once per store, never overwritten. */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './config.ts';
@@ -47,21 +47,49 @@ export function readInitialData(path: string): InitialData {
   return parsed.data;
 }
 
+/** The accounts a seeding created, and those it did not create though the store lacks them. */
+export interface SeedReport {
+  readonly created: readonly string[];
+  /** Seeded once and deleted since: deleting a seeded account is final. */
+  readonly deleted: readonly string[];
+  /** Begun by another process that has not finished (MongoDB; see `SeedOutcome`). */
+  readonly unfinished: readonly string[];
+}
+
 /**
- * Seeds: creates every role and account of the file that the store does not have, and never
- * changes one it has (an administrator may have changed or disabled it since). Running it twice,
- * or in several processes starting at once, creates each once. A role an account names but the
- * file does not list is created with no description. Answers the usernames of the accounts it
- * created (a password of the file is a hash, which the password policy cannot judge: the caller
- * warns of each).
+ * Seeds: applies each role and account of the file to the store once, and never changes one it has
+ * (an administrator may have changed or disabled it since). The store records each account it
+ * seeded, and the record outlives the account: one deleted since is not created again, at any
+ * later start of any process sharing the store. Running it twice, or in several processes starting
+ * at once, creates each once. A role an account names but the file does not list is created with no
+ * description. Roles are created when missing: no operation deletes one, and a role grants nothing
+ * without an account holding it. A password of the file is a hash, which the password policy cannot
+ * judge: the caller warns of each account created ({@link warnOfInitialAccount}) and of each skipped
+ * ({@link warnOfSkippedAccount}).
  */
-export async function loadInitialData(store: AccountStore, data: InitialData): Promise<readonly string[]> {
+export async function loadInitialData(store: AccountStore, data: InitialData): Promise<SeedReport> {
   const named = data.users.flatMap((u) => u.roles).map((roleName) => ({ roleName, description: '' }));
   for (const role of [...data.roles, ...named]) await store.createRole(role);
-  const created: string[] = [];
-  for (const user of data.users)
-    if (typeof (await store.createAccount({ ...user, enabled: true })) !== 'string') created.push(user.username);
-  return created;
+  const report = { created: [] as string[], deleted: [] as string[], unfinished: [] as string[] };
+  for (const user of data.users) {
+    const outcome = await store.seedAccount({ ...user, enabled: true });
+    if (outcome === 'created' || outcome === 'deleted' || outcome === 'unfinished') report[outcome].push(user.username);
+  }
+  return report;
+}
+
+/** An account of the file that seeding did not create though the store lacks it (naming it, never its password). */
+export function warnOfSkippedAccount(logger: Logger, account: string, why: 'deleted' | 'unfinished'): void {
+  if (why === 'deleted')
+    logger.warn(
+      { account },
+      'an account of the initial data is not created again: it was seeded before and has been deleted since (deleting a seeded account is final; create it again through account administration to bring it back)',
+    );
+  else
+    logger.warn(
+      { account },
+      'an account of the initial data is not created here: another process began seeding it and has not finished (it may be doing so now, or have stopped part-way); if it stays missing, create it through account administration',
+    );
 }
 
 /**

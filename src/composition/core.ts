@@ -8,7 +8,13 @@
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
-import { loadInitialData, readInitialData, warnOfInitialAccount, type InitialData } from '../initial-data.ts';
+import {
+  loadInitialData,
+  readInitialData,
+  warnOfInitialAccount,
+  warnOfSkippedAccount,
+  type InitialData,
+} from '../initial-data.ts';
 import type { Logger } from '../logger.ts';
 import { createClientAuthenticator, registeredClients, type ClientAuthenticator } from '../security/clients.ts';
 import type { KeyRing } from '../security/key-ring.ts';
@@ -65,7 +71,7 @@ interface Preparation {
 }
 
 /**
- * The database made ready (indexes) and the initial accounts and roles loaded, as upserts. A database
+ * The database made ready (indexes) and the initial accounts and roles seeded, each once per store. A database
  * that cannot be reached at start-up is no obstacle: the server starts (answering 503 where it is
  * needed, /ready naming it) and this is tried again every few seconds until it succeeds.
  */
@@ -79,7 +85,10 @@ async function prepare(
   let done = false;
   const attempt = async (): Promise<void> => {
     await stores.prepare(async (accounts) => {
-      for (const account of await loadInitialData(accounts, initial)) warnOfInitialAccount(logger, account, production);
+      const seeded = await loadInitialData(accounts, initial);
+      for (const account of seeded.created) warnOfInitialAccount(logger, account, production);
+      for (const account of seeded.deleted) warnOfSkippedAccount(logger, account, 'deleted');
+      for (const account of seeded.unfinished) warnOfSkippedAccount(logger, account, 'unfinished');
       await guard(accounts);
     });
     done = true;

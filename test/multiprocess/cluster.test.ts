@@ -13,7 +13,7 @@ import { openReader } from '../helpers/faults.ts';
 import { answerTo, holdLogin } from '../helpers/held-request.ts';
 import { SHARED } from '../helpers/instances.ts';
 import { tempDir } from '../helpers/server.ts';
-import { basic, bearer, login } from '../helpers/tokens.ts';
+import { basic, bearer, login, USERS } from '../helpers/tokens.ts';
 import { send } from '../helpers/user-data.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -207,6 +207,49 @@ t('workers killed with SIGKILL in turn under scrapes: the primary lives, the por
   }
   assert.ok(darkest < 5000, `no successful answer for ${darkest} ms`);
   assert.ok(outcomes.filter((o) => o.ok && o.what.startsWith('/metrics')).length > 20, 'too few scrapes answered');
+});
+
+t('a deleted seeded ADMIN, then a worker killed and forked again: it stays deleted on every worker', async () => {
+  const john = (await login(ctx.server.url)).access_token;
+  const listed = (await (
+    await fetch(`${ctx.server.url}/app/listAll`, { headers: bearer(john), signal: AbortSignal.timeout(BOUND_MS) })
+  ).json()) as { id: number; username: string }[];
+  const admin = listed.find((a) => a.username === 'admin');
+  assert.ok(admin, 'the initial data seeded admin');
+  const deleted = await fetch(`${ctx.server.url}/app/admin/users/${admin.id}`, {
+    method: 'DELETE',
+    headers: bearer(john),
+    signal: AbortSignal.timeout(BOUND_MS),
+  });
+  assert.is(deleted.status, 204);
+  const [victim] = workersOf(ctx.server.pid);
+  assert.ok(victim);
+  process.kill(victim, 'SIGKILL');
+  await waitFor(
+    () => workersOf(ctx.server.pid).length === 2 && !workersOf(ctx.server.pid).includes(victim),
+    'a replacement worker',
+    15_000,
+    100,
+  );
+  // Serving means its start-up, the seeding included, is over. A kept-alive connection to the killed
+  // worker fails the request sent on it: the next poll goes on another.
+  const serving = async (): Promise<boolean> => pidsIn(await metricsOf(ctx.server).catch(() => '')).size === 2;
+  await waitFor(serving, 'the replacement serving', 10_000, 100);
+  // Each worker answers some of these (connections are spread across them): all refuse.
+  for (let i = 0; i < 6; i++) {
+    const res = await fetch(`${ctx.server.url}/oauth/token`, {
+      method: 'POST',
+      headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded', Connection: 'close' },
+      body: new URLSearchParams({ grant_type: 'password', ...USERS.admin }).toString(),
+      signal: AbortSignal.timeout(BOUND_MS),
+    });
+    assert.is(res.status, 400, `login ${i}`);
+  }
+  // No account was deleted before in this suite: the line is the replacement's.
+  assert.match(
+    ctx.server.output(),
+    /"account":"admin"[^\n]*"msg":"an account of the initial data is not created again/,
+  );
 });
 
 t(

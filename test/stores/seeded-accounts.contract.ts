@@ -5,6 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { loadInitialData, readInitialData } from '../../src/initial-data.ts';
 import type { NewAccount } from '../../src/stores/account-store.ts';
 import type { Stores } from '../../src/stores/stores.ts';
 import type { ContractTarget, StoresUnderTest } from './contracts.ts';
@@ -45,6 +46,23 @@ export function seededAccounts(name: string, target: ContractTarget): void {
     assert.is(await (await another()).accounts.seedAccount(account('kim')), 'deleted');
     assert.is(await c.findByUsername('kim'), undefined);
   });
+  t(
+    'the initial data, loaded again after a seeded account was deleted: it stays deleted, and is reported',
+    async () => {
+      const data = readInitialData('data/initial-data.json');
+      const first = await loadInitialData(stores().accounts, data);
+      assert.equal(first, { created: ['admin', 'john.doe'], deleted: [], unfinished: [] });
+      const admin = await stores().accounts.findByUsername('admin');
+      assert.ok(admin);
+      assert.equal(await stores().accounts.deleteAccount(admin.id, 'ADMIN'), admin);
+      const later = await loadInitialData((await another()).accounts, data);
+      assert.equal(later, { created: [], deleted: ['admin'], unfinished: [] });
+      assert.equal(
+        (await stores().accounts.listAll()).map((a) => a.username),
+        ['john.doe'],
+      );
+    },
+  );
   t(
     'an account the store had before seeding recorded it (an upgrade, or administration) is recorded, never changed',
     async () => {
