@@ -8,7 +8,7 @@ import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Ref } from '../src/messaging/nact.ts';
 import type { KeyRing } from '../src/security/key-ring.ts';
-import { registeredClients, type ClientAuthenticator } from '../src/security/clients.ts';
+import { firstPartyClientIds, registeredClients, type ClientAuthenticator } from '../src/security/clients.ts';
 import type { LoginThrottle } from '../src/security/login-throttle.ts';
 import { clientAuthentication, type OAuthRouteDeps } from './oauth/client-authentication.ts';
 import type { Metrics } from '../src/telemetry/metrics.ts';
@@ -152,6 +152,7 @@ function withUsableKeys(authenticate: Middleware<AppState>, keys: KeyRing): Midd
 
 function guardsFor(deps: AppDeps, oauth: OAuthRouteDeps): Guards {
   const { config } = deps;
+  const firstParty = firstPartyClientIds(config);
   return {
     ...bearerAuthenticator({
       enabled: config.security.enabled,
@@ -161,6 +162,7 @@ function guardsFor(deps: AppDeps, oauth: OAuthRouteDeps): Guards {
     client: withUsableKeys(clientAuthentication(oauth), deps.keys),
     confidentialClient: withUsableKeys(clientAuthentication(oauth, { confidential: true }), deps.keys),
     realm: config.security.securityRealm,
+    firstParty: (clientId) => firstParty.has(clientId),
   };
 }
 

@@ -8,7 +8,7 @@ import Router from '@koa/router';
 import type { Context, Middleware, ParameterizedContext } from 'koa';
 import compose, { type ComposedMiddleware } from 'koa-compose';
 import type { Principal } from '../src/security/jwt.ts';
-import { accessDenied, insufficientScope } from './middleware/bearer-auth.ts';
+import { accessDenied, insufficientScope, notFirstParty } from './middleware/bearer-auth.ts';
 import { shuttingDown } from './problems.ts';
 import type {
   Access,
@@ -39,6 +39,7 @@ export interface Guards {
   /** The same, refusing a public client (401 `invalid_client`): only a client with a secret passes. */
   readonly confidentialClient: Middleware<AppState>;
   readonly realm: string;
+  firstParty(clientId: string): boolean; // a token's client_id: first-party, by configuration alone (unknown: no)
 }
 
 /** Each route's declaration rides on its guard, so the router's own stack carries it. */
@@ -74,6 +75,7 @@ function accessCheck(access: Access, guards: Guards): Middleware<AppState> {
           throw insufficientScope(guards.realm, access.scope);
         if (access.role !== undefined && !principal?.authorities.includes(access.role)) throw accessDenied();
         if (access.holder && !principal) throw accessDenied();
+        if (access.firstParty && principal && !guards.firstParty(principal.clientId)) throw notFirstParty(guards.realm);
       };
       // No promise of its own while the token is known at once (koa-compose turns a throw here
       // into the request's rejection, as it does an async function's).

@@ -32,15 +32,21 @@ export type Access =
   | { readonly kind: 'client'; readonly confidential?: true }
   /**
    * A valid bearer token, carrying `scope` when one is named, whose holder has `role` when one is
-   * named: both checked before the handler runs. A route that names a role, or that acts for the
-   * token's `holder`, is never open: with `security.enabled=false` it is 403 `access_denied`
-   * before its body is read.
+   * named, issued to a first-party client when `firstParty` is set: each checked before the handler
+   * runs. A route that names a role, or that acts for the token's `holder`, is never open: with
+   * `security.enabled=false` it is 403 `access_denied` before its body is read.
    */
   | {
       readonly kind: 'bearer';
       readonly scope?: string | undefined;
       readonly role?: string | undefined;
       readonly holder?: true | undefined;
+      /**
+       * The token's client (its verified `client_id`) must be one of the service's own
+       * applications (`Guards.firstParty`); any other, an unknown one included, is 403
+       * `insufficient_scope`.
+       */
+      readonly firstParty?: true | undefined;
     }
   /** A valid bearer token whose holder has `role`, checked after the handler has run (post-authorization). */
   | { readonly kind: 'role'; readonly role: string };
@@ -53,8 +59,12 @@ export const bearer = (scope?: string): Access => ({ kind: 'bearer', scope });
 /** A token with `scope` whose holder has `role`, checked before the handler. */
 export const bearerWithRole = (scope: string, roleName: string): Access => ({ kind: 'bearer', scope, role: roleName });
 export const role = (name: string): Access => ({ kind: 'role', role: name });
-/** A token of any scope whose holder the route acts for (their own password): with security off, no one. */
-export const TOKEN_HOLDER: Access = { kind: 'bearer', holder: true };
+/**
+ * Self-service: a token of any scope whose holder the route acts for (their own password, their
+ * consents), issued to a first-party client; with security off, no one. A third-party
+ * application's token, whatever its scope, never manages the account's security.
+ */
+export const SELF_SERVICE: Access = { kind: 'bearer', holder: true, firstParty: true };
 
 /** What a route's middleware sees besides Koa's context: the path parameters. */
 export interface RouteParams {

@@ -51,6 +51,7 @@ t('no document refers to what a clone does not have', () => {
 function accessText(r: RouteInfo): string {
   const a = r.access;
   if (a.kind === 'bearer' && a.role !== undefined) return `role ${a.role} (checked first), scope ${a.scope ?? ''}`;
+  if (a.kind === 'bearer' && a.firstParty) return 'bearer, first-party client';
   if (a.kind === 'bearer') return a.scope === undefined ? 'bearer' : `bearer, scope ${a.scope}`;
   if (a.kind === 'role') return `role ${a.role}`;
   if (a.kind === 'client' && a.confidential) return 'confidential client';

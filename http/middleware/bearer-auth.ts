@@ -132,6 +132,18 @@ export function insufficientScope(realm: string, scope: string): OAuthError {
 }
 
 /**
+ * 403 `insufficient_scope` with its challenge (RFC 6750 §3.1: the request needs more privileges
+ * than the token gives) for a self-service route and a token issued to a client that is not one of
+ * the service's own applications. No `scope` is named: no scope the client could ask for helps.
+ */
+export function notFirstParty(realm: string): OAuthError {
+  const description = "Only the service's own applications may manage the account's password and consents";
+  return new OAuthError(403, 'insufficient_scope', description, {
+    'WWW-Authenticate': bearerChallenge(realm, { error: 'insufficient_scope', error_description: description }),
+  });
+}
+
+/**
  * 403 `access_denied` of post-authorization (Spring's `@PostAuthorize`, declared on a route as
  * `role(name)`): the handler ran, its result is discarded. No challenge: the token is fine, the
  * role is missing.

@@ -143,17 +143,26 @@ function requestBody(body: BodySpec | undefined): Json {
     : {};
 }
 
+/** What a route's access asks beyond a token's scope, in words: its role, its client. */
+function accessNotes(access: Access): string[] {
+  if (access.kind === 'role') return [`Needs the ${access.role} role, checked after the handler has run.`];
+  if (access.kind !== 'bearer') return [];
+  return [
+    ...(access.role === undefined ? [] : [`Needs the ${access.role} role, checked before the handler runs.`]),
+    ...(access.firstParty
+      ? [
+          "Needs a token issued to one of the service's own applications (the `security.jwt.*` client, or a client registered with `consent: implicit`), checked before the handler runs: any other client's token is 403 `insufficient_scope`, whatever its scope.",
+        ]
+      : []),
+  ];
+}
+
 function operation({ method, path, access, errorFormat, doc }: DescribedRoute): Json {
-  const role =
-    access.kind === 'role'
-      ? { description: `Needs the ${access.role} role, checked after the handler has run.` }
-      : access.kind === 'bearer' && access.role !== undefined
-        ? { description: `Needs the ${access.role} role, checked before the handler runs.` }
-        : {};
+  const notes = accessNotes(access);
   return {
     tags: [doc.tag],
     summary: doc.summary,
-    ...role,
+    ...(notes.length > 0 ? { description: notes.join(' ') } : {}),
     security: securityOf(access),
     operationId: `${method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     parameters: parameters(doc),

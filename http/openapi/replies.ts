@@ -70,6 +70,15 @@ export const ADMIN_COMMON = {
   503: STORE_DOWN,
 } as const;
 
+/**
+ * The 403 of a self-service route (`SELF_SERVICE`): a token of a client that is not one of the
+ * service's own applications, with its RFC 6750 challenge; with security off, no one.
+ */
+export const SELF_SERVICE_FORBIDDEN = oauthError(
+  "`insufficient_scope`: the token was issued to a client that is not one of the service's own applications (the `security.jwt.*` client, or one registered with `consent: implicit`), whatever its scope; or `access_denied`: security is switched off",
+  ['WWW-Authenticate'],
+);
+
 /** What a bearer route of the secured service refuses before its handler runs. */
 export const BEARER_ERRORS = {
   401: oauthError('No token (`unauthorized`) or an invalid one (`invalid_token`)', ['WWW-Authenticate']),

@@ -5,9 +5,9 @@ import type { Logger } from '../../src/logger.ts';
 import { isThrottled } from '../../src/security/login-attempts.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
-import { ADMIN_COMMON, BODY_ERRORS, done, oauthError, problem } from '../openapi/replies.ts';
+import { ADMIN_COMMON, BODY_ERRORS, done, problem, SELF_SERVICE_FORBIDDEN } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
-import { route, TOKEN_HOLDER, type Declared, type Route } from '../route-table.ts';
+import { route, SELF_SERVICE, type Declared, type Route } from '../route-table.ts';
 import { securityEvent } from '../security-events.ts';
 import { json } from '../validation.ts';
 import {
@@ -101,7 +101,10 @@ const CREATE_ROLE = {
     ...ADMIN_COMMON,
   },
 } satisfies Declared;
-/** Refused (403) with security off, before its body is read: {@link TOKEN_HOLDER}. */
+/**
+ * Refused (403) before its body is read with security off, or for a token of a third-party client:
+ * {@link SELF_SERVICE}.
+ */
 const OWN_PASSWORD = {
   method: 'PUT',
   path: '/app/me/password',
@@ -113,7 +116,7 @@ const OWN_PASSWORD = {
     ...BODY_ERRORS,
     400: problem(['`validation`', PASSWORD_INVALID, '`password.incorrect` (the current one)'].join('; ')),
     401: ADMIN_COMMON[401],
-    403: oauthError('`access_denied`: security is switched off'),
+    403: SELF_SERVICE_FORBIDDEN,
     404: problem('`account.not_found`: the token speaks for no enabled account'),
     429: problem(
       '`too_many_requests`: too many failed password checks of the account or from the address, or another change of the account under way',
@@ -156,7 +159,7 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
       ctx.body = await call(Accounts.createRole({ ...body, actor: actorOf(ctx) }));
       ctx.status = 201;
     }),
-    route({ ...OWN_PASSWORD, access: TOKEN_HOLDER, parse }, async function changeOwnPassword(ctx, { body }) {
+    route({ ...OWN_PASSWORD, access: SELF_SERVICE, parse }, async function changeOwnPassword(ctx, { body }) {
       const auth = ctx.state.auth;
       if (!auth?.enabled) throw accessDenied();
       const { username, loginId, accountId, accountVersion } = auth.principal;

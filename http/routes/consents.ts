@@ -1,7 +1,8 @@
 /**
- * The consents an account gave clients at the authorization endpoint: its own under /app/me (any
- * token of the account), any account's under /app/admin/users/:id (ADMIN). Withdrawing one ends the
- * account's logins of that client; the next authorization asks again.
+ * The consents an account gave clients at the authorization endpoint: its own under /app/me (a
+ * token of the account issued to a first-party client: a third-party application never sees or ends
+ * the account's other applications), any account's under /app/admin/users/:id (ADMIN). Withdrawing
+ * one ends the account's logins of that client; the next authorization asks again.
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
@@ -12,9 +13,9 @@ import type { Logger } from '../../src/logger.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
-import { ADMIN_COMMON, done, oauthError, problem } from '../openapi/replies.ts';
+import { ADMIN_COMMON, done, problem, SELF_SERVICE_FORBIDDEN } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
-import { bearerWithRole, route, TOKEN_HOLDER, type Declared, type Route } from '../route-table.ts';
+import { bearerWithRole, route, SELF_SERVICE, type Declared, type Route } from '../route-table.ts';
 import { securityEvent } from '../security-events.ts';
 import type { AppState } from '../state.ts';
 import { documented } from '../validation.ts';
@@ -33,7 +34,7 @@ const CONSENTS = { description: 'The consents, by client id', schema: z.array(S.
 const CONSENT_NOT_FOUND = '`consent.not_found`: the account has given the client no consent';
 const OWN_COMMON = {
   401: ADMIN_COMMON[401],
-  403: oauthError('`access_denied`: security is switched off'),
+  403: SELF_SERVICE_FORBIDDEN,
   503: ADMIN_COMMON[503],
 } as const;
 const OWN_NO_ACCOUNT = '`account.not_found`: the token speaks for no account (a client’s own token)';
@@ -97,10 +98,10 @@ export function consentRoutes(deps: ConsentRouteDeps): Route[] {
   const read = bearerWithRole(deps.scopeRead, Accounts.ADMIN_ROLE);
   const write = bearerWithRole(deps.scopeWrite, Accounts.ADMIN_ROLE);
   return [
-    route({ ...OWN_LIST, access: TOKEN_HOLDER }, async function listOwnConsents(ctx) {
+    route({ ...OWN_LIST, access: SELF_SERVICE }, async function listOwnConsents(ctx) {
       ctx.body = await list(ownAccount(ctx));
     }),
-    route({ ...OWN_WITHDRAW, access: TOKEN_HOLDER }, async function withdrawOwnConsent(ctx) {
+    route({ ...OWN_WITHDRAW, access: SELF_SERVICE }, async function withdrawOwnConsent(ctx) {
       await withdraw(ctx, ownAccount(ctx));
     }),
     route({ ...LIST, access: read }, async function listConsents(ctx) {

@@ -38,6 +38,17 @@ export function registeredClients(config: Config): readonly Client[] {
   return [original, ...config.security.clientsFile];
 }
 
+/**
+ * The ids of the service's own applications (first-party clients): the `security.jwt.*` client and
+ * those registered with `"consent": "implicit"`. Only their tokens manage an account's security
+ * (self-service). Read from configuration alone: a client the configuration does not register,
+ * one that was removed included, is not among them.
+ */
+export function firstPartyClientIds(config: Config): ReadonlySet<string> {
+  const implicit = config.security.clientsFile.filter((c) => c.consent === 'implicit').map((c) => c.clientId);
+  return new Set([config.security.jwt.clientId, ...implicit]);
+}
+
 export interface ClientCredentials {
   readonly clientId: string;
   readonly clientSecret: string;

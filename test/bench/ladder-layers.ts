@@ -82,6 +82,7 @@ export async function ladderLayers(options: LadderOptions): Promise<Middleware<A
     client: async () => refused(),
     confidentialClient: async () => refused(),
     realm: config.security.securityRealm,
+    firstParty: () => false,
   };
   const read = core ? bearer(config.security.jwt.scopeRead) : PUBLIC;
   let get: Route | undefined;

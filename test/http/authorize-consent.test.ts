@@ -247,7 +247,8 @@ t('GET and DELETE /app/me/consents: withdrawing ends the logins of the client, a
   const [consent] = (await listed.json()) as { clientId: string; grantedAt: string; updatedAt: string }[];
   assert.is(consent?.clientId, PARTNER.id);
   assert.match(consent?.grantedAt ?? '', /^\d{4}-\d\d-\d\dT/);
-  assert.is((await api(c.server.url, 'GET', '/app/me/consents', tokens.access_token)).status, 200);
+  // The partner's own token is a third-party application's: it neither lists nor withdraws (self-service).
+  assert.is((await api(c.server.url, 'GET', '/app/me/consents', tokens.access_token)).status, 403);
   const withdrawn = await api(c.server.url, 'DELETE', `/app/me/consents/${PARTNER.id}`, own);
   assert.is(withdrawn.status, 204);
   assert.equal(await (await api(c.server.url, 'GET', '/app/me/consents', own)).json(), []);
@@ -276,7 +277,7 @@ t('a code issued before a withdrawal is refused at its redemption', async (c) =>
   assert.is((await redeem(c.server.url, code)).status, 400);
 });
 
-t("a client's own token speaks for no account: 404 account.not_found", async (c) => {
+t("a third-party client's own token: 403 insufficient_scope, before its handler", async (c) => {
   const res = await postToken(
     c.server.url,
     { grant_type: 'client_credentials' },
@@ -288,8 +289,8 @@ t("a client's own token speaks for no account: 404 account.not_found", async (c)
     ['DELETE', `/app/me/consents/${PARTNER.id}`],
   ] as const) {
     const answer = await api(c.server.url, method, path, token);
-    assert.is(answer.status, 404, `${method} ${path}`);
-    assert.is(((await answer.json()) as { type: string }).type, 'urn:problem:troupe:account.not_found');
+    assert.is(answer.status, 403, `${method} ${path}`);
+    assert.is(((await answer.json()) as { error: string }).error, 'insufficient_scope');
   }
   assert.is((await fetch(`${c.server.url}/app/me/consents`)).status, 401, 'no token');
 });

@@ -45,15 +45,18 @@ t('client_credentials › opens /api by scope; /app role resources → 403', asy
   assert.is(write.status, 403, 'no write scope');
 });
 
-t('client_credentials › PUT /app/me/password → 404 account.not_found: the token speaks for no account', async (c) => {
-  const res = await fetch(`${c.server.url}/app/me/password`, {
-    method: 'PUT',
-    headers: { ...bearer(await clientToken(c.server.url)), 'Content-Type': 'application/json' },
-    body: JSON.stringify({ currentPassword: 'whatever-it-is', newPassword: 'a-new-password' }),
-  });
-  assert.is(res.status, 404);
-  assert.is(((await res.json()) as { type: string }).type, 'urn:problem:troupe:account.not_found');
-});
+t(
+  "client_credentials › PUT /app/me/password → 403 insufficient_scope: not one of the service's own clients",
+  async (c) => {
+    const res = await fetch(`${c.server.url}/app/me/password`, {
+      method: 'PUT',
+      headers: { ...bearer(await clientToken(c.server.url)), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ currentPassword: 'whatever-it-is', newPassword: 'a-new-password' }),
+    });
+    assert.is(res.status, 403);
+    assert.is(((await res.json()) as { error: string }).error, 'insufficient_scope');
+  },
+);
 
 t('client_credentials › wider scope → 400 invalid_scope', async (c) => {
   await expectError(

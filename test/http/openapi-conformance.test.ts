@@ -5,10 +5,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { routesOf } from '../../http/app.ts';
 import { authorizeUrl, openForm, pageOf, pkce, submit } from '../helpers/authorize.ts';
-import { CLIENTS, clientsFile, PARTNER, WEB } from '../helpers/clients.ts';
+import { CLIENTS, clientsFile, PARTNER, SERVICE, WEB } from '../helpers/clients.ts';
 import { conformance, type Mismatches, type OpenApiDoc } from '../helpers/openapi-conformance.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { basic, bearer, login, USERS } from '../helpers/tokens.ts';
+import { basic, bearer, login, postToken, USERS, type TokenResponse } from '../helpers/tokens.ts';
 
 interface Ctx {
   server: TestServer;
@@ -173,6 +173,15 @@ t('the authorization endpoint', async () => {
   const listed = await call('GET', own, own);
   assert.is(listed.status, 200);
   assert.is((await call('DELETE', ownOne, `${own}/nobody`)).status, 404);
+  // A third-party client's token manages no account's consents: 403 with its challenge (self-service).
+  const service = await postToken(
+    ctx.server.url,
+    { grant_type: 'client_credentials' },
+    { Authorization: basic(SERVICE.id, SERVICE.secret) },
+  );
+  const serviceToken = ((await service.json()) as TokenResponse).access_token;
+  assert.is((await call('GET', own, own, { token: serviceToken })).status, 403);
+  assert.is((await call('DELETE', ownOne, `${own}/${PARTNER.id}`, { token: serviceToken })).status, 403);
   const john = await call('GET', '/app/admin/users', '/app/admin/users?username=john.doe', { token: ctx.adminToken });
   const johnId = String((john.body['items'] as { id: number }[])[0]?.id);
   const theirs = '/app/admin/users/{id}/consents';

@@ -55,6 +55,21 @@ t('a route that takes a bearer token or a client declares its 401 with the chall
   assert.ok(guarded.length >= 20);
 });
 
+t("self-service routes say they are for the service's own clients, and declare that 403 with its challenge", () => {
+  const selfService = routesOf(ctx.server.troupe.app).filter((r) => r.access.kind === 'bearer' && r.access.firstParty);
+  assert.equal(
+    selfService.map((r) => `${r.method} ${r.path}`),
+    ['PUT /app/me/password', 'GET /app/me/consents', 'DELETE /app/me/consents/:clientId'],
+  );
+  for (const r of selfService) {
+    const what = `${r.method} ${r.path}`;
+    const op = operationOf(r) as { description?: string; responses: Record<string, { description?: string }> };
+    assert.match(op.description ?? '', /service's own applications[\s\S]*403 `insufficient_scope`/, what);
+    assert.match(op.responses['403']?.description ?? '', /`insufficient_scope`/, what);
+    assert.ok(operationOf(r)?.responses['403']?.headers?.['WWW-Authenticate'], what);
+  }
+});
+
 t('a route that takes a JSON body declares its refusals: 400, 413 and 415', () => {
   const withJson = routesOf(ctx.server.troupe.app).filter(
     (r) => operationOf(r)?.requestBody?.content['application/json'] !== undefined,

@@ -106,7 +106,7 @@ s(
   },
 );
 
-s("a client's own token (client_credentials) speaks for no account: 404 account.not_found", async (c) => {
+s("a third-party client's own token (client_credentials): 403 insufficient_scope, its body unread", async (c) => {
   const grant = await postToken(
     c.server.url,
     { grant_type: 'client_credentials' },
@@ -119,8 +119,8 @@ s("a client's own token (client_credentials) speaks for no account: 404 account.
     headers: { ...bearer(access_token), 'Content-Type': 'application/json' },
     body: JSON.stringify({ currentPassword: 'any-password-1', newPassword: 'a-new-password-9' }),
   });
-  assert.is(res.status, 404);
-  assert.is(((await res.json()) as { type: string }).type, 'urn:problem:troupe:account.not_found');
+  assert.is(res.status, 403);
+  assert.is(((await res.json()) as { error: string }).error, 'insufficient_scope');
 });
 
 s.run();
@@ -165,6 +165,7 @@ f('a second change of the account while one is under way is 429; another account
     client: async () => assert.unreachable('no client routes'),
     confidentialClient: async () => assert.unreachable('no client routes'),
     realm: 'test',
+    firstParty: (clientId) => clientId === 'c',
   };
   const routes = accountLoginRoutes({
     accounts,

@@ -159,6 +159,7 @@ texts.before(async (c) => {
       throw new Error('no client routes here');
     },
     realm: 'test',
+    firstParty: () => false,
   };
   const router = mountRoutes(
     [

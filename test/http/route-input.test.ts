@@ -50,6 +50,7 @@ const guards: Guards = {
     throw new Error('no client routes here');
   },
   realm: 'test',
+  firstParty: () => false,
 };
 
 const ran: unknown[] = [];

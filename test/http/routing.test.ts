@@ -65,6 +65,7 @@ function guardsFor(enabled: boolean): Guards {
       throw new Error('no client routes here');
     },
     realm: 'test',
+    firstParty: () => false,
   };
 }
 
