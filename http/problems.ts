@@ -167,6 +167,7 @@ export const REPLY_ERRORS = {
   'scope.invalid': { status: 400, oauth: 'invalid_scope' },
   'account.not_found': { status: 404 },
   'account.username_taken': { status: 409 },
+  'account.username_reserved': { status: 409 },
   'account.last_admin': { status: 409 },
   'role.unknown': { status: 400 },
   'role.name_taken': { status: 409 },

@@ -174,6 +174,13 @@ s('a valid message is sent as HTTP would pass it on: trimmed', async ({ repl, da
   assert.is(after['employees'], before['employees']! + 1);
 });
 
+s('an account named like a registered client is refused here too: AccountActor decides', async ({ repl }) => {
+  const refused = await repl!.type(
+    "await ask(accounts, Accounts.createAccount({ actor: 'admin', username: 'Troupe-Client', password: 'a-fine-password-7', roles: ['USER'] }))",
+  );
+  assert.match(refused, /ok: false,\s+code: 'account\.username_reserved'/);
+});
+
 s('tell returns at once; the reply is printed when it arrives', async ({ repl }) => {
   const mark = repl!.output().length;
   await repl!.type('tell(users, Get({ id }))');

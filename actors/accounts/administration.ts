@@ -12,6 +12,7 @@ import { throttledLogin, type Throttled } from '../../src/security/login-attempt
 import type { LoginThrottle } from '../../src/security/login-throttle.ts';
 import { passwordPolicyRefusal } from '../../src/security/password-policy.ts';
 import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts';
+import { canonicalUsername } from '../../src/security/usernames.ts';
 import type { AccountRecord, AccountRefusal, AccountStore } from '../../src/stores/account-store.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
 import { ADMIN_ROLE, type AccountSummary, type Command, type ErrorCode, type LoginView } from './protocol.ts';
@@ -39,6 +40,11 @@ export interface AccountDeps {
   /** Forgets the failed logins counted against a username. */
   readonly clearLockout: (username: string) => Promise<void>;
   readonly onAccountEvent: (event: AccountEvent) => void;
+  /**
+   * The registered clients' ids in the usernames' canonical form (src/security/subjects.ts): no
+   * account is created under one, so an account's `sub` is never a client's.
+   */
+  readonly clientSubjects: ReadonlySet<string>;
 }
 
 /** What administration handles: every message of the protocol but the original service's listing. */
@@ -126,6 +132,8 @@ export function createAccountAdmin(
     return 'ok' in account ? account : ok(summary(account));
   };
   const onCreate = async (m: Of<'CreateAccount'>): Promise<Outcome<unknown>> => {
+    if (deps.clientSubjects.has(canonicalUsername(m.username)))
+      return fail('account.username_reserved', "The username is a registered client's id");
     const bad = passwordRefusal(m.password);
     if (bad) return bad;
     const password = await deps.passwords.hash(m.password, deps.bcryptCost);

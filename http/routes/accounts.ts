@@ -151,7 +151,9 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
           201: { description: 'Created', schema: S.AccountSummary, headers: ['Location'] },
           ...BODY_ERRORS,
           400: problem(['`validation`', PASSWORD_INVALID, '`role.unknown`'].join('; ')),
-          409: problem('`account.username_taken`'),
+          409: problem(
+            "`account.username_taken`; `account.username_reserved`: a registered client's id (one namespace of subjects)",
+          ),
           ...ADMIN_COMMON,
         },
       },

@@ -22,6 +22,7 @@ import { createLoginThrottle, type LoginThrottle } from '../security/login-throt
 import { createPasswordHasher, type PasswordHasher } from '../security/passwords.ts';
 import { purgeHourly } from '../security/purge-schedule.ts';
 import { withCanonicalUniqueness } from '../security/usernames.ts';
+import { refuseClientAccounts, refuseSubjectClashes } from '../security/subjects.ts';
 import type { CachedVerifier } from '../security/token-cache.ts';
 import { createUnknownAccountHash, type UnknownAccountHash } from '../security/unknown-account-hash.ts';
 import type { Stores } from '../stores/stores.ts';
@@ -214,14 +215,21 @@ export async function startCore(loaded: Config, logger: Logger): Promise<Core> {
   // MongoDB an older version's generated key: created for the owner alone, before either is written.
   if (config.mongodb.uri === undefined || config.security.signingKey === undefined)
     mkdirSync(config.data.dir, { recursive: true, mode: PRIVATE_DIR });
-  const stores = openStores(config);
   const initial = readInitialData(config.app.initialData);
+  // One namespace of subjects: an account of the initial data named like a client is never seeded.
+  refuseSubjectClashes(
+    config,
+    initial.users.map((u) => u.username),
+    'app.initial-data',
+  );
+  const stores = openStores(config);
   const throttle = createLoginThrottle(config.security.loginThrottle, stores.throttle);
   // The BCrypt threads of all workers together stay within the cores.
   const pool = createPasswordHasher(Math.max(1, Math.floor(availableParallelism() / config.server.workers)));
   const passwords = tracingEnabled() ? tracedHasher(pool) : pool;
   // A refusal stops the start (or, when the store comes later, keeps the service from being ready).
   const guard = async (accounts: AccountStore): Promise<void> => {
+    await refuseClientAccounts(config, accounts);
     if (config.production) await refuseDevelopmentAccounts(accounts, initial, passwords);
   };
   const preparation = await prepare(stores, initial, logger, guard, config.production).catch(async (error: unknown) => {

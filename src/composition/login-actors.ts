@@ -18,6 +18,7 @@ import {
 import type { KeyRing } from '../security/key-ring.ts';
 import type { LoginThrottle } from '../security/login-throttle.ts';
 import type { PasswordHasher } from '../security/passwords.ts';
+import { clientSubjects } from '../security/subjects.ts';
 import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
 import type { AuthorizationCodeStore } from '../stores/authorization-code-store.ts';
 import type { AccountStore } from '../stores/account-store.ts';
@@ -116,6 +117,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
       throttle: parts.throttle,
       clearLockout: (username) => parts.throttle.clear(username),
       onAccountEvent: parts.onAccountEvent,
+      clientSubjects: clientSubjects(parts.clients),
     },
   };
 }

@@ -91,6 +91,25 @@ t('CreateAccount: the account logs in; a taken username, an unknown role and a b
 });
 
 t(
+  'CreateAccount named like a registered client (canonical forms) → account.username_reserved, nothing made',
+  async () => {
+    // The suite's one client is troupe-client: a token of its own would carry sub "troupe-client".
+    for (const username of ['troupe-client', 'Troupe-Client', 'ＴＲＯＵＰＥ-ＣＬＩＥＮＴ']) {
+      const refused = await create(username);
+      assert.is(code(refused), 'account.username_reserved', username);
+      assert.is(refused.ok ? '' : refused.message, "The username is a registered client's id");
+    }
+    assert.equal(ctx.events, [], 'no account event');
+    const names = value(await administer(Accounts.listAccounts())).map((a) => a.username);
+    assert.not.ok(
+      names.some((n) => n.toLowerCase().includes('troupe')),
+      names.join(),
+    );
+    assert.ok(value(await create('troupe-client-2')), 'a name that only starts like a client is fine');
+  },
+);
+
+t(
   'disabling: every token of the account is refused at once, and its login gets the wrong-password answer',
   async () => {
     const jane = value(await create('jane'));
