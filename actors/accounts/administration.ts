@@ -34,6 +34,8 @@ export interface AccountDeps {
   readonly passwords: PasswordHasher;
   /** BCrypt cost of the passwords set here (`security.password.bcrypt-cost`). */
   readonly bcryptCost: number;
+  /** `security.sign-in.product-name`: refused in a password, as the username is (src/security/password-policy.ts). */
+  readonly productName: string;
   readonly accessTokenValidity: number;
   /** Counts an account's own password changes as logins (src/security/login-throttle.ts). */
   readonly throttle: Pick<LoginThrottle, 'begin'>;
@@ -81,8 +83,9 @@ export function createAccountAdmin(
   const refused = <T>(code: AccountRefusal): Outcome<T> => fail(code, REFUSALS[code]);
   const found = async (id: number): Promise<AccountRecord | Outcome<never>> =>
     (await deps.accounts.findById(id)) ?? refused('account.not_found');
-  const passwordRefusal = (password: string): Outcome<never> | undefined => {
-    const why = passwordPolicyRefusal(password);
+  /** The policy's refusal of `password` as the password of `username`. */
+  const passwordRefusal = (password: string, username: string): Outcome<never> | undefined => {
+    const why = passwordPolicyRefusal(password, { username, productName: deps.productName });
     return why === undefined ? undefined : fail('password.invalid', why);
   };
   /** `role.unknown`, naming each role asked for that is not one (quoted, as the request wrote it). */
@@ -134,7 +137,7 @@ export function createAccountAdmin(
   const onCreate = async (m: Of<'CreateAccount'>): Promise<Outcome<unknown>> => {
     if (deps.clientSubjects.has(canonicalUsername(m.username)))
       return fail('account.username_reserved', "The username is a registered client's id");
-    const bad = passwordRefusal(m.password);
+    const bad = passwordRefusal(m.password, m.username);
     if (bad) return bad;
     const password = await deps.passwords.hash(m.password, deps.bcryptCost);
     const { username, firstName, lastName, roles } = m;
@@ -169,7 +172,10 @@ export function createAccountAdmin(
     return ok(summary(after));
   };
   const onSetPassword = async (m: Of<'SetPassword'>): Promise<Outcome<unknown>> => {
-    const bad = passwordRefusal(m.password);
+    // Read for its username, which the policy refuses in the password (a username never changes).
+    const account = await found(m.id);
+    if ('ok' in account) return account;
+    const bad = passwordRefusal(m.password, account.username);
     if (bad) return bad;
     const done = await deps.accounts.setPassword(m.id, await deps.passwords.hash(m.password, deps.bcryptCost));
     if (typeof done === 'string') return refused(done);
@@ -245,7 +251,7 @@ export function createAccountAdmin(
     );
   };
   const changeOwn = async (m: Of<'ChangeOwnPassword'>, account: AccountRecord): Promise<Outcome<unknown>> => {
-    const bad = passwordRefusal(m.newPassword);
+    const bad = passwordRefusal(m.newPassword, account.username);
     if (bad) return bad;
     if (isTooLong(m.currentPassword) || !(await deps.passwords.verify(m.currentPassword, account.password)))
       return fail('password.incorrect', 'The current password is not right');

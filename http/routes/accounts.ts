@@ -105,7 +105,7 @@ export const ACCOUNT_PATH_PARAMS = documented(z.object({ id: accountIdField }));
 export const LOGIN_PATH_PARAMS = documented(z.object({ id: accountIdField, sid: z.string() }));
 /** A new password that fails the password policy (src/security/password-policy.ts). */
 export const PASSWORD_INVALID =
-  '`password.invalid` (the password policy: 8 characters to 72 bytes, no control character, not a common password)';
+  "`password.invalid` (the password policy: 8 visible characters to 72 bytes, no control character, not a common password, neither the username nor the product's name, nor mostly one character, only runs and sequences or a short block repeated)";
 export const ACCOUNT_NOT_FOUND = problem('`account.not_found`: no account has the id');
 const tag = 'secured';
 const summary = { description: 'The account', schema: S.AccountSummary };

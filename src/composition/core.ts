@@ -164,6 +164,7 @@ async function tokenDeps(
     clients,
     passwords,
     bcryptCost: cost,
+    productName: config.security.signIn.productName,
     dummyHash: unknownAccount.current,
     throttle,
     refreshTokenValidity: config.security.jwt.refreshTokenValidity,

@@ -38,6 +38,8 @@ export interface LoginActorParts {
   readonly passwords: PasswordHasher;
   /** BCrypt cost of the passwords AccountActor sets. */
   readonly bcryptCost: number;
+  /** `security.sign-in.product-name`, which a password set here must not hold. */
+  readonly productName: string;
   /** What an unknown username's password is compared against. */
   readonly dummyHash: () => string;
   readonly throttle: LoginThrottle;
@@ -114,6 +116,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
       accounts: parts.accounts,
       passwords: parts.passwords,
       bcryptCost: parts.bcryptCost,
+      productName: parts.productName,
       throttle: parts.throttle,
       clearLockout: (username) => parts.throttle.clear(username),
       onAccountEvent: parts.onAccountEvent,

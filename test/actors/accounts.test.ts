@@ -67,13 +67,13 @@ const introspect = (token: string) => send(Token.introspect({ clientId: 'troupe-
 const later = (seconds: number): void => {
   ctx.clock.now += seconds * 1000;
 };
-const create = (username: string, roles = ['USER'], password = 'jane-password-1') =>
+const create = (username: string, roles = ['USER'], password = 'juniper-password-1') =>
   administer(Accounts.createAccount({ actor: 'admin', username, password, roles }));
 
 t('CreateAccount: the account logs in; a taken username, an unknown role and a bad password are refused', async () => {
   const jane = value(await create('jane'));
   assert.equal(jane, { id: 3, username: 'jane', firstName: '', lastName: '', roles: ['USER'], enabled: true });
-  assert.ok(value(await login('jane', 'jane-password-1')).accessToken);
+  assert.ok(value(await login('jane', 'juniper-password-1')).accessToken);
   assert.is(code(await create('jane')), 'account.username_taken');
   const unknown = await create('kim', ['NOPE']);
   assert.is(code(unknown), 'role.unknown');
@@ -113,7 +113,7 @@ t(
   'disabling: every token of the account is refused at once, and its login gets the wrong-password answer',
   async () => {
     const jane = value(await create('jane'));
-    const grant = value(await login('jane', 'jane-password-1'));
+    const grant = value(await login('jane', 'juniper-password-1'));
     assert.ok(await accepted(grant.accessToken));
     value(await administer(Accounts.updateAccount({ actor: 'admin', id: jane.id, enabled: false })));
     assert.is(await accepted(grant.accessToken), false);
@@ -122,13 +122,13 @@ t(
     const refreshed = await send(Token.refresh({ clientId: 'troupe-client', refreshToken: grant.refreshToken ?? '' }));
     assert.is(code(refreshed), 'grant.invalid');
     later(2);
-    const disabled = await login('jane', 'jane-password-1');
+    const disabled = await login('jane', 'juniper-password-1');
     const wrong = await login('jane', 'not-her-password');
     assert.equal(disabled, wrong);
     value(await administer(Accounts.updateAccount({ actor: 'admin', id: jane.id, enabled: true })));
     later(1);
     assert.ok(
-      await accepted(value(await login('jane', 'jane-password-1')).accessToken),
+      await accepted(value(await login('jane', 'juniper-password-1')).accessToken),
       'enabled again, new logins work',
     );
   },
@@ -136,7 +136,7 @@ t(
 
 t('a role change refuses the older access tokens; a refresh then carries the new roles', async () => {
   const jane = value(await create('jane'));
-  const grant = value(await login('jane', 'jane-password-1'));
+  const grant = value(await login('jane', 'juniper-password-1'));
   later(1);
   value(await administer(Accounts.updateAccount({ actor: 'admin', id: jane.id, roles: ['USER', 'ADMIN'] })));
   assert.is(await accepted(grant.accessToken), false);
@@ -164,13 +164,13 @@ t('the last enabled ADMIN is never disabled, deleted or demoted', async () => {
 
 t('SetPassword and DeleteAccount end every login; the new password logs in', async () => {
   const jane = value(await create('jane'));
-  const first = value(await login('jane', 'jane-password-1'));
-  value(await administer(Accounts.setPassword({ actor: 'admin', id: jane.id, password: 'jane-password-2' })));
+  const first = value(await login('jane', 'juniper-password-1'));
+  value(await administer(Accounts.setPassword({ actor: 'admin', id: jane.id, password: 'juniper-password-2' })));
   assert.is(await accepted(first.accessToken), false);
   assert.equal(value(await introspect(first.refreshToken ?? '')), { active: false });
   later(1);
-  assert.is(code(await login('jane', 'jane-password-1')), 'grant.invalid');
-  const second = value(await login('jane', 'jane-password-2'));
+  assert.is(code(await login('jane', 'juniper-password-1')), 'grant.invalid');
+  const second = value(await login('jane', 'juniper-password-2'));
   value(await administer(Accounts.deleteAccount({ actor: 'admin', id: jane.id })));
   assert.is(await accepted(second.accessToken), false);
   assert.is(code(await administer(Accounts.deleteAccount({ actor: 'admin', id: jane.id }))), 'account.not_found');
@@ -182,8 +182,8 @@ t('SetPassword and DeleteAccount end every login; the new password logs in', asy
 
 t('ListLogins and EndLogins: one login ends, the other stays; an unknown sid is login.not_found', async () => {
   const jane = value(await create('jane'));
-  const a = value(await login('jane', 'jane-password-1'));
-  const b = value(await login('jane', 'jane-password-1'));
+  const a = value(await login('jane', 'juniper-password-1'));
+  const b = value(await login('jane', 'juniper-password-1'));
   const logins = value(await administer(Accounts.listLogins({ id: jane.id })));
   assert.is(logins.length, 2);
   assert.equal(Object.keys(logins[0] ?? {}), ['sid', 'clientId', 'createdAt', 'lastRefreshedAt', 'expiresAt']);
@@ -205,15 +205,15 @@ t(
   'ChangeOwnPassword: needs the current password; ends the other logins, keeps this one through its refresh',
   async () => {
     value(await create('jane'));
-    const mine = value(await login('jane', 'jane-password-1'));
-    const other = value(await login('jane', 'jane-password-1'));
+    const mine = value(await login('jane', 'juniper-password-1'));
+    const other = value(await login('jane', 'juniper-password-1'));
     const { loginId: sid, accountId, accountVersion } = await ctx.verify(mine.accessToken, ctx.clock.now);
     assert.ok(accountId !== undefined && accountVersion !== undefined);
     const change = (currentPassword: string, newPassword: string) =>
       administer(Accounts.changeOwnPassword({ accountId, accountVersion, sid, currentPassword, newPassword }));
-    assert.is(code(await change('wrong-password', 'jane-password-2')), 'password.incorrect');
-    assert.is(code(await change('jane-password-1', 'short')), 'password.invalid');
-    value(await change('jane-password-1', 'jane-password-2'));
+    assert.is(code(await change('wrong-password', 'juniper-password-2')), 'password.incorrect');
+    assert.is(code(await change('juniper-password-1', 'short')), 'password.invalid');
+    value(await change('juniper-password-1', 'juniper-password-2'));
     // The version moved: every access token minted before is refused, this login's too ...
     assert.is(await accepted(mine.accessToken), false);
     assert.is(await accepted(other.accessToken), false);

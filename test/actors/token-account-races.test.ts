@@ -84,7 +84,7 @@ t.after(async () => {
   await ctx.hasher.close();
 });
 
-const PASSWORD = 'eve-password-1';
+const PASSWORD = 'elm-password-1';
 
 /** The changes that must cut access, made by `admin` at `where` to account `id`. */
 const CHANGES = accountChanges(administer);
@@ -212,7 +212,7 @@ for (const [topology, two] of Object.entries(TOPOLOGIES)) {
         accountVersion,
         sid,
         currentPassword: PASSWORD,
-        newPassword: 'eve-chosen-9',
+        newPassword: 'elm-chosen-9',
       }),
     );
     await hold.reached;
@@ -222,8 +222,8 @@ for (const [topology, two] of Object.entries(TOPOLOGIES)) {
     assert.equal(reply.ok ? 'ok' : reply.code, 'account.not_found', 'the token speaks for an account version gone');
     const login = (password: string) =>
       send(there, Token.issueToken({ clientId: 'troupe-client', username: 'eve', password }));
-    assert.ok((await login('eve-password-2')).ok, "the administrator's password stands");
-    assert.is((await login('eve-chosen-9')).ok, false);
+    assert.ok((await login('elm-password-2')).ok, "the administrator's password stands");
+    assert.is((await login('elm-chosen-9')).ok, false);
   });
 
   t(`${topology}: a refresh whose account a role change moves between its two reads signs the new roles`, async () => {

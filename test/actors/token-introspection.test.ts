@@ -85,7 +85,7 @@ t.after(async () => {
   await ctx.hasher.close();
 });
 
-const PASSWORD = 'eve-password-1';
+const PASSWORD = 'elm-password-1';
 
 /** Eve, an account of `there`, signed in at `here`: her tokens. */
 async function eveAt(here: TokenActorSetup, there: TokenActorSetup) {

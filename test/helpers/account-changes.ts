@@ -13,7 +13,7 @@ export function accountChanges(administer: Administer) {
     demotion: (where: TokenActorSetup, id: number) =>
       administer(where, Accounts.updateAccount({ actor: 'admin', id, roles: ['USER'] })),
     'password reset': (where: TokenActorSetup, id: number) =>
-      administer(where, Accounts.setPassword({ actor: 'admin', id, password: 'eve-password-2' })),
+      administer(where, Accounts.setPassword({ actor: 'admin', id, password: 'elm-password-2' })),
     disable: (where: TokenActorSetup, id: number) =>
       administer(where, Accounts.updateAccount({ actor: 'admin', id, enabled: false })),
     delete: (where: TokenActorSetup, id: number) => administer(where, Accounts.deleteAccount({ actor: 'admin', id })),

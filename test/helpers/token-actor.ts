@@ -118,6 +118,7 @@ export async function startTokenActor(
     clients: options.clients ?? [CLIENT],
     passwords: options.hasher,
     bcryptCost: 4,
+    productName: 'troupe',
     dummyHash: unknownAccount.current,
     throttle,
     refreshTokenValidity: options.refreshTokenValidity ?? 600,

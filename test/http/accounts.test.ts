@@ -46,9 +46,15 @@ async function call(method: string, path: string, json?: unknown, token: string 
     headers: res.headers,
   };
 }
-const create = (username: string, roles = ['USER'], password = `${username}-password`) =>
+/**
+ * An account's password in these tests: its username's letters shifted by 13 (ROT13), then
+ * `-password`, since the policy refuses a password that holds the username.
+ */
+const passwordOf = (username: string): string =>
+  `${username.replace(/[a-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) - 97 + 13) % 26) + 97))}-password`;
+const create = (username: string, roles = ['USER'], password = passwordOf(username)) =>
   call('POST', '/app/admin/users', { username, password, roles });
-const loginAs = (username: string, password = `${username}-password`): Promise<TokenResponse> =>
+const loginAs = (username: string, password = passwordOf(username)): Promise<TokenResponse> =>
   login(ctx.server.url, { username, password });
 const introspect = async (token: string): Promise<unknown> =>
   (
@@ -63,7 +69,7 @@ const code = (a: Answer): unknown => a.body['type'];
 t('POST /app/admin/users › 201 with Location; never a password or hash in the answer', async () => {
   const made = await call('POST', '/app/admin/users', {
     username: 'ann',
-    password: 'ann-password',
+    password: passwordOf('ann'),
     firstName: 'Ann',
     roles: ['USER'],
   });
@@ -106,7 +112,7 @@ t('access is checked before the handler: a USER, a read-only token, no token: no
   const denied = await call(
     'POST',
     '/app/admin/users',
-    { username: 'eve', password: 'eve-password', roles: ['ADMIN'] },
+    { username: 'eve', password: passwordOf('eve'), roles: ['ADMIN'] },
     user,
   );
   assert.is(denied.status, 403);
@@ -115,13 +121,13 @@ t('access is checked before the handler: a USER, a read-only token, no token: no
   const scoped = await call(
     'POST',
     '/app/admin/users',
-    { username: 'eve', password: 'eve-password', roles: [] },
+    { username: 'eve', password: passwordOf('eve'), roles: [] },
     readOnly,
   );
   assert.is(scoped.status, 403);
   assert.is(scoped.body['error'], 'insufficient_scope');
   assert.is(
-    (await call('POST', '/app/admin/users', { username: 'eve', password: 'eve-password', roles: [] }, null)).status,
+    (await call('POST', '/app/admin/users', { username: 'eve', password: passwordOf('eve'), roles: [] }, null)).status,
     401,
   );
   assert.is((await call('GET', '/app/admin/users', undefined, user)).status, 403);
@@ -192,7 +198,7 @@ t(
     const disabled = await postToken(ctx.server.url, {
       grant_type: 'password',
       username: 'fay',
-      password: 'fay-password',
+      password: passwordOf('fay'),
     });
     const wrong = await postToken(ctx.server.url, { grant_type: 'password', username: 'fay', password: 'not-her-pw' });
     assert.is(disabled.status, wrong.status);
@@ -231,10 +237,10 @@ t(
   async () => {
     const id = (await create('hal')).body['id'] as number;
     const grant = await loginAs('hal');
-    const set = await call('PUT', `/app/admin/users/${id}/password`, { password: 'hal-new-password' });
+    const set = await call('PUT', `/app/admin/users/${id}/password`, { password: 'hazel-new-password' });
     assert.is(set.status, 204);
     assert.is((await call('GET', '/app/listAll', undefined, grant.access_token)).status, 401);
-    assert.ok((await loginAs('hal', 'hal-new-password')).access_token);
+    assert.ok((await loginAs('hal', 'hazel-new-password')).access_token);
     const long = await call('PUT', `/app/admin/users/${id}/password`, { password: 'é'.repeat(37) });
     assert.is(long.status, 400);
     assert.is(code(long), 'urn:problem:troupe:password.invalid');
@@ -276,7 +282,11 @@ t('DELETE /app/admin/users/{id}/lockout › 204 and the account logs in again; 4
   const id = (await create('jay')).body['id'] as number;
   for (let i = 0; i < 10; i++)
     await postToken(ctx.server.url, { grant_type: 'password', username: 'jay', password: 'wrong-password' });
-  const locked = await postToken(ctx.server.url, { grant_type: 'password', username: 'jay', password: 'jay-password' });
+  const locked = await postToken(ctx.server.url, {
+    grant_type: 'password',
+    username: 'jay',
+    password: passwordOf('jay'),
+  });
   assert.is(locked.status, 429);
   assert.is((await call('DELETE', `/app/admin/users/${id}/lockout`)).status, 204);
   assert.ok((await loginAs('jay')).access_token);
@@ -358,24 +368,26 @@ t('PUT /app/me/password › 204, the other logins end and this one stays; 400 wr
   const other = await loginAs('lou');
   const change = (json: unknown) => call('PUT', '/app/me/password', json, mine.access_token);
   assert.is(
-    code(await change({ currentPassword: 'wrong-password', newPassword: 'lou-new-password' })),
+    code(await change({ currentPassword: 'wrong-password', newPassword: 'linden-new-password' })),
     'urn:problem:troupe:password.incorrect',
   );
   assert.is(
-    code(await change({ currentPassword: 'lou-password', newPassword: 'short' })),
+    code(await change({ currentPassword: passwordOf('lou'), newPassword: 'short' })),
     'urn:problem:troupe:password.invalid',
   );
   assert.is(
-    code(await change({ currentPassword: 'lou-password', newPassword: 'x'.repeat(73) })),
+    code(await change({ currentPassword: passwordOf('lou'), newPassword: 'x'.repeat(73) })),
     'urn:problem:troupe:password.invalid',
     'over 72 bytes: the limit BCrypt sets, as at the token endpoint',
   );
   assert.is(
-    code(await change({ currentPassword: `lou-password${'x'.repeat(72)}`, newPassword: 'lou-new-password' })),
+    code(
+      await change({ currentPassword: `${passwordOf('lou')}${'x'.repeat(72)}`, newPassword: 'linden-new-password' }),
+    ),
     'urn:problem:troupe:password.incorrect',
     'a current password over 72 bytes is never compared, though its first bytes are right',
   );
-  assert.is((await change({ currentPassword: 'lou-password', newPassword: 'lou-new-password' })).status, 204);
+  assert.is((await change({ currentPassword: passwordOf('lou'), newPassword: 'linden-new-password' })).status, 204);
   // Every access token minted before the change is refused; this login goes on through its refresh token.
   assert.is((await call('GET', '/app/listAll', undefined, mine.access_token)).status, 401);
   assert.is((await call('GET', '/app/listAll', undefined, other.access_token)).status, 401);
@@ -384,9 +396,32 @@ t('PUT /app/me/password › 204, the other logins end and this one stays; 400 wr
   const next = (await (await refresh(mine)).json()) as TokenResponse;
   assert.is((await call('GET', '/app/listAll', undefined, next.access_token)).status, 200);
   assert.is((await refresh(other)).status, 400);
-  assert.ok((await loginAs('lou', 'lou-new-password')).access_token);
+  assert.ok((await loginAs('lou', 'linden-new-password')).access_token);
   assert.is((await call('PUT', '/app/me/password', { currentPassword: 'x', newPassword: 'y' }, null)).status, 401);
 });
+
+t(
+  'the password policy › the username as the password, or in it: 400 password.invalid on create, reset and own change',
+  async () => {
+    const refused = async (answer: Promise<Answer>, route: string, password: string) => {
+      const { status, body } = await answer;
+      assert.is(status, 400, route);
+      assert.is(body['type'], 'urn:problem:troupe:password.invalid', route);
+      assert.is(body['status'], 400, route);
+      assert.is(body['detail'], 'The password contains the username; choose another', route);
+      assert.not.ok(JSON.stringify(body).includes(password), `${route}: the password is not repeated`);
+    };
+    await refused(create('quentin.b', ['USER'], 'quentin.b'), 'create', 'quentin.b');
+    await refused(create('quentin.b', ['USER'], 'Quentin.B-2024'), 'create', 'Quentin.B-2024');
+    assert.equal((await call('GET', '/app/admin/users?username=quentin')).body['items'], [], 'nothing was created');
+    const id = (await create('quentin.b')).body['id'] as number;
+    const own = (await loginAs('quentin.b')).access_token;
+    await refused(call('PUT', `/app/admin/users/${id}/password`, { password: 'QUENTIN.B' }), 'reset', 'QUENTIN.B');
+    const change = { currentPassword: passwordOf('quentin.b'), newPassword: 'my name: quentin b' };
+    await refused(call('PUT', '/app/me/password', change, own), 'own', change.newPassword);
+    assert.ok((await loginAs('quentin.b')).access_token, 'the password is unchanged');
+  },
+);
 
 t('the password policy › create, reset and own change each refuse with password.invalid naming the rule', async () => {
   const refusals: [password: string, rule: RegExp][] = [
@@ -395,6 +430,12 @@ t('the password policy › create, reset and own change each refuse with passwor
     ['ｑｗｅｒｔｙｕｉｏｐ', /most common passwords/], // `qwertyuiop`, full width
     ['tab\there-password', /control characters/],
     ['x'.repeat(73), /at most 72 bytes/],
+    [' '.repeat(8), /at least 8 characters, not counting blanks/],
+    ['password\u200b1', /most common passwords/], // `password1`, a zero-width space added
+    ['my-troupe-login', /contains the service's name/],
+    ['aaaaaaaaaa', /mostly one repeated character/],
+    ['abcdefghijk', /only runs or sequences/],
+    ['xq7xq7xq7', /repeats a short block/],
   ];
   const id = (await create('pam')).body['id'] as number;
   const own = (await loginAs('pam')).access_token;
@@ -402,7 +443,7 @@ t('the password policy › create, reset and own change each refuse with passwor
     const answers = {
       create: await create('pia', ['USER'], password),
       reset: await call('PUT', `/app/admin/users/${id}/password`, { password }),
-      own: await call('PUT', '/app/me/password', { currentPassword: 'pam-password', newPassword: password }, own),
+      own: await call('PUT', '/app/me/password', { currentPassword: passwordOf('pam'), newPassword: password }, own),
     };
     for (const [route, answer] of Object.entries(answers)) {
       assert.is(answer.status, 400, `${route}: ${rule.source}`);
@@ -454,7 +495,7 @@ t('every change is logged with the acting admin, the target and the action, neve
   assert.ok(created.some((e) => e.account.action === 'account.updated' && e.account.target === 'fay'));
   assert.ok(created.some((e) => e.account.action === 'account.password_changed' && e.account.actor === 'lou'));
   const all = ctx.log.join('');
-  for (const secret of ['ann-password', 'hal-new-password', 'lou-new-password', 'sneaky-password'])
+  for (const secret of [passwordOf('ann'), 'hazel-new-password', 'linden-new-password', 'sneaky-password'])
     assert.not.ok(all.includes(secret), secret);
   assert.not.match(all, /\$2[aby]\$\d\d\$/);
 });

@@ -206,7 +206,7 @@ t('account administration', async () => {
   const admin = { token: ctx.adminToken };
   const users = '/app/admin/users';
   const one = '/app/admin/users/{id}';
-  const body = { username: 'conformance', password: 'conformance-pw', roles: ['USER'] };
+  const body = { username: 'conformance', password: 'concord-pw-7', roles: ['USER'] };
   const created = await call('POST', users, users, { ...admin, json: body });
   assert.is(created.status, 201);
   assert.is((await call('POST', users, users, { ...admin, json: body })).status, 409);

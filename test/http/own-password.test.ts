@@ -57,27 +57,27 @@ s(
     const made = await fetch(`${c.server.url}/app/admin/users`, {
       method: 'POST',
       headers: { ...bearer(admin), 'Content-Type': 'application/json' },
-      body: JSON.stringify({ username: 'ora', password: 'ora-password-1', roles: ['USER'] }),
+      body: JSON.stringify({ username: 'ora', password: 'oak-password-1', roles: ['USER'] }),
     });
     assert.is(made.status, 201);
     const id = ((await made.json()) as { id: number }).id;
-    const mine = (await login(c.server.url, { username: 'ora', password: 'ora-password-1' })).access_token;
+    const mine = (await login(c.server.url, { username: 'ora', password: 'oak-password-1' })).access_token;
     const change = (currentPassword: string) =>
       fetch(`${c.server.url}/app/me/password`, {
         method: 'PUT',
         headers: { ...bearer(mine), 'Content-Type': 'application/json' },
-        body: JSON.stringify({ currentPassword, newPassword: 'ora-password-2' }),
+        body: JSON.stringify({ currentPassword, newPassword: 'oak-password-2' }),
       });
     for (let i = 0; i < 3; i++) assert.is((await change(`wrong-${i}-password`)).status, 400);
     assert.is(eventsOf(c.lines, 'password.change_failed', 'ora').length, 3);
-    const held = await change('ora-password-1');
+    const held = await change('oak-password-1');
     assert.is(held.status, 429, 'the right password too: no BCrypt work past the count');
     assert.ok(Number(held.headers.get('retry-after')) > 0);
     assert.is(((await held.json()) as { type: string }).type, 'urn:problem:troupe:too_many_requests');
     const grant = await postToken(c.server.url, {
       grant_type: 'password',
       username: 'ora',
-      password: 'ora-password-1',
+      password: 'oak-password-1',
     });
     assert.is(grant.status, 429, "the password grant shares the account's count");
     assert.is(
@@ -85,11 +85,11 @@ s(
         .status,
       204,
     );
-    assert.is((await change('ora-password-1')).status, 204);
+    assert.is((await change('oak-password-1')).status, 204);
     assert.is(eventsOf(c.lines, 'password.changed', 'ora').length, 1);
     assert.not.ok(
       c.lines.some(
-        (l) => l.includes('ora-password-1') || l.includes('ora-password-2') || l.includes('wrong-0-password'),
+        (l) => l.includes('oak-password-1') || l.includes('oak-password-2') || l.includes('wrong-0-password'),
       ),
       'no password in the log',
     );
@@ -97,7 +97,7 @@ s(
       (
         await postToken(
           c.server.url,
-          { grant_type: 'password', username: 'ora', password: 'ora-password-2' },
+          { grant_type: 'password', username: 'ora', password: 'oak-password-2' },
           { Authorization: basic() },
         )
       ).status,

@@ -23,7 +23,7 @@ import { bearer, login } from '../helpers/tokens.ts';
 
 /** A client without the refresh_token grant: its logins are an access token alone. */
 const SERVICE: Client = { ...CLIENT, clientId: 'no-refresh', grantTypes: ['password'] };
-const PASSWORD = 'eve-password-1';
+const PASSWORD = 'elm-password-1';
 
 interface Ctx {
   dir: string;
@@ -96,7 +96,7 @@ for (const [name, env] of Object.entries<Record<string, string>>({
   t('a login held at its BCrypt check here is refused after a demotion or a reset there', async () => {
     for (const [username, change] of [
       ['eve', (id: number) => admin('PATCH', `/app/admin/users/${id}`, { roles: ['USER'] })],
-      ['fay', (id: number) => admin('PUT', `/app/admin/users/${id}/password`, { password: 'fay-password-2' })],
+      ['fay', (id: number) => admin('PUT', `/app/admin/users/${id}/password`, { password: 'fir-password-2' })],
     ] as const) {
       const id = await created(username);
       const hold = gate();

@@ -20,12 +20,12 @@ const admin = (server: ChildServer, method: string, path: string, json?: unknown
 t('disabling at one instance refuses every token of the account at the other at once', async () => {
   const made = await admin(ctx.a, 'POST', '/app/admin/users', {
     username: 'nia',
-    password: 'nia-password',
+    password: 'nutmeg-password',
     roles: ['USER'],
   });
   assert.is(made.status, 201);
   const id = ((await made.json()) as { id: number }).id;
-  const grant = await login(ctx.b.url, { username: 'nia', password: 'nia-password' });
+  const grant = await login(ctx.b.url, { username: 'nia', password: 'nutmeg-password' });
   assert.is(await listAllStatus(ctx.b, grant.access_token), 200);
   assert.is(await listAllStatus(ctx.b, grant.access_token), 200, 'verified and cached at B');
   assert.is((await admin(ctx.a, 'PATCH', `/app/admin/users/${id}`, { enabled: false })).status, 200);
@@ -37,7 +37,7 @@ t('disabling at one instance refuses every token of the account at the other at 
     refresh_token: grant.refresh_token ?? '',
   });
   assert.is(refreshed.status, 400);
-  const disabled = await postToken(ctx.b.url, { grant_type: 'password', username: 'nia', password: 'nia-password' });
+  const disabled = await postToken(ctx.b.url, { grant_type: 'password', username: 'nia', password: 'nutmeg-password' });
   const wrong = await postToken(ctx.b.url, { grant_type: 'password', username: 'nia', password: 'wrong-password' });
   assert.equal([disabled.status, await disabled.json()], [wrong.status, await wrong.json()]);
 });
@@ -45,18 +45,21 @@ t('disabling at one instance refuses every token of the account at the other at 
 t('a password set and logins ended at one instance end them at the other; a role change too', async () => {
   const made = await admin(ctx.b, 'POST', '/app/admin/users', {
     username: 'oli',
-    password: 'oli-password',
+    password: 'osier-password',
     roles: ['USER'],
   });
   const id = ((await made.json()) as { id: number }).id;
-  const first = await login(ctx.a.url, { username: 'oli', password: 'oli-password' });
+  const first = await login(ctx.a.url, { username: 'oli', password: 'osier-password' });
   assert.is(await listAllStatus(ctx.a, first.access_token), 200);
-  assert.is((await admin(ctx.b, 'PUT', `/app/admin/users/${id}/password`, { password: 'oli-password-2' })).status, 204);
+  assert.is(
+    (await admin(ctx.b, 'PUT', `/app/admin/users/${id}/password`, { password: 'osier-password-2' })).status,
+    204,
+  );
   assert.is(await listAllStatus(ctx.a, first.access_token), 401);
-  const second = await login(ctx.a.url, { username: 'oli', password: 'oli-password-2' });
+  const second = await login(ctx.a.url, { username: 'oli', password: 'osier-password-2' });
   assert.is((await admin(ctx.b, 'DELETE', `/app/admin/users/${id}/sessions`)).status, 204);
   assert.is(await listAllStatus(ctx.a, second.access_token), 401);
-  const third = await login(ctx.a.url, { username: 'oli', password: 'oli-password-2' });
+  const third = await login(ctx.a.url, { username: 'oli', password: 'osier-password-2' });
   const greeting = (server: ChildServer, token: string) =>
     fetch(`${server.url}/app/admin`, { headers: bearer(token) }).then((r) => r.status);
   assert.is(await greeting(ctx.a, third.access_token), 403);
@@ -71,14 +74,14 @@ t('a password set and logins ended at one instance end them at the other; a role
 t('a restart keeps every change: the initial data never overwrites them', async () => {
   const john = await admin(ctx.a, 'PATCH', '/app/admin/users/2', { roles: ['USER'], firstName: 'Jon' });
   assert.is(john.status, 200);
-  assert.is((await admin(ctx.a, 'PUT', '/app/admin/users/1/password', { password: 'admin-password-2' })).status, 204);
+  assert.is((await admin(ctx.a, 'PUT', '/app/admin/users/1/password', { password: 'ash-password-2' })).status, 204);
   for (const s of [ctx.a, ctx.b]) {
     s.child.kill('SIGTERM');
     await s.exited;
   }
   const again = await startChildServer(ctx.instances.dataDir, SHARED);
   try {
-    ctx.admin = (await login(again.url, { username: 'admin', password: 'admin-password-2' })).access_token;
+    ctx.admin = (await login(again.url, { username: 'admin', password: 'ash-password-2' })).access_token;
     const old = await postToken(again.url, { grant_type: 'password', ...USERS.admin });
     assert.is(old.status, 400, 'the published password was not restored');
     const jon = (await (await admin(again, 'GET', '/app/admin/users/2')).json()) as {
