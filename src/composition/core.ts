@@ -25,6 +25,7 @@ import { withCanonicalUniqueness } from '../security/usernames.ts';
 import { refuseClientAccounts, refuseSubjectClashes } from '../security/subjects.ts';
 import type { CachedVerifier } from '../security/token-cache.ts';
 import { createUnknownAccountHash, type UnknownAccountHash } from '../security/unknown-account-hash.ts';
+import { createPasswordRehash, type PasswordRehash } from '../security/password-rehash.ts';
 import type { Stores } from '../stores/stores.ts';
 import type { AccountStore } from '../stores/account-store.ts';
 import { refuseDevelopmentAccounts } from '../development-accounts.ts';
@@ -130,6 +131,7 @@ async function tokenDeps(
   ActorDeps['token'] & {
     readonly keys: KeyRing;
     readonly unknownAccount: UnknownAccountHash;
+    readonly passwordRehash: PasswordRehash;
     readonly accountActor: ActorDeps['accounts'];
     readonly authenticateClient: ClientAuthenticator;
   }
@@ -145,6 +147,17 @@ async function tokenDeps(
       logger.warn(
         { store: stores.kind, cause: causeOf(error) },
         'reading the cost of the stored password hashes failed',
+      ),
+  });
+  // A login's password hashed again at the configured cost, so the stored costs (and times) converge.
+  const passwordRehash = createPasswordRehash({
+    accounts: stores.accounts,
+    passwords,
+    bcryptCost: cost,
+    onError: (error, accountId) =>
+      logger.warn(
+        { store: stores.kind, account: accountId, cause: causeOf(error) },
+        'hashing a password again at security.password.bcrypt-cost failed; the login went on',
       ),
   });
   const clients = registeredClients(config);
@@ -166,6 +179,7 @@ async function tokenDeps(
     bcryptCost: cost,
     productName: config.security.signIn.productName,
     dummyHash: unknownAccount.current,
+    rehash: passwordRehash.afterMatch,
     throttle,
     refreshTokenValidity: config.security.jwt.refreshTokenValidity,
     maxLoginsPerAccount: config.security.jwt.maxLoginsPerUser,
@@ -182,6 +196,7 @@ async function tokenDeps(
     ...token,
     keys,
     unknownAccount,
+    passwordRehash,
     authenticateClient: createClientAuthenticator(clients, passwords),
     accountActor: accounts,
   };
@@ -240,7 +255,7 @@ export async function startCore(loaded: Config, logger: Logger): Promise<Core> {
   });
   // After the preparation: on MongoDB no store operation runs before it, the key set's included.
   // A key set that cannot be used stops the start (docs/security.md): what was opened is closed.
-  const { keys, unknownAccount, accountActor, authenticateClient, ...token } = await tokenDeps(
+  const { keys, unknownAccount, passwordRehash, accountActor, authenticateClient, ...token } = await tokenDeps(
     config,
     logger,
     stores,
@@ -283,6 +298,7 @@ export async function startCore(loaded: Config, logger: Logger): Promise<Core> {
       preparation.stop();
       actors.stop();
       await unknownAccount.settled();
+      await passwordRehash.settled();
       await token.passwords.close();
       await stores.close();
     },

@@ -17,6 +17,7 @@ import {
 } from '../security/jwt.ts';
 import type { KeyRing } from '../security/key-ring.ts';
 import type { LoginThrottle } from '../security/login-throttle.ts';
+import type { PasswordRehash } from '../security/password-rehash.ts';
 import type { PasswordHasher } from '../security/passwords.ts';
 import { clientSubjects } from '../security/subjects.ts';
 import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
@@ -36,12 +37,14 @@ export interface LoginActorParts {
   readonly settings: TokenSettings;
   readonly clients: readonly Client[];
   readonly passwords: PasswordHasher;
-  /** BCrypt cost of the passwords AccountActor sets. */
+  /** BCrypt cost of the passwords AccountActor sets, and of those a login hashes again. */
   readonly bcryptCost: number;
   /** `security.sign-in.product-name`, which a password set here must not hold. */
   readonly productName: string;
   /** What an unknown username's password is compared against. */
   readonly dummyHash: () => string;
+  /** Told of each login's matched password (src/security/password-rehash.ts). */
+  readonly rehash: PasswordRehash['afterMatch'];
   readonly throttle: LoginThrottle;
   /** Seconds a login's refresh tokens live. */
   readonly refreshTokenValidity: number;
@@ -108,6 +111,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
       signAccessToken: createTokenSigner(parts.keys.signing, parts.settings),
       verifyAccessToken,
       dummyHash: parts.dummyHash,
+      rehash: parts.rehash,
       throttle: parts.throttle,
     },
     accounts: {

@@ -48,6 +48,9 @@ export const accountAt = (id: number, version: number): Filter<AccountDoc> => ({
   ...(version === 0 ? { securityVersion: { $in: [0, null] } } : { securityVersion: version }),
 });
 
+/** The account while its stored hash is `hash`: a rehash written only over the hash compared. */
+export const accountWithHash = (id: number, hash: string): Filter<AccountDoc> => ({ _id: id, password: hash });
+
 /** Creates the account with `id` when no account has the name, else replaces its fields and role set. */
 export function accountUpsert(
   account: { password: string; firstName?: string | undefined; lastName?: string | undefined },

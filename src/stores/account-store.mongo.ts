@@ -16,6 +16,7 @@ import { accountSeeds } from './account-seeds.mongo.ts';
 import {
   ACCOUNT_IDS,
   accountByName,
+  accountWithHash,
   accountUpsert,
   BY_ID,
   BY_NEWEST_ID,
@@ -232,6 +233,12 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
           return (await findById(id)) ?? 'account.not_found';
         }),
       ),
+    replaceHash: (id, compared, hash) =>
+      run(async () => {
+        const done = await accounts.updateOne(accountWithHash(id, compared), { $set: { password: hash } });
+        if (done.modifiedCount === 1) await changed();
+        return done.modifiedCount === 1;
+      }),
     endLogins: (id) =>
       run(() =>
         untilSettled(async () => {

@@ -95,6 +95,10 @@ export function sqliteAccountStore(db: Db): AccountStore {
   const setHash = db.prepare<[string, number]>(
     'update users set password = ?, security_version = security_version + 1 where id = ?',
   );
+  // Conditional on the hash compared, in one statement: a password set since is left as it is.
+  const replaceHash = db.prepare<[string, number, string]>(
+    'update users set password = ? where id = ? and password = ?',
+  );
   const moveVersion = db.prepare<[number]>('update users set security_version = security_version + 1 where id = ?');
   // The same database holds the logins: carried to the new version in the write that moves it.
   const carryLogins = db.prepare<[number, number, number]>(
@@ -254,6 +258,7 @@ export function sqliteAccountStore(db: Db): AccountStore {
     seedAccount: async (account) => refusing(seedAccount)(account),
     updateAccount: async (id, c, guarded) => refusing(updateAccount)(id, c, guarded),
     setPassword: async (id, hash, keepLogin, atVersion) => refusing(setPassword)(id, hash, keepLogin, atVersion),
+    replaceHash: async (id, compared, hash) => replaceHash.run(hash, id, compared).changes === 1,
     endLogins: async (id) => refusing(endLogins)(id),
     deleteAccount: async (id, guarded) => refusing(deleteAccount)(id, guarded),
   };

@@ -137,6 +137,14 @@ export interface AccountStore {
     keepLogin?: string,
     atVersion?: number,
   ): Promise<AccountRecord | AccountRefusal>;
+  /**
+   * Replaces the account's BCrypt hash with `hash`, another hash of the same password (at another
+   * cost), only while the stored hash is still `compared`, the one its password was checked against:
+   * one conditional write, so a password set meanwhile, in any process, is never overwritten. The
+   * security version does not move (nothing minted from the account is refused for it); the change
+   * count does. True when written; false when the hash had changed or the account is gone.
+   */
+  replaceHash(id: number, compared: string, hash: string): Promise<boolean>;
   /** Moves the security version alone: every login of the account ends, every token minted before is refused. */
   endLogins(id: number): Promise<AccountRecord | AccountRefusal>;
   /**

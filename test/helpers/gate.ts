@@ -32,6 +32,8 @@ export function gate(): Gate {
 export interface Holds {
   /** The BCrypt verdict of a password check, once it is known. */
   verify?: Gate | undefined;
+  /** A new BCrypt hash, once it is made (before whoever asked for it writes it). */
+  hash?: Gate | undefined;
   /** A read of an account by id, once it is read. */
   read?: Gate | undefined;
   /** A refresh token's rotation, before it is written. */
@@ -49,7 +51,7 @@ async function pass(holds: Holds, step: keyof Holds): Promise<void> {
   await hold?.wait();
 }
 
-/** The real hasher, its verdicts held at `holds.verify`. */
+/** The real hasher, its verdicts held at `holds.verify`, its new hashes at `holds.hash`. */
 export function holdingHasher(hasher: PasswordHasher, holds: Holds): PasswordHasher {
   return {
     ...hasher,
@@ -57,6 +59,11 @@ export function holdingHasher(hasher: PasswordHasher, holds: Holds): PasswordHas
       const verdict = await hasher.verify(password, hash);
       await pass(holds, 'verify');
       return verdict;
+    },
+    async hash(password, cost) {
+      const made = await hasher.hash(password, cost);
+      await pass(holds, 'hash');
+      return made;
     },
   };
 }

@@ -17,6 +17,7 @@ import { fixedKeyRing } from '../../src/security/key-ring.ts';
 import { loadConfiguredKey } from '../../src/security/keys.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { createUnknownAccountHash, type UnknownAccountHash } from '../../src/security/unknown-account-hash.ts';
+import { createPasswordRehash, type PasswordRehash } from '../../src/security/password-rehash.ts';
 import { tempDir } from './server.ts';
 import { askWithProbe } from './probe.ts';
 import type { Request } from '../../src/messaging/ask.ts';
@@ -63,12 +64,16 @@ export interface TokenActorSetup {
   readonly throttle: LoginThrottle;
   /** What an unknown username's password is compared against (its first check of the store done). */
   readonly unknownAccount: UnknownAccountHash;
+  /** The logins' rehashes at the configured cost, and those that failed. */
+  readonly rehash: PasswordRehash & { readonly failures: unknown[] };
 }
 
 export async function startTokenActor(
   system: ActorSystem,
   options: {
     hasher: PasswordHasher;
+    /** `security.password.bcrypt-cost`: 4 unless given (the initial data's hashes are at 10). */
+    bcryptCost?: number;
     clients?: readonly Client[];
     now?: () => number;
     refreshTokenValidity?: number;
@@ -106,6 +111,14 @@ export async function startTokenActor(
     onError: () => {},
   });
   await unknownAccount.settled();
+  const failures: unknown[] = [];
+  const bcryptCost = options.bcryptCost ?? 4;
+  const rehash = createPasswordRehash({
+    accounts: accountStore,
+    passwords: options.hasher,
+    bcryptCost,
+    onError: (error) => failures.push(error),
+  });
   // The server's wiring (src/composition/login-actors.ts) over this database.
   const deps = loginActorDeps({
     accounts: accountStore,
@@ -117,9 +130,10 @@ export async function startTokenActor(
     settings: SETTINGS,
     clients: options.clients ?? [CLIENT],
     passwords: options.hasher,
-    bcryptCost: 4,
+    bcryptCost,
     productName: 'troupe',
     dummyHash: unknownAccount.current,
+    rehash: rehash.afterMatch,
     throttle,
     refreshTokenValidity: options.refreshTokenValidity ?? 600,
     maxLoginsPerAccount: options.maxLoginsPerAccount ?? 100,
@@ -136,7 +150,17 @@ export async function startTokenActor(
     onCrash,
   });
   const accounts = spawnAccountActor(system, { ...deps.accounts, onCrash });
-  return { system, token, accounts, db, verify: deps.token.verifyAccessToken, events, throttle, unknownAccount };
+  return {
+    system,
+    token,
+    accounts,
+    db,
+    verify: deps.token.verifyAccessToken,
+    events,
+    throttle,
+    unknownAccount,
+    rehash: { ...rehash, failures },
+  };
 }
 
 /** Asks the setup's TokenActor (`sendToken`) or AccountActor (`administer`), probing the system while it waits. */

@@ -130,6 +130,27 @@ export function accountContracts(name: string, target: ContractTarget): void {
     assert.ok(typeof (await c.deleteAccount(kim.id, 'ADMIN')) === 'object');
     assert.is(await there.isRevoked(token(5)), true, 'a deleted account refuses every version');
   });
+  t(
+    'replaceHash: written only over the hash compared, the security version unmoved, the change count moved',
+    async () => {
+      const c = stores().accounts;
+      const kim = await c.createAccount(account('kim'));
+      assert.ok(typeof kim === 'object');
+      const rehashed = HASH.replace('$2b$10$', '$2b$12$');
+      const count = await c.changeCount();
+      assert.is(await c.replaceHash(kim.id, HASH, rehashed), true);
+      const after = await c.findById(kim.id);
+      assert.is(after?.password, rehashed);
+      assert.is(after?.securityVersion, kim.securityVersion, 'nothing minted from the account is refused for it');
+      assert.ok((await c.changeCount()) !== count, 'the change count moved');
+      // A password set since the comparison: the rehash of the older one is not written.
+      const reset = await c.setPassword(kim.id, HASH.replace('ou0', 'xx0'));
+      assert.ok(typeof reset === 'object');
+      assert.is(await c.replaceHash(kim.id, rehashed, HASH), false);
+      assert.is((await c.findById(kim.id))?.password, reset.password);
+      assert.is(await c.replaceHash(kim.id + 1000, HASH, rehashed), false, 'an unknown account');
+    },
+  );
   t('account ids are never given twice: an account created after a delete gets a new id', async () => {
     const c = stores().accounts;
     const kim = await c.createAccount(account('kim'));

@@ -269,4 +269,14 @@ t('seeded accounts: the claim is written once and kept; applied once; the record
   assert.not.ok(matches(Accounts.seededAccount('lee'), applied));
 });
 
+t('accounts: a rehash matches the account only while its stored hash is the one compared', () => {
+  const account: Doc = { _id: 7, username: 'kim', password: '$2b$04$old', securityVersion: 3 };
+  assert.ok(matches(Accounts.accountWithHash(7, '$2b$04$old'), account));
+  assert.not.ok(
+    matches(Accounts.accountWithHash(7, '$2b$04$old'), { ...account, password: '$2b$10$new' }),
+    'set since',
+  );
+  assert.not.ok(matches(Accounts.accountWithHash(8, '$2b$04$old'), account), 'another account');
+});
+
 t.run();

@@ -14,6 +14,7 @@ import { fail, type Failure } from '../../../src/messaging/reply.ts';
 import type { Client } from '../../../src/security/clients.ts';
 import { throttled, UNADDRESSED, type Outcome } from '../../../src/security/login-attempts.ts';
 import type { Attempt, LoginThrottle } from '../../../src/security/login-throttle.ts';
+import type { PasswordRehash } from '../../../src/security/password-rehash.ts';
 import { overLongPassword, type PasswordHasher } from '../../../src/security/passwords.ts';
 import { findAccountForLogin } from '../../../src/security/usernames.ts';
 import type { AccountStore, AccountRecord } from '../../../src/stores/account-store.ts';
@@ -27,6 +28,8 @@ export interface PasswordCheckDeps {
   readonly dummyHash: () => string;
   /** Counts password logins per username and address (src/security/login-throttle.ts). */
   readonly throttle: Pick<LoginThrottle, 'begin'>;
+  /** Told of each password that matched: its hash renewed at the configured cost, beside the login. */
+  readonly rehash: PasswordRehash['afterMatch'];
 }
 
 /** A password check: the password grant's, or the authorization endpoint's sign-in. */
@@ -153,6 +156,7 @@ export function createPasswordCheck(deps: PasswordCheckDeps, issuing: Issuing, m
       // change answered after this read refuses it too, wherever it is presented.
       const now = await deps.accounts.findById(account.id);
       if (!now?.enabled || now.securityVersion !== account.securityVersion) return refuse();
+      deps.rehash(account, request.password);
       if (request.type === 'Authorize')
         return answer(request, attempt, await matched.Authorize(client, now, request), self);
       answer(request, attempt, await matched.IssueToken(client, now, request), self);
