@@ -78,6 +78,13 @@ export async function loadInitialData(store: AccountStore, data: InitialData): P
   return report;
 }
 
+/** Warns of each account a seeding created ({@link warnOfInitialAccount}) or skipped ({@link warnOfSkippedAccount}). */
+export function warnOfSeeding(logger: Logger, report: SeedReport, production: boolean): void {
+  for (const account of report.created) warnOfInitialAccount(logger, account, production);
+  for (const account of report.deleted) warnOfSkippedAccount(logger, account, 'deleted');
+  for (const account of report.unfinished) warnOfSkippedAccount(logger, account, 'unfinished');
+}
+
 /** An account of the file that seeding did not create though the store lacks it (naming it, never its password). */
 export function warnOfSkippedAccount(logger: Logger, account: string, why: 'deleted' | 'unfinished'): void {
   if (why === 'deleted')

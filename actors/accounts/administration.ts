@@ -15,7 +15,8 @@ import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts'
 import { canonicalUsername } from '../../src/security/usernames.ts';
 import type { AccountRecord, AccountRefusal, AccountStore } from '../../src/stores/account-store.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
-import { ADMIN_ROLE, type AccountSummary, type Command, type ErrorCode, type LoginView } from './protocol.ts';
+import { ADMIN_ROLE, type Command, type ErrorCode, type LoginView } from './protocol.ts';
+import { iso, summary } from './views.ts';
 
 /** One administrative change, as the event log records it: never a password or a hash. */
 export interface AccountEvent {
@@ -61,17 +62,6 @@ const REFUSALS: Readonly<Record<AccountRefusal, string>> = {
   'role.unknown': 'A role named is not a role', // the names are added by unknownRoles
   'role.name_taken': 'The role name is taken',
 };
-
-export const summary = (a: AccountRecord): AccountSummary => ({
-  id: a.id,
-  username: a.username,
-  firstName: a.firstName,
-  lastName: a.lastName,
-  roles: a.roles.map((r) => r.roleName),
-  enabled: a.enabled,
-});
-
-const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
 /** `revokeLogin`: ends one login (with its horizons, src/security/logins.ts); `nowMs`: the actor's clock. */
 export function createAccountAdmin(

@@ -8,13 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
-import {
-  loadInitialData,
-  readInitialData,
-  warnOfInitialAccount,
-  warnOfSkippedAccount,
-  type InitialData,
-} from '../initial-data.ts';
+import { loadInitialData, readInitialData, warnOfSeeding, type InitialData } from '../initial-data.ts';
 import type { Logger } from '../logger.ts';
 import { createClientAuthenticator, registeredClients, type ClientAuthenticator } from '../security/clients.ts';
 import type { KeyRing } from '../security/key-ring.ts';
@@ -87,10 +81,7 @@ async function prepare(
   let done = false;
   const attempt = async (): Promise<void> => {
     await stores.prepare(async (accounts) => {
-      const seeded = await loadInitialData(accounts, initial);
-      for (const account of seeded.created) warnOfInitialAccount(logger, account, production);
-      for (const account of seeded.deleted) warnOfSkippedAccount(logger, account, 'deleted');
-      for (const account of seeded.unfinished) warnOfSkippedAccount(logger, account, 'unfinished');
+      warnOfSeeding(logger, await loadInitialData(accounts, initial), production);
       await guard(accounts);
     });
     done = true;
