@@ -12,7 +12,8 @@ import {
   type ClientAuthenticator,
   type ClientCredentials,
 } from '../../src/security/clients.ts';
-import type { LoginThrottle } from '../../src/security/login-throttle.ts';
+import type { LoginThrottle, Refusal } from '../../src/security/login-throttle.ts';
+import { IN_FLIGHT_RETRY_SECONDS } from '../../src/security/throttle-counts.ts';
 import { isTooLong, MAX_PASSWORD_BYTES } from '../../src/security/passwords.ts';
 import { formBody, formParams } from '../middleware/body.ts';
 import { OAuthError } from '../problems.ts';
@@ -104,16 +105,27 @@ function registeredFor(clients: readonly Client[], clientId: string, method: Sec
 }
 
 /** 429 `too_many_requests` with `Retry-After`. */
-export function tooManyRequests(wait: number, what: string): OAuthError {
-  return new OAuthError(429, 'too_many_requests', `Too many failed ${what}; retry in ${wait} seconds`, {
-    'Retry-After': String(wait),
-  });
+export function tooManyRequests(wait: number, description: string): OAuthError {
+  return new OAuthError(429, 'too_many_requests', description, { 'Retry-After': String(wait) });
 }
 
-/** A secret's count and check: refused with the seconds to wait, or the client it names, if any. */
-type Checked = { readonly retryAfter: number } | { readonly client: Client | undefined };
-/** Checks under way, by the SHA-256 of what decides their outcome. */
-type Underway = Map<string, Promise<Checked>>;
+/** A client authentication refused by the throttle: for failures, or for the attempts in flight. */
+const refusedClient = ({ retryAfter, inFlight }: Refusal): OAuthError =>
+  tooManyRequests(
+    retryAfter,
+    `Too many ${inFlight ? 'client authentications in flight' : 'failed client authentications'}; retry in ${retryAfter} seconds`,
+  );
+
+/** A secret's count and check: refused by the throttle, or the client it names, if any. */
+type Checked = { readonly refused: Refusal } | { readonly client: Client | undefined };
+/**
+ * Checks under way, by the SHA-256 of what decides their outcome, and the clients held back (past
+ * their count across addresses) whose secret is being checked: one at a time each.
+ */
+interface Underway {
+  readonly checks: Map<string, Promise<Checked>>;
+  readonly heldBack: Set<string>;
+}
 
 /**
  * Runs `check` once for requests alike in `parts` (address, method, client_id, secret) that arrive
@@ -122,17 +134,34 @@ type Underway = Map<string, Promise<Checked>>;
  */
 function once(underway: Underway, parts: readonly string[], check: () => Promise<Checked>): Promise<Checked> {
   const key = createHash('sha256').update(parts.join('\0')).digest('base64url');
-  const running = underway.get(key);
+  const running = underway.checks.get(key);
   if (running) return running;
-  const started = check().finally(() => underway.delete(key));
-  underway.set(key, started);
+  const started = check().finally(() => underway.checks.delete(key));
+  underway.checks.set(key, started);
   return started;
 }
 
 /**
+ * Runs `check` for a client held back, unless one of its secrets is being checked here already:
+ * then it is refused for the attempt in flight. Past the client's count its right secret still
+ * passes, so each guess costs a BCrypt check; this keeps that work to one check per client at a
+ * time in each process, whatever the number of addresses guessing.
+ */
+async function oneAtATime(underway: Underway, clientId: string, check: () => Promise<Checked>): Promise<Checked> {
+  if (underway.heldBack.has(clientId)) return { refused: { retryAfter: IN_FLIGHT_RETRY_SECONDS, inFlight: true } };
+  underway.heldBack.add(clientId);
+  try {
+    return await check();
+  } finally {
+    underway.heldBack.delete(clientId);
+  }
+}
+
+/**
  * Authenticates the client of the request; 401 invalid_client otherwise, and 429 before any
- * BCrypt work for an address, or a client (from an address it never authenticated from), past its
- * count of failed client authentications.
+ * BCrypt work for an address past its count of failed client authentications. A client past its
+ * count across addresses, at an address it never authenticated from, is held back, not locked
+ * out: its right secret passes, a wrong one is refused with 429.
  *
  * A success costs no write: the counts are read, and a secret this process has verified before
  * passes uncounted (only a (client, address) pair this process has not written lately is written,
@@ -159,14 +188,15 @@ async function authenticateClient(
     securityEvent(deps.logger, ctx, 'client.authentication_failed', { clientId: credentials.clientId });
     throw invalidClient(deps.realm, `Client secrets longer than ${MAX_PASSWORD_BYTES} bytes are not accepted`);
   }
-  const throttled = (retryAfter: number): OAuthError => {
+  const throttled = (refusal: Refusal): OAuthError => {
     securityEvent(deps.logger, ctx, 'login.throttled', { clientId: credentials.clientId });
-    return tooManyRequests(retryAfter, 'client authentications');
+    return refusedClient(refusal);
   };
-  // Read before anything, even a secret verified before: past a limit the right secret and a wrong
-  // one get the same 429, so an address held back cannot learn which of its guesses was right.
-  const wait = await deps.throttle.readClient(credentials.clientId, ctx.ip);
-  if (wait !== undefined) throw throttled(wait);
+  // Read before anything, even a secret verified before: past the address's limit the right secret
+  // and a wrong one get the same 429, so an address held back cannot learn which guess was right.
+  const standing = await deps.throttle.readClient(credentials.clientId, ctx.ip);
+  if ('refused' in standing) throw throttled(standing.refused);
+  const { heldBack } = standing;
   // The method is judged once the secret is: until then an attempt learns nothing of the
   // registration, and a right secret sent the wrong way counts as a failure like a wrong one.
   const allowed = (c: Client | undefined): c is Client =>
@@ -178,19 +208,26 @@ async function authenticateClient(
     await deps.throttle.clientMatched(known.clientId, ctx.ip);
     return view(known);
   }
+  // Held back, and this process knows the client's secret: this one is another, so wrong (no BCrypt).
+  if (heldBack && deps.authenticateClient.knowsSecretOf(credentials.clientId)) throw throttled(heldBack);
   // Any other is counted before BCrypt, so that parallel guesses cannot run ahead of the count.
-  const checked = await once(underway, [ctx.ip, method, credentials.clientId, credentials.clientSecret], async () => {
-    const admission = await deps.throttle.beginClient(credentials.clientId, ctx.ip);
-    if ('retryAfter' in admission) return admission;
+  const check = async (): Promise<Checked> => {
+    const admission = await deps.throttle.beginClient(credentials.clientId, ctx.ip, heldBack !== undefined);
+    if ('retryAfter' in admission) return { refused: admission };
     const client = await settle(admission.attempt, deps.authenticateClient(credentials), (c) =>
       allowed(c) ? 'succeeded' : 'failed',
     );
     return { client };
-  });
-  if ('retryAfter' in checked) throw throttled(checked.retryAfter);
+  };
+  const parts = [ctx.ip, method, credentials.clientId, credentials.clientSecret];
+  const checked = await once(underway, parts, () =>
+    heldBack ? oneAtATime(underway, credentials.clientId, check) : check(),
+  );
+  if ('refused' in checked) throw throttled(checked.refused);
   const { client } = checked;
   if (!allowed(client)) {
     securityEvent(deps.logger, ctx, 'client.authentication_failed', { clientId: credentials.clientId });
+    if (heldBack) throw throttled(heldBack);
     if (client) throw invalidClient(deps.realm, `The client is not registered for ${method} authentication`);
     throw invalidClient(deps.realm, 'Bad client credentials');
   }
@@ -208,7 +245,7 @@ export function clientAuthentication(
   { confidential = false }: { readonly confidential?: boolean } = {},
 ): Middleware<AppState> {
   const form = formBody(deps.maxBodyBytes);
-  const underway: Underway = new Map();
+  const underway: Underway = { checks: new Map(), heldBack: new Set() };
   return async function authenticateOAuthClient(ctx, next) {
     await noStoreNoQueryCredentials(ctx, () =>
       form(ctx, async () => {

@@ -78,7 +78,7 @@ function grantRequest(
 function throttledOrNot(deps: OAuthRouteDeps, ctx: RequestOf, params: URLSearchParams, reply: Token.GrantReply) {
   if (!isThrottled(reply)) return reply;
   securityEvent(deps.logger, ctx, 'login.throttled', { username: params.get('username') ?? '' });
-  throw tooManyRequests(reply.retryAfter, 'logins');
+  throw tooManyRequests(reply.retryAfter, reply.message);
 }
 
 function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {

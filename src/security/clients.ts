@@ -80,6 +80,11 @@ export interface ClientAuthenticator {
    * BCrypt, nothing awaited. Undefined means "not known here", not "wrong".
    */
   verified(credentials: ClientCredentials): Client | undefined;
+  /**
+   * Whether this process has verified a secret of `clientId`: then any other secret for it is
+   * wrong (a client has one secret), known without BCrypt.
+   */
+  knowsSecretOf(clientId: string): boolean;
 }
 
 /**
@@ -109,5 +114,6 @@ export function createClientAuthenticator(clients: readonly Client[], hasher: Pa
     verifiedSecrets.set(client.clientId, { digest: digestOf(credentials), client });
     return client;
   }
-  return Object.assign(authenticateClient, { verified });
+  const knowsSecretOf = (clientId: string): boolean => verifiedSecrets.has(clientId);
+  return Object.assign(authenticateClient, { verified, knowsSecretOf });
 }

@@ -4,7 +4,7 @@
  * (`login-throttle.ts`) before any BCrypt work, and settled with its outcome once it is decided.
  * A refused admission is a reply, {@link Throttled}, which HTTP renders as 429 with `Retry-After`.
  */
-import type { Attempt, LoginThrottle } from './login-throttle.ts';
+import type { Attempt, LoginThrottle, Refusal } from './login-throttle.ts';
 
 /**
  * The address of a login whose message names none: one typed at the REPL (an operator at the
@@ -15,7 +15,11 @@ import type { Attempt, LoginThrottle } from './login-throttle.ts';
  */
 export const UNADDRESSED = 'unaddressed';
 
-/** A login refused by the throttle, before its password was looked at: retry in `retryAfter` seconds. */
+/**
+ * A login refused by the throttle, before its password was looked at: retry in `retryAfter`
+ * seconds. Its message says why: too many failed logins, or too many logins being checked at once
+ * (then a wait of seconds, and nothing was counted against anyone).
+ */
 export interface Throttled {
   readonly ok: false;
   readonly code: 'login.throttled';
@@ -23,10 +27,10 @@ export interface Throttled {
   readonly retryAfter: number;
 }
 
-export const throttled = (retryAfter: number): Throttled => ({
+export const throttled = ({ retryAfter, inFlight }: Refusal): Throttled => ({
   ok: false,
   code: 'login.throttled',
-  message: `Too many failed logins; retry in ${retryAfter} seconds`,
+  message: `Too many ${inFlight ? 'logins in flight' : 'failed logins'}; retry in ${retryAfter} seconds`,
   retryAfter,
 });
 
@@ -68,6 +72,6 @@ export async function throttledLogin<R>(
   outcome: (result: R) => Outcome,
 ): Promise<R | Throttled> {
   const admission = await throttle.begin(login.username, login.address ?? UNADDRESSED);
-  if ('retryAfter' in admission) return throttled(admission.retryAfter);
+  if ('retryAfter' in admission) return throttled(admission);
   return settle(admission.attempt, work(), outcome);
 }

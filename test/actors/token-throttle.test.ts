@@ -142,15 +142,26 @@ t('a login never judged gives its count back: a failed comparison, a failed read
   assert.is(codeOf(await login('john-password')), 'ok', 'none of them counted');
 });
 
-t('concurrent guesses are counted before any is judged: the fourth is refused at once', async () => {
-  const holds = [gate(), gate(), gate()];
-  ctx.verifies.holds.push(...holds);
-  const guesses = [login('wrong-password'), login('wrong-password'), login('wrong-password')];
-  await Promise.all(holds.map((hold) => hold.reached));
-  assert.is(codeOf(await login('john-password')), 'login.throttled', 'while the three are being compared');
-  for (const hold of holds) hold.release();
-  assert.equal((await Promise.all(guesses)).map(codeOf), ['grant.invalid', 'grant.invalid', 'grant.invalid']);
-});
+t(
+  'concurrent guesses are counted before any is judged: the fourth is refused at once, for the guesses in flight',
+  async () => {
+    const holds = [gate(), gate(), gate()];
+    ctx.verifies.holds.push(...holds);
+    const guesses = [login('wrong-1'), login('wrong-2'), login('wrong-3')];
+    await Promise.all(holds.map((hold) => hold.reached));
+    const refused = await login('john-password');
+    assert.is(codeOf(refused), 'login.throttled', 'while the three are being compared');
+    assert.ok(!refused.ok && 'retryAfter' in refused);
+    assert.is(refused.message, 'Too many logins in flight; retry in 2 seconds', 'none has failed yet');
+    assert.is(refused.retryAfter, 2);
+    for (const hold of holds) hold.release();
+    assert.equal((await Promise.all(guesses)).map(codeOf), ['grant.invalid', 'grant.invalid', 'grant.invalid']);
+    const afterwards = await login('john-password');
+    assert.ok(!afterwards.ok && 'retryAfter' in afterwards);
+    assert.match(afterwards.message, /^Too many failed logins; retry in \d+ seconds$/, 'now they have failed');
+    assert.ok(afterwards.retryAfter > 2);
+  },
+);
 
 t('a message without an address (the REPL) is counted as coming from the one address UNADDRESSED', async () => {
   assert.is(codeOf(await login('john-password', null)), 'ok');

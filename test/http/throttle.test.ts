@@ -116,7 +116,9 @@ t('an address the user logged in from is still held back by its own failures for
 });
 
 t('parallel guesses: no more than the limit reach the password check', async ({ url }) => {
-  const answers = await statuses(Array.from({ length: 20 }, () => attempt(url, 'admin', 'wrong', '127.0.0.9')));
+  const answers = await statuses(
+    Array.from({ length: 20 }, (_, i) => attempt(url, 'admin', `wrong-${i}`, '127.0.0.9')),
+  );
   assert.is(answers.filter((s) => s === 400).length, 3, `statuses ${answers.join(' ')}`);
   assert.is(answers.filter((s) => s === 429).length, 17);
 });
@@ -180,24 +182,34 @@ t('an address held back is refused with the right client secret too, one verifie
 });
 
 t(
-  'failures per client across addresses past max-failures-per-user → 429 at new addresses, never where it authenticated',
+  'failures per client across addresses past max-failures-per-user → 429 for a wrong secret at new addresses, never for the right one',
   async ({ url }) => {
     const introspect = async (secret: string, from: string) =>
       (await clientForm(url, '/oauth/introspect', basic('troupe-client', secret), from)).status;
     assert.is(await introspect('troupe-secret', '127.0.0.22'), 200, '127.0.0.22 is now known for the client');
     for (let i = 0; i < 3; i++) assert.is(await introspect('wrong', `127.0.0.${23 + i}`), 401);
-    assert.is(
-      await introspect('troupe-secret', '127.0.0.26'),
-      429,
-      'a new address is held back, its secret verified or not',
-    );
-    assert.is(await introspect('wrong', '127.0.0.27'), 429);
+    assert.is(await introspect('troupe-secret', '127.0.0.26'), 200, 'the right secret passes at a new address');
+    assert.is(await introspect('wrong', '127.0.0.27'), 429, 'a wrong one is held back');
     assert.is(await introspect('troupe-secret', '127.0.0.22'), 200, 'the known address is not: no lock-out');
     assert.is(
       (await clientForm(url, '/oauth/introspect', basic('ghost-client', 'x'), '127.0.0.26')).status,
       401,
       'another client has a count of its own',
     );
+  },
+);
+
+t(
+  'a client past its count across addresses: its right secret, never verified here, passes at a new address',
+  async ({ url }) => {
+    const introspect = async (secret: string, from: string) =>
+      (await clientForm(url, '/oauth/introspect', basic('troupe-client', secret), from)).status;
+    for (let i = 0; i < 5; i++) assert.is(await introspect(`wrong-${i}`, `127.0.0.${40 + i}`), i < 3 ? 401 : 429);
+    assert.is(await introspect('troupe-secret', '127.0.0.50'), 200, 'checked by BCrypt though held back');
+    assert.is(await introspect('troupe-secret', '127.0.0.51'), 200);
+    const wrong = await clientForm(url, '/oauth/introspect', basic('troupe-client', 'wrong-again'), '127.0.0.52');
+    assert.is(wrong.status, 429, 'a wrong secret is still held back');
+    assert.match(String(wrong.body && JSON.stringify(wrong.body)), /Too many failed client authentications/);
   },
 );
 

@@ -12,6 +12,7 @@ import {
   createLoginThrottle,
   type Admission,
   type Attempt,
+  type ClientStanding,
   type LoginThrottle,
   type ThrottleSettings,
 } from '../../src/security/login-throttle.ts';
@@ -167,25 +168,30 @@ t('two processes on one store count together, and share the addresses known for 
   }
 });
 
+/** Neither refused nor held back. */
+const CLEAR: ClientStanding = { heldBack: undefined };
+const heldBack = (s: ClientStanding): boolean => 'refused' in s || s.heldBack !== undefined;
+
 const CLIENT_LIMITS = { maxFailuresPerUser: 3, maxFailuresPerAddress: 100, windowSeconds: 60 };
 
 t('a client is held back across addresses past its limit, except where it has authenticated before', async () => {
   const { throttle } = throttleOf(CLIENT_LIMITS);
   await admitted(await throttle.beginClient('svc', '10.0.0.1')).succeeded(); // 10.0.0.1 is now known for svc
   for (let i = 0; i < 3; i++) await admitted(await throttle.beginClient('svc', `10.0.1.${i}`)).failed();
-  const wait = await throttle.readClient('svc', '10.0.2.1');
+  const standing = await throttle.readClient('svc', '10.0.2.1');
+  const wait = 'heldBack' in standing ? standing.heldBack?.retryAfter : undefined;
   assert.ok(wait !== undefined && wait >= 1 && wait <= 60, `a new address waits ${wait} s`);
   assert.ok(refused(await throttle.beginClient('svc', '10.0.2.1')), 'and is refused when it counts');
-  assert.is(await throttle.readClient('svc', '10.0.0.1'), undefined, 'the known address is not held back');
+  assert.equal(await throttle.readClient('svc', '10.0.0.1'), CLEAR, 'the known address is not held back');
   await admitted(await throttle.beginClient('svc', '10.0.0.1')).succeeded();
-  assert.is(await throttle.readClient('other', '10.0.2.1'), undefined, 'another client has its own count');
+  assert.equal(await throttle.readClient('other', '10.0.2.1'), CLEAR, 'another client has its own count');
 });
 
 t('an address past its limit is held back for every client, known or not', async () => {
   const { throttle } = throttleOf({ ...CLIENT_LIMITS, maxFailuresPerAddress: 2 });
   await admitted(await throttle.beginClient('svc', '10.0.0.1')).succeeded();
   for (const id of ['x', 'y']) await admitted(await throttle.beginClient(id, '10.0.0.1')).failed();
-  assert.type(await throttle.readClient('svc', '10.0.0.1'), 'number');
+  assert.ok(heldBack(await throttle.readClient('svc', '10.0.0.1')));
 });
 
 t('reading the counts writes nothing, and a matched success writes a pair once, then nothing', async () => {
@@ -193,12 +199,12 @@ t('reading the counts writes nothing, and a matched success writes a pair once, 
   const changes = (): number => db.prepare<[], number>('select total_changes()').pluck().get() ?? -1;
   await admitted(await throttle.beginClient('x', '10.0.0.1')).failed();
   const before = changes();
-  for (let i = 0; i < 5; i++) assert.is(await throttle.readClient('svc', '10.0.0.1'), undefined);
+  for (let i = 0; i < 5; i++) assert.equal(await throttle.readClient('svc', '10.0.0.1'), CLEAR);
   assert.is(changes(), before, 'reads only');
   await throttle.clientMatched('svc', '10.0.0.1');
   assert.is(changes(), before + 1, 'the new pair is written');
   for (let i = 0; i < 5; i++) {
-    assert.is(await throttle.readClient('svc', '10.0.0.1'), undefined);
+    assert.equal(await throttle.readClient('svc', '10.0.0.1'), CLEAR);
     await throttle.clientMatched('svc', '10.0.0.1');
   }
   assert.is(changes(), before + 1, 'no write for a pair this process wrote');
@@ -209,7 +215,7 @@ t('concurrent guesses that all read the counts below the limit still pass no mor
   const everyRead = gate();
   let reads = 0;
   const guess = async (i: number): Promise<Admission> => {
-    assert.is(await throttle.readClient('svc', `10.0.3.${i}`), undefined);
+    assert.equal(await throttle.readClient('svc', `10.0.3.${i}`), CLEAR);
     if (++reads === 10) everyRead.release();
     await everyRead.wait();
     return throttle.beginClient('svc', `10.0.3.${i}`);
@@ -232,8 +238,8 @@ t('two processes on one store count a client together, and share the addresses k
     );
     assert.is(guesses.filter((g) => !refused(g)).length, 3, 'two processes allowed more guesses than one');
     for (const g of guesses) if (!refused(g)) await admitted(g).failed();
-    assert.type(await b.readClient('svc', '10.0.2.1'), 'number', 'a new address is held back in the other process');
-    assert.is(await b.readClient('svc', '10.0.0.1'), undefined, 'the known address passes in the other process');
+    assert.ok(heldBack(await b.readClient('svc', '10.0.2.1')), 'a new address is held back in the other process');
+    assert.equal(await b.readClient('svc', '10.0.0.1'), CLEAR, 'the known address passes in the other process');
   } finally {
     for (const db of ctx.dbs.splice(0)) db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -253,21 +259,77 @@ t('a success reads counts as they are now: written by another connection, by thi
       for (const client of ['x', 'y']) await admitted(await throttle.beginClient(client, address)).failed();
     };
     // Another connection (another process) counts failures: the next read here sees them.
-    assert.is(await a.readClient('svc', '10.0.5.1'), undefined);
+    assert.equal(await a.readClient('svc', '10.0.5.1'), CLEAR);
     await failTwice(b, '10.0.5.1');
-    assert.type(await a.readClient('svc', '10.0.5.1'), 'number', "another connection's counts were not seen");
+    assert.ok(heldBack(await a.readClient('svc', '10.0.5.1')), "another connection's counts were not seen");
     // This connection counts them: its own writes do not move data_version, and are seen too.
-    assert.is(await a.readClient('svc', '10.0.6.1'), undefined);
+    assert.equal(await a.readClient('svc', '10.0.6.1'), CLEAR);
     await failTwice(a, '10.0.6.1');
-    assert.type(await a.readClient('svc', '10.0.6.1'), 'number', "this connection's own counts were not seen");
+    assert.ok(heldBack(await a.readClient('svc', '10.0.6.1')), "this connection's own counts were not seen");
     // A count whose window ended holds nothing back, though nothing was written since it was read.
     const ends = Date.now() + 1_000;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, ends - Date.now()) + 100));
-    assert.is(await a.readClient('svc', '10.0.6.1'), undefined, 'an ended window still held the address back');
+    assert.equal(await a.readClient('svc', '10.0.6.1'), CLEAR, 'an ended window still held the address back');
   } finally {
     for (const db of ctx.dbs.splice(0)) db.close();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+t('a login refused by the throttle writes nothing: its counts are read, never written', async () => {
+  const { db, throttle } = throttleOf({ maxFailuresPerUser: 2, maxFailuresPerAddress: 100, windowSeconds: 60 });
+  for (let i = 0; i < 2; i++) await admitted(await throttle.begin('eve', '10.0.0.1')).failed();
+  const changes = (): number => db.prepare<[], number>('select total_changes()').pluck().get() ?? -1;
+  const before = changes();
+  for (const address of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
+    const refusal = await throttle.begin('eve', address);
+    assert.ok('retryAfter' in refusal && !refusal.inFlight, 'refused for the failures');
+  }
+  assert.is(changes(), before, 'a refused login wrote to the store');
+  for (let i = 0; i < 2; i++) await admitted(await throttle.beginClient('svc', `10.0.1.${i}`)).failed();
+  const clientBefore = changes();
+  for (let i = 0; i < 3; i++) assert.ok(refused(await throttle.beginClient('svc', '10.0.0.9')));
+  assert.is(changes(), clientBefore, 'a refused client authentication wrote to the store');
+});
+
+t(
+  'a count filled by attempts in flight refuses for seconds, as in flight, in every process sharing the store',
+  async () => {
+    const dir = tempDir('troupe-throttle-');
+    try {
+      const settings = { maxFailuresPerUser: 3, maxFailuresPerAddress: 100, windowSeconds: 600 };
+      const [a, b] = [0, 1].map(() => {
+        const db = openDatabase(dir, { synchronous: 'NORMAL' });
+        ctx.dbs.push(db);
+        return createLoginThrottle(settings, sqliteLoginThrottleStore(db));
+      }) as [LoginThrottle, LoginThrottle];
+      const inFlight = await Promise.all(['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((at) => a.begin('fay', at)));
+      const attempts = inFlight.map(admitted);
+      assert.equal(
+        await b.begin('fay', '10.0.0.4'),
+        { retryAfter: 2, inFlight: true },
+        'in flight in the other process',
+      );
+      assert.equal(await a.begin('fay', '10.0.0.4'), { retryAfter: 2, inFlight: true });
+      for (const attempt of attempts) await attempt.failed();
+      const refusal = await b.begin('fay', '10.0.0.4');
+      assert.ok('retryAfter' in refusal && !refusal.inFlight && refusal.retryAfter > 500, 'now for the failures');
+    } finally {
+      for (const db of ctx.dbs.splice(0)) db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+t('past a client count across addresses, a held-back attempt is counted per address only', async () => {
+  const { throttle } = throttleOf(CLIENT_LIMITS);
+  for (let i = 0; i < 3; i++) await admitted(await throttle.beginClient('svc', `10.0.1.${i}`)).failed();
+  const standing = await throttle.readClient('svc', '10.0.2.1');
+  assert.ok('heldBack' in standing && standing.heldBack !== undefined && !standing.heldBack.inFlight);
+  assert.ok(refused(await throttle.beginClient('svc', '10.0.2.1')), 'counted on the full client count: refused');
+  const right = admitted(await throttle.beginClient('svc', '10.0.2.1', true));
+  await right.succeeded();
+  assert.equal(await throttle.readClient('svc', '10.0.2.1'), CLEAR, 'the address is now known for the client');
 });
 
 t.run();

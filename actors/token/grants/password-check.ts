@@ -116,7 +116,7 @@ export function createPasswordCheck(deps: PasswordCheckDeps, issuing: Issuing, m
       (admission) =>
         'attempt' in admission
           ? tell(self, { type: 'LoginAdmitted', request: msg, attempt: admission.attempt, sender: msg.sender })
-          : tell(msg.sender, throttled(admission.retryAfter)),
+          : tell(msg.sender, throttled(admission)),
       (error: unknown) => tell(self, { type: 'WorkFailed', error, sender: msg.sender }),
     );
   };
