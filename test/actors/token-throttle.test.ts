@@ -163,6 +163,31 @@ t(
   },
 );
 
+t('identical logins in flight share one count and one BCrypt check; each gets its own tokens', async () => {
+  const hold = gate();
+  ctx.verifies.holds.push(hold);
+  const logins = Array.from({ length: 20 }, () => login('john-password'));
+  await hold.reached;
+  hold.release();
+  const replies = await Promise.all(logins);
+  assert.equal(replies.map(codeOf), Array<string>(20).fill('ok'), 'none refused as a failure or in flight');
+  assert.is(ctx.verifies.count, 1, 'one comparison for twenty identical logins');
+  const tokens = new Set(replies.map((r) => (r.ok && 'accessToken' in r.value ? r.value.accessToken : '')));
+  assert.is(tokens.size, 20, 'each login is its own');
+});
+
+t('identical wrong guesses in flight are one failure, counted once', async () => {
+  const hold = gate();
+  ctx.verifies.holds.push(hold);
+  const guesses = Array.from({ length: 10 }, () => login('wrong-password'));
+  await hold.reached;
+  hold.release();
+  assert.equal((await Promise.all(guesses)).map(codeOf), Array<string>(10).fill('grant.invalid'));
+  assert.is(ctx.verifies.count, 1);
+  for (let i = 0; i < 2; i++) assert.is(codeOf(await login(`wrong-${i}`)), 'grant.invalid', 'two failures left');
+  assert.is(codeOf(await login('john-password')), 'login.throttled');
+});
+
 t('a message without an address (the REPL) is counted as coming from the one address UNADDRESSED', async () => {
   assert.is(codeOf(await login('john-password', null)), 'ok');
   for (let i = 0; i < 3; i++) assert.is(codeOf(await login('wrong-password', null)), 'grant.invalid');

@@ -123,6 +123,14 @@ t('parallel guesses: no more than the limit reach the password check', async ({ 
   assert.is(answers.filter((s) => s === 429).length, 17);
 });
 
+t('20 parallel logins with the right password all succeed: one guess, not twenty', async ({ url }) => {
+  const answers = await statuses(
+    Array.from({ length: 20 }, () => attempt(url, 'john.doe', USERS.john.password, '127.0.0.14')),
+  );
+  assert.equal(answers, Array<number>(20).fill(200));
+  assert.is((await attempt(url, 'john.doe', USERS.john.password, '127.0.0.14')).status, 200, 'nothing stayed counted');
+});
+
 t('a successful login resets the failures of its address', async ({ url }) => {
   for (let i = 0; i < 2; i++) assert.is((await attempt(url, 'john.doe', 'wrong')).status, 400);
   assert.is((await attempt(url, 'john.doe', USERS.john.password)).status, 200);

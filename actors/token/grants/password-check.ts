@@ -6,19 +6,22 @@
  * answer goes: succeeded on a match, failed on a wrong password, given back when the login was
  * never judged (a refused client or scope, a store out of reach, a crash). The throttle's store
  * calls and BCrypt run beside the mailbox, their results piped back as messages, so the actor
- * serves other messages meanwhile. (A client's secret is checked by the route's guard.)
+ * serves other messages meanwhile. Logins alike in flight share one count and one comparison
+ * (`logins-in-flight.ts`): the first one's verdict goes to each, which goes on as its own but
+ * settles no attempt (it was never counted). (A client's secret is checked by the route's guard.)
  */
 import { pipe, replyBeside, type WorkFailed } from '../../../src/messaging/pipe.ts';
 import { tell, type Ref } from '../../../src/messaging/nact.ts';
 import { fail, type Failure } from '../../../src/messaging/reply.ts';
 import type { Client } from '../../../src/security/clients.ts';
-import { throttled, UNADDRESSED, type Outcome } from '../../../src/security/login-attempts.ts';
+import { throttled, UNADDRESSED, type Outcome, type Throttled } from '../../../src/security/login-attempts.ts';
 import type { Attempt, LoginThrottle } from '../../../src/security/login-throttle.ts';
 import type { PasswordRehash } from '../../../src/security/password-rehash.ts';
 import { overLongPassword, type PasswordHasher } from '../../../src/security/passwords.ts';
 import { findAccountForLogin } from '../../../src/security/usernames.ts';
 import type { AccountStore, AccountRecord } from '../../../src/stores/account-store.ts';
 import type { Issuing } from './issuing.ts';
+import { loginsInFlight } from './logins-in-flight.ts';
 import type { AuthorizeReply, Command, ErrorCode, GrantReply } from '../protocol.ts';
 
 export interface PasswordCheckDeps {
@@ -71,23 +74,46 @@ export const BAD_CREDENTIALS = 'Bad credentials';
 const outcomeOf = (reply: GrantReply | AuthorizeReply): Outcome =>
   reply.ok ? 'succeeded' : reply.code === 'grant.invalid' ? 'failed' : 'abandoned';
 
-/**
- * Gives the attempt back, then hands `error` to supervision (which answers `sender`): the failure
- * is piped back only once the attempt has settled, so the throttle's count is given back before
- * the caller hears of it.
- */
-function abandonThenFail(attempt: Attempt, error: unknown, sender: PasswordLogin['sender'], self: Ref<WorkFailed>) {
-  const failed = (): WorkFailed => ({ type: 'WorkFailed', error, sender });
-  // An attempt that cannot be given back (the store out of reach) stays counted: it fails closed.
-  pipe(attempt.abandoned(), self, failed, failed);
-}
+/** The attempt of a login that joined another in flight: never counted, so it settles nothing. */
+const NOT_COUNTED: Attempt = { failed: async () => {}, succeeded: async () => {}, abandoned: async () => {} };
+
+/** What a login in flight came to before its own steps went on: what the logins that joined it get. */
+type Verdict =
+  | { readonly reply: Failure<ErrorCode> | Throttled }
+  | { readonly error: unknown }
+  | { readonly client: Client; readonly account: AccountRecord | undefined };
 
 export function createPasswordCheck(deps: PasswordCheckDeps, issuing: Issuing, matched: Matched) {
+  const inFlight = loginsInFlight();
+
+  /** Hands the verdict of `leader` to the logins that joined it, if it has not been handed yet. */
+  const release = (leader: PasswordLogin, verdict: Verdict, self: Ref<Completion>): void => {
+    for (const request of inFlight.release(leader)) {
+      const { sender } = request;
+      if ('reply' in verdict) tell(sender as Ref<GrantReply | AuthorizeReply>, verdict.reply);
+      else if ('error' in verdict) tell(self, { type: 'WorkFailed', error: verdict.error, sender });
+      else tell(self, { type: 'PasswordChecked', request, attempt: NOT_COUNTED, ...verdict, sender });
+    }
+  };
+
+  /**
+   * Gives the attempt back, then hands `error` to supervision (which answers the sender): the
+   * failure is piped back only once the attempt has settled, so the throttle's count is given back
+   * before the caller hears of it.
+   */
+  function abandonThenFail(attempt: Attempt, error: unknown, request: PasswordLogin, self: Ref<Completion>) {
+    release(request, { error }, self);
+    const failed = (): WorkFailed => ({ type: 'WorkFailed', error, sender: request.sender });
+    // An attempt that cannot be given back (the store out of reach) stays counted: it fails closed.
+    pipe(attempt.abandoned(), self, failed, failed);
+  }
+
   /** Settles the attempt with the reply's outcome, beside the mailbox, then answers with the reply. */
-  function answer(request: Of<'IssueToken'>, attempt: Attempt, reply: GrantReply, self: Ref<WorkFailed>): void;
-  function answer(request: Of<'Authorize'>, attempt: Attempt, reply: AuthorizeReply, self: Ref<WorkFailed>): void;
-  function answer(request: PasswordLogin, attempt: Attempt, reply: Failure<ErrorCode>, self: Ref<WorkFailed>): void;
-  function answer(request: PasswordLogin, attempt: Attempt, reply: GrantReply | AuthorizeReply, self: Ref<WorkFailed>) {
+  function answer(request: Of<'IssueToken'>, attempt: Attempt, reply: GrantReply, self: Ref<Completion>): void;
+  function answer(request: Of<'Authorize'>, attempt: Attempt, reply: AuthorizeReply, self: Ref<Completion>): void;
+  function answer(request: PasswordLogin, attempt: Attempt, reply: Failure<ErrorCode>, self: Ref<Completion>): void;
+  function answer(request: PasswordLogin, attempt: Attempt, reply: GrantReply | AuthorizeReply, self: Ref<Completion>) {
+    if (!reply.ok) release(request, { reply }, self); // answered before its password was compared
     // The overloads pair each request's sender with its own reply.
     const sender = request.sender as Ref<GrantReply | AuthorizeReply>;
     replyBeside(
@@ -106,18 +132,28 @@ export function createPasswordCheck(deps: PasswordCheckDeps, issuing: Issuing, m
     try {
       await step();
     } catch (error) {
-      abandonThenFail(msg.attempt, error, msg.request.sender, self);
+      abandonThenFail(msg.attempt, error, msg.request, self);
     }
   };
 
-  /** Counts the login, beside the mailbox: admitted, it comes back as `LoginAdmitted`; refused, it is answered. */
+  /**
+   * Joins a login alike in flight, or counts the login, beside the mailbox: admitted, it comes
+   * back as `LoginAdmitted`; refused, it is answered.
+   */
   const onLogin = (msg: PasswordLogin, self: Ref<Completion>): void => {
+    if (inFlight.join(msg)) return;
     deps.throttle.begin(msg.username, msg.address ?? UNADDRESSED).then(
-      (admission) =>
-        'attempt' in admission
-          ? tell(self, { type: 'LoginAdmitted', request: msg, attempt: admission.attempt, sender: msg.sender })
-          : tell(msg.sender, throttled(admission)),
-      (error: unknown) => tell(self, { type: 'WorkFailed', error, sender: msg.sender }),
+      (admission) => {
+        if ('attempt' in admission)
+          return tell(self, { type: 'LoginAdmitted', request: msg, attempt: admission.attempt, sender: msg.sender });
+        const reply = throttled(admission);
+        release(msg, { reply }, self);
+        tell(msg.sender, reply);
+      },
+      (error: unknown) => {
+        release(msg, { error }, self);
+        tell(self, { type: 'WorkFailed', error, sender: msg.sender });
+      },
     );
   };
 
@@ -131,17 +167,13 @@ export function createPasswordCheck(deps: PasswordCheckDeps, issuing: Issuing, m
       if (overLong !== undefined) return answer(request, attempt, fail('request.invalid', overLong), self);
       const account = await findAccountForLogin(deps.accounts, request.username);
       deps.passwords.verify(request.password, account?.password ?? deps.dummyHash()).then(
-        (matches) =>
-          tell(self, {
-            type: 'PasswordChecked',
-            request,
-            attempt,
-            client,
-            // A disabled account gets exactly the answer a wrong password gets.
-            account: matches && account?.enabled ? account : undefined,
-            sender: request.sender,
-          }),
-        (error: unknown) => abandonThenFail(attempt, error, request.sender, self),
+        (matches) => {
+          // A disabled account gets exactly the answer a wrong password gets.
+          const verdict = { client, account: matches && account?.enabled ? account : undefined };
+          release(request, verdict, self);
+          tell(self, { type: 'PasswordChecked', request, attempt, ...verdict, sender: request.sender });
+        },
+        (error: unknown) => abandonThenFail(attempt, error, request, self),
       );
     });
 
