@@ -7,10 +7,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import type { Config } from '../config.ts';
+import { ConfigError, DEV_CLIENT_SECRET_HASH, type Config } from '../config.ts';
 import { loadInitialData, readInitialData, warnOfSeeding, type InitialData } from '../initial-data.ts';
 import type { Logger } from '../logger.ts';
 import { createClientAuthenticator, registeredClients, type ClientAuthenticator } from '../security/clients.ts';
+import { weakClientSecrets } from '../security/client-secret-strength.ts';
 import type { KeyRing } from '../security/key-ring.ts';
 import { createLoginThrottle, type LoginThrottle } from '../security/login-throttle.ts';
 import { createPasswordHasher, type PasswordHasher } from '../security/passwords.ts';
@@ -61,10 +62,7 @@ function openStores(config: Config): Stores {
 }
 
 /** Whether the stores are prepared; `stop` ends the retries. */
-interface Preparation {
-  readonly done: () => boolean;
-  readonly stop: () => void;
-}
+type Preparation = Readonly<Record<'done', () => boolean> & Record<'stop', () => void>>;
 
 /**
  * The database made ready (indexes) and the initial accounts and roles seeded, each once per store. A database
@@ -152,6 +150,9 @@ async function tokenDeps(
       ),
   });
   const clients = registeredClients(config);
+  // A client's right secret is never locked out, so a guessable one is refused before serving.
+  const weak = await weakClientSecrets(clients, passwords, new Set([DEV_CLIENT_SECRET_HASH]));
+  if (weak.length > 0) throw new ConfigError(weak.join('\n'));
   const settings = {
     issuer: config.security.jwt.issuer,
     audience: config.security.jwt.resourceIds,

@@ -7,6 +7,8 @@ import * as assert from 'uvu/assert';
 import { openReader } from '../helpers/faults.ts';
 import { serverSuite, startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, postToken, USERS } from '../helpers/tokens.ts';
+import { CLIENTS, clientsFile } from '../helpers/clients.ts';
+import { ConfigError } from '../../src/config.ts';
 
 interface Answer {
   readonly status: number;
@@ -348,4 +350,46 @@ hash('refuses a secret over 72 bytes', async () => {
     assert.match((error as { stderr: string }).stderr, /72 bytes/);
   }
 });
+hash('--client refuses a client secret shorter than 32 characters, and hashes a longer one', async () => {
+  try {
+    await run(process.execPath, ['scripts/hash.ts', 'example-service-secret', '--client', '--cost', '4']);
+    assert.unreachable('hashed a short client secret');
+  } catch (error) {
+    assert.is((error as { code: number }).code, 2);
+    assert.match((error as { stderr: string }).stderr, /at least 32 characters/);
+    assert.not.match((error as { stderr: string }).stderr, /example-service-secret/, 'never the secret itself');
+  }
+  const secret = 'k3JZq0yV8cT2mR5wX9bN1fH7dL4sP6gA';
+  const { stdout } = await run(process.execPath, ['scripts/hash.ts', secret, '--client', '--cost', '4']);
+  assert.ok(bcrypt.compareSync(secret, stdout.trim()));
+});
 hash.run();
+
+const startUp = suite('security.clients-file › client secrets guessed first');
+startUp(
+  'a client whose secret is its id, or a placeholder, stops the start: one line naming it, never the secret',
+  async () => {
+    for (const secret of ['nightly-job', 'changeme']) {
+      const path = clientsFile([
+        ...CLIENTS,
+        { client_id: 'nightly-job', client_secret: bcrypt.hashSync(secret, 4), grant_types: ['client_credentials'] },
+      ]);
+      let server: TestServer | undefined;
+      try {
+        server = await startTestServer({ 'security.clients-file': path });
+        assert.unreachable('started with a guessable client secret');
+      } catch (error) {
+        assert.instance(error, ConfigError);
+        const message = (error as Error).message;
+        assert.match(message, /^Invalid configuration: client "nightly-job" has a secret that is guessed first/);
+        assert.is(message.split('\n').length, 1, 'one line');
+        if (secret !== 'nightly-job') assert.not.match(message, secret, 'never the secret');
+      } finally {
+        await server?.close();
+      }
+    }
+    const server = await startTestServer({ 'security.clients-file': clientsFile() });
+    await server.close(); // the test clients' secrets are none of those
+  },
+);
+startUp.run();
