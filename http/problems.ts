@@ -146,6 +146,7 @@ interface OAuthWireError extends WireError {
 export type ReplyCode =
   | Token.ErrorCode
   | Token.ConsentErrorCode
+  | Token.TicketErrorCode
   | Accounts.ErrorCode
   | User.ErrorCode
   | Employee.ErrorCode
@@ -175,6 +176,7 @@ export const REPLY_ERRORS = {
   'password.incorrect': { status: 400 },
   'login.not_found': { status: 404 },
   'consent.not_found': { status: 404 },
+  'consent.ticket_spent': { status: 400 },
   'user.not_found': { status: 404 },
   'user.email_taken': { status: 409 },
   'user.version_conflict': { status: 412 },

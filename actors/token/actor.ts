@@ -28,6 +28,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const onPurge = async (): Promise<void> => {
     await deps.refreshTokens.purgeExpired(seconds());
     await deps.codes.purgeExpired(seconds());
+    await deps.tickets.purgeExpired(seconds());
     await deps.denylist.purge(seconds());
   };
 
@@ -42,6 +43,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return grants.onAuthorize(msg, ctx.self);
       case 'AuthorizeConsented':
         return grants.onAuthorizeConsented(msg);
+      case 'DenyConsent':
+        return grants.onDenyConsent(msg);
       case 'LoginAdmitted':
         return grants.onLoginAdmitted(msg, ctx.self);
       case 'PasswordChecked':

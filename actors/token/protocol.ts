@@ -7,19 +7,19 @@ import { z } from 'zod';
 import type { MessageSchemas } from '../../src/fields.ts';
 import type { Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
-import type { Reply } from '../../src/messaging/reply.ts';
-import type { Throttled } from '../../src/security/login-attempts.ts';
-import type { ConsentNeeded, ConsentsReply, Introspection, TokenGrant, WithdrawReply } from './replies.ts';
+import type {
+  AuthorizeReply,
+  ConsentedReply,
+  ConsentsReply,
+  ConsentTicket,
+  DenyReply,
+  GrantReply,
+  IntrospectReply,
+  RevokeReply,
+  WithdrawReply,
+} from './replies.ts';
 
 export type * from './replies.ts';
-
-export type ErrorCode =
-  | 'client.invalid' // unknown client or wrong secret
-  | 'grant.invalid' // bad account credentials; unknown, expired, revoked or reused refresh token
-  | 'request.invalid' // a password over 72 bytes, which no login may present (BCrypt would truncate it)
-  | 'grant.unauthorized' // the grant type is not enabled for the client
-  | 'scope.invalid' // a scope the client (or the refresh token) does not have
-  | 'client.mismatch'; // the token was issued to another client
 
 /** The description of `grant.invalid` for a refresh token presented again (its whole login is revoked then). */
 export const REUSED_REFRESH_TOKEN = 'Refresh token already used; every token of this login is revoked';
@@ -29,19 +29,6 @@ export const REUSED_REFRESH_TOKEN = 'Refresh token already used; every token of 
  * disabled, or changed since in a way that ends its logins (a new password, every login ended).
  */
 export const ACCOUNT_CHANGED = 'The account no longer exists or is disabled, or its logins were ended';
-
-/** An authorization code for the client to redeem at the token endpoint. */
-export interface AuthorizationCode {
-  readonly code: string;
-}
-
-/** A password login (`IssueToken`, `Authorize`) past the login throttle's limits is {@link Throttled}. */
-export type AuthorizeReply = Reply<AuthorizationCode | ConsentNeeded, ErrorCode> | Throttled;
-/** A consent's code, with the username of the account that gave it. */
-export type ConsentedReply = Reply<AuthorizationCode & { readonly username: string }, ErrorCode>;
-export type RevokeReply = Reply<null, 'client.mismatch'>;
-export type IntrospectReply = Reply<Introspection>;
-export type GrantReply = Reply<TokenGrant, ErrorCode> | Throttled;
 
 export type Command =
   | {
@@ -94,8 +81,10 @@ export type Command =
       /** The account whose password matched, at the security version it had then. */
       readonly accountId: number;
       readonly accountVersion: number;
+      readonly ticket: ConsentTicket;
       readonly sender: Ref<ConsentedReply>;
     }
+  | { readonly type: 'DenyConsent'; readonly ticket: ConsentTicket; readonly sender: Ref<DenyReply> }
   | {
       readonly type: 'RedeemCode';
       readonly clientId: string;
@@ -184,7 +173,8 @@ export const authorize =
 /**
  * The consent step after a sign-in answered {@link ConsentNeeded}: records that the account allows
  * the client the scopes, and answers a code as `Authorize` does. No password: refused
- * (`grant.invalid`) when the account is gone, disabled or at another security version.
+ * (`grant.invalid`) when the account is gone, disabled or at another security version, and
+ * (`consent.ticket_spent`) when the page's ticket was decided with before.
  */
 export const authorizeConsented =
   (p: {
@@ -194,8 +184,14 @@ export const authorizeConsented =
     codeChallenge: string;
     accountId: number;
     accountVersion: number;
+    ticket: ConsentTicket;
   }): Request<Command, ConsentedReply> =>
   (sender) => ({ type: 'AuthorizeConsented', ...p, scope: p.scope, sender });
+
+/** The consent page's Deny: records nothing, and spends its ticket (`consent.ticket_spent` when it was). */
+export const denyConsent =
+  (p: { ticket: ConsentTicket }): Request<Command, DenyReply> =>
+  (sender) => ({ type: 'DenyConsent', ticket: p.ticket, sender });
 
 /** authorization_code grant: redeems a code once; a code presented again revokes every token issued from it. */
 export const redeemCode =
@@ -230,6 +226,7 @@ export const introspect =
   (sender) => ({ type: 'Introspect', clientId: p.clientId, token: p.token, sender });
 
 const scope = z.array(z.string()).optional();
+const ticket = z.strictObject({ id: z.string(), expiresAt: z.number().int() });
 
 /**
  * What makes each message valid besides its `type` and `sender`: strings where strings belong.
@@ -262,7 +259,9 @@ export const schemas = {
     codeChallenge: z.string(),
     accountId: z.number().int(),
     accountVersion: z.number().int(),
+    ticket,
   }),
+  DenyConsent: z.strictObject({ ticket }),
   RedeemCode: z.strictObject({
     clientId: z.string(),
     code: z.string(),
@@ -287,7 +286,8 @@ export const examples = {
   Authorize:
     "Token.authorize({ clientId: 'web-app', redirectUri: 'https://app.example/callback', username: 'john.doe', password: 'john-password', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' })",
   AuthorizeConsented:
-    "Token.authorizeConsented({ clientId: 'web-app', redirectUri: 'https://app.example/callback', scope: ['read'], codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', accountId: 2, accountVersion: 0 })",
+    "Token.authorizeConsented({ clientId: 'web-app', redirectUri: 'https://app.example/callback', scope: ['read'], codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', accountId: 2, accountVersion: 0, ticket: { id: 'Hk3v9QpX2mL0sT7wYb4nEg', expiresAt: 1767225600 } })",
+  DenyConsent: "Token.denyConsent({ ticket: { id: 'Hk3v9QpX2mL0sT7wYb4nEg', expiresAt: 1767225600 } })",
   RedeemCode:
     "Token.redeemCode({ clientId: 'web-app', code: '<code of an Authorize reply>', redirectUri: 'https://app.example/callback', codeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' })",
   ListConsents: 'Token.listConsents({ accountId: 2 })',

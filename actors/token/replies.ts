@@ -1,6 +1,15 @@
 /** TokenActor's larger reply values, apart from its protocol (which exports them). */
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { RegisteredGrant } from '../../src/security/client-registry.ts';
+import type { Throttled } from '../../src/security/login-attempts.ts';
+
+export type ErrorCode =
+  | 'client.invalid' // unknown client or wrong secret
+  | 'grant.invalid' // bad account credentials; unknown, expired, revoked or reused refresh token
+  | 'request.invalid' // a password over 72 bytes, which no login may present (BCrypt would truncate it)
+  | 'grant.unauthorized' // the grant type is not enabled for the client
+  | 'scope.invalid' // a scope the client (or the refresh token) does not have
+  | 'client.mismatch'; // the token was issued to another client
 
 export interface ClientView {
   readonly clientId: string;
@@ -70,3 +79,30 @@ export type ConsentErrorCode =
 export type ConsentsReply = Reply<readonly ConsentSummary[], 'account.not_found'>;
 /** A withdrawal, with the username of the account. */
 export type WithdrawReply = Reply<{ readonly username: string }, ConsentErrorCode>;
+
+/** An authorization code for the client to redeem at the token endpoint. */
+export interface AuthorizationCode {
+  readonly code: string;
+}
+
+/** A password login (`IssueToken`, `Authorize`) past the login throttle's limits is {@link Throttled}. */
+export type AuthorizeReply = Reply<AuthorizationCode | ConsentNeeded, ErrorCode> | Throttled;
+/**
+ * The consent page's ticket a decision is made with: its id and when it expires (epoch seconds).
+ * The first decision, Allow or Deny, spends it; another with the same ticket is refused.
+ */
+export interface ConsentTicket {
+  readonly id: string;
+  readonly expiresAt: number;
+}
+
+/** A decision made with a consent ticket already spent: the page's form is expired. */
+export type TicketErrorCode = 'consent.ticket_spent';
+
+/** A consent's code, with the username of the account that gave it. */
+export type ConsentedReply = Reply<AuthorizationCode & { readonly username: string }, ErrorCode | TicketErrorCode>;
+/** A Deny: nothing recorded, the ticket spent. */
+export type DenyReply = Reply<null, TicketErrorCode>;
+export type RevokeReply = Reply<null, 'client.mismatch'>;
+export type IntrospectReply = Reply<Introspection>;
+export type GrantReply = Reply<TokenGrant, ErrorCode> | Throttled;

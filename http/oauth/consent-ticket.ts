@@ -1,24 +1,34 @@
 /**
  * The consent ticket: what the consent form carries to prove that this browser signed in, with the
  * right password, to this very authorization request, a short while ago. It names the account
- * (id, security version, username) and is bound, by an HMAC under a key only the servers know, to
- * the browser's CSRF cookie value (csrf.ts), the request's parameters and its expiry: a ticket
- * cannot be made without the key, used from another browser, used for another request or client,
- * or used past {@link FORM_VALIDITY_S}. Whether the account is still as it was (enabled, at that
- * security version) is TokenActor's to check when the consent is given.
+ * (id, security version, username) and a random id of its own, and is bound, by an HMAC under a key
+ * only the servers know, to the browser's CSRF cookie value (csrf.ts), the request's parameters and
+ * its expiry: a ticket cannot be made without the key, used from another browser, used for another
+ * request or client, or used past {@link TICKET_VALIDITY_S}. It decides once: TokenActor spends its
+ * id in the store with the first decision, Allow or Deny, and refuses any later one, in any
+ * process. Whether the account is still as it was (enabled, at that security version) is
+ * TokenActor's to check when the consent is given.
  *
  * The key is derived from the signing keys as the form's CSRF key is, for this use alone; a ticket
  * is checked against every key that verifies now, so any process of the service accepts it.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { epochSeconds } from '../../src/security/epoch.ts';
 import type { UsableKey } from '../../src/security/key-material.ts';
 import type { KeyRing } from '../../src/security/key-ring.ts';
-import { browserValue, derivedKeys, FORM_VALIDITY_S, sorted } from './csrf.ts';
+import { browserValue, derivedKeys, sorted } from './csrf.ts';
 
 const HKDF_INFO = 'troupe consent ticket v1';
 const TICKET = /^(\d{1,12})\.([A-Za-z0-9_-]{1,400})\.([A-Za-z0-9_-]{43})$/;
+
+/**
+ * Seconds a consent page may wait for its decision. The ticket stands for a password checked a
+ * moment before, and the page asks only for one click after reading a few scopes: five minutes is
+ * ample for that, half the sign-in form's ten (whose password is still to be typed), and keeps a
+ * page left open on a shared screen from standing as a sign-in for long.
+ */
+export const TICKET_VALIDITY_S = 300;
 
 /** The account that signed in, as it was when its password matched. */
 export interface TicketAccount {
@@ -27,25 +37,34 @@ export interface TicketAccount {
   readonly username: string;
 }
 
+/** A genuine ticket, as read: the account it names, and the ticket to spend with its decision. */
+export interface ReadTicket extends TicketAccount {
+  readonly ticket: { readonly id: string; readonly expiresAt: number };
+}
+
 export interface ConsentTickets {
   /** A ticket for the account, bound to this browser's cookie (set by the form's CSRF token) and the request. */
   issue(ctx: Context, request: ReadonlyMap<string, string>, account: TicketAccount): Promise<string>;
-  /** The account a ticket names, when it is genuine, of this browser and request, and not expired. */
-  read(
-    ctx: Context,
-    ticket: string | undefined,
-    request: ReadonlyMap<string, string>,
-  ): Promise<TicketAccount | undefined>;
+  /**
+   * The account a ticket names, with its id and expiry, when it is genuine, of this browser and
+   * request, and not expired (whether it was spent is TokenActor's to find).
+   */
+  read(ctx: Context, ticket: string | undefined, request: ReadonlyMap<string, string>): Promise<ReadTicket | undefined>;
 }
 
-function parsed(payload: string): TicketAccount | undefined {
+/** A ticket's own id: 128 random bits, base64url. */
+const TICKET_ID = /^[A-Za-z0-9_-]{22}$/;
+
+function parsed(payload: string, expiresAt: number): ReadTicket | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    if (!Array.isArray(value) || value.length !== 3) return undefined;
-    const [accountId, accountVersion, username] = value as unknown[];
+    if (!Array.isArray(value) || value.length !== 4) return undefined;
+    const [accountId, accountVersion, username, id] = value as unknown[];
     if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(accountVersion) || typeof username !== 'string')
       return undefined;
-    return { accountId: accountId as number, accountVersion: accountVersion as number, username };
+    if (typeof id !== 'string' || !TICKET_ID.test(id)) return undefined;
+    const ticket = { id, expiresAt };
+    return { accountId: accountId as number, accountVersion: accountVersion as number, username, ticket };
   } catch {
     return undefined;
   }
@@ -68,9 +87,10 @@ export function consentTickets(keys: KeyRing): ConsentTickets {
       // Only after the sign-in form's CSRF check, which needs the browser's cookie.
       const cookie = browserValue(ctx);
       if (cookie === undefined) throw new Error('a consent ticket is issued only to a browser with its CSRF cookie');
-      const expiresAt = epochSeconds() + FORM_VALIDITY_S;
+      const expiresAt = epochSeconds() + TICKET_VALIDITY_S;
+      const id = randomBytes(16).toString('base64url');
       const payload = Buffer.from(
-        JSON.stringify([account.accountId, account.accountVersion, account.username]),
+        JSON.stringify([account.accountId, account.accountVersion, account.username, id]),
       ).toString('base64url');
       const key = await keys.signing();
       return `${expiresAt}.${payload}.${mac(key, cookie, expiresAt, payload, request).toString('base64url')}`;
@@ -81,12 +101,12 @@ export function consentTickets(keys: KeyRing): ConsentTickets {
       if (value === undefined || !m?.[1] || !m[2] || !m[3]) return undefined;
       const expiresAt = Number(m[1]);
       const left = expiresAt - epochSeconds();
-      if (left < 0 || left > FORM_VALIDITY_S) return undefined;
+      if (left < 0 || left > TICKET_VALIDITY_S) return undefined;
       const given = Buffer.from(m[3], 'base64url');
       let matched = false;
       for (const { key } of await keys.keys())
         if (timingSafeEqual(mac(key, value, expiresAt, m[2], request), given)) matched = true;
-      return matched ? parsed(m[2]) : undefined;
+      return matched ? parsed(m[2], expiresAt) : undefined;
     },
   };
 }

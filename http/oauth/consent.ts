@@ -4,7 +4,9 @@
  * posts here. Allow records the consent and sends the code back, Deny sends `access_denied` back
  * (RFC 6749 §4.1.2.1). The form carries the sign-in form's defences: a CSRF token bound to the
  * browser and request, the same headers (no framing, no caching), and a consent ticket
- * (consent-ticket.ts) that stands for the password checked a moment before.
+ * (consent-ticket.ts) that stands for the password checked a moment before. The first decision
+ * spends the ticket (TokenActor, in the store); the form posted again, Allow or Deny, in any
+ * process, is refused as expired.
  */
 import type { Context, Middleware } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
@@ -23,7 +25,7 @@ import {
   type Deps,
 } from './authorize-answers.ts';
 import type { AppState } from '../state.ts';
-import type { TicketAccount } from './consent-ticket.ts';
+import type { ReadTicket } from './consent-ticket.ts';
 import { replyValue } from '../problems.ts';
 import * as S from '../openapi/shapes.ts';
 import { oauthErrors, PUBLIC, route, type Declared, type Route } from '../route-table.ts';
@@ -63,9 +65,9 @@ function decisionOf(params: URLSearchParams): 'allow' | 'deny' {
   throw new AuthorizeError('invalid_request', 'decision must be allow or deny', undefined, 'request');
 }
 
-async function allow(ctx: Context, deps: Deps, request: AuthorizationRequest, account: TicketAccount) {
+async function allow(ctx: Context, deps: Deps, request: AuthorizationRequest, account: ReadTicket) {
   const { client, redirectUri, scope, codeChallenge } = request;
-  const { accountId, accountVersion, username } = account;
+  const { accountId, accountVersion, username, ticket } = account;
   const reply = await ask(
     deps.token,
     Token.authorizeConsented({
@@ -75,6 +77,7 @@ async function allow(ctx: Context, deps: Deps, request: AuthorizationRequest, ac
       codeChallenge,
       accountId,
       accountVersion,
+      ticket,
     }),
     deps.askTimeoutMs,
   );
@@ -83,6 +86,7 @@ async function allow(ctx: Context, deps: Deps, request: AuthorizationRequest, ac
     securityEvent(deps.logger, ctx, 'consent.granted', granted, { scope: (scope ?? client.scopes).join(' ') });
     return redirectBack(ctx, request, { code: reply.value.code }, deps.issuer);
   }
+  if (reply.code === 'consent.ticket_spent') throw expired('consent');
   // Disabled, deleted or changed (a new password, a role) since the password was checked: sign in again.
   if (reply.code === 'grant.invalid')
     return showForm(ctx, deps, request, 400, {
@@ -106,7 +110,7 @@ const CONSENT = {
       'Allowed: to the redirect_uri with `code`, `state` and `iss` (the consent is remembered); denied: with `error=access_denied`, `error_description`, `state` and `iss`',
     ),
     400: page(
-      'The error page: a CSRF token or consent ticket that does not match this browser and request or expired (start again), or a `decision` other than allow or deny; or the sign-in form again (with a CSRF cookie) when the account changed since it signed in',
+      'The error page: a CSRF token or consent ticket that does not match this browser and request, expired, or was answered already (start again), or a `decision` other than allow or deny; or the sign-in form again (with a CSRF cookie) when the account changed since it signed in',
     ),
   },
 } satisfies Declared;
@@ -125,6 +129,9 @@ export function consentRoute(deps: Deps, form: Middleware<AppState>): Route {
         if (!account) throw expired('consent');
         const decision = decisionOf(params);
         if (decision === 'allow') return allow(ctx, deps, request, account);
+        const denied = await ask(deps.token, Token.denyConsent({ ticket: account.ticket }), deps.askTimeoutMs);
+        if (!denied.ok && denied.code === 'consent.ticket_spent') throw expired('consent');
+        replyValue(denied);
         securityEvent(deps.logger, ctx, 'consent.denied', {
           username: account.username,
           clientId: request.client.clientId,

@@ -164,6 +164,7 @@ async function tokenDeps(
     revocations: stores.revocations,
     codes: stores.codes,
     consents: stores.consents,
+    tickets: stores.tickets,
     keys,
     settings,
     clients,

@@ -24,6 +24,7 @@ import { cachedVerifier, TOKEN_CACHE_MAX } from '../security/token-cache.ts';
 import type { AuthorizationCodeStore } from '../stores/authorization-code-store.ts';
 import type { AccountStore } from '../stores/account-store.ts';
 import type { ConsentStore } from '../stores/consent-store.ts';
+import type { ConsentTicketStore } from '../stores/consent-ticket-store.ts';
 import type { RefreshTokenStore } from '../stores/refresh-token-store.ts';
 import type { RevocationStore } from '../stores/revocation-store.ts';
 
@@ -33,6 +34,7 @@ export interface LoginActorParts {
   readonly revocations: RevocationStore;
   readonly codes: AuthorizationCodeStore;
   readonly consents: ConsentStore;
+  readonly tickets: ConsentTicketStore;
   readonly keys: Pick<KeyRing, 'signing' | 'verifying' | 'verifiesNow'>;
   readonly settings: TokenSettings;
   readonly clients: readonly Client[];
@@ -107,6 +109,7 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
       accounts: parts.accounts,
       codes: parts.codes,
       consents: parts.consents,
+      tickets: parts.tickets,
       passwords: parts.passwords,
       signAccessToken: createTokenSigner(parts.keys.signing, parts.settings),
       verifyAccessToken,

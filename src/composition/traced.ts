@@ -51,6 +51,7 @@ export function tracedStores(stores: Stores): Stores {
     keys: tracedPort(stores.keys, 'signing_keys'),
     codes: tracedPort(stores.codes, 'authorization_codes'),
     consents: tracedPort(stores.consents, 'consents'),
+    tickets: tracedPort(stores.tickets, 'consent_tickets'),
   };
 }
 

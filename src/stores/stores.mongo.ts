@@ -3,6 +3,7 @@ import { ACTIVITY_INDEXES } from './activity-store.mongo-queries.ts';
 import { AUTHORIZATION_CODE_INDEXES, mongoAuthorizationCodeStore } from './authorization-code-store.mongo.ts';
 import { mongoAccountStore } from './account-store.mongo.ts';
 import { CONSENT_INDEXES, mongoConsentStore } from './consent-store.mongo.ts';
+import { CONSENT_TICKET_INDEXES, mongoConsentTicketStore } from './consent-ticket-store.mongo.ts';
 import { CREDENTIAL_INDEXES } from './account-store.mongo-queries.ts';
 import { mongoEmployeeStore } from './employee-store.mongo.ts';
 import { mongoKeyStore } from './key-store.mongo.ts';
@@ -27,6 +28,7 @@ export const INDEXES: CollectionIndexes = {
   ...LOGIN_THROTTLE_INDEXES,
   ...AUTHORIZATION_CODE_INDEXES,
   ...CONSENT_INDEXES,
+  ...CONSENT_TICKET_INDEXES,
 };
 
 export interface MongoStoreOptions {
@@ -59,6 +61,7 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
     keys: mongoKeyStore(db, options.revocationSyncMs, run),
     codes: mongoAuthorizationCodeStore(db, run),
     consents: mongoConsentStore(db, run),
+    tickets: mongoConsentTicketStore(db, run),
     async prepare(load) {
       // One bounded operation per collection: a large collection may take a while to check.
       for (const [name, indexes] of Object.entries(INDEXES))

@@ -2,6 +2,7 @@ import { sqliteActivityStore } from './activity-store.sqlite.ts';
 import { sqliteAuthorizationCodeStore } from './authorization-code-store.sqlite.ts';
 import { sqliteAccountStore } from './account-store.sqlite.ts';
 import { sqliteConsentStore } from './consent-store.sqlite.ts';
+import { sqliteConsentTicketStore } from './consent-ticket-store.sqlite.ts';
 import { sqliteEmployeeStore } from './employee-store.sqlite.ts';
 import { sqliteKeyStore } from './key-store.sqlite.ts';
 import { sqliteLoginThrottleStore } from './login-throttle-store.sqlite.ts';
@@ -28,6 +29,7 @@ export function openSqliteStores(dir: string, options: OpenOptions): Stores {
     keys: sqliteKeyStore(db),
     codes: sqliteAuthorizationCodeStore(db),
     consents: sqliteConsentStore(db),
+    tickets: sqliteConsentTicketStore(db),
     prepare: (load) => load(accounts),
     ping: async () => {
       ping.get();

@@ -2,6 +2,7 @@
 import type { ActivityStore } from './activity-store.ts';
 import type { AuthorizationCodeStore } from './authorization-code-store.ts';
 import type { ConsentStore } from './consent-store.ts';
+import type { ConsentTicketStore } from './consent-ticket-store.ts';
 import type { AccountStore } from './account-store.ts';
 import type { EmployeeStore } from './employee-store.ts';
 import type { KeyStore } from './key-store.ts';
@@ -25,6 +26,8 @@ export interface Stores {
   readonly codes: AuthorizationCodeStore;
   /** What accounts allowed clients at the authorization endpoint. */
   readonly consents: ConsentStore;
+  /** The consent tickets already decided with. */
+  readonly tickets: ConsentTicketStore;
   /**
    * Makes the database ready for the stores (SQLite: migrations, done on open; MongoDB: the
    * indexes, idempotently), then runs `load` (the initial data) on an account store that may

@@ -1,8 +1,10 @@
 /**
  * Consents in TokenActor: a sign-in to a client that asks consent answers `ConsentNeeded` until the
  * account allowed every scope; `AuthorizeConsented` records the consent and issues a code only for
- * the account as it was when its password matched; a withdrawal ends the logins of the client.
+ * the account as it was when its password matched; a consent page's ticket decides once (Allow or
+ * Deny); a withdrawal ends the logins of the client.
  */
+import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as Accounts from '../../actors/accounts/protocol.ts';
@@ -34,6 +36,12 @@ const PARTNER: Client = {
 };
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 
+/** A consent page's ticket, as the page would carry it. */
+const newTicket = (): Token.ConsentTicket => ({
+  id: randomBytes(16).toString('base64url'),
+  expiresAt: Math.floor(Date.now() / 1000) + 300,
+});
+
 const ctx = {} as { system: ActorSystem; hasher: PasswordHasher; setup: TokenActorSetup };
 const t = suite('TokenActor: consents', ctx);
 
@@ -48,11 +56,11 @@ t.after.each(async () => {
   await ctx.hasher.close();
 });
 
-const signIn = (scope?: readonly string[]) =>
+const signIn = (scope?: readonly string[], client: Client = PARTNER) =>
   sendToken(
     ctx.setup,
     Token.authorize({
-      clientId: PARTNER.clientId,
+      clientId: client.clientId,
       redirectUri: REDIRECT,
       username: 'john.doe',
       password: 'john-password',
@@ -62,31 +70,37 @@ const signIn = (scope?: readonly string[]) =>
   );
 
 /** The consent a sign-in asks for; fails when it answered a code. */
-async function asked(scope?: readonly string[]): Promise<Token.ConsentNeeded['consent']> {
-  const reply = await signIn(scope);
+async function asked(scope?: readonly string[], client: Client = PARTNER): Promise<Token.ConsentNeeded['consent']> {
+  const reply = await signIn(scope, client);
   if ('retryAfter' in reply) return assert.unreachable('throttled') as never;
   const value = okValue(reply);
   if (!('consent' in value)) return assert.unreachable('a code without consent') as never;
   return value.consent;
 }
 
-const consented = (consent: Token.ConsentNeeded['consent'], scope?: readonly string[]) =>
+const consented = (
+  consent: Token.ConsentNeeded['consent'],
+  scope?: readonly string[],
+  ticket: Token.ConsentTicket = newTicket(),
+  client: Client = PARTNER,
+) =>
   sendToken(
     ctx.setup,
     Token.authorizeConsented({
-      clientId: PARTNER.clientId,
+      clientId: client.clientId,
       redirectUri: REDIRECT,
       scope,
       codeChallenge: s256(VERIFIER),
       accountId: consent.accountId,
       accountVersion: consent.accountVersion,
+      ticket,
     }),
   );
 
-const redeem = (code: string) =>
+const redeem = (code: string, client: Client = PARTNER) =>
   sendToken(
     ctx.setup,
-    Token.redeemCode({ clientId: PARTNER.clientId, code, redirectUri: REDIRECT, codeVerifier: VERIFIER }),
+    Token.redeemCode({ clientId: client.clientId, code, redirectUri: REDIRECT, codeVerifier: VERIFIER }),
   );
 
 t('asked until allowed, asked again for more; a consent makes a code that redeems', async () => {
@@ -148,6 +162,30 @@ t('a withdrawal ends the logins of the client; unknown ones are refused', async 
   assert.is(none.ok ? 'ok' : none.code, 'account.not_found');
 });
 
+t('a ticket decides once: Allow again, after a withdrawal too, or Deny after it → consent.ticket_spent', async () => {
+  const consent = await asked(['read']);
+  const ticket = newTicket();
+  okValue(await consented(consent, ['read'], ticket));
+  const again = await consented(consent, ['read'], ticket);
+  assert.is(again.ok ? 'ok' : again.code, 'consent.ticket_spent');
+  okValue(
+    await sendToken(ctx.setup, Token.withdrawConsent({ accountId: consent.accountId, clientId: PARTNER.clientId })),
+  );
+  const afterWithdrawal = await consented(consent, ['read'], ticket);
+  assert.is(afterWithdrawal.ok ? 'ok' : afterWithdrawal.code, 'consent.ticket_spent');
+  assert.equal(
+    okValue(await sendToken(ctx.setup, Token.listConsents({ accountId: consent.accountId }))),
+    [],
+    'not granted again',
+  );
+  const deny = await sendToken(ctx.setup, Token.denyConsent({ ticket }));
+  assert.is(deny.ok ? 'ok' : deny.code, 'consent.ticket_spent');
+  const denied = newTicket();
+  assert.equal(await sendToken(ctx.setup, Token.denyConsent({ ticket: denied })), { ok: true, value: null });
+  const allowAfterDeny = await consented(consent, ['read'], denied);
+  assert.is(allowAfterDeny.ok ? 'ok' : allowAfterDeny.code, 'consent.ticket_spent');
+});
+
 t('two processes: a withdrawal while a code is redeemed ends the login the redemption writes', async () => {
   const dir = tempDir('troupe-consent-race-');
   const holds: Holds = {};
@@ -187,6 +225,7 @@ t('two processes: a withdrawal while a code is redeemed ends the login the redem
           codeChallenge: s256(VERIFIER),
           accountId,
           accountVersion,
+          ticket: newTicket(),
         }),
       ),
     );

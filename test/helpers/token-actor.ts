@@ -30,6 +30,7 @@ import type { AccountStore } from '../../src/stores/account-store.ts';
 import { sqliteAuthorizationCodeStore } from '../../src/stores/authorization-code-store.sqlite.ts';
 import { sqliteConsentStore } from '../../src/stores/consent-store.sqlite.ts';
 import type { ConsentStore } from '../../src/stores/consent-store.ts';
+import { sqliteConsentTicketStore } from '../../src/stores/consent-ticket-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
@@ -126,6 +127,7 @@ export async function startTokenActor(
     revocations: (options.revocations ?? ((store) => store))(sqliteRevocationStore(db)),
     codes: sqliteAuthorizationCodeStore(db),
     consents: (options.consents ?? ((store) => store))(sqliteConsentStore(db)),
+    tickets: sqliteConsentTicketStore(db),
     keys,
     settings: SETTINGS,
     clients: options.clients ?? [CLIENT],

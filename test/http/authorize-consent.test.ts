@@ -1,7 +1,8 @@
 /**
  * The consent step of the authorization endpoint on a real server: asked of a third-party client,
  * Allow and Deny, remembered and asked again for more, the ticket's bindings, an account changed
- * between sign-in and Allow, and the consents API (own and ADMIN) with what a withdrawal ends.
+ * between sign-in and Allow, a form that decides once, and the consents API (own and ADMIN) with
+ * what a withdrawal ends.
  */
 import * as assert from 'uvu/assert';
 import {
@@ -23,6 +24,7 @@ const t = serverSuite('POST /oauth/authorize/consent and the consents API', {
 });
 
 type User = { username: string; password: string };
+type ThirdParty = typeof PARTNER;
 const { challenge, verifier } = pkce();
 const request = (scope?: string, client: { id: string; redirect: string } = PARTNER) => ({
   response_type: 'code',
@@ -42,18 +44,23 @@ async function signIn(url: string, user: User, scope?: string, client: { id: str
 }
 
 /** Signs in and expects the consent page: its form and the browser's cookie. */
-async function consentPage(url: string, user: User, scope?: string): Promise<{ page: ServedForm; cookie: string }> {
-  const { res, cookie } = await signIn(url, user, scope);
+async function consentPage(
+  url: string,
+  user: User,
+  scope?: string,
+  client: ThirdParty = PARTNER,
+): Promise<{ page: ServedForm; cookie: string }> {
+  const { res, cookie } = await signIn(url, user, scope, client);
   assert.is(res.status, 200, 'the consent page');
   const page = await pageOf(res);
   return { page, cookie: page.cookie ?? cookie ?? '' };
 }
 
-const redeem = (url: string, code: string) =>
+const redeem = (url: string, code: string, client: ThirdParty = PARTNER) =>
   postToken(
     url,
-    { grant_type: 'authorization_code', code, redirect_uri: PARTNER.redirect, code_verifier: verifier },
-    { Authorization: basic(PARTNER.id, PARTNER.secret) },
+    { grant_type: 'authorization_code', code, redirect_uri: client.redirect, code_verifier: verifier },
+    { Authorization: basic(client.id, client.secret) },
   );
 
 async function adminToken(url: string): Promise<string> {
@@ -74,8 +81,8 @@ async function newAccount(url: string): Promise<User & { id: number }> {
 }
 
 /** Allows the consent page of a sign-in; the code it sends back. */
-async function allowed(url: string, user: User, scope?: string): Promise<string> {
-  const { page, cookie } = await consentPage(url, user, scope);
+async function allowed(url: string, user: User, scope?: string, client: ThirdParty = PARTNER): Promise<string> {
+  const { page, cookie } = await consentPage(url, user, scope, client);
   const res = await decide(url, page, 'allow', cookie);
   assert.is(res.status, 303);
   const back = redirectedTo(res);
@@ -264,6 +271,39 @@ t('GET and DELETE /app/me/consents: withdrawing ends the logins of the client, a
   const again = await api(c.server.url, 'DELETE', `/app/me/consents/${PARTNER.id}`, own);
   assert.is(again.status, 404);
   assert.is(((await again.json()) as { type: string }).type, 'urn:problem:troupe:consent.not_found');
+  assert.is((await signIn(c.server.url, user, 'read')).res.status, 200, 'asked again');
+});
+
+t('a consent form decides once: posted again, Allow or Deny, it is the expired page and no code', async (c) => {
+  const user = await newAccount(c.server.url);
+  const { page, cookie } = await consentPage(c.server.url, user, 'read');
+  const first = await decide(c.server.url, page, 'allow', cookie);
+  assert.is(first.status, 303);
+  assert.ok(redirectedTo(first).searchParams.get('code'));
+  for (const decision of ['allow', 'deny']) {
+    const again = await decide(c.server.url, page, decision, cookie);
+    assert.is(again.status, 400, decision);
+    assert.is(again.headers.get('location'), null, decision);
+    assert.match(await again.text(), /expired/, decision);
+  }
+  const denied = await consentPage(c.server.url, await newAccount(c.server.url), 'read');
+  assert.is((await decide(c.server.url, denied.page, 'deny', denied.cookie)).status, 303);
+  const allowAfterDeny = await decide(c.server.url, denied.page, 'allow', denied.cookie);
+  assert.is(allowAfterDeny.status, 400, 'Deny spent the ticket too');
+  assert.is(allowAfterDeny.headers.get('location'), null);
+});
+
+t('a consent form posted again after its consent was withdrawn grants nothing', async (c) => {
+  const admin = await adminToken(c.server.url);
+  const user = await newAccount(c.server.url);
+  const { page, cookie } = await consentPage(c.server.url, user, 'read');
+  assert.is((await decide(c.server.url, page, 'allow', cookie)).status, 303);
+  const consents = `/app/admin/users/${user.id}/consents`;
+  assert.is((await api(c.server.url, 'DELETE', `${consents}/${PARTNER.id}`, admin)).status, 204);
+  const again = await decide(c.server.url, page, 'allow', cookie);
+  assert.is(again.status, 400);
+  assert.is(again.headers.get('location'), null);
+  assert.equal(await (await api(c.server.url, 'GET', consents, admin)).json(), [], 'not granted again');
   assert.is((await signIn(c.server.url, user, 'read')).res.status, 200, 'asked again');
 });
 

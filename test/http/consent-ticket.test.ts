@@ -1,14 +1,14 @@
 /**
  * The consent ticket: bound to the browser's CSRF cookie, the request, the account and an expiry,
  * under a key derived from the signing keys apart from the CSRF token's; checked against every key
- * that verifies, and gone with a key taken out.
+ * that verifies, and gone with a key taken out. Each has an id of its own, which its decision spends.
  */
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { consentTickets } from '../../http/oauth/consent-ticket.ts';
-import { authorizeCsrf, CSRF_COOKIE, FORM_VALIDITY_S } from '../../http/oauth/csrf.ts';
+import { consentTickets, TICKET_VALIDITY_S, type ReadTicket } from '../../http/oauth/consent-ticket.ts';
+import { authorizeCsrf, CSRF_COOKIE } from '../../http/oauth/csrf.ts';
 import { generatePrivateKey, usableKey, type UsableKey } from '../../src/security/key-material.ts';
 import { fixedKeyRing } from '../../src/security/key-ring.ts';
 import { later } from '../helpers/clock.ts';
@@ -29,14 +29,31 @@ const REQUEST = new Map([
 ]);
 const ACCOUNT = { accountId: 7, accountVersion: 3, username: 'kim' };
 const newKey = (): Promise<UsableKey> => usableKey(generatePrivateKey('ES256'), 'ES256');
+/** The account a ticket read names, without the ticket's own id and expiry. */
+const accountOf = (read: ReadTicket | undefined) => {
+  if (!read) return undefined;
+  const { ticket: _ticket, ...account } = read;
+  return account;
+};
 
-t('read back by the same browser and request until the form validity has passed', async () => {
+t('read back by the same browser and request until its validity (five minutes) has passed', async () => {
   const tickets = consentTickets(fixedKeyRing(await newKey(), []));
   const ctx = browser();
   const ticket = await tickets.issue(ctx, REQUEST, ACCOUNT);
-  assert.equal(await tickets.read(ctx, ticket, REQUEST), ACCOUNT);
-  assert.equal(await later(FORM_VALIDITY_S - 1, () => tickets.read(ctx, ticket, REQUEST)), ACCOUNT);
-  assert.is(await later(FORM_VALIDITY_S + 1, () => tickets.read(ctx, ticket, REQUEST)), undefined, 'expired');
+  assert.is(TICKET_VALIDITY_S, 300);
+  assert.equal(accountOf(await tickets.read(ctx, ticket, REQUEST)), ACCOUNT);
+  assert.equal(accountOf(await later(TICKET_VALIDITY_S - 1, () => tickets.read(ctx, ticket, REQUEST))), ACCOUNT);
+  assert.is(await later(TICKET_VALIDITY_S + 1, () => tickets.read(ctx, ticket, REQUEST)), undefined, 'expired');
+});
+
+t('each ticket has an id of its own, read back with its expiry', async () => {
+  const tickets = consentTickets(fixedKeyRing(await newKey(), []));
+  const ctx = browser();
+  const [one, two] = [await tickets.issue(ctx, REQUEST, ACCOUNT), await tickets.issue(ctx, REQUEST, ACCOUNT)];
+  const [first, second] = [await tickets.read(ctx, one, REQUEST), await tickets.read(ctx, two, REQUEST)];
+  assert.match(first?.ticket.id ?? '', /^[A-Za-z0-9_-]{22}$/);
+  assert.not.equal(first?.ticket.id, second?.ticket.id, 'two pages of one request and browser: two tickets');
+  assert.is(first?.ticket.expiresAt, Number(one.split('.')[0]));
 });
 
 t('refused for another browser, another request, a changed account or expiry, another key', async () => {
@@ -47,14 +64,14 @@ t('refused for another browser, another request, a changed account or expiry, an
   assert.is(await tickets.read(browser(), ticket, REQUEST), undefined, 'another cookie');
   assert.is(await tickets.read(ctx, ticket, new Map([...REQUEST, ['scope', 'read write']])), undefined);
   const [expiry = '', , mac = ''] = ticket.split('.');
-  const other = Buffer.from(JSON.stringify([1, 3, 'admin'])).toString('base64url');
+  const other = Buffer.from(JSON.stringify([1, 3, 'admin', 'A'.repeat(22)])).toString('base64url');
   assert.is(await tickets.read(ctx, `${expiry}.${other}.${mac}`, REQUEST), undefined, 'another account');
   assert.is(await tickets.read(ctx, ticket.replace(/^\d+/, String(Number(expiry) - 1)), REQUEST), undefined);
   assert.is(await tickets.read(ctx, undefined, REQUEST), undefined);
   assert.is(await consentTickets(fixedKeyRing(await newKey(), [])).read(ctx, ticket, REQUEST), undefined);
   // Still good after a rotation (the old key verifies), not once the key is taken out.
   const rotated = consentTickets(fixedKeyRing(await newKey(), [key]));
-  assert.equal(await rotated.read(ctx, ticket, REQUEST), ACCOUNT);
+  assert.equal(accountOf(await rotated.read(ctx, ticket, REQUEST)), ACCOUNT);
 });
 
 t('not a CSRF token: the two keys are derived apart', async () => {

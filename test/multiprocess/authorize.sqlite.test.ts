@@ -1,7 +1,8 @@
 /**
  * The sign-in form across two instances on one SQLite data directory: its CSRF key is derived from
  * the signing keys in the store, so a form served by one process signs in at the other, and a
- * token made without that key is refused by both.
+ * token made without that key is refused by both. A consent page decides once, wherever its form is
+ * posted.
  */
 import { hash } from 'node:crypto';
 import { suite } from 'uvu';
@@ -83,6 +84,39 @@ t('the consent page of one instance is allowed at the other; a withdrawal at one
   assert.is(withdrawn.status, 204);
   for (const at of [ctx.a, ctx.b])
     assert.is((await submit(at.url, await openForm(authorizeUrl(at.url, partner)))).status, 200, 'asked again');
+});
+
+/** Signs john in at `at` for `client`, whose consent he has not given: the consent page and the browser's cookie. */
+async function consentPage(at: ChildServer, client: typeof PARTNER, state: string) {
+  const params = { ...request(state), client_id: client.id, redirect_uri: client.redirect };
+  const form = await openForm(authorizeUrl(at.url, params));
+  const page = await pageOf(await submit(at.url, form));
+  assert.is(page.status, 200, 'the consent page');
+  return { page, cookie: page.cookie ?? form.cookie };
+}
+
+const withdraw = async (at: ChildServer, clientId: string): Promise<void> => {
+  const own = (await login(at.url, USERS.john)).access_token;
+  const res = await fetch(`${at.url}/app/me/consents/${clientId}`, { method: 'DELETE', headers: bearer(own) });
+  assert.is(res.status, 204);
+};
+
+t('a consent form allowed at one instance is refused at the other, Allow or Deny, after a withdrawal too', async () => {
+  const { page, cookie } = await consentPage(ctx.a, PARTNER, 'once');
+  const allowed = await decide(ctx.a.url, page, 'allow', cookie);
+  assert.is(allowed.status, 303);
+  assert.ok(redirectedTo(allowed).searchParams.get('code'));
+  for (const decision of ['allow', 'deny']) {
+    const again = await decide(ctx.b.url, page, decision, cookie);
+    assert.is(again.status, 400, decision);
+    assert.is(again.headers.get('location'), null, decision);
+  }
+  await withdraw(ctx.b, PARTNER.id);
+  const afterWithdrawal = await decide(ctx.b.url, page, 'allow', cookie);
+  assert.is(afterWithdrawal.status, 400, 'not granted again without the password');
+  assert.is(afterWithdrawal.headers.get('location'), null);
+  const partner = { ...request('asked'), client_id: PARTNER.id, redirect_uri: PARTNER.redirect };
+  assert.is((await submit(ctx.a.url, await openForm(authorizeUrl(ctx.a.url, partner)))).status, 200, 'asked again');
 });
 
 t('two tabs, one at each instance, in one browser: both forms sign in', async () => {

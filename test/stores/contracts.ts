@@ -13,6 +13,7 @@ import { REVOKED_RETENTION_S, SPENT_WINDOW, type RefreshTokenRecord } from '../.
 import type { Stores } from '../../src/stores/stores.ts';
 import { authorizationCodes } from './authorization-code-store.contract.ts';
 import { consents } from './consent-store.contract.ts';
+import { consentTickets } from './consent-ticket-store.contract.ts';
 import { accountContracts } from './account-contract.ts';
 import { seededAccounts } from './seeded-accounts.contract.ts';
 
@@ -500,6 +501,7 @@ export function storeContracts(name: string, target: ContractTarget): void {
   throttle(name, target);
   authorizationCodes(name, target);
   consents(name, target);
+  consentTickets(name, target);
   const teardown = suite(`store contracts (${name}): teardown`);
   teardown('the database is released', async () => {
     await target.teardown?.();

@@ -22,6 +22,7 @@ test('revoking a login is the span `revokeFamily refresh_tokens`, as published',
       'keys',
       'codes',
       'consents',
+      'tickets',
     ];
     const others = Object.fromEntries(names.map((name) => [name, {}]));
     const stores = tracedStores({ kind: 'SQLite', ...others, refreshTokens: port } as unknown as Stores);

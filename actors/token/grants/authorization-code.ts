@@ -6,7 +6,9 @@
  *
  * A client that asks consent (`explicit`, the default) gets a code only for scopes the account
  * allowed it: the sign-in answers `ConsentNeeded` otherwise, and `AuthorizeConsented` records the
- * person's consent and issues the code. The consents are read from the store each time (no copy
+ * person's consent and issues the code (`DenyConsent` records nothing). Either spends the consent
+ * page's ticket in the store, in one atomic step: a page decides once, whichever process its form
+ * is posted to, and a form posted again (after a withdrawal too) is refused, not granted anew. The consents are read from the store each time (no copy
  * here), so a withdrawal through any process is seen by the next sign-in and redemption.
  */
 import { randomUUID } from 'node:crypto';
@@ -22,6 +24,7 @@ import { hashToken } from '../../../src/security/refresh-tokens.ts';
 import type { AuthorizationCodeRecord, AuthorizationCodeStore } from '../../../src/stores/authorization-code-store.ts';
 import type { AccountRecord, AccountStore } from '../../../src/stores/account-store.ts';
 import type { ConsentStore } from '../../../src/stores/consent-store.ts';
+import type { ConsentTicketStore } from '../../../src/stores/consent-ticket-store.ts';
 import type { Client } from '../../../src/security/clients.ts';
 import type { Issuing } from './issuing.ts';
 import { ACCOUNT_CHANGED, type AuthorizationCode, type Command } from '../protocol.ts';
@@ -31,6 +34,7 @@ export interface CodeDeps {
   readonly codes: AuthorizationCodeStore;
   readonly accounts: AccountStore;
   readonly consents: ConsentStore;
+  readonly tickets: ConsentTicketStore;
 }
 
 /** Seconds a code may wait for its redemption (RFC 6749 §4.1.2 recommends at most ten minutes). */
@@ -38,10 +42,14 @@ const CODE_VALIDITY_S = 60;
 
 type RedeemCode = Extract<Command, { type: 'RedeemCode' }>;
 type Consented = Extract<Command, { type: 'AuthorizeConsented' }>;
+type Denied = Extract<Command, { type: 'DenyConsent' }>;
 type CodeRequest = Pick<Consented, 'redirectUri' | 'codeChallenge' | 'scope'>;
 
 /** The description of `grant.invalid` for a code whose consent was withdrawn before its redemption. */
 export const WITHDRAWN = 'The account withdrew its consent to this client';
+
+/** The description of `consent.ticket_spent`. */
+export const TICKET_SPENT = 'The consent page was answered already';
 
 export const REPLAYED = 'Authorization code already used; every token issued from it is revoked';
 
@@ -94,10 +102,18 @@ export function createAuthorizationCode(
     if ('ok' in client) return tell(msg.sender, client);
     const account = await deps.accounts.findById(msg.accountId);
     if (!account?.enabled || account.securityVersion !== msg.accountVersion) return refuse();
+    if (!(await deps.tickets.spend(msg.ticket.id, msg.ticket.expiresAt)))
+      return tell(msg.sender, fail('consent.ticket_spent', TICKET_SPENT));
     if (!(await deps.consents.grant(account.id, client.clientId, msg.scope ?? client.scopes, seconds())))
       return refuse();
     const { code } = await newCode(client, account, msg);
     tell(msg.sender, ok({ code, username: account.username }));
+  };
+
+  /** The person denied the client: nothing recorded, but the page's ticket is spent all the same. */
+  const onDenyConsent = async (msg: Denied): Promise<void> => {
+    const spent = await deps.tickets.spend(msg.ticket.id, msg.ticket.expiresAt);
+    tell(msg.sender, spent ? ok(null) : fail('consent.ticket_spent', TICKET_SPENT));
   };
 
   /** Why the spent code may not be redeemed by this request, if it may not. */
@@ -142,5 +158,5 @@ export function createAuthorizationCode(
     tell(msg.sender, ok(granted));
   };
 
-  return { issue, onAuthorizeConsented, onRedeemCode };
+  return { issue, onAuthorizeConsented, onDenyConsent, onRedeemCode };
 }

@@ -79,6 +79,8 @@ export function createGrants(deps: GrantDeps, logins: LoginEnds) {
     onAuthorize: checks.onLogin,
     /** The consent step after a sign-in: the consent recorded, then a code. */
     onAuthorizeConsented: codes.onAuthorizeConsented,
+    /** The consent step's Deny: its ticket spent. */
+    onDenyConsent: codes.onDenyConsent,
     onLoginAdmitted: checks.onLoginAdmitted,
     onPasswordChecked: checks.onPasswordChecked,
   };
