@@ -111,7 +111,11 @@ export const Login = z
     lastRefreshedAt: instant,
     expiresAt: instant,
   })
-  .meta({ title: 'Login', description: 'A live login of an account (its refresh tokens); `sid` is its id' });
+  .meta({
+    title: 'Login',
+    description:
+      'A live login of an account (its refresh tokens, or its one access token for a client without them); `sid` is its id',
+  });
 
 export const Consent = z
   .object({

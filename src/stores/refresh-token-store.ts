@@ -1,4 +1,15 @@
-/** Port: refresh tokens, kept only as hashes. Times are epoch seconds. */
+/**
+ * Port: the logins of accounts, as the records of their refresh tokens, kept only as hashes. Times
+ * are epoch seconds.
+ *
+ * Every login of an account is recorded here, so that it is found by account (and client), bounded
+ * and ended with the others: a login of a client with the refresh_token grant by its refresh
+ * tokens; a login of a client without it by one record keyed by a value that is the hash of no
+ * token (`tokenlessLoginKey` in src/security/refresh-tokens.ts), expiring with its one access token
+ * (`expiresAt` = `accessExpiresAt`). Such a record can be listed, counted and revoked like any
+ * other, and never presented: the refresh grant, revocation and introspection find records only
+ * by the hash of a token presented.
+ */
 
 /**
  * Spent (rotated) tokens kept per login for reuse detection: presenting one of the newest
@@ -43,23 +54,24 @@ export interface RefreshTokenRecord {
  */
 export type Rotation = 'rotated' | 'spent' | 'stale';
 
-/** A live login of an account, as its refresh tokens record it (epoch seconds). */
+/** A live login of an account, as its records show it (epoch seconds). */
 export interface LoginRecord {
   /** The login's id (the `sid` of its access tokens). */
   readonly loginId: string;
   readonly clientId: string;
   /** The oldest token of the login still stored: the login itself, unless it rotated past the spent window. */
   readonly createdAt: number;
-  /** When its live refresh token was issued: the last refresh, or the login. */
+  /** When its live refresh token was issued: the last refresh, or the login (always, for a login without refresh tokens). */
   readonly refreshedAt: number;
+  /** When its live refresh token expires; for a login without refresh tokens, when its access token does. */
   readonly expiresAt: number;
 }
 
 export interface RefreshTokenStore {
   /**
-   * Stores the record of a login's first token. For a record naming an account, only while that
-   * account is enabled at the record's version, checked with the write (false: nothing written;
-   * on MongoDB, written and then revoked).
+   * Stores the record of a new login (its first refresh token, or its one record without any).
+   * For a record naming an account, only while that account is enabled at the record's version,
+   * checked with the write (false: nothing written; on MongoDB, written and then revoked).
    */
   insert(record: RefreshTokenRecord): Promise<boolean>;
   find(tokenHash: string): Promise<RefreshTokenRecord | undefined>;

@@ -2,7 +2,7 @@
  * Consents in TokenActor: a sign-in to a client that asks consent answers `ConsentNeeded` until the
  * account allowed every scope; `AuthorizeConsented` records the consent and issues a code only for
  * the account as it was when its password matched; a consent page's ticket decides once (Allow or
- * Deny); a withdrawal ends the logins of the client.
+ * Deny); a withdrawal ends the logins of the client, with or without refresh tokens.
  */
 import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
@@ -34,6 +34,8 @@ const PARTNER: Client = {
   grantTypes: ['authorization_code', 'refresh_token'],
   redirectUris: [REDIRECT],
 };
+/** A third-party client without the refresh_token grant: its logins have access tokens only. */
+const WIDGET: Client = { ...PARTNER, clientId: 'widget', grantTypes: ['authorization_code', 'password'] };
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 
 /** A consent page's ticket, as the page would carry it. */
@@ -48,7 +50,7 @@ const t = suite('TokenActor: consents', ctx);
 t.before.each(async () => {
   ctx.hasher = createPasswordHasher(2);
   ctx.system = startSystem('token-consent-test');
-  ctx.setup = await startTokenActor(ctx.system, { hasher: ctx.hasher, clients: [CLIENT, PARTNER] });
+  ctx.setup = await startTokenActor(ctx.system, { hasher: ctx.hasher, clients: [CLIENT, PARTNER, WIDGET] });
 });
 t.after.each(async () => {
   stopSystem(ctx.system);
@@ -184,6 +186,66 @@ t('a ticket decides once: Allow again, after a withdrawal too, or Deny after it 
   assert.equal(await sendToken(ctx.setup, Token.denyConsent({ ticket: denied })), { ok: true, value: null });
   const allowAfterDeny = await consented(consent, ['read'], denied);
   assert.is(allowAfterDeny.ok ? 'ok' : allowAfterDeny.code, 'consent.ticket_spent');
+});
+
+t('a login of a client without refresh_token is listed, and a withdrawal refuses its access token', async () => {
+  const consent = await asked(['read'], WIDGET);
+  const { code } = okValue(await consented(consent, ['read'], newTicket(), WIDGET));
+  const tokens = okValue(await redeem(code, WIDGET));
+  assert.is(tokens.refreshToken, undefined);
+  const principal = await ctx.setup.verify(tokens.accessToken);
+  const listed = okValue(await administer(ctx.setup, Accounts.listLogins({ id: consent.accountId })));
+  assert.equal(
+    listed.map((l) => [l.sid, l.clientId, l.expiresAt]),
+    [[principal.loginId, WIDGET.clientId, new Date(principal.exp * 1000).toISOString()]],
+  );
+  const active = okValue(
+    await sendToken(ctx.setup, Token.introspect({ clientId: WIDGET.clientId, token: tokens.accessToken })),
+  );
+  assert.is(active.active, true);
+  okValue(
+    await sendToken(ctx.setup, Token.withdrawConsent({ accountId: consent.accountId, clientId: WIDGET.clientId })),
+  );
+  const inactive = okValue(
+    await sendToken(ctx.setup, Token.introspect({ clientId: WIDGET.clientId, token: tokens.accessToken })),
+  );
+  assert.is(inactive.active, false, 'introspection: inactive at once');
+  assert.is(ctx.setup.verify.lookup(tokens.accessToken), undefined, 'not answered from the cache');
+  await ctx.setup.verify(tokens.accessToken).then(
+    () => assert.unreachable('the access token is still accepted'),
+    () => {},
+  );
+  assert.equal(okValue(await administer(ctx.setup, Accounts.listLogins({ id: consent.accountId }))), []);
+});
+
+t('a password login of a client without refresh_token is listed and ended alone by its sid', async () => {
+  const issue = () =>
+    sendToken(
+      ctx.setup,
+      Token.issueToken({ clientId: WIDGET.clientId, username: 'john.doe', password: 'john-password' }),
+    );
+  const first = await issue();
+  const second = await issue();
+  if ('retryAfter' in first || 'retryAfter' in second) return assert.unreachable('throttled');
+  const [ended, kept] = [
+    await ctx.setup.verify(okValue(first).accessToken),
+    await ctx.setup.verify(okValue(second).accessToken),
+  ];
+  const id = ended.accountId ?? -1;
+  const sids = () =>
+    administer(ctx.setup, Accounts.listLogins({ id })).then((r) =>
+      okValue(r)
+        .map((l) => l.sid)
+        .sort(),
+    );
+  assert.equal(await sids(), [ended.loginId, kept.loginId].sort());
+  okValue(await administer(ctx.setup, Accounts.endLogins({ id, sid: ended.loginId ?? '', actor: 'admin' })));
+  assert.equal(await sids(), [kept.loginId]);
+  await ctx.setup.verify(okValue(first).accessToken).then(
+    () => assert.unreachable('the ended login is still accepted'),
+    () => {},
+  );
+  assert.is((await ctx.setup.verify(okValue(second).accessToken)).loginId, kept.loginId, 'the other goes on');
 });
 
 t('two processes: a withdrawal while a code is redeemed ends the login the redemption writes', async () => {

@@ -13,11 +13,17 @@ export const PARTNER = {
   secret: 'partner-app-secret',
   redirect: 'http://127.0.0.1:9/partner/callback',
 } as const;
+/** A third-party application without the refresh_token grant: asks consent; its logins have access tokens only. */
+export const WIDGET = {
+  id: 'partner-widget',
+  secret: 'partner-widget-secret',
+  redirect: 'http://127.0.0.1:9/widget/callback',
+} as const;
 /** Has a redirect URI but not the authorization_code grant. */
 export const CONSOLE = { id: 'ops-console', secret: 'ops-console-secret', redirect: 'http://127.0.0.1:9/ops' } as const;
 
 /** The client secrets above, for the log audit. */
-export const CLIENT_SECRETS = [SERVICE.secret, WEB.secret, CONSOLE.secret, PARTNER.secret] as const;
+export const CLIENT_SECRETS = [SERVICE.secret, WEB.secret, CONSOLE.secret, PARTNER.secret, WIDGET.secret] as const;
 
 export const CLIENTS = [
   {
@@ -60,6 +66,15 @@ export const CLIENTS = [
     redirect_uris: [PARTNER.redirect],
     grant_types: ['authorization_code', 'refresh_token'],
     scope: 'read write',
+  },
+  {
+    client_id: WIDGET.id,
+    client_name: 'Partner widget',
+    client_secret: bcrypt.hashSync(WIDGET.secret, 4),
+    token_endpoint_auth_method: 'client_secret_basic',
+    redirect_uris: [WIDGET.redirect],
+    grant_types: ['authorization_code'],
+    scope: 'read',
   },
 ];
 

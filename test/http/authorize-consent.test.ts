@@ -2,7 +2,7 @@
  * The consent step of the authorization endpoint on a real server: asked of a third-party client,
  * Allow and Deny, remembered and asked again for more, the ticket's bindings, an account changed
  * between sign-in and Allow, a form that decides once, and the consents API (own and ADMIN) with
- * what a withdrawal ends.
+ * what a withdrawal ends (logins with refresh tokens or without).
  */
 import * as assert from 'uvu/assert';
 import {
@@ -15,7 +15,7 @@ import {
   submit,
   type ServedForm,
 } from '../helpers/authorize.ts';
-import { CLIENTS, clientsFile, PARTNER, SERVICE, WEB } from '../helpers/clients.ts';
+import { CLIENTS, clientsFile, PARTNER, SERVICE, WEB, WIDGET } from '../helpers/clients.ts';
 import { serverSuite } from '../helpers/server.ts';
 import { basic, bearer, login, postToken, USERS, type TokenResponse } from '../helpers/tokens.ts';
 
@@ -24,7 +24,7 @@ const t = serverSuite('POST /oauth/authorize/consent and the consents API', {
 });
 
 type User = { username: string; password: string };
-type ThirdParty = typeof PARTNER;
+type ThirdParty = typeof PARTNER | typeof WIDGET;
 const { challenge, verifier } = pkce();
 const request = (scope?: string, client: { id: string; redirect: string } = PARTNER) => ({
   response_type: 'code',
@@ -273,6 +273,47 @@ t('GET and DELETE /app/me/consents: withdrawing ends the logins of the client, a
   assert.is(((await again.json()) as { type: string }).type, 'urn:problem:troupe:consent.not_found');
   assert.is((await signIn(c.server.url, user, 'read')).res.status, 200, 'asked again');
 });
+
+const introspected = async (url: string, token: string, client: ThirdParty): Promise<boolean> => {
+  const res = await fetch(`${url}/oauth/introspect`, {
+    method: 'POST',
+    headers: { Authorization: basic(client.id, client.secret), 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  return ((await res.json()) as { active: boolean }).active;
+};
+
+/** The `sid` claim of an access token: its login. */
+const sidOf = (token: string): string =>
+  (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sid: string }).sid;
+
+t(
+  'a login of a client without refresh_token: listed under sessions; a withdrawal refuses its token at once',
+  async (c) => {
+    const admin = await adminToken(c.server.url);
+    const user = await newAccount(c.server.url);
+    const tokens = (await (
+      await redeem(c.server.url, await allowed(c.server.url, user, 'read', WIDGET), WIDGET)
+    ).json()) as TokenResponse;
+    assert.is(tokens.refresh_token, undefined);
+    assert.is((await api(c.server.url, 'GET', '/app/user', tokens.access_token)).status, 200);
+    assert.ok(await introspected(c.server.url, tokens.access_token, WIDGET));
+    const sessions = `/app/admin/users/${user.id}/sessions`;
+    const listed = (await (await api(c.server.url, 'GET', sessions, admin)).json()) as {
+      sid: string;
+      clientId: string;
+    }[];
+    assert.equal(
+      listed.map((l) => [l.sid, l.clientId]),
+      [[sidOf(tokens.access_token), WIDGET.id]],
+    );
+    const withdrawn = await api(c.server.url, 'DELETE', `/app/admin/users/${user.id}/consents/${WIDGET.id}`, admin);
+    assert.is(withdrawn.status, 204);
+    assert.is((await api(c.server.url, 'GET', '/app/user', tokens.access_token)).status, 401);
+    assert.is(await introspected(c.server.url, tokens.access_token, WIDGET), false);
+    assert.equal(await (await api(c.server.url, 'GET', sessions, admin)).json(), []);
+  },
+);
 
 t('a consent form decides once: posted again, Allow or Deny, it is the expired page and no code', async (c) => {
   const user = await newAccount(c.server.url);

@@ -2,16 +2,16 @@
  * The sign-in form across two instances on one SQLite data directory: its CSRF key is derived from
  * the signing keys in the store, so a form served by one process signs in at the other, and a
  * token made without that key is refused by both. A consent page decides once, wherever its form is
- * posted.
+ * posted, and a withdrawal at one ends at the other a login that has no refresh token.
  */
 import { hash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { authorizeUrl, decide, openForm, pageOf, pkce, redirectedTo, submit } from '../helpers/authorize.ts';
 import type { ChildServer } from '../helpers/child.ts';
-import { CLIENTS, clientsFile, PARTNER, WEB } from '../helpers/clients.ts';
-import { startInstances, type Instances } from '../helpers/instances.ts';
-import { bearer, login, postToken, USERS } from '../helpers/tokens.ts';
+import { CLIENTS, clientsFile, PARTNER, WEB, WIDGET } from '../helpers/clients.ts';
+import { listAllStatus, startInstances, type Instances } from '../helpers/instances.ts';
+import { basic, bearer, login, postToken, USERS, type TokenResponse } from '../helpers/tokens.ts';
 
 interface Ctx {
   instances: Instances;
@@ -87,7 +87,7 @@ t('the consent page of one instance is allowed at the other; a withdrawal at one
 });
 
 /** Signs john in at `at` for `client`, whose consent he has not given: the consent page and the browser's cookie. */
-async function consentPage(at: ChildServer, client: typeof PARTNER, state: string) {
+async function consentPage(at: ChildServer, client: typeof PARTNER | typeof WIDGET, state: string) {
   const params = { ...request(state), client_id: client.id, redirect_uri: client.redirect };
   const form = await openForm(authorizeUrl(at.url, params));
   const page = await pageOf(await submit(at.url, form));
@@ -117,6 +117,31 @@ t('a consent form allowed at one instance is refused at the other, Allow or Deny
   assert.is(afterWithdrawal.headers.get('location'), null);
   const partner = { ...request('asked'), client_id: PARTNER.id, redirect_uri: PARTNER.redirect };
   assert.is((await submit(ctx.a.url, await openForm(authorizeUrl(ctx.a.url, partner)))).status, 200, 'asked again');
+});
+
+t('a withdrawal at one instance refuses at the other, at once, a token of a login without refresh tokens', async () => {
+  const { page, cookie } = await consentPage(ctx.a, WIDGET, 'widget');
+  const code = redirectedTo(await decide(ctx.a.url, page, 'allow', cookie)).searchParams.get('code') ?? '';
+  const redeemed = await postToken(
+    ctx.a.url,
+    { grant_type: 'authorization_code', code, redirect_uri: WIDGET.redirect, code_verifier: verifier },
+    { Authorization: basic(WIDGET.id, WIDGET.secret) },
+  );
+  assert.is(redeemed.status, 200);
+  const token = ((await redeemed.json()) as TokenResponse).access_token;
+  const introspect = async (): Promise<boolean> => {
+    const res = await fetch(`${ctx.a.url}/oauth/introspect`, {
+      method: 'POST',
+      headers: { Authorization: basic(WIDGET.id, WIDGET.secret), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    });
+    return ((await res.json()) as { active: boolean }).active;
+  };
+  assert.is(await listAllStatus(ctx.a, token), 200);
+  assert.ok(await introspect(), 'active, and cached at A');
+  await withdraw(ctx.b, WIDGET.id);
+  assert.is(await listAllStatus(ctx.a, token), 401);
+  assert.is(await introspect(), false);
 });
 
 t('two tabs, one at each instance, in one browser: both forms sign in', async () => {

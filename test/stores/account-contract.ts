@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadInitialData, readInitialData } from '../../src/initial-data.ts';
 import { createDenylist } from '../../src/security/denylist.ts';
+import { hashToken, tokenlessLoginKey } from '../../src/security/refresh-tokens.ts';
 import type { NewAccount } from '../../src/stores/account-store.ts';
 import type { Stores } from '../../src/stores/stores.ts';
 import type { ContractTarget, StoresUnderTest } from './contracts.ts';
@@ -216,5 +217,47 @@ export function accountContracts(name: string, target: ContractTarget): void {
       { loginId: 'f1', clientId: 'troupe-client', createdAt: 1000, refreshedAt: 1200, expiresAt: 9000 },
     ]);
   });
+  t(
+    'a login without refresh tokens: written only at its account version, listed until its access token expires',
+    async () => {
+      const r = stores().refreshTokens;
+      const kim = await stores().accounts.createAccount(account('kim'));
+      assert.ok(typeof kim === 'object');
+      const tokenless = (loginId: string, accountVersion: number) => ({
+        tokenHash: tokenlessLoginKey(loginId),
+        loginId,
+        clientId: 'widget',
+        username: 'kim',
+        scope: ['read'],
+        issuedAt: 1000,
+        expiresAt: 1500,
+        usedAt: null,
+        revokedAt: null,
+        accessExpiresAt: 1500,
+        generation: 0,
+        accountId: kim.id,
+        accountVersion,
+      });
+      assert.not.ok(await r.insert(tokenless('stale', 1)), 'a version the account does not have');
+      assert.ok(await r.insert(tokenless('w1', 0)));
+      assert.ok(await r.insert(tokenless('w2', 0)));
+      assert.equal(await r.liveLogins(kim.id, 1400), ['w1', 'w2']);
+      assert.equal((await r.loginsOf(kim.id, 1400))[0], {
+        loginId: 'w1',
+        clientId: 'widget',
+        createdAt: 1000,
+        refreshedAt: 1000,
+        expiresAt: 1500,
+      });
+      assert.is(await r.accessHorizon('w1'), 1500);
+      assert.is(await r.revokeLogin('w1', 1400), 1);
+      assert.equal(await r.liveLogins(kim.id, 1400), ['w2']);
+      assert.equal(await r.liveLogins(kim.id, 1500), [], 'over with its access token');
+      // No token presented can find it: the key is not of the form of any token's hash.
+      assert.not.equal(tokenlessLoginKey('w2'), hashToken(tokenlessLoginKey('w2')));
+      assert.not.match(tokenlessLoginKey('w2'), /^[A-Za-z0-9_-]{43}$/);
+      assert.is(await r.purgeExpired(1501), 2);
+    },
+  );
   t.run();
 }

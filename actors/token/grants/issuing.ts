@@ -1,6 +1,6 @@
 /**
  * What TokenActor's grants share: the client's checks before any credential is looked at, and
- * minting an access token with the refresh token of its login.
+ * minting an access token with the record of its login (its refresh token, when the client has them).
  */
 import { secondsClock } from '../../../src/security/epoch.ts';
 import { randomUUID } from 'node:crypto';
@@ -8,7 +8,7 @@ import { fail } from '../../../src/messaging/reply.ts';
 import type { RegisteredGrant } from '../../../src/security/client-registry.ts';
 import type { Client } from '../../../src/security/clients.ts';
 import type { IssuedToken as Issued, TokenSigner } from '../../../src/security/jwt.ts';
-import { hashToken, newRefreshToken } from '../../../src/security/refresh-tokens.ts';
+import { hashToken, newRefreshToken, tokenlessLoginKey } from '../../../src/security/refresh-tokens.ts';
 import type { AccountRecord } from '../../../src/stores/account-store.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../../src/stores/refresh-token-store.ts';
 import type { TokenGrant } from '../protocol.ts';
@@ -59,6 +59,32 @@ export function createIssuing(deps: IssuingDeps) {
     return { accessToken: issued.token, tokenType: 'bearer', refreshToken, expiresIn, scope, jti: issued.jti };
   };
 
+  /** The store's record of a login whose token hashes to `tokenHash`; the account as read. */
+  const recordOf = (
+    tokenHash: string,
+    client: Client,
+    account: AccountRecord,
+    scope: readonly string[],
+    loginId: string,
+    expiresAt: number,
+    accessExpiresAt: number,
+    generation = 0,
+  ): RefreshTokenRecord => ({
+    tokenHash,
+    loginId,
+    clientId: client.clientId,
+    username: account.username,
+    scope,
+    issuedAt: seconds(),
+    expiresAt,
+    usedAt: null,
+    revokedAt: null,
+    accessExpiresAt,
+    generation,
+    accountId: account.id,
+    accountVersion: account.securityVersion,
+  });
+
   /**
    * A new refresh token of the login `loginId` and its record; none for a client without the
    * refresh_token grant. `accessExpiresAt`: the latest `exp` of the login's access tokens so far.
@@ -74,29 +100,18 @@ export function createIssuing(deps: IssuingDeps) {
   ) => {
     if (!client.grantTypes.includes('refresh_token')) return undefined;
     const token = newRefreshToken();
-    const record: RefreshTokenRecord = {
-      tokenHash: hashToken(token),
-      loginId,
-      clientId: client.clientId,
-      username: account.username,
-      scope,
-      issuedAt: seconds(),
-      expiresAt,
-      usedAt: null,
-      revokedAt: null,
-      accessExpiresAt,
-      generation,
-      accountId: account.id,
-      accountVersion: account.securityVersion,
-    };
+    const record = recordOf(hashToken(token), client, account, scope, loginId, expiresAt, accessExpiresAt, generation);
     return { token, record };
   };
 
   /**
    * The tokens of a new login (the password grant once the password matched, or a redeemed code's),
-   * minted from `account` as read. Undefined when the account changed since that read: its refresh
-   * token is written only while the account is enabled at the version read (checked with the
-   * write), and its access token carries that version, so nothing of it outlives the change.
+   * minted from `account` as read. Every login is recorded, so that it is listed, bounded and ended
+   * with the account's others: with its first refresh token, or, for a client without the
+   * refresh_token grant, under a key no token hashes to (`tokenlessLoginKey`), living as long as
+   * its one access token. Undefined when the account changed since that read: the record is
+   * written only while the account is enabled at the version read (checked with the write), and
+   * the access token carries that version, so nothing of the login outlives the change.
    */
   const newLogin = async (
     client: Client,
@@ -106,7 +121,9 @@ export function createIssuing(deps: IssuingDeps) {
   ): Promise<TokenGrant | undefined> => {
     const issued = await sign(client, account, scope, loginId);
     const refresh = newRefresh(client, account, scope, loginId, seconds() + deps.refreshTokenValidity, issued.exp);
-    if (refresh && !(await deps.refreshTokens.insert(refresh.record))) return undefined;
+    const record =
+      refresh?.record ?? recordOf(tokenlessLoginKey(loginId), client, account, scope, loginId, issued.exp, issued.exp);
+    if (!(await deps.refreshTokens.insert(record))) return undefined;
     return granted(issued, scope, refresh?.token);
   };
 
