@@ -2,6 +2,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, readFileSync } from 'node:fs';
+import { connectInspector, inspectorAddress, type Inspector } from './inspector.ts';
+import { waitFor } from './wait.ts';
 
 export interface ChildServer {
   readonly child: ChildProcess;
@@ -36,6 +38,34 @@ export function startChildServer(
 }
 
 /**
+ * {@link startChildServer} with Node's inspector on a free loopback port, connected: the test can
+ * read what the server retains after full collections. The inspector's banner is kept off stderr.
+ */
+export async function startInspectedServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<ChildServer & { readonly inspector: Inspector }> {
+  const entry = ['--inspect=127.0.0.1:0', ...startScriptArgs()];
+  const server = await launch(process.execPath, entry, { PORT: '0', DATA_DIR: dataDir, ...env }, false, true);
+  // Printed at start-up on stderr, which may arrive after the listening line on stdout.
+  await waitFor(() => inspectorAddress(server.errors()) !== undefined, "the inspector's address", 5000, 20).catch(
+    async (error: unknown) => {
+      await server.kill();
+      throw error;
+    },
+  );
+  const inspector = await connectInspector(inspectorAddress(server.errors()) ?? '');
+  return {
+    ...server,
+    inspector,
+    async kill() {
+      inspector.close();
+      await server.kill();
+    },
+  };
+}
+
+/**
  * `npm start` itself, leader of a process group of its own as under a terminal or a process
  * manager: `pid` is npm's, `kill()` ends the whole group. Set `PORT` in `env` (0 works too).
  */
@@ -48,9 +78,10 @@ async function launch(
   args: readonly string[],
   env: Record<string, string>,
   group: boolean,
-): Promise<ChildServer> {
+  inspected = false,
+): Promise<ChildServer & { errors(): string }> {
   const child = spawn(command, [...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', inspected ? 'pipe' : 'inherit'],
     detached: group,
     env: { ...process.env, CONFIG_FILE: '/dev/null', LOGGING_LEVEL: 'info', ...env },
   });
@@ -68,6 +99,17 @@ async function launch(
     }
   };
   let out = '';
+  // An inspected server's stderr passes through, but for the inspector's own lines (its address, attach, end).
+  let errors = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    errors += chunk;
+    const shown = chunk.replace(
+      /^(Debugger (listening on|attached|ending on)|For help, see: https:\/\/nodejs\.org).*\n/gm,
+      '',
+    );
+    if (shown !== '') process.stderr.write(shown);
+  });
   const url = await new Promise<string>((resolve, reject) => {
     // Keep reading stdout for the child's whole life: a full pipe would block its logging.
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -89,6 +131,7 @@ async function launch(
       await exited;
     },
     output: () => out,
+    errors: () => errors,
   };
 }
 

@@ -2,6 +2,7 @@
 // after a full collection, where it started. (RSS in the bench can stay high: V8 keeps heap pages.)
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { expectBelow } from '../helpers/bounds.ts';
 import { heapMiB } from '../helpers/heap.ts';
 import * as Activity from '../../actors/activity/protocol.ts';
 import { spawnActivityRouter } from '../../actors/activity/router.ts';
@@ -38,7 +39,7 @@ t('rounds of 5,000 short-lived actors leave the heap where it started', async ()
     }
     const after = heapMiB();
     assert.ok(peak - before > 5, `the actors took memory while alive (${(peak - before).toFixed(1)} MiB)`);
-    assert.ok(after - before < 5, `heap grew by ${(after - before).toFixed(1)} MiB after every actor stopped`);
+    expectBelow(after - before, 5, "the heap's growth after every actor stopped");
   } finally {
     stopSystem(system);
     db.close();
