@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { inspectorAddress } from '../helpers/inspector.ts';
 
 const run = promisify(execFile);
 const NODE = process.execPath;
@@ -54,6 +55,8 @@ export interface Child {
   /** Milliseconds from spawn to the first 200 of the ready path. */
   readonly startMs: number;
   rss(): number;
+  /** Its inspector's WebSocket address, when it was started with one ({@link StartOptions.inspect}). */
+  inspector(): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -91,10 +94,21 @@ async function startChild(
   const log = createWriteStream(logFile, { flags: 'a' });
   proc.stdout?.pipe(log);
   proc.stderr?.pipe(log);
+  let errors = ''; // its first lines on stderr, where Node prints its inspector's address
+  proc.stderr?.on('data', (chunk: Buffer) => {
+    if (errors.length < 4096) errors += chunk.toString();
+  });
   await waitFor200(url + readyPath, proc);
   const startMs = performance.now() - started;
   const pid = proc.pid ?? 0;
-  return { url, pid, startMs, rss: () => treeRssMiB(pid), stop: () => stopProcess(proc) };
+  return {
+    url,
+    pid,
+    startMs,
+    rss: () => treeRssMiB(pid),
+    inspector: () => inspectorAddress(errors),
+    stop: () => stopProcess(proc),
+  };
 }
 
 async function stopProcess(proc: ChildProcess): Promise<void> {
@@ -128,6 +142,8 @@ export interface StartOptions {
   readonly root?: string;
   /** Node's arguments before `src/main.ts` (default: `npm start`'s `--import` of the tracing register file). */
   readonly nodeArgs?: readonly string[];
+  /** With Node's inspector on a free loopback port: the bench can then read what the server retains. */
+  readonly inspect?: boolean;
 }
 
 const START_ARGS = ['--import', './src/telemetry/register.ts'];
@@ -152,7 +168,11 @@ export async function startTroupe(
     SECURITY_JWT_MAX_LOGINS_PER_USER: '100000',
     ...settings,
   };
-  const args = [...(options.nodeArgs ?? START_ARGS), 'src/main.ts'];
+  const args = [
+    ...(options.inspect ? ['--inspect=127.0.0.1:0'] : []),
+    ...(options.nodeArgs ?? START_ARGS),
+    'src/main.ts',
+  ];
   return startChild(args, env, '/ready', join(dataDir, 'server.log'), options.root);
 }
 

@@ -1,21 +1,11 @@
-/** Scenarios 5–7: employees at 1k and 100k records, ActivityActor passivation, start-up time. */
+/** Scenarios 5 and 7: employees at 1k and 100k records, start-up time (6, ActivityActors, is scenarios-activity.ts). */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { login } from '../helpers/tokens.ts';
-import {
-  load,
-  sleep,
-  startBare,
-  startTroupe,
-  tempDir,
-  warmUp,
-  type Child,
-  type LoadResult,
-  type LoadSpec,
-} from './harness.ts';
+import { load, startBare, startTroupe, tempDir, warmUp, type LoadResult, type LoadSpec } from './harness.ts';
 import type { Report } from './report.ts';
 import { row, type BenchSettings } from './scenarios-security.ts';
-import { seedEmployees, seedUsers } from './seed.ts';
+import { seedEmployees } from './seed.ts';
 
 /** What clients ask most: the first page, a common surname, a decade of birth dates. */
 const TYPICAL_SEARCHES = [
@@ -113,138 +103,6 @@ export async function employees(report: Report, s: BenchSettings): Promise<void>
       meaning: 'inserts do not slow down as the table grows',
     },
   );
-}
-
-async function liveActivityActors(server: Child): Promise<number> {
-  const text = await fetch(`${server.url}/metrics`).then((r) => r.text());
-  return Number(/^actor_live\{actor="activity\/\*",pid="\d+"\} (\d+)$/m.exec(text)?.[1] ?? 0);
-}
-
-/** Polls until at most `max` activity actors are live; returns the count and the time it took. */
-async function drain(server: Child, max: number, timeoutMs: number): Promise<{ live: number; ms: number }> {
-  const started = performance.now();
-  let live = await liveActivityActors(server);
-  while (live > max && performance.now() - started < timeoutMs) {
-    await sleep(500);
-    live = await liveActivityActors(server);
-  }
-  return { live, ms: performance.now() - started };
-}
-
-/**
- * How long the server may stay idle after its actors stopped before its RSS is taken. V8 collects
- * the stopped actors and hands its heap pages back when its memory reducer runs, some seconds after
- * allocation stops (≈10 s here); a sample taken at once weighs garbage, not live actors.
- */
-const SETTLE_MS = 30_000;
-
-/** RSS (MiB) right after the drain and {@link SETTLE_MS} later, with no requests in between. */
-async function settleRss(server: Child): Promise<{ drained: number; settled: number }> {
-  const drained = server.rss();
-  await sleep(SETTLE_MS);
-  return { drained, settled: server.rss() };
-}
-
-/** Runs the load while sampling the live actor count and RSS every 2 s. */
-async function touchAndWatch(
-  server: Child,
-  spec: LoadSpec,
-): Promise<{ touched: LoadResult; peakLive: number; peakRss: number }> {
-  let peakLive = 0;
-  let peakRss = server.rss();
-  const touching = load(spec);
-  let done = false;
-  void touching.finally(() => {
-    done = true;
-  });
-  while (!done) {
-    await sleep(2000);
-    peakLive = Math.max(peakLive, await liveActivityActors(server));
-    peakRss = Math.max(peakRss, server.rss());
-  }
-  return { touched: await touching, peakLive, peakRss };
-}
-
-export interface ActivitySettings {
-  readonly users: number;
-  readonly idleMs: number;
-}
-
-interface ActivityFigures {
-  readonly peakLive: number;
-  readonly endLive: number;
-  readonly startRss: number;
-  readonly peakRss: number;
-  readonly drainedRss: number;
-  readonly endRss: number;
-}
-
-function reportActivity(report: Report, a: ActivitySettings, touched: LoadResult, f: ActivityFigures): void {
-  report.measurements.push(
-    row(
-      `GET /api/users/activity, ${a.users} distinct users`,
-      touched,
-      f.endRss,
-      `idle-ms ${a.idleMs}; live actors: peak ${f.peakLive}, end ${f.endLive}; RSS MiB: start ${f.startRss.toFixed(0)}, peak ${f.peakRss.toFixed(0)}, when the actors had stopped ${f.drainedRss.toFixed(0)}, ${SETTLE_MS / 1000} s later ${f.endRss.toFixed(0)}`,
-    ),
-  );
-  report.claims.push(
-    {
-      claim: `6. live ActivityActors after idle / users touched (${a.users})`,
-      ratio: f.endLive / a.users,
-      op: '<=',
-      bound: 0.01,
-      meaning: 'idle actors stop',
-    },
-    {
-      claim: `6. RSS ${SETTLE_MS / 1000} s after the actors stopped / RSS before the touch`,
-      ratio: f.endRss / f.startRss,
-      op: '<=',
-      bound: 1.5,
-      meaning: 'stopped actors give their memory back',
-    },
-  );
-}
-
-/** Scenario 6: touch many users' ActivityActors, wait past the idle time, count and weigh what is left. */
-export async function activity(report: Report, s: BenchSettings, a: ActivitySettings): Promise<void> {
-  const dir = tempDir('activity');
-  const ids = seedUsers(dir, a.users + 500);
-  const paths = (list: readonly string[], file: string): string => {
-    writeFileSync(join(dir, file), list.map((id) => `/api/users/activity?userId=${id}&limit=1`).join('\n'));
-    return join(dir, file);
-  };
-  const server = await startTroupe(dir, { ACTORS_ACTIVITY_IDLE_MS: String(a.idleMs) });
-  try {
-    const spec: LoadSpec = {
-      url: server.url,
-      path: '/',
-      headers: { Authorization: `Bearer ${(await login(server.url)).access_token}` },
-      connections: 10,
-      linesAs: 'path',
-    };
-    await load({ ...spec, amount: 500, linesFile: paths(ids.slice(a.users), 'warm.txt') });
-    await drain(server, 0, a.idleMs + 10_000);
-    const startRss = server.rss();
-    s.log(
-      `activity: touching ${a.users} users' ActivityActors (idle-ms ${a.idleMs}), start RSS ${startRss.toFixed(0)} MiB`,
-    );
-    const { touched, peakLive, peakRss } = await touchAndWatch(server, {
-      ...spec,
-      amount: a.users,
-      linesFile: paths(ids.slice(0, a.users), 'touch.txt'),
-    });
-    const after = await drain(server, Math.floor(a.users / 100), a.idleMs + 60_000);
-    const { drained, settled } = await settleRss(server);
-    const endLive = await liveActivityActors(server);
-    const endRss = settled;
-    s.log(
-      `activity: peak ${peakLive} live, ${endLive} after ${Math.round(after.ms)} ms; RSS peak ${peakRss.toFixed(0)}, at the drain ${drained.toFixed(0)}, ${SETTLE_MS / 1000} s later ${endRss.toFixed(0)} MiB`,
-    );
-    reportActivity(report, a, touched, { peakLive, endLive, startRss, peakRss, drainedRss: drained, endRss });
-  } finally {
-    await server.stop();
-  }
 }
 
 const median = (xs: readonly number[]): number => {
