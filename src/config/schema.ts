@@ -166,7 +166,7 @@ export const schema = z.object({
   // with MongoDB: the longest one store operation may take (connecting included) before it answers 503, ms
   'mongodb.operation-timeout-ms': int(100, 600_000).default(5000),
   'actors.ask-timeout-ms': int(1, 600_000).default(10_000), // an actor silent this long → 503
-  // asks to an actor with this many waiting messages → 503 at once
+  // asks to an actor with this many messages waiting or running beside its mailbox → 503 at once
   'actors.mailbox-limit': int(1, 1_000_000).default(1000),
   'actors.activity.idle-ms': int(1, 2_147_483_647).default(60_000), // a user's ActivityActor stops after this long idle, ms
   // ActivityActors alive at once; spawning one more stops the least recently used idle one

@@ -18,12 +18,12 @@ export class ActorUnavailableError extends Error {
   }
 }
 
-/** The actor's mailbox is at its bound: the request is refused at once. */
+/** The actor's mailbox, with the work it runs beside it, is at its bound: the request is refused at once. */
 export class MailboxFullError extends Error {
   override readonly name = 'MailboxFullError';
   readonly limit: number;
   constructor(limit: number) {
-    super(`mailbox holds ${limit} waiting messages`);
+    super(`${limit} messages wait in the mailbox or run beside it`);
     this.limit = limit;
   }
 }
