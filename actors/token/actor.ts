@@ -1,7 +1,8 @@
 import { secondsClock } from '../../src/security/epoch.ts';
-import { spawnAsync, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { spawn, tell, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
+import { replyBeside, type WorkFailed } from '../../src/messaging/pipe.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
-import { createGrants, type Completion, type GrantDeps } from './grants/index.ts';
+import { createGrants, type GrantDeps } from './grants/table.ts';
 import { createConsents, type ConsentDeps } from './consents.ts';
 import { createInspection, type InspectionDeps } from './inspection.ts';
 import { createLogins, type LoginDeps } from '../../src/security/logins.ts';
@@ -12,11 +13,16 @@ export interface TokenActorDeps extends GrantDeps, LoginDeps, InspectionDeps, Co
   readonly onCrash: CrashPolicy;
 }
 
-/** The password checks' verdicts (BCrypt on the worker pool), and housekeeping. */
-type Internal = Completion | { readonly type: 'Purge' };
+/** Work beside the mailbox that failed, and housekeeping. */
+type Msg = Command | WorkFailed | { readonly type: 'Purge' };
 
-type Msg = Command | Internal;
-
+/**
+ * TokenActor: its mailbox only dispatches. Every operation runs beside it as one async function
+ * (`replyBeside`), its answer straight to the sender, a failure back here as `WorkFailed`, which
+ * supervision answers. It keeps no state that decides an answer: the stores settle every conflict
+ * (a refresh token's rotation, a code spent, a consent ticket spent, a login's version-checked
+ * write), as they must, since each worker process runs a TokenActor of its own.
+ */
 export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<Command> {
   const now = deps.now ?? Date.now;
   const seconds = secondsClock(now);
@@ -25,6 +31,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const { onRevoke, onIntrospect } = createInspection(deps, now, revokeLogin, revokeAccessToken);
   const { onListConsents, onWithdrawConsent } = createConsents(deps, seconds, revokeLogin);
 
+  /** Expired records go; each purge is idempotent, so one overlapping another (or another process's) is harmless. */
   const onPurge = async (): Promise<void> => {
     await deps.refreshTokens.purgeExpired(seconds());
     await deps.codes.purgeExpired(seconds());
@@ -32,35 +39,28 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
     await deps.denylist.purge(seconds());
   };
 
-  const handle = async (msg: Msg, ctx: Ctx<Msg>): Promise<void> => {
+  const handle = (msg: Msg, ctx: Ctx<Msg>): void => {
     switch (msg.type) {
-      case 'IssueToken':
-      case 'Refresh':
-      case 'ClientCredentials':
-      case 'RedeemCode':
-        return grants.onGrant(msg, ctx.self);
+      case 'Grant':
+        return replyBeside(ctx.self, msg.sender, grants.onGrant(msg));
       case 'Authorize':
-        return grants.onAuthorize(msg, ctx.self);
+        return replyBeside(ctx.self, msg.sender, grants.onAuthorize(msg));
       case 'AuthorizeConsented':
-        return grants.onAuthorizeConsented(msg);
+        return replyBeside(ctx.self, msg.sender, grants.onAuthorizeConsented(msg));
       case 'DenyConsent':
-        return grants.onDenyConsent(msg);
-      case 'LoginAdmitted':
-        return grants.onLoginAdmitted(msg, ctx.self);
-      case 'PasswordChecked':
-        return grants.onPasswordChecked(msg, ctx.self);
+        return replyBeside(ctx.self, msg.sender, grants.onDenyConsent(msg));
       case 'ListConsents':
-        return onListConsents(msg);
+        return replyBeside(ctx.self, msg.sender, onListConsents(msg));
       case 'WithdrawConsent':
-        return onWithdrawConsent(msg);
+        return replyBeside(ctx.self, msg.sender, onWithdrawConsent(msg));
       case 'Revoke':
-        return onRevoke(msg);
+        return replyBeside(ctx.self, msg.sender, onRevoke(msg));
       case 'Introspect':
-        return onIntrospect(msg);
+        return replyBeside(ctx.self, msg.sender, onIntrospect(msg));
+      case 'Purge':
+        return replyBeside(ctx.self, undefined, onPurge());
       case 'WorkFailed':
         throw msg.error;
-      case 'Purge':
-        return onPurge();
       default:
         return refuseUnknown(msg, 'TokenActor', Object.keys(examples));
     }
@@ -68,10 +68,10 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
 
   // One purge timer for the actor's life, kept out of its state: a supervised reset re-runs
   // initialState (and would start another timer each time) but never afterStop.
-  const ref = spawnAsync<null, Msg>(
+  const ref = spawn<null, Msg>(
     parent,
-    async (state, msg, ctx) => {
-      await handle(msg, ctx);
+    (state, msg, ctx) => {
+      handle(msg, ctx);
       return state;
     },
     { name: 'token', initialState: () => null, afterStop: () => stopPurging(), onCrash: deps.onCrash },

@@ -4,15 +4,15 @@
  * revoked, their access tokens refused: `revokeLogin`, as when an ADMIN ends one login). A code
  * issued before the withdrawal and not yet redeemed is refused at its redemption
  * (grants/authorization-code.ts), so nothing the consent allowed outlives it. The consents are
- * read from the store each time: no copy is kept in any process.
+ * read from the store each time: no copy is kept in any process, and the store settles a
+ * withdrawal made twice at once (the second finds no consent).
  */
-import { tell } from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import type { Client } from '../../src/security/clients.ts';
 import type { AccountStore } from '../../src/stores/account-store.ts';
 import type { ConsentRecord, ConsentStore } from '../../src/stores/consent-store.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
-import type { Command, ConsentSummary } from './protocol.ts';
+import type { Command, ConsentSummary, ConsentsReply, WithdrawReply } from './protocol.ts';
 
 export interface ConsentDeps {
   readonly clients: readonly Client[];
@@ -41,21 +41,20 @@ export function createConsents(
     };
   };
 
-  const onListConsents = async (msg: Of<'ListConsents'>): Promise<void> => {
-    if (!(await deps.accounts.findById(msg.accountId)))
-      return tell(msg.sender, fail('account.not_found', 'No such account'));
-    tell(msg.sender, ok((await deps.consents.list(msg.accountId)).map(view)));
+  const onListConsents = async (msg: Of<'ListConsents'>): Promise<ConsentsReply> => {
+    if (!(await deps.accounts.findById(msg.accountId))) return fail('account.not_found', 'No such account');
+    return ok((await deps.consents.list(msg.accountId)).map(view));
   };
 
-  const onWithdrawConsent = async (msg: Of<'WithdrawConsent'>): Promise<void> => {
+  const onWithdrawConsent = async (msg: Of<'WithdrawConsent'>): Promise<WithdrawReply> => {
     const account = await deps.accounts.findById(msg.accountId);
-    if (!account) return tell(msg.sender, fail('account.not_found', 'No such account'));
+    if (!account) return fail('account.not_found', 'No such account');
     if (!(await deps.consents.withdraw(account.id, msg.clientId)))
-      return tell(msg.sender, fail('consent.not_found', 'The account has given this client no consent'));
+      return fail('consent.not_found', 'The account has given this client no consent');
     // After the consent is gone: a login refreshed meanwhile is revoked with the rest.
     for (const login of await deps.refreshTokens.loginsOf(account.id, seconds()))
       if (login.clientId === msg.clientId) await revokeLogin(login.loginId, login.expiresAt);
-    tell(msg.sender, ok({ username: account.username }));
+    return ok({ username: account.username });
   };
 
   return { onListConsents, onWithdrawConsent };

@@ -3,7 +3,6 @@
  * client is found as a refresh-token record or as access-token claims, then revoked or described.
  */
 import { secondsClock } from '../../src/security/epoch.ts';
-import { tell } from '../../src/messaging/nact.ts';
 import { fail, ok } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
 import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
@@ -11,7 +10,7 @@ import { hashToken, looksLikeRefreshToken } from '../../src/security/refresh-tok
 import type { CachedVerifier } from '../../src/security/token-cache.ts';
 import type { AccountStore } from '../../src/stores/account-store.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
-import type { Command, Introspection } from './protocol.ts';
+import type { Command, Introspection, IntrospectReply, RevokeReply } from './protocol.ts';
 
 export interface InspectionDeps {
   /**
@@ -56,14 +55,15 @@ export function createInspection(
     return { record, claims: record ? undefined : await accessClaims(token) };
   };
 
-  const onRevoke = async (msg: Of<'Revoke'>): Promise<void> => {
+  /** Revocations are idempotent writes: two at once, here or in another process, both stand. */
+  const onRevoke = async (msg: Of<'Revoke'>): Promise<RevokeReply> => {
     const { record, claims } = await locate(msg.token);
     const owner = record?.clientId ?? claims?.clientId;
     if (owner !== undefined && owner !== msg.clientId)
-      return tell(msg.sender, fail('client.mismatch', 'The token was issued to another client'));
+      return fail('client.mismatch', 'The token was issued to another client');
     if (record) await revokeLogin(record.loginId, record.expiresAt);
     if (claims) await revokeAccessToken(claims);
-    tell(msg.sender, ok(null));
+    return ok(null);
   };
 
   const introspectRefresh = async (record: RefreshTokenRecord): Promise<Introspection> =>
@@ -117,7 +117,7 @@ export function createInspection(
    */
   const denylistDecides = deps.denylist.seesEveryWrite;
 
-  const onIntrospect = async (msg: Of<'Introspect'>): Promise<void> => {
+  const onIntrospect = async (msg: Of<'Introspect'>): Promise<IntrospectReply> => {
     const { record, claims } = await locate(msg.token);
     const found: Introspection = record
       ? await introspectRefresh(record)
@@ -132,7 +132,7 @@ export function createInspection(
         (record
           ? await current(record.accountId, record.accountVersion)
           : claims !== undefined && (denylistDecides || (await current(claims.accountId, claims.accountVersion)))));
-    tell(msg.sender, ok(standing ? found : { active: false }));
+    return ok(standing ? found : { active: false });
   };
 
   return { onRevoke, onIntrospect };

@@ -18,8 +18,10 @@ import type {
   RevokeReply,
   WithdrawReply,
 } from './replies.ts';
+import type { Grant } from './grant-inputs.ts';
 
 export type * from './replies.ts';
+export type * from './grant-inputs.ts';
 
 /** The description of `grant.invalid` for a refresh token presented again (its whole login is revoked then). */
 export const REUSED_REFRESH_TOKEN = 'Refresh token already used; every token of this login is revoked';
@@ -32,29 +34,12 @@ export const ACCOUNT_CHANGED = 'The account no longer exists or is disabled, or 
 
 export type Command =
   | {
-      readonly type: 'IssueToken';
+      /** The token endpoint's one message: any grant type, answered with tokens. */
+      readonly type: 'Grant';
       readonly clientId: string;
-      readonly username: string;
-      readonly password: string;
-      /** Undefined: every scope of the client. */
-      readonly scope: readonly string[] | undefined;
-      /** Where the login comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
+      readonly grant: Grant;
+      /** Where the request comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
       readonly address?: string | undefined;
-      readonly sender: Ref<GrantReply>;
-    }
-  | {
-      readonly type: 'Refresh';
-      readonly clientId: string;
-      readonly refreshToken: string;
-      /** Undefined: the refresh token's scope; otherwise it may only narrow it. */
-      readonly scope: readonly string[] | undefined;
-      readonly sender: Ref<GrantReply>;
-    }
-  | {
-      readonly type: 'ClientCredentials';
-      readonly clientId: string;
-      /** Undefined: every scope of the client. */
-      readonly scope: readonly string[] | undefined;
       readonly sender: Ref<GrantReply>;
     }
   | {
@@ -85,14 +70,6 @@ export type Command =
       readonly sender: Ref<ConsentedReply>;
     }
   | { readonly type: 'DenyConsent'; readonly ticket: ConsentTicket; readonly sender: Ref<DenyReply> }
-  | {
-      readonly type: 'RedeemCode';
-      readonly clientId: string;
-      readonly code: string;
-      readonly redirectUri: string;
-      readonly codeVerifier: string;
-      readonly sender: Ref<GrantReply>;
-    }
   | { readonly type: 'ListConsents'; readonly accountId: number; readonly sender: Ref<ConsentsReply> }
   | {
       readonly type: 'WithdrawConsent';
@@ -108,41 +85,39 @@ export type Command =
       readonly sender: Ref<IntrospectReply>;
     };
 
+/** The token endpoint's grant of any type, for an already authenticated client. */
+export const grant =
+  (p: { clientId: string; grant: Grant; address?: string | undefined }): Request<Command, GrantReply> =>
+  (sender) => ({ type: 'Grant', clientId: p.clientId, grant: p.grant, address: p.address, sender });
+
 /**
  * Password grant for an already authenticated client. Counted by the login throttle before the
  * password is checked, as a login from `address` (the client's; none from the REPL).
  */
-export const issueToken =
-  (p: {
-    clientId: string;
-    username: string;
-    password: string;
-    scope?: readonly string[] | undefined;
-    address?: string | undefined;
-  }): Request<Command, GrantReply> =>
-  (sender) => ({
-    type: 'IssueToken',
+export const issueToken = (p: {
+  clientId: string;
+  username: string;
+  password: string;
+  scope?: readonly string[] | undefined;
+  address?: string | undefined;
+}): Request<Command, GrantReply> =>
+  grant({
     clientId: p.clientId,
-    username: p.username,
-    password: p.password,
-    scope: p.scope,
+    grant: { grantType: 'password', username: p.username, password: p.password, scope: p.scope },
     address: p.address,
-    sender,
   });
 
 /** Refresh-token grant: rotates the token; a token presented twice revokes its whole login. */
-export const refresh =
-  (p: {
-    clientId: string;
-    refreshToken: string;
-    scope?: readonly string[] | undefined;
-  }): Request<Command, GrantReply> =>
-  (sender) => ({ type: 'Refresh', clientId: p.clientId, refreshToken: p.refreshToken, scope: p.scope, sender });
+export const refresh = (p: {
+  clientId: string;
+  refreshToken: string;
+  scope?: readonly string[] | undefined;
+}): Request<Command, GrantReply> =>
+  grant({ clientId: p.clientId, grant: { grantType: 'refresh_token', refreshToken: p.refreshToken, scope: p.scope } });
 
 /** client_credentials grant for an already authenticated client: a token of the client itself, no refresh token, no roles. */
-export const clientCredentials =
-  (p: { clientId: string; scope?: readonly string[] | undefined }): Request<Command, GrantReply> =>
-  (sender) => ({ type: 'ClientCredentials', clientId: p.clientId, scope: p.scope, sender });
+export const clientCredentials = (p: { clientId: string; scope?: readonly string[] | undefined }) =>
+  grant({ clientId: p.clientId, grant: { grantType: 'client_credentials', scope: p.scope } });
 
 /**
  * The authorization endpoint's sign-in: checks the password as the password grant does (throttled
@@ -194,15 +169,15 @@ export const denyConsent =
   (sender) => ({ type: 'DenyConsent', ticket: p.ticket, sender });
 
 /** authorization_code grant: redeems a code once; a code presented again revokes every token issued from it. */
-export const redeemCode =
-  (p: { clientId: string; code: string; redirectUri: string; codeVerifier: string }): Request<Command, GrantReply> =>
-  (sender) => ({
-    type: 'RedeemCode',
+export const redeemCode = (p: {
+  clientId: string;
+  code: string;
+  redirectUri: string;
+  codeVerifier: string;
+}): Request<Command, GrantReply> =>
+  grant({
     clientId: p.clientId,
-    code: p.code,
-    redirectUri: p.redirectUri,
-    codeVerifier: p.codeVerifier,
-    sender,
+    grant: { grantType: 'authorization_code', code: p.code, redirectUri: p.redirectUri, codeVerifier: p.codeVerifier },
   });
 
 /** What the account allowed each client at the authorization endpoint. */
@@ -234,15 +209,21 @@ const ticket = z.strictObject({ id: z.string(), expiresAt: z.number().int() });
  * A new message kind without a schema fails to compile.
  */
 export const schemas = {
-  IssueToken: z.strictObject({
+  Grant: z.strictObject({
     clientId: z.string(),
-    username: z.string(),
-    password: z.string(),
-    scope,
+    grant: z.discriminatedUnion('grantType', [
+      z.strictObject({ grantType: z.literal('password'), username: z.string(), password: z.string(), scope }),
+      z.strictObject({ grantType: z.literal('refresh_token'), refreshToken: z.string(), scope }),
+      z.strictObject({ grantType: z.literal('client_credentials'), scope }),
+      z.strictObject({
+        grantType: z.literal('authorization_code'),
+        code: z.string(),
+        redirectUri: z.string(),
+        codeVerifier: z.string(),
+      }),
+    ]),
     address: z.string().optional(),
   }),
-  Refresh: z.strictObject({ clientId: z.string(), refreshToken: z.string(), scope }),
-  ClientCredentials: z.strictObject({ clientId: z.string(), scope }),
   Authorize: z.strictObject({
     clientId: z.string(),
     redirectUri: z.string(),
@@ -262,12 +243,6 @@ export const schemas = {
     ticket,
   }),
   DenyConsent: z.strictObject({ ticket }),
-  RedeemCode: z.strictObject({
-    clientId: z.string(),
-    code: z.string(),
-    redirectUri: z.string(),
-    codeVerifier: z.string(),
-  }),
   ListConsents: z.strictObject({ accountId: z.number().int() }),
   WithdrawConsent: z.strictObject({ accountId: z.number().int(), clientId: z.string() }),
   Revoke: z.strictObject({ clientId: z.string(), token: z.string() }),
@@ -275,23 +250,24 @@ export const schemas = {
 } as const satisfies MessageSchemas<Command>;
 
 /**
- * One call per message kind, as a REPL user would type it (`await ask(token, <example>)`); the
- * REPL's `.protocol token` lists them. A new message kind without an example fails to compile.
+ * A call per message kind, as a REPL user would type it (`await ask(token, <example>)`), one per
+ * grant type for `Grant`; the REPL's `.protocol token` lists them. A new message kind without an
+ * example fails to compile.
  */
 export const examples = {
-  IssueToken:
+  Grant: [
     "Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password', scope: ['read'] })",
-  Refresh: "Token.refresh({ clientId: 'troupe-client', refreshToken: '<refreshToken of an IssueToken reply>' })",
-  ClientCredentials: "Token.clientCredentials({ clientId: 'reporting-service', scope: ['read'] })",
+    "Token.refresh({ clientId: 'troupe-client', refreshToken: '<refreshToken of an issueToken reply>' })",
+    "Token.clientCredentials({ clientId: 'reporting-service', scope: ['read'] })",
+    "Token.redeemCode({ clientId: 'web-app', code: '<code of an Authorize reply>', redirectUri: 'https://app.example/callback', codeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' })",
+  ],
   Authorize:
     "Token.authorize({ clientId: 'web-app', redirectUri: 'https://app.example/callback', username: 'john.doe', password: 'john-password', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' })",
   AuthorizeConsented:
     "Token.authorizeConsented({ clientId: 'web-app', redirectUri: 'https://app.example/callback', scope: ['read'], codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', accountId: 2, accountVersion: 0, ticket: { id: 'Hk3v9QpX2mL0sT7wYb4nEg', expiresAt: 1767225600 } })",
   DenyConsent: "Token.denyConsent({ ticket: { id: 'Hk3v9QpX2mL0sT7wYb4nEg', expiresAt: 1767225600 } })",
-  RedeemCode:
-    "Token.redeemCode({ clientId: 'web-app', code: '<code of an Authorize reply>', redirectUri: 'https://app.example/callback', codeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' })",
   ListConsents: 'Token.listConsents({ accountId: 2 })',
   WithdrawConsent: "Token.withdrawConsent({ accountId: 2, clientId: 'web-app' })",
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
   Introspect: "Token.introspect({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
-} as const satisfies Record<Command['type'], string>;
+} as const satisfies Record<Command['type'], string | readonly [string, ...string[]]>;

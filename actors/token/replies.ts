@@ -85,7 +85,7 @@ export interface AuthorizationCode {
   readonly code: string;
 }
 
-/** A password login (`IssueToken`, `Authorize`) past the login throttle's limits is {@link Throttled}. */
+/** A password login (the password grant, `Authorize`) past the login throttle's limits is {@link Throttled}. */
 export type AuthorizeReply = Reply<AuthorizationCode | ConsentNeeded, ErrorCode> | Throttled;
 /**
  * The consent page's ticket a decision is made with: its id and when it expires (epoch seconds).

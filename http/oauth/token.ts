@@ -1,7 +1,6 @@
 import * as Token from '../../actors/token/protocol.ts';
 import { ask, type Request } from '../../src/messaging/ask.ts';
 import { isThrottled } from '../../src/security/login-attempts.ts';
-import type { RegisteredGrant } from '../../src/security/client-registry.ts';
 import { grantTypeName, SCOPE_TOKEN } from '../../src/security/formats.ts';
 import { formParams } from '../middleware/body.ts';
 import { tooManyRequests, type OAuthRouteDeps } from './client-authentication.ts';
@@ -23,43 +22,43 @@ function parseScope(params: URLSearchParams): string[] | undefined {
   return scope;
 }
 
-/** What a grant's message is built from: the form, the authenticated client, the client's address. */
+/** What a grant's input is read from: the form, and the scope it names (parsed once for every grant type). */
 interface Form {
   readonly params: URLSearchParams;
-  readonly clientId: string;
   readonly scope: string[] | undefined;
-  readonly address: string;
 }
 
-type Requested = (form: Form) => Request<Token.Command, Token.GrantReply>;
-
-/** Each grant's message, read from the form, by `grant_type` (TokenActor's table: actors/token/grants). */
-const GRANTS: Readonly<Record<RegisteredGrant, Requested>> = {
+/**
+ * Each grant's input, read from the form, keyed by `grant_type` as TokenActor's grant table is
+ * (actors/token/grants/table.ts): a grant type without its form fails to compile.
+ */
+const GRANT_FORMS = {
   // Counted by TokenActor's login throttle as a login from the client's address.
-  password: ({ params, clientId, scope, address }) =>
-    Token.issueToken({
-      clientId,
-      username: required(params, 'username'),
-      // TokenActor refuses a password past BCrypt's limit (invalid_request), as for every login.
-      password: required(params, 'password'),
-      scope,
-      address,
-    }),
-  refresh_token: ({ params, clientId, scope }) =>
-    Token.refresh({ clientId, refreshToken: required(params, 'refresh_token'), scope }),
-  client_credentials: ({ clientId, scope }) => Token.clientCredentials({ clientId, scope }),
+  password: ({ params, scope }) => ({
+    grantType: 'password',
+    username: required(params, 'username'),
+    // TokenActor refuses a password past BCrypt's limit (invalid_request), as for every login.
+    password: required(params, 'password'),
+    scope,
+  }),
+  refresh_token: ({ params, scope }) => ({
+    grantType: 'refresh_token',
+    refreshToken: required(params, 'refresh_token'),
+    scope,
+  }),
+  client_credentials: ({ scope }) => ({ grantType: 'client_credentials', scope }),
   // The scope is the one the code was issued for (RFC 6749 §4.1.3 has no scope parameter).
-  authorization_code: ({ params, clientId }) =>
-    Token.redeemCode({
-      clientId,
-      code: required(params, 'code'),
-      redirectUri: required(params, 'redirect_uri'),
-      codeVerifier: required(params, 'code_verifier'),
-    }),
-};
+  authorization_code: ({ params }) => ({
+    grantType: 'authorization_code',
+    code: required(params, 'code'),
+    redirectUri: required(params, 'redirect_uri'),
+    codeVerifier: required(params, 'code_verifier'),
+  }),
+} satisfies { readonly [K in Token.GrantType]: (form: Form) => Token.GrantOf<K> };
 
-const isGrantType = (name: string): name is RegisteredGrant => Object.hasOwn(GRANTS, name);
+const isGrantType = (name: string): name is Token.GrantType => Object.hasOwn(GRANT_FORMS, name);
 
+/** The one message of the token endpoint: the grant read from the form, for the client, from its address. */
 function grantRequest(
   params: URLSearchParams,
   clientId: string,
@@ -67,7 +66,8 @@ function grantRequest(
 ): Request<Token.Command, Token.GrantReply> {
   const grantType = grantTypeName(required(params, 'grant_type'));
   const scope = parseScope(params);
-  if (isGrantType(grantType)) return GRANTS[grantType]({ params, clientId, scope, address });
+  if (isGrantType(grantType))
+    return Token.grant({ clientId, address, grant: GRANT_FORMS[grantType]({ params, scope }) });
   throw new OAuthError(400, 'unsupported_grant_type', `Unsupported grant type: ${grantType.slice(0, 64)}`);
 }
 

@@ -1,7 +1,7 @@
 /** The text of the REPL's `.actors` and `.protocol` commands. */
 import { type ActorSystem } from '../messaging/nact.ts';
 import { actorTree, type ActorInfo } from '../messaging/introspection.ts';
-import { findProtocol, PROTOCOLS } from './protocols.ts';
+import { exampleCalls, findProtocol, PROTOCOLS } from './protocols.ts';
 
 /** `troupe-1a2b3c4d://activity/6b02…` → `activity/6b02…`. */
 const relative = (path: string): string => path.slice(path.indexOf('://') + 3);
@@ -31,8 +31,6 @@ export function formatProtocol(name: string): string {
   const width = Math.max(...kinds.map((k) => k.length)) + 2;
   return [
     `${entry.ref}: ${entry.actor}, protocol ${entry.namespace} (${kinds.join(' | ')})`,
-    ...Object.entries(entry.examples).map(
-      ([kind, example]) => `  ${kind.padEnd(width)}await ask(${entry.ref}, ${example})`,
-    ),
+    ...exampleCalls(entry).map(([kind, example]) => `  ${kind.padEnd(width)}await ask(${entry.ref}, ${example})`),
   ].join('\n');
 }

@@ -15,8 +15,11 @@ export interface ProtocolEntry {
   readonly namespace: string;
   readonly actor: string;
   readonly module: Readonly<Record<string, unknown>>;
-  /** Message kind → a builder call, such as `User.get({ id: '…' })`. */
-  readonly examples: Readonly<Record<string, string>>;
+  /**
+   * Message kind → a builder call, such as `User.get({ id: '…' })`, or several for a kind built
+   * by several builders (TokenActor's `Grant`, one per grant type).
+   */
+  readonly examples: Readonly<Record<string, string | readonly string[]>>;
   /** Message kind → the schema of its fields, which a message is checked against before it is sent. */
   readonly schemas: Readonly<Record<string, z.ZodType>>;
   /** Older names of builders that still work (`remove` → `delete`): in scope, never in the examples. */
@@ -66,9 +69,16 @@ export function findProtocol(name: string): ProtocolEntry | undefined {
   return PROTOCOLS.find((p) => p.ref === wanted || p.namespace.toLowerCase() === wanted);
 }
 
+/** Each example call of the protocol with the message kind it builds, in the table's order. */
+export function exampleCalls(entry: ProtocolEntry): (readonly [kind: string, example: string])[] {
+  return Object.entries(entry.examples).flatMap(([kind, examples]) =>
+    (typeof examples === 'string' ? [examples] : examples).map((example) => [kind, example] as const),
+  );
+}
+
 /** The builder functions a protocol's examples call (`User.get(…)` → `get`), and their older names: its client API. */
 export function builderNames(entry: ProtocolEntry): string[] {
-  const names = Object.values(entry.examples).map((example) => /^\w+\.(\w+)\(/.exec(example)?.[1]);
+  const names = exampleCalls(entry).map(([, example]) => /^\w+\.(\w+)\(/.exec(example)?.[1]);
   const all = [...names, ...Object.keys(entry.aliases ?? {})];
   return [...new Set(all.filter((n): n is string => n !== undefined && typeof entry.module[n] === 'function'))];
 }

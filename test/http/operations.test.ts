@@ -53,6 +53,26 @@ t('GET /metrics › requests by route template and status, actor messages, live 
   assert.not.match(text, /nowhere/);
 });
 
+t("GET /metrics › a password grant passes TokenActor's mailbox once, whatever its answer", async () => {
+  const { url } = ctx.server;
+  const handled = async (): Promise<number> =>
+    Number(
+      /actor_messages_total\{actor="token",outcome="handled"\} (\d+)/.exec(
+        await (await fetch(`${url}/metrics`)).text(),
+      )?.[1] ?? 0,
+    );
+  const before = await handled();
+  await login(url);
+  assert.is(await handled(), before + 1, 'a login: one message');
+  const wrong = await postToken(
+    url,
+    { grant_type: 'password', username: USERS.john.username, password: 'not-the-password' },
+    { Authorization: basic() },
+  );
+  assert.is(wrong.status, 400);
+  assert.is(await handled(), before + 2, 'a wrong password: one message');
+});
+
 t('GET /metrics › live ActivityActors read 0 while none is alive: at start-up and after an idle stop', async () => {
   const server = await startTestServer({ 'actors.activity.idle-ms': '2000' });
   try {

@@ -1,6 +1,6 @@
 /**
  * The authorization_code grant (RFC 6749 §4.1, RFC 7636): issuing a code once the account's password
- * matched at the authorization endpoint's sign-in (checked by `password-check.ts`), and redeeming
+ * matched at the authorization endpoint's sign-in (a password login: `password-login.ts`), and redeeming
  * it at the token endpoint. A code names the login its tokens will belong to, so a code presented
  * a second time revokes that login: every access and refresh token issued from the code.
  *
@@ -12,7 +12,6 @@
  * here), so a withdrawal through any process is seen by the next sign-in and redemption.
  */
 import { randomUUID } from 'node:crypto';
-import { tell } from '../../../src/messaging/nact.ts';
 import { fail, ok } from '../../../src/messaging/reply.ts';
 import {
   isCodeVerifier,
@@ -27,8 +26,18 @@ import type { ConsentStore } from '../../../src/stores/consent-store.ts';
 import type { ConsentTicketStore } from '../../../src/stores/consent-ticket-store.ts';
 import type { Client } from '../../../src/security/clients.ts';
 import type { Issuing } from './issuing.ts';
-import { ACCOUNT_CHANGED, type AuthorizationCode, type Command } from '../protocol.ts';
-import type { Matched } from './password-check.ts';
+import {
+  ACCOUNT_CHANGED,
+  type AuthorizationCode,
+  type AuthorizeReply,
+  type Command,
+  type ConsentedReply,
+  type DenyReply,
+  type GrantOf,
+  type GrantReply,
+} from '../protocol.ts';
+import type { GrantRequest } from './grant-request.ts';
+import type { PasswordLoginOf } from './password-login.ts';
 
 export interface CodeDeps {
   readonly codes: AuthorizationCodeStore;
@@ -40,7 +49,8 @@ export interface CodeDeps {
 /** Seconds a code may wait for its redemption (RFC 6749 §4.1.2 recommends at most ten minutes). */
 const CODE_VALIDITY_S = 60;
 
-type RedeemCode = Extract<Command, { type: 'RedeemCode' }>;
+type RedeemCode = GrantOf<'authorization_code'> & GrantRequest;
+type SignIn = Extract<Command, { type: 'Authorize' }>;
 type Consented = Extract<Command, { type: 'AuthorizeConsented' }>;
 type Denied = Extract<Command, { type: 'DenyConsent' }>;
 type CodeRequest = Pick<Consented, 'redirectUri' | 'codeChallenge' | 'scope'>;
@@ -56,6 +66,7 @@ export const REPLAYED = 'Authorization code already used; every token issued fro
 export function createAuthorizationCode(
   deps: CodeDeps,
   grants: Issuing,
+  passwordLogin: PasswordLoginOf,
   seconds: () => number,
   revokeLogin: (loginId: string) => Promise<void>,
   afterLogin: (accountId: number) => Promise<void>,
@@ -87,7 +98,7 @@ export function createAuthorizationCode(
   };
 
   /** After a password that matched: the code, or the consent the person must give first. */
-  const issue: Matched['Authorize'] = async (client, account, request) => {
+  const issue = async (client: Client, account: AccountRecord, request: CodeRequest): Promise<AuthorizeReply> => {
     const scopes = request.scope ?? client.scopes;
     const granted = await allowed(client, account.id, scopes);
     if (granted.length === scopes.length) return ok(await newCode(client, account, request));
@@ -95,25 +106,32 @@ export function createAuthorizationCode(
     return ok({ consent: { accountId, accountVersion, username, scopes, granted } });
   };
 
-  /** The person allowed the client: recorded, then a code as after the password, for the account as it was then. */
-  const onAuthorizeConsented = async (msg: Consented): Promise<void> => {
-    const refuse = () => tell(msg.sender, fail('grant.invalid', ACCOUNT_CHANGED));
+  /** The authorization endpoint's sign-in: a password login, then the code or the consent asked. */
+  const onAuthorize = (msg: SignIn): Promise<AuthorizeReply> =>
+    passwordLogin(msg, 'authorization_code', (client, account) => issue(client, account, msg));
+
+  /**
+   * The person allowed the client: recorded, then a code as after the password, for the account as
+   * it was then. The store settles a page posted twice: the ticket is spent in one atomic step.
+   */
+  const onAuthorizeConsented = async (msg: Consented): Promise<ConsentedReply> => {
+    const refuse = () => fail('grant.invalid', ACCOUNT_CHANGED);
     const client = grants.checkGrant(msg.clientId, 'authorization_code', msg.scope);
-    if ('ok' in client) return tell(msg.sender, client);
+    if ('ok' in client) return client;
     const account = await deps.accounts.findById(msg.accountId);
     if (!account?.enabled || account.securityVersion !== msg.accountVersion) return refuse();
     if (!(await deps.tickets.spend(msg.ticket.id, msg.ticket.expiresAt)))
-      return tell(msg.sender, fail('consent.ticket_spent', TICKET_SPENT));
+      return fail('consent.ticket_spent', TICKET_SPENT);
     if (!(await deps.consents.grant(account.id, client.clientId, msg.scope ?? client.scopes, seconds())))
       return refuse();
     const { code } = await newCode(client, account, msg);
-    tell(msg.sender, ok({ code, username: account.username }));
+    return ok({ code, username: account.username });
   };
 
   /** The person denied the client: nothing recorded, but the page's ticket is spent all the same. */
-  const onDenyConsent = async (msg: Denied): Promise<void> => {
+  const onDenyConsent = async (msg: Denied): Promise<DenyReply> => {
     const spent = await deps.tickets.spend(msg.ticket.id, msg.ticket.expiresAt);
-    tell(msg.sender, spent ? ok(null) : fail('consent.ticket_spent', TICKET_SPENT));
+    return spent ? ok(null) : fail('consent.ticket_spent', TICKET_SPENT);
   };
 
   /** Why the spent code may not be redeemed by this request, if it may not. */
@@ -125,10 +143,15 @@ export function createAuthorizationCode(
     return undefined;
   };
 
-  const onRedeemCode = async (msg: RedeemCode): Promise<void> => {
-    const refuse = (description: string) => tell(msg.sender, fail('grant.invalid', description));
+  /** The grant: the code is spent in the store before anything else, so a code is redeemed once. */
+  const authorizationCodeGrant = async (
+    grant: GrantOf<'authorization_code'>,
+    request: GrantRequest,
+  ): Promise<GrantReply> => {
+    const msg: RedeemCode = { ...grant, ...request };
+    const refuse = (description: string) => fail('grant.invalid', description);
     const client = grants.checkGrant(msg.clientId, 'authorization_code', undefined);
-    if ('ok' in client) return tell(msg.sender, client);
+    if ('ok' in client) return client;
     if (!looksLikeAuthorizationCode(msg.code) || !isCodeVerifier(msg.codeVerifier))
       return refuse('Invalid authorization code or code_verifier');
     // Spent whatever follows: a code is presented once, by its client or by anyone else.
@@ -155,8 +178,8 @@ export function createAuthorizationCode(
       return refuse(WITHDRAWN);
     }
     await afterLogin(account.id);
-    tell(msg.sender, ok(granted));
+    return ok(granted);
   };
 
-  return { issue, onAuthorizeConsented, onDenyConsent, onRedeemCode };
+  return { onAuthorize, onAuthorizeConsented, onDenyConsent, authorizationCodeGrant };
 }

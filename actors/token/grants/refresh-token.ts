@@ -3,7 +3,6 @@
  * access token and its successor. A token presented a second time, or spent by another request
  * since it was read, revokes its whole login.
  */
-import { tell } from '../../../src/messaging/nact.ts';
 import { fail, ok } from '../../../src/messaging/reply.ts';
 import type { Denylist } from '../../../src/security/denylist.ts';
 import { hashToken } from '../../../src/security/refresh-tokens.ts';
@@ -11,7 +10,8 @@ import type { AccountStore } from '../../../src/stores/account-store.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../../src/stores/refresh-token-store.ts';
 import type { Issuing } from './issuing.ts';
 import type { Client } from '../../../src/security/clients.ts';
-import { ACCOUNT_CHANGED, REUSED_REFRESH_TOKEN, type Command } from '../protocol.ts';
+import { ACCOUNT_CHANGED, REUSED_REFRESH_TOKEN, type GrantOf, type GrantReply } from '../protocol.ts';
+import type { GrantRequest } from './grant-request.ts';
 
 export interface RefreshDeps {
   readonly accounts: AccountStore;
@@ -19,7 +19,7 @@ export interface RefreshDeps {
   readonly denylist: Denylist;
 }
 
-type Refresh = Extract<Command, { type: 'Refresh' }>;
+type Refresh = GrantOf<'refresh_token'> & GrantRequest;
 
 /** Reads of the token and its account, when a change to the account keeps overtaking the rotation. */
 const READS = 3;
@@ -30,7 +30,7 @@ export function createRefresh(
   seconds: () => number,
   revokeLogin: (loginId: string, loginExpiresAt?: number) => Promise<void>,
 ) {
-  const refused = (msg: Refresh, description: string): void => tell(msg.sender, fail('grant.invalid', description));
+  const refused = (description: string) => fail('grant.invalid', description);
 
   /** A live refresh token of this client, or the reason it is not one. */
   const liveRefresh = async (msg: Refresh): Promise<RefreshTokenRecord | string> => {
@@ -50,41 +50,48 @@ export function createRefresh(
    * with the write), so a change answered after the read leaves nothing signed from it: `again`,
    * read both again (a role change carried the login on, and the new roles are signed).
    */
-  const rotateOnce = async (msg: Refresh, client: Client): Promise<'again' | void> => {
+  const rotateOnce = async (msg: Refresh, client: Client): Promise<'again' | GrantReply> => {
     const record = await liveRefresh(msg);
-    if (typeof record === 'string') return refused(msg, record);
+    if (typeof record === 'string') return refused(record);
     const wider = (msg.scope ?? []).filter((s) => !record.scope.includes(s));
-    if (wider.length > 0)
-      return tell(msg.sender, fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`));
+    if (wider.length > 0) return fail('scope.invalid', `Scope wider than the original grant: ${wider.join(' ')}`);
     const account = record.accountId === null ? undefined : await deps.accounts.findById(record.accountId);
     // A version past the token's: a change committed between the two reads, which may have carried
     // the login on (a role change): read both again.
     if (account?.enabled && record.accountVersion !== null && account.securityVersion > record.accountVersion)
       return 'again';
-    if (!account?.enabled || account.securityVersion !== record.accountVersion) return refused(msg, ACCOUNT_CHANGED);
+    if (!account?.enabled || account.securityVersion !== record.accountVersion) return refused(ACCOUNT_CHANGED);
     const scope = msg.scope ?? record.scope;
     const issued = await grants.sign(client, account, scope, record.loginId);
     const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
     const { loginId, expiresAt, generation } = record;
     const next = grants.newRefresh(client, account, record.scope, loginId, expiresAt, lastExp, generation + 1);
-    if (!next) return refused(msg, 'Invalid refresh token');
+    if (!next) return refused('Invalid refresh token');
     const rotation = await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds());
     if (rotation === 'stale') return 'again';
     // Lost the rotation: another request (in this process or another) spent the token since it
     // was read. That is reuse as much as a token found used: the login is revoked either way.
     if (rotation === 'spent') {
       await revokeLogin(loginId, expiresAt);
-      return refused(msg, REUSED_REFRESH_TOKEN);
+      return refused(REUSED_REFRESH_TOKEN);
     }
-    tell(msg.sender, ok(grants.granted(issued, scope, next.token)));
+    return ok(grants.granted(issued, scope, next.token));
   };
 
-  const onRefresh = async (msg: Refresh): Promise<void> => {
+  /**
+   * The grant. Its conflicts are the store's to settle: the rotation is written only from the
+   * token as read (`stale`, `spent`), so requests run side by side, in one process or many.
+   */
+  const refreshGrant = async (grant: GrantOf<'refresh_token'>, request: GrantRequest): Promise<GrantReply> => {
+    const msg = { ...grant, ...request };
     const client = grants.checkGrant(msg.clientId, 'refresh_token', msg.scope);
-    if ('ok' in client) return tell(msg.sender, client);
-    for (let read = 0; read < READS; read++) if ((await rotateOnce(msg, client)) !== 'again') return;
-    refused(msg, ACCOUNT_CHANGED);
+    if ('ok' in client) return client;
+    for (let read = 0; read < READS; read++) {
+      const reply = await rotateOnce(msg, client);
+      if (reply !== 'again') return reply;
+    }
+    return refused(ACCOUNT_CHANGED);
   };
 
-  return { onRefresh };
+  return { refreshGrant };
 }
