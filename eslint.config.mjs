@@ -48,7 +48,7 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: { '@typescript-eslint/no-floating-promises': 'error' },
   },
-  // Only src/messaging/nact.ts may import nact, and only http/dispatch.ts makes a router (so that no
+  // Only src/messaging/nact.ts may import nact, and only http/route-table.ts makes a router (so that no
   // route is registered without its access check).
   restrict(['**/*.ts'], [{ group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' }, noRouter]),
   // The composition root (src/composition/) is the one place in src/ that builds on actors and
@@ -79,7 +79,7 @@ export default tseslint.config(
   { files: ['src/messaging/nact.ts'], rules: { 'no-restricted-imports': 'off' } },
   // HTTP speaks to actors through their protocols, never their implementations or the stores.
   restrict(['http/**/*.ts'], [...httpRules, noRouter]),
-  restrict(['http/dispatch.ts'], httpRules),
+  restrict(['http/route-table.ts'], httpRules),
   // Actors see store ports, never adapters or HTTP: an allow-list, so a new adapter or helper file
   // is refused until it is meant for actors. Allowed: the actor's own folder, other actors'
   // protocols, the messaging kernel, store ports (*-store.ts), security functions, ids, fields,

@@ -32,8 +32,9 @@ import { oauthGrantRoutes } from './oauth/token.ts';
 import { oauthRevokeIntrospectRoutes } from './oauth/revoke-introspect.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { userRoutes } from './routes/user.ts';
-import { dispatch, mountRoutes, routeTable, type Guards } from './dispatch.ts';
-import { bearer, PUBLIC, type Access, type Route, type RouteInfo } from './route-table.ts';
+import type { Guards } from './guards.ts';
+import { dispatch, mountRoutes, routeTable, type Route, type RouteInfo } from './route-table.ts';
+import { bearer, PUBLIC, type Access } from './guards.ts';
 import type { AppState } from './state.ts';
 
 export interface AppRefs {
@@ -184,8 +185,8 @@ function oauthDeps(deps: AppDeps): OAuthRouteDeps {
  * The middleware order: the request frame (`middleware/frame.ts`: request id, the request's log
  * line and metrics, and the error handler, in one middleware) → CORS when origins are configured →
  * one router, whose every route runs the check of its own access declaration first
- * (`http/dispatch.ts`). A request that runs no route under a secured prefix is 401 without a token,
- * as in Spring.
+ * (`http/route-table.ts`, `http/guards.ts`). A request that runs no route under a secured prefix
+ * is 401 without a token, as in Spring.
  */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const { config } = deps;

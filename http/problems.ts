@@ -11,6 +11,13 @@ import type * as Token from '../actors/token/protocol.ts';
 import type * as User from '../actors/user/protocol.ts';
 import type { Reply, SystemCode } from '../src/messaging/reply.ts';
 
+/**
+ * The body every error of a route is rendered in: RFC 9457 problem details, or RFC 6749 §5.2
+ * `{error, error_description}` for the OAuth endpoints. The route declares it, so the error
+ * handler and the API description read the same decision.
+ */
+export type ErrorFormat = 'problem' | 'oauth';
+
 export interface FieldError {
   readonly field: string;
   readonly message: string;

@@ -1,94 +1,28 @@
 /**
- * The route table as the route modules write it: each route's method, path, access, error body,
- * input schemas and replies (`route`, the access factories, `oauthErrors`, `changesState`), the
- * one declaration that is checked, validated and described (`openapi/`). Mounting and running the
- * routes is `dispatch.ts`'s part.
+ * The route table: each route's method, path, access, error body, input schemas and replies
+ * (`route`, `oauthErrors`, `changesState`), the one declaration that is checked, validated and
+ * described (`openapi/`); and the one router that runs them (`mountRoutes`, `dispatch`), each
+ * route behind the guard of its own access (`guards.ts`). Routing is exact (case-sensitive, no
+ * trailing slash), and this is the only module that creates a Koa router (lint keeps it so).
  */
-import type { Middleware } from 'koa';
-import type { z } from 'zod';
+import Router from '@koa/router';
+import type { Middleware, ParameterizedContext } from 'koa';
 import type { ClientView } from '../actors/token/protocol.ts';
-import type { Replies, Tag } from './openapi/replies.ts';
-import type { AppState } from './state.ts';
-import {
-  isDocumented,
-  validated,
-  type BodySpec,
-  type Documented,
-  type Handler,
-  type InputOf,
-  type JsonBody,
-} from './validation.ts';
+import { accessCheck, failClosed, type Access, type Guards } from './guards.ts';
+import type { Replies } from './openapi/replies.ts';
+import { shuttingDown, type ErrorFormat } from './problems.ts';
+import type { AppState, RouteContext, RouteMiddleware, RouteParams } from './state.ts';
+import { isDocumented, validated, type Handler, type InputDeclaration, type InputOf } from './validation.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Who may run a route. */
-export type Access =
-  /** Anyone: operations, discovery, the API description. */
-  | { readonly kind: 'public' }
-  /**
-   * An OAuth client that authenticates (HTTP Basic or client_secret_post) before the handler runs;
-   * a public client (`none`), named by client_id alone, too, unless the route is `confidential`.
-   */
-  | { readonly kind: 'client'; readonly confidential?: true }
-  /**
-   * A valid bearer token, carrying `scope` when one is named, whose holder has `role` when one is
-   * named, issued to a first-party client when `firstParty` is set: each checked before the handler
-   * runs. A route that names a role, or that acts for the token's `holder`, is never open: with
-   * `security.enabled=false` it is 403 `access_denied` before its body is read.
-   */
-  | {
-      readonly kind: 'bearer';
-      readonly scope?: string | undefined;
-      readonly role?: string | undefined;
-      readonly holder?: true | undefined;
-      /**
-       * The token's client (its verified `client_id`) must be one of the service's own
-       * applications (`Guards.firstParty`); any other, an unknown one included, is 403
-       * `insufficient_scope`.
-       */
-      readonly firstParty?: true | undefined;
-    }
-  /** A valid bearer token whose holder has `role`, checked after the handler has run (post-authorization). */
-  | { readonly kind: 'role'; readonly role: string };
-
-export const PUBLIC: Access = { kind: 'public' };
-export const CLIENT: Access = { kind: 'client' };
-/** A client that authenticates with its secret: a public client is refused (401 `invalid_client`). */
-export const CONFIDENTIAL_CLIENT: Access = { kind: 'client', confidential: true };
-export const bearer = (scope?: string): Access => ({ kind: 'bearer', scope });
-/** A token with `scope` whose holder has `role`, checked before the handler. */
-export const bearerWithRole = (scope: string, roleName: string): Access => ({ kind: 'bearer', scope, role: roleName });
-export const role = (name: string): Access => ({ kind: 'role', role: name });
-/**
- * Self-service: a token of any scope whose holder the route acts for (their own password, their
- * consents), issued to a first-party client; with security off, no one. A third-party
- * application's token, whatever its scope, never manages the account's security.
- */
-export const SELF_SERVICE: Access = { kind: 'bearer', holder: true, firstParty: true };
-
-/** What a route's middleware sees besides Koa's context: the path parameters. */
-export interface RouteParams {
-  params: Record<string, string>;
-}
-export type RouteMiddleware = Middleware<AppState, RouteParams>;
-export type RouteContext = Parameters<RouteMiddleware>[0];
-
-/**
- * The body every error of a route is rendered in: RFC 9457 problem details, or RFC 6749 §5.2
- * `{error, error_description}` for the OAuth endpoints. The route declares it, so the error
- * handler and the API description read the same decision.
- */
-export type ErrorFormat = 'problem' | 'oauth';
+/** The service a route belongs to: the document's tag. */
+export type Tag = 'secured' | 'employee' | 'userdata' | 'operations';
 
 /** What a route declares of its request and replies: validated from, and described by, the same schemas. */
-export interface RouteDoc {
+export interface RouteDoc extends InputDeclaration {
   readonly summary: string;
   readonly tag: Tag;
-  readonly query?: z.ZodObject | Documented<z.ZodObject> | undefined;
-  readonly params?: z.ZodObject | Documented<z.ZodObject> | undefined;
-  readonly body?: JsonBody | Documented<BodySpec> | undefined;
-  /** Takes an optional `If-Match: "<version>"` (412 when it names an older version). */
-  readonly ifMatch?: true | undefined;
   /** Each status the route itself answers; 405 and 500, which every route can, are added by the document. */
   readonly replies: Replies;
   /** Left out of the API description (the assets of the /docs page). */
@@ -108,15 +42,23 @@ export interface RouteSpec extends RouteDoc {
 /** A route's declaration but for its access and body parser, which come from the app's configuration. */
 export type Declared = Omit<RouteSpec, 'access' | 'parse'>;
 
-/** A route as the route modules declare it: nothing runs without an {@link Access}. */
-export interface Route {
-  readonly method: Method;
-  /** Koa form: `/api/employee/:id`. */
-  readonly path: string;
+/** What a route declared besides its method, path and middleware: who may run it, its error body and its description. */
+export interface Declaration {
   readonly access: Access;
   /** OAuth JSON for a client-authenticated route (and any route marked {@link oauthErrors}), else problem+json. */
   readonly errorFormat: ErrorFormat;
   readonly doc: RouteDoc;
+}
+
+/** A route as the router holds it, HEAD aside. */
+export interface RouteInfo extends Declaration {
+  readonly method: Method;
+  /** Koa form: `/api/employee/:id`. */
+  readonly path: string;
+}
+
+/** A route as the route modules declare it: nothing runs without an {@link Access}. */
+export interface Route extends RouteInfo {
   /** The body parser, then the handler (behind the validation of its declared input). */
   readonly run: readonly RouteMiddleware[];
   /**
@@ -153,22 +95,136 @@ export const oauthErrors = (r: Route): Route => ({ ...r, errorFormat: 'oauth' })
 /** Declares a GET route that changes state: HEAD of it is 405, never a run of its handler. */
 export const changesState = (r: Route): Route => ({ ...r, changesState: true });
 
-/** What a route declared besides its method, path and middleware: who may run it, its error body and its description. */
-export interface Declaration {
-  readonly access: Access;
-  readonly errorFormat: ErrorFormat;
-  readonly doc: RouteDoc;
-}
-
-/** A route as the router holds it, HEAD aside. */
-export interface RouteInfo extends Declaration {
-  readonly method: Method;
-  readonly path: string;
-}
-
 /** The client a `client` route authenticated; a route that has none fails closed. */
 export function clientOf(ctx: { readonly state: AppState }): ClientView {
   const client = ctx.state.client;
   if (client === undefined) throw new Error('no authenticated client on a client-authenticated route');
   return client;
+}
+
+type AppRouter = Router<AppState, RouteParams>;
+type Layer = AppRouter['stack'][number];
+
+/** Each route's declaration rides on its guard, so the router's own stack carries it. */
+const DECLARED = Symbol('declared');
+type Guard = Middleware<AppState> & { readonly [DECLARED]: Declaration & { readonly path: string } };
+
+/**
+ * The route's access check with its declaration on it; it records the route and its error format
+ * before any check or body parser can fail.
+ */
+function guardOf(r: Route, guards: Guards): Guard {
+  const check = accessCheck(r.access, guards);
+  const { errorFormat, path } = r;
+  // Not async: koa-compose turns a throw of the check into the request's rejection.
+  const guard = function guard(ctx: ParameterizedContext<AppState>, next: () => Promise<unknown>) {
+    ctx.state.route = path;
+    ctx.state.errorFormat = errorFormat;
+    return check(ctx, next);
+  };
+  return Object.assign(guard, { [DECLARED]: { path, access: r.access, errorFormat, doc: r.doc } });
+}
+
+/** What a layer's route declared, read off the layer itself. */
+const declarationOf = (layer: Layer | undefined): (Declaration & { readonly path: string }) | undefined =>
+  (layer?.stack[0] as Partial<Guard> | undefined)?.[DECLARED];
+
+/**
+ * Every route the router answers, from its own stack. Throws for a layer that declared no access,
+ * so a route added to the router any other way stops the start-up.
+ */
+export function routeTable(router: AppRouter): readonly RouteInfo[] {
+  return router.stack.flatMap((layer) => {
+    const declared = declarationOf(layer);
+    if (declared === undefined)
+      throw new TypeError(`route ${layer.methods.join(',')} ${String(layer.path)} declares no access`);
+    return layer.methods.filter((m): m is Method => m !== 'HEAD').map((method) => ({ ...declared, method }));
+  });
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A path the table names as it is (`/api/employee/update`) is answered by its own routes alone,
+ * never by a parameterised one that would also take it (`/api/employee/:id`): each parameterised
+ * layer's expression is narrowed to leave those paths out, so another method is 405 with theirs.
+ */
+function leavePlainPathsOut(router: AppRouter): void {
+  const plain = router.stack.filter((l) => l.paramNames.length === 0).map((l) => String(l.path));
+  for (const layer of router.stack) {
+    const taken = plain.filter((p) => layer.paramNames.length > 0 && layer.regexp.test(p));
+    if (taken.length === 0 || !layer.regexp.source.startsWith('^')) continue;
+    const except = `^(?!(?:${[...new Set(taken)].map(escapeRegExp).join('|')})$)`;
+    layer.regexp = new RegExp(except + layer.regexp.source.slice(1), layer.regexp.flags);
+  }
+}
+
+/** One router for every route, exact matching, each route behind the check of its own declaration. */
+export function mountRoutes(routes: readonly Route[], guards: Guards): AppRouter {
+  const router = new Router<AppState, RouteParams>({ sensitive: true, strict: true });
+  for (const r of routes) {
+    if (typeof r.access !== 'object' || r.access === null)
+      throw new TypeError(`route ${r.method} ${r.path} declares no access`);
+    // A check after the handler runs once the handler has written: a state-changing route is refused it.
+    if (r.access.kind === 'role' && (r.method !== 'GET' || r.changesState))
+      throw new TypeError(`route ${r.method} ${r.path} changes state: its access must be checked before the handler`);
+    router.register(r.path, [r.method], [guardOf(r, guards), ...r.run]);
+    // The router answers HEAD with every GET route; not with one whose handler writes.
+    const layer = router.stack.at(-1);
+    if (r.changesState && layer) layer.methods = layer.methods.filter((m) => m !== 'HEAD');
+  }
+  leavePlainPathsOut(router);
+  routeTable(router);
+  return router;
+}
+
+/** The methods the router knows; another one is 501. */
+const KNOWN_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE']);
+
+/**
+ * The answer to a request that ran no route, from the layers whose path matched it: 404, 405 with
+ * `Allow`, 200 to OPTIONS, 501 for an unknown method, in the error body its path's routes declare.
+ */
+function answerUnrouted(ctx: ParameterizedContext<AppState>, matched: readonly Layer[]): void {
+  const first = matched[0] && declarationOf(matched[0]);
+  if (!first) return;
+  ctx.state.route = first.path;
+  ctx.state.errorFormat = first.errorFormat;
+  const allow = [...new Set(matched.flatMap((l) => l.methods))].join(', ');
+  if (ctx.method === 'OPTIONS') {
+    ctx.status = 200;
+    ctx.body = '';
+    ctx.set('Allow', allow);
+  } else if (KNOWN_METHODS.has(ctx.method)) {
+    ctx.status = 405;
+    ctx.set('Allow', allow);
+  } else ctx.status = 501;
+}
+
+/**
+ * The router's routes, the first matching route running alone; a request that runs none gets
+ * {@link answerUnrouted}'s answer, and under a secured prefix without a token a 401
+ * (`failClosed`). While the server drains, no route runs: the 503 is in the body its path's routes declare.
+ */
+export function dispatch(
+  router: AppRouter,
+  guards: Guards,
+  draining: () => boolean = () => false,
+): Middleware<AppState> {
+  const routes = router.routes() as unknown as Middleware<AppState>;
+  const refuseWithoutToken = failClosed(routeTable(router), guards);
+  return function route(ctx, next) {
+    if (draining()) {
+      const { path, pathAndMethod } = router.match(ctx.path, ctx.method);
+      const declared = declarationOf(pathAndMethod[0] ?? path[0]);
+      if (declared) ctx.state.errorFormat = declared.errorFormat;
+      ctx.state.route = declared?.path;
+      throw shuttingDown();
+    }
+    return routes(ctx, async () => {
+      answerUnrouted(ctx, router.match(ctx.path, ctx.method).path);
+      await refuseWithoutToken(ctx);
+      await next();
+    });
+  };
 }

@@ -1,6 +1,7 @@
 import type { ClientView } from '../actors/token/protocol.ts';
 import type { Principal } from '../src/security/jwt.ts';
-import type { ErrorFormat } from './route-table.ts';
+import type { Middleware } from 'koa';
+import type { ErrorFormat } from './problems.ts';
 
 /** What the authentication middleware decided for a request. */
 export type Auth = { readonly enabled: false } | { readonly enabled: true; readonly principal: Principal };
@@ -33,6 +34,13 @@ export interface AppState {
    */
   errorFormat?: ErrorFormat;
 }
+
+/** What a route's middleware sees besides Koa's context: the path parameters. */
+export interface RouteParams {
+  params: Record<string, string>;
+}
+export type RouteMiddleware = Middleware<AppState, RouteParams>;
+export type RouteContext = Parameters<RouteMiddleware>[0];
 
 /** The id the answer carries (`X-Request-Id`, a problem's `requestId`): the caller's own when it sent a sane one. */
 export const answeredRequestId = (state: Pick<AppState, 'requestId' | 'callerRequestId'>): string =>

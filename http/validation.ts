@@ -1,11 +1,11 @@
 /**
  * Request validation at the boundary: zod schemas in, typed values or a 400 problem out; the
- * input a route declares ({@link RouteDoc}) validated before its handler runs.
+ * input a route declares ({@link InputDeclaration}) validated before its handler runs.
  */
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { invalidFields, type FieldError, type HttpProblem } from './problems.ts';
-import type { RouteContext, RouteDoc, RouteMiddleware } from './route-table.ts';
+import type { RouteContext, RouteMiddleware } from './state.ts';
 import { ifMatchVersion } from './versioning.ts';
 
 function fieldErrors(error: z.ZodError): FieldError[] {
@@ -100,6 +100,15 @@ export const form = (schema: z.ZodType): BodySpec => ({
   required: true,
 });
 
+/** The input a route declares: validated before its handler, unless only {@link documented}. */
+export interface InputDeclaration {
+  readonly query?: z.ZodObject | Documented<z.ZodObject> | undefined;
+  readonly params?: z.ZodObject | Documented<z.ZodObject> | undefined;
+  readonly body?: JsonBody | Documented<BodySpec> | undefined;
+  /** Takes an optional `If-Match: "<version>"` (412 when it names an older version). */
+  readonly ifMatch?: true | undefined;
+}
+
 /** The validated input of a route's declaration: `unknown` when it validates nothing. */
 export type InputOf<S> = (S extends { readonly query: infer Q extends z.ZodObject }
   ? { readonly query: z.output<Q> }
@@ -125,7 +134,10 @@ const validatedHere = <T>(declared: T | Documented<unknown> | undefined): T | un
  * request …`), then `If-Match`, each a 400 `validation` problem. A route that declares none runs
  * its handler as it is: no frame, no object on its way.
  */
-export function validated(doc: RouteDoc, handler: (ctx: RouteContext, input: unknown) => unknown): RouteMiddleware {
+export function validated(
+  doc: InputDeclaration,
+  handler: (ctx: RouteContext, input: unknown) => unknown,
+): RouteMiddleware {
   const query = validatedHere<z.ZodObject>(doc.query);
   const params = validatedHere<z.ZodObject>(doc.params);
   const body = validatedHere<JsonBody>(doc.body);

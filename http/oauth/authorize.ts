@@ -21,7 +21,8 @@ import type { SignInProblem } from './page-views.ts';
 import { formBody, formParams } from '../middleware/body.ts';
 import { replyValue } from '../problems.ts';
 import * as S from '../openapi/shapes.ts';
-import { oauthErrors, PUBLIC, route, type Declared, type Route } from '../route-table.ts';
+import { oauthErrors, route, type Declared, type Route } from '../route-table.ts';
+import { PUBLIC } from '../guards.ts';
 import { documented, form as formSpec } from '../validation.ts';
 import { securityEvent } from '../security-events.ts';
 

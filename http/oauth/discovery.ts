@@ -3,7 +3,8 @@ import type { KeyRing } from '../../src/security/key-ring.ts';
 import { OAuthError } from '../problems.ts';
 import { OAUTH_UNAVAILABLE, oauthError, UNAVAILABLE } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
-import { oauthErrors, PUBLIC, route, type Route } from '../route-table.ts';
+import { oauthErrors, route, type Route } from '../route-table.ts';
+import { PUBLIC } from '../guards.ts';
 
 export interface DiscoveryRouteDeps {
   readonly keys: KeyRing;

@@ -7,7 +7,8 @@ import { tooManyRequests, type OAuthRouteDeps } from './client-authentication.ts
 import { OAuthError, replyValue } from '../problems.ts';
 import { CLIENT_ERRORS, OAUTH_UNAVAILABLE, oauthError } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
-import { clientOf, CLIENT, route, type Declared, type Route } from '../route-table.ts';
+import { clientOf, route, type Declared, type Route } from '../route-table.ts';
+import { CLIENT } from '../guards.ts';
 import { documented, form } from '../validation.ts';
 import { reportGrant } from './events.ts';
 import { securityEvent, type RequestOf } from '../security-events.ts';

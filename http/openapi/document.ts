@@ -1,6 +1,8 @@
 /** Builds the OpenAPI 3.1 document from the routes' declarations: their zod schemas (the validators themselves) and replies. */
 import { z } from 'zod';
-import type { Access, ErrorFormat, Method, RouteDoc } from '../route-table.ts';
+import type { Access } from '../guards.ts';
+import type { ErrorFormat } from '../problems.ts';
+import { type Method, type RouteDoc } from '../route-table.ts';
 import { isDocumented, type BodySpec, type Documented } from '../validation.ts';
 import type { ReplySpec } from './replies.ts';
 import { OAuthErrorBody as OAuthError, Problem } from './shapes.ts';

@@ -1,9 +1,8 @@
 /** The OpenAPI document of the services this configuration serves, derived from the routes as mounted. */
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../src/config.ts';
-import type { RouteInfo } from '../route-table.ts';
+import { type RouteInfo, type Tag } from '../route-table.ts';
 import { buildDocument, type DescribedRoute } from './document.ts';
-import type { Tag } from './replies.ts';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }

@@ -6,8 +6,6 @@
 import { z } from 'zod';
 import * as S from './shapes.ts';
 
-export type Tag = 'secured' | 'employee' | 'userdata' | 'operations';
-
 export interface ReplySpec {
   readonly description: string;
   readonly schema?: z.ZodType;

@@ -7,7 +7,8 @@ import { accessDenied } from '../middleware/bearer-auth.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
 import { ADMIN_COMMON, BODY_ERRORS, done, problem, SELF_SERVICE_FORBIDDEN } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
-import { route, SELF_SERVICE, type Declared, type Route } from '../route-table.ts';
+import { route, type Declared, type Route } from '../route-table.ts';
+import { SELF_SERVICE } from '../guards.ts';
 import { securityEvent } from '../security-events.ts';
 import { json } from '../validation.ts';
 import {

@@ -10,7 +10,9 @@ import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue, type ReplyCode } from '../problems.ts';
 import { ADMIN_COMMON, BODY_ERRORS, done, problem } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
-import { bearerWithRole, route, type Route, type RouteParams } from '../route-table.ts';
+import { route, type Route } from '../route-table.ts';
+import { bearerWithRole } from '../guards.ts';
+import { type RouteParams } from '../state.ts';
 import type { AppState } from '../state.ts';
 import { documented, json } from '../validation.ts';
 

@@ -1,5 +1,5 @@
 /** What the /api routes (user.ts, activity.ts, employee.ts) share. */
-import type { Access } from '../route-table.ts';
+import type { Access } from '../guards.ts';
 
 /** What the /api routes need from the app, their access declarations included. */
 export interface ApiRouteDeps {

@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import { HttpProblem } from '../problems.ts';
 import { z } from 'zod';
 import { problem } from '../openapi/replies.ts';
-import { PUBLIC, route, type Route } from '../route-table.ts';
+import { route, type Route } from '../route-table.ts';
+import { PUBLIC } from '../guards.ts';
 
 export interface DocsRouteDeps {
   /** The OpenAPI document; asked for once, on the first request (it describes these routes too). */

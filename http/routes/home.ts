@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PUBLIC, route, type Route } from '../route-table.ts';
+import { route, type Route } from '../route-table.ts';
+import { PUBLIC } from '../guards.ts';
 
 export interface HomeRouteDeps {
   /** The paths the app serves (read on each request: the index is built with the table it lists). */

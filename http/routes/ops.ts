@@ -2,7 +2,8 @@ import { prometheusContentType } from 'prom-client';
 import { RETRY_AFTER_SECONDS } from '../problems.ts';
 import { text } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
-import { PUBLIC, route, type Route } from '../route-table.ts';
+import { route, type Route } from '../route-table.ts';
+import { PUBLIC } from '../guards.ts';
 
 export interface OpsRouteDeps {
   /** The Prometheus text of the service (of every worker, when there are several). */

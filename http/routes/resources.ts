@@ -5,7 +5,8 @@ import { replyValue } from '../problems.ts';
 import { z } from 'zod';
 import { BEARER_ERRORS, oauthError, text, UNAVAILABLE } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
-import { bearer, role, route, type Route } from '../route-table.ts';
+import { route, type Route } from '../route-table.ts';
+import { bearer, role } from '../guards.ts';
 import type { AppState } from '../state.ts';
 
 export interface ResourceRouteDeps {

@@ -5,7 +5,7 @@
  * 1. the request frame (`http/middleware/frame.ts`) with a pino logger at `warn` and the real
  *    metrics registry;
  * 2. routing: `GET /api/employee/:id` declared with `route()`, mounted by `mountRoutes` and run by
- *    `dispatch` (`http/dispatch.ts`), public, its handler still the bare primary-key read;
+ *    `dispatch` (`http/route-table.ts`), public, its handler still the bare primary-key read;
  * 3. the bearer check on that route: `token(scope)` access through `bearerAuthenticator` with the
  *    core's `verifyBearer` (`src/composition/core.ts` started on the same data directory: the token
  *    cache, the denylist with its store change check, the key ring);
@@ -25,8 +25,9 @@ import { dirname } from 'node:path';
 import { bearerAuthenticator, insufficientScope } from '../../http/middleware/bearer-auth.ts';
 import { requestFrame } from '../../http/middleware/frame.ts';
 import { employeeRoutes } from '../../http/routes/employee.ts';
-import { dispatch, mountRoutes, type Guards } from '../../http/dispatch.ts';
-import { bearer, PUBLIC, route, type Access, type Route, type RouteParams } from '../../http/route-table.ts';
+import { dispatch, mountRoutes, route, type Route } from '../../http/route-table.ts';
+import { bearer, PUBLIC, type Access, type Guards } from '../../http/guards.ts';
+import { type RouteParams } from '../../http/state.ts';
 import type { AppState } from '../../http/state.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startCore, type Core } from '../../src/composition/core.ts';

@@ -23,8 +23,8 @@ import {
   type ReplyOverrides,
   type ReplyTable,
 } from '../../http/problems.ts';
-import { dispatch, mountRoutes, type Guards } from '../../http/dispatch.ts';
-import { oauthErrors, PUBLIC, route } from '../../http/route-table.ts';
+import { dispatch, mountRoutes, oauthErrors, route } from '../../http/route-table.ts';
+import { PUBLIC, type Guards } from '../../http/guards.ts';
 import type { AppState } from '../../http/state.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/telemetry/metrics.ts';

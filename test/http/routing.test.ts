@@ -1,5 +1,5 @@
 /**
- * The access layer on its own (`http/route-table.ts`, `http/dispatch.ts`): a small Koa app of declared routes behind the
+ * The access layer on its own (`http/route-table.ts`, `http/guards.ts`): a small Koa app of declared routes behind the
  * real bearer authentication, with a verifier that knows two tokens.
  */
 import { once } from 'node:events';
@@ -10,19 +10,17 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bearerAuthenticator } from '../../http/middleware/bearer-auth.ts';
 import { requestFrame } from '../../http/middleware/frame.ts';
-import { dispatch, mountRoutes, routeTable, type Guards } from '../../http/dispatch.ts';
 import {
-  bearer,
-  bearerWithRole,
+  dispatch,
+  mountRoutes,
+  routeTable,
   changesState,
   oauthErrors,
-  PUBLIC,
-  role,
   route,
-  type Access,
   type Method,
   type Route,
 } from '../../http/route-table.ts';
+import { bearer, bearerWithRole, PUBLIC, role, type Access, type Guards } from '../../http/guards.ts';
 import type { Handler } from '../../http/validation.ts';
 import { HttpProblem } from '../../http/problems.ts';
 import type { AppState } from '../../http/state.ts';
@@ -201,6 +199,22 @@ t(
     assert.equal(wrong.headers.get('allow')?.split(', ').sort(), ['GET', 'HEAD']);
     assert.is((await call('/open/items/special', undefined, 'OPTIONS')).status, 200);
     assert.is((await call('/open/items/special', undefined, 'PROPFIND')).status, 501);
+  },
+);
+
+t(
+  'a path no route has is 404 whatever the method; OPTIONS under a secured prefix is 401 without a token, 200 with Allow with one',
+  async () => {
+    assert.is((await call('/nothing', undefined, 'PROPFIND')).status, 404);
+    assert.is((await call('/open/nothing', undefined, 'DELETE')).status, 404);
+    const anonymous = await call('/app/any', undefined, 'OPTIONS');
+    assert.is(anonymous.status, 401);
+    assert.is(anonymous.headers.get('allow'), null);
+    const known = await call('/app/any', 'admin', 'OPTIONS');
+    assert.is(known.status, 200);
+    assert.equal(known.headers.get('allow')?.split(', ').sort(), ['GET', 'HEAD']);
+    assert.is((await call('/open/items/special', undefined, 'HEAD')).status, 200);
+    assert.equal(ctx.ran, ['special']);
   },
 );
 

@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { HttpProblem } from '../../problems.ts';
 import { problem } from '../../openapi/replies.ts';
-import { PUBLIC, route, type Route } from '../../route-table.ts';
+import { route, type Route } from '../../route-table.ts';
+import { PUBLIC } from '../../guards.ts';
 import type { SignInSite } from './sign-in-site.ts';
 import { LOGO_PATH, STYLESHEET_PATH } from './themed-pages.ts';
 
