@@ -11,6 +11,7 @@ import type { ClientView } from '../actors/token/protocol.ts';
 import { accessCheck, failClosed, type Access, type Guards } from './guards.ts';
 import type { Replies } from './openapi/replies.ts';
 import { shuttingDown, type ErrorFormat } from './problems.ts';
+import { routeLookup } from './route-lookup.ts';
 import type { AppState, RouteContext, RouteMiddleware, RouteParams } from './state.ts';
 import { isDocumented, validated, type Handler, type InputDeclaration, type InputOf } from './validation.ts';
 
@@ -213,6 +214,7 @@ export function dispatch(
 ): Middleware<AppState> {
   const routes = router.routes() as unknown as Middleware<AppState>;
   const refuseWithoutToken = failClosed(routeTable(router), guards);
+  const lookup = routeLookup(router);
   return function route(ctx, next) {
     if (draining()) {
       const { path, pathAndMethod } = router.match(ctx.path, ctx.method);
@@ -221,10 +223,15 @@ export function dispatch(
       ctx.state.route = declared?.path;
       throw shuttingDown();
     }
-    return routes(ctx, async () => {
+    const unrouted = async (): Promise<void> => {
       answerUnrouted(ctx, router.match(ctx.path, ctx.method).path);
       await refuseWithoutToken(ctx);
       await next();
-    });
+    };
+    const found = lookup(ctx.path, ctx.method);
+    if (found === undefined) return routes(ctx, unrouted);
+    const routed = ctx as ParameterizedContext<AppState, RouteParams>;
+    routed.params = found.params;
+    return found.run(routed, unrouted);
   };
 }
