@@ -1,12 +1,12 @@
 import { secondsClock } from '../../src/security/epoch.ts';
 import { spawn, type CrashPolicy, type Ctx, type Ref } from '../../src/messaging/nact.ts';
 import { replyBeside, type WorkFailed } from '../../src/messaging/pipe.ts';
-import { ok, type Reply } from '../../src/messaging/reply.ts';
+import type { MessageOf } from '../../src/messaging/ask.ts';
+import { ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
-import type { Throttled } from '../../src/security/login-attempts.ts';
 import { createLogins, type LoginDeps } from '../../src/security/logins.ts';
 import { createAccountAdmin, type AccountDeps } from './administration.ts';
-import { examples, type AccountView, type Command, type ErrorCode } from './protocol.ts';
+import { examples, type AccountView, type AccountsReply, type Command } from './protocol.ts';
 
 export interface AccountActorDeps extends AccountDeps, LoginDeps {
   readonly onCrash: CrashPolicy;
@@ -31,7 +31,7 @@ interface Listing {
 export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): Ref<Command> {
   const now = deps.now ?? Date.now;
   const { revokeLogin } = createLogins(deps, secondsClock(now));
-  const administer = createAccountAdmin(deps, (loginId) => revokeLogin(loginId), now);
+  const admin = createAccountAdmin(deps, (loginId) => revokeLogin(loginId), now);
 
   /**
    * The listing as of a change count of the store: kept between requests, and used while the
@@ -53,7 +53,7 @@ export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): R
     return fresh;
   };
 
-  const onListAccounts = async (msg: Extract<Command, { type: 'ListUsers' }>) => {
+  const onListAccounts = async (msg: MessageOf<Command, 'ListUsers'>): Promise<AccountsReply> => {
     const l = await currentListing();
     return ok(msg.includePasswordHash ? l.withHashes : l.withoutHashes);
   };
@@ -63,19 +63,29 @@ export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): R
       case 'ListUsers':
         return replyBeside(ctx.self, msg.sender, onListAccounts(msg));
       case 'FindAccounts':
+        return replyBeside(ctx.self, msg.sender, admin.onFindAccounts(msg));
       case 'GetAccount':
+        return replyBeside(ctx.self, msg.sender, admin.onGetAccount(msg));
       case 'CreateAccount':
+        return replyBeside(ctx.self, msg.sender, admin.onCreateAccount(msg));
       case 'UpdateAccount':
+        return replyBeside(ctx.self, msg.sender, admin.onUpdateAccount(msg));
       case 'SetPassword':
+        return replyBeside(ctx.self, msg.sender, admin.onSetPassword(msg));
       case 'DeleteAccount':
+        return replyBeside(ctx.self, msg.sender, admin.onDeleteAccount(msg));
       case 'ListLogins':
+        return replyBeside(ctx.self, msg.sender, admin.onListLogins(msg));
       case 'EndLogins':
+        return replyBeside(ctx.self, msg.sender, admin.onEndLogins(msg));
       case 'ClearLockout':
+        return replyBeside(ctx.self, msg.sender, admin.onClearLockout(msg));
       case 'ListRoles':
+        return replyBeside(ctx.self, msg.sender, admin.onListRoles());
       case 'CreateRole':
+        return replyBeside(ctx.self, msg.sender, admin.onCreateRole(msg));
       case 'ChangeOwnPassword':
-        // Each kind's builder types its sender with its own reply; the operation's answer is that reply.
-        return replyBeside(ctx.self, msg.sender as Ref<Reply<unknown, ErrorCode> | Throttled>, administer(msg));
+        return replyBeside(ctx.self, msg.sender, admin.onChangeOwnPassword(msg));
       case 'WorkFailed':
         throw msg.error;
       default:

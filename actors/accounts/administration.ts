@@ -6,6 +6,7 @@
  * `AccountStore`), before it answers; the logins it ends are then ended one by one.
  */
 import { secondsClock } from '../../src/security/epoch.ts';
+import type { MessageOf } from '../../src/messaging/ask.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
 import { throttledLogin, type Throttled } from '../../src/security/login-attempts.ts';
@@ -15,7 +16,8 @@ import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts'
 import { canonicalUsername } from '../../src/security/usernames.ts';
 import type { AccountRecord, AccountRefusal, AccountStore } from '../../src/stores/account-store.ts';
 import type { RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
-import { ADMIN_ROLE, type Command, type ErrorCode, type LoginView } from './protocol.ts';
+import { ADMIN_ROLE, type Command, type LoginView } from './protocol.ts';
+import type * as Accounts from './protocol.ts';
 import { iso, summary } from './views.ts';
 
 /** One administrative change, as the event log records it: never a password or a hash. */
@@ -50,10 +52,9 @@ export interface AccountDeps {
   readonly clientSubjects: ReadonlySet<string>;
 }
 
-/** What administration handles: every message of the protocol but the original service's listing. */
-export type AdminCommand = Exclude<Command, { type: 'ListUsers' }>;
-type Of<T extends AdminCommand['type']> = Extract<AdminCommand, { type: T }>;
-type Outcome<T> = Reply<T, ErrorCode>;
+type Of<T extends Command['type']> = MessageOf<Command, T>;
+/** A refusal, whichever reply it goes into: its code is one of that reply's. */
+type Refusal<Code extends string> = Reply<never, Code>;
 
 const REFUSALS: Readonly<Record<AccountRefusal, string>> = {
   'account.not_found': 'No such account',
@@ -63,23 +64,27 @@ const REFUSALS: Readonly<Record<AccountRefusal, string>> = {
   'role.name_taken': 'The role name is taken',
 };
 
-/** `revokeLogin`: ends one login (with its horizons, src/security/logins.ts); `nowMs`: the actor's clock. */
+/**
+ * The handlers of administration, one per message kind but the listing, each answering its own
+ * reply; AccountActor's switch runs them beside its mailbox. `revokeLogin`: ends one login (with
+ * its horizons, src/security/logins.ts); `nowMs`: the actor's clock.
+ */
 export function createAccountAdmin(
   deps: AccountDeps,
   revokeLogin: (loginId: string) => Promise<void>,
   nowMs: () => number,
 ) {
   const seconds = secondsClock(nowMs);
-  const refused = <T>(code: AccountRefusal): Outcome<T> => fail(code, REFUSALS[code]);
-  const found = async (id: number): Promise<AccountRecord | Outcome<never>> =>
+  const refused = <C extends AccountRefusal>(code: C): Refusal<C> => fail(code, REFUSALS[code]);
+  const found = async (id: number): Promise<AccountRecord | Refusal<'account.not_found'>> =>
     (await deps.accounts.findById(id)) ?? refused('account.not_found');
   /** The policy's refusal of `password` as the password of `username`. */
-  const passwordRefusal = (password: string, username: string): Outcome<never> | undefined => {
+  const passwordRefusal = (password: string, username: string): Refusal<'password.invalid'> | undefined => {
     const why = passwordPolicyRefusal(password, { username, productName: deps.productName });
     return why === undefined ? undefined : fail('password.invalid', why);
   };
   /** `role.unknown`, naming each role asked for that is not one (quoted, as the request wrote it). */
-  const unknownRoles = async (asked: readonly string[]): Promise<Outcome<never>> => {
+  const unknownRoles = async (asked: readonly string[]): Promise<Refusal<'role.unknown'>> => {
     const known = new Set((await deps.accounts.listRoles()).map((r) => r.roleName));
     const names = [...new Set(asked)].filter((name) => !known.has(name)).map((name) => JSON.stringify(name));
     if (names.length === 0) return refused('role.unknown');
@@ -111,7 +116,7 @@ export function createAccountAdmin(
     await endLogins(account.id, keep);
   };
 
-  const onFind = async (m: Of<'FindAccounts'>): Promise<Outcome<unknown>> => {
+  const onFindAccounts = async (m: Of<'FindAccounts'>): Promise<Accounts.FindReply> => {
     const page = await deps.accounts.page({
       usernamePrefix: m.usernamePrefix,
       afterId: m.afterId,
@@ -120,11 +125,11 @@ export function createAccountAdmin(
     const items = page.slice(0, m.limit).map(summary);
     return ok({ items, nextAfterId: page.length > m.limit ? (items.at(-1)?.id ?? null) : null });
   };
-  const onGet = async (m: Of<'GetAccount'>): Promise<Outcome<unknown>> => {
+  const onGetAccount = async (m: Of<'GetAccount'>): Promise<Accounts.GetReply> => {
     const account = await found(m.id);
     return 'ok' in account ? account : ok(summary(account));
   };
-  const onCreate = async (m: Of<'CreateAccount'>): Promise<Outcome<unknown>> => {
+  const onCreateAccount = async (m: Of<'CreateAccount'>): Promise<Accounts.CreateReply> => {
     if (deps.clientSubjects.has(canonicalUsername(m.username)))
       return fail('account.username_reserved', "The username is a registered client's id");
     const bad = passwordRefusal(m.password, m.username);
@@ -144,7 +149,7 @@ export function createAccountAdmin(
     event('account.created', m.actor, username, { roles });
     return ok(summary(made));
   };
-  const onUpdate = async (m: Of<'UpdateAccount'>): Promise<Outcome<unknown>> => {
+  const onUpdateAccount = async (m: Of<'UpdateAccount'>): Promise<Accounts.UpdateReply> => {
     const { firstName, lastName, roles, enabled } = m;
     const before = await found(m.id);
     if ('ok' in before) return before;
@@ -161,7 +166,7 @@ export function createAccountAdmin(
     });
     return ok(summary(after));
   };
-  const onSetPassword = async (m: Of<'SetPassword'>): Promise<Outcome<unknown>> => {
+  const onSetPassword = async (m: Of<'SetPassword'>): Promise<Accounts.SetPasswordReply> => {
     // Read for its username, which the policy refuses in the password (a username never changes).
     const account = await found(m.id);
     if ('ok' in account) return account;
@@ -173,7 +178,7 @@ export function createAccountAdmin(
     event('account.password_set', m.actor, done.username);
     return ok(null);
   };
-  const onDelete = async (m: Of<'DeleteAccount'>): Promise<Outcome<unknown>> => {
+  const onDeleteAccount = async (m: Of<'DeleteAccount'>): Promise<Accounts.DeleteReply> => {
     const gone = await deps.accounts.deleteAccount(m.id, ADMIN_ROLE);
     if (typeof gone === 'string') return refused(gone);
     deps.denylist.accountMoved(gone.id, Number.MAX_SAFE_INTEGER);
@@ -181,7 +186,7 @@ export function createAccountAdmin(
     event('account.deleted', m.actor, gone.username);
     return ok(null);
   };
-  const onListLogins = async (m: Of<'ListLogins'>): Promise<Outcome<unknown>> => {
+  const onListLogins = async (m: Of<'ListLogins'>): Promise<Accounts.ListLoginsReply> => {
     const account = await found(m.id);
     if ('ok' in account) return account;
     const logins = await deps.refreshTokens.loginsOf(account.id, seconds());
@@ -195,7 +200,7 @@ export function createAccountAdmin(
       })),
     );
   };
-  const onEndLogins = async (m: Of<'EndLogins'>): Promise<Outcome<unknown>> => {
+  const onEndLogins = async (m: Of<'EndLogins'>): Promise<Accounts.EndLoginsReply> => {
     const account = await found(m.id);
     if ('ok' in account) return account;
     if (m.sid === undefined) {
@@ -209,14 +214,14 @@ export function createAccountAdmin(
     });
     return ok(null);
   };
-  const onClearLockout = async (m: Of<'ClearLockout'>): Promise<Outcome<unknown>> => {
+  const onClearLockout = async (m: Of<'ClearLockout'>): Promise<Accounts.ClearLockoutReply> => {
     const account = await found(m.id);
     if ('ok' in account) return account;
     await deps.clearLockout(account.username);
     event('account.lockout_cleared', m.actor, account.username);
     return ok(null);
   };
-  const onCreateRole = async (m: Of<'CreateRole'>): Promise<Outcome<unknown>> => {
+  const onCreateRole = async (m: Of<'CreateRole'>): Promise<Accounts.CreateRoleReply> => {
     const role = await deps.accounts.createRole({ roleName: m.roleName, description: m.description });
     if (typeof role === 'string') return refused(role);
     event('role.created', m.actor, role.roleName);
@@ -227,7 +232,7 @@ export function createAccountAdmin(
    * per-account and per-address counts as the password grant and the sign-in form. A wrong current
    * password is a failed login, a change made a successful one; anything else gives the count back.
    */
-  const onChangeOwn = async (m: Of<'ChangeOwnPassword'>): Promise<Outcome<unknown> | Throttled> => {
+  const onChangeOwnPassword = async (m: Of<'ChangeOwnPassword'>): Promise<Accounts.OwnPasswordReply> => {
     // The account the token was minted from, at that version: after a change (a reset, a disable)
     // the token speaks for no account, however long it took to reach here.
     const account = await deps.accounts.findById(m.accountId);
@@ -240,7 +245,10 @@ export function createAccountAdmin(
       (r) => (r.ok ? 'succeeded' : r.code === 'password.incorrect' ? 'failed' : 'abandoned'),
     );
   };
-  const changeOwn = async (m: Of<'ChangeOwnPassword'>, account: AccountRecord): Promise<Outcome<unknown>> => {
+  const changeOwn = async (
+    m: Of<'ChangeOwnPassword'>,
+    account: AccountRecord,
+  ): Promise<Exclude<Accounts.OwnPasswordReply, Throttled>> => {
     const bad = passwordRefusal(m.newPassword, account.username);
     if (bad) return bad;
     if (isTooLong(m.currentPassword) || !(await deps.passwords.verify(m.currentPassword, account.password)))
@@ -259,36 +267,24 @@ export function createAccountAdmin(
     return ok(null);
   };
 
-  const run = (msg: AdminCommand): Promise<Outcome<unknown> | Throttled> => {
-    switch (msg.type) {
-      case 'FindAccounts':
-        return onFind(msg);
-      case 'GetAccount':
-        return onGet(msg);
-      case 'CreateAccount':
-        return onCreate(msg);
-      case 'UpdateAccount':
-        return onUpdate(msg);
-      case 'SetPassword':
-        return onSetPassword(msg);
-      case 'DeleteAccount':
-        return onDelete(msg);
-      case 'ListLogins':
-        return onListLogins(msg);
-      case 'EndLogins':
-        return onEndLogins(msg);
-      case 'ClearLockout':
-        return onClearLockout(msg);
-      case 'ListRoles':
-        return deps.accounts
-          .listRoles()
-          .then((roles) => ok(roles.map((r) => ({ roleName: r.roleName, description: r.description }))));
-      case 'CreateRole':
-        return onCreateRole(msg);
-      case 'ChangeOwnPassword':
-        return onChangeOwn(msg);
-    }
-  };
+  const onListRoles = async (): Promise<Accounts.ListRolesReply> =>
+    ok((await deps.accounts.listRoles()).map((r) => ({ roleName: r.roleName, description: r.description })));
 
-  return run;
+  return {
+    onFindAccounts,
+    onGetAccount,
+    onCreateAccount,
+    onUpdateAccount,
+    onSetPassword,
+    onDeleteAccount,
+    onListLogins,
+    onEndLogins,
+    onClearLockout,
+    onListRoles,
+    onCreateRole,
+    onChangeOwnPassword,
+  };
 }
+
+/** Administration's handlers, as AccountActor runs them. */
+export type AccountAdmin = ReturnType<typeof createAccountAdmin>;

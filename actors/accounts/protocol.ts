@@ -6,11 +6,13 @@
  */
 import { z } from 'zod';
 import type { MessageSchemas } from '../../src/fields.ts';
-import type { Request } from '../../src/messaging/ask.ts';
+import type { MessageOf, RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { Throttled } from '../../src/security/login-attempts.ts';
 import { newUsername } from '../../src/security/usernames.ts';
+import type { AccountRefusal } from '../../src/stores/account-store.ts';
+import type { AccountPage, AccountSummary, AccountView, LoginView, RoleSummary } from './replies.ts';
 
 export type ErrorCode =
   | 'account.not_found' // no account of that id (or, for an account's own password, of that username)
@@ -26,56 +28,26 @@ export type ErrorCode =
 /** The role whose last enabled holder cannot be disabled, deleted or demoted. */
 export const ADMIN_ROLE = 'ADMIN';
 
-/** An account as an administrator sees it: never its password or hash. */
-export interface AccountSummary {
-  readonly id: number;
-  readonly username: string;
-  readonly firstName: string;
-  readonly lastName: string;
-  readonly roles: readonly string[];
-  readonly enabled: boolean;
-}
+export type * from './replies.ts';
 
-export interface AccountPage {
-  readonly items: readonly AccountSummary[];
-  /** The id to continue after, or null on the last page. */
-  readonly nextAfterId: number | null;
-}
-
-/** A live login of an account; times are ISO 8601. */
-export interface LoginView {
-  readonly sid: string;
-  readonly clientId: string;
-  readonly createdAt: string;
-  readonly lastRefreshedAt: string;
-  readonly expiresAt: string;
-}
-
-export interface RoleView {
-  readonly id: number;
-  readonly roleName: string;
-  readonly description: string;
-}
-
-/** An account as the original service's listing (`/app/listAll`) shows it: no `enabled`. */
-export interface AccountView {
-  readonly id: number;
-  readonly username: string;
-  /** BCrypt hash: present only when the request asked for it. */
-  readonly password?: string;
-  readonly firstName: string;
-  readonly lastName: string;
-  readonly roles: readonly RoleView[];
-}
+/** A write the account store refused (src/stores/account-store.ts): nothing was written. */
+type Refused = AccountRefusal;
 
 export type AccountsReply = Reply<readonly AccountView[]>;
+export type FindReply = Reply<AccountPage>;
+export type GetReply = Reply<AccountSummary, 'account.not_found'>;
+export type CreateReply = Reply<AccountSummary, Refused | 'account.username_reserved' | 'password.invalid'>;
+export type UpdateReply = Reply<AccountSummary, Refused>;
+export type SetPasswordReply = Reply<null, Refused | 'password.invalid'>;
+export type DeleteReply = Reply<null, Refused>;
+export type ListLoginsReply = Reply<readonly LoginView[], 'account.not_found'>;
+export type EndLoginsReply = Reply<null, Refused | 'login.not_found'>;
+export type ClearLockoutReply = Reply<null, 'account.not_found'>;
+export type ListRolesReply = Reply<readonly RoleSummary[]>;
+export type CreateRoleReply = Reply<RoleSummary, Refused>;
+/** The answer to an account's own password change. */
+export type OwnPasswordReply = Reply<null, Refused | 'password.invalid' | 'password.incorrect'> | Throttled;
 
-export interface RoleSummary {
-  readonly roleName: string;
-  readonly description: string;
-}
-
-type Sender<T> = Ref<Reply<T, ErrorCode>>;
 type Acting = { readonly actor: string };
 
 export type Command =
@@ -85,9 +57,9 @@ export type Command =
       readonly usernamePrefix: string;
       readonly afterId: number;
       readonly limit: number;
-      readonly sender: Sender<AccountPage>;
+      readonly sender: Ref<FindReply>;
     }
-  | { readonly type: 'GetAccount'; readonly id: number; readonly sender: Sender<AccountSummary> }
+  | { readonly type: 'GetAccount'; readonly id: number; readonly sender: Ref<GetReply> }
   | (Acting & {
       readonly type: 'CreateAccount';
       readonly username: string;
@@ -95,7 +67,7 @@ export type Command =
       readonly firstName: string;
       readonly lastName: string;
       readonly roles: readonly string[];
-      readonly sender: Sender<AccountSummary>;
+      readonly sender: Ref<CreateReply>;
     })
   | (Acting & {
       readonly type: 'UpdateAccount';
@@ -104,30 +76,30 @@ export type Command =
       readonly lastName?: string | undefined;
       readonly roles?: readonly string[] | undefined;
       readonly enabled?: boolean | undefined;
-      readonly sender: Sender<AccountSummary>;
+      readonly sender: Ref<UpdateReply>;
     })
   | (Acting & {
       readonly type: 'SetPassword';
       readonly id: number;
       readonly password: string;
-      readonly sender: Sender<null>;
+      readonly sender: Ref<SetPasswordReply>;
     })
-  | (Acting & { readonly type: 'DeleteAccount'; readonly id: number; readonly sender: Sender<null> })
-  | { readonly type: 'ListLogins'; readonly id: number; readonly sender: Sender<readonly LoginView[]> }
+  | (Acting & { readonly type: 'DeleteAccount'; readonly id: number; readonly sender: Ref<DeleteReply> })
+  | { readonly type: 'ListLogins'; readonly id: number; readonly sender: Ref<ListLoginsReply> }
   | (Acting & {
       readonly type: 'EndLogins';
       readonly id: number;
       /** One login; undefined: every login of the account. */
       readonly sid?: string | undefined;
-      readonly sender: Sender<null>;
+      readonly sender: Ref<EndLoginsReply>;
     })
-  | (Acting & { readonly type: 'ClearLockout'; readonly id: number; readonly sender: Sender<null> })
-  | { readonly type: 'ListRoles'; readonly sender: Sender<readonly RoleSummary[]> }
+  | (Acting & { readonly type: 'ClearLockout'; readonly id: number; readonly sender: Ref<ClearLockoutReply> })
+  | { readonly type: 'ListRoles'; readonly sender: Ref<ListRolesReply> }
   | (Acting & {
       readonly type: 'CreateRole';
       readonly roleName: string;
       readonly description: string;
-      readonly sender: Sender<RoleSummary>;
+      readonly sender: Ref<CreateRoleReply>;
     })
   | {
       readonly type: 'ChangeOwnPassword';
@@ -150,63 +122,76 @@ export type Command =
       readonly sender: Ref<OwnPasswordReply>;
     };
 
-/** The answer to an account's own password change. */
-export type OwnPasswordReply = Reply<null, ErrorCode> | Throttled;
-
-type Fields<K extends Command['type']> = Omit<Extract<Command, { type: K }>, 'type' | 'sender'>;
-const build =
-  <K extends Command['type']>(type: K) =>
-  <R>(fields: Fields<K>): Request<Command, Reply<R, ErrorCode>> =>
-  (sender) =>
-    ({ ...fields, type, sender }) as unknown as Command;
+/** The fields a caller gives for a message of kind `K`: all but its `type` and `sender`. */
+export type Fields<K extends Command['type']> = Omit<MessageOf<Command, K>, 'type' | 'sender'>;
 
 /** Every account with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
 export const listAccounts =
-  (options: { includePasswordHash?: boolean } = {}): Request<Command, AccountsReply> =>
+  (options: { includePasswordHash?: boolean } = {}): RequestOf<Command, 'ListUsers'> =>
   (sender) => ({ type: 'ListUsers', includePasswordHash: options.includePasswordHash === true, sender });
 
 /** A page of accounts by id, those after `afterId` (0: from the first) whose username starts with `usernamePrefix`. */
-export const findAccounts = (p: { usernamePrefix?: string; afterId?: number; limit?: number } = {}) =>
-  build('FindAccounts')<AccountPage>({
+export const findAccounts =
+  (p: { usernamePrefix?: string; afterId?: number; limit?: number } = {}): RequestOf<Command, 'FindAccounts'> =>
+  (sender) => ({
+    type: 'FindAccounts',
     usernamePrefix: p.usernamePrefix ?? '',
     afterId: p.afterId ?? 0,
     limit: p.limit ?? 20,
+    sender,
   });
 /** One account, without its hash. */
-export const getAccount = (p: Fields<'GetAccount'>) => build('GetAccount')<AccountSummary>(p);
+export const getAccount =
+  (p: Fields<'GetAccount'>): RequestOf<Command, 'GetAccount'> =>
+  (sender) => ({ type: 'GetAccount', ...p, sender });
 /** Creates an account; the password is hashed by the actor (BCrypt, on the worker pool). */
-export const createAccount = (p: {
-  actor: string;
-  username: string;
-  password: string;
-  firstName?: string;
-  lastName?: string;
-  roles: readonly string[];
-}) => build('CreateAccount')<AccountSummary>({ firstName: '', lastName: '', ...p });
+export const createAccount =
+  (p: {
+    actor: string;
+    username: string;
+    password: string;
+    firstName?: string;
+    lastName?: string;
+    roles: readonly string[];
+  }): RequestOf<Command, 'CreateAccount'> =>
+  (sender) => ({ type: 'CreateAccount', firstName: '', lastName: '', ...p, sender });
 /** Changes names, roles or `enabled`; disabling ends every login, a role change refuses older access tokens. */
-export const updateAccount = (p: Fields<'UpdateAccount'>) => build('UpdateAccount')<AccountSummary>(p);
+export const updateAccount =
+  (p: Fields<'UpdateAccount'>): RequestOf<Command, 'UpdateAccount'> =>
+  (sender) => ({ type: 'UpdateAccount', ...p, sender });
 /** Sets a new password and ends every login of the account. */
-export const setPassword = (p: Fields<'SetPassword'>) => build('SetPassword')<null>(p);
+export const setPassword =
+  (p: Fields<'SetPassword'>): RequestOf<Command, 'SetPassword'> =>
+  (sender) => ({ type: 'SetPassword', ...p, sender });
 /** Deletes the account and ends every login of it. */
-export const deleteAccount = (p: Fields<'DeleteAccount'>) => build('DeleteAccount')<null>(p);
+export const deleteAccount =
+  (p: Fields<'DeleteAccount'>): RequestOf<Command, 'DeleteAccount'> =>
+  (sender) => ({ type: 'DeleteAccount', ...p, sender });
 /** The account's live logins. */
-export const listLogins = (p: Fields<'ListLogins'>) => build('ListLogins')<readonly LoginView[]>(p);
+export const listLogins =
+  (p: Fields<'ListLogins'>): RequestOf<Command, 'ListLogins'> =>
+  (sender) => ({ type: 'ListLogins', ...p, sender });
 /** Ends one login of the account (`sid`), or every one. */
-export const endLogins = (p: Fields<'EndLogins'>) => build('EndLogins')<null>(p);
+export const endLogins =
+  (p: Fields<'EndLogins'>): RequestOf<Command, 'EndLogins'> =>
+  (sender) => ({ type: 'EndLogins', ...p, sender });
 /** Forgets the failed logins counted against the account. */
-export const clearLockout = (p: Fields<'ClearLockout'>) => build('ClearLockout')<null>(p);
+export const clearLockout =
+  (p: Fields<'ClearLockout'>): RequestOf<Command, 'ClearLockout'> =>
+  (sender) => ({ type: 'ClearLockout', ...p, sender });
 /** Every role, by id. */
-export const listRoles = () => build('ListRoles')<readonly RoleSummary[]>({});
+export const listRoles = (): RequestOf<Command, 'ListRoles'> => (sender) => ({ type: 'ListRoles', sender });
 /** Creates a role. */
-export const createRole = (p: { actor: string; roleName: string; description?: string }) =>
-  build('CreateRole')<RoleSummary>({ description: '', ...p });
+export const createRole =
+  (p: { actor: string; roleName: string; description?: string }): RequestOf<Command, 'CreateRole'> =>
+  (sender) => ({ type: 'CreateRole', description: '', ...p, sender });
 /**
  * An account's own new password, given the current one; the account's other logins end. Throttled as a
  * login of the account from `address` (none from the REPL).
  */
 export const changeOwnPassword =
-  (p: Fields<'ChangeOwnPassword'>): Request<Command, OwnPasswordReply> =>
-  (sender) => ({ ...p, type: 'ChangeOwnPassword', sender });
+  (p: Fields<'ChangeOwnPassword'>): RequestOf<Command, 'ChangeOwnPassword'> =>
+  (sender) => ({ type: 'ChangeOwnPassword', ...p, sender });
 
 /**
  * The fields of the account messages as every caller must give them: HTTP builds its request
