@@ -105,6 +105,12 @@ export default tseslint.config(
       },
     ],
   ),
+  // A protocol is plain typed data: its builders get their message and reply types from RequestOf
+  // (src/messaging/ask.ts), never from a cast.
+  {
+    files: ['actors/*/protocol.ts', 'actors/*/replies.ts'],
+    rules: { '@typescript-eslint/consistent-type-assertions': ['error', { assertionStyle: 'never' }] },
+  },
   // A focused test (.only) would silently skip every other test of its file.
   {
     files: ['test/**/*.ts'],

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { pageLimit, objectId, type MessageSchemas } from '../../src/fields.ts';
-import type { Request } from '../../src/messaging/ask.ts';
+import type { RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
@@ -68,17 +68,17 @@ export type RouterCommand =
 
 /** Appends an activity to the user's history. */
 export const record =
-  (p: { userId: ObjectIdString; type: string; detail?: Detail | undefined }): Request<Command, RecordReply> =>
+  (p: { userId: ObjectIdString; type: string; detail?: Detail | undefined }): RequestOf<Command, 'Record'> =>
   (sender) => ({ type: 'Record', userId: p.userId, activityType: p.type, detail: p.detail ?? {}, sender });
 
 /** One page of the user's history, newest first. */
 export const history =
-  (p: { userId: ObjectIdString; limit: number; before?: number | undefined }): Request<Command, HistoryReply> =>
+  (p: { userId: ObjectIdString; limit: number; before?: number | undefined }): RequestOf<Command, 'History'> =>
   (sender) => ({ type: 'History', userId: p.userId, limit: p.limit, before: p.before, sender });
 
 /** The user is gone: its actor drops its cache and stops. */
 export const forget =
-  (p: { userId: ObjectIdString }): Request<RouterCommand, ForgetReply> =>
+  (p: { userId: ObjectIdString }): RequestOf<RouterCommand, 'Forget'> =>
   (sender) => ({ type: 'Forget', userId: p.userId, sender });
 
 const DETAIL_MAX_BYTES = 4096;

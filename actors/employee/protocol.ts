@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { pageLimit, objectId, version, type MessageSchemas } from '../../src/fields.ts';
-import type { Request } from '../../src/messaging/ask.ts';
+import type { RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
@@ -51,16 +51,16 @@ export type Command =
 
 /** Stores a new record (version 1). The input is already valid (trimmed name, real past date). */
 export const create =
-  (employee: NewEmployee): Request<Command, CreateReply> =>
+  (employee: NewEmployee): RequestOf<Command, 'Create'> =>
   (sender) => ({ type: 'Create', employee, sender });
 
 export const get =
-  (p: { id: ObjectIdString }): Request<Command, GetReply> =>
+  (p: { id: ObjectIdString }): RequestOf<Command, 'Get'> =>
   (sender) => ({ type: 'Get', id: p.id, sender });
 
 /** One page of matches, ordered by name (case-insensitively) then id. */
 export const search =
-  (criteria: EmployeeSearch): Request<Command, SearchReply> =>
+  (criteria: EmployeeSearch): RequestOf<Command, 'Search'> =>
   (sender) => ({ type: 'Search', criteria, sender });
 
 /** Applies `changes` and bumps the version; with `expectedVersion`, only if the record is at it. */
@@ -69,7 +69,7 @@ export const update =
     id: ObjectIdString;
     changes: EmployeeChanges;
     expectedVersion?: number | undefined;
-  }): Request<Command, UpdateReply> =>
+  }): RequestOf<Command, 'Update'> =>
   (sender) => ({ type: 'Update', id: p.id, changes: p.changes, expectedVersion: p.expectedVersion, sender });
 
 /**
@@ -77,7 +77,7 @@ export const update =
  * is the one the REPL shows; `remove` stays as its older name.
  */
 export const remove =
-  (p: { id: ObjectIdString }): Request<Command, DeleteReply> =>
+  (p: { id: ObjectIdString }): RequestOf<Command, 'Delete'> =>
   (sender) => ({ type: 'Delete', id: p.id, sender });
 export { remove as delete };
 

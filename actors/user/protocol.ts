@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { objectId, version, type MessageSchemas } from '../../src/fields.ts';
-import type { Request } from '../../src/messaging/ask.ts';
+import type { RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
@@ -41,12 +41,12 @@ export type Command =
 
 /** The user with this id. */
 export const get =
-  (p: { id: ObjectIdString }): Request<Command, GetReply> =>
+  (p: { id: ObjectIdString }): RequestOf<Command, 'Get'> =>
   (sender) => ({ type: 'Get', id: p.id, sender });
 
 /** Creates a user (and records USER_CREATED). */
 export const post =
-  (p: { name: string; email: string }): Request<Command, PostReply> =>
+  (p: { name: string; email: string }): RequestOf<Command, 'Post'> =>
   (sender) => ({ type: 'Post', name: p.name, email: p.email, sender });
 
 /** Changes the name and/or email (and records USER_UPDATED with the changed fields). */
@@ -56,12 +56,12 @@ export const put =
     name?: string | undefined;
     email?: string | undefined;
     expectedVersion?: number | undefined;
-  }): Request<Command, PutReply> =>
+  }): RequestOf<Command, 'Put'> =>
   (sender) => ({ type: 'Put', id: p.id, name: p.name, email: p.email, expectedVersion: p.expectedVersion, sender });
 
 /** Deletes the user and its activity. Exported as `delete`: `User.delete({ id })`. */
 const remove =
-  (p: { id: ObjectIdString }): Request<Command, DeleteReply> =>
+  (p: { id: ObjectIdString }): RequestOf<Command, 'Delete'> =>
   (sender) => ({ type: 'Delete', id: p.id, sender });
 export { remove as delete };
 
