@@ -341,9 +341,9 @@ t("every example of .protocol passes its protocol's check", (ctx) => {
 
 t('a message literal may leave out what its builder fills in', () => {
   const entry = (ref: string) => PROTOCOLS.find((p) => p.ref === ref)!;
-  const listUsers = checkMessage(entry('accounts'), (sender) => ({ type: 'ListUsers', sender }));
-  assert.equal(listUsers.ok && listUsers.request(undefined as never), {
-    type: 'ListUsers',
+  const listAccounts = checkMessage(entry('accounts'), (sender) => ({ type: 'ListAccounts', sender }));
+  assert.equal(listAccounts.ok && listAccounts.request(undefined as never), {
+    type: 'ListAccounts',
     includePasswordHash: false,
     sender: undefined,
   });

@@ -53,14 +53,14 @@ export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): R
     return fresh;
   };
 
-  const onListAccounts = async (msg: MessageOf<Command, 'ListUsers'>): Promise<AccountsReply> => {
+  const onListAccounts = async (msg: MessageOf<Command, 'ListAccounts'>): Promise<AccountsReply> => {
     const l = await currentListing();
     return ok(msg.includePasswordHash ? l.withHashes : l.withoutHashes);
   };
 
   const handle = (msg: Msg, ctx: Ctx<Msg>): void => {
     switch (msg.type) {
-      case 'ListUsers':
+      case 'ListAccounts':
         return replyBeside(ctx.self, msg.sender, onListAccounts(msg));
       case 'FindAccounts':
         return replyBeside(ctx.self, msg.sender, admin.onFindAccounts(msg));

@@ -51,7 +51,7 @@ export type OwnPasswordReply = Reply<null, Refused | 'password.invalid' | 'passw
 type Acting = { readonly actor: string };
 
 export type Command =
-  | { readonly type: 'ListUsers'; readonly includePasswordHash: boolean; readonly sender: Ref<AccountsReply> }
+  | { readonly type: 'ListAccounts'; readonly includePasswordHash: boolean; readonly sender: Ref<AccountsReply> }
   | {
       readonly type: 'FindAccounts';
       readonly usernamePrefix: string;
@@ -127,8 +127,8 @@ export type Fields<K extends Command['type']> = Omit<MessageOf<Command, K>, 'typ
 
 /** Every account with its roles, ordered by id; the BCrypt hashes only when asked for, explicitly. */
 export const listAccounts =
-  (options: { includePasswordHash?: boolean } = {}): RequestOf<Command, 'ListUsers'> =>
-  (sender) => ({ type: 'ListUsers', includePasswordHash: options.includePasswordHash === true, sender });
+  (options: { includePasswordHash?: boolean } = {}): RequestOf<Command, 'ListAccounts'> =>
+  (sender) => ({ type: 'ListAccounts', includePasswordHash: options.includePasswordHash === true, sender });
 
 /** A page of accounts by id, those after `afterId` (0: from the first) whose username starts with `usernamePrefix`. */
 export const findAccounts =
@@ -220,7 +220,7 @@ const { id, actor, password, name, roles, roleName } = fields;
  * a schema fails to compile.
  */
 export const schemas = {
-  ListUsers: z.strictObject({ includePasswordHash: z.boolean().default(false) }),
+  ListAccounts: z.strictObject({ includePasswordHash: z.boolean().default(false) }),
   FindAccounts: z.strictObject({
     usernamePrefix: z.string(),
     afterId: z.number().int().min(0),
@@ -265,7 +265,7 @@ export const schemas = {
  * REPL's `.protocol accounts` lists them. A new message kind without an example fails to compile.
  */
 export const examples = {
-  ListUsers: 'Accounts.listAccounts()',
+  ListAccounts: 'Accounts.listAccounts()',
   FindAccounts: "Accounts.findAccounts({ usernamePrefix: 'j', limit: 10 })",
   GetAccount: 'Accounts.getAccount({ id: 2 })',
   CreateAccount:

@@ -174,7 +174,7 @@ t("Refresh: unknown, another client's, and expired tokens are grant.invalid", as
 });
 
 t(
-  'AccountActor ListUsers: both accounts with their roles, ordered by id; no BCrypt hash unless asked for',
+  'AccountActor ListAccounts: both accounts with their roles, ordered by id; no BCrypt hash unless asked for',
   async () => {
     const probe = createProbe<Accounts.AccountsReply>(ctx.system);
     tell(ctx.accounts, Accounts.listAccounts()(probe.ref));
