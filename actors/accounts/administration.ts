@@ -203,14 +203,15 @@ export function createAccountAdmin(
   const onEndLogins = async (m: Of<'EndLogins'>): Promise<Accounts.EndLoginsReply> => {
     const account = await found(m.id);
     if ('ok' in account) return account;
-    if (m.sid === undefined) {
+    if (m.loginId === undefined) {
       const done = await deps.accounts.endLogins(account.id);
       if (typeof done === 'string') return refused(done);
       await ended(done);
-    } else if ((await deps.refreshTokens.liveLogins(account.id, seconds())).includes(m.sid)) await revokeLogin(m.sid);
+    } else if ((await deps.refreshTokens.liveLogins(account.id, seconds())).includes(m.loginId))
+      await revokeLogin(m.loginId);
     else return fail('login.not_found', 'No live login of the account has that id');
-    event(m.sid === undefined ? 'account.logins_ended' : 'account.login_ended', m.actor, account.username, {
-      ...(m.sid === undefined ? {} : { sid: m.sid }),
+    event(m.loginId === undefined ? 'account.logins_ended' : 'account.login_ended', m.actor, account.username, {
+      ...(m.loginId === undefined ? {} : { sid: m.loginId }), // the event log's published field
     });
     return ok(null);
   };
@@ -258,11 +259,11 @@ export function createAccountAdmin(
     const done = await deps.accounts.setPassword(
       account.id,
       await deps.passwords.hash(m.newPassword, deps.bcryptCost),
-      m.sid,
+      m.loginId,
       m.accountVersion,
     );
     if (typeof done === 'string') return refused(done);
-    await ended(done, m.sid);
+    await ended(done, m.loginId);
     event('account.password_changed', account.username, account.username);
     return ok(null);
   };

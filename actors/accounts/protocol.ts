@@ -89,8 +89,8 @@ export type Command =
   | (Acting & {
       readonly type: 'EndLogins';
       readonly id: number;
-      /** One login; undefined: every login of the account. */
-      readonly sid?: string | undefined;
+      /** One login (`sid` on the wire); undefined: every login of the account. */
+      readonly loginId?: string | undefined;
       readonly sender: Ref<EndLoginsReply>;
     })
   | (Acting & { readonly type: 'ClearLockout'; readonly id: number; readonly sender: Ref<ClearLockoutReply> })
@@ -109,8 +109,8 @@ export type Command =
        */
       readonly accountId: number;
       readonly accountVersion: number;
-      /** The login the request came with: it stays, the account's other logins end. */
-      readonly sid: string | undefined;
+      /** The login the request came with (its token's `sid`): it stays, the account's other logins end. */
+      readonly loginId: string | undefined;
       readonly currentPassword: string;
       readonly newPassword: string;
       /**
@@ -171,7 +171,7 @@ export const deleteAccount =
 export const listLogins =
   (p: Fields<'ListLogins'>): RequestOf<Command, 'ListLogins'> =>
   (sender) => ({ type: 'ListLogins', ...p, sender });
-/** Ends one login of the account (`sid`), or every one. */
+/** Ends one login of the account (`loginId`), or every one. */
 export const endLogins =
   (p: Fields<'EndLogins'>): RequestOf<Command, 'EndLogins'> =>
   (sender) => ({ type: 'EndLogins', ...p, sender });
@@ -246,14 +246,14 @@ export const schemas = {
   SetPassword: z.strictObject({ actor, id, password }),
   DeleteAccount: z.strictObject({ actor, id }),
   ListLogins: z.strictObject({ id }),
-  EndLogins: z.strictObject({ actor, id, sid: z.string().optional() }),
+  EndLogins: z.strictObject({ actor, id, loginId: z.string().optional() }),
   ClearLockout: z.strictObject({ actor, id }),
   ListRoles: z.strictObject({}),
   CreateRole: z.strictObject({ actor, roleName, description: fields.description }),
   ChangeOwnPassword: z.strictObject({
     accountId: id,
     accountVersion: z.number().int().min(0),
-    sid: z.string().optional(),
+    loginId: z.string().optional(),
     currentPassword: password,
     newPassword: password,
     address: z.string().optional(),
@@ -280,5 +280,5 @@ export const examples = {
   ListRoles: 'Accounts.listRoles()',
   CreateRole: "Accounts.createRole({ actor: 'admin', roleName: 'AUDITOR', description: 'reads logs' })",
   ChangeOwnPassword:
-    "Accounts.changeOwnPassword({ accountId: 3, accountVersion: 0, sid: undefined, currentPassword: '<now>', newPassword: '<new>' })",
+    "Accounts.changeOwnPassword({ accountId: 3, accountVersion: 0, loginId: undefined, currentPassword: '<now>', newPassword: '<new>' })",
 } as const satisfies Record<Command['type'], string>;

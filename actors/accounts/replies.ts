@@ -18,6 +18,7 @@ export interface AccountPage {
 
 /** A live login of an account; times are ISO 8601. */
 export interface LoginView {
+  /** The login's id, named as on the wire (`/sessions/:sid`, a token's `sid` claim). */
   readonly sid: string;
   readonly clientId: string;
   readonly createdAt: string;

@@ -146,7 +146,7 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
     }),
     route({ ...END_LOGIN, access: write }, async function endLogin(ctx) {
       const sid = ctx.params['sid'] ?? '';
-      await call(Accounts.endLogins({ id: accountId(ctx), sid, actor: actorOf(ctx) }));
+      await call(Accounts.endLogins({ id: accountId(ctx), loginId: sid, actor: actorOf(ctx) }));
       ctx.status = 204;
     }),
     route({ ...CLEAR_LOCKOUT, access: write }, async function clearLockout(ctx) {
@@ -176,7 +176,7 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
         // sign-in form.
         reply = await ask(
           deps.accounts,
-          Accounts.changeOwnPassword({ ...body, accountId, accountVersion, sid: loginId, address: ctx.ip }),
+          Accounts.changeOwnPassword({ ...body, accountId, accountVersion, loginId, address: ctx.ip }),
           deps.askTimeoutMs,
         );
       } finally {

@@ -187,13 +187,13 @@ t('ListLogins and EndLogins: one login ends, the other stays; an unknown sid is 
   const logins = value(await administer(Accounts.listLogins({ id: jane.id })));
   assert.is(logins.length, 2);
   assert.equal(Object.keys(logins[0] ?? {}), ['sid', 'clientId', 'createdAt', 'lastRefreshedAt', 'expiresAt']);
-  const sidOfA = (await ctx.verify(a.accessToken, ctx.clock.now)).loginId ?? '';
-  value(await administer(Accounts.endLogins({ actor: 'admin', id: jane.id, sid: sidOfA })));
+  const loginOfA = (await ctx.verify(a.accessToken, ctx.clock.now)).loginId ?? '';
+  value(await administer(Accounts.endLogins({ actor: 'admin', id: jane.id, loginId: loginOfA })));
   assert.is(await accepted(a.accessToken), false);
   assert.ok(await accepted(b.accessToken));
   assert.is(value(await administer(Accounts.listLogins({ id: jane.id }))).length, 1);
   assert.is(
-    code(await administer(Accounts.endLogins({ actor: 'admin', id: jane.id, sid: sidOfA }))),
+    code(await administer(Accounts.endLogins({ actor: 'admin', id: jane.id, loginId: loginOfA }))),
     'login.not_found',
   );
   value(await administer(Accounts.endLogins({ actor: 'admin', id: jane.id })));
@@ -207,10 +207,10 @@ t(
     value(await create('jane'));
     const mine = value(await login('jane', 'juniper-password-1'));
     const other = value(await login('jane', 'juniper-password-1'));
-    const { loginId: sid, accountId, accountVersion } = await ctx.verify(mine.accessToken, ctx.clock.now);
+    const { loginId, accountId, accountVersion } = await ctx.verify(mine.accessToken, ctx.clock.now);
     assert.ok(accountId !== undefined && accountVersion !== undefined);
     const change = (currentPassword: string, newPassword: string) =>
-      administer(Accounts.changeOwnPassword({ accountId, accountVersion, sid, currentPassword, newPassword }));
+      administer(Accounts.changeOwnPassword({ accountId, accountVersion, loginId, currentPassword, newPassword }));
     assert.is(code(await change('wrong-password', 'juniper-password-2')), 'password.incorrect');
     assert.is(code(await change('juniper-password-1', 'short')), 'password.invalid');
     value(await change('juniper-password-1', 'juniper-password-2'));

@@ -201,7 +201,7 @@ for (const [topology, two] of Object.entries(TOPOLOGIES)) {
     const mine = value(
       await send(here, Token.issueToken({ clientId: 'troupe-client', username: 'eve', password: PASSWORD })),
     );
-    const { loginId: sid, accountId, accountVersion } = await here.verify(mine.accessToken, Date.now());
+    const { loginId, accountId, accountVersion } = await here.verify(mine.accessToken, Date.now());
     assert.ok(accountId !== undefined && accountVersion !== undefined);
     const hold = gate();
     ctx.holds.verify = hold;
@@ -210,7 +210,7 @@ for (const [topology, two] of Object.entries(TOPOLOGIES)) {
       Accounts.changeOwnPassword({
         accountId,
         accountVersion,
-        sid,
+        loginId,
         currentPassword: PASSWORD,
         newPassword: 'elm-chosen-9',
       }),

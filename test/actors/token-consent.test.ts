@@ -239,7 +239,7 @@ t('a password login of a client without refresh_token is listed and ended alone 
         .sort(),
     );
   assert.equal(await sids(), [ended.loginId, kept.loginId].sort());
-  okValue(await administer(ctx.setup, Accounts.endLogins({ id, sid: ended.loginId ?? '', actor: 'admin' })));
+  okValue(await administer(ctx.setup, Accounts.endLogins({ id, loginId: ended.loginId ?? '', actor: 'admin' })));
   assert.equal(await sids(), [kept.loginId]);
   await ctx.setup.verify(okValue(first).accessToken).then(
     () => assert.unreachable('the ended login is still accepted'),

@@ -202,7 +202,7 @@ t('AccountActor: a wrong current password is a failed login; past the limits it 
   assert.ok(grant.ok);
   const { accountId, accountVersion } = await ctx.verify(grant.value.accessToken);
   assert.ok(accountId !== undefined && accountVersion !== undefined);
-  const account = { accountId, accountVersion, sid: undefined };
+  const account = { accountId, accountVersion, loginId: undefined };
   const change = (currentPassword: string, address = '10.0.0.9') =>
     ask(
       ctx.accounts,
