@@ -10,16 +10,12 @@ import { inSpan, SpanKind } from '../telemetry/tracing.ts';
 
 type Port = Record<string, unknown>;
 
-/**
- * The port with each of its functions run in a CLIENT span `<operation> <store>`. `published`: the
- * operation names its spans keep where a function was renamed after they were published.
- */
-function tracedPort<T extends object>(port: T, store: string, published: Record<string, string> = {}): T {
+/** The port with each of its functions run in a CLIENT span `<operation> <store>`, the operation named as the function. */
+function tracedPort<T extends object>(port: T, store: string): T {
   const traced: Port = {};
-  for (const [name, member] of Object.entries(port)) {
-    const operation = published[name] ?? name;
+  for (const [operation, member] of Object.entries(port)) {
     if (typeof member !== 'function') {
-      traced[name] = member;
+      traced[operation] = member;
       continue;
     }
     const call = member as (...args: unknown[]) => unknown;
@@ -29,7 +25,7 @@ function tracedPort<T extends object>(port: T, store: string, published: Record<
       'db.operation.name': operation,
       'db.collection.name': store,
     };
-    traced[name] = (...args: unknown[]): unknown =>
+    traced[operation] = (...args: unknown[]): unknown =>
       inSpan(`${operation} ${store}`, attributes, SpanKind.CLIENT, () => call.apply(port, args));
   }
   return traced as T;
@@ -42,7 +38,7 @@ export function tracedStores(stores: Stores): Stores {
     ...stores,
     // `credentials`: the accounts' store as its spans were published.
     accounts: tracedPort(stores.accounts, 'credentials'),
-    refreshTokens: tracedPort(stores.refreshTokens, 'refresh_tokens', { revokeLogin: 'revokeFamily' }),
+    refreshTokens: tracedPort(stores.refreshTokens, 'refresh_tokens'),
     revocations: tracedPort(stores.revocations, 'revocations'),
     users: tracedPort(stores.users, 'users'),
     activity: tracedPort(stores.activity, 'activity'),

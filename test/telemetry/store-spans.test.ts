@@ -1,4 +1,4 @@
-/** The SQLite stores' CLIENT spans keep their published names where a store function was renamed. */
+/** The SQLite stores' CLIENT spans are named by the store function and the store's published name. */
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -7,7 +7,7 @@ import type { Stores } from '../../src/stores/stores.ts';
 import { startTracing } from '../../src/telemetry/sdk.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-test('revoking a login is the span `revokeFamily refresh_tokens`, as published', async () => {
+test('revoking a login is the span `revokeLogin refresh_tokens`', async () => {
   const exporter = new InMemorySpanExporter();
   const stop = startTracing([new SimpleSpanProcessor({ exporter })]);
   try {
@@ -29,8 +29,8 @@ test('revoking a login is the span `revokeFamily refresh_tokens`, as published',
     assert.is(await stores.refreshTokens.revokeLogin('login-1', 10), 2);
     await waitFor(() => exporter.getFinishedSpans().length > 0, 'the span', 5000);
     const [span] = exporter.getFinishedSpans();
-    assert.is(span?.name, 'revokeFamily refresh_tokens');
-    assert.is(span?.attributes['db.operation.name'], 'revokeFamily');
+    assert.is(span?.name, 'revokeLogin refresh_tokens');
+    assert.is(span?.attributes['db.operation.name'], 'revokeLogin');
   } finally {
     await stop();
   }
