@@ -10,8 +10,8 @@ export interface ActivityActorDeps {
   readonly store: ActivityStore;
   /** Stop after this many idle milliseconds; the next message spawns the actor again. */
   readonly idleMs: number;
-  /** One policy per actor, so each has its own restart budget. */
-  readonly crashPolicy: () => CrashPolicy;
+  /** A new crash policy for each actor spawned (the router and each child), so each has its own restart budget. */
+  readonly onCrash: () => CrashPolicy;
   /**
    * The most of the user's newest activities the actor keeps in memory (default 50): it keeps the
    * newest page it last read (one more than asked, to know whether more exist), up to this many.
@@ -134,6 +134,6 @@ export function spawnActivityActor(parent: AnyRef, userId: ObjectIdString, deps:
           return state;
       }
     },
-    { name: userId, initialState: () => undefined, shutdownAfterMs: deps.idleMs, onCrash: deps.crashPolicy() },
+    { name: userId, initialState: () => undefined, shutdownAfterMs: deps.idleMs, onCrash: deps.onCrash() },
   );
 }

@@ -69,7 +69,7 @@ export function spawnActivityRouter(parent: Ref<never>, deps: ActivityActorDeps)
     }
   };
 
-  const onCrash: CrashPolicy = deps.crashPolicy();
+  const onCrash: CrashPolicy = deps.onCrash();
   return spawn<null, RouterCommand>(
     parent,
     (state, msg, ctx) => {

@@ -35,7 +35,7 @@ export interface ActorDeps {
   readonly token: Omit<TokenActorDeps, 'onCrash'>;
   readonly accounts: Omit<AccountActorDeps, 'onCrash'>;
   readonly users: Omit<UserActorDeps, 'onCrash' | 'activity'>;
-  readonly activity: Omit<ActivityActorDeps, 'crashPolicy'>;
+  readonly activity: Omit<ActivityActorDeps, 'onCrash'>;
   readonly employees?: Omit<EmployeeActorDeps, 'onCrash'> | undefined;
   readonly logger: Logger;
   /** Asks to a top-level actor with this many waiting messages are refused at once; unset: unbounded. */
@@ -70,7 +70,7 @@ export function startActors(deps: ActorDeps): Actors {
   };
   const token = top('token', (onCrash) => spawnTokenActor(system, { ...deps.token, onCrash }));
   const accounts = top('accounts', (onCrash) => spawnAccountActor(system, { ...deps.accounts, onCrash }));
-  const activity = top('activity', () => spawnActivityRouter(system, { ...deps.activity, crashPolicy: supervised }));
+  const activity = top('activity', () => spawnActivityRouter(system, { ...deps.activity, onCrash: supervised }));
   const users = top('users', (onCrash) => spawnUserActor(system, { ...deps.users, activity, onCrash }));
   const employeeDeps = deps.employees;
   const employees =

@@ -53,7 +53,7 @@ function router(
     idleMs: options.idleMs ?? 60_000,
     cacheSize: options.cacheSize,
     maxLive: options.maxLive,
-    crashPolicy: () => replyThenResume((error, path) => ctx.crashes.push(`${path}: ${String(error)}`)),
+    onCrash: () => replyThenResume((error, path) => ctx.crashes.push(`${path}: ${String(error)}`)),
   });
 }
 

@@ -75,8 +75,8 @@ const faulty = (): ActivityStore => ({
   },
 });
 
-const router = (crashPolicy: () => CrashPolicy): Ref<Activity.RouterCommand> =>
-  spawnActivityRouter(ctx.system, { store: faulty(), idleMs: 60_000, crashPolicy });
+const router = (onCrash: () => CrashPolicy): Ref<Activity.RouterCommand> =>
+  spawnActivityRouter(ctx.system, { store: faulty(), idleMs: 60_000, onCrash });
 
 const record = (ref: Ref<Activity.RouterCommand>, type: string) =>
   ask(ref, Activity.record({ userId: ctx.userId, type }), 2000);

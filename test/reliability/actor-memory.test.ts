@@ -25,7 +25,7 @@ t('rounds of 5,000 short-lived actors leave the heap where it started', async ()
     store: sqliteActivityStore(db),
     idleMs: 1500,
     maxLive: 5000, // every actor of a round alive at once: what is measured is what their stops give back
-    crashPolicy: () => replyThenResume(() => {}),
+    onCrash: () => replyThenResume(() => {}),
   });
   const live = (): number => actorTree(system)[0]?.children.length ?? 0;
   try {
