@@ -61,14 +61,14 @@ export interface Ctx<M> {
 
 /**
  * What becomes of an actor whose handler threw: `resume` keeps its state and goes on with its
- * mailbox; `reset` starts its nact state again (it resets only what the actor keeps in that state,
- * nothing its spawn function keeps in closures); `stop` stops it with its children, the asks queued
- * at it rejected at once; `escalate` stops it so, and hands the failure to its parent: a top-level
- * actor's to the handler given to {@link startSystem} (the composition root spawns it again, with
- * all its closures new), a child's parent finds it gone (the activity router spawns it again on the
- * next message for it).
+ * mailbox; `stop` stops it with its children, the asks queued at it rejected at once; `escalate`
+ * stops it so, and hands the failure to its parent: a top-level actor's to the handler given to
+ * {@link startSystem} (the composition root spawns it again, with all its closures new), a child's
+ * parent finds it gone (the activity router spawns it again on the next message for it). nact's own
+ * `reset` is not offered: it renews the nact state alone, never what a spawn function keeps in
+ * closures, so a fresh start is a new spawn.
  */
-export type Decision = 'resume' | 'reset' | 'stop' | 'escalate';
+export type Decision = 'resume' | 'stop' | 'escalate';
 
 /** Decides what happens to an actor whose handler threw while handling `message`. */
 export type CrashPolicy = (message: unknown, error: unknown, path: string) => Decision;
@@ -141,7 +141,7 @@ export function startSystem(name: string, onEscalated?: Escalated): ActorSystem 
 }
 
 /**
- * Applies a decision other than `resume` and `reset` (nact's own): nact's `stop` would leave the
+ * Applies a decision other than `resume` (nact's own): nact's `stop` would leave the
  * children running and the queued asks waiting for their timeout, so the actor is stopped here,
  * bottom-up, and nact is told to resume it, which for a stopped actor does nothing.
  */
@@ -173,9 +173,7 @@ function spawnWith<S, M>(
     initialStateFunc: (ctx) => options.initialState(wrapCtx<M>(ctx)),
     onCrash: (message, error, ctx) => {
       const decision = onCrash(unseal(message), error, ctx.path.toString());
-      return decision === 'resume' || decision === 'reset'
-        ? ctx[decision]
-        : stopOnCrash(ctx, error, decision === 'escalate');
+      return decision === 'resume' ? ctx.resume : stopOnCrash(ctx, error, decision === 'escalate');
     },
     afterStop: (state, ctx) => options.afterStop?.(state as S, wrapCtx<M>(ctx)),
     ...(options.shutdownAfterMs === undefined ? {} : { shutdownAfter: options.shutdownAfterMs }),

@@ -31,23 +31,23 @@ async function countingIntervals(body: (live: () => number) => Promise<void>): P
   }
 }
 
-t('three supervised resets leave one live timer, and stopping the actor clears it', async () => {
+t('three supervised crashes leave one live timer, and stopping the actor clears it', async () => {
   const hasher = createPasswordHasher(2);
   const system = startSystem('token-timer-test');
   const closing: (() => void)[] = [];
   try {
     await countingIntervals(async (live) => {
-      const { token: watched, db } = await startTokenActor(system, { hasher, onCrash: () => 'reset' });
+      const { token: watched, db } = await startTokenActor(system, { hasher, onCrash: () => 'resume' });
       closing.push(() => db.close());
       assert.is(live(), 1, 'one timer once the actor is spawned');
       const probe = createProbe<Token.IntrospectReply>(system);
       for (let crash = 0; crash < 3; crash++) {
-        // An internal completion carrying a failure makes the handler throw: the supervisor resets.
+        // An internal completion carrying a failure makes the handler throw: the supervisor resumes.
         tell(watched as Ref<unknown>, { type: 'WorkFailed', error: new Error('boom'), sender: probe.ref });
         tell(watched, Token.introspect({ clientId: 'troupe-client', token: 'not-a-token' })(probe.ref));
-        assert.ok((await probe.expectMessage(5000)).ok, 'the reset actor answers');
+        assert.ok((await probe.expectMessage(5000)).ok, 'the actor answers after its crash');
       }
-      assert.is(live(), 1, 'resets start no timer');
+      assert.is(live(), 1, 'crashes start no timer');
       stop(watched);
       await waitFor(() => live() === 0, 'the timer cleared by the stop', 5000, 10);
     });

@@ -256,24 +256,6 @@ t(
   },
 );
 
-t('supervision: reset starts the nact state again, and the actor goes on with its mailbox', async () => {
-  const counter = spawn<number, CounterMsg>(
-    ctx.system,
-    (n, msg) => {
-      if (msg.type === 'Boom') throw new Error('boom');
-      if (msg.type === 'Add') return n + msg.n;
-      if (msg.type === 'Get') tell(msg.sender, ok(n));
-      return n;
-    },
-    { name: 'counter', initialState: () => 10, onCrash: () => 'reset' },
-  );
-  const probe = createProbe<Reply<number>>(ctx.system);
-  tell(counter, { type: 'Add', n: 5 });
-  tell(counter, { type: 'Boom', sender: probe.ref });
-  tell(counter, { type: 'Get', sender: probe.ref });
-  assert.equal(await probe.expectMessage(), ok(10));
-});
-
 t('stop: stopping a parent stops its children too', async () => {
   const parent = spawn<null, { type: 'Spawn'; sender: Ref<Reply<string>> }>(
     ctx.system,
