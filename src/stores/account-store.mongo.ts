@@ -273,7 +273,7 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
         return joinRoles(all, allRoles);
       }),
     saveRole: (role) => run(() => saveRole(role)),
-    saveUser: (account: AccountInput) =>
+    saveAccount: (account: AccountInput) =>
       run(async () => {
         const roleIds: number[] = [];
         for (const role of account.roles) roleIds.push((await saveRole(role)).id);
@@ -290,7 +290,7 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
         }
         await changed();
         const saved = await findByUsername(account.username);
-        if (!saved) throw new Error('user upsert left no document');
+        if (!saved) throw new Error('account upsert left no document');
         return saved;
       }),
   };

@@ -148,9 +148,9 @@ export function sqliteAccountStore(db: Db): AccountStore {
     return saved;
   };
 
-  const saveUser = writeTransaction(db, (account: AccountInput): number => {
+  const saveAccount = writeTransaction(db, (account: AccountInput): number => {
     const row = upsertAccount.get(account.username, account.password, account.firstName ?? '', account.lastName ?? '');
-    if (!row) throw new Error('user upsert returned no row');
+    if (!row) throw new Error('account upsert returned no row');
     clearRoles.run(row.id);
     for (const role of account.roles) addRole.run(row.id, saveRole(role).id);
     return row.id;
@@ -247,10 +247,10 @@ export function sqliteAccountStore(db: Db): AccountStore {
         .map((row) => withRoles(row, rolesOf.all(row.id).map(toRole))),
     listRoles: async () => roleList.all().map(toRole),
     saveRole: async (role) => saveRoleAlone(role),
-    async saveUser(account) {
-      saveUser(account);
+    async saveAccount(account) {
+      saveAccount(account);
       const saved = findByUsername(account.username);
-      if (!saved) throw new Error('saved user vanished');
+      if (!saved) throw new Error('saved account vanished');
       return saved;
     },
     createRole: async (role) => refusing(createRole)(role),

@@ -97,7 +97,7 @@ export interface AccountStore {
   /** Inserts or updates (by role name). */
   saveRole(role: RoleInput): Promise<Role>;
   /** Inserts or updates (by username), in one transaction with its roles. */
-  saveUser(account: AccountInput): Promise<AccountRecord>;
+  saveAccount(account: AccountInput): Promise<AccountRecord>;
   findById(id: number): Promise<AccountRecord | undefined>;
   /** At most `limit` accounts of the query, ordered by id. */
   page(query: AccountQuery): Promise<readonly AccountRecord[]>;

@@ -132,7 +132,7 @@ t(
     // Another process on the same data (another instance, say): its own connection to the file.
     const other = openSqliteStores(ctx.server.dataDir, { synchronous: 'NORMAL' });
     try {
-      await other.accounts.saveUser({
+      await other.accounts.saveAccount({
         username: 'grace',
         password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK',
         roles: [{ roleName: 'USER' }],
@@ -141,7 +141,7 @@ t(
         (await list()).map((u) => u.username),
         ['admin', 'john.doe', 'grace'],
       );
-      await other.accounts.saveUser({
+      await other.accounts.saveAccount({
         username: 'grace',
         password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK',
         roles: [{ roleName: 'ADMIN' }],

@@ -92,7 +92,7 @@ function accountStoreContract(name: string, target: ContractTarget): void {
   });
   t('saving a user saves its roles (created when missing) and replaces its role set; ids stay', async () => {
     const c = stores().accounts;
-    const saved = await c.saveUser({
+    const saved = await c.saveAccount({
       username: 'jane',
       password: HASH,
       roles: [{ roleName: 'AUDITOR', description: 'reads logs' }, { roleName: 'USER' }],
@@ -102,7 +102,7 @@ function accountStoreContract(name: string, target: ContractTarget): void {
       ['AUDITOR', 'USER'],
     );
     assert.is(saved.roles[0]?.description, 'reads logs');
-    const again = await c.saveUser({
+    const again = await c.saveAccount({
       username: 'jane',
       password: HASH,
       firstName: 'Jane',
@@ -127,11 +127,11 @@ function accountStoreContract(name: string, target: ContractTarget): void {
     const other = await ctx.sut?.another();
     assert.ok(other);
     const counts = [await c.changeCount()];
-    await other.accounts.saveUser({ username: 'kim', password: HASH, roles: [{ roleName: 'USER' }] });
+    await other.accounts.saveAccount({ username: 'kim', password: HASH, roles: [{ roleName: 'USER' }] });
     counts.push(await c.changeCount());
     await c.saveRole({ roleName: 'USER', description: 'now described' });
     counts.push(await other.accounts.changeCount());
-    await other.accounts.saveUser({ username: 'kim', password: HASH, roles: [] });
+    await other.accounts.saveAccount({ username: 'kim', password: HASH, roles: [] });
     counts.push(await c.changeCount());
     assert.is(new Set(counts).size, counts.length, `the count did not move: ${counts.join(', ')}`);
     assert.is(await c.changeCount(), await other.accounts.changeCount());
