@@ -127,6 +127,32 @@ t('a theme folder replaces a template, the stylesheet and single messages; the r
   assert.match(site.stylesheet, /--primary: #000000;/);
 });
 
+t('a theme folder replaces a shared partial on every page; a template replaced whole keeps its own head', () => {
+  const errorView = { reason: 'expired', error: 'invalid_request', description: 'x' } as const;
+  const branded = pages(themeFolder({ 'brand.html': '<header class="mine">{{product}}</header>' }));
+  for (const html of [
+    branded.signIn(signInView(), EN),
+    branded.consent(consentView(), EN),
+    branded.error(errorView, EN),
+  ]) {
+    assert.match(html, /<header class="mine">Acme<\/header>/);
+    assert.not.match(html, /class="brand"/);
+    assert.match(html, /<title>[^<]+<\/title>/, 'the head is still the default');
+  }
+  const whole = '<!doctype html><html lang="{{lang}}"><head><title>{{title}}</title></head><h1>{{heading}}</h1></html>';
+  const own = pages(themeFolder({ 'error.html': whole })).error(errorView, EN);
+  assert.not.match(own, /class="brand"|stylesheet/);
+  assert.match(own, /^<!doctype html><html lang="en"><head><title>[^<]+<\/title><\/head><h1>[^<]+<\/h1><\/html>$/);
+  const dir = themeFolder({ 'head.html': '<head>{{#lang}}' });
+  assert.throws(
+    () => loadTheme(dir),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.message.includes(join(dir, 'head.html')) &&
+      /not a valid mustache template/.test(error.message),
+  );
+});
+
 t("a theme may add a language: its missing keys are the theme's and the default's English", () => {
   const dir = themeFolder({
     'messages/en.json': JSON.stringify({ 'scope.orders': 'See your orders' }),

@@ -1,9 +1,10 @@
 /**
- * A theme of the sign-in pages: the templates, the stylesheet and the messages per language. The
- * default theme is `http/oauth/theme/`; a deployment's folder (`security.sign-in.theme`) replaces
- * any file of it, and its messages merge over the default's per language. Read once, at start-up:
- * a template that does not parse, or a messages file that is not a JSON object of strings, stops
- * the start with the file's name.
+ * A theme of the sign-in pages: the templates, the partials they share (the head, the brand, the
+ * support link), the stylesheet and the messages per language. The default theme is
+ * `http/oauth/theme/`; a deployment's folder (`security.sign-in.theme`) replaces any file of it,
+ * and its messages merge over the default's per language. Read once, at start-up: a template or
+ * partial that does not parse, or a messages file that is not a JSON object of strings, stops the
+ * start with the file's name.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,11 +16,16 @@ import { DEFAULT_LANGUAGE } from './language.ts';
 export const TEMPLATES = ['sign-in.html', 'consent.html', 'error.html'] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
 
+/** What the templates include as `{{> head}}`, `{{> brand}}` and `{{> support}}`; a template replaced whole may leave them out. */
+export const PARTIALS = ['head.html', 'brand.html', 'support.html'] as const;
+
 /** Message key → text, `{name}` standing for a value of the page. */
 export type Messages = Readonly<Record<string, string>>;
 
 export interface Theme {
   readonly templates: Readonly<Record<TemplateName, string>>;
+  /** By the name a template includes it with: `head` for `head.html`. */
+  readonly partials: Readonly<Record<string, string>>;
   readonly stylesheet: string;
   /** By language (a messages file's name): English, then the language, the default's then the theme's. */
   readonly messages: ReadonlyMap<string, Messages>;
@@ -99,8 +105,12 @@ export function loadTheme(folder?: string): Theme {
   if (folder !== undefined && !(existsSync(folder) && statSync(folder).isDirectory()))
     throw refuse(folder, 'is not a folder');
   const templates = Object.fromEntries(TEMPLATES.map((name) => [name, template(pick(folder, name))]));
+  const partials = Object.fromEntries(
+    PARTIALS.map((name) => [name.replace(/\.html$/, ''), template(pick(folder, name))]),
+  );
   return {
     templates: templates as Record<TemplateName, string>,
+    partials,
     stylesheet: readText(pick(folder, 'style.css')),
     messages: mergedMessages(folder),
   };

@@ -114,7 +114,7 @@ export function themedPages(theme: Theme, branding: Branding): Pages {
         t: nested(messages, all),
         ...view(say),
       },
-      {},
+      theme.partials,
       { escape: escapeHtml },
     );
   }
