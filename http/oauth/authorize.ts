@@ -4,18 +4,10 @@ import { ask } from '../../src/messaging/ask.ts';
 import { isThrottled } from '../../src/security/login-attempts.ts';
 import { authorizeCsrf } from './csrf.ts';
 import { AuthorizeError, readAuthorizationRequest, type AuthorizationRequest } from './authorization-request.ts';
-import {
-  answering,
-  expired,
-  page,
-  redirect,
-  redirectBack,
-  redirectError,
-  showForm,
-  type AuthorizeRouteDeps,
-  type Deps,
-} from './authorize-answers.ts';
-import { consentRoute, showConsent } from './consent.ts';
+import { answering, expired, page, redirect, type AuthorizeRouteDeps, type Deps } from './authorize-answers.ts';
+import { consentRoute } from './consent.ts';
+import { showConsent, showForm } from './pages/authorize-pages.ts';
+import { redirectBack, redirectError } from './redirects.ts';
 import { consentTickets } from './consent-ticket.ts';
 import type { SignInProblem } from './page-views.ts';
 import { formBody, formParams } from '../middleware/body.ts';

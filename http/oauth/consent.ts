@@ -12,18 +12,9 @@ import type { Context, Middleware } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import { AuthorizeError, readAuthorizationRequest, type AuthorizationRequest } from './authorization-request.ts';
-import {
-  answering,
-  expired,
-  html,
-  page,
-  pageRequest,
-  redirect,
-  redirectBack,
-  redirectError,
-  showForm,
-  type Deps,
-} from './authorize-answers.ts';
+import { answering, expired, page, redirect, type Deps } from './authorize-answers.ts';
+import { showForm } from './pages/authorize-pages.ts';
+import { redirectBack, redirectError } from './redirects.ts';
 import type { AppState } from '../state.ts';
 import type { ReadTicket } from './consent-ticket.ts';
 import { replyValue } from '../problems.ts';
@@ -33,28 +24,6 @@ import { PUBLIC } from '../guards.ts';
 import { documented, form as formSpec } from '../validation.ts';
 import { securityEvent } from '../security-events.ts';
 import { formParams } from '../middleware/body.ts';
-
-/** The consent page for a sign-in that needs it: a fresh CSRF token and a ticket for the account. */
-export async function showConsent(
-  ctx: Context,
-  deps: Deps,
-  request: AuthorizationRequest,
-  consent: Token.ConsentNeeded['consent'],
-): Promise<void> {
-  const csrfToken = await deps.csrf.issue(ctx, request.params);
-  const ticket = await deps.tickets.issue(ctx, request.params, consent);
-  const { client } = request;
-  const hidden = new Map([...request.params, ['csrf_token', csrfToken], ['consent_ticket', ticket]]);
-  const view = {
-    clientName: client.clientName ?? client.clientId,
-    clientId: client.clientId,
-    username: consent.username,
-    scopes: consent.scopes,
-    granted: consent.granted,
-    hidden,
-  };
-  html(ctx, 200, deps.pages.consent(view, pageRequest(ctx, request.rawParams)));
-}
 
 /** Said to the client with `access_denied`. */
 const DENIED = 'The user denied the request';
