@@ -10,10 +10,10 @@
  * `test/messaging/nact-patches.test.ts` pins each to the nact functions it replaces or calls and
  * tests what it does; `test/bench/patches.ts` measures what each buys (docs/benchmarks.md).
  *
- * `TROUPE_NACT_PATCHES` is a switch for that bench alone: unset, every patch is applied; set, only
- * those it lists (comma-separated; empty for none), so that one server runs without a patch beside
- * one that has it. One context per actor lives in the mailbox loop of messages per turn, so it
- * needs that patch too.
+ * `nact.ts` applies every patch ({@link applyPatches}) when it loads. Only the bench chooses fewer,
+ * through `test/bench/nact-patches.ts`, which Node imports before the server's first module, so
+ * that one server runs without a patch beside one that has it. One context per actor lives in the
+ * mailbox loop of messages per turn, so it needs that patch too.
  */
 import { createRequire } from 'node:module';
 
@@ -23,24 +23,9 @@ export const NACT_VERSION = '7.6.2';
 export const PATCHES = ['one-context', 'messages-per-turn'] as const;
 export type Patch = (typeof PATCHES)[number];
 
-/** The patches a `TROUPE_NACT_PATCHES` value names; throws for a name it does not know. */
-export function patchesOf(list: string | undefined): ReadonlySet<Patch> {
-  if (list === undefined) return new Set(PATCHES);
-  const names = list
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
-  const unknown = names.filter((name) => !(PATCHES as readonly string[]).includes(name));
-  if (unknown.length > 0)
-    throw new Error(`TROUPE_NACT_PATCHES names ${unknown.join(', ')}; the patches are ${PATCHES.join(', ')}`);
-  const chosen = new Set(names as Patch[]);
-  if (chosen.has('one-context') && !chosen.has('messages-per-turn'))
-    throw new Error('TROUPE_NACT_PATCHES: one-context lives in the loop of messages-per-turn; name both');
-  return chosen;
-}
-
-/** The patches this process runs with. */
-export const appliedPatches = patchesOf(process.env['TROUPE_NACT_PATCHES']);
+/** The patches applied in this process: none until {@link applyPatches} runs. */
+export let appliedPatches: ReadonlySet<Patch> = new Set();
+let chosen = false;
 
 type Replaced = 'handleMessage' | 'processNext';
 const actorClass = createRequire(import.meta.url)('nact/lib/actor.js') as {
@@ -89,7 +74,7 @@ export interface RawMailboxActor {
  */
 export const MESSAGES_PER_TURN = 64;
 
-const oneContext = appliedPatches.has('one-context');
+let oneContext = false;
 
 /**
  * The context nact hands a handler: built once per actor (nothing of it changes per message that
@@ -158,7 +143,7 @@ function takeNext(actor: RawMailboxActor): { readonly message: unknown; readonly
   return next;
 }
 
-if (appliedPatches.has('messages-per-turn')) {
+function patchMailboxes(): void {
   const mailboxes = prototype as unknown as RawMailboxActor;
   mailboxes.handleMessage = function handleMessage(this: RawMailboxActor, message: unknown, sender: unknown) {
     this.busy = true;
@@ -169,4 +154,28 @@ if (appliedPatches.has('messages-per-turn')) {
     const next = takeNext(this);
     if (next) runMessages(this, next.message, next.sender);
   };
+}
+
+/**
+ * Applies `patches` to nact, once a process: the first call chooses. Without an argument (what
+ * `nact.ts` does) every patch, unless the bench chose before; naming patches once they are
+ * chosen, an unknown patch, or one context without messages per turn throws.
+ */
+export function applyPatches(patches?: Iterable<string>): ReadonlySet<Patch> {
+  const names = patches === undefined ? undefined : [...patches];
+  const unknown = (names ?? []).filter((name) => !(PATCHES as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(`nact patches: ${unknown.join(', ')} unknown; the patches are ${PATCHES.join(', ')}`);
+  const wanted = new Set((names ?? PATCHES) as readonly Patch[]);
+  if (wanted.has('one-context') && !wanted.has('messages-per-turn'))
+    throw new Error('nact patches: one-context lives in the loop of messages-per-turn; name both');
+  if (chosen) {
+    if (names === undefined) return appliedPatches;
+    throw new Error('nact patches are applied already: choose them before src/messaging/nact.ts loads');
+  }
+  chosen = true;
+  if (wanted.has('messages-per-turn')) patchMailboxes();
+  oneContext = wanted.has('one-context');
+  appliedPatches = wanted;
+  return wanted;
 }

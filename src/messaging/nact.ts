@@ -15,7 +15,7 @@ import { handleSealed, seal, unseal } from './envelope.ts';
 import { tracingEnabled } from '../telemetry/tracing.ts';
 import { forgetObserver, observerOf } from './observers.ts';
 import { rejectWaiting, waitingAsk } from './reply-table.ts';
-import { MESSAGES_PER_TURN, type RawMailboxActor } from './nact-patches.ts';
+import { applyPatches, MESSAGES_PER_TURN, type RawMailboxActor } from './nact-patches.ts';
 import type {
   RawActor,
   RawCtx,
@@ -30,6 +30,9 @@ import type {
 export type { RawActor, RawPath, RawRef, RawSystem } from './nact-raw.ts';
 
 export { MESSAGES_PER_TURN };
+
+// Every patch, unless the bench chose fewer before this module loaded (test/bench/nact-patches.ts).
+applyPatches();
 
 declare const protocol: unique symbol;
 

@@ -146,7 +146,8 @@ export interface StartOptions {
   readonly inspect?: boolean;
 }
 
-const START_ARGS = ['--import', './src/telemetry/register.ts'];
+/** `npm start`'s node arguments before `src/main.ts`. */
+export const START_ARGS: readonly string[] = ['--import', './src/telemetry/register.ts'];
 
 /** `npm start`'s node command on loopback with its own data directory and an empty properties file. */
 export async function startTroupe(

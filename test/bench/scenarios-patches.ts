@@ -1,7 +1,7 @@
 /**
  * Scenario 17: what each change to nact's behaviour (`src/messaging/nact-patches.ts`) buys, in
- * one run. Servers on one data directory differ by one switch each (`TROUPE_NACT_PATCHES`, for the
- * bench alone) and answer claim 10's request (`GET /api/employee/:id` with a bearer token) in
+ * one run. Servers on one data directory differ by the patches they run with (chosen by
+ * `nact-patches.ts`, imported before the server's first module) and answer claim 10's request (`GET /api/employee/:id` with a bearer token) in
  * interleaved rounds; one context per actor is also measured where nact's per-message context
  * costs most, on `GET /api/users/activity` with the activity router holding a thousand live
  * children. A change that does not save 5 % of the server's CPU per request on a request has no
@@ -10,19 +10,32 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { login } from '../helpers/tokens.ts';
-import { interleaved, load, startTroupe, tempDir, type BestRound, type Child, type LoadSpec } from './harness.ts';
+import {
+  interleaved,
+  load,
+  START_ARGS,
+  startTroupe,
+  tempDir,
+  type BestRound,
+  type Child,
+  type LoadSpec,
+} from './harness.ts';
 import type { Report } from './report.ts';
 import { row, type BenchSettings } from './scenarios-security.ts';
 import { seedEmployees, seedUsers } from './seed.ts';
 
+/** Node's arguments that start a server with `patches` only (`undefined`: every one, as `npm start`). */
+const nodeArgs = (patches?: string): readonly string[] =>
+  patches === undefined ? START_ARGS : ['--import', `./test/bench/nact-patches.ts?patches=${patches}`, ...START_ARGS];
+
 /** One server per variant: every change, or every change but one. */
 const VARIANTS = [
-  { key: 'all', label: 'every change', env: {} },
-  { key: 'one-context', label: 'without one context per actor', env: { TROUPE_NACT_PATCHES: 'messages-per-turn' } },
+  { key: 'all', label: 'every change', patches: undefined },
+  { key: 'one-context', label: 'without one context per actor', patches: 'messages-per-turn' },
   {
     key: 'messages-per-turn',
     label: 'without messages per turn (nor one context, which lives in its loop)',
-    env: { TROUPE_NACT_PATCHES: '' },
+    patches: '',
   },
 ] as const;
 type Key = (typeof VARIANTS)[number]['key'];
@@ -46,7 +59,7 @@ export async function patches(report: Report, s: BenchSettings, rounds = 2): Pro
   const servers: Server[] = [];
   try {
     for (const v of VARIANTS) {
-      const child = await startTroupe(dir, { ACTORS_ACTIVITY_IDLE_MS: '3600000', ...v.env });
+      const child = await startTroupe(dir, { ACTORS_ACTIVITY_IDLE_MS: '3600000' }, { nodeArgs: nodeArgs(v.patches) });
       servers.push({ key: v.key, label: v.label, child, token: (await login(child.url)).access_token });
     }
     const first = servers[0];

@@ -21,8 +21,8 @@ import {
 import {
   appliedPatches,
   NACT_VERSION,
+  applyPatches,
   nactOriginals,
-  patchesOf,
   PATCHES,
   type RawMailboxActor,
 } from '../../src/messaging/nact-patches.ts';
@@ -131,31 +131,40 @@ t('messages per turn › patched: nact functions replaced (the turns themselves:
   assert.is.not(prototype['processNext'], nactOriginals.processNext);
 });
 
-t('TROUPE_NACT_PATCHES names the patches applied; an unknown name or one-context alone stops the start', () => {
-  assert.equal([...patchesOf(undefined)], [...PATCHES]);
-  assert.equal([...patchesOf('')], []);
-  assert.equal([...patchesOf(' one-context , messages-per-turn')], ['one-context', 'messages-per-turn']);
+t('applyPatches: an unknown patch or one-context alone is refused; once chosen, the choice stands', () => {
   assert.throws(
-    () => patchesOf('lazy-children'),
-    /names lazy-children; the patches are one-context, messages-per-turn/,
+    () => applyPatches(['lazy-children']),
+    /lazy-children unknown; the patches are one-context, messages-per-turn/,
   );
-  assert.throws(() => patchesOf('one-context'), /name both/);
+  assert.throws(() => applyPatches(['one-context']), /name both/);
+  assert.throws(() => applyPatches([]), /applied already/, 'nact.ts applied every patch when it loaded');
+  assert.equal([...applyPatches()], [...PATCHES]);
 });
 
-t('TROUPE_NACT_PATCHES: a process started without a patch runs nact as it is', () => {
+t('the bench chooses patches with an --import before the server loads: none runs nact as it is', () => {
   const script = `
-    const { nactOriginals } = await import('./src/messaging/nact-patches.ts');
+    await import('./src/messaging/nact.ts');
+    const { appliedPatches, nactOriginals } = await import('./src/messaging/nact-patches.ts');
     const { createRequire } = await import('node:module');
     const proto = createRequire(import.meta.url)('nact/lib/actor.js').Actor.prototype;
-    console.log(Object.keys(nactOriginals).map((k) => k + '=' + (proto[k] === nactOriginals[k])).join(' '));`;
-  const run = (patches: string): string =>
-    spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    console.log('patches=' + [...appliedPatches].join(',') + ' ' + Object.keys(nactOriginals).map((k) => k + '=' + (proto[k] === nactOriginals[k])).join(' '));`;
+  const run = (...imports: string[]): string =>
+    spawnSync(process.execPath, [...imports.flatMap((i) => ['--import', i]), '--input-type=module', '-e', script], {
       encoding: 'utf8',
-      env: { ...process.env, TROUPE_NACT_PATCHES: patches },
+      env: { ...process.env, TROUPE_NACT_PATCHES: '' },
       timeout: 20_000,
     }).stdout.trim();
-  assert.is(run(''), 'createContext=true handleMessage=true processNext=true');
-  assert.is(run('messages-per-turn'), 'createContext=true handleMessage=false processNext=false');
+  const bench = (patches: string) => `./test/bench/nact-patches.ts?patches=${patches}`;
+  assert.is(run(bench('')), 'patches= createContext=true handleMessage=true processNext=true');
+  assert.is(
+    run(bench(' messages-per-turn ')),
+    'patches=messages-per-turn createContext=true handleMessage=false processNext=false',
+  );
+  assert.is(
+    run(),
+    'patches=one-context,messages-per-turn createContext=true handleMessage=false processNext=false',
+    'production: every patch, whatever the environment says',
+  );
 });
 
 t.run();
