@@ -1,24 +1,10 @@
-import { RateLimiterSQLite, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { Statement } from 'better-sqlite3';
 import { changeWatch, writeTransaction, type Db } from './sqlite.ts';
 import type { LoginThrottleStore } from './login-throttle-store.ts';
-import { noteWindow, type ResultHook, type Windows } from './throttle-windows.ts';
+import { SqliteLimiter, windowOf, type CountRow } from './rate-limiter-patches.ts';
 
 /** How often (one `remember` in this many) the known pairs are trimmed to their bound. */
 const TRIM_EVERY = 100;
-
-const windows: Windows = new WeakMap();
-
-interface CountRow {
-  readonly points: number;
-  readonly expire: number | null;
-}
-
-/** The library's write hooks of the pinned version (rate-limiter-flexible 11.4.0). */
-interface WriteHooks {
-  _upsert(rlKey: string, points: number, msDuration: number, forceExpire?: boolean): Promise<unknown>;
-  _delete(rlKey: string): Promise<unknown>;
-}
 
 /**
  * The rows of client authentications' count reads, kept while nothing can have changed them: no
@@ -54,65 +40,6 @@ function keepCounts(db: Db) {
       rows.set(key, row);
     },
   };
-}
-
-/**
- * RateLimiterSQLite noting each count's window (the `expire` its upsert returned), and reading a
- * count with one statement prepared once per database: the library prepares its `get` anew on
- * every call, which cost a client authentication's success path more than the read itself (the
- * same query, the library's `_get` hook of the pinned version).
- */
-class WindowedLimiter extends RateLimiterSQLite {
-  readonly #read: (key: string, nowMs: number) => CountRow | undefined;
-  readonly #wrote: () => void;
-
-  constructor(
-    options: ConstructorParameters<typeof RateLimiterSQLite>[0],
-    read: (key: string, nowMs: number) => CountRow | undefined,
-    wrote: () => void,
-  ) {
-    super(options);
-    this.#read = read;
-    this.#wrote = wrote;
-  }
-
-  // The library's writes: the counts kept for reading are forgotten before and after each.
-  async _upsert(rlKey: string, points: number, msDuration: number, forceExpire?: boolean): Promise<unknown> {
-    this.#wrote();
-    try {
-      return await (RateLimiterSQLite.prototype as unknown as WriteHooks)._upsert.call(
-        this,
-        rlKey,
-        points,
-        msDuration,
-        forceExpire,
-      );
-    } finally {
-      this.#wrote();
-    }
-  }
-
-  async _delete(rlKey: string): Promise<unknown> {
-    this.#wrote();
-    try {
-      return await (RateLimiterSQLite.prototype as unknown as WriteHooks)._delete.call(this, rlKey);
-    } finally {
-      this.#wrote();
-    }
-  }
-
-  _get(rlKey: string): Promise<CountRow | null> {
-    try {
-      return Promise.resolve(this.#read(rlKey, Date.now()) ?? null);
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-  }
-
-  _getRateLimiterRes(rlKey: string, changedPoints: number, row: { expire?: number | null }): RateLimiterRes {
-    const base = (RateLimiterSQLite.prototype as unknown as ResultHook)._getRateLimiterRes;
-    return noteWindow(windows, base.call(this, rlKey, changedPoints, row), row.expire);
-  }
 }
 
 type KeptCounts = ReturnType<typeof keepCounts>;
@@ -193,7 +120,7 @@ export function sqliteLoginThrottleStore(db: Db): LoginThrottleStore {
   let remembered = 0;
   return {
     counter: ({ keyPrefix, points, duration }) =>
-      new WindowedLimiter(
+      new SqliteLimiter(
         {
           storeClient: db,
           storeType: 'better-sqlite3',
@@ -215,7 +142,7 @@ export function sqliteLoginThrottleStore(db: Db): LoginThrottleStore {
         return { consumedPoints: row.points, msBeforeNext: row.expire === null ? -1 : Math.max(row.expire - nowMs, 0) };
       });
     },
-    windowOf: (result) => windows.get(result),
+    windowOf,
     giveBack: async (counter, key, windowEnds) => giveBack(counter.getKey(key), windowEnds),
     isKnown: async (pair) => known.get(pair) !== undefined,
     async remember(pair, max) {
