@@ -4,7 +4,7 @@ import * as Accounts from '../../actors/accounts/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
-import { accountCursor, accountIdOf } from '../cursors.ts';
+import { accountCursor, accountIdOf } from '../../src/cursors.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue, type ReplyCode } from '../problems.ts';

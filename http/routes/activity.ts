@@ -5,7 +5,7 @@ import { objectId } from '../../src/fields.ts';
 import type { ObjectIdString } from '../../src/ids.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
-import { historyCursor, historySeqOf } from '../cursors.ts';
+import { historyCursor, historySeqOf } from '../../src/cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { API_COMMON, BODY_ERRORS, problem } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';

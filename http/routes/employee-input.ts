@@ -1,7 +1,7 @@
 /** The employee service's request shapes (§3 of the contract), as zod schemas over the protocol's fields. */
 import { z } from 'zod';
 import * as Employee from '../../actors/employee/protocol.ts';
-import { searchKeyOf } from '../cursors.ts';
+import { searchKeyOf } from '../../src/cursors.ts';
 
 const cursor = z
   .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a cursor') })

@@ -4,7 +4,7 @@ import { ask, type Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
 import { isObjectId } from '../../src/ids.ts';
-import { searchCursor } from '../cursors.ts';
+import { searchCursor } from '../../src/cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { API_COMMON, BODY_ERRORS, problem } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';

@@ -1,7 +1,7 @@
-/** The API's page cursors (`http/cursors.ts`): made from the actors' typed positions and read back only by HTTP. */
+/** The API's page cursors (`src/cursors.ts`): made from the actors' typed positions and read back only by HTTP. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { historyCursor, historySeqOf, searchCursor, searchKeyOf } from '../../http/cursors.ts';
+import { historyCursor, historySeqOf, searchCursor, searchKeyOf } from '../../src/cursors.ts';
 import { newId } from '../../src/ids.ts';
 
 const t = suite('page cursors');
