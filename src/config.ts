@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseProperties } from 'dot-properties';
-import { closestKey } from './config-args.ts';
+import { closestKey } from './config/args.ts';
 import { CONFIG_KEYS, DEV_CLIENT_SECRET_HASH, schema, SECRET_KEYS, type Parsed } from './config/schema.ts';
 import { deepFreeze, nest, type Config, type Resolved } from './config/typed-config.ts';
 
@@ -42,7 +42,7 @@ export interface ConfigSources {
   readonly properties?: Readonly<Record<string, string>>;
   /** Path of an application.properties file to read. */
   readonly file?: string;
-  /** Keys given on the command line (see `config-args.ts`), applied last. */
+  /** Keys given on the command line (see `config/args.ts`), applied last. */
   readonly commandLine?: Readonly<Record<string, string>>;
   /**
    * Told of each unknown key in the file, the properties or the command line, and of each unknown

@@ -7,7 +7,7 @@ import './supported-node.mjs';
 import cluster from 'node:cluster';
 import { runPrimary } from './cluster.ts';
 import { configFromProcess, orExit } from './config.ts';
-import { parseArgs, START_USAGE, UsageError } from './config-args.ts';
+import { parseArgs, START_USAGE, UsageError } from './config/args.ts';
 import { createLogger, logFormat } from './logger.ts';
 import { checkSignInPages, startTroupe, type Troupe } from './composition/troupe.ts';
 import { exitOnUnusableKeys } from './composition/keys.ts';

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { CONFIG_KEYS, ConfigError, DEV_CLIENT_SECRET_HASH, loadConfig } from '../src/config.ts';
-import { parseArgs, UsageError } from '../src/config-args.ts';
+import { parseArgs, UsageError } from '../src/config/args.ts';
 import { tempDir } from './helpers/server.ts';
 
 const t = suite('config');
