@@ -12,7 +12,7 @@ import { ConfigError, configFromProcess, type Config } from '../src/config.ts';
 import { KeyStoreUnreadableError } from '../src/security/key-material.ts';
 import { GENERATED_ALGS, KeySetError, type GeneratedAlg } from '../src/security/key-set.ts';
 import type { Stores } from '../src/stores/stores.ts';
-import { StoreUnavailableError } from '../src/store-unavailable.ts';
+import { StoreUnavailableError } from '../src/stores/store-unavailable.ts';
 
 const USAGE = 'usage: npm run keys -- list [--json] | rotate [--alg ES256|ES384|ES512|RS256|RS384|RS512] | retire KID';
 

@@ -3,7 +3,7 @@ import type { Logger } from '../../src/logger.ts';
 import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
 import { HttpProblem, INTERNAL_DETAIL, OAuthError, problemBody, unavailable } from '../problems.ts';
 import { answeredRequestId, type AppState } from '../state.ts';
-import { StoreUnavailableError } from '../../src/store-unavailable.ts';
+import { StoreUnavailableError } from '../../src/stores/store-unavailable.ts';
 
 /** The route's declaration decides (`http/route-table.ts`); a path no route has is answered as a problem. */
 const inOAuthForm = (state: AppState): boolean => state.errorFormat === 'oauth';

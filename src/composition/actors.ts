@@ -14,7 +14,7 @@ import type { Logger } from '../logger.ts';
 import { startSystem, stopSystem, type ActorSystem, type CrashPolicy, type Ref } from '../messaging/nact.ts';
 import { limitMailbox } from '../messaging/reply-slots.ts';
 import { defaultBudget, replyThenResume, type FailureOf } from '../messaging/supervision.ts';
-import { StoreUnavailableError } from '../store-unavailable.ts';
+import { StoreUnavailableError } from '../stores/store-unavailable.ts';
 
 /** A store that cannot be reached is `unavailable` to the sender (HTTP 503), anything else `internal`. */
 export const failureOf: FailureOf = (error) => (error instanceof StoreUnavailableError ? 'unavailable' : 'internal');

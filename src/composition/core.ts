@@ -30,7 +30,7 @@ import { startActors, type ActorDeps, type Actors } from './actors.ts';
 import { openKeyRing } from './keys.ts';
 import { withDataDirIssuer } from './issuer.ts';
 import { loginActorDeps } from './login-actors.ts';
-import { causeOf, StoreUnavailableError } from '../store-unavailable.ts';
+import { causeOf, StoreUnavailableError } from '../stores/store-unavailable.ts';
 import { tracingEnabled } from '../telemetry/tracing.ts';
 import { tracedHasher, tracedStores } from './traced.ts';
 

@@ -17,7 +17,7 @@ import {
 } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import type { KeyAlg, KeyRecord } from '../stores/key-store.ts';
-import { StoreUnavailableError } from '../store-unavailable.ts';
+import { StoreUnavailableError } from '../stores/store-unavailable.ts';
 
 /** A key ready to sign and verify. */
 export interface UsableKey {

@@ -13,7 +13,7 @@
 import { secondsClock } from './epoch.ts';
 import type { Logger } from '../logger.ts';
 import type { KeyRecord, KeyStore } from '../stores/key-store.ts';
-import { StoreUnavailableError } from '../store-unavailable.ts';
+import { StoreUnavailableError } from '../stores/store-unavailable.ts';
 import { KeyStoreUnreadableError, openKeyRecord, type Sealer, type UsableKey } from './key-material.ts';
 import { initialize, viewAt, type KeyState, type NewKey, type SetView } from './key-set.ts';
 

@@ -7,7 +7,7 @@
  */
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { CountKey, CountNow, LoginThrottleStore } from '../stores/login-throttle-store.ts';
-import { StoreUnavailableError } from '../store-unavailable.ts';
+import { StoreUnavailableError } from '../stores/store-unavailable.ts';
 
 /**
  * Seconds an attempt refused for the attempts in flight is asked to wait: they are settled as soon

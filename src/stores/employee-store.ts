@@ -63,7 +63,7 @@ export type UpdateOutcome =
 
 /**
  * Employee records. Ids have the ObjectId form in every adapter. Methods reject with
- * StoreUnavailableError (src/store-unavailable.ts) when the database cannot be reached, with anything else on a fault.
+ * StoreUnavailableError (src/stores/store-unavailable.ts) when the database cannot be reached, with anything else on a fault.
  */
 export interface EmployeeStore {
   /** Stores a new record (version 1) with a fresh id; `at` is an ISO-8601 instant. */

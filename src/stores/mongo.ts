@@ -21,7 +21,7 @@ import {
   type IndexDescription,
 } from 'mongodb';
 import { ConfigError } from '../config.ts';
-import { StoreUnavailableError } from '../store-unavailable.ts';
+import { StoreUnavailableError } from './store-unavailable.ts';
 
 /** The indexes of each collection by its name, created at start-up (createIndexes is idempotent). */
 export type CollectionIndexes = Readonly<Record<string, readonly IndexDescription[]>>;

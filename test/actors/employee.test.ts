@@ -8,7 +8,7 @@ import { startSystem, stopSystem, tell, type ActorSystem, type Ref } from '../..
 import { defaultBudget, replyThenResume } from '../../src/messaging/supervision.ts';
 import { failureOf } from '../../src/composition/actors.ts';
 import type { EmployeeRecord, EmployeeStore } from '../../src/stores/employee-store.ts';
-import { StoreUnavailableError } from '../../src/store-unavailable.ts';
+import { StoreUnavailableError } from '../../src/stores/store-unavailable.ts';
 import { sqliteEmployeeStore } from '../../src/stores/employee-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
 import { askWithProbe, createProbe } from '../helpers/probe.ts';

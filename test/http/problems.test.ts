@@ -30,7 +30,7 @@ import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/telemetry/metrics.ts';
 import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
 import { fail, ok, type Reply, type SystemCode } from '../../src/messaging/reply.ts';
-import { StoreUnavailableError } from '../../src/store-unavailable.ts';
+import { StoreUnavailableError } from '../../src/stores/store-unavailable.ts';
 
 const t = suite('reply codes → HTTP errors');
 

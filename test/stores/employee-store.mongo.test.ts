@@ -9,7 +9,7 @@ import { newId } from '../../src/ids.ts';
 import { mongoEmployeeStore } from '../../src/stores/employee-store.mongo.ts';
 import { openMongo } from '../../src/stores/mongo.ts';
 import { openMongoStores } from '../../src/stores/stores.mongo.ts';
-import { StoreUnavailableError } from '../../src/store-unavailable.ts';
+import { StoreUnavailableError } from '../../src/stores/store-unavailable.ts';
 import { employeeStoreContract } from './employee-store.contract.ts';
 import { MONGO_SKIP_REASON, mongoUri, skipWithReason, stopMongo } from '../helpers/mongo.ts';
 import { closedPort } from '../helpers/ports.ts';

@@ -12,7 +12,7 @@ import { mongoLoginThrottleStore } from '../../src/stores/login-throttle-store.m
 import { guarded, openMongo } from '../../src/stores/mongo.ts';
 import { openMongoStores } from '../../src/stores/stores.mongo.ts';
 import type { Stores } from '../../src/stores/stores.ts';
-import { causeOf, StoreUnavailableError } from '../../src/store-unavailable.ts';
+import { causeOf, StoreUnavailableError } from '../../src/stores/store-unavailable.ts';
 import { closedPort } from '../helpers/ports.ts';
 
 /** A plain TCP listener on `port` that counts connections and never answers (a black hole). */
