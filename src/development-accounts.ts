@@ -3,7 +3,7 @@
  * tests): with `NODE_ENV=production`, a start where an enabled account still has one is refused.
  */
 import { ConfigError } from './config.ts';
-import type { InitialData } from './initial-data.ts';
+import type { InitialData } from './composition/initial-data.ts';
 import type { PasswordHasher } from './security/passwords.ts';
 import type { AccountStore } from './stores/account-store.ts';
 

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTroupe } from '../src/composition/troupe.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { loadInitialData, readInitialData } from '../src/initial-data.ts';
+import { loadInitialData, readInitialData } from '../src/composition/initial-data.ts';
 import { createLogger } from '../src/logger.ts';
 import { createPasswordHasher } from '../src/security/passwords.ts';
 import type { AccountStore } from '../src/stores/account-store.ts';

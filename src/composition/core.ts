@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ConfigError, DEV_CLIENT_SECRET_HASH, type Config } from '../config.ts';
-import { loadInitialData, readInitialData, warnOfSeeding, type InitialData } from '../initial-data.ts';
+import { loadInitialData, readInitialData, warnOfSeeding, type InitialData } from './initial-data.ts';
 import type { Logger } from '../logger.ts';
 import { createClientAuthenticator, registeredClients, type ClientAuthenticator } from '../security/clients.ts';
 import { weakClientSecrets } from '../security/client-secret-strength.ts';

@@ -5,7 +5,7 @@ import { spawnTokenActor, type TokenActorDeps } from '../../actors/token/actor.t
 import type { AccountEvent } from '../../actors/accounts/administration.ts';
 import type * as Token from '../../actors/token/protocol.ts';
 import { DEV_CLIENT_SECRET_HASH } from '../../src/config.ts';
-import { loadInitialData, readInitialData } from '../../src/initial-data.ts';
+import { loadInitialData, readInitialData } from '../../src/composition/initial-data.ts';
 import { rmSync } from 'node:fs';
 import type { Test } from 'uvu';
 import { startSystem, stopSystem, type ActorSystem, type Ref } from '../../src/messaging/nact.ts';

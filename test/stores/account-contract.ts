@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadInitialData, readInitialData } from '../../src/initial-data.ts';
+import { loadInitialData, readInitialData } from '../../src/composition/initial-data.ts';
 import { createDenylist } from '../../src/security/denylist.ts';
 import { hashToken, tokenlessLoginKey } from '../../src/security/refresh-tokens.ts';
 import type { NewAccount } from '../../src/stores/account-store.ts';

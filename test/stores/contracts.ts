@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readInitialData, loadInitialData } from '../../src/initial-data.ts';
+import { readInitialData, loadInitialData } from '../../src/composition/initial-data.ts';
 import { newId, type ObjectIdString } from '../../src/ids.ts';
 import { createDenylist } from '../../src/security/denylist.ts';
 import { createLoginThrottle } from '../../src/security/login-throttle.ts';

@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadInitialData, readInitialData } from '../../src/initial-data.ts';
+import { loadInitialData, readInitialData } from '../../src/composition/initial-data.ts';
 import type { NewAccount } from '../../src/stores/account-store.ts';
 import type { Stores } from '../../src/stores/stores.ts';
 import type { ContractTarget, StoresUnderTest } from './contracts.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError } from '../../src/config.ts';
-import { readInitialData } from '../../src/initial-data.ts';
+import { readInitialData } from '../../src/composition/initial-data.ts';
 import { migrate, openDatabase } from '../../src/stores/sqlite.ts';
 import { tempDir } from '../helpers/server.ts';
 

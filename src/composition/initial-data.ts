@@ -1,11 +1,11 @@
 /** Roles and accounts seeded at start-up from JSON (BCrypt hashes only): each applied once per store, never overwritten. */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from './config.ts';
-import type { Logger } from './logger.ts';
-import { BCRYPT_HASH } from './security/formats.ts';
-import { canonicalUsername, usernameRefusal } from './security/usernames.ts';
-import type { AccountStore } from './stores/account-store.ts';
+import { ConfigError } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { BCRYPT_HASH } from '../security/formats.ts';
+import { canonicalUsername, usernameRefusal } from '../security/usernames.ts';
+import type { AccountStore } from '../stores/account-store.ts';
 
 const bcryptHash = z.string().regex(BCRYPT_HASH, 'must be a BCrypt hash, never a plain password');
 
