@@ -23,7 +23,7 @@ import { createUnknownAccountHash, type UnknownAccountHash } from '../security/u
 import { createPasswordRehash, type PasswordRehash } from '../security/password-rehash.ts';
 import type { Stores } from '../stores/stores.ts';
 import type { AccountStore } from '../stores/account-store.ts';
-import { refuseDevelopmentAccounts } from '../development-accounts.ts';
+import { refuseDevelopmentAccounts } from './development-accounts.ts';
 import { openConfiguredStores } from './stores.ts';
 import { PRIVATE_DIR } from '../stores/sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './actors.ts';

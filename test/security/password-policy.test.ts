@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { isCommonPassword, passwordPolicyRefusal } from '../../src/security/password-policy.ts';
 import { pieceLengths, simplePattern } from '../../src/security/password-patterns.ts';
-import { PUBLISHED_PASSWORDS } from '../../src/development-accounts.ts';
+import { PUBLISHED_PASSWORDS } from '../../src/composition/development-accounts.ts';
 
 const t = suite('security: password policy');
 

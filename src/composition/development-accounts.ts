@@ -2,10 +2,10 @@
  * The passwords this repository publishes (data/initial-data.json's accounts, the README, the
  * tests): with `NODE_ENV=production`, a start where an enabled account still has one is refused.
  */
-import { ConfigError } from './config.ts';
-import type { InitialData } from './composition/initial-data.ts';
-import type { PasswordHasher } from './security/passwords.ts';
-import type { AccountStore } from './stores/account-store.ts';
+import { ConfigError } from '../config.ts';
+import type { InitialData } from './initial-data.ts';
+import type { PasswordHasher } from '../security/passwords.ts';
+import type { AccountStore } from '../stores/account-store.ts';
 
 export const PUBLISHED_PASSWORDS: readonly string[] = ['admin-password', 'john-password'];
 
