@@ -2,7 +2,7 @@
  * nact's untyped run time, described once: the raw shapes `nact.ts` reads, for the modules of
  * src/messaging beside it only.
  */
-import type { AnyRef } from './nact.ts';
+import type { AnyRef } from './refs.ts';
 
 export interface RawPath {
   readonly parts: readonly string[];

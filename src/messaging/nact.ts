@@ -16,6 +16,7 @@ import { tracingEnabled } from '../telemetry/tracing.ts';
 import { forgetObserver, observerOf } from './observers.ts';
 import { rejectWaiting, waitingAsk } from './reply-table.ts';
 import { applyPatches, MESSAGES_PER_TURN, type RawMailboxActor } from './nact-patches.ts';
+import type { ActorSystem, AnyRef, Ref } from './refs.ts';
 import type {
   RawActor,
   RawCtx,
@@ -28,29 +29,12 @@ import type {
 } from './nact-raw.ts';
 
 export type { RawActor, RawPath, RawRef, RawSystem } from './nact-raw.ts';
+export type { ActorSystem, AnyRef, Ref } from './refs.ts';
 
 export { MESSAGES_PER_TURN };
 
 // Every patch, unless the bench chose fewer before this module loaded (test/bench/nact-patches.ts).
 applyPatches();
-
-declare const protocol: unique symbol;
-
-/** A reference to an actor (or reply slot) that accepts messages of type `M`. */
-export interface Ref<M> {
-  readonly type: 'actor' | 'temp' | 'system' | 'nobody';
-  /** Phantom: makes `Ref<M>` contravariant in `M`, never present at run time. */
-  readonly [protocol]?: (message: M) => void;
-}
-
-/** Any reference, whatever it accepts (refs are contravariant, so this is the widest one). */
-export type AnyRef = Ref<never>;
-
-/** The root of an actor tree; top-level actors are spawned under it. */
-export interface ActorSystem extends Ref<never> {
-  readonly type: 'system';
-  readonly name: string;
-}
 
 /** What an actor's handler sees besides its state and message. */
 export interface Ctx<M> {

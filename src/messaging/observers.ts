@@ -1,5 +1,5 @@
 /** Observers of message handling: one per actor system (metrics count every message with it). */
-import type { ActorSystem } from './nact.ts';
+import type { ActorSystem } from './refs.ts';
 
 /** Told of every message an actor of the system finished handling: actor path parts, outcome, seconds taken. */
 export type MessageObserver = (path: readonly string[], outcome: 'handled' | 'failed', seconds: number) => void;
