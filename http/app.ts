@@ -8,7 +8,7 @@ import type { Config } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Ref } from '../src/messaging/nact.ts';
 import type { KeyRing } from '../src/security/key-ring.ts';
-import { firstPartyClientIds, registeredClients, type ClientAuthenticator } from '../src/security/clients.ts';
+import type { Client, ClientAuthenticator } from '../src/security/clients.ts';
 import type { LoginThrottle } from '../src/security/login-throttle.ts';
 import { clientAuthentication, type OAuthRouteDeps } from './oauth/client-authentication.ts';
 import type { Metrics } from '../src/telemetry/metrics.ts';
@@ -59,6 +59,10 @@ export interface AppDeps {
   readonly throttle: LoginThrottle;
   /** The registered clients' credential check, made by the guard of every client route. */
   readonly authenticateClient: ClientAuthenticator;
+  /** The registered clients, as the composition root reads them from the configuration. */
+  readonly clients: readonly Client[];
+  /** The ids of the service's own applications, whose tokens manage an account's security. */
+  readonly firstParty: ReadonlySet<string>;
   /** Whether the server drains before it stops: every request is then 503 (`src/composition/drain.ts`). */
   readonly draining?: (() => boolean) | undefined;
   /** The sign-in pages, their stylesheet and logo, as `security.sign-in.*` make them (`oauth/pages/`). */
@@ -152,8 +156,7 @@ function withUsableKeys(authenticate: Middleware<AppState>, keys: KeyRing): Midd
 }
 
 function guardsFor(deps: AppDeps, oauth: OAuthRouteDeps): Guards {
-  const { config } = deps;
-  const firstParty = firstPartyClientIds(config);
+  const { config, firstParty } = deps;
   return {
     ...bearerAuthenticator({
       enabled: config.security.enabled,
@@ -176,7 +179,7 @@ function oauthDeps(deps: AppDeps): OAuthRouteDeps {
     maxBodyBytes: config.server.maxBodyBytes,
     throttle: deps.throttle,
     authenticateClient: deps.authenticateClient,
-    clients: registeredClients(config),
+    clients: deps.clients,
     logger: deps.logger,
   };
 }

@@ -8,6 +8,7 @@ import { loadSignInSite } from '../../http/oauth/pages/sign-in-site.ts';
 import type { AppState } from '../../http/state.ts';
 import { ConfigError, type Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { firstPartyClientIds, registeredClients } from './clients.ts';
 import { startCore } from './core.ts';
 import { createDrain } from './drain.ts';
 import { createMetrics } from '../telemetry/metrics.ts';
@@ -129,6 +130,8 @@ export async function startTroupe(loaded: Config, logger: Logger): Promise<Troup
     ready: core.ready,
     throttle: core.throttle,
     authenticateClient: core.authenticateClient,
+    clients: registeredClients(config),
+    firstParty: firstPartyClientIds(config),
     draining: drain.draining,
     signIn,
   };
