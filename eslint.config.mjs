@@ -125,6 +125,20 @@ export default tseslint.config(
       ],
     },
   },
+  // Security functions take what they check as parameters: the configuration is read, and the
+  // registered clients built from it, in the composition root.
+  restrict(
+    ['src/security/**/*.ts'],
+    [
+      { group: ['nact', 'nact/*'], message: 'use src/messaging/nact.ts' },
+      noRouter,
+      { group: ['**/actors/**', '**/http/**'], message: 'only src/composition/ builds on actors and HTTP' },
+      {
+        group: ['**/config.ts', '**/config/**', '**/composition/**'],
+        message: 'src/security takes what it needs as parameters; the composition root reads the configuration',
+      },
+    ],
+  ),
   // Store adapters know neither actors nor HTTP.
   restrict(
     ['src/stores/**/*.ts'],

@@ -15,7 +15,7 @@ import {
   loadConfiguredKey,
   loadPreviousKeys,
   readLegacyGeneratedKey,
-} from '../security/keys.ts';
+} from './configured-keys.ts';
 import type { KeyStore } from '../stores/key-store.ts';
 
 /** Who a change to the key set is logged as made by. */

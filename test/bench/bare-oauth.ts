@@ -16,7 +16,7 @@ import { jwtVerify, SignJWT } from 'jose';
 import type { Middleware } from 'koa';
 import type { AppState } from '../../http/state.ts';
 import { parseBasic } from '../../src/security/clients.ts';
-import { loadConfiguredKey } from '../../src/security/keys.ts';
+import { loadConfiguredKey } from '../../src/composition/configured-keys.ts';
 
 interface Registered {
   readonly client_id: string;

@@ -14,7 +14,7 @@ import type { Client } from '../../src/security/clients.ts';
 import type { TokenSettings, TokenSigner } from '../../src/security/jwt.ts';
 import type { CachedVerifier } from '../../src/security/token-cache.ts';
 import { fixedKeyRing } from '../../src/security/key-ring.ts';
-import { loadConfiguredKey } from '../../src/security/keys.ts';
+import { loadConfiguredKey } from '../../src/composition/configured-keys.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { createUnknownAccountHash, type UnknownAccountHash } from '../../src/security/unknown-account-hash.ts';
 import { createPasswordRehash, type PasswordRehash } from '../../src/security/password-rehash.ts';

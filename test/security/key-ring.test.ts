@@ -18,7 +18,7 @@ import {
   KeyStoreUnreadableError,
 } from '../../src/security/key-material.ts';
 import { storedKeyRing, type KeyRing } from '../../src/security/key-ring.ts';
-import { loadConfiguredKey } from '../../src/security/keys.ts';
+import { loadConfiguredKey } from '../../src/composition/configured-keys.ts';
 import { sqliteKeyStore } from '../../src/stores/key-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
 import { tempDir } from '../helpers/server.ts';

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError } from '../../src/config.ts';
-import { loadConfiguredKey, loadPreviousKeys, pemHeader, readLegacyGeneratedKey } from '../../src/security/keys.ts';
+import {
+  loadConfiguredKey,
+  loadPreviousKeys,
+  pemHeader,
+  readLegacyGeneratedKey,
+} from '../../src/composition/configured-keys.ts';
 import Database from 'better-sqlite3';
 import { tempDir } from '../helpers/server.ts';
 

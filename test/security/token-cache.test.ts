@@ -10,7 +10,7 @@ import {
   type TokenRequest,
 } from '../../src/security/jwt.ts';
 import type { UsableKey } from '../../src/security/key-material.ts';
-import { loadConfiguredKey } from '../../src/security/keys.ts';
+import { loadConfiguredKey } from '../../src/composition/configured-keys.ts';
 import { cachedVerifier, type Verify } from '../../src/security/token-cache.ts';
 import { tempDir } from '../helpers/server.ts';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import sshpk from 'sshpk';
 import { ConfigError } from '../config.ts';
 import type { KeyAlg } from '../stores/key-store.ts';
-import { usableKey, type UsableKey } from './key-material.ts';
+import { usableKey, type UsableKey } from '../security/key-material.ts';
 
 export type Strength = 256 | 384 | 512;
 
