@@ -48,7 +48,7 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
     ctx.set('Retry-After', String(reply.retryAfter));
     return showForm(ctx, deps, request, 429, {
       username,
-      problem: { kind: 'throttled', retryAfter: reply.retryAfter },
+      problem: { kind: 'throttled', retryAfter: reply.retryAfter, inFlight: reply.inFlight },
     });
   }
   if (reply.ok) {

@@ -9,7 +9,7 @@ export type HiddenFields = ReadonlyMap<string, string>;
 /** Why the last sign-in did not go through; the page says it in the person's language. */
 export type SignInProblem =
   | { readonly kind: 'credentials' }
-  | { readonly kind: 'throttled'; readonly retryAfter: number }
+  | { readonly kind: 'throttled'; readonly retryAfter: number; readonly inFlight: boolean }
   /** The account changed (disabled, a new password, a role) between the sign-in and the consent. */
   | { readonly kind: 'changed' }
   /** A refusal of what was typed in, with the server's own (English) words. */

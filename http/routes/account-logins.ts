@@ -30,11 +30,14 @@ export interface OwnPasswordDeps extends AccountRouteDeps {
   readonly logger: Logger;
 }
 
-/** 429 `too_many_requests` with `Retry-After`. */
-const tooMany = (seconds: number): HttpProblem =>
-  new HttpProblem(429, 'too_many_requests', `Too many password checks; retry in ${seconds} seconds`, {
-    headers: { 'Retry-After': String(seconds) },
-  });
+/** 429 `too_many_requests` with `Retry-After`: for failures, or (`inFlight`) for checks under way at once. */
+const tooMany = (seconds: number, inFlight: boolean): HttpProblem =>
+  new HttpProblem(
+    429,
+    'too_many_requests',
+    `Too many password checks${inFlight ? ' under way at once' : ''}; retry in ${seconds} seconds`,
+    { headers: { 'Retry-After': String(seconds) } },
+  );
 
 export const CreateRoleInput = z.strictObject({
   roleName: Accounts.fields.roleName,
@@ -167,7 +170,7 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
       // A client's own token (client_credentials) speaks for no account.
       if (accountId === undefined || accountVersion === undefined)
         throw new HttpProblem(404, 'account.not_found', 'The token speaks for no account');
-      if (checking.has(username)) throw tooMany(1);
+      if (checking.has(username)) throw tooMany(1, true);
       checking.add(username);
       let reply: Accounts.OwnPasswordReply;
       try {
@@ -184,7 +187,7 @@ export function accountLoginRoutes(deps: OwnPasswordDeps): Route[] {
       }
       if (isThrottled(reply)) {
         securityEvent(deps.logger, ctx, 'login.throttled', { username });
-        throw tooMany(reply.retryAfter);
+        throw tooMany(reply.retryAfter, reply.inFlight);
       }
       if (reply.ok) securityEvent(deps.logger, ctx, 'password.changed', { username });
       else if (reply.code === 'password.incorrect')

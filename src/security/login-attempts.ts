@@ -25,6 +25,8 @@ export interface Throttled {
   readonly code: 'login.throttled';
   readonly message: string;
   readonly retryAfter: number;
+  /** Refused for the logins being checked at once, not for failures: nothing counts against anyone. */
+  readonly inFlight: boolean;
 }
 
 export const throttled = ({ retryAfter, inFlight }: Refusal): Throttled => ({
@@ -32,6 +34,7 @@ export const throttled = ({ retryAfter, inFlight }: Refusal): Throttled => ({
   code: 'login.throttled',
   message: `Too many ${inFlight ? 'logins in flight' : 'failed logins'}; retry in ${retryAfter} seconds`,
   retryAfter,
+  inFlight,
 });
 
 export const isThrottled = (reply: { readonly ok: boolean; readonly code?: string }): reply is Throttled =>

@@ -74,7 +74,9 @@ s(
     const held = await change('oak-password-1');
     assert.is(held.status, 429, 'the right password too: no BCrypt work past the count');
     assert.ok(Number(held.headers.get('retry-after')) > 0);
-    assert.is(((await held.json()) as { type: string }).type, 'urn:problem:troupe:too_many_requests');
+    const heldBody = (await held.json()) as { type: string; detail: string };
+    assert.is(heldBody.type, 'urn:problem:troupe:too_many_requests');
+    assert.match(heldBody.detail, /^Too many password checks; retry in \d+ seconds$/, 'failures, not checks at once');
     const grant = await postToken(c.server.url, {
       grant_type: 'password',
       username: 'ora',
@@ -197,6 +199,11 @@ f('a second change of the account while one is under way is 429; another account
     const second = await change('uma');
     assert.is(second.status, 429, 'the same account, while its first check is under way');
     assert.is(second.headers.get('retry-after'), '1');
+    assert.is(
+      ((await second.json()) as { detail: string }).detail,
+      'Too many password checks under way at once; retry in 1 seconds',
+      'not a count of failures',
+    );
     first = new Promise<void>((resolve) => (arrived = resolve));
     const other = change('vic');
     await first;

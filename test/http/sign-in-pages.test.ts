@@ -191,10 +191,14 @@ t('sign-in problems: next to the fields, in an alert region, the username kept',
   assert.match(wrong, /<div id="problem" class="problem" role="alert">\s*<p>Wrong username or password\.<\/p>/);
   assert.equal([...wrong.matchAll(/aria-invalid="true" aria-describedby="problem"/g)].length, 2);
   assert.match(wrong, /id="username"[^>]* value="jane"/);
-  const throttled = pages().signIn(signInView({ problem: { kind: 'throttled', retryAfter: 42 } }), EN);
-  assert.match(throttled, /try again in 42 seconds/);
+  const throttled = pages().signIn(signInView({ problem: { kind: 'throttled', retryAfter: 42, inFlight: false } }), EN);
+  assert.match(throttled, /Too many failed sign-ins; try again in 42 seconds/);
   assert.match(throttled, /role="alert"/);
   assert.not.match(throttled, /aria-invalid/, 'nothing typed was wrong');
+  const busy = pages().signIn(signInView({ problem: { kind: 'throttled', retryAfter: 2, inFlight: true } }), EN);
+  assert.match(busy, /Too many sign-ins are being checked at once; try again in 2 seconds/);
+  assert.not.match(busy, /failed/, 'no failure was counted');
+  assert.not.match(busy, /aria-invalid/);
   const invalid = pages().signIn(signInView({ problem: { kind: 'invalid', message: 'Too long' } }), EN);
   assert.match(invalid, /What you typed was not accepted: Too long/);
   assert.match(invalid, /aria-invalid="true"/);

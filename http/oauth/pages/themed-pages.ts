@@ -75,7 +75,9 @@ function problemText(problem: SignInProblem, say: Say): string {
     case 'credentials':
       return say('signIn.problem.credentials');
     case 'throttled':
-      return say('signIn.problem.throttled', { seconds: String(problem.retryAfter) });
+      return say(problem.inFlight ? 'signIn.problem.busy' : 'signIn.problem.throttled', {
+        seconds: String(problem.retryAfter),
+      });
     case 'changed':
       return say('signIn.problem.changed');
     case 'invalid':
