@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { MessageSchemas } from '../../src/fields.ts';
-import type { Request } from '../../src/messaging/ask.ts';
+import type { RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type {
   AuthorizeReply,
@@ -87,7 +87,7 @@ export type Command =
 
 /** The token endpoint's grant of any type, for an already authenticated client. */
 export const grant =
-  (p: { clientId: string; grant: Grant; address?: string | undefined }): Request<Command, GrantReply> =>
+  (p: { clientId: string; grant: Grant; address?: string | undefined }): RequestOf<Command, 'Grant'> =>
   (sender) => ({ type: 'Grant', clientId: p.clientId, grant: p.grant, address: p.address, sender });
 
 /**
@@ -100,7 +100,7 @@ export const issueToken = (p: {
   password: string;
   scope?: readonly string[] | undefined;
   address?: string | undefined;
-}): Request<Command, GrantReply> =>
+}): RequestOf<Command, 'Grant'> =>
   grant({
     clientId: p.clientId,
     grant: { grantType: 'password', username: p.username, password: p.password, scope: p.scope },
@@ -112,7 +112,7 @@ export const refresh = (p: {
   clientId: string;
   refreshToken: string;
   scope?: readonly string[] | undefined;
-}): Request<Command, GrantReply> =>
+}): RequestOf<Command, 'Grant'> =>
   grant({ clientId: p.clientId, grant: { grantType: 'refresh_token', refreshToken: p.refreshToken, scope: p.scope } });
 
 /** client_credentials grant for an already authenticated client: a token of the client itself, no refresh token, no roles. */
@@ -132,7 +132,7 @@ export const authorize =
     scope?: readonly string[] | undefined;
     codeChallenge: string;
     address?: string | undefined;
-  }): Request<Command, AuthorizeReply> =>
+  }): RequestOf<Command, 'Authorize'> =>
   (sender) => ({
     type: 'Authorize',
     clientId: p.clientId,
@@ -160,12 +160,12 @@ export const authorizeConsented =
     accountId: number;
     accountVersion: number;
     ticket: ConsentTicket;
-  }): Request<Command, ConsentedReply> =>
+  }): RequestOf<Command, 'AuthorizeConsented'> =>
   (sender) => ({ type: 'AuthorizeConsented', ...p, scope: p.scope, sender });
 
 /** The consent page's Deny: records nothing, and spends its ticket (`consent.ticket_spent` when it was). */
 export const denyConsent =
-  (p: { ticket: ConsentTicket }): Request<Command, DenyReply> =>
+  (p: { ticket: ConsentTicket }): RequestOf<Command, 'DenyConsent'> =>
   (sender) => ({ type: 'DenyConsent', ticket: p.ticket, sender });
 
 /** authorization_code grant: redeems a code once; a code presented again revokes every token issued from it. */
@@ -174,7 +174,7 @@ export const redeemCode = (p: {
   code: string;
   redirectUri: string;
   codeVerifier: string;
-}): Request<Command, GrantReply> =>
+}): RequestOf<Command, 'Grant'> =>
   grant({
     clientId: p.clientId,
     grant: { grantType: 'authorization_code', code: p.code, redirectUri: p.redirectUri, codeVerifier: p.codeVerifier },
@@ -182,22 +182,22 @@ export const redeemCode = (p: {
 
 /** What the account allowed each client at the authorization endpoint. */
 export const listConsents =
-  (p: { accountId: number }): Request<Command, ConsentsReply> =>
+  (p: { accountId: number }): RequestOf<Command, 'ListConsents'> =>
   (sender) => ({ type: 'ListConsents', accountId: p.accountId, sender });
 
 /** Forgets what the account allowed the client, and ends the account's logins of that client. */
 export const withdrawConsent =
-  (p: { accountId: number; clientId: string }): Request<Command, WithdrawReply> =>
+  (p: { accountId: number; clientId: string }): RequestOf<Command, 'WithdrawConsent'> =>
   (sender) => ({ type: 'WithdrawConsent', accountId: p.accountId, clientId: p.clientId, sender });
 
 /** RFC 7009: a refresh token revokes its whole login; an access token is refused until it expires. Unknown tokens are ignored. */
 export const revoke =
-  (p: { clientId: string; token: string }): Request<Command, RevokeReply> =>
+  (p: { clientId: string; token: string }): RequestOf<Command, 'Revoke'> =>
   (sender) => ({ type: 'Revoke', clientId: p.clientId, token: p.token, sender });
 
 /** RFC 7662: whether a token is active, and its claims when it is. */
 export const introspect =
-  (p: { clientId: string; token: string }): Request<Command, IntrospectReply> =>
+  (p: { clientId: string; token: string }): RequestOf<Command, 'Introspect'> =>
   (sender) => ({ type: 'Introspect', clientId: p.clientId, token: p.token, sender });
 
 const scope = z.array(z.string()).optional();
