@@ -129,7 +129,9 @@ t(
     process.kill(victim, 'SIGKILL');
     killedAt = Date.now();
     await load;
-    assert.ok(failures.length <= 8, `more failures than requests in flight: ${failures.join(', ')}`);
+    // The kill may cut, for each of the 8 writers, its request in flight on that worker and the next
+    // one sent on a kept-alive connection to it before the writer learns it is closed: at most 2 each.
+    assert.ok(failures.length <= 8 * 2, `more failures than the kill can cut: ${failures.join(', ')}`);
     assert.ok(afterKill > 50, `only ${afterKill} writes succeeded after the kill`);
     const db = openReader(ctx.dataDir);
     try {
