@@ -34,7 +34,7 @@ export const ACCOUNT_CHANGED = 'The account no longer exists or is disabled, or 
 
 export type Command =
   | {
-      /** The token endpoint's one message: any grant type, answered with tokens. */
+      /** The token endpoint's one message: whichever grant type, answered with tokens. */
       readonly type: 'Grant';
       readonly clientId: string;
       readonly grant: Grant;

@@ -153,7 +153,7 @@ function accessNotes(access: Access): string[] {
     ...(access.role === undefined ? [] : [`Needs the ${access.role} role, checked before the handler runs.`]),
     ...(access.firstParty
       ? [
-          "Needs a token issued to one of the service's own applications (the `security.jwt.*` client, or a client registered with `consent: implicit`), checked before the handler runs: any other client's token is 403 `insufficient_scope`, whatever its scope.",
+          "Needs a token issued to one of the service's own applications (the `security.jwt.*` client, or a client registered with `consent: implicit`), checked before the handler runs: every other client's token is 403 `insufficient_scope`, whatever its scope.",
         ]
       : []),
   ];

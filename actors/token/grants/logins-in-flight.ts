@@ -8,7 +8,7 @@
  *
  * Only the digest is kept as a key, and only while the first login is judged: no password
  * outlives its request. What is kept is this process's own work; other processes count theirs in
- * the shared store as any other attempt, so nothing here can go stale when another one writes it.
+ * the shared store like every other attempt, so nothing here can go stale when another one writes it.
  * The map is touched only in synchronous steps of the actor's own thread: no two logins race on it.
  */
 import { hash } from 'node:crypto';
