@@ -10,6 +10,7 @@ import type * as Accounts from '../actors/accounts/protocol.ts';
 import type * as Token from '../actors/token/protocol.ts';
 import type * as User from '../actors/user/protocol.ts';
 import type { Reply, SystemCode } from '../src/messaging/reply.ts';
+import type { ThrottleCode } from '../src/security/login-attempts.ts';
 
 /**
  * The body every error of a route is rendered in: RFC 9457 problem details, or RFC 6749 §5.2
@@ -61,6 +62,16 @@ export class HttpProblem extends Error {
     this.errors = options.errors;
     this.headers = options.headers ?? {};
   }
+}
+
+/**
+ * The RFC 6749 §5.2 `error` of a failure that has none of its own, on a route whose errors are
+ * OAuth's: by its status.
+ */
+export function oauthErrorOf(status: number): string {
+  if (status === 503) return 'temporarily_unavailable';
+  if (status === 429) return 'too_many_requests';
+  return status >= 500 ? 'server_error' : 'invalid_request';
 }
 
 /** An OAuth or bearer-authentication error rendered as `{error, error_description}`. */
@@ -139,6 +150,13 @@ export const invalidFields = (detail: string, ...errors: FieldError[]): HttpProb
 /** An actor's reply code as the client reads it. */
 interface WireError {
   readonly status: number;
+  /** What the code means, in the API description's words. */
+  readonly description: string;
+  /**
+   * The problem code the client reads, where the boundary's rather than the reply's own: a
+   * throttled login is `too_many_requests` wherever it is refused.
+   */
+  readonly problem?: BoundaryCode;
   /** Sent instead of the reply's message, which may say more than a client should read. */
   readonly detail?: string;
   readonly headers?: Readonly<Record<string, string>>;
@@ -149,8 +167,16 @@ interface OAuthWireError extends WireError {
   readonly oauth: string;
 }
 
-/** Every code an actor can reply with: each protocol's `ErrorCode`, and the system's. */
+/**
+ * The password policy (src/security/password-policy.ts), in the API description's words: what a
+ * new password that is `password.invalid` failed.
+ */
+const PASSWORD_POLICY =
+  "the password policy: 8 visible characters to 72 bytes, no control character, not a common password, neither the username nor the product's name, nor mostly one character, only runs and sequences or a short block repeated";
+
+/** Every code an actor can reply with: each protocol's `ErrorCode`, the login throttle's, and the system's. */
 export type ReplyCode =
+  | ThrottleCode
   | Token.ErrorCode
   | Token.ConsentErrorCode
   | Token.TicketErrorCode
@@ -167,53 +193,84 @@ export type ReplyTable = {
 
 /** The one table from actors' reply codes to HTTP. */
 export const REPLY_ERRORS = {
-  'client.invalid': { status: 401, oauth: 'invalid_client' },
-  'client.mismatch': { status: 400, oauth: 'unauthorized_client' },
-  'grant.invalid': { status: 400, oauth: 'invalid_grant' },
-  'request.invalid': { status: 400, oauth: 'invalid_request' },
-  'grant.unauthorized': { status: 400, oauth: 'unauthorized_client' },
-  'scope.invalid': { status: 400, oauth: 'invalid_scope' },
-  'account.not_found': { status: 404 },
-  'account.username_taken': { status: 409 },
-  'account.username_reserved': { status: 409 },
-  'account.last_admin': { status: 409 },
-  'role.unknown': { status: 400 },
-  'role.name_taken': { status: 409 },
-  'password.invalid': { status: 400 },
-  'password.incorrect': { status: 400 },
-  'login.not_found': { status: 404 },
-  'consent.not_found': { status: 404 },
-  'consent.ticket_spent': { status: 400 },
-  'user.not_found': { status: 404 },
-  'user.email_taken': { status: 409 },
-  'user.version_conflict': { status: 412 },
-  'employee.not_found': { status: 404 },
-  'employee.version_conflict': { status: 412 },
-  internal: { status: 500, detail: INTERNAL_DETAIL },
-  unavailable: { status: 503, detail: UNAVAILABLE_DETAIL, headers: { 'Retry-After': RETRY_AFTER_SECONDS } },
+  'client.invalid': { status: 401, oauth: 'invalid_client', description: 'no, malformed or wrong client credentials' },
+  'client.mismatch': { status: 400, oauth: 'unauthorized_client', description: 'issued to another client' },
+  'grant.invalid': { status: 400, oauth: 'invalid_grant', description: 'the grant is not valid' },
+  'request.invalid': { status: 400, oauth: 'invalid_request', description: 'a malformed request' },
+  'grant.unauthorized': {
+    status: 400,
+    oauth: 'unauthorized_client',
+    description: 'a grant the client is not registered for',
+  },
+  'scope.invalid': { status: 400, oauth: 'invalid_scope', description: "wider than the client's registered scope" },
+  'account.not_found': { status: 404, description: 'no account has the id' },
+  'account.username_taken': { status: 409, description: 'another account has the username' },
+  'account.username_reserved': { status: 409, description: "a registered client's id (one namespace of subjects)" },
+  'account.last_admin': { status: 409, description: 'the last enabled ADMIN cannot be deleted, disabled or demoted' },
+  'role.unknown': { status: 400, description: 'a role that does not exist' },
+  'role.name_taken': { status: 409, description: 'the role exists' },
+  'password.invalid': { status: 400, description: PASSWORD_POLICY },
+  'password.incorrect': { status: 400, description: 'the current password is wrong' },
+  'login.not_found': { status: 404, description: 'no live login of the account has the sid' },
+  'login.throttled': {
+    status: 429,
+    problem: 'too_many_requests',
+    description: 'past the login throttle, before a password is checked: retry after `Retry-After` seconds',
+  },
+  'consent.not_found': { status: 404, description: 'the account has not allowed the client' },
+  'consent.ticket_spent': { status: 400, description: 'the consent was answered already' },
+  'user.not_found': { status: 404, description: 'no such user' },
+  'user.email_taken': { status: 409, description: 'another user has the email' },
+  'user.version_conflict': { status: 412, description: '`If-Match` names an older version' },
+  'employee.not_found': { status: 404, description: 'no such record' },
+  'employee.version_conflict': { status: 412, description: '`If-Match` names an older version' },
+  internal: {
+    status: 500,
+    detail: INTERNAL_DETAIL,
+    description: 'an unexpected failure; the body names the request id, never a stack',
+  },
+  unavailable: {
+    status: 503,
+    detail: UNAVAILABLE_DETAIL,
+    headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+    description: 'overloaded, or a store (the signing-key set in it included) cannot be read',
+  },
 } as const satisfies ReplyTable;
 
 /** What one route says differently for a code (a challenge header, a fixed description); the table gives the rest. */
-export type ReplyOverrides<C extends ReplyCode> = { readonly [K in C]?: Omit<WireError, 'status'> };
+export type ReplyOverrides<C extends ReplyCode> = {
+  readonly [K in C]?: Omit<WireError, 'status' | 'description' | 'problem'>;
+};
 
-function replyError(
-  code: ReplyCode,
-  message: string,
-  override: Omit<WireError, 'status'> | undefined,
+/** A failure as an actor sends it; one that says when to try again carries `retryAfter` (seconds). */
+type SentFailure = Extract<Reply<unknown, ReplyCode>, { ok: false }> & { readonly retryAfter?: number };
+
+/** The error a failed reply is answered with: its row of the table, with what the route overrides. */
+export function replyError(
+  failure: SentFailure,
+  override?: ReplyOverrides<ReplyCode>[ReplyCode],
 ): HttpProblem | OAuthError {
-  const row: WireError & { readonly oauth?: string } = override
-    ? { ...REPLY_ERRORS[code], ...override }
-    : REPLY_ERRORS[code];
-  const detail = row.detail ?? message;
-  if (row.oauth !== undefined) return new OAuthError(row.status, row.oauth, detail, { ...row.headers });
-  return new HttpProblem(row.status, code, detail, { headers: { ...row.headers } });
+  const row: Omit<WireError, 'description'> & { readonly oauth?: string } = {
+    ...REPLY_ERRORS[failure.code],
+    ...override,
+  };
+  const detail = row.detail ?? failure.message;
+  const headers = {
+    ...row.headers,
+    ...(failure.retryAfter === undefined ? {} : { 'Retry-After': String(failure.retryAfter) }),
+  };
+  if (row.oauth !== undefined) return new OAuthError(row.status, row.oauth, detail, headers);
+  return new HttpProblem(row.status, row.problem ?? failure.code, detail, { headers });
 }
 
 /**
  * The value of a reply; a failure is thrown as the error its code maps to (problem+json, or OAuth
  * JSON for the token actor's codes and anything under /oauth), rendered by the error handler.
  */
-export function replyValue<T, C extends ReplyCode>(reply: Reply<T, C>, overrides?: ReplyOverrides<C | SystemCode>): T {
+export function replyValue<T, C extends ReplyCode>(
+  reply: Reply<T, C> | (SentFailure & { readonly code: C }),
+  overrides?: ReplyOverrides<C | SystemCode>,
+): T {
   if (reply.ok) return reply.value;
-  throw replyError(reply.code, reply.message, overrides?.[reply.code]);
+  throw replyError(reply, overrides?.[reply.code]);
 }

@@ -9,6 +9,7 @@ import Router from '@koa/router';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { ClientView } from '../actors/token/protocol.ts';
 import { accessCheck, failClosed, type Access, type Guards } from './guards.ts';
+import type { RouteError } from './openapi/error-replies.ts';
 import type { Replies } from './openapi/replies.ts';
 import { shuttingDown, type ErrorFormat } from './problems.ts';
 import { routeLookup } from './route-lookup.ts';
@@ -24,8 +25,16 @@ export type Tag = 'secured' | 'employee' | 'userdata' | 'operations';
 export interface RouteDoc extends InputDeclaration {
   readonly summary: string;
   readonly tag: Tag;
-  /** Each status the route itself answers; 405 and 500, which every route can, are added by the document. */
+  /**
+   * Each answer the route gives besides its reply codes (its successes, a page, an error its form
+   * reader raises); 405 and 500, which every route can, are added by the document.
+   */
   readonly replies: Replies;
+  /**
+   * The reply codes the handler can answer with; the document takes each one's status, body and
+   * words from the reply table, and adds what the route's access and declared input refuse.
+   */
+  readonly errors?: readonly RouteError[];
   /** Left out of the API description (the assets of the /docs page). */
   readonly undocumented?: true | undefined;
 }
@@ -79,7 +88,7 @@ export function route<const S extends RouteSpec>(spec: S, handler: Handler<Input
   // A JSON body validated with no parser to read it would refuse every request: a mistake of the table.
   if (doc.body !== undefined && !isDocumented(doc.body) && parse === undefined)
     throw new TypeError(`route ${method} ${path} validates a JSON body it does not parse`);
-  const run = validated(doc, handler as (ctx: RouteContext, input: unknown) => unknown);
+  const run = validated(doc, path, handler as (ctx: RouteContext, input: unknown) => unknown);
   return {
     method,
     path,

@@ -100,10 +100,34 @@ export const form = (schema: z.ZodType): BodySpec => ({
   required: true,
 });
 
+/**
+ * Path parameters that name a resource: a value the schema refuses names none, and is answered
+ * with the resource's `notFound` (a 404, as for an unknown one), not the `validation` problem.
+ */
+export interface ResourcePath<S extends z.ZodObject = z.ZodObject> {
+  readonly resource: S;
+  readonly notFound: () => HttpProblem;
+  /** Parameters the path must spell as they are, never percent-encoded (`%31` for `1`): one path per resource. */
+  readonly unencoded?: readonly string[];
+}
+export const resourcePath = <S extends z.ZodObject>(
+  resource: S,
+  notFound: () => HttpProblem,
+  unencoded?: readonly string[],
+): ResourcePath<S> => ({ resource, notFound, ...(unencoded ? { unencoded } : {}) });
+
+export const isResourcePath = (declared: unknown): declared is ResourcePath =>
+  typeof declared === 'object' && declared !== null && 'resource' in declared;
+
+/** The schema of a declaration's path parameters, whichever way it refuses. */
+export const paramsSchema = (
+  declared: InputDeclaration['params'],
+): z.ZodObject | Documented<z.ZodObject> | undefined => (isResourcePath(declared) ? declared.resource : declared);
+
 /** The input a route declares: validated before its handler, unless only {@link documented}. */
 export interface InputDeclaration {
   readonly query?: z.ZodObject | Documented<z.ZodObject> | undefined;
-  readonly params?: z.ZodObject | Documented<z.ZodObject> | undefined;
+  readonly params?: z.ZodObject | ResourcePath | Documented<z.ZodObject> | undefined;
   readonly body?: JsonBody | Documented<BodySpec> | undefined;
   /** Takes an optional `If-Match: "<version>"` (412 when it names an older version). */
   readonly ifMatch?: true | undefined;
@@ -113,7 +137,11 @@ export interface InputDeclaration {
 export type InputOf<S> = (S extends { readonly query: infer Q extends z.ZodObject }
   ? { readonly query: z.output<Q> }
   : unknown) &
-  (S extends { readonly params: infer P extends z.ZodObject } ? { readonly params: z.output<P> } : unknown) &
+  (S extends { readonly params: infer P extends z.ZodObject }
+    ? { readonly params: z.output<P> }
+    : S extends { readonly params: ResourcePath<infer P> }
+      ? { readonly params: z.output<P> }
+      : unknown) &
   (S extends { readonly body: infer B extends JsonBody }
     ? { readonly body: B['required'] extends true ? z.output<B['schema']> : z.output<B['schema']> | undefined }
     : unknown) &
@@ -129,24 +157,49 @@ const validatedHere = <T>(declared: T | Documented<unknown> | undefined): T | un
   isDocumented(declared) ? undefined : declared;
 
 /**
- * The handler behind the validation of the input its route declares: the query (`The query is not
- * valid`, a repeated parameter refused), the path parameters (`The path …`), the JSON body (`The
- * request …`), then `If-Match`, each a 400 `validation` problem. A route that declares none runs
- * its handler as it is: no frame, no object on its way.
+ * The path parameters of a route at `path` (Koa form) as a {@link ResourcePath} reads them: the
+ * schema's value, or the resource's 404 for one it refuses or one spelled percent-encoded.
+ */
+function resourceParams(path: string, declared: ResourcePath): (ctx: RouteContext) => unknown {
+  const segments = path.split('/');
+  const positions = (declared.unencoded ?? []).map((name) => [name, segments.indexOf(`:${name}`)] as const);
+  return (ctx) => {
+    const parsed = declared.resource.safeParse(ctx.params);
+    if (!parsed.success) throw declared.notFound();
+    if (positions.length > 0) {
+      const sent = ctx.path.split('/');
+      if (positions.some(([name, at]) => sent[at] !== ctx.params[name])) throw declared.notFound();
+    }
+    return parsed.data;
+  };
+}
+
+/**
+ * The handler behind the validation of the input its route (at `path`) declares: the query (`The
+ * query is not valid`, a repeated parameter refused), the path parameters (`The path …`, or a
+ * resource's 404), the JSON body (`The request …`), then `If-Match`, each a 400 `validation`
+ * problem but for the 404. A route that declares none runs its handler as it is: no frame, no
+ * object on its way.
  */
 export function validated(
   doc: InputDeclaration,
+  path: string,
   handler: (ctx: RouteContext, input: unknown) => unknown,
 ): RouteMiddleware {
   const query = validatedHere<z.ZodObject>(doc.query);
-  const params = validatedHere<z.ZodObject>(doc.params);
+  const declaredParams = doc.params;
+  const params = isResourcePath(declaredParams)
+    ? resourceParams(path, declaredParams)
+    : declaredParams && !isDocumented(declaredParams)
+      ? (ctx: RouteContext) => validate(declaredParams, ctx.params, 'path')
+      : undefined;
   const body = validatedHere<JsonBody>(doc.body);
   const ifMatch = doc.ifMatch === true;
   if (!query && !params && !body && !ifMatch) return handler as RouteMiddleware;
   return function validateInput(ctx) {
     const input: Record<string, unknown> = {};
     if (query) input['query'] = validate(query, queryObject(ctx), 'query');
-    if (params) input['params'] = validate(params, ctx.params, 'path');
+    if (params) input['params'] = params(ctx);
     if (body && (body.required || ctx.request.body !== undefined))
       input['body'] = validate(body.schema, jsonObject(ctx));
     if (ifMatch) input['ifMatch'] = ifMatchVersion(ctx);

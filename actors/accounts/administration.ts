@@ -9,7 +9,7 @@ import { secondsClock } from '../../src/security/epoch.ts';
 import type { MessageOf } from '../../src/messaging/ask.ts';
 import { fail, ok, type Reply } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
-import { throttledLogin, type Throttled } from '../../src/security/login-attempts.ts';
+import { PASSWORD_CHECKS, throttledLogin, type Throttled } from '../../src/security/login-attempts.ts';
 import type { LoginThrottle } from '../../src/security/login-throttle.ts';
 import { passwordPolicyRefusal } from '../../src/security/password-policy.ts';
 import { isTooLong, type PasswordHasher } from '../../src/security/passwords.ts';
@@ -238,7 +238,7 @@ export function createAccountAdmin(
     // the token speaks for no account, however long it took to reach here.
     const account = await deps.accounts.findById(m.accountId);
     if (!account?.enabled || account.securityVersion !== m.accountVersion) return refused('account.not_found');
-    const login = { username: account.username, address: m.address };
+    const login = { username: account.username, address: m.address, words: PASSWORD_CHECKS };
     return throttledLogin(
       deps.throttle,
       login,

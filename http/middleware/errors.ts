@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Logger } from '../../src/logger.ts';
 import { ActorUnavailableError, AskTimeoutError, MailboxFullError } from '../../src/messaging/ask.ts';
-import { HttpProblem, INTERNAL_DETAIL, OAuthError, problemBody, unavailable } from '../problems.ts';
+import { HttpProblem, INTERNAL_DETAIL, OAuthError, oauthErrorOf, problemBody, unavailable } from '../problems.ts';
 import { answeredRequestId, type AppState } from '../state.ts';
 import { StoreUnavailableError } from '../../src/stores/store-unavailable.ts';
 
@@ -34,9 +34,7 @@ function renderProblem(ctx: Context, state: AppState, e: HttpProblem): void {
 
 /** On a route declaring OAuth errors every error speaks RFC 6749 §5.2, whatever raised it. */
 function asOAuth(problem: HttpProblem): OAuthError {
-  const error =
-    problem.status === 503 ? 'temporarily_unavailable' : problem.status >= 500 ? 'server_error' : 'invalid_request';
-  return new OAuthError(problem.status, error, problem.detail, { ...problem.headers });
+  return new OAuthError(problem.status, oauthErrorOf(problem.status), problem.detail, { ...problem.headers });
 }
 
 function toKnown(state: AppState, error: unknown): HttpProblem | OAuthError | undefined {

@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import { isThrottled } from '../../src/security/login-attempts.ts';
 import { authorizeCsrf } from './csrf.ts';
 import { AuthorizeError, readAuthorizationRequest, type AuthorizationRequest } from './authorization-request.ts';
 import { answering, expired, page, redirect, type AuthorizeRouteDeps, type Deps } from './authorize-answers.ts';
@@ -43,7 +42,7 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
     }),
     deps.askTimeoutMs,
   );
-  if (isThrottled(reply)) {
+  if (!reply.ok && reply.code === 'login.throttled') {
     securityEvent(deps.logger, ctx, 'login.throttled', subject);
     ctx.set('Retry-After', String(reply.retryAfter));
     return showForm(ctx, deps, request, 429, {

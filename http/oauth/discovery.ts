@@ -1,7 +1,7 @@
 import type { Client } from '../../src/security/clients.ts';
 import type { KeyRing } from '../../src/security/key-ring.ts';
 import { OAuthError } from '../problems.ts';
-import { OAUTH_UNAVAILABLE, oauthError, UNAVAILABLE } from '../openapi/replies.ts';
+import { oauthError } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
 import { oauthErrors, route, type Route } from '../route-table.ts';
 import { PUBLIC } from '../guards.ts';
@@ -65,8 +65,8 @@ export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
           replies: {
             200: { description: 'PEM public key (RSA or EC) and its Java algorithm name', schema: S.TokenKey },
             403: oauthError('The active key is a MAC key, never disclosed'),
-            ...OAUTH_UNAVAILABLE,
           },
+          errors: ['unavailable'],
         },
         async function tokenKey(ctx) {
           const key = await keys.signing();
@@ -89,8 +89,8 @@ export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
             schema: S.Jwks,
             headers: ['Cache-Control'],
           },
-          ...UNAVAILABLE,
         },
+        errors: ['unavailable'],
       },
       async function jwks(ctx) {
         const published = (await keys.keys()).flatMap(({ key }) => (key.publicJwk ? [key.publicJwk] : []));

@@ -6,8 +6,8 @@ import { grantTypeName } from '../../src/security/formats.ts';
 import { securityEvent, type RequestOf } from '../security-events.ts';
 
 /**
- * `login.succeeded` / `login.failed` for a password grant (failed: bad credentials only, not a
- * refused scope), `token.refreshed` / `token.reuse_detected` for a refresh grant,
+ * `login.succeeded` / `login.failed` / `login.throttled` for a password grant (failed: bad
+ * credentials only, not a refused scope), `token.refreshed` / `token.reuse_detected` for a refresh grant,
  * `code.reuse_detected` for an authorization code presented again (its login was revoked),
  * `client.token_issued` with the scope granted for every client_credentials grant.
  */
@@ -23,6 +23,9 @@ export function reportGrant(
     const subject = { username: params.get('username') ?? '', clientId };
     if (reply.ok) securityEvent(logger, ctx, 'login.succeeded', subject);
     else if (reply.code === 'grant.invalid') securityEvent(logger, ctx, 'login.failed', subject);
+    // Counted by TokenActor before any BCrypt work, and refused.
+    else if (reply.code === 'login.throttled')
+      securityEvent(logger, ctx, 'login.throttled', { username: subject.username });
   } else if (grantType === 'refresh_token') {
     if (reply.ok) securityEvent(logger, ctx, 'token.refreshed', { clientId });
     else if (reply.code === 'grant.invalid' && reply.message === Token.REUSED_REFRESH_TOKEN)

@@ -5,7 +5,6 @@ import { ask } from '../../src/messaging/ask.ts';
 import { formParams } from '../middleware/body.ts';
 import type { OAuthRouteDeps } from './client-authentication.ts';
 import { replyValue } from '../problems.ts';
-import { CLIENT_ERRORS, OAUTH_UNAVAILABLE, oauthError } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
 import { clientOf, route, type Declared, type Route } from '../route-table.ts';
 import { CLIENT, CONFIDENTIAL_CLIENT } from '../guards.ts';
@@ -46,22 +45,13 @@ function introspectionBody(found: Token.Introspection, deps: TokenInfoRouteDeps)
 const tag = 'secured';
 /** The form is read by the handler: its errors are RFC 6749 §5.2's, not the `validation` problem. */
 const tokenForm = documented(form(S.TokenForm));
-/** Introspection's refusals: no public client (RFC 7662 §2.1). */
-const INTROSPECTION_ERRORS = {
-  ...CLIENT_ERRORS,
-  401: oauthError(
-    '`invalid_client`: no, malformed or wrong client credentials, a secret sent by a method the client did not register, or a public client (`none`), which cannot authenticate',
-    ['WWW-Authenticate'],
-  ),
-  ...OAUTH_UNAVAILABLE,
-} as const;
 const introspection = (path: string, summary: string, description: string): Declared => ({
   method: 'POST',
   path,
   tag,
   summary,
   body: tokenForm,
-  replies: { 200: { description, schema: S.Introspection }, ...INTROSPECTION_ERRORS },
+  replies: { 200: { description, schema: S.Introspection } },
 });
 
 /**
@@ -82,11 +72,8 @@ export function oauthRevokeIntrospectRoutes(deps: TokenInfoRouteDeps): Route[] {
         tag,
         summary: 'Revoke a token: it stops working (RFC 7009)',
         body: tokenForm,
-        replies: {
-          200: { description: 'Revoked, or unknown', schema: z.object({}) },
-          ...CLIENT_ERRORS,
-          ...OAUTH_UNAVAILABLE,
-        },
+        replies: { 200: { description: 'Revoked, or unknown', schema: z.object({}) } },
+        errors: ['client.mismatch'],
       },
       async function revokeToken(ctx) {
         const request = tokenRequest(ctx);

@@ -1,17 +1,15 @@
 import * as Token from '../../actors/token/protocol.ts';
 import { ask, type Request } from '../../src/messaging/ask.ts';
-import { isThrottled } from '../../src/security/login-attempts.ts';
 import { grantTypeName, SCOPE_TOKEN } from '../../src/security/formats.ts';
 import { formParams } from '../middleware/body.ts';
-import { tooManyRequests, type OAuthRouteDeps } from './client-authentication.ts';
+import { type OAuthRouteDeps } from './client-authentication.ts';
 import { OAuthError, replyValue } from '../problems.ts';
-import { CLIENT_ERRORS, OAUTH_UNAVAILABLE, oauthError } from '../openapi/replies.ts';
+import { oauthError } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
 import { clientOf, route, type Declared, type Route } from '../route-table.ts';
 import { CLIENT } from '../guards.ts';
 import { documented, form } from '../validation.ts';
 import { reportGrant } from './events.ts';
-import { securityEvent, type RequestOf } from '../security-events.ts';
 import { required, single } from './form.ts';
 
 function parseScope(params: URLSearchParams): string[] | undefined {
@@ -72,16 +70,6 @@ function grantRequest(
   throw new OAuthError(400, 'unsupported_grant_type', `Unsupported grant type: ${grantType.slice(0, 64)}`);
 }
 
-/**
- * The grant's reply; a password grant past the login throttle's limits is 429 (TokenActor counted
- * it before any BCrypt work), with the `login.throttled` security event.
- */
-function throttledOrNot(deps: OAuthRouteDeps, ctx: RequestOf, params: URLSearchParams, reply: Token.GrantReply) {
-  if (!isThrottled(reply)) return reply;
-  securityEvent(deps.logger, ctx, 'login.throttled', { username: params.get('username') ?? '' });
-  throw tooManyRequests(reply.retryAfter, reply.message);
-}
-
 function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {
   return {
     access_token: grant.accessToken,
@@ -102,17 +90,18 @@ const TOKEN = {
   body: documented(form(S.TokenRequest)),
   replies: {
     200: { description: 'Tokens (Cache-Control: no-store)', schema: S.TokenResponse },
-    400: oauthError(
-      '`invalid_request`, `unsupported_grant_type`, `unauthorized_client` (a grant the client is not registered for), `invalid_grant` (Bad credentials; refresh token unknown, expired, revoked or reused; code unknown, expired, already used (its tokens are then revoked), of another client or redirect_uri, or a code_verifier that does not match), `invalid_scope`',
-    ),
-    401: CLIENT_ERRORS[401],
-    413: oauthError('Body too large'),
-    429: oauthError(
-      '`too_many_requests`: too many failed logins for the username or address, or failed client authentications from the address',
-      ['Retry-After'],
-    ),
-    ...OAUTH_UNAVAILABLE,
+    400: oauthError('`unsupported_grant_type`: a grant type the server does not know'),
   },
+  errors: [
+    'request.invalid',
+    'grant.unauthorized',
+    [
+      'grant.invalid',
+      'Bad credentials; refresh token unknown, expired, revoked or reused; code unknown, expired, already used (its tokens are then revoked), of another client or redirect_uri, or a code_verifier that does not match',
+    ],
+    'scope.invalid',
+    ['login.throttled', 'too many failed logins for the username or address, before a password is checked'],
+  ],
 } satisfies Declared;
 
 /** POST /oauth/token: the password, refresh_token, client_credentials and authorization_code grants (RFC 6749, RFC 7636). */
@@ -122,7 +111,7 @@ export function oauthGrantRoutes(deps: OAuthRouteDeps): Route[] {
       const params = formParams(ctx);
       const clientId = clientOf(ctx).clientId;
       const request = grantRequest(params, clientId, ctx.ip);
-      const reply = throttledOrNot(deps, ctx, params, await ask(deps.token, request, deps.askTimeoutMs));
+      const reply = await ask(deps.token, request, deps.askTimeoutMs);
       reportGrant(deps.logger, ctx, params, clientId, reply);
       ctx.body = tokenBody(replyValue(reply));
     }),

@@ -1,9 +1,10 @@
 /** Builds the OpenAPI 3.1 document from the routes' declarations: their zod schemas (the validators themselves) and replies. */
 import { z } from 'zod';
 import type { Access } from '../guards.ts';
-import type { ErrorFormat } from '../problems.ts';
+import { REPLY_ERRORS, type ErrorFormat } from '../problems.ts';
 import { type Method, type RouteDoc } from '../route-table.ts';
-import { isDocumented, type BodySpec, type Documented } from '../validation.ts';
+import { isDocumented, paramsSchema, type BodySpec, type Documented } from '../validation.ts';
+import { errorReplies } from './error-replies.ts';
 import type { ReplySpec } from './replies.ts';
 import { OAuthErrorBody as OAuthError, Problem } from './shapes.ts';
 
@@ -52,7 +53,7 @@ function parameters(doc: RouteDoc): Json[] {
     schema: { type: 'string' },
   });
   return [
-    ...list('path', shown(doc.params)),
+    ...list('path', shown(paramsSchema(doc.params))),
     ...list('query', shown(doc.query)),
     ...(doc.ifMatch ? [header('If-Match', 'The version the change is based on, quoted: `"3"`')] : []),
     header('X-Request-Id', 'Echoed back; 1–128 characters of `A-Za-z0-9._~:+=/-`, else a new id is made'),
@@ -87,13 +88,16 @@ function commonResponses(errorFormat: ErrorFormat): Readonly<Record<string, Repl
       : { description, schema: Problem, type: 'application/problem+json', ...(headers ? { headers } : {}) };
   return {
     405: body('Another method than the route takes', ['Allow']),
-    500: body('An unexpected failure; the body names the request id, never a stack'),
+    500: body(`\`${errorFormat === 'oauth' ? 'server_error' : 'internal'}\`: ${REPLY_ERRORS.internal.description}`),
   };
 }
 
-function responses(doc: RouteDoc, errorFormat: ErrorFormat): Json {
+function responses(route: DescribedRoute): Json {
   const out: Json = {};
-  const replies: Readonly<Record<string, ReplySpec>> = { ...commonResponses(errorFormat), ...doc.replies };
+  const replies: Readonly<Record<string, ReplySpec>> = {
+    ...commonResponses(route.errorFormat),
+    ...errorReplies(route, route.doc),
+  };
   for (const [status, spec] of Object.entries(replies)) {
     const type = spec.type ?? 'application/json';
     const headers = [...(spec.headers ?? []), 'X-Request-Id', 'X-Content-Type-Options'];
@@ -169,7 +173,7 @@ function operation({ method, path, access, errorFormat, doc }: DescribedRoute): 
     operationId: `${method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     parameters: parameters(doc),
     ...requestBody(shown<BodySpec>(doc.body)),
-    responses: responses(doc, errorFormat),
+    responses: responses({ method, path, access, errorFormat, doc }),
   };
 }
 

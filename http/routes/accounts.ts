@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { z } from 'zod';
 import * as Accounts from '../../actors/accounts/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
@@ -8,13 +7,12 @@ import { accountCursor, accountIdOf } from '../../src/cursors.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue, type ReplyCode } from '../problems.ts';
-import { ADMIN_COMMON, BODY_ERRORS, done, problem } from '../openapi/replies.ts';
+import { done } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
 import { route, type Route } from '../route-table.ts';
 import { bearerWithRole } from '../guards.ts';
-import { type RouteParams } from '../state.ts';
 import type { AppState } from '../state.ts';
-import { documented, json } from '../validation.ts';
+import { json, resourcePath } from '../validation.ts';
 
 export interface AccountRouteDeps {
   readonly accounts: Ref<Accounts.Command>;
@@ -62,28 +60,11 @@ export const AccountIdParam = z.strictObject({
     .pipe(z.number().max(Number.MAX_SAFE_INTEGER)),
 });
 
-type Ctx = Context & { readonly state: AppState } & RouteParams;
-
 /** The administrator acting: the token's holder (the route's check has made sure there is one). */
 export function actorOf(ctx: { readonly state: AppState }): string {
   const auth = ctx.state.auth;
   if (!auth?.enabled) throw accessDenied();
   return auth.principal.username;
-}
-
-/** The id segment of every account path, as the request wrote it (the router's parameter is decoded). */
-const ACCOUNT_PATH = /^\/app\/admin\/users\/([^/]*)/;
-
-/**
- * The account id of the path; a malformed or non-canonical one is no account (404, as an unknown
- * one), and so is a percent-encoded digit (`%31`): each account has one path.
- */
-export function accountId(ctx: Ctx): number {
-  const id = ctx.params['id'];
-  const parsed = AccountIdParam.safeParse({ id });
-  if (!parsed.success || ACCOUNT_PATH.exec(ctx.path)?.[1] !== id)
-    throw new HttpProblem(404, 'account.not_found', 'No such account');
-  return parsed.data.id;
 }
 
 /** Asks the TokenActor and reads the reply (an account code becomes its problem). */
@@ -98,17 +79,15 @@ export function accountRouteParts(deps: AccountRouteDeps) {
   };
 }
 
+const noSuchAccount = (): HttpProblem => new HttpProblem(404, 'account.not_found', 'No such account');
 /**
- * The account path's id as the description shows it, an integer; the handler reads it
- * ({@link accountId}), as an unknown account's 404 rather than a 400.
+ * The account path's id: a malformed or non-canonical one is no account (404, as an unknown one),
+ * and so is a percent-encoded digit (`%31`): each account has one path. With `more`, the path's
+ * other parameters.
  */
-const accountIdField = z.number().int().positive();
-export const ACCOUNT_PATH_PARAMS = documented(z.object({ id: accountIdField }));
-export const LOGIN_PATH_PARAMS = documented(z.object({ id: accountIdField, sid: z.string() }));
-/** A new password that fails the password policy (src/security/password-policy.ts). */
-export const PASSWORD_INVALID =
-  "`password.invalid` (the password policy: 8 visible characters to 72 bytes, no control character, not a common password, neither the username nor the product's name, nor mostly one character, only runs and sequences or a short block repeated)";
-export const ACCOUNT_NOT_FOUND = problem('`account.not_found`: no account has the id');
+export const accountPath = <M extends z.ZodRawShape>(more: M) =>
+  resourcePath(AccountIdParam.extend(more), noSuchAccount, ['id']);
+export const ACCOUNT_PATH_PARAMS = accountPath({});
 const tag = 'secured';
 const summary = { description: 'The account', schema: S.AccountSummary };
 
@@ -124,11 +103,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         tag,
         summary: 'Accounts with their roles, a page at a time; optionally only usernames starting with a prefix',
         query: ListAccountsInput,
-        replies: {
-          200: { description: 'A page', schema: S.AccountPage },
-          400: problem('Invalid query or cursor (`validation`)'),
-          ...ADMIN_COMMON,
-        },
+        replies: { 200: { description: 'A page', schema: S.AccountPage } },
       },
       async function listAccounts(ctx, { query: q }) {
         const page = await call(
@@ -149,15 +124,8 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         summary: 'Create an account',
         parse,
         body: json(CreateAccountInput),
-        replies: {
-          201: { description: 'Created', schema: S.AccountSummary, headers: ['Location'] },
-          ...BODY_ERRORS,
-          400: problem(['`validation`', PASSWORD_INVALID, '`role.unknown`'].join('; ')),
-          409: problem(
-            "`account.username_taken`; `account.username_reserved`: a registered client's id (one namespace of subjects)",
-          ),
-          ...ADMIN_COMMON,
-        },
+        replies: { 201: { description: 'Created', schema: S.AccountSummary, headers: ['Location'] } },
+        errors: ['password.invalid', 'role.unknown', 'account.username_taken', 'account.username_reserved'],
       },
       async function createAccount(ctx, { body }) {
         const account = await call(Accounts.createAccount({ ...body, actor: actorOf(ctx) }));
@@ -174,10 +142,11 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         tag,
         summary: 'An account with its roles',
         params: ACCOUNT_PATH_PARAMS,
-        replies: { 200: summary, 404: ACCOUNT_NOT_FOUND, ...ADMIN_COMMON },
+        replies: { 200: summary },
+        errors: ['account.not_found'],
       },
-      async function getAccount(ctx) {
-        ctx.body = await call(Accounts.getAccount({ id: accountId(ctx) }));
+      async function getAccount(ctx, { params: { id } }) {
+        ctx.body = await call(Accounts.getAccount({ id }));
       },
     ),
     route(
@@ -190,17 +159,15 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         parse,
         params: ACCOUNT_PATH_PARAMS,
         body: json(UpdateAccountInput),
-        replies: {
-          200: summary,
-          ...BODY_ERRORS,
-          400: problem('`validation`; `role.unknown`'),
-          404: ACCOUNT_NOT_FOUND,
-          409: problem('`account.last_admin`: the last enabled ADMIN cannot be disabled or demoted'),
-          ...ADMIN_COMMON,
-        },
+        replies: { 200: summary },
+        errors: [
+          'role.unknown',
+          'account.not_found',
+          ['account.last_admin', 'the last enabled ADMIN cannot be disabled or demoted'],
+        ],
       },
-      async function updateAccount(ctx, { body }) {
-        ctx.body = await call(Accounts.updateAccount({ ...body, id: accountId(ctx), actor: actorOf(ctx) }));
+      async function updateAccount(ctx, { params: { id }, body }) {
+        ctx.body = await call(Accounts.updateAccount({ ...body, id, actor: actorOf(ctx) }));
       },
     ),
     route(
@@ -213,16 +180,11 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         parse,
         params: ACCOUNT_PATH_PARAMS,
         body: json(PasswordInput),
-        replies: {
-          204: done,
-          ...BODY_ERRORS,
-          400: problem(['`validation`', PASSWORD_INVALID].join('; ')),
-          404: ACCOUNT_NOT_FOUND,
-          ...ADMIN_COMMON,
-        },
+        replies: { 204: done },
+        errors: ['password.invalid', 'account.not_found'],
       },
-      async function setPassword(ctx, { body: { password } }) {
-        await call(Accounts.setPassword({ id: accountId(ctx), password, actor: actorOf(ctx) }));
+      async function setPassword(ctx, { params: { id }, body: { password } }) {
+        await call(Accounts.setPassword({ id, password, actor: actorOf(ctx) }));
         ctx.status = 204;
       },
     ),
@@ -234,15 +196,11 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         tag,
         summary: 'Delete an account; it is signed out everywhere',
         params: ACCOUNT_PATH_PARAMS,
-        replies: {
-          204: done,
-          404: ACCOUNT_NOT_FOUND,
-          409: problem('`account.last_admin`: the last enabled ADMIN cannot be deleted'),
-          ...ADMIN_COMMON,
-        },
+        replies: { 204: done },
+        errors: ['account.not_found', ['account.last_admin', 'the last enabled ADMIN cannot be deleted']],
       },
-      async function deleteAccount(ctx) {
-        await call(Accounts.deleteAccount({ id: accountId(ctx), actor: actorOf(ctx) }));
+      async function deleteAccount(ctx, { params: { id } }) {
+        await call(Accounts.deleteAccount({ id, actor: actorOf(ctx) }));
         ctx.status = 204;
       },
     ),

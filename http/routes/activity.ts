@@ -7,7 +7,6 @@ import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { historyCursor, historySeqOf } from '../../src/cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { API_COMMON, BODY_ERRORS, problem } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
 import { invalidFields, replyValue } from '../problems.ts';
 import { route, type Route } from '../route-table.ts';
@@ -48,7 +47,6 @@ function beforeSeq(cursor: string | undefined, userId: ObjectIdString): number |
 }
 
 const tag = 'userdata';
-const notFound = problem('No such record');
 
 async function userWithActivity(deps: ActivityRouteDeps, query: z.output<typeof HistoryQuery>): Promise<unknown> {
   const before = beforeSeq(query.before, query.userId);
@@ -75,12 +73,8 @@ export function activityRoutes(deps: ActivityRouteDeps): Route[] {
         tag,
         summary: 'A user with its activity, newest first',
         query: HistoryQuery,
-        replies: {
-          200: { description: 'The user and a page of activity', schema: S.UserWithActivity },
-          400: BODY_ERRORS[400],
-          404: notFound,
-          ...API_COMMON,
-        },
+        replies: { 200: { description: 'The user and a page of activity', schema: S.UserWithActivity } },
+        errors: ['user.not_found'],
       },
       async function readUserActivity(ctx, { query }) {
         ctx.body = await userWithActivity(deps, query);
@@ -95,12 +89,8 @@ export function activityRoutes(deps: ActivityRouteDeps): Route[] {
         summary: "Add an entry to a user's activity",
         parse: jsonBody(deps.maxBodyBytes),
         body: json(RecordActivityInput),
-        replies: {
-          201: { description: 'The activity', schema: S.Activity },
-          ...BODY_ERRORS,
-          404: notFound,
-          ...API_COMMON,
-        },
+        replies: { 201: { description: 'The activity', schema: S.Activity } },
+        errors: ['user.not_found'],
       },
       async function recordActivity(ctx, { body }) {
         const activity = replyValue(await ask(deps.activity, Activity.record(body), deps.askTimeoutMs));

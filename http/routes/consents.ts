@@ -13,14 +13,14 @@ import type { Logger } from '../../src/logger.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { accessDenied } from '../middleware/bearer-auth.ts';
 import { HttpProblem, replyValue } from '../problems.ts';
-import { ADMIN_COMMON, done, problem, SELF_SERVICE_FORBIDDEN } from '../openapi/replies.ts';
+import { done } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
 import { route, type Declared, type Route } from '../route-table.ts';
 import { bearerWithRole, SELF_SERVICE } from '../guards.ts';
 import { securityEvent } from '../security-events.ts';
 import type { AppState } from '../state.ts';
-import { documented } from '../validation.ts';
-import { ACCOUNT_NOT_FOUND, ACCOUNT_PATH_PARAMS, accountId } from './accounts.ts';
+import { resourcePath } from '../validation.ts';
+import { ACCOUNT_PATH_PARAMS, accountPath } from './accounts.ts';
 
 export interface ConsentRouteDeps {
   readonly token: Ref<Token.Command>;
@@ -32,29 +32,27 @@ export interface ConsentRouteDeps {
 
 const tag = 'secured';
 const CONSENTS = { description: 'The consents, by client id', schema: z.array(S.Consent) };
-const CONSENT_NOT_FOUND = '`consent.not_found`: the account has given the client no consent';
-const OWN_COMMON = {
-  401: ADMIN_COMMON[401],
-  403: SELF_SERVICE_FORBIDDEN,
-  503: ADMIN_COMMON[503],
-} as const;
-const OWN_NO_ACCOUNT = '`account.not_found`: the token speaks for no account (a client’s own token)';
-const CLIENT_PARAM = z.object({ clientId: z.string() });
+const OWN_NO_ACCOUNT = ['account.not_found', 'the token speaks for no account (a client’s own token)'] as const;
+/** Every client id names a consent the account may have given; an unknown one is `consent.not_found`. */
+const CLIENT_PARAM = { clientId: z.string() };
+const noSuchConsent = (): HttpProblem => new HttpProblem(404, 'consent.not_found', 'No such consent');
 
 const OWN_LIST = {
   method: 'GET',
   path: '/app/me/consents',
   tag,
   summary: 'The applications you allowed, and the scopes you allowed each',
-  replies: { 200: CONSENTS, 404: problem(OWN_NO_ACCOUNT), ...OWN_COMMON },
+  replies: { 200: CONSENTS },
+  errors: [OWN_NO_ACCOUNT],
 } satisfies Declared;
 const OWN_WITHDRAW = {
   method: 'DELETE',
   path: '/app/me/consents/:clientId',
   tag,
   summary: 'Withdraw your consent to an application: its sign-ins end, and it must ask again',
-  params: documented(CLIENT_PARAM),
-  replies: { 204: done, 404: problem(`${CONSENT_NOT_FOUND}; or ${OWN_NO_ACCOUNT}`), ...OWN_COMMON },
+  params: resourcePath(z.object(CLIENT_PARAM), noSuchConsent),
+  replies: { 204: done },
+  errors: ['consent.not_found', OWN_NO_ACCOUNT],
 } satisfies Declared;
 const LIST = {
   method: 'GET',
@@ -62,19 +60,17 @@ const LIST = {
   tag,
   summary: 'The applications the account allowed, and the scopes it allowed each',
   params: ACCOUNT_PATH_PARAMS,
-  replies: { 200: CONSENTS, 404: ACCOUNT_NOT_FOUND, ...ADMIN_COMMON },
+  replies: { 200: CONSENTS },
+  errors: ['account.not_found'],
 } satisfies Declared;
 const WITHDRAW = {
   method: 'DELETE',
   path: '/app/admin/users/:id/consents/:clientId',
   tag,
   summary: 'Withdraw the account’s consent to an application: its sign-ins of it end',
-  params: documented(z.object({ id: z.number().int().positive(), clientId: z.string() })),
-  replies: {
-    204: done,
-    404: problem(`\`account.not_found\`: no account has the id; or ${CONSENT_NOT_FOUND}`),
-    ...ADMIN_COMMON,
-  },
+  params: accountPath(CLIENT_PARAM),
+  replies: { 204: done },
+  errors: ['account.not_found', 'consent.not_found'],
 } satisfies Declared;
 
 /** The account the token speaks for: 404 for a client's own token, 403 with security off. */
@@ -89,8 +85,7 @@ function ownAccount(ctx: Context & { readonly state: AppState }): number {
 export function consentRoutes(deps: ConsentRouteDeps): Route[] {
   const list = async (accountId: number) =>
     replyValue(await ask(deps.token, Token.listConsents({ accountId }), deps.askTimeoutMs));
-  const withdraw = async (ctx: Context & { readonly state: AppState }, accountId: number) => {
-    const clientId = ctx.params['clientId'] ?? '';
+  const withdraw = async (ctx: Context & { readonly state: AppState }, accountId: number, clientId: string) => {
     const reply = await ask(deps.token, Token.withdrawConsent({ accountId, clientId }), deps.askTimeoutMs);
     const { username } = replyValue(reply);
     securityEvent(deps.logger, ctx, 'consent.withdrawn', { username, clientId });
@@ -102,14 +97,14 @@ export function consentRoutes(deps: ConsentRouteDeps): Route[] {
     route({ ...OWN_LIST, access: SELF_SERVICE }, async function listOwnConsents(ctx) {
       ctx.body = await list(ownAccount(ctx));
     }),
-    route({ ...OWN_WITHDRAW, access: SELF_SERVICE }, async function withdrawOwnConsent(ctx) {
-      await withdraw(ctx, ownAccount(ctx));
+    route({ ...OWN_WITHDRAW, access: SELF_SERVICE }, async function withdrawOwnConsent(ctx, { params }) {
+      await withdraw(ctx, ownAccount(ctx), params.clientId);
     }),
-    route({ ...LIST, access: read }, async function listConsents(ctx) {
-      ctx.body = await list(accountId(ctx));
+    route({ ...LIST, access: read }, async function listConsents(ctx, { params: { id } }) {
+      ctx.body = await list(id);
     }),
-    route({ ...WITHDRAW, access: write }, async function withdrawConsent(ctx) {
-      await withdraw(ctx, accountId(ctx));
+    route({ ...WITHDRAW, access: write }, async function withdrawConsent(ctx, { params: { id, clientId } }) {
+      await withdraw(ctx, id, clientId);
     }),
   ];
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { problem } from '../openapi/replies.ts';
 import { route, type Route } from '../route-table.ts';
 import { PUBLIC } from '../guards.ts';
+import { resourcePath } from '../validation.ts';
 
 export interface DocsRouteDeps {
   /** The OpenAPI document; asked for once, on the first request (it describes these routes too). */
@@ -18,6 +19,7 @@ export interface DocsRouteDeps {
  * The only files served from swagger-ui-dist (installed locally: no CDN), with their types. A Map,
  * not an object literal: a request for `constructor` or `__proto__` must not find an inherited key.
  */
+const noSuchAsset = (): HttpProblem => new HttpProblem(404, 'not_found', 'No such asset');
 const ASSETS: ReadonlyMap<string, string> = new Map([
   ['swagger-ui.css', 'text/css; charset=utf-8'],
   ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'],
@@ -116,18 +118,18 @@ export function docsRoutes(deps: DocsRouteDeps): Route[] {
         access: PUBLIC,
         tag,
         summary: 'A file of the /docs page',
+        params: resourcePath(z.object({ file: z.enum(['init.js', ...ASSETS.keys()]) }), noSuchAsset),
         replies: { 200: { description: 'The file' }, 404: problem('No such asset') },
         undocumented: true,
       },
-      async function docsAsset(ctx) {
-        const file = ctx.params['file'] ?? '';
+      async function docsAsset(ctx, { params: { file } }) {
         if (file === 'init.js') {
           ctx.type = ASSETS.get('swagger-ui-bundle.js') ?? '';
           ctx.body = initJs;
           return;
         }
         const type = ASSETS.get(file);
-        if (type === undefined) throw new HttpProblem(404, 'not_found', `No asset ${file.slice(0, 64)}`);
+        if (type === undefined) throw noSuchAsset();
         if (!cache.has(file)) cache.set(file, readFileSync(join(dir, file)));
         ctx.set('Cache-Control', 'public, max-age=3600');
         ctx.type = type;

@@ -3,15 +3,13 @@ import * as Employee from '../../actors/employee/protocol.ts';
 import { ask, type Request } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
-import { isObjectId } from '../../src/ids.ts';
 import { searchCursor } from '../../src/cursors.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { API_COMMON, BODY_ERRORS, problem } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
 import { replyValue } from '../problems.ts';
 import { changesState, route, type Route } from '../route-table.ts';
 import type { ApiRouteDeps } from './api-deps.ts';
-import { documented, idFromQueryOrBody, json, optionalJson, validate } from '../validation.ts';
+import { idFromQueryOrBody, json, optionalJson } from '../validation.ts';
 import { sendVersioned } from '../versioning.ts';
 import { CreateEmployeeInput, EmployeeIdInput, SearchEmployeesInput, UpdateEmployeeInput } from './employee-input.ts';
 
@@ -29,7 +27,6 @@ function sendCreated(ctx: Context, record: Employee.EmployeeRecord): void {
 
 const tag = 'employee';
 const created = { description: 'Created', schema: S.Employee, headers: ['Location', 'ETag'] };
-const notFound = problem('No such record');
 
 /** The employee service: create, get, search, update and delete employee records through the EmployeeActor. */
 export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
@@ -47,7 +44,7 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
           tag,
           summary: 'Create an employee from query parameters',
           query: CreateEmployeeInput,
-          replies: { 201: created, 400: BODY_ERRORS[400], ...API_COMMON },
+          replies: { 201: created },
         },
         async function createFromQuery(ctx, { query }) {
           sendCreated(ctx, await call(Employee.create(query)));
@@ -63,7 +60,7 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
         summary: 'Create an employee',
         parse,
         body: json(CreateEmployeeInput),
-        replies: { 201: created, ...BODY_ERRORS, ...API_COMMON },
+        replies: { 201: created },
       },
       async function create(ctx, { body }) {
         sendCreated(ctx, await call(Employee.create(body)));
@@ -78,11 +75,7 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
         summary: 'Find employees by part of the name (any case), id or birth dates, a page at a time',
         parse,
         body: json(SearchEmployeesInput),
-        replies: {
-          200: { description: 'A page, ordered by name then id', schema: S.EmployeePage },
-          ...BODY_ERRORS,
-          ...API_COMMON,
-        },
+        replies: { 200: { description: 'A page, ordered by name then id', schema: S.EmployeePage } },
       },
       async function search(ctx, { body: { cursor, ...criteria } }) {
         const { items, next } = await call(Employee.search({ ...criteria, after: cursor }));
@@ -100,13 +93,8 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
         query: EmployeeIdInput,
         body: json(UpdateEmployeeInput),
         ifMatch: true,
-        replies: {
-          200: { description: 'The record, version + 1', schema: S.Employee, headers: ['ETag'] },
-          ...BODY_ERRORS,
-          404: notFound,
-          412: problem('`If-Match` names an older version'),
-          ...API_COMMON,
-        },
+        replies: { 200: { description: 'The record, version + 1', schema: S.Employee, headers: ['ETag'] } },
+        errors: ['employee.not_found', 'employee.version_conflict'],
       },
       async function update(ctx, { query, body: { id, ...changes }, ifMatch }) {
         const request = { id: idFromQueryOrBody(query.id, id), changes, expectedVersion: ifMatch };
@@ -123,7 +111,8 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
         parse,
         query: EmployeeIdInput,
         body: optionalJson(EmployeeIdInput),
-        replies: { 204: { description: 'Deleted' }, ...BODY_ERRORS, 404: notFound, ...API_COMMON },
+        replies: { 204: { description: 'Deleted' } },
+        errors: ['employee.not_found'],
       },
       async function remove(ctx, { query, body }) {
         await call(Employee.remove({ id: idFromQueryOrBody(query.id, body?.id) }));
@@ -137,23 +126,13 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
         access: read,
         tag,
         summary: 'An employee by id',
-        // Checked by the handler: an id already in its stored form skips the schema (the read every
-        // client makes most), any other gets the schema's answer.
-        params: documented(IdPath),
-        replies: {
-          200: { description: 'The record', schema: S.Employee, headers: ['ETag'] },
-          400: BODY_ERRORS[400],
-          404: notFound,
-          ...API_COMMON,
-        },
+        params: IdPath,
+        replies: { 200: { description: 'The record', schema: S.Employee, headers: ['ETag'] } },
+        errors: ['employee.not_found'],
       },
       // Not async, as the read every client makes most: the ask's own promise and one `then`, where
       // two async functions would add a promise and a suspended frame each.
-      function getOne(ctx) {
-        const raw = ctx.params['id'];
-        // An id already in its stored form (lower case, as ids are sent) is what the schema would
-        // return for it; any other passes through the schema and gets its answer there.
-        const id = isObjectId(raw) ? raw : validate(IdPath, { id: raw }, 'path').id;
+      function getOne(ctx, { params: { id } }) {
         return ask(deps.employees, Employee.get({ id }), deps.askTimeoutMs).then((reply) =>
           sendVersioned(ctx, replyValue(reply)),
         );

@@ -3,7 +3,7 @@ import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { replyValue } from '../problems.ts';
 import { z } from 'zod';
-import { BEARER_ERRORS, oauthError, text, UNAVAILABLE } from '../openapi/replies.ts';
+import { text } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
 import { route, type Route } from '../route-table.ts';
 import { bearer, role } from '../guards.ts';
@@ -17,12 +17,7 @@ export interface ResourceRouteDeps {
 
 const tag = 'secured';
 /** A greeting, or the role's refusal once the handler has run. */
-const greeting = {
-  200: text('Greeting'),
-  ...BEARER_ERRORS,
-  403: oauthError('`access_denied`: the role is missing'),
-  ...UNAVAILABLE,
-} as const;
+const greeting = { 200: text('Greeting') } as const;
 
 const whoAmI = (state: AppState): string => (state.auth?.enabled ? state.auth.principal.username : 'anonymous');
 
@@ -42,7 +37,7 @@ export function resourceRoutes(deps: ResourceRouteDeps): Route[] {
         access: bearer(),
         tag,
         summary: 'Every account with its roles',
-        replies: { 200: { description: 'The accounts', schema: z.array(S.Account) }, ...BEARER_ERRORS, ...UNAVAILABLE },
+        replies: { 200: { description: 'The accounts', schema: z.array(S.Account) } },
       },
       async function listAll(ctx) {
         const users = replyValue(

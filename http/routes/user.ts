@@ -4,7 +4,6 @@ import { objectId } from '../../src/fields.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import { jsonBody } from '../middleware/body.ts';
-import { API_COMMON, BODY_ERRORS, problem } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
 import { replyValue } from '../problems.ts';
 import { route, type Route } from '../route-table.ts';
@@ -24,8 +23,6 @@ export const UpdateUserInput = User.changing(
 export const UserIdInput = z.strictObject({ id: objectId.optional() });
 
 const tag = 'userdata';
-const notFound = problem('No such record');
-const emailTaken = problem('The email is taken');
 
 /** The user-data service's user resource: POST, PUT and DELETE /api/user. */
 export function userRoutes(deps: UserRouteDeps): Route[] {
@@ -40,12 +37,8 @@ export function userRoutes(deps: UserRouteDeps): Route[] {
         summary: 'Create a user; its activity starts with USER_CREATED',
         parse,
         body: json(CreateUserInput),
-        replies: {
-          201: { description: 'Created', schema: S.User, headers: ['Location', 'ETag'] },
-          ...BODY_ERRORS,
-          409: emailTaken,
-          ...API_COMMON,
-        },
+        replies: { 201: { description: 'Created', schema: S.User, headers: ['Location', 'ETag'] } },
+        errors: ['user.email_taken'],
       },
       async function createUser(ctx, { body }) {
         const user = replyValue(await ask(deps.users, User.post(body), deps.askTimeoutMs));
@@ -63,14 +56,8 @@ export function userRoutes(deps: UserRouteDeps): Route[] {
         parse,
         body: json(UpdateUserInput),
         ifMatch: true,
-        replies: {
-          200: { description: 'The user', schema: S.User, headers: ['ETag'] },
-          ...BODY_ERRORS,
-          404: notFound,
-          409: emailTaken,
-          412: problem('`If-Match` names an older version'),
-          ...API_COMMON,
-        },
+        replies: { 200: { description: 'The user', schema: S.User, headers: ['ETag'] } },
+        errors: ['user.not_found', 'user.email_taken', 'user.version_conflict'],
       },
       async function updateUser(ctx, { body, ifMatch }) {
         const put = User.put({ ...body, expectedVersion: ifMatch });
@@ -87,7 +74,8 @@ export function userRoutes(deps: UserRouteDeps): Route[] {
         parse,
         query: UserIdInput,
         body: optionalJson(UserIdInput),
-        replies: { 204: { description: 'Deleted' }, ...BODY_ERRORS, 404: notFound, ...API_COMMON },
+        replies: { 204: { description: 'Deleted' } },
+        errors: ['user.not_found'],
       },
       async function deleteUser(ctx, { query, body }) {
         const id = idFromQueryOrBody(query.id, body?.id);

@@ -20,25 +20,40 @@ export const UNADDRESSED = 'unaddressed';
  * seconds. Its message says why: too many failed logins, or too many logins being checked at once
  * (then a wait of seconds, and nothing was counted against anyone).
  */
+/** The reply code of a login the throttle refused. */
+export type ThrottleCode = 'login.throttled';
+
 export interface Throttled {
   readonly ok: false;
-  readonly code: 'login.throttled';
+  readonly code: ThrottleCode;
   readonly message: string;
   readonly retryAfter: number;
   /** Refused for the logins being checked at once, not for failures: nothing counts against anyone. */
   readonly inFlight: boolean;
 }
 
-export const throttled = ({ retryAfter, inFlight }: Refusal): Throttled => ({
+/** What a refusal says was refused: too many of `failed`, or too many `inFlight`. */
+export interface ThrottleWords {
+  readonly failed: string;
+  readonly inFlight: string;
+}
+
+/** A login's refusal: the password grant's and the sign-in form's. */
+export const LOGINS: ThrottleWords = { failed: 'failed logins', inFlight: 'logins in flight' };
+
+/** The refusal of an own password change, whose current password is the check. */
+export const PASSWORD_CHECKS: ThrottleWords = {
+  failed: 'password checks',
+  inFlight: 'password checks under way at once',
+};
+
+export const throttled = ({ retryAfter, inFlight }: Refusal, words: ThrottleWords = LOGINS): Throttled => ({
   ok: false,
   code: 'login.throttled',
-  message: `Too many ${inFlight ? 'logins in flight' : 'failed logins'}; retry in ${retryAfter} seconds`,
+  message: `Too many ${inFlight ? words.inFlight : words.failed}; retry in ${retryAfter} seconds`,
   retryAfter,
   inFlight,
 });
-
-export const isThrottled = (reply: { readonly ok: boolean; readonly code?: string }): reply is Throttled =>
-  !reply.ok && reply.code === 'login.throttled';
 
 /** What a login's answer says of its password: matched, did not, or was never judged. */
 export type Outcome = keyof Attempt;
@@ -70,11 +85,11 @@ export async function settle<R>(
  */
 export async function throttledLogin<R>(
   throttle: Pick<LoginThrottle, 'begin'>,
-  login: { readonly username: string; readonly address?: string | undefined },
+  login: { readonly username: string; readonly address?: string | undefined; readonly words?: ThrottleWords },
   work: () => Promise<R>,
   outcome: (result: R) => Outcome,
 ): Promise<R | Throttled> {
   const admission = await throttle.begin(login.username, login.address ?? UNADDRESSED);
-  if ('retryAfter' in admission) return throttled(admission);
+  if ('retryAfter' in admission) return throttled(admission, login.words);
   return settle(admission.attempt, work(), outcome);
 }

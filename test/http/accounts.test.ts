@@ -329,6 +329,8 @@ t('an account id is canonical decimal only: every other spelling is 404 on every
     ['DELETE', '/sessions'],
     ['DELETE', '/sessions/x'],
     ['DELETE', '/lockout'],
+    ['GET', '/consents'],
+    ['DELETE', '/consents/x'],
     ['DELETE', ''],
   ];
   for (const spelling of spellings)

@@ -111,7 +111,7 @@ t("an override changes its code's detail and headers only; other codes keep the 
   assert.is(problemOf(down, overrides).status, 503);
   assert.equal(
     REPLY_ERRORS['client.invalid'],
-    { status: 401, oauth: 'invalid_client' },
+    { status: 401, oauth: 'invalid_client', description: 'no, malformed or wrong client credentials' },
     'the table itself is unchanged',
   );
 });
