@@ -57,18 +57,21 @@ interface Placed {
   readonly view: KeyView | undefined;
 }
 
-/** Every algorithm a record may name. */
-const ALGS: ReadonlySet<string> = new Set<KeyAlg>([
+/** Algorithms `keys rotate --alg` may generate: asymmetric only, as a MAC key is never published. */
+export const GENERATED_ALGS = [
   'ES256',
   'ES384',
   'ES512',
   'RS256',
   'RS384',
   'RS512',
-  'HS256',
-  'HS384',
-  'HS512',
-]);
+] as const satisfies readonly KeyAlg[];
+export type GeneratedAlg = (typeof GENERATED_ALGS)[number];
+/** The algorithm of a generated key: ES256 (see docs/security.md for why). */
+export const DEFAULT_ALG: GeneratedAlg = 'ES256';
+
+/** Every algorithm a record may name: the generated ones, and those of an imported MAC secret. */
+const ALGS: ReadonlySet<string> = new Set<KeyAlg>([...GENERATED_ALGS, 'HS256', 'HS384', 'HS512']);
 
 const isTime = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
 
@@ -219,16 +222,3 @@ export function retire(
 }
 
 export const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
-
-/** Algorithms `keys rotate --alg` may generate: asymmetric only, as a MAC key is never published. */
-export const GENERATED_ALGS = [
-  'ES256',
-  'ES384',
-  'ES512',
-  'RS256',
-  'RS384',
-  'RS512',
-] as const satisfies readonly KeyAlg[];
-export type GeneratedAlg = (typeof GENERATED_ALGS)[number];
-/** The algorithm of a generated key: ES256 (see docs/security.md for why). */
-export const DEFAULT_ALG: GeneratedAlg = 'ES256';
