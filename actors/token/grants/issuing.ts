@@ -24,6 +24,21 @@ export interface IssuingDeps {
 
 export type Issuing = ReturnType<typeof createIssuing>;
 
+/** A login as its refresh-token records tell it: whose it is, for which client and scope, and until when. */
+export interface LoginTerms {
+  readonly client: Client;
+  /** The account as read. */
+  readonly account: AccountRecord;
+  readonly scope: readonly string[];
+  readonly loginId: string;
+  /** When the login's refresh tokens expire, epoch seconds. */
+  readonly expiresAt: number;
+  /** The latest `exp` of the login's access tokens so far. */
+  readonly accessExpiresAt: number;
+  /** 0 (the default) for the login's first refresh token, one more with each rotation. */
+  readonly generation?: number;
+}
+
 export function createIssuing(deps: IssuingDeps) {
   const now = deps.now ?? Date.now;
   const seconds = secondsClock(now);
@@ -62,13 +77,7 @@ export function createIssuing(deps: IssuingDeps) {
   /** The store's record of a login whose token hashes to `tokenHash`; the account as read. */
   const recordOf = (
     tokenHash: string,
-    client: Client,
-    account: AccountRecord,
-    scope: readonly string[],
-    loginId: string,
-    expiresAt: number,
-    accessExpiresAt: number,
-    generation = 0,
+    { client, account, scope, loginId, expiresAt, accessExpiresAt, generation = 0 }: LoginTerms,
   ): RefreshTokenRecord => ({
     tokenHash,
     loginId,
@@ -85,23 +94,11 @@ export function createIssuing(deps: IssuingDeps) {
     accountVersion: account.securityVersion,
   });
 
-  /**
-   * A new refresh token of the login `loginId` and its record; none for a client without the
-   * refresh_token grant. `accessExpiresAt`: the latest `exp` of the login's access tokens so far.
-   */
-  const newRefresh = (
-    client: Client,
-    account: AccountRecord,
-    scope: readonly string[],
-    loginId: string,
-    expiresAt: number,
-    accessExpiresAt: number,
-    generation = 0,
-  ) => {
-    if (!client.grantTypes.includes('refresh_token')) return undefined;
+  /** A new refresh token of the login and its record; none for a client without the refresh_token grant. */
+  const newRefresh = (terms: LoginTerms) => {
+    if (!terms.client.grantTypes.includes('refresh_token')) return undefined;
     const token = newRefreshToken();
-    const record = recordOf(hashToken(token), client, account, scope, loginId, expiresAt, accessExpiresAt, generation);
-    return { token, record };
+    return { token, record: recordOf(hashToken(token), terms) };
   };
 
   /**
@@ -120,9 +117,9 @@ export function createIssuing(deps: IssuingDeps) {
     loginId: string = randomUUID(),
   ): Promise<TokenGrant | undefined> => {
     const issued = await sign(client, account, scope, loginId);
-    const refresh = newRefresh(client, account, scope, loginId, seconds() + deps.refreshTokenValidity, issued.exp);
-    const record =
-      refresh?.record ?? recordOf(tokenlessLoginKey(loginId), client, account, scope, loginId, issued.exp, issued.exp);
+    const terms = { client, account, scope, loginId, accessExpiresAt: issued.exp };
+    const refresh = newRefresh({ ...terms, expiresAt: seconds() + deps.refreshTokenValidity });
+    const record = refresh?.record ?? recordOf(tokenlessLoginKey(loginId), { ...terms, expiresAt: issued.exp });
     if (!(await deps.refreshTokens.insert(record))) return undefined;
     return granted(issued, scope, refresh?.token);
   };

@@ -65,7 +65,15 @@ export function createRefresh(
     const issued = await grants.sign(client, account, scope, record.loginId);
     const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
     const { loginId, expiresAt, generation } = record;
-    const next = grants.newRefresh(client, account, record.scope, loginId, expiresAt, lastExp, generation + 1);
+    const next = grants.newRefresh({
+      client,
+      account,
+      scope: record.scope,
+      loginId,
+      expiresAt,
+      accessExpiresAt: lastExp,
+      generation: generation + 1,
+    });
     if (!next) return refused('Invalid refresh token');
     const rotation = await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds());
     if (rotation === 'stale') return 'again';
