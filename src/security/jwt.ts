@@ -16,22 +16,32 @@ export interface TokenSettings {
   readonly validity: number;
 }
 
-/** Who a valid access token speaks for. */
-export interface Principal {
+/** Who an access token speaks for and what it allows: alike in the request to sign one and in a verified one. */
+export interface TokenSubject {
   readonly username: string;
   readonly clientId: string;
   readonly scope: readonly string[];
   readonly authorities: readonly string[];
-  readonly jti: string;
-  /** Epoch seconds. */
-  readonly exp: number;
-  readonly iat: number;
-  /** The login the token was issued in (`sid`): revoking the login refuses all of its tokens. */
+  /**
+   * The login the token was issued in (`sid`), which every token of it carries: revoking the login
+   * refuses all of its tokens. None for a client's own token.
+   */
   readonly loginId: string | undefined;
+  /** A client_credentials token: `username` (`sub`) is the client's id, and no `user_name` claim names an account. */
+  readonly clientToken?: boolean;
+}
+
+/** A token's id (`jti`) and its times in epoch seconds (`iat`, `exp`), as signed and as verified. */
+export interface TokenStamp {
+  readonly jti: string;
+  readonly iat: number;
+  readonly exp: number;
+}
+
+/** Who a valid access token speaks for. */
+export interface Principal extends TokenSubject, TokenStamp {
   /** The key that signed it: a key taken out of the set refuses all of its tokens. */
   readonly kid: string;
-  /** A client_credentials token (no `user_name` claim): `username` is the client's id, no account's. */
-  readonly clientToken?: boolean;
   /**
    * The account the token was minted from (`account_id`) and the account's security version then
    * (`account_version`): refused once the version moves. Undefined only in a client's own token.
@@ -40,22 +50,11 @@ export interface Principal {
   readonly accountVersion?: number | undefined;
 }
 
-export interface IssuedToken {
+export interface IssuedToken extends TokenStamp {
   readonly token: string;
-  readonly jti: string;
-  readonly iat: number;
-  readonly exp: number;
 }
 
-export interface TokenRequest {
-  readonly username: string;
-  readonly clientId: string;
-  readonly scope: readonly string[];
-  readonly authorities: readonly string[];
-  /** Names the login (password grant) every token of it carries, as `sid`; none for a client's own token. */
-  readonly loginId: string | undefined;
-  /** client_credentials: `sub` is the client, and no `user_name` claim says it is an account. */
-  readonly clientToken?: boolean;
+export interface TokenRequest extends TokenSubject {
   /** The account read and its security version then; none for a client's own token. */
   readonly account?: { readonly id: number; readonly version: number } | undefined;
 }
