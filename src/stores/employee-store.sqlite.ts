@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { newId, type ObjectIdString } from '../ids.ts';
 import { sqliteSearch } from './employee-store.sqlite-queries.ts';
-import { writeTransaction, type Db } from './sqlite.ts';
+import { versionFields, writeTransaction, type Db, type VersionedRow } from './sqlite.ts';
 import {
   keyOf,
   nameKeyOf,
@@ -11,23 +11,18 @@ import {
   type UpdateOutcome,
 } from './employee-store.ts';
 
-interface Row {
+interface Row extends VersionedRow {
   id: string;
   name: string;
   name_key: string;
   date_of_birth: string;
-  created_at: string;
-  updated_at: string;
-  version: number;
 }
 
 const toRecord = (r: Row): EmployeeRecord => ({
   id: r.id as ObjectIdString,
   name: r.name,
   dateOfBirth: r.date_of_birth,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  version: r.version,
+  ...versionFields(r),
 });
 
 /** SQLite adapter of {@link EmployeeStore}, in the shared database (migration 003). */

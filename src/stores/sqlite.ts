@@ -86,6 +86,23 @@ export function writeTransaction<A extends unknown[], R>(db: Db, fn: (...args: A
   return (...args) => transaction.immediate(...args);
 }
 
+/** The columns of a row that keeps its times and a version (employees, user_data). */
+export interface VersionedRow {
+  /** ISO-8601. */
+  created_at: string;
+  /** ISO-8601. */
+  updated_at: string;
+  /** 1 on insert, + 1 on every update. */
+  version: number;
+}
+
+/** A versioned row's times and version, under the names its record gives them. */
+export const versionFields = (r: VersionedRow) => ({
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  version: r.version,
+});
+
 /** One reader of `PRAGMA data_version` per connection, shared by every watch on it. */
 const dataVersions = new WeakMap<Db, () => number>();
 

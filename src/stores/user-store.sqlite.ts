@@ -1,24 +1,19 @@
 import Database from 'better-sqlite3';
 import type { ObjectIdString } from '../ids.ts';
-import { writeTransaction, type Db } from './sqlite.ts';
+import { versionFields, writeTransaction, type Db, type VersionedRow } from './sqlite.ts';
 import type { UserChanges, UserRecord, UserStore, WriteResult } from './user-store.ts';
 
-interface Row {
+interface Row extends VersionedRow {
   id: string;
   name: string;
   email: string;
-  created_at: string;
-  updated_at: string;
-  version: number;
 }
 
 const toUser = (r: Row): UserRecord => ({
   id: r.id as ObjectIdString,
   name: r.name,
   email: r.email,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  version: r.version,
+  ...versionFields(r),
 });
 
 const isUniqueViolation = (error: unknown): boolean =>
