@@ -3,31 +3,22 @@ import {
   type AuthorizationCodeRecord,
   type AuthorizationCodeStore,
 } from './authorization-code-store.ts';
-import { writeTransaction, type Db } from './sqlite.ts';
+import { grantFields, scopeColumn, writeTransaction, type Db, type GrantRow } from './sqlite.ts';
 
-interface Row {
+interface Row extends GrantRow {
   code_hash: string;
-  client_id: string;
   redirect_uri: string;
   code_challenge: string;
-  scope: string;
-  username: string;
   login_id: string;
-  account_id: number | null;
-  account_version: number | null;
   expires_at: number;
   used_at: number | null;
 }
 
 const toRecord = (r: Row): AuthorizationCodeRecord => ({
   codeHash: r.code_hash,
-  clientId: r.client_id,
+  ...grantFields(r),
   redirectUri: r.redirect_uri,
   codeChallenge: r.code_challenge,
-  scope: r.scope === '' ? [] : r.scope.split(' '),
-  username: r.username,
-  accountId: r.account_id,
-  accountVersion: r.account_version,
   loginId: r.login_id,
   expiresAt: r.expires_at,
   usedAt: r.used_at,
@@ -60,7 +51,7 @@ export function sqliteAuthorizationCodeStore(db: Db): AuthorizationCodeStore {
         r.clientId,
         r.redirectUri,
         r.codeChallenge,
-        r.scope.join(' '),
+        scopeColumn(r.scope),
         r.username,
         r.loginId,
         r.expiresAt,

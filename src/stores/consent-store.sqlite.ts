@@ -1,5 +1,5 @@
 import { unionOf, type ConsentRecord, type ConsentStore } from './consent-store.ts';
-import { writeTransaction, type Db } from './sqlite.ts';
+import { scopeColumn, scopeList, writeTransaction, type Db } from './sqlite.ts';
 
 interface Row {
   account_id: number;
@@ -12,7 +12,7 @@ interface Row {
 const toRecord = (r: Row): ConsentRecord => ({
   accountId: r.account_id,
   clientId: r.client_id,
-  scopes: r.scopes === '' ? [] : r.scopes.split(' '),
+  scopes: scopeList(r.scopes),
   grantedAt: r.granted_at,
   updatedAt: r.updated_at,
 });
@@ -34,7 +34,7 @@ export function sqliteConsentStore(db: Db): ConsentStore {
       if (!accountExists.get(accountId)) return undefined;
       const before = findRow.get(accountId, clientId);
       const union = unionOf(before ? toRecord(before).scopes : [], scopes);
-      upsert.run(accountId, clientId, union.join(' '), before?.granted_at ?? at, at);
+      upsert.run(accountId, clientId, scopeColumn(union), before?.granted_at ?? at, at);
       const after = findRow.get(accountId, clientId);
       return after && toRecord(after);
     },

@@ -1,4 +1,4 @@
-import { writeTransaction, type Db } from './sqlite.ts';
+import { grantFields, scopeColumn, writeTransaction, type Db, type GrantRow } from './sqlite.ts';
 import {
   REVOKED_RETENTION_S,
   SPENT_WINDOW,
@@ -8,37 +8,28 @@ import {
   type Rotation,
 } from './refresh-token-store.ts';
 
-interface Row {
+interface Row extends GrantRow {
   token_hash: string;
   /** The login's id: the stored name is kept for existing data. */
   family_id: string;
-  client_id: string;
-  username: string;
-  scope: string;
   issued_at: number;
   expires_at: number;
   used_at: number | null;
   revoked_at: number | null;
   access_expires_at: number | null;
   generation: number;
-  account_id: number | null;
-  account_version: number | null;
 }
 
 const toRecord = (r: Row): RefreshTokenRecord => ({
   tokenHash: r.token_hash,
   loginId: r.family_id,
-  clientId: r.client_id,
-  username: r.username,
-  scope: r.scope === '' ? [] : r.scope.split(' '),
+  ...grantFields(r),
   issuedAt: r.issued_at,
   expiresAt: r.expires_at,
   usedAt: r.used_at,
   revokedAt: r.revoked_at,
   accessExpiresAt: r.access_expires_at,
   generation: r.generation,
-  accountId: r.account_id,
-  accountVersion: r.account_version,
 });
 
 /** SQLite adapter of {@link RefreshTokenStore}. */
@@ -95,7 +86,7 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
       r.loginId,
       r.clientId,
       r.username,
-      r.scope.join(' '),
+      scopeColumn(r.scope),
       r.issuedAt,
       r.expiresAt,
       r.accessExpiresAt,

@@ -103,6 +103,30 @@ export const versionFields = (r: VersionedRow) => ({
   version: r.version,
 });
 
+/** A list of scopes as a column holds it: space-separated, the empty string for none. */
+export const scopeColumn = (scopes: readonly string[]): string => scopes.join(' ');
+
+/** The scopes a {@link scopeColumn} holds. */
+export const scopeList = (column: string): string[] => (column === '' ? [] : column.split(' '));
+
+/** The columns an authorization code and a refresh token share: the client, account and scope of their login. */
+export interface GrantRow {
+  client_id: string;
+  username: string;
+  scope: string;
+  account_id: number | null;
+  account_version: number | null;
+}
+
+/** A {@link GrantRow}'s columns under the names their records give them. */
+export const grantFields = (r: GrantRow) => ({
+  clientId: r.client_id,
+  username: r.username,
+  scope: scopeList(r.scope),
+  accountId: r.account_id,
+  accountVersion: r.account_version,
+});
+
 /** One reader of `PRAGMA data_version` per connection, shared by every watch on it. */
 const dataVersions = new WeakMap<Db, () => number>();
 
