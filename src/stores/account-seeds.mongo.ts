@@ -10,17 +10,17 @@ import type { Db as MongoDb } from 'mongodb';
 import type { AccountRecord, AccountRefusal, NewAccount, SeedOutcome } from './account-store.ts';
 import {
   accountByName,
+  accountsIn,
   seededAccount,
   seedClaim,
   unapplied,
-  type AccountDoc,
   type SeededAccountDoc,
 } from './account-store.mongo-queries.ts';
 import { isDuplicateKey } from './mongo.ts';
 
 export function accountSeeds(db: MongoDb, create: (account: NewAccount) => Promise<AccountRecord | AccountRefusal>) {
   const seeded = db.collection<SeededAccountDoc>('seeded_accounts');
-  const accounts = db.collection<AccountDoc>('users');
+  const accounts = accountsIn(db);
   const applied = async (username: string): Promise<void> => {
     await seeded.updateOne(unapplied(username), { $set: { appliedAt: new Date() } });
   };

@@ -1,9 +1,10 @@
 /**
  * The filters, updates and indexes that `account-store.mongo.ts` sends to collections `roles`,
  * `users` and `counters`, as pure functions of their inputs: tested on every run against
- * documents, where no MongoDB server is at hand too.
+ * documents, where no MongoDB server is at hand too. Also the one place those collections are
+ * opened by name.
  */
-import type { Filter, Sort, UpdateFilter } from 'mongodb';
+import type { Collection, Db, Filter, Sort, UpdateFilter } from 'mongodb';
 import type { CollectionIndexes } from './mongo.ts';
 
 export interface RoleDoc {
@@ -23,6 +24,11 @@ export interface AccountDoc {
   /** The account's security version; absent on accounts saved before it was kept: 0. */
   securityVersion?: number | null;
 }
+
+/** The accounts, in collection `users`: the stored name predates the word account. */
+export const accountsIn = (db: Db): Collection<AccountDoc> => db.collection<AccountDoc>('users');
+
+export const rolesIn = (db: Db): Collection<RoleDoc> => db.collection<RoleDoc>('roles');
 
 export const roleByName = (roleName: string): Filter<RoleDoc> => ({ roleName });
 

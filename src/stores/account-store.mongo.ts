@@ -16,6 +16,7 @@ import { accountSeeds } from './account-seeds.mongo.ts';
 import {
   ACCOUNT_IDS,
   accountByName,
+  accountsIn,
   accountWithHash,
   accountUpsert,
   BY_ID,
@@ -23,6 +24,7 @@ import {
   CREDENTIAL_CHANGES,
   roleByName,
   rolesByIds,
+  rolesIn,
   roleUpsert,
   type AccountDoc,
   type RoleDoc,
@@ -88,8 +90,8 @@ function joinRoles(docs: readonly AccountDoc[], roleDocs: readonly RoleDoc[]): A
  * `account-seeds.mongo.ts` says.
  */
 export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountStore {
-  const roles = db.collection<RoleDoc>('roles');
-  const accounts = db.collection<AccountDoc>('users');
+  const roles = rolesIn(db);
+  const accounts = accountsIn(db);
 
   const changed = (): Promise<number> => nextSeq(db, CREDENTIAL_CHANGES);
   const saveRole = async (role: RoleInput): Promise<Role> => {

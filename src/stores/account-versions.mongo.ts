@@ -9,7 +9,7 @@
 import { epochSeconds } from '../security/epoch.ts';
 import type { Db as MongoDb } from 'mongodb';
 import type { AccountRecord, AccountRefusal } from './account-store.ts';
-import type { AccountDoc } from './account-store.mongo-queries.ts';
+import { accountsIn, type AccountDoc } from './account-store.mongo-queries.ts';
 import type { RefreshTokenDoc } from './refresh-token-store.mongo-queries.ts';
 import { revocationKey, revocationUpsert, type RevocationDoc } from './revocation-store.mongo-queries.ts';
 
@@ -21,7 +21,7 @@ const NEVER = Number.MAX_SAFE_INTEGER;
 const RACE_RETRIES = 20;
 
 export function accountVersions(db: MongoDb) {
-  const accounts = db.collection<AccountDoc>('users');
+  const accounts = accountsIn(db);
   const revocations = db.collection<RevocationDoc>('revocations');
   const refreshTokens = db.collection<RefreshTokenDoc>('refresh_tokens');
   /** Refuses what was minted from the account at a version below `belowVersion`, until `expiresAt`. */

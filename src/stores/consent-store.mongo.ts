@@ -1,6 +1,7 @@
 import type { Db as MongoDb } from 'mongodb';
 import type { ConsentRecord, ConsentStore } from './consent-store.ts';
 import { guarded, isDuplicateKey, type CollectionIndexes, type Runner } from './mongo.ts';
+import { accountsIn } from './account-store.mongo-queries.ts';
 
 interface ConsentDoc {
   accountId: number;
@@ -32,7 +33,7 @@ const toRecord = ({ accountId, clientId, scopes, grantedAt, updatedAt }: Consent
  */
 export function mongoConsentStore(db: MongoDb, run: Runner = guarded): ConsentStore {
   const consents = db.collection<ConsentDoc>('consents');
-  const users = db.collection<{ _id: number }>('users');
+  const users = accountsIn(db);
   const upsert = (accountId: number, clientId: string, scopes: readonly string[], at: number) =>
     consents.findOneAndUpdate(
       { accountId, clientId },

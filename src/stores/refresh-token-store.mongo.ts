@@ -18,7 +18,7 @@ import {
   type RefreshTokenRecord,
   type RefreshTokenStore,
 } from './refresh-token-store.ts';
-import { accountAt, type AccountDoc } from './account-store.mongo-queries.ts';
+import { accountAt, accountsIn } from './account-store.mongo-queries.ts';
 
 /**
  * MongoDB adapter of {@link RefreshTokenStore}: collection `refresh_tokens`, keyed by the token's
@@ -28,7 +28,7 @@ import { accountAt, type AccountDoc } from './account-store.mongo-queries.ts';
  */
 export function mongoRefreshTokenStore(db: MongoDb, run: Runner = guarded): RefreshTokenStore {
   const tokens = db.collection<RefreshTokenDoc>('refresh_tokens');
-  const accounts = db.collection<AccountDoc>('users');
+  const accounts = accountsIn(db);
   /**
    * Whether the record's account is enabled at its version. MongoDB has no transaction across the
    * two collections here: the account is read before the write and again after it, and a token

@@ -6,20 +6,13 @@
  */
 import type { Db as MongoDb } from 'mongodb';
 import type { AccountRecord } from './account-store.ts';
-import {
-  guardKey,
-  releasable,
-  roleByName,
-  type AccountDoc,
-  type GuardDoc,
-  type RoleDoc,
-} from './account-store.mongo-queries.ts';
+import { accountsIn, guardKey, releasable, roleByName, rolesIn, type GuardDoc } from './account-store.mongo-queries.ts';
 import { isDuplicateKey } from './mongo.ts';
 
 export function roleGuards(db: MongoDb, findById: (id: number) => Promise<AccountRecord | undefined>) {
   const guards = db.collection<GuardDoc>('role_guards');
-  const roles = db.collection<RoleDoc>('roles');
-  const accounts = db.collection<AccountDoc>('users');
+  const roles = rolesIn(db);
+  const accounts = accountsIn(db);
   const holds = (account: AccountRecord, role: string): boolean =>
     account.enabled && account.roles.some((r) => r.roleName === role);
   /** The guard of `role`, made once from the accounts that hold it. */
