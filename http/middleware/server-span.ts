@@ -11,23 +11,11 @@
  * caller's span, when it sent a valid one, is kept as a link for a backend to join the two.
  */
 import type { Context } from 'koa';
-import {
-  SpanKind,
-  SpanStatusCode,
-  context,
-  isSpanContextValid,
-  propagation,
-  trace,
-  troupeTracer,
-  ROOT_CONTEXT,
-} from '../../src/telemetry/tracing.ts';
+import { SpanKind, SpanStatusCode, context, requestParent, trace, troupeTracer } from '../../src/telemetry/tracing.ts';
 import { proxyHeadersTrusted, type AppState } from '../state.ts';
 
 export async function serverSpan(ctx: Context & { state: AppState }, run: () => Promise<void>): Promise<void> {
-  const sent = propagation.extract(ROOT_CONTEXT, ctx.headers);
-  const trusted = proxyHeadersTrusted(ctx);
-  const parent = trusted ? sent : ROOT_CONTEXT;
-  const caller = trusted ? undefined : trace.getSpanContext(sent);
+  const { parent, links } = requestParent(ctx.headers, proxyHeadersTrusted(ctx));
   const span = troupeTracer().startSpan(
     ctx.method,
     {
@@ -41,7 +29,7 @@ export async function serverSpan(ctx: Context & { state: AppState }, run: () => 
         'server.port': ctx.req.socket.localPort ?? 0,
         'user_agent.original': ctx.get('User-Agent'),
       },
-      ...(caller !== undefined && isSpanContextValid(caller) ? { links: [{ context: caller }] } : {}),
+      links,
     },
     parent,
   );

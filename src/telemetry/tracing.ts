@@ -8,24 +8,18 @@ import {
   ROOT_CONTEXT,
   SpanStatusCode,
   context,
+  isSpanContextValid,
   propagation,
   trace,
   type Attributes,
   type Context,
+  type Link,
   type Span,
   type SpanKind,
   type Tracer,
 } from '@opentelemetry/api';
 
-export {
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  context,
-  isSpanContextValid,
-  propagation,
-  trace,
-} from '@opentelemetry/api';
+export { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 export type { Attributes, Context, Span };
 
 let enabled = false;
@@ -128,3 +122,21 @@ export function activeCarrier(): TraceCarrier | undefined {
 
 /** The context a carrier names, under the root context. */
 export const contextOf = (carrier: TraceCarrier): Context => propagation.extract(ROOT_CONTEXT, carrier);
+
+/**
+ * The parent of a span for a request from outside, from the trace context its headers carry.
+ * `trusted` (a proxy's headers): that trace continues. Otherwise the span starts a trace of its
+ * own, and the caller's span, when it sent a valid one, is kept as a link.
+ */
+export function requestParent(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  trusted: boolean,
+): { parent: Context; links: Link[] } {
+  const sent = propagation.extract(ROOT_CONTEXT, headers);
+  if (trusted) return { parent: sent, links: [] };
+  const caller = trace.getSpanContext(sent);
+  return {
+    parent: ROOT_CONTEXT,
+    links: caller !== undefined && isSpanContextValid(caller) ? [{ context: caller }] : [],
+  };
+}
