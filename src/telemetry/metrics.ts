@@ -57,38 +57,39 @@ interface ActorSeries {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const httpRequests = new SeriesCounter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by route template and status',
-    labelNames: ['method', 'route', 'status'],
-    registry,
-  });
-  const httpDuration = new SeriesHistogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency',
-    labelNames: ['method', 'route'],
-    registry,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  });
-  const askTimeouts = new SeriesCounter({
-    name: 'actor_ask_timeouts_total',
-    help: 'Requests answered 503 because an actor did not reply in time',
-    labelNames: ['route'],
-    registry,
-  });
-  const messages = new SeriesCounter({
-    name: 'actor_messages_total',
-    help: 'Messages handled by actors, by outcome',
-    labelNames: ['actor', 'outcome'],
-    registry,
-  });
-  const processing = new SeriesHistogram({
-    name: 'actor_message_duration_seconds',
-    help: 'Time an actor took to handle one message (its handler, awaited work included), by actor kind',
-    labelNames: ['actor'],
-    registry,
-    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-  });
+  /** A counter of this registry. */
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new SeriesCounter({ name, help, labelNames, registry });
+  /** A histogram of this registry, its upper bounds `buckets` in seconds. */
+  const histogram = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    buckets: readonly number[],
+  ) => new SeriesHistogram({ name, help, labelNames, registry, buckets });
+  const httpRequests = counter('http_requests_total', 'HTTP requests by route template and status', [
+    'method',
+    'route',
+    'status',
+  ]);
+  const httpDuration = histogram(
+    'http_request_duration_seconds',
+    'HTTP request latency',
+    ['method', 'route'],
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
+  const askTimeouts = counter(
+    'actor_ask_timeouts_total',
+    'Requests answered 503 because an actor did not reply in time',
+    ['route'],
+  );
+  const messages = counter('actor_messages_total', 'Messages handled by actors, by outcome', ['actor', 'outcome']);
+  const processing = histogram(
+    'actor_message_duration_seconds',
+    'Time an actor took to handle one message (its handler, awaited work included), by actor kind',
+    ['actor'],
+    [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  );
   const systems: ActorSystem[] = [];
   const poolLabels = new Set<string>();
   const pid = String(process.pid);
