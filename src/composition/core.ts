@@ -30,7 +30,7 @@ import { PRIVATE_DIR } from '../stores/sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './actors.ts';
 import { openKeyRing } from './keys.ts';
 import { withDataDirIssuer } from './issuer.ts';
-import { loginActorDeps } from './login-actors.ts';
+import { loginActorDeps, type CoreOverrides } from './login-actors.ts';
 import { causeOf, StoreUnavailableError } from '../stores/store-unavailable.ts';
 import { tracingEnabled } from '../telemetry/tracing.ts';
 import { tracedHasher, tracedStores } from './traced.ts';
@@ -219,7 +219,7 @@ async function ready(stores: Stores, keys: KeyRing, prepared: () => boolean, log
   }
 }
 
-export async function startCore(loaded: Config, logger: Logger): Promise<Core> {
+export async function startCore(loaded: Config, logger: Logger, overrides: CoreOverrides = {}): Promise<Core> {
   const config = withDataDirIssuer(loaded, logger);
   // The data directory holds the SQLite files (every BCrypt hash, the signing-key set), or with
   // MongoDB an older version's generated key: created for the owner alone, before either is written.
@@ -264,7 +264,7 @@ export async function startCore(loaded: Config, logger: Logger): Promise<Core> {
   const actors = startActors({
     logger,
     mailboxLimit: config.actors.mailboxLimit,
-    token,
+    token: overrides.signer ? { ...token, signAccessToken: overrides.signer(token.signAccessToken) } : token,
     accounts: accountActor,
     users: { store: stores.users, askTimeoutMs: config.actors.askTimeoutMs },
     activity: {

@@ -14,6 +14,7 @@ import {
   type ForeignIssuer,
   type Principal,
   type TokenSettings,
+  type TokenSigner,
 } from '../security/jwt.ts';
 import type { KeyRing } from '../security/key-ring.ts';
 import type { LoginThrottle } from '../security/login-throttle.ts';
@@ -57,6 +58,12 @@ export interface LoginActorParts {
   readonly onForeignIssuer?: ForeignIssuer | undefined;
   /** Epoch milliseconds: both actors' clock and the revocation list's. Unset: the system clock. */
   readonly now?: (() => number) | undefined;
+}
+
+/** Wrappers tests put around the server's parts (a signature held at a gate); production passes none. */
+export interface CoreOverrides {
+  /** Wraps the access-token signer TokenActor is given. */
+  readonly signer?: ((signer: TokenSigner) => TokenSigner) | undefined;
 }
 
 export interface LoginActorDeps {

@@ -10,6 +10,7 @@ import { ConfigError, type Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { firstPartyClientIds, registeredClients } from './clients.ts';
 import { startCore } from './core.ts';
+import type { CoreOverrides } from './login-actors.ts';
 import { createDrain } from './drain.ts';
 import { createMetrics } from '../telemetry/metrics.ts';
 
@@ -106,10 +107,10 @@ export function checkSignInPages(config: Config): void {
   loadSignInSite(config.security.signIn);
 }
 
-export async function startTroupe(loaded: Config, logger: Logger): Promise<Troupe> {
+export async function startTroupe(loaded: Config, logger: Logger, overrides?: CoreOverrides): Promise<Troupe> {
   // First: a theme file that does not parse stops the start before anything is opened.
   const signIn = loadSignInSite(loaded.security.signIn);
-  const core = await startCore(loaded, logger);
+  const core = await startCore(loaded, logger, overrides);
   const { actors, config } = core;
   const metrics = createMetrics();
   const drain = createDrain();

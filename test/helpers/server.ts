@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { suite, type Test } from 'uvu';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import type { CoreOverrides } from '../../src/composition/login-actors.ts';
 import { startTroupe, type Troupe } from '../../src/composition/troupe.ts';
 
 export interface TestServer {
@@ -31,11 +32,15 @@ function testRunLog(): WriteStream | undefined {
   return runLog;
 }
 
-/** `logTo` receives the JSON log lines (use with a `logging.level` other than silent). */
+/**
+ * `logTo` receives the JSON log lines (use with a `logging.level` other than silent); `overrides`
+ * wrap parts of the server, e.g. its signer to hold signatures at a gate.
+ */
 export async function startTestServer(
   properties: Record<string, string> = {},
   dataDir = tempDir(),
   logTo?: NodeJS.WritableStream,
+  overrides?: CoreOverrides,
 ): Promise<TestServer> {
   const sink = logTo ?? testRunLog();
   const config = loadConfig({
@@ -49,7 +54,7 @@ export async function startTestServer(
       ...properties,
     },
   });
-  const troupe = await startTroupe(config, createLogger(config.logging.level, sink));
+  const troupe = await startTroupe(config, createLogger(config.logging.level, sink), overrides);
   let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
