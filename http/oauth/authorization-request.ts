@@ -54,6 +54,14 @@ export interface AuthorizationRequest {
   readonly rawParams: URLSearchParams;
 }
 
+/** What a code is issued for, as TokenActor's `Authorize` and `AuthorizeConsented` take it. */
+export const codeTerms = ({ client, redirectUri, scope, codeChallenge }: AuthorizationRequest) => ({
+  clientId: client.clientId,
+  redirectUri,
+  scope,
+  codeChallenge,
+});
+
 function only(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
   if (values.length > 1)

@@ -2,7 +2,12 @@ import type { Context } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
 import { authorizeCsrf } from './csrf.ts';
-import { AuthorizeError, readAuthorizationRequest, type AuthorizationRequest } from './authorization-request.ts';
+import {
+  AuthorizeError,
+  codeTerms,
+  readAuthorizationRequest,
+  type AuthorizationRequest,
+} from './authorization-request.ts';
 import { answering, expired, page, redirect, type AuthorizeRouteDeps, type Deps } from './authorize-answers.ts';
 import { consentRoute } from './consent.ts';
 import { showConsent, showForm } from './pages/authorize-pages.ts';
@@ -27,19 +32,10 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
   if (username === '' || password === '')
     return showForm(ctx, deps, request, 400, { username, problem: BAD_CREDENTIALS });
   const subject = { username, clientId: request.client.clientId };
-  const { client, redirectUri, scope, codeChallenge } = request;
   // TokenActor counts the sign-in as a login from the browser's address (429 before any BCrypt work).
   const reply = await ask(
     deps.token,
-    Token.authorize({
-      clientId: client.clientId,
-      redirectUri,
-      username,
-      password,
-      scope,
-      codeChallenge,
-      address: ctx.ip,
-    }),
+    Token.authorize({ ...codeTerms(request), username, password, address: ctx.ip }),
     deps.askTimeoutMs,
   );
   if (!reply.ok && reply.code === 'login.throttled') {

@@ -11,7 +11,12 @@
 import type { Context, Middleware } from 'koa';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import { AuthorizeError, readAuthorizationRequest, type AuthorizationRequest } from './authorization-request.ts';
+import {
+  AuthorizeError,
+  codeTerms,
+  readAuthorizationRequest,
+  type AuthorizationRequest,
+} from './authorization-request.ts';
 import { answering, expired, page, redirect, type Deps } from './authorize-answers.ts';
 import { showForm } from './pages/authorize-pages.ts';
 import { redirectBack, redirectError } from './redirects.ts';
@@ -36,19 +41,11 @@ function decisionOf(params: URLSearchParams): 'allow' | 'deny' {
 }
 
 async function allow(ctx: Context, deps: Deps, request: AuthorizationRequest, account: ReadTicket) {
-  const { client, redirectUri, scope, codeChallenge } = request;
+  const { client, scope } = request;
   const { accountId, accountVersion, username, ticket } = account;
   const reply = await ask(
     deps.token,
-    Token.authorizeConsented({
-      clientId: client.clientId,
-      redirectUri,
-      scope,
-      codeChallenge,
-      accountId,
-      accountVersion,
-      ticket,
-    }),
+    Token.authorizeConsented({ ...codeTerms(request), accountId, accountVersion, ticket }),
     deps.askTimeoutMs,
   );
   if (reply.ok) {

@@ -11,7 +11,7 @@ import { route, type Declared, type Route } from '../route-table.ts';
 import { SELF_SERVICE } from '../guards.ts';
 import { securityEvent } from '../security-events.ts';
 import { json } from '../validation.ts';
-import { ACCOUNT_PATH_PARAMS, accountPath, actorOf, accountRouteParts, type AccountRouteDeps } from './accounts.ts';
+import { actorOf, ofAccount, accountRouteParts, type AccountRouteDeps } from './accounts.ts';
 
 /**
  * What an account's own password change needs besides the account routes': where its security events
@@ -33,39 +33,27 @@ export const OwnPasswordInput = z.strictObject({
 const tag = 'secured';
 const LIST_LOGINS = {
   method: 'GET',
-  path: '/app/admin/users/:id/sessions',
-  tag,
+  ...ofAccount('/sessions'),
   summary: 'Where the account is signed in now',
-  params: ACCOUNT_PATH_PARAMS,
   replies: { 200: { description: 'Logins', schema: z.array(S.Login) } },
-  errors: ['account.not_found'],
 } satisfies Declared;
 const END_LOGINS = {
   method: 'DELETE',
-  path: '/app/admin/users/:id/sessions',
-  tag,
+  ...ofAccount('/sessions'),
   summary: 'Sign the account out everywhere',
-  params: ACCOUNT_PATH_PARAMS,
   replies: { 204: done },
-  errors: ['account.not_found'],
 } satisfies Declared;
 const END_LOGIN = {
   method: 'DELETE',
-  path: '/app/admin/users/:id/sessions/:sid',
-  tag,
+  ...ofAccount('/sessions/:sid', ['login.not_found'], { sid: z.string() }),
   summary: 'Sign the account out of one sign-in',
-  params: accountPath({ sid: z.string() }),
   replies: { 204: done },
-  errors: ['account.not_found', 'login.not_found'],
 } satisfies Declared;
 const CLEAR_LOCKOUT = {
   method: 'DELETE',
-  path: '/app/admin/users/:id/lockout',
-  tag,
+  ...ofAccount('/lockout'),
   summary: 'Let the account sign in again after too many failed attempts',
-  params: ACCOUNT_PATH_PARAMS,
   replies: { 204: done },
-  errors: ['account.not_found'],
 } satisfies Declared;
 const LIST_ROLES = {
   method: 'GET',

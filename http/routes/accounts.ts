@@ -9,6 +9,7 @@ import { jsonBody } from '../middleware/body.ts';
 import { HttpProblem, replyValue, type ReplyCode } from '../problems.ts';
 import { done } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
+import type { RouteError } from '../openapi/error-replies.ts';
 import { route, type Route } from '../route-table.ts';
 import { bearerWithRole } from '../guards.ts';
 import type { AppState } from '../state.ts';
@@ -85,9 +86,33 @@ const noSuchAccount = (): HttpProblem => new HttpProblem(404, 'account.not_found
  * and so is a percent-encoded digit (`%31`): each account has one path. With `more`, the path's
  * other parameters.
  */
-export const accountPath = <M extends z.ZodRawShape>(more: M) =>
+const accountPath = <M extends z.ZodRawShape>(more: M) =>
   resourcePath(AccountIdParam.extend(more), noSuchAccount, ['id']);
-export const ACCOUNT_PATH_PARAMS = accountPath({});
+
+/**
+ * What a route of one account declares: its path, `/app/admin/users/:id` and `tail`; the path's
+ * id (with `more` parameters) read as {@link accountPath} reads it; `account.not_found` and `errors`.
+ */
+interface OfAccount<M extends z.ZodRawShape> {
+  readonly path: string;
+  readonly tag: 'secured';
+  readonly params: ReturnType<typeof accountPath<M>>;
+  readonly errors: readonly RouteError[];
+}
+export function ofAccount(tail: string, errors?: readonly RouteError[]): OfAccount<Record<never, z.ZodType>>;
+export function ofAccount<M extends z.ZodRawShape>(tail: string, errors: readonly RouteError[], more: M): OfAccount<M>;
+export function ofAccount(
+  tail: string,
+  errors: readonly RouteError[] = [],
+  more: z.ZodRawShape = {},
+): OfAccount<z.ZodRawShape> {
+  return {
+    path: `/app/admin/users/:id${tail}`,
+    tag: 'secured',
+    params: accountPath(more),
+    errors: ['account.not_found', ...errors],
+  };
+}
 const tag = 'secured';
 const summary = { description: 'The account', schema: S.AccountSummary };
 
@@ -137,13 +162,10 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     route(
       {
         method: 'GET',
-        path: '/app/admin/users/:id',
+        ...ofAccount(''),
         access: read,
-        tag,
         summary: 'An account with its roles',
-        params: ACCOUNT_PATH_PARAMS,
         replies: { 200: summary },
-        errors: ['account.not_found'],
       },
       async function getAccount(ctx, { params: { id } }) {
         ctx.body = await call(Accounts.getAccount({ id }));
@@ -152,19 +174,15 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     route(
       {
         method: 'PATCH',
-        path: '/app/admin/users/:id',
+        ...ofAccount('', [
+          'role.unknown',
+          ['account.last_admin', 'the last enabled ADMIN cannot be disabled or demoted'],
+        ]),
         access: write,
-        tag,
         summary: "Change an account's names, roles or whether it is enabled; disabling signs it out everywhere",
         parse,
-        params: ACCOUNT_PATH_PARAMS,
         body: json(UpdateAccountInput),
         replies: { 200: summary },
-        errors: [
-          'role.unknown',
-          'account.not_found',
-          ['account.last_admin', 'the last enabled ADMIN cannot be disabled or demoted'],
-        ],
       },
       async function updateAccount(ctx, { params: { id }, body }) {
         ctx.body = await call(Accounts.updateAccount({ ...body, id, actor: actorOf(ctx) }));
@@ -173,15 +191,12 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     route(
       {
         method: 'PUT',
-        path: '/app/admin/users/:id/password',
+        ...ofAccount('/password', ['password.invalid']),
         access: write,
-        tag,
         summary: "Set an account's password; the account is signed out everywhere",
         parse,
-        params: ACCOUNT_PATH_PARAMS,
         body: json(PasswordInput),
         replies: { 204: done },
-        errors: ['password.invalid', 'account.not_found'],
       },
       async function setPassword(ctx, { params: { id }, body: { password } }) {
         await call(Accounts.setPassword({ id, password, actor: actorOf(ctx) }));
@@ -191,13 +206,10 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     route(
       {
         method: 'DELETE',
-        path: '/app/admin/users/:id',
+        ...ofAccount('', [['account.last_admin', 'the last enabled ADMIN cannot be deleted']]),
         access: write,
-        tag,
         summary: 'Delete an account; it is signed out everywhere',
-        params: ACCOUNT_PATH_PARAMS,
         replies: { 204: done },
-        errors: ['account.not_found', ['account.last_admin', 'the last enabled ADMIN cannot be deleted']],
       },
       async function deleteAccount(ctx, { params: { id } }) {
         await call(Accounts.deleteAccount({ id, actor: actorOf(ctx) }));

@@ -20,7 +20,7 @@ import { bearerWithRole, SELF_SERVICE } from '../guards.ts';
 import { securityEvent } from '../security-events.ts';
 import type { AppState } from '../state.ts';
 import { resourcePath } from '../validation.ts';
-import { ACCOUNT_PATH_PARAMS, accountPath } from './accounts.ts';
+import { ofAccount } from './accounts.ts';
 
 export interface ConsentRouteDeps {
   readonly token: Ref<Token.Command>;
@@ -56,21 +56,15 @@ const OWN_WITHDRAW = {
 } satisfies Declared;
 const LIST = {
   method: 'GET',
-  path: '/app/admin/users/:id/consents',
-  tag,
+  ...ofAccount('/consents'),
   summary: 'The applications the account allowed, and the scopes it allowed each',
-  params: ACCOUNT_PATH_PARAMS,
   replies: { 200: CONSENTS },
-  errors: ['account.not_found'],
 } satisfies Declared;
 const WITHDRAW = {
   method: 'DELETE',
-  path: '/app/admin/users/:id/consents/:clientId',
-  tag,
+  ...ofAccount('/consents/:clientId', ['consent.not_found'], CLIENT_PARAM),
   summary: 'Withdraw the account’s consent to an application: its sign-ins of it end',
-  params: accountPath(CLIENT_PARAM),
   replies: { 204: done },
-  errors: ['account.not_found', 'consent.not_found'],
 } satisfies Declared;
 
 /** The account the token speaks for: 404 for a client's own token, 403 with security off. */

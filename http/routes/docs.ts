@@ -80,13 +80,13 @@ export function docsRoutes(deps: DocsRouteDeps): Route[] {
   const cache = new Map<string, Buffer>();
   let documentJson: string | undefined; // the same for every request: serialised once
   const initJs = init(deps.oauth);
+  /** What each of these routes is: a public read of the service's description. */
+  const open = { method: 'GET', access: PUBLIC, tag } as const;
   return [
     route(
       {
-        method: 'GET',
+        ...open,
         path: '/openapi.json',
-        access: PUBLIC,
-        tag,
         summary: 'This API description (OpenAPI 3.1)',
         replies: { 200: { description: 'OpenAPI 3.1', schema: z.record(z.string(), z.unknown()) } },
       },
@@ -98,10 +98,8 @@ export function docsRoutes(deps: DocsRouteDeps): Route[] {
     ),
     route(
       {
-        method: 'GET',
+        ...open,
         path: '/docs',
-        access: PUBLIC,
-        tag,
         summary: 'This API description as a page to browse and try',
         replies: { 200: { description: 'HTML', schema: z.string(), type: 'text/html' } },
       },
@@ -113,10 +111,8 @@ export function docsRoutes(deps: DocsRouteDeps): Route[] {
     ),
     route(
       {
-        method: 'GET',
+        ...open,
         path: '/docs/assets/:file',
-        access: PUBLIC,
-        tag,
         summary: 'A file of the /docs page',
         params: resourcePath(z.object({ file: z.enum(['init.js', ...ASSETS.keys()]) }), noSuchAsset),
         replies: { 200: { description: 'The file' }, 404: problem('No such asset') },

@@ -34,17 +34,16 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
   const parse = jsonBody(deps.maxBodyBytes);
   const call = async <T, C extends Employee.ErrorCode>(build: Request<Employee.Command, Reply<T, C>>): Promise<T> =>
     replyValue(await ask(deps.employees, build, deps.askTimeoutMs));
+  /** Both ways to create an employee: from the original service's query, or from a JSON body. */
+  const create = { path: '/api/employee/create', access: write, tag, replies: { 201: created } } as const;
   return [
     changesState(
       route(
         {
+          ...create,
           method: 'GET',
-          path: '/api/employee/create',
-          access: write,
-          tag,
           summary: 'Create an employee from query parameters',
           query: CreateEmployeeInput,
-          replies: { 201: created },
         },
         async function createFromQuery(ctx, { query }) {
           sendCreated(ctx, await call(Employee.create(query)));
@@ -53,16 +52,13 @@ export function employeeRoutes(deps: EmployeeRouteDeps): Route[] {
     ),
     route(
       {
+        ...create,
         method: 'POST',
-        path: '/api/employee/create',
-        access: write,
-        tag,
         summary: 'Create an employee',
         parse,
         body: json(CreateEmployeeInput),
-        replies: { 201: created },
       },
-      async function create(ctx, { body }) {
+      async function createFromBody(ctx, { body }) {
         sendCreated(ctx, await call(Employee.create(body)));
       },
     ),
