@@ -48,3 +48,12 @@ export type MessageFields<M> = Loose<Omit<M, 'type' | 'sender'>>;
 export type MessageSchemas<C extends { readonly type: string }> = {
   readonly [K in C['type']]: z.ZodType<MessageFields<Extract<C, { readonly type: K }>>>;
 };
+
+/**
+ * For each message kind of a protocol, a call as a REPL user would type it (`await ask(<actor>,
+ * <example>)`), or several (one per variant); the REPL's `.protocol <actor>` lists them. A new
+ * message kind without an example fails to compile.
+ */
+export type MessageExamples<C extends { readonly type: string }> = {
+  readonly [K in C['type']]: string | readonly [string, ...string[]];
+};

@@ -5,7 +5,7 @@
  * names who acts (an administrator's username), for the event log.
  */
 import { z } from 'zod';
-import type { MessageSchemas } from '../../src/fields.ts';
+import type { MessageExamples, MessageSchemas } from '../../src/fields.ts';
 import type { MessageOf, RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -260,10 +260,7 @@ export const schemas = {
   }),
 } as const satisfies MessageSchemas<Command>;
 
-/**
- * One call per message kind, as a REPL user would type it (`await ask(accounts, <example>)`); the
- * REPL's `.protocol accounts` lists them. A new message kind without an example fails to compile.
- */
+/** What the REPL's `.protocol accounts` lists: {@link MessageExamples}. */
 export const examples = {
   ListAccounts: 'Accounts.listAccounts()',
   FindAccounts: "Accounts.findAccounts({ usernamePrefix: 'j', limit: 10 })",
@@ -281,4 +278,4 @@ export const examples = {
   CreateRole: "Accounts.createRole({ actor: 'admin', roleName: 'AUDITOR', description: 'reads logs' })",
   ChangeOwnPassword:
     "Accounts.changeOwnPassword({ accountId: 3, accountVersion: 0, loginId: undefined, currentPassword: '<now>', newPassword: '<new>' })",
-} as const satisfies Record<Command['type'], string>;
+} as const satisfies MessageExamples<Command>;

@@ -4,7 +4,7 @@
  * and send them to the router's ref with `ask`.
  */
 import { z } from 'zod';
-import { pageLimit, objectId, type MessageSchemas } from '../../src/fields.ts';
+import { pageLimit, objectId, type MessageExamples, type MessageSchemas } from '../../src/fields.ts';
 import type { RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -131,13 +131,9 @@ export const schemas = {
   Forget: z.strictObject({ userId: objectId }),
 } as const satisfies MessageSchemas<RouterCommand>;
 
-/**
- * One call per message kind the router accepts, as a REPL user would type it
- * (`await ask(activity, <example>)`); the REPL's `.protocol activity` lists them. A new message
- * kind without an example fails to compile.
- */
+/** What the REPL's `.protocol activity` lists (the router's kinds): {@link MessageExamples}. */
 export const examples = {
   Record: "Activity.record({ userId: '6b0233279e487a81ed925cc1', type: 'PASSWORD_CHANGED', detail: { via: 'email' } })",
   History: "Activity.history({ userId: '6b0233279e487a81ed925cc1', limit: 10 })",
   Forget: "Activity.forget({ userId: '6b0233279e487a81ed925cc1' })",
-} as const satisfies Record<RouterCommand['type'], string>;
+} as const satisfies MessageExamples<RouterCommand>;

@@ -3,7 +3,7 @@
  * the functions below and send them with `ask`.
  */
 import { z } from 'zod';
-import { pageLimit, objectId, version, type MessageSchemas } from '../../src/fields.ts';
+import { pageLimit, objectId, version, type MessageExamples, type MessageSchemas } from '../../src/fields.ts';
 import type { RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -201,14 +201,11 @@ export const schemas = {
   Delete: z.strictObject({ id: fields.id }),
 } as const satisfies MessageSchemas<Command>;
 
-/**
- * One call per message kind, as a REPL user would type it (`await ask(employees, <example>)`); the
- * REPL's `.protocol employees` lists them. A new message kind without an example fails to compile.
- */
+/** What the REPL's `.protocol employees` lists: {@link MessageExamples}. */
 export const examples = {
   Create: "Employee.create({ name: 'Jane Roe', dateOfBirth: '1990-04-12' })",
   Get: "Employee.get({ id: '6b0233279e487a81ed925ceb' })",
   Search: "Employee.search({ name: 'roe', limit: 10 })",
   Update: "Employee.update({ id: '6b0233279e487a81ed925ceb', changes: { name: 'Jane A. Roe' }, expectedVersion: 1 })",
   Delete: "Employee.delete({ id: '6b0233279e487a81ed925ceb' })",
-} as const satisfies Record<Command['type'], string>;
+} as const satisfies MessageExamples<Command>;

@@ -4,7 +4,7 @@
  * are AccountActor's: actors/accounts). Build messages with the functions below and send them with `ask`.
  */
 import { z } from 'zod';
-import type { MessageSchemas } from '../../src/fields.ts';
+import type { MessageExamples, MessageSchemas } from '../../src/fields.ts';
 import type { RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type {
@@ -249,11 +249,7 @@ export const schemas = {
   Introspect: z.strictObject({ clientId: z.string(), token: z.string() }),
 } as const satisfies MessageSchemas<Command>;
 
-/**
- * A call per message kind, as a REPL user would type it (`await ask(token, <example>)`), one per
- * grant type for `Grant`; the REPL's `.protocol token` lists them. A new message kind without an
- * example fails to compile.
- */
+/** What the REPL's `.protocol token` lists (one per grant type for `Grant`): {@link MessageExamples}. */
 export const examples = {
   Grant: [
     "Token.issueToken({ clientId: 'troupe-client', username: 'john.doe', password: 'john-password', scope: ['read'] })",
@@ -270,4 +266,4 @@ export const examples = {
   WithdrawConsent: "Token.withdrawConsent({ accountId: 2, clientId: 'web-app' })",
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
   Introspect: "Token.introspect({ clientId: 'troupe-client', token: '<an access or refresh token>' })",
-} as const satisfies Record<Command['type'], string | readonly [string, ...string[]]>;
+} as const satisfies MessageExamples<Command>;

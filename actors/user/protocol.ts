@@ -4,7 +4,7 @@
  * Build messages with the functions below and send them with `ask`.
  */
 import { z } from 'zod';
-import { objectId, version, type MessageSchemas } from '../../src/fields.ts';
+import { objectId, version, type MessageExamples, type MessageSchemas } from '../../src/fields.ts';
 import type { RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -99,13 +99,10 @@ export const schemas = {
   Delete: z.strictObject({ id: objectId }),
 } as const satisfies MessageSchemas<Command>;
 
-/**
- * One call per message kind, as a REPL user would type it (`await ask(users, <example>)`); the REPL's
- * `.protocol users` lists them. A new message kind without an example fails to compile.
- */
+/** What the REPL's `.protocol users` lists: {@link MessageExamples}. */
 export const examples = {
   Get: "User.get({ id: '6b0233279e487a81ed925cc1' })",
   Post: "User.post({ name: 'Ada Lovelace', email: 'ada@example.com' })",
   Put: "User.put({ id: '6b0233279e487a81ed925cc1', name: 'Ada King', expectedVersion: 1 })",
   Delete: "User.delete({ id: '6b0233279e487a81ed925cc1' })",
-} as const satisfies Record<Command['type'], string>;
+} as const satisfies MessageExamples<Command>;
