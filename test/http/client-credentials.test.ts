@@ -192,6 +192,22 @@ t('the registered method holds at revocation and introspection too', async (c) =
   }
 });
 
+t("POST /oauth/revoke › another client's token is 400 unauthorized_client, and stays valid", async (c) => {
+  const token = await clientToken(c.server.url);
+  const res = await fetch(`${c.server.url}/oauth/revoke`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic(CLIENT_ID, CLIENT_SECRET) },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  assert.is(res.status, 400);
+  assert.equal(await res.json(), {
+    error: 'unauthorized_client',
+    error_description: 'The token was issued to another client',
+  });
+  const read = await fetch(`${c.server.url}/api/employee/000000000000000000000000`, { headers: bearer(token) });
+  assert.is(read.status, 404, 'the token still reads');
+});
+
 t('metadata lists every client grant, scope and the none method', async (c) => {
   const m = (await (await fetch(`${c.server.url}/.well-known/oauth-authorization-server`)).json()) as Record<
     string,
