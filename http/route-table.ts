@@ -79,15 +79,22 @@ export interface Route extends RouteInfo {
 }
 
 /**
- * Declares a route. Its query, path parameters, JSON body and `If-Match` are validated from the
- * declared schemas after the access check and the body parser, before the handler, which gets them
- * typed as its second argument; a route that validates nothing runs its handler directly.
+ * Declares a route. Its query, path parameters, body (JSON, or an OAuth endpoint's form) and
+ * `If-Match` are validated from the declared schemas after the access check and the body parser,
+ * before the handler, which gets them typed as its second argument; a route that validates
+ * nothing runs its handler directly.
  */
 export function route<const S extends RouteSpec>(spec: S, handler: Handler<InputOf<S>>): Route {
   const { method, path, access, parse, ...doc } = spec;
-  // A JSON body validated with no parser to read it would refuse every request: a mistake of the table.
-  if (doc.body !== undefined && !isDocumented(doc.body) && parse === undefined)
-    throw new TypeError(`route ${method} ${path} validates a JSON body it does not parse`);
+  // A body validated with no parser to read it would refuse every request: a mistake of the table.
+  // A client route's form is read by its access check (client authentication), before validation.
+  const declaredBody: InputDeclaration['body'] = doc.body;
+  const body = isDocumented(declaredBody) ? undefined : declaredBody;
+  const formOfClient = body?.type === 'application/x-www-form-urlencoded' && access.kind === 'client';
+  if (body !== undefined && parse === undefined && !formOfClient)
+    throw new TypeError(
+      `route ${method} ${path} validates a ${body.type === 'application/json' ? 'JSON' : 'form'} body it does not parse`,
+    );
   const run = validated(doc, path, handler as (ctx: RouteContext, input: unknown) => unknown);
   return {
     method,

@@ -4,6 +4,8 @@
  */
 import type { Context } from 'koa';
 import type { z } from 'zod';
+import { isOAuthForm, readOAuthForm, type OAuthFormBody } from './form-validation.ts';
+import { formParams } from './middleware/body.ts';
 import { invalidFields, type FieldError, type HttpProblem } from './problems.ts';
 import type { RouteContext, RouteMiddleware } from './state.ts';
 import { ifMatchVersion } from './versioning.ts';
@@ -93,7 +95,11 @@ export const optionalJson = <S extends z.ZodType>(schema: S): JsonBody<S, false>
   schema,
   required: false,
 });
-/** A form body: read by its handler (its errors are OAuth's), so only ever {@link documented}. */
+/**
+ * A form body read by its handler, so only ever {@link documented}: the authorization endpoint's,
+ * whose refusals are pages or redirects. The OAuth endpoints that answer JSON errors declare
+ * `oauthForm` (form-validation.ts), validated before the handler.
+ */
 export const form = (schema: z.ZodType): BodySpec => ({
   type: 'application/x-www-form-urlencoded',
   schema,
@@ -128,7 +134,7 @@ export const paramsSchema = (
 export interface InputDeclaration {
   readonly query?: z.ZodObject | Documented<z.ZodObject> | undefined;
   readonly params?: z.ZodObject | ResourcePath | Documented<z.ZodObject> | undefined;
-  readonly body?: JsonBody | Documented<BodySpec> | undefined;
+  readonly body?: JsonBody | OAuthFormBody | Documented<BodySpec> | undefined;
   /** Takes an optional `If-Match: "<version>"` (412 when it names an older version). */
   readonly ifMatch?: true | undefined;
 }
@@ -144,7 +150,9 @@ export type InputOf<S> = (S extends { readonly query: infer Q extends z.ZodObjec
       : unknown) &
   (S extends { readonly body: infer B extends JsonBody }
     ? { readonly body: B['required'] extends true ? z.output<B['schema']> : z.output<B['schema']> | undefined }
-    : unknown) &
+    : S extends { readonly body: infer B extends OAuthFormBody }
+      ? { readonly body: z.output<B['schema']> }
+      : unknown) &
   (S extends { readonly ifMatch: true } ? { readonly ifMatch: number | undefined } : unknown);
 
 /** A route's handler: with its validated input when it declares some. */
@@ -178,8 +186,8 @@ function resourceParams(path: string, declared: ResourcePath): (ctx: RouteContex
  * The handler behind the validation of the input its route (at `path`) declares: the query (`The
  * query is not valid`, a repeated parameter refused), the path parameters (`The path …`, or a
  * resource's 404), the JSON body (`The request …`), then `If-Match`, each a 400 `validation`
- * problem but for the 404. A route that declares none runs its handler as it is: no frame, no
- * object on its way.
+ * problem but for the 404; or an OAuth form body, with OAuth's errors (form-validation.ts). A
+ * route that declares none runs its handler as it is: no frame, no object on its way.
  */
 export function validated(
   doc: InputDeclaration,
@@ -193,15 +201,18 @@ export function validated(
     : declaredParams && !isDocumented(declaredParams)
       ? (ctx: RouteContext) => validate(declaredParams, ctx.params, 'path')
       : undefined;
-  const body = validatedHere<JsonBody>(doc.body);
+  const declaredBody = validatedHere<JsonBody | OAuthFormBody>(doc.body);
+  const body = isOAuthForm(declaredBody) ? undefined : declaredBody;
+  const oauthForm = isOAuthForm(declaredBody) ? declaredBody : undefined;
   const ifMatch = doc.ifMatch === true;
-  if (!query && !params && !body && !ifMatch) return handler as RouteMiddleware;
+  if (!query && !params && !body && !oauthForm && !ifMatch) return handler as RouteMiddleware;
   return function validateInput(ctx) {
     const input: Record<string, unknown> = {};
     if (query) input['query'] = validate(query, queryObject(ctx), 'query');
     if (params) input['params'] = params(ctx);
     if (body && (body.required || ctx.request.body !== undefined))
       input['body'] = validate(body.schema, jsonObject(ctx));
+    if (oauthForm) input['body'] = readOAuthForm(oauthForm, formParams(ctx));
     if (ifMatch) input['ifMatch'] = ifMatchVersion(ctx);
     return handler(ctx, input);
   };

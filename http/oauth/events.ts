@@ -2,7 +2,6 @@
 import { REPLAYED as REPLAYED_CODE } from '../../actors/token/grants/authorization-code.ts';
 import * as Token from '../../actors/token/protocol.ts';
 import type { Logger } from '../../src/logger.ts';
-import { grantTypeName } from '../../src/security/formats.ts';
 import { securityEvent, type RequestOf } from '../security-events.ts';
 
 /**
@@ -14,26 +13,25 @@ import { securityEvent, type RequestOf } from '../security-events.ts';
 export function reportGrant(
   logger: Logger,
   ctx: RequestOf,
-  params: URLSearchParams,
+  grant: Token.Grant,
   clientId: string,
   reply: Token.GrantReply,
 ): void {
-  const grantType = grantTypeName(params.get('grant_type') ?? '');
-  if (grantType === 'password') {
-    const subject = { username: params.get('username') ?? '', clientId };
+  if (grant.grantType === 'password') {
+    const subject = { username: grant.username, clientId };
     if (reply.ok) securityEvent(logger, ctx, 'login.succeeded', subject);
     else if (reply.code === 'grant.invalid') securityEvent(logger, ctx, 'login.failed', subject);
     // Counted by TokenActor before any BCrypt work, and refused.
     else if (reply.code === 'login.throttled')
       securityEvent(logger, ctx, 'login.throttled', { username: subject.username });
-  } else if (grantType === 'refresh_token') {
+  } else if (grant.grantType === 'refresh_token') {
     if (reply.ok) securityEvent(logger, ctx, 'token.refreshed', { clientId });
     else if (reply.code === 'grant.invalid' && reply.message === Token.REUSED_REFRESH_TOKEN)
       securityEvent(logger, ctx, 'token.reuse_detected', { clientId });
-  } else if (grantType === 'client_credentials') {
+  } else if (grant.grantType === 'client_credentials') {
     if (reply.ok)
       securityEvent(logger, ctx, 'client.token_issued', { clientId }, { scope: reply.value.scope.join(' ') });
-  } else if (grantType === 'authorization_code') {
+  } else if (grant.grantType === 'authorization_code') {
     if (!reply.ok && reply.code === 'grant.invalid' && reply.message === REPLAYED_CODE)
       securityEvent(logger, ctx, 'code.reuse_detected', { clientId });
   }

@@ -1,4 +1,7 @@
-/** The form parameters the OAuth endpoints share: each given at most once, a required one not empty. */
+/**
+ * The form parameters client authentication reads itself, each given at most once; the rest of an
+ * OAuth endpoint's form is validated from its declared schema (../form-validation.ts).
+ */
 import { OAuthError } from '../problems.ts';
 
 export const invalidRequest = (description: string): OAuthError => new OAuthError(400, 'invalid_request', description);
@@ -8,10 +11,4 @@ export function single(params: URLSearchParams, name: string): string | undefine
   const values = params.getAll(name);
   if (values.length > 1) throw invalidRequest(`Parameter ${name} is repeated`);
   return values[0];
-}
-
-export function required(params: URLSearchParams, name: string): string {
-  const value = single(params, name);
-  if (value === undefined || value === '') throw invalidRequest(`Missing parameter: ${name}`);
-  return value;
 }

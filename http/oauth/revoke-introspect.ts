@@ -2,28 +2,26 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import * as Token from '../../actors/token/protocol.ts';
 import { ask } from '../../src/messaging/ask.ts';
-import { formParams } from '../middleware/body.ts';
 import type { OAuthRouteDeps } from './client-authentication.ts';
 import { replyValue } from '../problems.ts';
 import * as S from '../openapi/shapes.ts';
 import { clientOf, route, type Declared, type Route } from '../route-table.ts';
 import { CLIENT, CONFIDENTIAL_CLIENT } from '../guards.ts';
-import { documented, form } from '../validation.ts';
+import { oauthForm } from '../form-validation.ts';
 import { securityEvent } from '../security-events.ts';
-import { required, single } from './form.ts';
 
 export interface TokenInfoRouteDeps extends OAuthRouteDeps {
   readonly issuer: string;
   readonly audience: string;
 }
 
-function tokenRequest(ctx: Context) {
-  const params = formParams(ctx);
-  // RFC 7009 §2.1, RFC 7662 §2.1: a hint may only order the search, and the token's own form tells
-  // the two kinds apart, so it is not passed on; it must still not be repeated.
-  single(params, 'token_type_hint');
-  return { clientId: clientOf(ctx).clientId, token: required(params, 'token') };
-}
+type TokenForm = z.output<typeof S.TokenForm>;
+
+/**
+ * RFC 7009 §2.1, RFC 7662 §2.1: a hint may only order the search, and the token's own form tells
+ * the two kinds apart, so it is not passed on (its schema still refuses a repeated one).
+ */
+const tokenRequest = (ctx: Context, form: TokenForm) => ({ clientId: clientOf(ctx).clientId, token: form.token });
 
 function introspectionBody(found: Token.Introspection, deps: TokenInfoRouteDeps): Record<string, unknown> {
   if (!found.active) return { active: false };
@@ -43,24 +41,28 @@ function introspectionBody(found: Token.Introspection, deps: TokenInfoRouteDeps)
 }
 
 const tag = 'secured';
-/** The form is read by the handler: its errors are RFC 6749 §5.2's, not the `validation` problem. */
-const tokenForm = documented(form(S.TokenForm));
-const introspection = (path: string, summary: string, description: string): Declared => ({
-  method: 'POST',
-  path,
-  tag,
-  summary,
-  body: tokenForm,
-  replies: { 200: { description, schema: S.Introspection } },
-});
+/** The form is validated before the handler, its errors RFC 6749 §5.2's, not the `validation` problem. */
+const tokenForm = oauthForm(S.TokenForm);
+const introspection = (path: string, summary: string, description: string) =>
+  ({
+    method: 'POST',
+    path,
+    tag,
+    summary,
+    body: tokenForm,
+    replies: { 200: { description, schema: S.Introspection } },
+  }) satisfies Declared;
 
 /**
  * RFC 7009 revocation, and RFC 7662 introspection (also at Spring's /oauth/check_token) for
  * confidential clients only.
  */
 export function oauthRevokeIntrospectRoutes(deps: TokenInfoRouteDeps): Route[] {
-  const introspect = async function introspectToken(ctx: Context): Promise<void> {
-    const found = replyValue(await ask(deps.token, Token.introspect(tokenRequest(ctx)), deps.askTimeoutMs));
+  const introspect = async function introspectToken(
+    ctx: Context,
+    { body }: { readonly body: TokenForm },
+  ): Promise<void> {
+    const found = replyValue(await ask(deps.token, Token.introspect(tokenRequest(ctx, body)), deps.askTimeoutMs));
     ctx.body = introspectionBody(found, deps);
   };
   return [
@@ -75,8 +77,8 @@ export function oauthRevokeIntrospectRoutes(deps: TokenInfoRouteDeps): Route[] {
         replies: { 200: { description: 'Revoked, or unknown', schema: z.object({}) } },
         errors: ['client.mismatch'],
       },
-      async function revokeToken(ctx) {
-        const request = tokenRequest(ctx);
+      async function revokeToken(ctx, { body }) {
+        const request = tokenRequest(ctx, body);
         replyValue(await ask(deps.token, Token.revoke(request), deps.askTimeoutMs));
         securityEvent(deps.logger, ctx, 'token.revoked', { clientId: request.clientId });
         ctx.status = 200;

@@ -6,12 +6,19 @@
  */
 import type { Access } from '../guards.ts';
 import { oauthErrorOf, REPLY_ERRORS, type BoundaryCode, type ErrorFormat, type ReplyCode } from '../problems.ts';
+import { isOAuthForm } from '../form-validation.ts';
 import { isDocumented, isResourcePath, type InputDeclaration } from '../validation.ts';
 import { oauthError, problem, type Replies, type ReplySpec } from './replies.ts';
 import { OAuthErrorBody } from './shapes.ts';
 
 /** A reply code a route answers, with words of its own where the table's say too little for it. */
 export type RouteError = ReplyCode | readonly [ReplyCode, string];
+
+/** What a route declares that its error replies are read from. */
+type RouteDeclaration = InputDeclaration & {
+  readonly errors?: readonly RouteError[] | undefined;
+  readonly replies: Replies;
+};
 
 /** One way a route can fail: its status, the name the client reads, the words and headers. */
 interface Entry {
@@ -112,15 +119,29 @@ function accessEntries(access: Access): Entry[] {
   }
 }
 
+/**
+ * What an OAuth form's declaration refuses besides the client access's `invalid_request` (a
+ * missing or repeated parameter): each field's own OAuth error, unless the route says it already.
+ */
+function formEntries(doc: RouteDeclaration): Entry[] {
+  if (!isOAuthForm(doc.body)) return [];
+  const said = new Set((doc.errors ?? []).map((e) => replyEntry(e).oauthCode));
+  const own = doc.replies[400]?.description ?? '';
+  return Object.values(doc.body.refusals)
+    .filter((r) => !said.has(r.error) && !own.includes(`\`${r.error}\``))
+    .map((r) => ({ status: 400, problemCode: r.error, oauthCode: r.error, words: r.words }));
+}
+
 /** What the boundary refuses of the route's declared input, validated before its handler. */
-function inputEntries(doc: InputDeclaration): Entry[] {
+function inputEntries(doc: RouteDeclaration): Entry[] {
   const validatedBody = doc.body !== undefined && !isDocumented(doc.body);
   const json = validatedBody && doc.body.type === 'application/json';
   const validated =
-    validatedBody || [doc.query, doc.params].some((d) => d !== undefined && !isDocumented(d) && !isResourcePath(d));
+    json || [doc.query, doc.params].some((d) => d !== undefined && !isDocumented(d) && !isResourcePath(d));
   return [
     ...(validated ? [boundary('validation')] : []),
     ...(json ? [boundary('bad_request'), boundary('unsupported_media_type')] : []),
+    ...formEntries(doc),
     ...(doc.body === undefined ? [] : [boundary('payload_too_large')]),
   ];
 }
@@ -131,7 +152,7 @@ function inputEntries(doc: InputDeclaration): Entry[] {
  */
 export function errorReplies(
   route: { readonly access: Access; readonly errorFormat: ErrorFormat },
-  doc: InputDeclaration & { readonly errors?: readonly RouteError[] | undefined; readonly replies: Replies },
+  doc: RouteDeclaration,
 ): Replies {
   const entries = [...accessEntries(route.access), ...inputEntries(doc), ...(doc.errors ?? []).map(replyEntry)];
   const byStatus = new Map<number, Entry[]>();

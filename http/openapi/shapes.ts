@@ -34,30 +34,31 @@ export const TokenResponse = z
   })
   .meta({ title: 'TokenResponse' });
 
-export const TokenRequest = z
+/** A form parameter that must be sent, and not empty. */
+export const FormParameter = z.string().min(1);
+
+/**
+ * The client's own parameters in a form: read by client authentication before the form is
+ * validated (client_secret_post, or a public client naming itself), listed for the description.
+ */
+export const ClientParameters = {
+  client_id: z
+    .string()
+    .optional()
+    .meta({ description: 'client_secret_post, or alone for a public client (`none`); else prefer HTTP Basic' }),
+  client_secret: z.string().optional(),
+};
+
+/** RFC 7009 §2.1, RFC 7662 §2.1: the hint only orders the search, so every value is taken (once). */
+export const TokenForm = z
   .object({
-    grant_type: z
-      .enum(['password', 'refresh_token', 'refresh-token', 'client_credentials', 'authorization_code'])
-      .meta({ description: '`refresh-token` is accepted as a spelling of `refresh_token`' }),
-    username: z.string().optional(),
-    password: z.string().optional(),
-    refresh_token: z.string().optional(),
-    code: z.string().optional().meta({ description: 'authorization_code: the code from the redirect' }),
-    redirect_uri: z.string().optional().meta({ description: 'authorization_code: as in the authorization request' }),
-    code_verifier: z.string().optional().meta({ description: 'authorization_code: the PKCE verifier' }),
-    scope: z.string().optional(),
-    client_id: z
+    token_type_hint: z
       .string()
       .optional()
-      .meta({ description: 'client_secret_post, or alone for a public client (`none`); else prefer HTTP Basic' }),
-    client_secret: z.string().optional(),
+      .meta({ description: '`access_token` or `refresh_token`; a hint only, every value is accepted' }),
+    token: FormParameter,
   })
-  .meta({ title: 'TokenRequest' });
-
-export const TokenForm = z.object({
-  token: z.string(),
-  token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
-});
+  .meta({ title: 'TokenForm' });
 
 export const Introspection = z
   .object({
