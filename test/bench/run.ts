@@ -50,8 +50,8 @@ async function main(): Promise<void> {
   const report: Report = { measurements: [], claims: [], notes: [] };
   const dir = tempDir('secured');
   const { secured, token } = await listAll(dir, report, settings);
-  await tokenRate(secured, johnHash(), report, settings);
-  await stormIsolation(secured, token, report, settings);
+  const bodies = await tokenRate(secured, johnHash(), report, settings);
+  await stormIsolation(secured, token, bodies, report, settings);
   await secured.stop();
   await hotPath(report, settings);
   await ladder(report, settings);
@@ -79,7 +79,7 @@ function notes(seconds: number, users: number, idleMs: number): string[] {
   return [
     `Each figure comes from autocannon in its own process against a server in its own process, on loopback; ${seconds} s per measurement after a 2 s warm-up. Both share the machine's cores.`,
     'listAll throughput is the best of two interleaved runs per server (10 connections), so a slow moment of the machine hits every server alike.',
-    "The login storm and the BCrypt baseline use john.doe's cost-10 hash from data/initial-data.json; the login throttle and the per-account login bound (security.jwt.max-logins-per-user) are set out of reach.",
+    "The BCrypt baseline uses john.doe's cost-10 hash from data/initial-data.json; the password-grant loads (claims 3, 4, 12 and 20) send the logins of 48 accounts in turn, hashed at the cost of their baseline, so that no two logins in flight are alike (identical ones share one check); the login throttle and the per-account login bound (security.jwt.max-logins-per-user) are set out of reach.",
     'Employees and users are seeded straight into SQLite (one transaction) before the server starts; creates go through HTTP.',
     `Activity: ${users} distinct users${users < 100_000 ? ' (scaled down from 100k; BENCH_ACTIVITY_USERS=100000 for the full size)' : ''}, each touched once by GET /api/users/activity; idle-ms ${idleMs} (the note of its row gives the peak of actors live at once, sampled every 2 s).`,
     'RSS is VmRSS of the serving process (with its workers, for server.workers=2) from /proc/<pid>/status at the end of its measurement.',

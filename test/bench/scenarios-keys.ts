@@ -12,15 +12,20 @@ import bcrypt from 'bcryptjs';
 import { basic, login, USERS } from '../helpers/tokens.ts';
 import { load, startTroupe, tempDir, warmUp, type Child, type LoadResult, type LoadSpec } from './harness.ts';
 import type { Report } from './report.ts';
+import { loginAccounts, loginBodies } from './logins.ts';
 import { row, type BenchSettings } from './scenarios-security.ts';
 
-/** The initial data with john.doe's hash at cost 4. */
+/**
+ * The initial data with john.doe's hash at cost 4, and the accounts of the login load (`logins.ts`)
+ * with it too; the server hashes at cost 4 as well, so no login is hashed again at another cost.
+ */
 function cheapLogins(dir: string): string {
   const data = JSON.parse(readFileSync('data/initial-data.json', 'utf8')) as {
-    users: { username: string; password: string }[];
+    users: { username: string; password: string; roles?: string[] }[];
   };
-  for (const u of data.users)
-    if (u.username === USERS.john.username) u.password = bcrypt.hashSync(USERS.john.password, 4);
+  const cheap = bcrypt.hashSync(USERS.john.password, 4);
+  for (const u of data.users) if (u.username === USERS.john.username) u.password = cheap;
+  data.users.push(...loginAccounts(cheap));
   const file = join(dir, 'initial-data.json');
   writeFileSync(file, JSON.stringify(data));
   return file;
@@ -32,6 +37,8 @@ interface Side {
   readonly name: 'ES256' | 'HS256';
   readonly child: Child;
   readonly token: string;
+  /** The login load's bodies (`logins.ts`). */
+  readonly bodies: string;
 }
 
 type Spec = (side: Side) => LoadSpec;
@@ -63,7 +70,8 @@ const SPECS: readonly { what: string; spec: Spec }[] = [
       path: '/oauth/token',
       method: 'POST',
       headers: form,
-      body: new URLSearchParams({ grant_type: 'password', ...USERS.john }).toString(),
+      linesFile: side.bodies,
+      linesAs: 'body',
       connections: 8,
     }),
   },
@@ -92,15 +100,18 @@ const SPECS: readonly { what: string; spec: Spec }[] = [
 export async function signingKeys(report: Report, s: BenchSettings): Promise<void> {
   const esDir = tempDir('keys-es256');
   const hsDir = tempDir('keys-hs256');
-  const es = await startTroupe(esDir, { APP_INITIAL_DATA: cheapLogins(esDir) });
+  const cost = { SECURITY_PASSWORD_BCRYPT_COST: '4' };
+  const es = await startTroupe(esDir, { APP_INITIAL_DATA: cheapLogins(esDir), ...cost });
   const hs = await startTroupe(hsDir, {
     APP_INITIAL_DATA: cheapLogins(hsDir),
     SECURITY_SIGNING_KEY: randomBytes(64).toString('base64url'),
+    ...cost,
   });
   try {
+    const bodies = loginBodies(esDir);
     const sides: Side[] = [
-      { name: 'ES256', child: es, token: (await login(es.url)).access_token },
-      { name: 'HS256', child: hs, token: (await login(hs.url)).access_token },
+      { name: 'ES256', child: es, token: (await login(es.url)).access_token, bodies },
+      { name: 'HS256', child: hs, token: (await login(hs.url)).access_token, bodies },
     ];
     for (const { what, spec } of SPECS) {
       s.log(`${what}: ES256 key set against an HS256 MAC key`);

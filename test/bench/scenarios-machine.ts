@@ -31,6 +31,7 @@ import {
   type LoadSpec,
 } from './harness.ts';
 import type { Report } from './report.ts';
+import { loginAccounts, loginBodies } from './logins.ts';
 import { row, type BenchSettings } from './scenarios-security.ts';
 
 /** The client of claims 18 and 19 (`security.clients-file`). */
@@ -59,7 +60,14 @@ export async function startMachinePair(dir: string): Promise<MachinePair> {
   const key = randomBytes(48).toString('base64url');
   const clients = join(dir, 'clients.json');
   writeFileSync(clients, JSON.stringify([machineClientRegistration()]));
+  const initial = JSON.parse(readFileSync('data/initial-data.json', 'utf8')) as {
+    users: { username: string; password: string; roles?: string[] }[];
+  };
+  const john = initial.users.find((u) => u.username === USERS.john.username)?.password ?? '';
+  initial.users.push(...loginAccounts(john));
+  writeFileSync(join(dir, 'initial-data.json'), JSON.stringify(initial));
   const troupe = await startTroupe(dir, {
+    APP_INITIAL_DATA: join(dir, 'initial-data.json'),
     SECURITY_SIGNING_KEY: key,
     SECURITY_CLIENTS_FILE: clients,
     SECURITY_JWT_ISSUER: ISSUER,
@@ -243,7 +251,9 @@ export async function machineToMachine(report: Report, s: BenchSettings, rounds 
       path: '/oauth/token',
       method: 'POST',
       headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'password', ...USERS.john }).toString(),
+      // Many people's logins, each its own compare (`logins.ts`).
+      linesFile: loginBodies(tempDir('logins')),
+      linesAs: 'body',
       connections: 8,
     };
     await warmUp(passwordSpec);

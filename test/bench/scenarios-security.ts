@@ -8,12 +8,14 @@ import {
   load,
   startBare,
   startTroupe,
+  tempDir,
   warmUp,
   type BestRound,
   type Child,
   type LoadResult,
   type LoadSpec,
 } from './harness.ts';
+import { createLoginAccounts, loginBodies } from './logins.ts';
 import type { Measurement, Report } from './report.ts';
 
 export interface BenchSettings {
@@ -137,22 +139,35 @@ function bcryptRate(password: string, hash: string, seconds = 3): number {
   return n / ((performance.now() - started) / 1000);
 }
 
-const tokenSpec = (url: string): LoadSpec => ({
+/** The password-grant load: the logins of many accounts in turn, each its own compare (`logins.ts`). */
+const tokenSpec = (url: string, bodies: string): LoadSpec => ({
   url,
   path: '/oauth/token',
   method: 'POST',
   headers: { Authorization: basic(), 'Content-Type': 'application/x-www-form-urlencoded' },
-  body: new URLSearchParams({ grant_type: 'password', ...USERS.john }).toString(),
+  linesFile: bodies,
+  linesAs: 'body',
 });
 
+/** Their password, hashed by the server at its cost (10, john.doe's: the baseline's). */
+const LOGIN_PASSWORD = 'storm-login-passphrase';
+
+/** The accounts of the password-grant loads, created on `secured`, and the file of their logins. */
+async function loginLoad(secured: Child): Promise<string> {
+  const admin = (await login(secured.url, USERS.admin, 'write')).access_token;
+  await createLoginAccounts(secured.url, admin, LOGIN_PASSWORD);
+  return loginBodies(tempDir('logins'), LOGIN_PASSWORD);
+}
+
 /** Scenario 3. */
-export async function tokenRate(secured: Child, johnHash: string, report: Report, s: BenchSettings): Promise<void> {
+export async function tokenRate(secured: Child, johnHash: string, report: Report, s: BenchSettings): Promise<string> {
   if (costOf(johnHash) !== 10) throw new Error('the bench expects cost-10 hashes in data/initial-data.json');
+  const bodies = await loginLoad(secured);
   s.log('BCrypt baseline: one thread of bcryptjs compareSync, cost 10, before and after the token run');
   const before = bcryptRate(USERS.john.password, johnHash);
   s.log('POST /oauth/token, password grant, 8 connections');
-  await warmUp({ ...tokenSpec(secured.url), connections: 8 });
-  const r = await load({ ...tokenSpec(secured.url), connections: 8, duration: s.seconds });
+  await warmUp({ ...tokenSpec(secured.url, bodies), connections: 8 });
+  const r = await load({ ...tokenSpec(secured.url, bodies), connections: 8, duration: s.seconds });
   const baseline = (before + bcryptRate(USERS.john.password, johnHash)) / 2;
   report.measurements.push(
     {
@@ -178,10 +193,17 @@ export async function tokenRate(secured: Child, johnHash: string, report: Report
       meaning: 'no login refused or throttled under load',
     },
   );
+  return bodies;
 }
 
 /** Scenario 4: the same fixed-rate probe of /app/listAll, alone and during a login storm. */
-export async function stormIsolation(secured: Child, token: string, report: Report, s: BenchSettings): Promise<void> {
+export async function stormIsolation(
+  secured: Child,
+  token: string,
+  bodies: string,
+  report: Report,
+  s: BenchSettings,
+): Promise<void> {
   const probe: LoadSpec = {
     url: secured.url,
     path: '/app/listAll',
@@ -193,7 +215,7 @@ export async function stormIsolation(secured: Child, token: string, report: Repo
   s.log('GET /app/listAll at 200 req/s, alone and during a login storm (16 connections on /oauth/token)');
   await warmUp(probe);
   const calm = await load(probe);
-  const storm = load({ ...tokenSpec(secured.url), connections: 16, duration: s.seconds + 2 });
+  const storm = load({ ...tokenSpec(secured.url, bodies), connections: 16, duration: s.seconds + 2 });
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const stormy = await load(probe);
   const stormResult = await storm;
