@@ -16,6 +16,7 @@ import { openSqliteStores } from '../src/stores/stores.sqlite.ts';
 import { CLIENTS, clientsFile, PARTNER, SERVICE } from './helpers/clients.ts';
 import { serverSuite, startTestServer, tempDir } from './helpers/server.ts';
 import { bearer, CLIENT_ID, login, USERS } from './helpers/tokens.ts';
+import { decodeJwt } from 'jose';
 
 const http = serverSuite('POST /app/admin/users › a username that is a client id', {
   'security.clients-file': clientsFile(CLIENTS),
@@ -134,4 +135,57 @@ start('an account of the initial data: refused before it is seeded', async () =>
   }
 });
 
+start("a client whose id has the form of an account's subject: refused, naming it and where", async () => {
+  const dir = tempDir();
+  try {
+    const clashing = CLIENTS.map((c) => (c.client_id === SERVICE.id ? { ...c, client_id: 'Account:7' } : c));
+    const file = oneLine(await startOf({ 'security.clients-file': clientsFile(clashing) }, join(dir, 'a')));
+    assert.match(file, /client "Account:7" \(security\.clients-file\) has the form of an account's subject/);
+    const jwt = oneLine(await startOf({ 'security.jwt.client-id': 'account:1' }, join(dir, 'b')));
+    assert.match(jwt, /client "account:1" \(security\.jwt\.client-id\) has the form of an account's subject/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 start.run();
+
+const subject = suite("an account's subject: from its id, never reassigned");
+
+subject('a username deleted and created again is another subject; the username rides in user_name', async () => {
+  const server = await startTestServer();
+  try {
+    const admin = (await login(server.url, USERS.admin)).access_token;
+    const create = async (): Promise<number> => {
+      const made = await fetch(`${server.url}/app/admin/users`, {
+        method: 'POST',
+        headers: { ...bearer(admin), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: 'ada.l', password: 'a-fine-password-5', roles: ['USER'] }),
+      });
+      assert.is(made.status, 201);
+      return ((await made.json()) as { id: number }).id;
+    };
+    const claimsOf = async () =>
+      decodeJwt((await login(server.url, { username: 'ada.l', password: 'a-fine-password-5' })).access_token);
+    const first = await create();
+    const before = await claimsOf();
+    assert.is(before.sub, `account:${first}`);
+    assert.is(before['user_name'], 'ada.l');
+    const gone = await fetch(`${server.url}/app/admin/users/${first}`, { method: 'DELETE', headers: bearer(admin) });
+    assert.is(gone.status, 204);
+    const second = await create();
+    const after = await claimsOf();
+    assert.is(after.sub, `account:${second}`);
+    assert.is.not(after.sub, before.sub, 'the new account is never the old subject');
+    assert.is(after['user_name'], 'ada.l');
+    // The resource server reads the username from user_name: the new account's token works as its own.
+    const me = await fetch(`${server.url}/app/user`, {
+      headers: bearer((await login(server.url, { username: 'ada.l', password: 'a-fine-password-5' })).access_token),
+    });
+    assert.is(await me.text(), 'Hello ada.l, you are a user.');
+  } finally {
+    await server.close();
+  }
+});
+
+subject.run();

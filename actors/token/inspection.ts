@@ -7,6 +7,7 @@ import { fail, ok } from '../../src/messaging/reply.ts';
 import type { Denylist } from '../../src/security/denylist.ts';
 import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
 import { hashToken, looksLikeRefreshToken } from '../../src/security/refresh-tokens.ts';
+import { accountSubject } from '../../src/security/subjects.ts';
 import type { CachedVerifier } from '../../src/security/token-cache.ts';
 import type { AccountStore } from '../../src/stores/account-store.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../src/stores/refresh-token-store.ts';
@@ -67,6 +68,7 @@ export function createInspection(
   };
 
   const introspectRefresh = async (record: RefreshTokenRecord): Promise<Introspection> =>
+    record.accountId === null ||
     record.revokedAt !== null ||
     record.usedAt !== null ||
     record.expiresAt <= seconds() ||
@@ -78,6 +80,7 @@ export function createInspection(
           scope: record.scope,
           clientId: record.clientId,
           username: record.username,
+          subject: accountSubject(record.accountId),
           clientToken: false,
           exp: record.expiresAt,
           iat: record.issuedAt,
@@ -90,6 +93,7 @@ export function createInspection(
     scope: claims.scope,
     clientId: claims.clientId,
     username: claims.username,
+    subject: claims.subject,
     clientToken: claims.clientToken === true,
     exp: claims.exp,
     iat: claims.iat,

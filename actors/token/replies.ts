@@ -38,6 +38,8 @@ export type Introspection =
       readonly clientId: string;
       /** The account's username; for a client_credentials token, the client's id. */
       readonly username: string;
+      /** The token's `sub`: the account's subject (`account:<id>`), or the client's id. */
+      readonly subject: string;
       /** A client_credentials token: its subject is the client, not an account. */
       readonly clientToken: boolean;
       readonly exp: number;

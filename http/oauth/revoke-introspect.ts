@@ -33,7 +33,7 @@ function introspectionBody(found: Token.Introspection, deps: TokenInfoRouteDeps)
     token_type: found.tokenType === 'access_token' ? 'Bearer' : 'refresh_token',
     exp: found.exp,
     iat: found.iat,
-    sub: found.username,
+    sub: found.subject,
     aud: deps.audience,
     iss: deps.issuer,
     ...(found.jti === undefined ? {} : { jti: found.jti }),

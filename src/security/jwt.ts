@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Revocable } from './denylist.ts';
 import type { UsableKey } from './key-material.ts';
+import { accountSubject } from './subjects.ts';
 
 export interface TokenSettings {
   readonly issuer: string;
@@ -27,7 +28,11 @@ export interface TokenSubject {
    * refuses all of its tokens. None for a client's own token.
    */
   readonly loginId: string | undefined;
-  /** A client_credentials token: `username` (`sub`) is the client's id, and no `user_name` claim names an account. */
+  /**
+   * A client_credentials token: `username` is the client's id, its `sub`, and no `user_name` claim
+   * names an account. An account's token says the account's username in `user_name` and its
+   * subject (`src/security/subjects.ts`) in `sub`.
+   */
   readonly clientToken?: boolean;
 }
 
@@ -40,6 +45,8 @@ export interface TokenStamp {
 
 /** Who a valid access token speaks for. */
 export interface Principal extends TokenSubject, TokenStamp {
+  /** The token's `sub`: an account's subject (`account:<id>`), or a client's id for its own token. */
+  readonly subject: string;
   /** The key that signed it: a key taken out of the set refuses all of its tokens. */
   readonly kid: string;
   /**
@@ -57,6 +64,13 @@ export interface IssuedToken extends TokenStamp {
 export interface TokenRequest extends TokenSubject {
   /** The account read and its security version then; none for a client's own token. */
   readonly account?: { readonly id: number; readonly version: number } | undefined;
+}
+
+/** The `sub` of a token: the account's subject, or the client's id for its own token; an account token names its account. */
+function subjectOf(req: TokenRequest): string {
+  if (req.clientToken === true) return req.username;
+  if (req.account === undefined) throw new Error('an account token names no account');
+  return accountSubject(req.account.id);
 }
 
 /** Allowed clock skew for `exp`, `nbf` and `iat`, seconds. */
@@ -80,7 +94,7 @@ export function createTokenSigner(signingKey: () => Promise<UsableKey>, settings
     })
       .setProtectedHeader({ alg: key.alg, typ: 'at+jwt', kid: key.kid })
       .setIssuer(settings.issuer)
-      .setSubject(req.username)
+      .setSubject(subjectOf(req))
       .setAudience(settings.audience)
       .setIssuedAt(iat)
       .setExpirationTime(exp)
@@ -119,8 +133,10 @@ function toPrincipal(p: JWTPayload, nowSeconds: number, kid: string): Principal 
   const scope = p['scope'];
   const authorities = p['authorities'] ?? [];
   const sid = p['sid'];
+  const userName = p['user_name'];
   if (
     typeof sub !== 'string' ||
+    (userName !== undefined && typeof userName !== 'string') ||
     typeof jti !== 'string' ||
     typeof exp !== 'number' ||
     typeof clientId !== 'string' ||
@@ -131,7 +147,9 @@ function toPrincipal(p: JWTPayload, nowSeconds: number, kid: string): Principal 
     throw new InvalidTokenError('Access token claims are incomplete');
   }
   const principal = {
-    username: sub,
+    // An account's username; a client's own token names the client alone.
+    username: userName ?? sub,
+    subject: sub,
     clientId,
     scope: scope.split(' ').filter(Boolean),
     authorities,
@@ -140,7 +158,7 @@ function toPrincipal(p: JWTPayload, nowSeconds: number, kid: string): Principal 
     iat,
     kid,
   };
-  if (p['user_name'] === undefined) return { ...principal, loginId: sid, clientToken: true };
+  if (userName === undefined) return { ...principal, loginId: sid, clientToken: true };
   // An account's token is honoured only as long as the account it was minted from is at that version.
   const accountId = p['account_id'];
   const accountVersion = p['account_version'];

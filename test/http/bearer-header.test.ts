@@ -13,6 +13,7 @@ const t = suite('http: the bearer header');
 
 const principal: Principal = {
   username: 'u',
+  subject: 'account:1',
   authorities: [],
   scope: ['read'],
   clientId: 'c',

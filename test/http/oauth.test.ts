@@ -48,7 +48,8 @@ t('access token › header alg/typ/kid and every claim of the contract', async (
   );
   const c = decodeJwt(tokens.access_token);
   assert.is(c.iss, ctx.server.config.security.jwt.issuer);
-  assert.is(c.sub, 'john.doe');
+  assert.is(c.sub, `account:${String(c['account_id'])}`, "an account's subject, from its id");
+  assert.is(c['user_name'], 'john.doe');
   assert.is(c.aud, 'troupe-api');
   assert.is(c.jti, tokens.jti);
   assert.is(c['client_id'], 'troupe-client');

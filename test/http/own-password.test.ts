@@ -152,6 +152,7 @@ f('a second change of the account while one is under way is 429; another account
   );
   const principal = (username: string): Principal => ({
     username,
+    subject: 'account:1',
     clientId: 'c',
     scope: ['read', 'write'],
     authorities: ['USER'],

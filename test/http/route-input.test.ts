@@ -24,6 +24,7 @@ import { InvalidTokenError, type Principal } from '../../src/security/jwt.ts';
 
 const writer: Principal = {
   username: 'writer',
+  subject: 'account:1',
   clientId: 'c',
   scope: ['write'],
   authorities: [],

@@ -34,6 +34,7 @@ const bare = (method: Method, path: string, access: Access, handler: Handler<unk
 
 const principal = (username: string, authorities: string[], scope: string[]): Principal => ({
   username,
+  subject: 'account:1',
   clientId: 'c',
   scope,
   authorities,
