@@ -12,9 +12,8 @@ import { mailboxSize } from '../../src/messaging/introspection.ts';
 import { startSystem, stopSystem, type ActorSystem } from '../../src/messaging/nact.ts';
 import { limitMailbox } from '../../src/messaging/reply-slots.ts';
 import type { Client } from '../../src/security/clients.ts';
-import type { TokenSigner } from '../../src/security/jwt.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
-import { gate, type Gate } from '../helpers/gate.ts';
+import { gate, heldSigner, type Gate } from '../helpers/gate.ts';
 import { CLIENT, okValue, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
 
 const REPORTING: Client = { ...CLIENT, clientId: 'reporting-service', grantTypes: ['client_credentials'] };
@@ -39,14 +38,7 @@ t.after(async () => {
 t.before.each(async () => {
   ctx.holds = [];
   ctx.system = startSystem('token-work-bound-test');
-  const held =
-    (signer: TokenSigner): TokenSigner =>
-    async (request, at) => {
-      const hold = ctx.holds.shift();
-      const issued = await signer(request, at);
-      await hold?.wait();
-      return issued;
-    };
+  const held = heldSigner(() => ctx.holds.shift());
   ctx.setup = await startTokenActor(ctx.system, { hasher: ctx.hasher, clients: [CLIENT, REPORTING], signer: held });
   limitMailbox(ctx.setup.token, LIMIT);
 });

@@ -1,3 +1,4 @@
+import type { TokenSigner } from '../../src/security/jwt.ts';
 import type { PasswordHasher } from '../../src/security/passwords.ts';
 import type { AccountStore } from '../../src/stores/account-store.ts';
 import type { ConsentStore } from '../../src/stores/consent-store.ts';
@@ -27,6 +28,20 @@ export function gate(): Gate {
     },
   };
 }
+
+/**
+ * `signer` held: each signature, once made, waits at the gate `next` gives it (none: it goes on), so
+ * a grant keeps its place beside TokenActor's mailbox for as long as the test wants.
+ */
+export const heldSigner =
+  (next: () => Gate | undefined) =>
+  (signer: TokenSigner): TokenSigner =>
+  async (request, at) => {
+    const hold = next();
+    const issued = await signer(request, at);
+    await hold?.wait();
+    return issued;
+  };
 
 /** Where a TokenActor's work can be held: each gate set here holds the next call of its step, once. */
 export interface Holds {

@@ -7,9 +7,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { TokenSigner } from '../../src/security/jwt.ts';
 import { clientsFile, SERVICE } from '../helpers/clients.ts';
-import { gate, type Gate } from '../helpers/gate.ts';
+import { gate, heldSigner, type Gate } from '../helpers/gate.ts';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { basic, postToken, USERS } from '../helpers/tokens.ts';
 
@@ -25,14 +24,7 @@ interface Ctx {
 const ctx = { holds: [], made: [] } as unknown as Ctx;
 const t = suite('reliability: token endpoint overload', ctx);
 
-const held =
-  (signer: TokenSigner): TokenSigner =>
-  async (request, at) => {
-    const hold = ctx.holds.shift();
-    const issued = await signer(request, at);
-    await hold?.wait();
-    return issued;
-  };
+const held = heldSigner(() => ctx.holds.shift());
 
 t.before(async () => {
   ctx.server = await startTestServer(
