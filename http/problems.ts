@@ -202,6 +202,7 @@ export const REPLY_ERRORS = {
   'account.not_found': { status: 404, description: 'no account has the id' },
   'account.username_taken': { status: 409, description: 'another account has the username' },
   'account.username_reserved': { status: 409, description: "a registered client's id (one namespace of subjects)" },
+  'account.email_taken': { status: 409, description: 'another account has the email (in whichever case)' },
   'account.last_admin': { status: 409, description: 'the last enabled ADMIN cannot be deleted, disabled or demoted' },
   'role.unknown': { status: 400, description: 'a role that does not exist' },
   'role.name_taken': { status: 409, description: 'the role exists' },

@@ -42,8 +42,11 @@ export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): R
   const currentListing = async (): Promise<Listing> => {
     const count = await deps.accounts.changeCount();
     if (listing?.count === count) return listing;
-    // The original service's listing: no `enabled` nor security version (administration shows `enabled`).
-    const accounts = (await deps.accounts.listAll()).map(({ enabled: _, securityVersion: __, ...account }) => account);
+    // The original service's listing: no `enabled`, email nor security version (administration shows
+    // `enabled` and the email).
+    const accounts = (await deps.accounts.listAll()).map(
+      ({ enabled: _, email: __, securityVersion: ___, ...account }) => account,
+    );
     const fresh: Listing = {
       count,
       withHashes: Object.freeze(accounts),

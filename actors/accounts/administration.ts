@@ -59,6 +59,7 @@ type Refusal<Code extends string> = Reply<never, Code>;
 const REFUSALS: Readonly<Record<AccountRefusal, string>> = {
   'account.not_found': 'No such account',
   'account.username_taken': 'The username is taken',
+  'account.email_taken': 'Another account has the email',
   'account.last_admin': `The last enabled ${ADMIN_ROLE} cannot be disabled, deleted or demoted`,
   'role.unknown': 'A role named is not a role', // the names are added by unknownRoles
   'role.name_taken': 'The role name is taken',

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'account.not_found' // no account of that id (or, for an account's own password, of that username)
   | 'account.username_taken' // another account has the username
   | 'account.username_reserved' // the username is a registered client's id (canonical forms): one namespace of subjects
+  | 'account.email_taken' // another account has the email (compared case-insensitively)
   | 'account.last_admin' // the change would leave no enabled ADMIN
   | 'role.unknown' // a role name that is not a role
   | 'role.name_taken' // another role has the name

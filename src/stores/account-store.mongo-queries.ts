@@ -1,10 +1,11 @@
 /**
- * The filters, updates and indexes that `account-store.mongo.ts` sends to collections `roles`,
- * `users` and `counters`, as pure functions of their inputs: tested on every run against
+ * The filters, updates, mappings and indexes that `account-store.mongo.ts` sends to collections
+ * `roles`, `users` and `counters`, as pure functions of their inputs: tested on every run against
  * documents, where no MongoDB server is at hand too. Also the one place those collections are
  * opened by name.
  */
-import type { Collection, Db, Filter, Sort, UpdateFilter } from 'mongodb';
+import type { Collection, CollationOptions, Db, Filter, Sort, UpdateFilter } from 'mongodb';
+import type { AccountRecord, Role } from './account-store.ts';
 import type { CollectionIndexes } from './mongo.ts';
 
 export interface RoleDoc {
@@ -18,11 +19,38 @@ export interface AccountDoc {
   password: string;
   firstName: string;
   lastName: string;
+  /** Absent on accounts saved before accounts had one, null when cleared: no email. */
+  email?: string | null;
   roleIds: number[];
   /** Absent on accounts saved before accounts could be disabled: enabled. */
   enabled?: boolean;
   /** The account's security version; absent on accounts saved before it was kept: 0. */
   securityVersion?: number | null;
+}
+
+export const toRole = (d: RoleDoc): Role => ({ id: d._id, roleName: d.roleName, description: d.description });
+
+export const toAccount = (d: AccountDoc, roles: readonly Role[]): AccountRecord => ({
+  id: d._id,
+  username: d.username,
+  password: d.password,
+  firstName: d.firstName,
+  lastName: d.lastName,
+  email: d.email ?? null,
+  roles,
+  enabled: d.enabled !== false,
+  securityVersion: d.securityVersion ?? 0,
+});
+
+/** Each account with the roles it names, in id order, from the role documents at hand. */
+export function joinRoles(docs: readonly AccountDoc[], roleDocs: readonly RoleDoc[]): AccountRecord[] {
+  const byId = new Map(roleDocs.map((r) => [r._id, toRole(r)]));
+  return docs.map((d) =>
+    toAccount(
+      d,
+      d.roleIds.flatMap((id) => byId.get(id) ?? []).sort((x, y) => x.id - y.id),
+    ),
+  );
 }
 
 /** The accounts, in collection `users`: the stored name predates the word account. */
@@ -46,6 +74,19 @@ export function roleUpsert(
 }
 
 export const accountByName = (username: string): Filter<AccountDoc> => ({ username });
+
+/**
+ * Emails are unique compared case-insensitively, as the user-data service's are: a unique index
+ * under a strength-2 collation, partial (strings only), so that accounts without an email are not
+ * limited. A lookup by email names the same collation to be answered by that index.
+ */
+export const EMAIL_COLLATION: CollationOptions = { locale: 'en', strength: 2 };
+
+/** Another account than `except` with the email (under {@link EMAIL_COLLATION}: in whichever case). */
+export const otherWithEmail = (email: string, except: number): Filter<AccountDoc> => ({
+  email: { $eq: email, $type: 'string' },
+  _id: { $ne: except },
+});
 
 /** The account while it is enabled at security version `version` (an absent version is 0). */
 export const accountAt = (id: number, version: number): Filter<AccountDoc> => ({
@@ -127,5 +168,14 @@ export const BY_NEWEST_ID: Sort = { _id: -1 };
 
 export const CREDENTIAL_INDEXES: CollectionIndexes = {
   roles: [{ key: { roleName: 1 }, name: 'roles_name', unique: true }],
-  users: [{ key: { username: 1 }, name: 'users_username', unique: true }],
+  users: [
+    { key: { username: 1 }, name: 'users_username', unique: true },
+    {
+      key: { email: 1 },
+      name: 'users_email',
+      unique: true,
+      collation: EMAIL_COLLATION,
+      partialFilterExpression: { email: { $type: 'string' } },
+    },
+  ],
 };

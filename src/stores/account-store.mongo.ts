@@ -9,7 +9,7 @@ import type {
   Role,
   RoleInput,
 } from './account-store.ts';
-import { escapeRegex, guarded, isDuplicateKey, nextSeq, type Runner } from './mongo.ts';
+import { escapeRegex, guarded, isDuplicateKey, matchedOrTaken, nextSeq, type Runner } from './mongo.ts';
 import { roleGuards } from './role-guards.mongo.ts';
 import { accountVersions } from './account-versions.mongo.ts';
 import { accountSeeds } from './account-seeds.mongo.ts';
@@ -22,27 +22,17 @@ import {
   BY_ID,
   BY_NEWEST_ID,
   CREDENTIAL_CHANGES,
+  EMAIL_COLLATION,
+  joinRoles,
+  otherWithEmail,
   roleByName,
   rolesByIds,
   rolesIn,
   roleUpsert,
+  toRole,
   type AccountDoc,
-  type RoleDoc,
 } from './account-store.mongo-queries.ts';
 import type { CounterDoc } from './mongo.ts';
-
-const toRole = (d: RoleDoc): Role => ({ id: d._id, roleName: d.roleName, description: d.description });
-
-const toAccount = (d: AccountDoc, roles: readonly Role[]): AccountRecord => ({
-  id: d._id,
-  username: d.username,
-  password: d.password,
-  firstName: d.firstName,
-  lastName: d.lastName,
-  roles,
-  enabled: d.enabled !== false,
-  securityVersion: d.securityVersion ?? 0,
-});
 
 /** How often an upsert is tried again when another process took the id or the name first. */
 const RACE_RETRIES = 20;
@@ -68,17 +58,6 @@ async function upsertWithNextId<D extends { _id: number }>(
   }
 }
 
-/** Each account with the roles it names, in id order, from the role documents at hand. */
-function joinRoles(docs: readonly AccountDoc[], roleDocs: readonly RoleDoc[]): AccountRecord[] {
-  const byId = new Map(roleDocs.map((r) => [r._id, toRole(r)]));
-  return docs.map((d) =>
-    toAccount(
-      d,
-      d.roleIds.flatMap((id) => byId.get(id) ?? []).sort((x, y) => x.id - y.id),
-    ),
-  );
-}
-
 /**
  * MongoDB adapter of {@link AccountStore}: collections `roles` and `users` (a stored name that
  * predates the word account, kept for existing data), numeric ids 1, 2, …
@@ -87,7 +66,8 @@ function joinRoles(docs: readonly AccountDoc[], roleDocs: readonly RoleDoc[]): A
  * write; a change made to these collections by anything but this adapter does not move it.
  * The security version moves as `account-versions.mongo.ts` says; the last holder of a guarded
  * role is kept as `role-guards.mongo.ts` says; the seeded accounts are recorded as
- * `account-seeds.mongo.ts` says.
+ * `account-seeds.mongo.ts` says. Emails are unique under a case-insensitive collation (the index
+ * `users_email`): checked before a write, and a race lost on the index refuses the write too.
  */
 export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountStore {
   const roles = rolesIn(db);
@@ -123,6 +103,10 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
     const found = await roles.find({ roleName: { $in: [...names] } }).toArray();
     return found.length === new Set(names).size ? found.map((r) => r._id) : 'role.unknown';
   };
+  /** Whether another account than `except` has the email, in whichever case. */
+  const emailTaken = async (email: string | null | undefined, except = 0): Promise<boolean> =>
+    typeof email === 'string' &&
+    (await accounts.findOne(otherWithEmail(email, except), { collation: EMAIL_COLLATION })) !== null;
   const { release, enlist } = roleGuards(db, findById);
   const holds = (account: AccountRecord, role: string): boolean =>
     account.enabled && account.roles.some((r) => r.roleName === role);
@@ -138,6 +122,7 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
     const roleIds = await roleIdsOf(a.roles);
     if (typeof roleIds === 'string') return roleIds;
     if (await accounts.findOne(accountByName(a.username))) return 'account.username_taken';
+    if (await emailTaken(a.email)) return 'account.email_taken';
     try {
       await accounts.insertOne({
         _id: await nextAccountId(),
@@ -145,13 +130,15 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
         password: a.password,
         firstName: a.firstName,
         lastName: a.lastName,
+        email: a.email ?? null,
         roleIds,
         enabled: a.enabled,
         securityVersion: 0,
       });
     } catch (error) {
-      if (isDuplicateKey(error)) return 'account.username_taken';
-      throw error;
+      if (!isDuplicateKey(error)) throw error;
+      // A race lost on one of the unique indexes: the username's, or else the email's.
+      return (await accounts.findOne(accountByName(a.username))) ? 'account.username_taken' : 'account.email_taken';
     }
     const created = await findByUsername(a.username);
     if (created) await enlist(created.id);
@@ -166,15 +153,21 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
       if (!before) return 'account.not_found';
       const roleIds = c.roles === undefined ? undefined : await roleIdsOf(c.roles);
       if (typeof roleIds === 'string') return roleIds;
+      if (await emailTaken(c.email, id)) return 'account.email_taken';
       const demoted = c.enabled === false || (c.roles !== undefined && !c.roles.includes(guarded));
       if (demoted && !(await release(before, guarded))) return 'account.last_admin';
       const undo = async (): Promise<undefined> => {
         if (demoted && holds(before, guarded)) await enlist(id);
         return undefined;
       };
+      const emailRefused = async (): Promise<AccountRefusal> => {
+        await undo();
+        return 'account.email_taken';
+      };
       const set = {
         ...(c.firstName === undefined ? {} : { firstName: c.firstName }),
         ...(c.lastName === undefined ? {} : { lastName: c.lastName }),
+        ...(c.email === undefined ? {} : { email: c.email }),
         ...(c.enabled === undefined ? {} : { enabled: c.enabled }),
         ...(roleIds === undefined ? {} : { roleIds }),
       };
@@ -182,6 +175,14 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
       const moves =
         (c.enabled !== undefined && c.enabled !== before.enabled) ||
         (c.roles !== undefined && sorted(c.roles) !== sorted(before.roles.map((r) => r.roleName)));
+      const version = before.securityVersion;
+      const at = { _id: id, securityVersion: version === 0 ? { $in: [0, null] } : version };
+      // The email first, alone and over the account as read: a race lost on its index is refused
+      // before anything is written that would move the version.
+      if (c.email !== undefined && moves) {
+        const first = await matchedOrTaken(accounts.updateOne(at, { $set: { email: c.email } }));
+        if (first !== 1) return first === 'taken' ? emailRefused() : undo();
+      }
       if (moves) {
         if (!(await moveWith(before, set))) return undo();
         // A role change of an enabled account: its logins go on, at the new version.
@@ -189,9 +190,8 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
       } else {
         // Names alone, but only over the account as read: a disable or demotion made meanwhile is
         // not undone by the `enabled` or roles this request repeats (read again, and judged again).
-        const version = before.securityVersion;
-        const at = { _id: id, securityVersion: version === 0 ? { $in: [0, null] } : version };
-        if ((await accounts.updateOne(at, { $set: set })).matchedCount === 0) return undefined;
+        const written = await matchedOrTaken(accounts.updateOne(at, { $set: set }));
+        if (written !== 1) return written === 'taken' ? emailRefused() : undefined;
       }
       await enlist(id);
       await changed();

@@ -18,6 +18,7 @@ interface AccountRow {
   password: string;
   first_name: string;
   last_name: string;
+  email: string | null;
   enabled: 0 | 1;
   security_version: number;
 }
@@ -84,14 +85,19 @@ export function sqliteAccountStore(db: Db): AccountStore {
      on conflict (username) do update set password = excluded.password, first_name = excluded.first_name, last_name = excluded.last_name
      returning id`,
   );
-  const insertAccount = db.prepare<[string, string, string, string, number], { id: number }>(
-    `insert into users (username, password, first_name, last_name, enabled) values (?, ?, ?, ?, ?)
+  const insertAccount = db.prepare<[string, string, string, string, string | null, number], { id: number }>(
+    `insert into users (username, password, first_name, last_name, email, enabled) values (?, ?, ?, ?, ?, ?)
      on conflict (username) do nothing returning id`,
   );
   const updateRow = db.prepare<[string | null, string | null, number | null, number]>(
     `update users set first_name = coalesce(?, first_name), last_name = coalesce(?, last_name),
      enabled = coalesce(?, enabled) where id = ?`,
   );
+  const setEmail = db.prepare<[string | null, number]>('update users set email = ? where id = ?');
+  // The index on lower(email) answers this; another account's, compared case-insensitively.
+  const emailHolder = db
+    .prepare<[string, number], number>('select id from users where lower(email) = lower(?) and id <> ?')
+    .pluck();
   const setHash = db.prepare<[string, number]>(
     'update users set password = ?, security_version = security_version + 1 where id = ?',
   );
@@ -130,6 +136,7 @@ export function sqliteAccountStore(db: Db): AccountStore {
     password: row.password,
     firstName: row.first_name,
     lastName: row.last_name,
+    email: row.email,
     roles,
     enabled: row.enabled === 1,
     securityVersion: row.security_version,
@@ -165,12 +172,19 @@ export function sqliteAccountStore(db: Db): AccountStore {
       addRole.run(id, role.id);
     }
   };
+  /** Refuses an email another account has (`except`: the account being changed), inside the write. */
+  const refuseTakenEmail = (email: string | null | undefined, except = 0): void => {
+    if (email !== undefined && email !== null && emailHolder.get(email, except) !== undefined)
+      throw new Refused('account.email_taken');
+  };
   /** Whether the account is an enabled holder of `role`. */
   const holds = (account: AccountRecord, role: string): boolean =>
     account.enabled && account.roles.some((r) => r.roleName === role);
 
   const createAccount = writeTransaction(db, (a: NewAccount): AccountRecord => {
-    const row = insertAccount.get(a.username, a.password, a.firstName, a.lastName, a.enabled ? 1 : 0);
+    if (byName.get(a.username)) throw new Refused('account.username_taken');
+    refuseTakenEmail(a.email);
+    const row = insertAccount.get(a.username, a.password, a.firstName, a.lastName, a.email ?? null, a.enabled ? 1 : 0);
     if (!row) throw new Refused('account.username_taken');
     linkRoles(row.id, a.roles);
     const saved = record(byId.get(row.id));
@@ -181,7 +195,9 @@ export function sqliteAccountStore(db: Db): AccountStore {
   const seedAccount = writeTransaction(db, (a: NewAccount): SeedOutcome => {
     if (seededBefore.get(a.username) !== undefined) return byName.get(a.username) ? 'present' : 'deleted';
     recordSeeded.run(a.username);
-    const row = insertAccount.get(a.username, a.password, a.firstName, a.lastName, a.enabled ? 1 : 0);
+    if (byName.get(a.username)) return 'present';
+    refuseTakenEmail(a.email);
+    const row = insertAccount.get(a.username, a.password, a.firstName, a.lastName, a.email ?? null, a.enabled ? 1 : 0);
     if (!row) return 'present';
     linkRoles(row.id, a.roles);
     return 'created';
@@ -190,7 +206,9 @@ export function sqliteAccountStore(db: Db): AccountStore {
     const before = record(byId.get(id));
     if (!before) throw new Refused('account.not_found');
     const enabled = c.enabled === undefined ? null : c.enabled ? 1 : 0;
+    refuseTakenEmail(c.email, id);
     updateRow.run(c.firstName ?? null, c.lastName ?? null, enabled, id);
+    if (c.email !== undefined) setEmail.run(c.email, id);
     if (c.roles !== undefined) linkRoles(id, c.roles);
     if (holds(before, guarded) && holders.get(guarded) === 0) throw new Refused('account.last_admin');
     const changed = current(id);

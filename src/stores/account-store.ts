@@ -14,6 +14,8 @@ export interface AccountRecord {
   readonly password: string;
   readonly firstName: string;
   readonly lastName: string;
+  /** As given (trimmed), or null when the account has none; unique compared case-insensitively. */
+  readonly email: string | null;
   /** Ordered by role id. */
   readonly roles: readonly Role[];
   /** A disabled account cannot log in, and every token of it is refused. */
@@ -44,6 +46,8 @@ export interface AccountInput {
 export type AccountRefusal =
   | 'account.not_found'
   | 'account.username_taken'
+  /** Another account has the email, compared case-insensitively. */
+  | 'account.email_taken'
   | 'role.unknown'
   | 'role.name_taken'
   /** The change would leave no enabled account holding the guarded role (ADMIN). */
@@ -56,6 +60,8 @@ export interface NewAccount {
   readonly password: string;
   readonly firstName: string;
   readonly lastName: string;
+  /** Absent or null: the account has no email. */
+  readonly email?: string | null | undefined;
   readonly roles: readonly string[];
   readonly enabled: boolean;
 }
@@ -73,6 +79,8 @@ export type SeedOutcome = 'created' | 'present' | 'deleted' | 'unfinished';
 export interface AccountChanges {
   readonly firstName?: string | undefined;
   readonly lastName?: string | undefined;
+  /** A new email, or null to clear it. */
+  readonly email?: string | null | undefined;
   /** Replaces the role set; every name must exist. */
   readonly roles?: readonly string[] | undefined;
   readonly enabled?: boolean | undefined;
@@ -105,7 +113,10 @@ export interface AccountStore {
   listRoles(): Promise<readonly Role[]>;
   /** Creates a role; refused when the name is taken. */
   createRole(role: { roleName: string; description: string }): Promise<Role | AccountRefusal>;
-  /** Creates an account with its roles, in one write; refused when the username is taken or a role unknown. */
+  /**
+   * Creates an account with its roles, in one write; refused when the username is taken (checked
+   * first), the email is another account's (compared case-insensitively) or a role unknown.
+   */
   createAccount(account: NewAccount): Promise<AccountRecord | AccountRefusal>;
   /**
    * Applies one account of the initial data once per store: the store records each username it
@@ -119,7 +130,9 @@ export interface AccountStore {
   seedAccount(account: NewAccount): Promise<SeedOutcome | AccountRefusal>;
   /**
    * Changes an account in one write. Refused when it would leave no enabled account holding
-   * `guardedRole`, checked inside the write so that two concurrent changes cannot both pass.
+   * `guardedRole`, checked inside the write so that two concurrent changes cannot both pass, and
+   * when the new email is another account's (compared case-insensitively). An email change alone
+   * does not move the security version.
    * A change of the role set, or of `enabled`, moves the security version in the same write; when
    * the account stays enabled (a role change), its live logins are carried to the new version in
    * that write too: they go on, and their next refresh carries the new roles.

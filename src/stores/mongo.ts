@@ -19,6 +19,7 @@ import {
   type ClientSession,
   type Db as MongoDb,
   type IndexDescription,
+  type UpdateResult,
 } from 'mongodb';
 import { ConfigError } from '../config.ts';
 import { StoreUnavailableError } from './store-unavailable.ts';
@@ -103,6 +104,16 @@ export type Runner = <T>(work: () => Promise<T>) => Promise<T>;
 export const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export const isDuplicateKey = (error: unknown): boolean => error instanceof MongoServerError && error.code === 11000;
+
+/** How many documents an update matched, or `taken` when a unique index refused it (nothing written). */
+export async function matchedOrTaken(update: Promise<UpdateResult>): Promise<number | 'taken'> {
+  try {
+    return (await update).matchedCount;
+  } catch (error) {
+    if (isDuplicateKey(error)) return 'taken';
+    throw error;
+  }
+}
 
 /** The counter document of a named sequence (`counters` collection). */
 export interface CounterDoc {

@@ -18,6 +18,7 @@ const account = (id: number, password: string): AccountRecord => ({
   password,
   firstName: '',
   lastName: '',
+  email: null,
   roles: [],
   enabled: true,
   securityVersion: 3,

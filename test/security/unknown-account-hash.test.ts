@@ -20,6 +20,7 @@ function fakeStore(costs: readonly number[]) {
     password: at(cost, id),
     firstName: '',
     lastName: '',
+    email: null,
     roles: [],
     enabled: true,
     securityVersion: 0,

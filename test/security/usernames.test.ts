@@ -129,6 +129,7 @@ const account = (id: number, username: string): AccountRecord => ({
   password: '$2b$04$',
   firstName: '',
   lastName: '',
+  email: null,
   roles: [],
   enabled: true,
   securityVersion: 0,

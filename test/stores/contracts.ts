@@ -15,6 +15,7 @@ import { authorizationCodes } from './authorization-code-store.contract.ts';
 import { consents } from './consent-store.contract.ts';
 import { consentTickets } from './consent-ticket-store.contract.ts';
 import { accountContracts } from './account-contract.ts';
+import { accountEmails } from './account-email.contract.ts';
 import { seededAccounts } from './seeded-accounts.contract.ts';
 
 export interface StoresUnderTest {
@@ -494,6 +495,7 @@ export function storeContracts(name: string, target: ContractTarget): void {
   setup.run();
   accountStoreContract(name, target);
   accountContracts(name, target);
+  accountEmails(name, target);
   seededAccounts(name, target);
   refreshTokens(name, target);
   revocations(name, target);

@@ -230,6 +230,7 @@ t(
       'roles {"roleName":1}',
       'user_activity {"userId":1,"seq":-1}',
       'user_data {"email":1}',
+      'users {"email":1}',
       'users {"username":1}',
     ]);
     assert.equal(INDEXES['user_data']?.[0]?.collation, { locale: 'en', strength: 2 });
@@ -277,6 +278,18 @@ t('accounts: a rehash matches the account only while its stored hash is the one 
     'set since',
   );
   assert.not.ok(matches(Accounts.accountWithHash(8, '$2b$04$old'), account), 'another account');
+});
+
+t('accounts: an email is found on another account only, never on one without; absent or null reads as null', () => {
+  const kim = { _id: 7, username: 'kim', password: 'h', firstName: '', lastName: '', roleIds: [], email: 'k@x.io' };
+  assert.ok(matches(Accounts.otherWithEmail('k@x.io', 8), kim));
+  assert.not.ok(matches(Accounts.otherWithEmail('k@x.io', 7), kim), 'the account itself');
+  assert.not.ok(matches(Accounts.otherWithEmail('k@x.io', 8), { ...kim, email: null }), 'cleared');
+  assert.equal(INDEXES['users']?.[1]?.partialFilterExpression, { email: { $type: 'string' } });
+  assert.is(Accounts.toAccount(kim, []).email, 'k@x.io');
+  assert.is(Accounts.toAccount({ ...kim, email: null }, []).email, null);
+  const { email: _, ...older } = kim;
+  assert.is(Accounts.toAccount(older, []).email, null, 'saved before accounts had one');
 });
 
 t.run();
