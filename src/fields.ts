@@ -26,6 +26,16 @@ export const pageLimit = z
   .min(1, 'must be at least 1')
   .max(500, 'must be at most 500');
 
+/**
+ * An email address: trimmed; a practical address (ASCII, so that lower-casing compares every case) of
+ * at most 254 characters. A user's of the user-data service and an account's meet this one rule.
+ */
+export const email = z
+  .string()
+  .trim()
+  .max(254, 'must be at most 254 characters')
+  .pipe(z.email('must be an email address'));
+
 /** The version a write expects the record to be at (what `If-Match: "3"` names over HTTP). */
 export const version = z
   .number({ error: 'must be a version number' })

@@ -176,7 +176,10 @@ t('secured service: login, role check, introspection, refresh, and reuse revokin
 
 t('accounts: create one, log in as it, disable it, its token refused', () => {
   const lines = out(2).trim().split('\n');
-  assert.is(lines[0], '{"id":3,"username":"jane","firstName":"Jane","lastName":"","roles":["USER"],"enabled":true}');
+  assert.is(
+    lines[0],
+    '{"id":3,"username":"jane","firstName":"Jane","lastName":"","email":null,"roles":["USER"],"enabled":true}',
+  );
   assert.is(lines[1], 'Hello jane, you are a user.');
   assert.match(lines[2] ?? '', /^\{"id":3,"username":"jane",.*"enabled":false\}$/);
   assert.is(lines[3], '{"error":"invalid_token","error_description":"Access token revoked"}');

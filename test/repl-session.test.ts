@@ -254,7 +254,15 @@ t('accounts are administered from the REPL with the messages HTTP sends', async 
       value: { items: { username: string; enabled: boolean }[] };
     };
     assert.equal(page.value.items, [
-      { id: made.value.id, username: 'repl-made', firstName: '', lastName: '', roles: ['USER'], enabled: false },
+      {
+        id: made.value.id,
+        username: 'repl-made',
+        firstName: '',
+        lastName: '',
+        email: null,
+        roles: ['USER'],
+        enabled: false,
+      },
     ]);
   } finally {
     server.close();

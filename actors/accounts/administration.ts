@@ -136,12 +136,13 @@ export function createAccountAdmin(
     const bad = passwordRefusal(m.password, m.username);
     if (bad) return bad;
     const password = await deps.passwords.hash(m.password, deps.bcryptCost);
-    const { username, firstName, lastName, roles } = m;
+    const { username, firstName, lastName, email, roles } = m;
     const made = await deps.accounts.createAccount({
       username,
       password,
       firstName,
       lastName,
+      email,
       roles,
       enabled: true,
     });
@@ -151,17 +152,18 @@ export function createAccountAdmin(
     return ok(summary(made));
   };
   const onUpdateAccount = async (m: Of<'UpdateAccount'>): Promise<Accounts.UpdateReply> => {
-    const { firstName, lastName, roles, enabled } = m;
+    const { firstName, lastName, email, roles, enabled } = m;
     const before = await found(m.id);
     if ('ok' in before) return before;
-    const after = await deps.accounts.updateAccount(m.id, { firstName, lastName, roles, enabled }, ADMIN_ROLE);
+    const changes = { firstName, lastName, email, roles, enabled };
+    const after = await deps.accounts.updateAccount(m.id, changes, ADMIN_ROLE);
     if (after === 'role.unknown') return unknownRoles(roles ?? []);
     if (typeof after === 'string') return refused(after);
     const rolesChanged = summary(before).roles.join() !== summary(after).roles.join();
     if (!after.enabled && before.enabled) await ended(after);
     else if (after.securityVersion !== before.securityVersion) moved(after);
     event('account.updated', m.actor, after.username, {
-      changed: Object.keys({ firstName, lastName, roles, enabled }).filter((k) => m[k as keyof typeof m] !== undefined),
+      changed: Object.keys(changes).filter((k) => m[k as keyof typeof m] !== undefined),
       ...(rolesChanged ? { roles: summary(after).roles } : {}),
       enabled: after.enabled,
     });

@@ -5,7 +5,7 @@
  * names who acts (an administrator's username), for the event log.
  */
 import { z } from 'zod';
-import type { MessageExamples, MessageSchemas } from '../../src/fields.ts';
+import { email, type MessageExamples, type MessageSchemas } from '../../src/fields.ts';
 import type { MessageOf, RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -67,6 +67,8 @@ export type Command =
       readonly password: string;
       readonly firstName: string;
       readonly lastName: string;
+      /** Null: the account has no email. */
+      readonly email: string | null;
       readonly roles: readonly string[];
       readonly sender: Ref<CreateReply>;
     })
@@ -75,6 +77,8 @@ export type Command =
       readonly id: number;
       readonly firstName?: string | undefined;
       readonly lastName?: string | undefined;
+      /** A new email, or null to clear it. */
+      readonly email?: string | null | undefined;
       readonly roles?: readonly string[] | undefined;
       readonly enabled?: boolean | undefined;
       readonly sender: Ref<UpdateReply>;
@@ -145,7 +149,7 @@ export const findAccounts =
 export const getAccount =
   (p: Fields<'GetAccount'>): RequestOf<Command, 'GetAccount'> =>
   (sender) => ({ type: 'GetAccount', ...p, sender });
-/** Creates an account; the password is hashed by the actor (BCrypt, on the worker pool). */
+/** Creates an account (with an email or none); the password is hashed by the actor (BCrypt, on the worker pool). */
 export const createAccount =
   (p: {
     actor: string;
@@ -153,10 +157,14 @@ export const createAccount =
     password: string;
     firstName?: string;
     lastName?: string;
+    email?: string | null | undefined;
     roles: readonly string[];
   }): RequestOf<Command, 'CreateAccount'> =>
-  (sender) => ({ type: 'CreateAccount', firstName: '', lastName: '', ...p, sender });
-/** Changes names, roles or `enabled`; disabling ends every login, a role change refuses older access tokens. */
+  (sender) => ({ type: 'CreateAccount', firstName: '', lastName: '', ...p, email: p.email ?? null, sender });
+/**
+ * Changes names, email (null clears it), roles or `enabled`; disabling ends every login, a role
+ * change refuses older access tokens.
+ */
 export const updateAccount =
   (p: Fields<'UpdateAccount'>): RequestOf<Command, 'UpdateAccount'> =>
   (sender) => ({ type: 'UpdateAccount', ...p, sender });
@@ -207,6 +215,8 @@ export const fields = {
   password: z.string(),
   /** A first or a last name. */
   name: z.string().max(255),
+  /** An account's email (src/fields.ts): trimmed, unique among accounts compared case-insensitively. */
+  email,
   /** An account's role names, each checked against the roles by AccountActor. */
   roles: z.array(z.string().min(1).max(64)).max(64),
   roleName: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be 1 to 64 of A-Z, 0-9 and _, starting with a letter'),
@@ -234,6 +244,7 @@ export const schemas = {
     password,
     firstName: name,
     lastName: name,
+    email: fields.email.nullable().default(null),
     roles,
   }),
   UpdateAccount: z.strictObject({
@@ -241,6 +252,7 @@ export const schemas = {
     id,
     firstName: name.optional(),
     lastName: name.optional(),
+    email: fields.email.nullable().optional(),
     roles: roles.optional(),
     enabled: z.boolean().optional(),
   }),
@@ -267,8 +279,11 @@ export const examples = {
   FindAccounts: "Accounts.findAccounts({ usernamePrefix: 'j', limit: 10 })",
   GetAccount: 'Accounts.getAccount({ id: 2 })',
   CreateAccount:
-    "Accounts.createAccount({ actor: 'admin', username: 'jane', password: '<8 characters to 72 bytes, not a common one>', roles: ['USER'] })",
-  UpdateAccount: "Accounts.updateAccount({ actor: 'admin', id: 3, enabled: false })",
+    "Accounts.createAccount({ actor: 'admin', username: 'jane', password: '<8 characters to 72 bytes, not a common one>', email: 'jane@example.com', roles: ['USER'] })",
+  UpdateAccount: [
+    "Accounts.updateAccount({ actor: 'admin', id: 3, enabled: false })",
+    "Accounts.updateAccount({ actor: 'admin', id: 3, email: null })",
+  ],
   SetPassword:
     "Accounts.setPassword({ actor: 'admin', id: 3, password: '<8 characters to 72 bytes, not a common one>' })",
   DeleteAccount: "Accounts.deleteAccount({ actor: 'admin', id: 3 })",

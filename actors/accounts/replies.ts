@@ -6,6 +6,8 @@ export interface AccountSummary {
   readonly username: string;
   readonly firstName: string;
   readonly lastName: string;
+  /** Null when the account has none. */
+  readonly email: string | null;
   readonly roles: readonly string[];
   readonly enabled: boolean;
 }

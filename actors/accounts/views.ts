@@ -7,6 +7,7 @@ export const summary = (a: AccountRecord): AccountSummary => ({
   username: a.username,
   firstName: a.firstName,
   lastName: a.lastName,
+  email: a.email,
   roles: a.roles.map((r) => r.roleName),
   enabled: a.enabled,
 });

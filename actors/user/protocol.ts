@@ -4,7 +4,7 @@
  * Build messages with the functions below and send them with `ask`.
  */
 import { z } from 'zod';
-import { objectId, version, type MessageExamples, type MessageSchemas } from '../../src/fields.ts';
+import { email, objectId, version, type MessageExamples, type MessageSchemas } from '../../src/fields.ts';
 import type { RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
 import type { Reply } from '../../src/messaging/reply.ts';
@@ -70,7 +70,7 @@ export const fields = {
   /** Trimmed, 1–200 characters. */
   name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
   /** Trimmed; a practical address (ASCII, so that lower-casing compares every case) of at most 254 characters. */
-  email: z.string().trim().max(254, 'must be at most 254 characters').pipe(z.email('must be an email address')),
+  email,
 } as const;
 
 /** A change names a new name, a new email, or both. */

@@ -96,6 +96,7 @@ export const AccountSummary = z
     username: z.string(),
     firstName: z.string(),
     lastName: z.string(),
+    email: z.string().nullable().meta({ description: 'null when the account has none' }),
     roles: z.array(z.string()),
     enabled: z.boolean(),
   })

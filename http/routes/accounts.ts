@@ -23,7 +23,7 @@ export interface AccountRouteDeps {
   readonly scopeWrite: string;
 }
 
-const { username, password, name, roles } = Accounts.fields;
+const { username, password, name, email, roles } = Accounts.fields;
 /** A cursor of this listing, read back into the id it names. */
 const accountCursorInput = z.string().transform((s, ctx) => {
   const id = accountIdOf(s);
@@ -40,11 +40,15 @@ export const CreateAccountInput = z.strictObject({
   password,
   firstName: name.default(''),
   lastName: name.default(''),
+  /** Absent or null: the account has no email. */
+  email: email.nullable().optional(),
   roles,
 });
 export const UpdateAccountInput = z.strictObject({
   firstName: name.optional(),
   lastName: name.optional(),
+  /** Null clears the email. */
+  email: email.nullable().optional(),
   roles: roles.optional(),
   enabled: z.boolean().optional(),
 });
@@ -150,7 +154,13 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         parse,
         body: json(CreateAccountInput),
         replies: { 201: { description: 'Created', schema: S.AccountSummary, headers: ['Location'] } },
-        errors: ['password.invalid', 'role.unknown', 'account.username_taken', 'account.username_reserved'],
+        errors: [
+          'password.invalid',
+          'role.unknown',
+          'account.username_taken',
+          'account.username_reserved',
+          'account.email_taken',
+        ],
       },
       async function createAccount(ctx, { body }) {
         const account = await call(Accounts.createAccount({ ...body, actor: actorOf(ctx) }));
@@ -177,9 +187,10 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         ...ofAccount('', [
           'role.unknown',
           ['account.last_admin', 'the last enabled ADMIN cannot be disabled or demoted'],
+          'account.email_taken',
         ]),
         access: write,
-        summary: "Change an account's names, roles or whether it is enabled; disabling signs it out everywhere",
+        summary: "Change an account's names, email, roles or whether it is enabled; disabling signs it out everywhere",
         parse,
         body: json(UpdateAccountInput),
         replies: { 200: summary },

@@ -72,7 +72,15 @@ const create = (username: string, roles = ['USER'], password = 'juniper-password
 
 t('CreateAccount: the account logs in; a taken username, an unknown role and a bad password are refused', async () => {
   const jane = value(await create('jane'));
-  assert.equal(jane, { id: 3, username: 'jane', firstName: '', lastName: '', roles: ['USER'], enabled: true });
+  assert.equal(jane, {
+    id: 3,
+    username: 'jane',
+    firstName: '',
+    lastName: '',
+    email: null,
+    roles: ['USER'],
+    enabled: true,
+  });
   assert.ok(value(await login('jane', 'juniper-password-1')).accessToken);
   assert.is(code(await create('jane')), 'account.username_taken');
   const unknown = await create('kim', ['NOPE']);
@@ -248,7 +256,7 @@ t('FindAccounts pages by id with a username prefix; roles are listed and created
     await administer(Accounts.findAccounts({ usernamePrefix: 'ja', afterId: first.nextAfterId ?? 0 })),
   );
   assert.equal(rest, {
-    items: [{ id: 4, username: 'jake', firstName: '', lastName: '', roles: ['USER'], enabled: true }],
+    items: [{ id: 4, username: 'jake', firstName: '', lastName: '', email: null, roles: ['USER'], enabled: true }],
     nextAfterId: null,
   });
   value(await administer(Accounts.createRole({ actor: 'admin', roleName: 'AUDITOR', description: 'reads logs' })));

@@ -80,6 +80,7 @@ t('POST /app/admin/users › 201 with Location; never a password or hash in the 
     username: 'ann',
     firstName: 'Ann',
     lastName: '',
+    email: null,
     roles: ['USER'],
     enabled: true,
   });
@@ -169,6 +170,7 @@ t('GET /app/admin/users/{id} › 200; 404 unknown or malformed id', async () => 
     username: 'john.doe',
     firstName: 'John',
     lastName: 'Doe',
+    email: null,
     roles: ['ADMIN', 'USER'],
     enabled: true,
   });

@@ -206,12 +206,15 @@ t('account administration', async () => {
   const admin = { token: ctx.adminToken };
   const users = '/app/admin/users';
   const one = '/app/admin/users/{id}';
-  const body = { username: 'conformance', password: 'concord-pw-7', roles: ['USER'] };
+  const body = { username: 'conformance', password: 'concord-pw-7', email: 'con@example.com', roles: ['USER'] };
   const created = await call('POST', users, users, { ...admin, json: body });
   assert.is(created.status, 201);
   assert.is((await call('POST', users, users, { ...admin, json: body })).status, 409);
+  const sameEmail = { ...body, username: 'conformance2', email: 'CON@example.com' };
+  assert.is((await call('POST', users, users, { ...admin, json: sameEmail })).status, 409);
   assert.is(
-    (await call('POST', users, users, { ...admin, json: { ...body, username: 'x', roles: ['NO'] } })).status,
+    (await call('POST', users, users, { ...admin, json: { ...body, username: 'x', email: null, roles: ['NO'] } }))
+      .status,
     400,
   );
   assert.is((await call('POST', users, users, { token: ctx.readToken, json: body })).status, 403);
@@ -222,6 +225,7 @@ t('account administration', async () => {
   assert.is((await call('GET', one, at(one), admin)).status, 200);
   assert.is((await call('GET', one, `${users}/999999`, admin)).status, 404);
   assert.is((await call('PATCH', one, at(one), { ...admin, json: { firstName: 'Con' } })).status, 200);
+  assert.is((await call('PATCH', one, at(one), { ...admin, json: { email: null } })).status, 200);
   const password = '/app/admin/users/{id}/password';
   assert.is((await call('PUT', password, at(password), { ...admin, json: { password: 'another-pw' } })).status, 204);
   assert.is((await call('PUT', password, at(password), { ...admin, json: { password: 'short' } })).status, 400);

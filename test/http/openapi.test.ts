@@ -136,7 +136,13 @@ t('every reply code a response names is answered with that status (the one table
     }
   }
   // The account operations name most of their codes; a description that stopped naming them would pass unseen.
-  for (const code of ['account.username_taken', 'account.last_admin', 'password.invalid', 'role.name_taken'])
+  for (const code of [
+    'account.username_taken',
+    'account.email_taken',
+    'account.last_admin',
+    'password.invalid',
+    'role.name_taken',
+  ])
     assert.ok(named.includes(code), `${code} is named by some response`);
 });
 

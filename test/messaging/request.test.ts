@@ -50,7 +50,15 @@ t("ask with a protocol's builder resolves to that message's reply", async () => 
     ctx.system,
     (state, msg) => {
       if (msg.type === 'GetAccount') {
-        const summary = { id: msg.id, username: 'jane', firstName: '', lastName: '', roles: [], enabled: true };
+        const summary = {
+          id: msg.id,
+          username: 'jane',
+          firstName: '',
+          lastName: '',
+          email: null,
+          roles: [],
+          enabled: true,
+        };
         tell(msg.sender, msg.id === 2 ? ok(summary) : fail('account.not_found', 'No such account'));
       }
       return state;
