@@ -14,6 +14,7 @@ import type { Pages } from './page-views.ts';
 import { showError } from './pages/authorize-pages.ts';
 import { redirectBack } from './redirects.ts';
 import type { ReplySpec } from '../openapi/replies.ts';
+import { documented, form as formSpec } from '../validation.ts';
 
 export interface AuthorizeRouteDeps extends OAuthRouteDeps {
   /** Sent back as `iss` with every response (RFC 9207). */
@@ -80,3 +81,10 @@ export const redirect = (description: string): ReplySpec => ({
   ...page(description),
   headers: ['Location', ...PAGE_HEADERS],
 });
+
+/**
+ * What a form of the authorization endpoint's pages declares (the sign-in, the consent): a POST
+ * whose form its handler reads, as the endpoint's query, since its refusals are pages or redirects.
+ */
+export const pageForm = (path: string, summary: string, form: z.ZodType) =>
+  ({ method: 'POST', path, tag: 'secured', summary, body: documented(formSpec(form)) }) as const;

@@ -8,7 +8,15 @@ import {
   readAuthorizationRequest,
   type AuthorizationRequest,
 } from './authorization-request.ts';
-import { answering, expired, page, redirect, type AuthorizeRouteDeps, type Deps } from './authorize-answers.ts';
+import {
+  answering,
+  expired,
+  page,
+  pageForm,
+  redirect,
+  type AuthorizeRouteDeps,
+  type Deps,
+} from './authorize-answers.ts';
 import { consentRoute } from './consent.ts';
 import { showConsent, showForm } from './pages/authorize-pages.ts';
 import { redirectBack, redirectError } from './redirects.ts';
@@ -19,7 +27,7 @@ import { replyValue } from '../problems.ts';
 import * as S from '../openapi/shapes.ts';
 import { oauthErrors, route, type Declared, type Route } from '../route-table.ts';
 import { PUBLIC } from '../guards.ts';
-import { documented, form as formSpec } from '../validation.ts';
+import { documented } from '../validation.ts';
 import { securityEvent } from '../security-events.ts';
 
 export type { AuthorizeRouteDeps } from './authorize-answers.ts';
@@ -83,11 +91,7 @@ const AUTHORIZATION_FORM = {
 
 /** The form is read by the handler, as the query of {@link AUTHORIZATION_FORM}. */
 const SIGN_IN = {
-  method: 'POST',
-  path: '/oauth/authorize',
-  tag: 'secured',
-  summary: 'Sign in; on success, back to the application with an authorization code',
-  body: documented(formSpec(S.SignIn)),
+  ...pageForm('/oauth/authorize', 'Sign in; on success, back to the application with an authorization code', S.SignIn),
   replies: {
     200: page(
       'Signed in, and the client asks consent for a scope the account has not allowed it: the consent page (Allow, Deny), posting to /oauth/authorize/consent',

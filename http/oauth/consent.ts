@@ -17,7 +17,7 @@ import {
   readAuthorizationRequest,
   type AuthorizationRequest,
 } from './authorization-request.ts';
-import { answering, expired, page, redirect, type Deps } from './authorize-answers.ts';
+import { answering, expired, page, pageForm, redirect, type Deps } from './authorize-answers.ts';
 import { showForm } from './pages/authorize-pages.ts';
 import { redirectBack, redirectError } from './redirects.ts';
 import type { AppState } from '../state.ts';
@@ -26,7 +26,6 @@ import { replyValue } from '../problems.ts';
 import * as S from '../openapi/shapes.ts';
 import { oauthErrors, route, type Declared, type Route } from '../route-table.ts';
 import { PUBLIC } from '../guards.ts';
-import { documented, form as formSpec } from '../validation.ts';
 import { securityEvent } from '../security-events.ts';
 import { formParams } from '../middleware/body.ts';
 
@@ -67,11 +66,11 @@ async function allow(ctx: Context, deps: Deps, request: AuthorizationRequest, ac
 
 /** The form is read by the handler, as the sign-in's. */
 const CONSENT = {
-  method: 'POST',
-  path: '/oauth/authorize/consent',
-  tag: 'secured',
-  summary: 'Allow or deny the application the scopes it asks, after signing in',
-  body: documented(formSpec(S.ConsentForm)),
+  ...pageForm(
+    '/oauth/authorize/consent',
+    'Allow or deny the application the scopes it asks, after signing in',
+    S.ConsentForm,
+  ),
   replies: {
     303: redirect(
       'Allowed: to the redirect_uri with `code`, `state` and `iss` (the consent is remembered); denied: with `error=access_denied`, `error_description`, `state` and `iss`',
