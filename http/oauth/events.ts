@@ -21,7 +21,7 @@ export function reportGrant(
     const subject = { username: grant.username, clientId };
     if (reply.ok) securityEvent(logger, ctx, 'login.succeeded', subject);
     else if (reply.code === 'grant.invalid') securityEvent(logger, ctx, 'login.failed', subject);
-    // Counted by TokenActor before any BCrypt work, and refused.
+    // Counted by TokenActor before a BCrypt compare, and refused.
     else if (reply.code === 'login.throttled')
       securityEvent(logger, ctx, 'login.throttled', { username: subject.username });
   } else if (grant.grantType === 'refresh_token') {
