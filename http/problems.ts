@@ -209,7 +209,13 @@ export const REPLY_ERRORS = {
   'password.invalid': { status: 400, description: PASSWORD_POLICY },
   'password.incorrect': { status: 400, description: 'the current password is wrong' },
   'login.not_found': { status: 404, description: 'no live login of the account has the sid' },
-  'login.throttled': { status: 429, problem: 'too_many_requests', description: 'past the login throttle' },
+  // Retry-After: the reply's own `retryAfter` (replyError), this only where a reply has none.
+  'login.throttled': {
+    status: 429,
+    problem: 'too_many_requests',
+    headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+    description: 'past the login throttle',
+  },
   'consent.not_found': { status: 404, description: 'the account has not allowed the client' },
   'consent.ticket_spent': { status: 400, description: 'the consent was answered already' },
   'user.not_found': { status: 404, description: 'no such user' },

@@ -58,7 +58,7 @@ const refusal = (status: number, code: string, words: string, headers?: readonly
 function replyEntry(error: RouteError): Entry {
   const [code, words] = typeof error === 'string' ? [error, undefined] : error;
   const row: (typeof REPLY_ERRORS)[ReplyCode] = REPLY_ERRORS[code];
-  const headers = 'headers' in row ? Object.keys(row.headers) : code === 'login.throttled' ? ['Retry-After'] : [];
+  const headers = 'headers' in row ? Object.keys(row.headers) : [];
   return {
     status: row.status,
     problemCode: 'problem' in row ? row.problem : code,
