@@ -146,8 +146,11 @@ export interface StartOptions {
   readonly inspect?: boolean;
 }
 
-/** `npm start`'s node arguments before `src/main.ts`. */
-export const START_ARGS: readonly string[] = ['--import', './src/telemetry/register.ts'];
+/** `npm start`'s fixed young generation (docs/operations.md says why). */
+export const YOUNG_GENERATION_ARGS: readonly string[] = ['--min-semi-space-size=16', '--max-semi-space-size=16'];
+
+/** `npm start`'s node arguments before `src/main.ts`: its young generation and its tracing register file. */
+export const START_ARGS: readonly string[] = [...YOUNG_GENERATION_ARGS, '--import', './src/telemetry/register.ts'];
 
 /** `npm start`'s node command on loopback with its own data directory and an empty properties file. */
 export async function startTroupe(
