@@ -82,14 +82,18 @@ export function docsRoutes(deps: DocsRouteDeps): Route[] {
   const initJs = init(deps.oauth);
   /** What each of these routes is: a public read of the service's description. */
   const open = { method: 'GET', access: PUBLIC, tag } as const;
+  /** A route that answers one whole document: its only reply is 200. */
+  const whole = <S extends z.ZodType>(
+    path: string,
+    summary: string,
+    reply: { readonly description: string; readonly schema: S; readonly type?: string },
+  ) => ({ ...open, path, summary, replies: { 200: reply } });
   return [
     route(
-      {
-        ...open,
-        path: '/openapi.json',
-        summary: 'This API description (OpenAPI 3.1)',
-        replies: { 200: { description: 'OpenAPI 3.1', schema: z.record(z.string(), z.unknown()) } },
-      },
+      whole('/openapi.json', 'This API description (OpenAPI 3.1)', {
+        description: 'OpenAPI 3.1',
+        schema: z.record(z.string(), z.unknown()),
+      }),
       async function openapi(ctx) {
         documentJson ??= JSON.stringify(deps.document());
         ctx.type = 'application/json; charset=utf-8';
@@ -97,12 +101,11 @@ export function docsRoutes(deps: DocsRouteDeps): Route[] {
       },
     ),
     route(
-      {
-        ...open,
-        path: '/docs',
-        summary: 'This API description as a page to browse and try',
-        replies: { 200: { description: 'HTML', schema: z.string(), type: 'text/html' } },
-      },
+      whole('/docs', 'This API description as a page to browse and try', {
+        description: 'HTML',
+        schema: z.string(),
+        type: 'text/html',
+      }),
       async function docsPage(ctx) {
         ctx.set({ 'Content-Security-Policy': CSP, 'X-Frame-Options': 'DENY' });
         ctx.type = 'text/html; charset=utf-8';
