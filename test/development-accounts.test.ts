@@ -58,7 +58,9 @@ t('one line naming the account while an enabled one keeps a published password; 
     const hash = await hasher.hash('a-new-secret-password', 4);
     await hasher.close();
     await administer(dir, (accounts, id, username) =>
-      username === 'admin' ? accounts.setPassword(id, hash) : accounts.updateAccount(id, { enabled: false }, 'ADMIN'),
+      username === 'admin'
+        ? accounts.setPassword(id, hash)
+        : accounts.updateAccount(id, { enabled: false }, 'ADMIN', 1),
     );
     const troupe = await startTroupe(productionConfig(dir), createLogger('silent'));
     await troupe.close();

@@ -42,10 +42,10 @@ export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): R
   const currentListing = async (): Promise<Listing> => {
     const count = await deps.accounts.changeCount();
     if (listing?.count === count) return listing;
-    // The original service's listing: no `enabled`, email nor security version (administration shows
-    // `enabled` and the email).
+    // The original service's listing: no `enabled`, email, security version nor profile time
+    // (administration shows `enabled` and the email).
     const accounts = (await deps.accounts.listAll()).map(
-      ({ enabled: _, email: __, securityVersion: ___, ...account }) => account,
+      ({ enabled: _, email: __, securityVersion: ___, updatedAt: ____, ...account }) => account,
     );
     const fresh: Listing = {
       count,

@@ -145,6 +145,7 @@ export function createAccountAdmin(
       email,
       roles,
       enabled: true,
+      updatedAt: seconds(),
     });
     if (made === 'role.unknown') return unknownRoles(roles);
     if (typeof made === 'string') return refused(made);
@@ -156,7 +157,7 @@ export function createAccountAdmin(
     const before = await found(m.id);
     if ('ok' in before) return before;
     const changes = { firstName, lastName, email, roles, enabled };
-    const after = await deps.accounts.updateAccount(m.id, changes, ADMIN_ROLE);
+    const after = await deps.accounts.updateAccount(m.id, changes, ADMIN_ROLE, seconds());
     if (after === 'role.unknown') return unknownRoles(roles ?? []);
     if (typeof after === 'string') return refused(after);
     const rolesChanged = summary(before).roles.join() !== summary(after).roles.join();

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ConfigError } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { BCRYPT_HASH } from '../security/formats.ts';
+import { epochSeconds } from '../security/epoch.ts';
 import { canonicalUsername, usernameRefusal } from '../security/usernames.ts';
 import type { AccountStore } from '../stores/account-store.ts';
 
@@ -72,7 +73,7 @@ export async function loadInitialData(store: AccountStore, data: InitialData): P
   for (const role of [...data.roles, ...named]) await store.createRole(role);
   const report = { created: [] as string[], deleted: [] as string[], unfinished: [] as string[] };
   for (const user of data.users) {
-    const outcome = await store.seedAccount({ ...user, enabled: true });
+    const outcome = await store.seedAccount({ ...user, enabled: true, updatedAt: epochSeconds() });
     if (outcome === 'created' || outcome === 'deleted' || outcome === 'unfinished') report[outcome].push(user.username);
   }
   return report;

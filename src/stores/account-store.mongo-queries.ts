@@ -26,6 +26,11 @@ export interface AccountDoc {
   enabled?: boolean;
   /** The account's security version; absent on accounts saved before it was kept: 0. */
   securityVersion?: number | null;
+  /**
+   * Epoch seconds of its profile's last change; absent on accounts saved before it was kept, which
+   * the preparation stamps ({@link UNSTAMPED}); read as 0 (unknown) where an older release wrote one since.
+   */
+  updatedAt?: number;
 }
 
 export const toRole = (d: RoleDoc): Role => ({ id: d._id, roleName: d.roleName, description: d.description });
@@ -40,6 +45,7 @@ export const toAccount = (d: AccountDoc, roles: readonly Role[]): AccountRecord 
   roles,
   enabled: d.enabled !== false,
   securityVersion: d.securityVersion ?? 0,
+  updatedAt: d.updatedAt ?? 0,
 });
 
 /** Each account with the roles it names, in id order, from the role documents at hand. */
@@ -98,22 +104,37 @@ export const accountAt = (id: number, version: number): Filter<AccountDoc> => ({
 /** The account while its stored hash is `hash`: a rehash written only over the hash compared. */
 export const accountWithHash = (id: number, hash: string): Filter<AccountDoc> => ({ _id: id, password: hash });
 
-/** Creates the account with `id` when no account has the name, else replaces its fields and role set. */
+/**
+ * Creates the account with `id` when no account has the name, else replaces its fields and role
+ * set; `updatedAt` is written when it is created or its names differ from `existing`'s (as read).
+ */
 export function accountUpsert(
-  account: { password: string; firstName?: string | undefined; lastName?: string | undefined },
+  account: { password: string; firstName?: string | undefined; lastName?: string | undefined; updatedAt: number },
   roleIds: readonly number[],
   id: number,
+  existing: Pick<AccountDoc, 'firstName' | 'lastName'> | null,
 ): UpdateFilter<AccountDoc> {
+  const firstName = account.firstName ?? '';
+  const lastName = account.lastName ?? '';
+  const renamed = existing === null || existing.firstName !== firstName || existing.lastName !== lastName;
   return {
     $set: {
       password: account.password,
-      firstName: account.firstName ?? '',
-      lastName: account.lastName ?? '',
+      firstName,
+      lastName,
       roleIds: [...roleIds],
+      ...(renamed ? { updatedAt: account.updatedAt } : {}),
     },
     $setOnInsert: { _id: id },
   };
 }
+
+/**
+ * The accounts saved before `updatedAt` was kept: the preparation stamps them with its own time
+ * ({@link stamped}), as SQLite's migration 021 does.
+ */
+export const UNSTAMPED: Filter<AccountDoc> = { updatedAt: { $exists: false } };
+export const stamped = (at: number): UpdateFilter<AccountDoc> => ({ $set: { updatedAt: at } });
 
 /**
  * The enabled holders of a guarded role (ADMIN), collection `role_guards`: its `holders` are always

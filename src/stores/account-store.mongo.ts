@@ -1,24 +1,22 @@
-import type { Collection, Db as MongoDb } from 'mongodb';
-import type {
-  AccountChanges,
-  AccountInput,
-  AccountRecord,
-  AccountRefusal,
-  AccountStore,
-  NewAccount,
-  Role,
-  RoleInput,
+import type { Db as MongoDb } from 'mongodb';
+import {
+  changesProfile,
+  type AccountChanges,
+  type AccountRecord,
+  type AccountRefusal,
+  type AccountStore,
+  type NewAccount,
 } from './account-store.ts';
 import { escapeRegex, guarded, isDuplicateKey, matchedOrTaken, nextSeq, type Runner } from './mongo.ts';
 import { roleGuards } from './role-guards.mongo.ts';
 import { accountVersions } from './account-versions.mongo.ts';
 import { accountSeeds } from './account-seeds.mongo.ts';
+import { accountUpserts } from './account-upserts.mongo.ts';
 import {
   ACCOUNT_IDS,
   accountByName,
   accountsIn,
   accountWithHash,
-  accountUpsert,
   BY_ID,
   BY_NEWEST_ID,
   CREDENTIAL_CHANGES,
@@ -28,35 +26,10 @@ import {
   roleByName,
   rolesByIds,
   rolesIn,
-  roleUpsert,
   toRole,
   type AccountDoc,
 } from './account-store.mongo-queries.ts';
 import type { CounterDoc } from './mongo.ts';
-
-/** How often an upsert is tried again when another process took the id or the name first. */
-const RACE_RETRIES = 20;
-
-/**
- * Saves a record under its unique name with the next id (the highest plus one, as SQLite's rowids
- * go), or updates the record of that name, keeping its id. Processes racing may pick one id, or
- * one name: the unique indexes refuse all but one, and the others look again, so ids have no gaps.
- */
-async function upsertWithNextId<D extends { _id: number }>(
-  collection: Collection<D>,
-  existingId: () => Promise<number | undefined>,
-  write: (id: number) => Promise<unknown>,
-): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    const id = (await existingId()) ?? ((await collection.find().sort(BY_NEWEST_ID).limit(1).next())?._id ?? 0) + 1;
-    try {
-      await write(id);
-      return;
-    } catch (error) {
-      if (!isDuplicateKey(error) || attempt >= RACE_RETRIES) throw error;
-    }
-  }
-}
 
 /**
  * MongoDB adapter of {@link AccountStore}: collections `roles` and `users` (a stored name that
@@ -66,7 +39,7 @@ async function upsertWithNextId<D extends { _id: number }>(
  * write; a change made to these collections by anything but this adapter does not move it.
  * The security version moves as `account-versions.mongo.ts` says; the last holder of a guarded
  * role is kept as `role-guards.mongo.ts` says; the seeded accounts are recorded as
- * `account-seeds.mongo.ts` says. Emails are unique under a case-insensitive collation (the index
+ * `account-seeds.mongo.ts` says; saves by name are upserts (`account-upserts.mongo.ts`). Emails are unique under a case-insensitive collation (the index
  * `users_email`): checked before a write, and a race lost on the index refuses the write too.
  */
 export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountStore {
@@ -74,17 +47,6 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
   const accounts = accountsIn(db);
 
   const changed = (): Promise<number> => nextSeq(db, CREDENTIAL_CHANGES);
-  const saveRole = async (role: RoleInput): Promise<Role> => {
-    await upsertWithNextId(
-      roles,
-      async () => (await roles.findOne(roleByName(role.roleName)))?._id,
-      (id) => roles.updateOne(roleByName(role.roleName), roleUpsert(role, id), { upsert: true }),
-    );
-    await changed();
-    const saved = await roles.findOne(roleByName(role.roleName));
-    if (!saved) throw new Error('role upsert left no document');
-    return toRole(saved);
-  };
 
   /** The accounts with their roles (by id), from one query of the roles they name. */
   const withRoles = async (docs: readonly AccountDoc[]): Promise<AccountRecord[]> => {
@@ -134,6 +96,7 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
         roleIds,
         enabled: a.enabled,
         securityVersion: 0,
+        updatedAt: a.updatedAt,
       });
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
@@ -147,7 +110,8 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
   };
   const { seedAccount } = accountSeeds(db, createAccount);
   const { refuseDeleted, carry, moveWith, untilSettled } = accountVersions(db);
-  const updateAccount = (id: number, c: AccountChanges, guarded: string) =>
+  const { saveRole, saveAccount } = accountUpserts(db, changed, nextAccountId, findByUsername);
+  const updateAccount = (id: number, c: AccountChanges, guarded: string, changedAt: number) =>
     untilSettled(async () => {
       const before = await findById(id);
       if (!before) return 'account.not_found';
@@ -170,6 +134,7 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
         ...(c.email === undefined ? {} : { email: c.email }),
         ...(c.enabled === undefined ? {} : { enabled: c.enabled }),
         ...(roleIds === undefined ? {} : { roleIds }),
+        ...(changesProfile(before, c) ? { updatedAt: changedAt } : {}),
       };
       const sorted = (names: readonly string[]): string => [...new Set(names)].sort().join();
       const moves =
@@ -223,7 +188,7 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
       }),
     createAccount: (a) => run(() => createAccount(a)),
     seedAccount: (a) => run(() => seedAccount(a)),
-    updateAccount: (id, c, guarded) => run(() => updateAccount(id, c, guarded)),
+    updateAccount: (id, c, guarded, at) => run(() => updateAccount(id, c, guarded, at)),
     setPassword: (id, hash, keepLogin, atVersion) =>
       run(() =>
         untilSettled(async () => {
@@ -275,25 +240,6 @@ export function mongoAccountStore(db: MongoDb, run: Runner = guarded): AccountSt
         return joinRoles(all, allRoles);
       }),
     saveRole: (role) => run(() => saveRole(role)),
-    saveAccount: (account: AccountInput) =>
-      run(async () => {
-        const roleIds: number[] = [];
-        for (const role of account.roles) roleIds.push((await saveRole(role)).id);
-        for (let attempt = 0; ; attempt++) {
-          const id = (await accounts.findOne(accountByName(account.username)))?._id ?? (await nextAccountId());
-          try {
-            await accounts.updateOne(accountByName(account.username), accountUpsert(account, roleIds, id), {
-              upsert: true,
-            });
-            break;
-          } catch (error) {
-            if (!isDuplicateKey(error) || attempt >= RACE_RETRIES) throw error;
-          }
-        }
-        await changed();
-        const saved = await findByUsername(account.username);
-        if (!saved) throw new Error('account upsert left no document');
-        return saved;
-      }),
+    saveAccount: (account) => run(() => saveAccount(account)),
   };
 }

@@ -1,15 +1,16 @@
 import { writeTransaction, type Db } from './sqlite.ts';
-import type {
-  AccountChanges,
-  AccountInput,
-  AccountQuery,
-  AccountRecord,
-  AccountRefusal,
-  AccountStore,
-  NewAccount,
-  Role,
-  RoleInput,
-  SeedOutcome,
+import {
+  changesProfile,
+  type AccountChanges,
+  type AccountInput,
+  type AccountQuery,
+  type AccountRecord,
+  type AccountRefusal,
+  type AccountStore,
+  type NewAccount,
+  type Role,
+  type RoleInput,
+  type SeedOutcome,
 } from './account-store.ts';
 
 interface AccountRow {
@@ -21,6 +22,7 @@ interface AccountRow {
   email: string | null;
   enabled: 0 | 1;
   security_version: number;
+  updated_at: number;
 }
 interface RoleRow {
   user_id: number;
@@ -80,20 +82,24 @@ export function sqliteAccountStore(db: Db): AccountStore {
     `insert into roles (role_name, description) values (?, ?) on conflict (role_name) do nothing
      returning id, role_name as roleName, description`,
   );
-  const upsertAccount = db.prepare<[string, string, string, string], { id: number }>(
-    `insert into users (username, password, first_name, last_name) values (?, ?, ?, ?)
-     on conflict (username) do update set password = excluded.password, first_name = excluded.first_name, last_name = excluded.last_name
+  // Its updated_at moves only when the names change (unqualified names: the row as it was).
+  const upsertAccount = db.prepare<[string, string, string, string, number], { id: number }>(
+    `insert into users (username, password, first_name, last_name, updated_at) values (?, ?, ?, ?, ?)
+     on conflict (username) do update set password = excluded.password, first_name = excluded.first_name,
+     last_name = excluded.last_name, updated_at = iif(first_name is excluded.first_name
+     and last_name is excluded.last_name, updated_at, excluded.updated_at)
      returning id`,
   );
-  const insertAccount = db.prepare<[string, string, string, string, string | null, number], { id: number }>(
-    `insert into users (username, password, first_name, last_name, email, enabled) values (?, ?, ?, ?, ?, ?)
-     on conflict (username) do nothing returning id`,
+  const insertAccount = db.prepare<[string, string, string, string, string | null, number, number], { id: number }>(
+    `insert into users (username, password, first_name, last_name, email, enabled, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?) on conflict (username) do nothing returning id`,
   );
   const updateRow = db.prepare<[string | null, string | null, number | null, number]>(
     `update users set first_name = coalesce(?, first_name), last_name = coalesce(?, last_name),
      enabled = coalesce(?, enabled) where id = ?`,
   );
   const setEmail = db.prepare<[string | null, number]>('update users set email = ? where id = ?');
+  const touch = db.prepare<[number, number]>('update users set updated_at = ? where id = ?');
   // The index on lower(email) answers this; another account's, compared case-insensitively.
   const emailHolder = db
     .prepare<[string, number], number>('select id from users where lower(email) = lower(?) and id <> ?')
@@ -140,6 +146,7 @@ export function sqliteAccountStore(db: Db): AccountStore {
     roles,
     enabled: row.enabled === 1,
     securityVersion: row.security_version,
+    updatedAt: row.updated_at,
   });
   const record = (row: AccountRow | undefined): AccountRecord | undefined =>
     row && withRoles(row, rolesOf.all(row.id).map(toRole));
@@ -156,7 +163,8 @@ export function sqliteAccountStore(db: Db): AccountStore {
   };
 
   const saveAccount = writeTransaction(db, (account: AccountInput): number => {
-    const row = upsertAccount.get(account.username, account.password, account.firstName ?? '', account.lastName ?? '');
+    const { username, password, firstName, lastName, updatedAt } = account;
+    const row = upsertAccount.get(username, password, firstName ?? '', lastName ?? '', updatedAt);
     if (!row) throw new Error('account upsert returned no row');
     clearRoles.run(row.id);
     for (const role of account.roles) addRole.run(row.id, saveRole(role).id);
@@ -181,10 +189,12 @@ export function sqliteAccountStore(db: Db): AccountStore {
   const holds = (account: AccountRecord, role: string): boolean =>
     account.enabled && account.roles.some((r) => r.roleName === role);
 
+  const insert = (a: NewAccount): { id: number } | undefined =>
+    insertAccount.get(a.username, a.password, a.firstName, a.lastName, a.email ?? null, a.enabled ? 1 : 0, a.updatedAt);
   const createAccount = writeTransaction(db, (a: NewAccount): AccountRecord => {
     if (byName.get(a.username)) throw new Refused('account.username_taken');
     refuseTakenEmail(a.email);
-    const row = insertAccount.get(a.username, a.password, a.firstName, a.lastName, a.email ?? null, a.enabled ? 1 : 0);
+    const row = insert(a);
     if (!row) throw new Refused('account.username_taken');
     linkRoles(row.id, a.roles);
     const saved = record(byId.get(row.id));
@@ -197,28 +207,32 @@ export function sqliteAccountStore(db: Db): AccountStore {
     recordSeeded.run(a.username);
     if (byName.get(a.username)) return 'present';
     refuseTakenEmail(a.email);
-    const row = insertAccount.get(a.username, a.password, a.firstName, a.lastName, a.email ?? null, a.enabled ? 1 : 0);
+    const row = insert(a);
     if (!row) return 'present';
     linkRoles(row.id, a.roles);
     return 'created';
   });
-  const updateAccount = writeTransaction(db, (id: number, c: AccountChanges, guarded: string): AccountRecord => {
-    const before = record(byId.get(id));
-    if (!before) throw new Refused('account.not_found');
-    const enabled = c.enabled === undefined ? null : c.enabled ? 1 : 0;
-    refuseTakenEmail(c.email, id);
-    updateRow.run(c.firstName ?? null, c.lastName ?? null, enabled, id);
-    if (c.email !== undefined) setEmail.run(c.email, id);
-    if (c.roles !== undefined) linkRoles(id, c.roles);
-    if (holds(before, guarded) && holders.get(guarded) === 0) throw new Refused('account.last_admin');
-    const changed = current(id);
-    const roleNames = (a: AccountRecord): string => a.roles.map((r) => r.roleName).join();
-    if (changed.enabled === before.enabled && roleNames(changed) === roleNames(before)) return changed;
-    moveVersion.run(id);
-    // A role change of an enabled account: its logins go on. Enabled again: none comes back.
-    if (before.enabled && changed.enabled) carryLogins.run(before.securityVersion + 1, id, before.securityVersion);
-    return current(id);
-  });
+  const updateAccount = writeTransaction(
+    db,
+    (id: number, c: AccountChanges, guarded: string, at: number): AccountRecord => {
+      const before = record(byId.get(id));
+      if (!before) throw new Refused('account.not_found');
+      const enabled = c.enabled === undefined ? null : c.enabled ? 1 : 0;
+      refuseTakenEmail(c.email, id);
+      updateRow.run(c.firstName ?? null, c.lastName ?? null, enabled, id);
+      if (c.email !== undefined) setEmail.run(c.email, id);
+      if (changesProfile(before, c)) touch.run(at, id);
+      if (c.roles !== undefined) linkRoles(id, c.roles);
+      if (holds(before, guarded) && holders.get(guarded) === 0) throw new Refused('account.last_admin');
+      const changed = current(id);
+      const roleNames = (a: AccountRecord): string => a.roles.map((r) => r.roleName).join();
+      if (changed.enabled === before.enabled && roleNames(changed) === roleNames(before)) return changed;
+      moveVersion.run(id);
+      // A role change of an enabled account: its logins go on. Enabled again: none comes back.
+      if (before.enabled && changed.enabled) carryLogins.run(before.securityVersion + 1, id, before.securityVersion);
+      return current(id);
+    },
+  );
   const setPassword = writeTransaction(
     db,
     (id: number, hash: string, keep: string | undefined, atVersion: number | undefined): AccountRecord => {
@@ -274,7 +288,7 @@ export function sqliteAccountStore(db: Db): AccountStore {
     createRole: async (role) => refusing(createRole)(role),
     createAccount: async (account) => refusing(createAccount)(account),
     seedAccount: async (account) => refusing(seedAccount)(account),
-    updateAccount: async (id, c, guarded) => refusing(updateAccount)(id, c, guarded),
+    updateAccount: async (id, c, guarded, at) => refusing(updateAccount)(id, c, guarded, at),
     setPassword: async (id, hash, keepLogin, atVersion) => refusing(setPassword)(id, hash, keepLogin, atVersion),
     replaceHash: async (id, compared, hash) => replaceHash.run(hash, id, compared).changes === 1,
     endLogins: async (id) => refusing(endLogins)(id),

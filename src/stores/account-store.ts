@@ -25,6 +25,13 @@ export interface AccountRecord {
    * what was minted from a read of the account at an older version is refused.
    */
   readonly securityVersion: number;
+  /**
+   * When a profile field (username, first or last name, email) last changed, epoch seconds: the
+   * OpenID `updated_at` claim. An account stored before it was kept has the time of the upgrade
+   * (SQLite migration 021, MongoDB's preparation); 0 when unknown (a record an older release
+   * wrote since).
+   */
+  readonly updatedAt: number;
 }
 
 export interface RoleInput {
@@ -40,6 +47,8 @@ export interface AccountInput {
   readonly lastName?: string;
   /** Saving an account saves these roles too (created when missing) and replaces its role set. */
   readonly roles: readonly RoleInput[];
+  /** Epoch seconds: its `updatedAt` when it is created or its names change. */
+  readonly updatedAt: number;
 }
 
 /** Why a write to the accounts was refused; nothing was written. */
@@ -64,6 +73,8 @@ export interface NewAccount {
   readonly email?: string | null | undefined;
   readonly roles: readonly string[];
   readonly enabled: boolean;
+  /** Epoch seconds: when it is made, its first `updatedAt`. */
+  readonly updatedAt: number;
 }
 
 /**
@@ -86,6 +97,15 @@ export interface AccountChanges {
   readonly enabled?: boolean | undefined;
 }
 
+/**
+ * Whether `changes` change a profile field of `before` (first or last name, email, compared as
+ * stored: an email in another case is a change): the writes that do move `updatedAt`.
+ */
+export const changesProfile = (before: AccountRecord, changes: AccountChanges): boolean =>
+  (changes.firstName !== undefined && changes.firstName !== before.firstName) ||
+  (changes.lastName !== undefined && changes.lastName !== before.lastName) ||
+  (changes.email !== undefined && changes.email !== before.email);
+
 /** A page of accounts ordered by id: those after `afterId` whose username starts with `usernamePrefix`. */
 export interface AccountQuery {
   readonly usernamePrefix: string;
@@ -104,7 +124,10 @@ export interface AccountStore {
   changeCount(): Promise<number>;
   /** Inserts or updates (by role name). */
   saveRole(role: RoleInput): Promise<Role>;
-  /** Inserts or updates (by username), in one transaction with its roles. */
+  /**
+   * Inserts or updates (by username), in one transaction with its roles; `updatedAt` is written
+   * when the account is made or its names change.
+   */
   saveAccount(account: AccountInput): Promise<AccountRecord>;
   findById(id: number): Promise<AccountRecord | undefined>;
   /** At most `limit` accounts of the query, ordered by id. */
@@ -135,9 +158,16 @@ export interface AccountStore {
    * does not move the security version.
    * A change of the role set, or of `enabled`, moves the security version in the same write; when
    * the account stays enabled (a role change), its live logins are carried to the new version in
-   * that write too: they go on, and their next refresh carries the new roles.
+   * that write too: they go on, and their next refresh carries the new roles. A change of a profile
+   * field ({@link changesProfile}) sets `updatedAt` to `at` (epoch seconds) in the same write; a
+   * change of roles or `enabled` alone, or a field set to the value it has, leaves it.
    */
-  updateAccount(id: number, changes: AccountChanges, guardedRole: string): Promise<AccountRecord | AccountRefusal>;
+  updateAccount(
+    id: number,
+    changes: AccountChanges,
+    guardedRole: string,
+    at: number,
+  ): Promise<AccountRecord | AccountRefusal>;
   /**
    * Replaces the BCrypt hash and moves the security version in the same write; only the login
    * `keepLogin` (the account's own, when it changes its own password) is carried to the new version.

@@ -4,7 +4,7 @@ import { AUTHORIZATION_CODE_INDEXES, mongoAuthorizationCodeStore } from './autho
 import { mongoAccountStore } from './account-store.mongo.ts';
 import { CONSENT_INDEXES, mongoConsentStore } from './consent-store.mongo.ts';
 import { CONSENT_TICKET_INDEXES, mongoConsentTicketStore } from './consent-ticket-store.mongo.ts';
-import { CREDENTIAL_INDEXES } from './account-store.mongo-queries.ts';
+import { accountsIn, CREDENTIAL_INDEXES, stamped, UNSTAMPED } from './account-store.mongo-queries.ts';
 import { mongoEmployeeStore } from './employee-store.mongo.ts';
 import { mongoKeyStore } from './key-store.mongo.ts';
 import { mongoLoginThrottleStore } from './login-throttle-store.mongo.ts';
@@ -15,6 +15,7 @@ import { REFRESH_TOKEN_INDEXES } from './refresh-token-store.mongo-queries.ts';
 import { mongoRevocationStore } from './revocation-store.mongo.ts';
 import { REVOCATION_INDEXES } from './revocation-store.mongo-queries.ts';
 import type { Stores } from './stores.ts';
+import { epochSeconds } from '../security/epoch.ts';
 import { mongoUserStore } from './user-store.mongo.ts';
 import { USER_INDEXES } from './user-store.mongo-queries.ts';
 
@@ -66,6 +67,8 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
       // One bounded operation per collection: a large collection may take a while to check.
       for (const [name, indexes] of Object.entries(INDEXES))
         await mongo.runPreparing(() => db.collection(name).createIndexes([...indexes]));
+      // Accounts saved before `updatedAt` was kept get this time, as SQLite's migration 021 gives.
+      await mongo.runPreparing(() => accountsIn(db).updateMany(UNSTAMPED, stamped(epochSeconds())));
       await load(mongoAccountStore(db, mongo.runPreparing));
       mongo.opened();
     },

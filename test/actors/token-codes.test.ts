@@ -73,7 +73,7 @@ t('an account disabled between sign-in and redemption gets no tokens from its co
   const code = await codeOf(p);
   const accounts = sqliteAccountStore(p.db);
   const john = await accounts.findByUsername('john.doe');
-  await accounts.updateAccount(john?.id ?? -1, { enabled: false }, 'ADMIN');
+  await accounts.updateAccount(john?.id ?? -1, { enabled: false }, 'ADMIN', 1);
   const reply = await redeem(p, code);
   assert.is(reply.ok ? 'ok' : reply.code, 'grant.invalid');
   assert.match(reply.ok ? '' : reply.message, /disabled/);

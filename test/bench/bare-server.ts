@@ -55,9 +55,9 @@ if (process.env['BARE_SIGNING_KEY'] !== undefined) {
 app.use(async function bare(ctx) {
   if (ctx.method === 'GET' && ctx.path === '/app/listAll') {
     // The original service's listing, as the AccountActor answers it: no hash, no `enabled`, no
-    // email, no security version.
+    // email, no security version, no profile time.
     ctx.body = (await accounts.listAll()).map(
-      ({ password: _, enabled: __, email: ____, securityVersion: ___, ...account }) => account,
+      ({ password: _, enabled: __, email: ____, securityVersion: ___, updatedAt: _____, ...account }) => account,
     );
   } else if (ctx.method === 'GET' && ctx.path.startsWith('/api/employee/')) {
     const record = await employees.findById(ctx.path.slice('/api/employee/'.length) as ObjectIdString);

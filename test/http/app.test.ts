@@ -136,6 +136,7 @@ t(
         username: 'grace',
         password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK',
         roles: [{ roleName: 'USER' }],
+        updatedAt: 1,
       });
       assert.equal(
         (await list()).map((u) => u.username),
@@ -145,6 +146,7 @@ t(
         username: 'grace',
         password: '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK',
         roles: [{ roleName: 'ADMIN' }],
+        updatedAt: 1,
       });
       assert.equal(
         (await list()).find((u) => u.username === 'grace')?.roles.map((r) => r.roleName),

@@ -22,6 +22,7 @@ const account = (id: number, password: string): AccountRecord => ({
   roles: [],
   enabled: true,
   securityVersion: 3,
+  updatedAt: 1,
 });
 
 /** A hasher and store double: the hashes asked for, the writes made, a gate on the next hash. */

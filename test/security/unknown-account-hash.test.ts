@@ -24,6 +24,7 @@ function fakeStore(costs: readonly number[]) {
     roles: [],
     enabled: true,
     securityVersion: 0,
+    updatedAt: 1,
   });
   return {
     state,

@@ -133,6 +133,7 @@ const account = (id: number, username: string): AccountRecord => ({
   roles: [],
   enabled: true,
   securityVersion: 0,
+  updatedAt: 1,
 });
 
 /** The few calls these functions make, over a list. */
@@ -168,7 +169,15 @@ t('a login finds its account by the exact name first, else by the canonical form
 t('a new account whose canonical name another has is refused, older names included', async () => {
   const store = withCanonicalUniqueness(storeOf('jane', 'Émile'));
   const create = (username: string) =>
-    store.createAccount({ username, password: '', firstName: '', lastName: '', roles: [], enabled: true });
+    store.createAccount({
+      username,
+      password: '',
+      firstName: '',
+      lastName: '',
+      roles: [],
+      enabled: true,
+      updatedAt: 1,
+    });
   assert.is(await create('jane'), 'account.username_taken');
   assert.is(await create('émile'), 'account.username_taken', 'differs from the older `Émile` only in case');
   assert.is(await create('ÉMILE'), 'account.username_taken', 'compared canonically');

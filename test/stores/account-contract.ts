@@ -13,6 +13,8 @@ import type { Stores } from '../../src/stores/stores.ts';
 import type { ContractTarget, StoresUnderTest } from './contracts.ts';
 
 const HASH = '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK';
+/** Epoch seconds of every write here that does not test `updatedAt`. */
+const AT = 1_700_000_000;
 const account = (username: string, roles: string[] = ['USER']): NewAccount => ({
   username,
   password: HASH,
@@ -20,6 +22,7 @@ const account = (username: string, roles: string[] = ['USER']): NewAccount => ({
   lastName: '',
   roles,
   enabled: true,
+  updatedAt: AT,
 });
 
 export function accountContracts(name: string, target: ContractTarget): void {
@@ -62,13 +65,13 @@ export function accountContracts(name: string, target: ContractTarget): void {
     const admin = await c.findByUsername('admin');
     const john = await c.findByUsername('john.doe');
     assert.ok(admin && john);
-    const changed = await c.updateAccount(john.id, { roles: ['USER'], firstName: 'Johnny' }, 'ADMIN');
+    const changed = await c.updateAccount(john.id, { roles: ['USER'], firstName: 'Johnny' }, 'ADMIN', AT);
     assert.ok(typeof changed === 'object' && changed.firstName === 'Johnny');
-    assert.is(await c.updateAccount(admin.id, { enabled: false }, 'ADMIN'), 'account.last_admin');
-    assert.is(await c.updateAccount(admin.id, { roles: ['USER'] }, 'ADMIN'), 'account.last_admin');
+    assert.is(await c.updateAccount(admin.id, { enabled: false }, 'ADMIN', AT), 'account.last_admin');
+    assert.is(await c.updateAccount(admin.id, { roles: ['USER'] }, 'ADMIN', AT), 'account.last_admin');
     assert.is(await c.deleteAccount(admin.id, 'ADMIN'), 'account.last_admin');
     assert.is((await c.findById(admin.id))?.enabled, true, 'a refused change writes nothing');
-    assert.is(await c.updateAccount(john.id, { roles: ['GHOST'] }, 'ADMIN'), 'role.unknown');
+    assert.is(await c.updateAccount(john.id, { roles: ['GHOST'] }, 'ADMIN', AT), 'role.unknown');
     assert.equal(
       (await c.findById(john.id))?.roles.map((r) => r.roleName),
       ['USER'],
@@ -87,7 +90,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
     assert.is(await c.createRole({ roleName: 'AUDITOR', description: '' }), 'role.name_taken');
     const john = await c.findByUsername('john.doe');
     assert.ok(john);
-    await c.updateAccount(john.id, { enabled: false, roles: ['USER'] }, 'ADMIN');
+    await c.updateAccount(john.id, { enabled: false, roles: ['USER'] }, 'ADMIN', AT);
     await loadInitialData(c, readInitialData('data/initial-data.json'));
     const after = await c.findById(john.id);
     assert.is(after?.enabled, false);
@@ -115,13 +118,13 @@ export function accountContracts(name: string, target: ContractTarget): void {
       await write;
       return (await c.findById(kim.id))?.securityVersion;
     };
-    assert.is(await versionAfter(c.updateAccount(kim.id, { firstName: 'Kim' }, 'ADMIN')), 0, 'a name is no cut');
-    assert.is(await versionAfter(c.updateAccount(kim.id, { roles: ['USER'] }, 'ADMIN')), 0, 'the same roles');
-    assert.is(await versionAfter(c.updateAccount(kim.id, { roles: ['USER', 'ADMIN'] }, 'ADMIN')), 1, 'roles');
+    assert.is(await versionAfter(c.updateAccount(kim.id, { firstName: 'Kim' }, 'ADMIN', AT)), 0, 'a name is no cut');
+    assert.is(await versionAfter(c.updateAccount(kim.id, { roles: ['USER'] }, 'ADMIN', AT)), 0, 'the same roles');
+    assert.is(await versionAfter(c.updateAccount(kim.id, { roles: ['USER', 'ADMIN'] }, 'ADMIN', AT)), 1, 'roles');
     assert.is(await there.isRevoked(token(0)), true);
     assert.is(await there.isRevoked(token(1)), false);
-    assert.is(await versionAfter(c.updateAccount(kim.id, { enabled: false }, 'ADMIN')), 2, 'disabled');
-    assert.is(await versionAfter(c.updateAccount(kim.id, { enabled: true }, 'ADMIN')), 3, 'enabled again');
+    assert.is(await versionAfter(c.updateAccount(kim.id, { enabled: false }, 'ADMIN', AT)), 2, 'disabled');
+    assert.is(await versionAfter(c.updateAccount(kim.id, { enabled: true }, 'ADMIN', AT)), 3, 'enabled again');
     assert.is(await versionAfter(c.setPassword(kim.id, HASH)), 4, 'a password set');
     assert.is(await versionAfter(c.endLogins(kim.id)), 5, 'every login ended');
     assert.is(await there.isRevoked(token(4)), true);
@@ -189,7 +192,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
     assert.ok(await r.insert(login('b', 0)));
     assert.not.ok(await r.insert(login('stale', 1)), 'a version the account does not have');
     assert.is(await r.find('stale-1'), undefined);
-    await c.updateAccount(kim.id, { roles: ['USER', 'ADMIN'] }, 'ADMIN');
+    await c.updateAccount(kim.id, { roles: ['USER', 'ADMIN'] }, 'ADMIN', AT);
     assert.equal([(await r.find('a-0'))?.accountVersion, (await r.find('b-0'))?.accountVersion], [1, 1]);
     await c.setPassword(kim.id, HASH, 'b');
     assert.equal([(await r.find('a-0'))?.accountVersion, (await r.find('b-0'))?.accountVersion], [1, 2]);
@@ -197,10 +200,10 @@ export function accountContracts(name: string, target: ContractTarget): void {
     assert.is(await r.rotate('b-0', { ...login('b', 1), tokenHash: 'b-wrong' }, 1100), 'stale', 'not its version');
     assert.is(await r.rotate('b-0', { ...login('b', 2), tokenHash: 'b-next' }, 1100), 'rotated');
     assert.is((await r.find('b-next'))?.accountVersion, 2);
-    await c.updateAccount(kim.id, { enabled: false }, 'ADMIN');
+    await c.updateAccount(kim.id, { enabled: false }, 'ADMIN', AT);
     assert.is(await r.rotate('b-next', { ...login('b', 2), tokenHash: 'b-last' }, 1200), 'stale', 'disabled');
     assert.not.ok(await r.insert(login('c', 3)), 'a disabled account gets no login');
-    await c.updateAccount(kim.id, { enabled: true }, 'ADMIN');
+    await c.updateAccount(kim.id, { enabled: true }, 'ADMIN', AT);
     assert.is((await r.find('b-next'))?.accountVersion, 2, 'enabled again: no login of before comes back');
   });
   t('the live logins of an account, with their client and times', async () => {

@@ -9,6 +9,8 @@ import type { Stores } from '../../src/stores/stores.ts';
 import type { ContractTarget, StoresUnderTest } from './contracts.ts';
 
 const HASH = '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK';
+/** Epoch seconds of every write here that does not test `updatedAt`. */
+const AT = 1_700_000_000;
 const account = (username: string, email?: string | null, roles: string[] = ['USER']): NewAccount => ({
   username,
   password: HASH,
@@ -17,6 +19,7 @@ const account = (username: string, email?: string | null, roles: string[] = ['US
   ...(email === undefined ? {} : { email }),
   roles,
   enabled: true,
+  updatedAt: AT,
 });
 
 export function accountEmails(name: string, target: ContractTarget): void {
@@ -82,7 +85,7 @@ export function accountEmails(name: string, target: ContractTarget): void {
     const dee = await created(c, account('dee', 'dee@example.com'));
     const eve = await created(c, account('eve', 'eve@example.com'));
     for (const one of [dee, eve]) {
-      const cleared = await c.updateAccount(one.id, { email: null }, 'ADMIN');
+      const cleared = await c.updateAccount(one.id, { email: null }, 'ADMIN', AT);
       assert.ok(typeof cleared === 'object' && cleared.email === null);
     }
     assert.equal(
@@ -95,17 +98,17 @@ export function accountEmails(name: string, target: ContractTarget): void {
     const c = stores().accounts;
     const kim = await created(c, account('kim'));
     const lee = await created(c, account('lee', 'lee@example.com'));
-    const set = await c.updateAccount(kim.id, { email: 'kim@example.com' }, 'ADMIN');
+    const set = await c.updateAccount(kim.id, { email: 'kim@example.com' }, 'ADMIN', AT);
     assert.ok(typeof set === 'object' && set.email === 'kim@example.com');
     assert.is(set.securityVersion, kim.securityVersion, 'an email alone cuts no access');
-    const named = await c.updateAccount(kim.id, { firstName: 'Kim' }, 'ADMIN');
+    const named = await c.updateAccount(kim.id, { firstName: 'Kim' }, 'ADMIN', AT);
     assert.ok(typeof named === 'object' && named.email === 'kim@example.com', 'absent: kept');
-    const recased = await c.updateAccount(kim.id, { email: 'Kim@Example.com' }, 'ADMIN');
+    const recased = await c.updateAccount(kim.id, { email: 'Kim@Example.com' }, 'ADMIN', AT);
     assert.ok(typeof recased === 'object' && recased.email === 'Kim@Example.com', 'its own, in another case');
-    const cleared = await c.updateAccount(kim.id, { email: null }, 'ADMIN');
+    const cleared = await c.updateAccount(kim.id, { email: null }, 'ADMIN', AT);
     assert.ok(typeof cleared === 'object' && cleared.email === null && cleared.firstName === 'Kim');
     assert.is((await c.findById(kim.id))?.email, null);
-    const taken = await c.updateAccount(lee.id, { email: 'KIM@example.com' }, 'ADMIN');
+    const taken = await c.updateAccount(lee.id, { email: 'KIM@example.com' }, 'ADMIN', AT);
     assert.ok(typeof taken === 'object' && taken.email === 'KIM@example.com', 'a cleared email is free');
   });
 
@@ -116,15 +119,18 @@ export function accountEmails(name: string, target: ContractTarget): void {
       const kim = await created(c, account('kim', 'kim@example.com'));
       const lee = await created(c, account('lee', 'lee@example.com'));
       const change = { email: 'KIM@EXAMPLE.COM', firstName: 'Lee' };
-      assert.is(await c.updateAccount(lee.id, change, 'ADMIN'), 'account.email_taken');
-      assert.is(await c.updateAccount(lee.id, { ...change, roles: ['USER', 'ADMIN'] }, 'ADMIN'), 'account.email_taken');
+      assert.is(await c.updateAccount(lee.id, change, 'ADMIN', AT), 'account.email_taken');
+      assert.is(
+        await c.updateAccount(lee.id, { ...change, roles: ['USER', 'ADMIN'] }, 'ADMIN', AT),
+        'account.email_taken',
+      );
       const after = await c.findById(lee.id);
       assert.equal(
         [after?.email, after?.firstName, after?.roles.map((r) => r.roleName), after?.securityVersion],
         ['lee@example.com', '', ['USER'], lee.securityVersion],
       );
       assert.is((await c.findById(kim.id))?.email, 'kim@example.com');
-      assert.is(await c.updateAccount(kim.id + 1000, { email: 'x@example.com' }, 'ADMIN'), 'account.not_found');
+      assert.is(await c.updateAccount(kim.id + 1000, { email: 'x@example.com' }, 'ADMIN', AT), 'account.not_found');
     },
   );
   t.run();

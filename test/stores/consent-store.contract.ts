@@ -6,7 +6,15 @@ import type { Stores } from '../../src/stores/stores.ts';
 import type { ContractTarget, StoresUnderTest } from './contracts.ts';
 
 const HASH = '$2b$10$ou0V7wzSMMLBjrgg7HZmN.2c1W8VDzb41pZwpwGZFDFcWOOQ1NkEK';
-const ADMIN: NewAccount = { username: 'root', password: HASH, firstName: '', lastName: '', roles: [], enabled: true };
+const ADMIN: NewAccount = {
+  username: 'root',
+  password: HASH,
+  firstName: '',
+  lastName: '',
+  roles: [],
+  enabled: true,
+  updatedAt: 1,
+};
 
 export function consents(name: string, target: ContractTarget): void {
   const ctx = {} as { sut: StoresUnderTest | undefined };

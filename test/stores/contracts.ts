@@ -16,6 +16,7 @@ import { consents } from './consent-store.contract.ts';
 import { consentTickets } from './consent-ticket-store.contract.ts';
 import { accountContracts } from './account-contract.ts';
 import { accountEmails } from './account-email.contract.ts';
+import { accountUpdatedAt } from './account-updated-at.contract.ts';
 import { seededAccounts } from './seeded-accounts.contract.ts';
 
 export interface StoresUnderTest {
@@ -97,6 +98,7 @@ function accountStoreContract(name: string, target: ContractTarget): void {
       username: 'jane',
       password: HASH,
       roles: [{ roleName: 'AUDITOR', description: 'reads logs' }, { roleName: 'USER' }],
+      updatedAt: 1,
     });
     assert.equal(
       saved.roles.map((r) => r.roleName),
@@ -108,6 +110,7 @@ function accountStoreContract(name: string, target: ContractTarget): void {
       password: HASH,
       firstName: 'Jane',
       roles: [{ roleName: 'USER' }],
+      updatedAt: 1,
     });
     assert.is(again.id, saved.id);
     assert.is(again.firstName, 'Jane');
@@ -128,11 +131,11 @@ function accountStoreContract(name: string, target: ContractTarget): void {
     const other = await ctx.sut?.another();
     assert.ok(other);
     const counts = [await c.changeCount()];
-    await other.accounts.saveAccount({ username: 'kim', password: HASH, roles: [{ roleName: 'USER' }] });
+    await other.accounts.saveAccount({ username: 'kim', password: HASH, roles: [{ roleName: 'USER' }], updatedAt: 1 });
     counts.push(await c.changeCount());
     await c.saveRole({ roleName: 'USER', description: 'now described' });
     counts.push(await other.accounts.changeCount());
-    await other.accounts.saveAccount({ username: 'kim', password: HASH, roles: [] });
+    await other.accounts.saveAccount({ username: 'kim', password: HASH, roles: [], updatedAt: 1 });
     counts.push(await c.changeCount());
     assert.is(new Set(counts).size, counts.length, `the count did not move: ${counts.join(', ')}`);
     assert.is(await c.changeCount(), await other.accounts.changeCount());
@@ -213,6 +216,7 @@ function refreshTokens(name: string, target: ContractTarget): void {
         lastName: '',
         roles: [],
         enabled: true,
+        updatedAt: 1,
       });
       assert.ok(typeof account === 'object');
       const bound = { username: 'bounded', accountId: account.id, accountVersion: 0 };
@@ -496,6 +500,7 @@ export function storeContracts(name: string, target: ContractTarget): void {
   accountStoreContract(name, target);
   accountContracts(name, target);
   accountEmails(name, target);
+  accountUpdatedAt(name, target);
   seededAccounts(name, target);
   refreshTokens(name, target);
   revocations(name, target);

@@ -71,18 +71,23 @@ t(
 
 t('users: upserted by name with their role ids; an existing user keeps its id and gets the new fields', () => {
   let users: Doc[] = [];
+  const jane = Accounts.accountByName('jane') as Doc;
+  users = upsert(users, jane, Accounts.accountUpsert({ password: 'h1', updatedAt: 10 }, [1, 2], 3, null) as Doc);
+  const made = { username: 'jane', _id: 3, password: 'h1', firstName: '', lastName: '', roleIds: [1, 2] };
+  assert.equal(users, [{ ...made, updatedAt: 10 }], 'made: stamped');
+  const existing = { firstName: '', lastName: '' };
+  users = upsert(users, jane, Accounts.accountUpsert({ password: 'h3', updatedAt: 15 }, [1, 2], 4, existing) as Doc);
+  assert.equal(users, [{ ...made, password: 'h3', updatedAt: 10 }], 'the same names: not stamped again');
   users = upsert(
     users,
-    Accounts.accountByName('jane') as Doc,
-    Accounts.accountUpsert({ password: 'h1' }, [1, 2], 3) as Doc,
+    jane,
+    Accounts.accountUpsert({ password: 'h2', firstName: 'Jane', updatedAt: 20 }, [2], 4, existing) as Doc,
   );
-  assert.equal(users, [{ username: 'jane', _id: 3, password: 'h1', firstName: '', lastName: '', roleIds: [1, 2] }]);
-  users = upsert(
+  assert.equal(
     users,
-    Accounts.accountByName('jane') as Doc,
-    Accounts.accountUpsert({ password: 'h2', firstName: 'Jane' }, [2], 4) as Doc,
+    [{ username: 'jane', _id: 3, password: 'h2', firstName: 'Jane', lastName: '', roleIds: [2], updatedAt: 20 }],
+    'renamed: stamped',
   );
-  assert.equal(users, [{ username: 'jane', _id: 3, password: 'h2', firstName: 'Jane', lastName: '', roleIds: [2] }]);
   assert.equal(
     find(users, {})
       .sort(Accounts.BY_ID as Doc)
@@ -290,6 +295,15 @@ t('accounts: an email is found on another account only, never on one without; ab
   assert.is(Accounts.toAccount({ ...kim, email: null }, []).email, null);
   const { email: _, ...older } = kim;
   assert.is(Accounts.toAccount(older, []).email, null, 'saved before accounts had one');
+});
+
+t('accounts: the preparation stamps only the accounts saved before updatedAt was kept', () => {
+  const kim = { _id: 7, username: 'kim', password: 'h', firstName: '', lastName: '', roleIds: [] };
+  assert.ok(matches(Accounts.UNSTAMPED, kim));
+  assert.not.ok(matches(Accounts.UNSTAMPED, { ...kim, updatedAt: 5 }), 'stamped already');
+  assert.is(Accounts.toAccount(updated(kim, Accounts.stamped(99) as Doc) as typeof kim, []).updatedAt, 99);
+  assert.is(Accounts.toAccount({ ...kim, updatedAt: 5 }, []).updatedAt, 5);
+  assert.is(Accounts.toAccount(kim, []).updatedAt, 0, 'written by an older release since: unknown');
 });
 
 t.run();

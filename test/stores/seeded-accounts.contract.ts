@@ -18,6 +18,7 @@ const account = (username: string, roles: string[] = ['USER']): NewAccount => ({
   lastName: '',
   roles,
   enabled: true,
+  updatedAt: 1,
 });
 
 export function seededAccounts(name: string, target: ContractTarget): void {

@@ -1,5 +1,6 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError } from '../../src/config.ts';
@@ -19,6 +20,23 @@ t('migrations run once, in order, recorded in user_version', () => {
     .all()
     .map((r) => r.name);
   for (const name of ['refresh_tokens', 'roles', 'user_roles', 'users']) assert.ok(tables.includes(name), name);
+  db.close();
+});
+
+t('migration 021: the accounts of an older database get the migration time as updated_at', () => {
+  const db = new Database(':memory:');
+  const dir = 'src/stores/migrations';
+  for (const name of readdirSync(dir)
+    .filter((f) => /^0[01]\d-|^020-/.test(f))
+    .sort())
+    db.exec(readFileSync(join(dir, name), 'utf8'));
+  db.pragma('user_version = 20');
+  db.prepare("insert into users (username, password) values ('kim', 'x')").run();
+  const before = Math.floor(Date.now() / 1000);
+  migrate(db);
+  const after = Math.floor(Date.now() / 1000);
+  const stamp = db.prepare<[], number>("select updated_at from users where username = 'kim'").pluck().get();
+  assert.ok(stamp !== undefined && stamp >= before && stamp <= after, `updated_at ${String(stamp)}`);
   db.close();
 });
 
