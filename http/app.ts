@@ -30,6 +30,7 @@ import { signInAssetRoutes } from './oauth/pages/assets.ts';
 import type { SignInSite } from './oauth/pages/sign-in-site.ts';
 import { oauthGrantRoutes } from './oauth/token.ts';
 import { oauthRevokeIntrospectRoutes } from './oauth/revoke-introspect.ts';
+import { userInfoRoutes } from './oauth/userinfo.ts';
 import { opsRoutes } from './routes/ops.ts';
 import { userRoutes } from './routes/user.ts';
 import type { Guards } from './guards.ts';
@@ -100,6 +101,11 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
       jwksMaxAge: Math.min(JWKS_MAX_AGE, config.security.keys.publishAheadSeconds),
       issuer: jwt.issuer,
       clients: oauth.clients,
+    }),
+    ...userInfoRoutes({
+      accounts: refs.accounts,
+      askTimeoutMs: config.actors.askTimeoutMs,
+      realm: config.security.securityRealm,
     }),
     ...resourceRoutes({
       accounts: refs.accounts,

@@ -6,6 +6,7 @@ import { ok } from '../../src/messaging/reply.ts';
 import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import { createLogins, type LoginDeps } from '../../src/security/logins.ts';
 import { createAccountAdmin, type AccountDeps } from './administration.ts';
+import { createProfiles } from './profile.ts';
 import { examples, type AccountView, type AccountsReply, type Command } from './protocol.ts';
 
 export interface AccountActorDeps extends AccountDeps, LoginDeps {
@@ -32,6 +33,7 @@ export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): R
   const now = deps.now ?? Date.now;
   const { revokeLogin } = createLogins(deps, secondsClock(now));
   const admin = createAccountAdmin(deps, (loginId) => revokeLogin(loginId), now);
+  const profiles = createProfiles(deps);
 
   /**
    * The listing as of a change count of the store: kept between requests, and used while the
@@ -89,6 +91,8 @@ export function spawnAccountActor(parent: Ref<never>, deps: AccountActorDeps): R
         return replyBeside(ctx.self, msg.sender, admin.onCreateRole(msg));
       case 'ChangeOwnPassword':
         return replyBeside(ctx.self, msg.sender, admin.onChangeOwnPassword(msg));
+      case 'GetProfile':
+        return replyBeside(ctx.self, msg.sender, profiles.onGetProfile(msg));
       case 'WorkFailed':
         throw msg.error;
       default:

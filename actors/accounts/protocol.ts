@@ -8,46 +8,28 @@ import { z } from 'zod';
 import { email, type MessageExamples, type MessageSchemas } from '../../src/fields.ts';
 import type { MessageOf, RequestOf } from '../../src/messaging/ask.ts';
 import type { Ref } from '../../src/messaging/nact.ts';
-import type { Reply } from '../../src/messaging/reply.ts';
-import type { Throttled } from '../../src/security/login-attempts.ts';
 import { newUsername } from '../../src/security/usernames.ts';
-import type { AccountRefusal } from '../../src/stores/account-store.ts';
-import type { AccountPage, AccountSummary, AccountView, LoginView, RoleSummary } from './replies.ts';
-
-export type ErrorCode =
-  | 'account.not_found' // no account of that id (or, for an account's own password, of that username)
-  | 'account.username_taken' // another account has the username
-  | 'account.username_reserved' // the username is a registered client's id (canonical forms): one namespace of subjects
-  | 'account.email_taken' // another account has the email (compared case-insensitively)
-  | 'account.last_admin' // the change would leave no enabled ADMIN
-  | 'role.unknown' // a role name that is not a role
-  | 'role.name_taken' // another role has the name
-  | 'password.invalid' // fails the password policy (src/security/password-policy.ts)
-  | 'password.incorrect' // the current password given does not match
-  | 'login.not_found'; // no live login of the account with that id
+import type {
+  AccountsReply,
+  ClearLockoutReply,
+  CreateReply,
+  CreateRoleReply,
+  DeleteReply,
+  EndLoginsReply,
+  FindReply,
+  GetReply,
+  ListLoginsReply,
+  ListRolesReply,
+  OwnPasswordReply,
+  ProfileReply,
+  SetPasswordReply,
+  UpdateReply,
+} from './replies.ts';
 
 /** The role whose last enabled holder cannot be disabled, deleted or demoted. */
 export const ADMIN_ROLE = 'ADMIN';
 
 export type * from './replies.ts';
-
-/** A write the account store refused (src/stores/account-store.ts): nothing was written. */
-type Refused = AccountRefusal;
-
-export type AccountsReply = Reply<readonly AccountView[]>;
-export type FindReply = Reply<AccountPage>;
-export type GetReply = Reply<AccountSummary, 'account.not_found'>;
-export type CreateReply = Reply<AccountSummary, Refused | 'account.username_reserved' | 'password.invalid'>;
-export type UpdateReply = Reply<AccountSummary, Refused>;
-export type SetPasswordReply = Reply<null, Refused | 'password.invalid'>;
-export type DeleteReply = Reply<null, Refused>;
-export type ListLoginsReply = Reply<readonly LoginView[], 'account.not_found'>;
-export type EndLoginsReply = Reply<null, Refused | 'login.not_found'>;
-export type ClearLockoutReply = Reply<null, 'account.not_found'>;
-export type ListRolesReply = Reply<readonly RoleSummary[]>;
-export type CreateRoleReply = Reply<RoleSummary, Refused>;
-/** The answer to an account's own password change. */
-export type OwnPasswordReply = Reply<null, Refused | 'password.invalid' | 'password.incorrect'> | Throttled;
 
 type Acting = { readonly actor: string };
 
@@ -123,8 +105,15 @@ export type Command =
        * login of the account from there. Undefined: `UNADDRESSED` (the REPL).
        */
       readonly address?: string | undefined;
-      /** Past the login throttle's limits: {@link Throttled}, before any password is compared. */
+      /** Past the login throttle's limits: `Throttled`, before a password is compared. */
       readonly sender: Ref<OwnPasswordReply>;
+    }
+  | {
+      readonly type: 'GetProfile';
+      /** The account as an access token names it (`account_id`), at the version it was minted from. */
+      readonly accountId: number;
+      readonly accountVersion: number;
+      readonly sender: Ref<ProfileReply>;
     };
 
 /** The fields a caller gives for a message of kind `K`: all but its `type` and `sender`. */
@@ -203,6 +192,14 @@ export const changeOwnPassword =
   (sender) => ({ type: 'ChangeOwnPassword', ...p, sender });
 
 /**
+ * The profile of the account an access token speaks for (OpenID UserInfo): `account.not_found`
+ * when the account is gone, disabled, or at another security version than the token's.
+ */
+export const getProfile =
+  (p: Fields<'GetProfile'>): RequestOf<Command, 'GetProfile'> =>
+  (sender) => ({ type: 'GetProfile', ...p, sender });
+
+/**
  * The fields of the account messages as every caller must give them: HTTP builds its request
  * schemas from these, and the REPL checks its messages with them ({@link schemas}).
  */
@@ -271,6 +268,7 @@ export const schemas = {
     newPassword: password,
     address: z.string().optional(),
   }),
+  GetProfile: z.strictObject({ accountId: id, accountVersion: z.number().int().min(0) }),
 } as const satisfies MessageSchemas<Command>;
 
 /** What the REPL's `.protocol accounts` lists: {@link MessageExamples}. */
@@ -294,4 +292,5 @@ export const examples = {
   CreateRole: "Accounts.createRole({ actor: 'admin', roleName: 'AUDITOR', description: 'reads logs' })",
   ChangeOwnPassword:
     "Accounts.changeOwnPassword({ accountId: 3, accountVersion: 0, loginId: undefined, currentPassword: '<now>', newPassword: '<new>' })",
+  GetProfile: 'Accounts.getProfile({ accountId: 2, accountVersion: 0 })',
 } as const satisfies MessageExamples<Command>;

@@ -51,7 +51,8 @@ function invalidRequest(realm: string, description: string): OAuthError {
   });
 }
 
-function invalidToken(realm: string, description: string): OAuthError {
+/** 401 `invalid_token` with its challenge (RFC 6750 §3.1). */
+export function invalidToken(realm: string, description: string): OAuthError {
   return new OAuthError(401, 'invalid_token', description, {
     'WWW-Authenticate': bearerChallenge(realm, { error: 'invalid_token', error_description: description }),
   });

@@ -166,6 +166,23 @@ export const Metadata = z
   .record(z.string(), z.unknown())
   .meta({ description: 'RFC 8414 authorization server metadata' });
 export const Health = z.object({ status: z.string(), detail: z.string().optional() });
+/** OpenID Connect UserInfo (Core §5.3.2): `sub`, and the claims of the OpenID scopes granted that the account has. */
+export const UserInfo = z
+  .object({
+    sub: z.string().meta({ description: "The account's subject, `account:<id>`, as the id_token's" }),
+    name: z.string().optional().meta({ description: 'profile: the given and the family name, joined by a space' }),
+    given_name: z.string().optional().meta({ description: 'profile' }),
+    family_name: z.string().optional().meta({ description: 'profile' }),
+    preferred_username: z.string().optional().meta({ description: 'profile: the username' }),
+    updated_at: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: 'profile: when the profile last changed, epoch seconds' }),
+    email: z.string().optional().meta({ description: 'email' }),
+    email_verified: z.boolean().optional().meta({ description: 'email: always false (addresses are not verified)' }),
+  })
+  .meta({ title: 'UserInfo' });
 
 /** The authorization request (RFC 6749 §4.1.1 with PKCE), as the endpoint reads it. */
 export const AuthorizationRequest = z.object({

@@ -22,8 +22,27 @@ export const WIDGET = {
 /** Has a redirect URI but not the authorization_code grant. */
 export const CONSOLE = { id: 'ops-console', secret: 'ops-console-secret', redirect: 'http://127.0.0.1:9/ops' } as const;
 
+/** A first-party application of the password grant that may ask the OpenID scopes (not in {@link CLIENTS}). */
+export const OPENID_APP = { id: 'oidc-app', secret: 'oidc-app-secret' } as const;
+
 /** The client secrets above, for the log audit. */
-export const CLIENT_SECRETS = [SERVICE.secret, WEB.secret, CONSOLE.secret, PARTNER.secret, WIDGET.secret] as const;
+export const CLIENT_SECRETS = [
+  SERVICE.secret,
+  WEB.secret,
+  CONSOLE.secret,
+  PARTNER.secret,
+  WIDGET.secret,
+  OPENID_APP.secret,
+] as const;
+
+/** {@link OPENID_APP}'s entry of a clients file. */
+export const OPENID_APP_CLIENT = {
+  client_id: OPENID_APP.id,
+  client_secret: bcrypt.hashSync(OPENID_APP.secret, 4),
+  token_endpoint_auth_method: 'client_secret_basic',
+  grant_types: ['password'],
+  scope: 'openid profile email read',
+};
 
 export const CLIENTS = [
   {

@@ -207,10 +207,11 @@ function operations(url: string, held: { tokens: TokenResponse; code: string; ve
     ),
     'the JWKS': get('/.well-known/jwks.json'),
     'the token key': get('/oauth/token_key'),
+    'a bearer token on UserInfo': get('/userinfo', bearer(tokens.access_token)),
   } as const;
 }
 
-const OAUTH_SHAPED = /grant|introspection|revocation|token key/;
+const OAUTH_SHAPED = /grant|introspection|revocation|token key|UserInfo/;
 
 for (const damage of DAMAGES) {
   t(`${damage.name}: 503 with Retry-After everywhere, /ready names the key store; restored, all works`, async () => {

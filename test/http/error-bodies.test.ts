@@ -53,7 +53,7 @@ t(
     for (const route of ctx.routes) {
       const path = concrete(route.path);
       const what = `${route.method} ${route.path}`;
-      if (route.errorFormat === 'oauth' && route.method === 'POST') {
+      if (route.errorFormat === 'oauth' && route.method === 'POST' && route.access.kind !== 'bearer') {
         const res = await fetch(`${ctx.server.url}${path}`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json' },
@@ -71,7 +71,7 @@ t(
         });
         assert.ok(res.status === 400 || res.status === 415, `${what}: ${res.status}`);
         await expectBody(res, 'problem', what);
-      } else if (path.startsWith('/app/')) {
+      } else if (path.startsWith('/app/') || route.access.kind === 'bearer') {
         const res = await fetch(`${ctx.server.url}${path}`, { headers: { Authorization: 'Bearer not.a.token' } });
         assert.is(res.status, 401, what);
         assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer realm="troupe", error="invalid_token"/, what);
@@ -90,7 +90,7 @@ t('authentication failures under /api speak OAuth JSON with a challenge', async 
   }
 });
 
-t('the OAuth endpoints declare OAuth errors: every client route, the authorization form and token_key', () => {
+t('the OAuth endpoints declare OAuth errors: every client route, the authorization form, token_key, UserInfo', () => {
   assert.equal(
     ctx.routes.filter((r) => r.errorFormat === 'oauth').map((r) => `${r.method} ${r.path}`),
     [
@@ -102,6 +102,8 @@ t('the OAuth endpoints declare OAuth errors: every client route, the authorizati
       'POST /oauth/introspect',
       'POST /oauth/check_token',
       'GET /oauth/token_key',
+      'GET /userinfo',
+      'POST /userinfo',
     ],
   );
   for (const r of ctx.routes) if (r.access.kind === 'client') assert.is(r.errorFormat, 'oauth', r.path);

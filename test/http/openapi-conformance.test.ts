@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { routesOf } from '../../http/app.ts';
 import { authorizeUrl, openForm, pageOf, pkce, submit } from '../helpers/authorize.ts';
-import { CLIENTS, clientsFile, PARTNER, SERVICE, WEB } from '../helpers/clients.ts';
+import { CLIENTS, clientsFile, OPENID_APP, OPENID_APP_CLIENT, PARTNER, SERVICE, WEB } from '../helpers/clients.ts';
 import { conformance, type Mismatches, type OpenApiDoc } from '../helpers/openapi-conformance.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, bearer, login, postToken, USERS, type TokenResponse } from '../helpers/tokens.ts';
@@ -26,7 +26,7 @@ const t = suite('OpenAPI document › real responses conform to it', ctx);
 t.before(async () => {
   ctx.server = await startTestServer({
     'security.login-throttle.max-failures-per-user': '2',
-    'security.clients-file': clientsFile(CLIENTS),
+    'security.clients-file': clientsFile([...CLIENTS, OPENID_APP_CLIENT]),
     'security.sign-in.logo': fileURLToPath(new URL('../fixtures/logo.svg', import.meta.url)),
   });
   ctx.check = conformance((await (await fetch(`${ctx.server.url}/openapi.json`)).json()) as OpenApiDoc);
@@ -125,6 +125,17 @@ t('the secured service and the authorization server', async () => {
   assert.is((await call('GET', '/app/admin', '/app/admin')).status, 200);
   assert.is((await call('GET', '/app/user', '/app/user')).status, 200);
   assert.is((await call('GET', '/app/user', '/app/user', { token: ctx.adminToken })).status, 403);
+  const openid = await login(
+    ctx.server.url,
+    USERS.john,
+    'openid profile email',
+    basic(OPENID_APP.id, OPENID_APP.secret),
+  );
+  for (const method of ['GET', 'POST']) {
+    assert.is((await call(method, '/userinfo', '/userinfo', { token: openid.access_token })).status, 200, method);
+    assert.is((await call(method, '/userinfo', '/userinfo', { token: null })).status, 401, method);
+    assert.is((await call(method, '/userinfo', '/userinfo')).status, 403, method);
+  }
 });
 
 t('the authorization endpoint', async () => {
