@@ -5,6 +5,7 @@ import { oauthError } from '../openapi/replies.ts';
 import * as S from '../openapi/shapes.ts';
 import { oauthErrors, route, type Route } from '../route-table.ts';
 import { PUBLIC } from '../guards.ts';
+import { serverMetadata } from './metadata.ts';
 
 export interface DiscoveryRouteDeps {
   readonly keys: KeyRing;
@@ -15,8 +16,6 @@ export interface DiscoveryRouteDeps {
 }
 
 const tag = 'secured';
-
-const union = <T>(lists: readonly (readonly T[])[]): T[] => [...new Set(lists.flat())];
 
 /** Spring's names of the algorithms, for `/oauth/token_key`. */
 const JAVA_ALG: Readonly<Record<string, string>> = {
@@ -30,29 +29,9 @@ const JAVA_ALG: Readonly<Record<string, string>> = {
 
 /** Public key material and server metadata; a MAC key is never disclosed. */
 export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
-  const { keys, issuer } = deps;
-
-  const authMethods = ['client_secret_basic', 'client_secret_post'];
-  const publicClients = deps.clients.some((c) => c.authMethod === 'none');
-  // RFC 8414 metadata, only what this server supports (no *_auth_signing_alg_values_supported: no
-  // JWT client authentication); it depends only on the configuration, so it is built once.
-  const serverMetadata = {
-    issuer,
-    token_endpoint: `${issuer}/oauth/token`,
-    revocation_endpoint: `${issuer}/oauth/revoke`,
-    introspection_endpoint: `${issuer}/oauth/introspect`,
-    jwks_uri: `${issuer}/.well-known/jwks.json`,
-    authorization_endpoint: `${issuer}/oauth/authorize`,
-    grant_types_supported: union(deps.clients.map((c) => c.grantTypes)),
-    response_types_supported: ['code'],
-    response_modes_supported: ['query'],
-    code_challenge_methods_supported: ['S256'],
-    authorization_response_iss_parameter_supported: true,
-    scopes_supported: union(deps.clients.map((c) => c.scopes)),
-    token_endpoint_auth_methods_supported: publicClients ? [...authMethods, 'none'] : authMethods,
-    revocation_endpoint_auth_methods_supported: publicClients ? [...authMethods, 'none'] : authMethods,
-    introspection_endpoint_auth_methods_supported: authMethods,
-  };
+  const { keys } = deps;
+  // It depends only on the configuration, so it is built once.
+  const metadata = serverMetadata(deps.issuer, deps.clients);
   return [
     oauthErrors(
       route(
@@ -107,8 +86,21 @@ export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
         summary: 'Where the OAuth endpoints are and what they support (RFC 8414)',
         replies: { 200: { description: 'Metadata', schema: S.Metadata } },
       },
-      async function metadata(ctx) {
-        ctx.body = serverMetadata;
+      async function oauthMetadata(ctx) {
+        ctx.body = metadata.oauth;
+      },
+    ),
+    route(
+      {
+        method: 'GET',
+        path: '/.well-known/openid-configuration',
+        access: PUBLIC,
+        tag,
+        summary: 'The OpenID Provider metadata (OpenID Connect Discovery 1.0): the RFC 8414 metadata and UserInfo',
+        replies: { 200: { description: 'Metadata', schema: S.OpenIdMetadata } },
+      },
+      async function openIdMetadata(ctx) {
+        ctx.body = metadata.openid;
       },
     ),
   ];

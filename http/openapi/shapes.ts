@@ -165,6 +165,24 @@ export const TokenKey = z.object({ alg: z.string(), value: z.string() });
 export const Metadata = z
   .record(z.string(), z.unknown())
   .meta({ description: 'RFC 8414 authorization server metadata' });
+export const OpenIdMetadata = z
+  .object({
+    issuer: z.string(),
+    authorization_endpoint: z.string(),
+    token_endpoint: z.string(),
+    userinfo_endpoint: z.string(),
+    jwks_uri: z.string(),
+    response_types_supported: z.array(z.string()),
+    subject_types_supported: z.array(z.string()),
+    id_token_signing_alg_values_supported: z.array(z.string()),
+    scopes_supported: z.array(z.string()),
+    claims_supported: z.array(z.string()),
+  })
+  .catchall(z.unknown())
+  .meta({
+    description:
+      'OpenID Connect Discovery 1.0 metadata: every field of the RFC 8414 metadata, with the same values, and the OpenID Provider’s own',
+  });
 export const Health = z.object({ status: z.string(), detail: z.string().optional() });
 /** OpenID Connect UserInfo (Core §5.3.2): `sub`, and the claims of the OpenID scopes granted that the account has. */
 export const UserInfo = z

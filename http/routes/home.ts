@@ -12,6 +12,11 @@ const LINKS: readonly (readonly [name: string, path: string, what: string])[] = 
   ['docs', '/docs', 'the API, to browse and try (Swagger UI)'],
   ['openapi', '/openapi.json', 'the API description (OpenAPI 3.1)'],
   ['authorizationServer', '/.well-known/oauth-authorization-server', 'the OAuth 2.0 server metadata (RFC 8414)'],
+  [
+    'openidConfiguration',
+    '/.well-known/openid-configuration',
+    'the OpenID Provider metadata (OpenID Connect Discovery 1.0), with UserInfo',
+  ],
   ['jwks', '/.well-known/jwks.json', 'the public keys that verify access tokens'],
   ['health', '/health', 'whether the server runs'],
   ['ready', '/ready', 'whether the server can serve requests'],
@@ -54,7 +59,7 @@ export function homeRoutes(deps: HomeRouteDeps): Route[] {
         path: '/',
         access: PUBLIC,
         tag: 'operations',
-        summary: 'Where to start: links to the API description, the OAuth metadata and the health checks',
+        summary: 'Where to start: links to the API description, the OAuth and OpenID metadata and the health checks',
         replies: {
           200: {
             description: 'The links, as JSON; as an HTML page to a request that prefers `text/html` (a browser)',

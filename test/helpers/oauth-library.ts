@@ -84,3 +84,10 @@ export async function authorizationUrl(
   });
   return { url, verifier, state };
 }
+
+/** The web client as openid-client sees it through OpenID Connect Discovery (`/.well-known/openid-configuration`). */
+export async function openIdConfiguration(setup: LibrarySetup): Promise<client.Configuration> {
+  return client.discovery(new URL(setup.server.url), WEB.id, undefined, client.ClientSecretPost(WEB.secret), {
+    execute: [client.allowInsecureRequests],
+  });
+}

@@ -62,6 +62,7 @@ t("every route that needs a store answers 503 with Retry-After, in its prefix's 
     '/oauth/sign-in/logo',
     '/.well-known/jwks.json',
     '/.well-known/oauth-authorization-server',
+    '/.well-known/openid-configuration',
     '/oauth/token_key',
     // Answered from the request alone (these requests are no sign-in: no client, no form body).
     '/oauth/authorize',

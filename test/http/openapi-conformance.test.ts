@@ -117,7 +117,12 @@ t('the secured service and the authorization server', async () => {
     assert.is((await call('POST', path, path, { ...client, form: {} })).status, 400, path);
     assert.is((await call('POST', path, path, { token: null, form: { token: 'x' } })).status, 401, path);
   }
-  for (const path of ['/oauth/token_key', '/.well-known/jwks.json', '/.well-known/oauth-authorization-server'])
+  for (const path of [
+    '/oauth/token_key',
+    '/.well-known/jwks.json',
+    '/.well-known/oauth-authorization-server',
+    '/.well-known/openid-configuration',
+  ])
     await call('GET', path, path, { token: null });
   assert.is((await call('GET', '/app/listAll', '/app/listAll')).status, 200);
   assert.is((await call('GET', '/app/listAll', '/app/listAll', { token: null })).status, 401);

@@ -252,6 +252,7 @@ t(
           docs: '/docs',
           openapi: '/openapi.json',
           authorizationServer: '/.well-known/oauth-authorization-server',
+          openidConfiguration: '/.well-known/openid-configuration',
           jwks: '/.well-known/jwks.json',
           health: '/health',
           ready: '/ready',
@@ -274,7 +275,13 @@ t('GET / › a browser gets the links as a page it may not frame', async () => {
   assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
   assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
   const html = await res.text();
-  for (const path of ['/docs', '/openapi.json', '/.well-known/oauth-authorization-server', '/health'])
+  for (const path of [
+    '/docs',
+    '/openapi.json',
+    '/.well-known/oauth-authorization-server',
+    '/.well-known/openid-configuration',
+    '/health',
+  ])
     assert.ok(html.includes(`href="${path}"`), path);
   assert.not.match(html, /secret|password/i);
 });

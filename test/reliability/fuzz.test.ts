@@ -447,6 +447,7 @@ function routes(): Route[] {
     get('/'),
     get('/.well-known/jwks.json'),
     get('/.well-known/oauth-authorization-server'),
+    get('/.well-known/openid-configuration'),
     {
       covers: ['GET /userinfo'],
       method: 'GET',
@@ -667,6 +668,7 @@ const ROUTE_NAMES = [
   'GET /',
   'GET /.well-known/jwks.json',
   'GET /.well-known/oauth-authorization-server',
+  'GET /.well-known/openid-configuration',
   'GET /userinfo',
   'POST /userinfo',
   'GET /health',
