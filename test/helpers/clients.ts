@@ -25,6 +25,13 @@ export const CONSOLE = { id: 'ops-console', secret: 'ops-console-secret', redire
 /** A first-party application of the password grant that may ask the OpenID scopes (not in {@link CLIENTS}). */
 export const OPENID_APP = { id: 'oidc-app', secret: 'oidc-app-secret' } as const;
 
+/** A third-party application that may ask the OpenID scopes: asks consent (not in {@link CLIENTS}). */
+export const OPENID_PARTNER = {
+  id: 'partner-oidc',
+  secret: 'partner-oidc-secret',
+  redirect: 'http://127.0.0.1:9/partner-oidc/callback',
+} as const;
+
 /** The client secrets above, for the log audit. */
 export const CLIENT_SECRETS = [
   SERVICE.secret,
@@ -33,6 +40,7 @@ export const CLIENT_SECRETS = [
   PARTNER.secret,
   WIDGET.secret,
   OPENID_APP.secret,
+  OPENID_PARTNER.secret,
 ] as const;
 
 /** {@link OPENID_APP}'s entry of a clients file. */
@@ -103,3 +111,14 @@ export function clientsFile(clients: readonly unknown[] = CLIENTS): string {
   writeFileSync(path, JSON.stringify(clients));
   return path;
 }
+
+/** {@link OPENID_PARTNER}'s entry of a clients file. */
+export const OPENID_PARTNER_CLIENT = {
+  client_id: OPENID_PARTNER.id,
+  client_name: 'Partner sign-in',
+  client_secret: bcrypt.hashSync(OPENID_PARTNER.secret, 4),
+  token_endpoint_auth_method: 'client_secret_basic',
+  redirect_uris: [OPENID_PARTNER.redirect],
+  grant_types: ['authorization_code'],
+  scope: 'openid profile email read',
+};

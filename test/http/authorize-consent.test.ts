@@ -15,16 +15,25 @@ import {
   submit,
   type ServedForm,
 } from '../helpers/authorize.ts';
-import { CLIENTS, clientsFile, PARTNER, SERVICE, WEB, WIDGET } from '../helpers/clients.ts';
+import {
+  CLIENTS,
+  clientsFile,
+  OPENID_PARTNER,
+  OPENID_PARTNER_CLIENT,
+  PARTNER,
+  SERVICE,
+  WEB,
+  WIDGET,
+} from '../helpers/clients.ts';
 import { serverSuite } from '../helpers/server.ts';
 import { basic, bearer, login, postToken, USERS, type TokenResponse } from '../helpers/tokens.ts';
 
 const t = serverSuite('POST /oauth/authorize/consent and the consents API', {
-  'security.clients-file': clientsFile(CLIENTS),
+  'security.clients-file': clientsFile([...CLIENTS, OPENID_PARTNER_CLIENT]),
 });
 
 type User = { username: string; password: string };
-type ThirdParty = typeof PARTNER | typeof WIDGET;
+type ThirdParty = typeof PARTNER | typeof WIDGET | typeof OPENID_PARTNER;
 const { challenge, verifier } = pkce();
 const request = (scope?: string, client: { id: string; redirect: string } = PARTNER) => ({
   response_type: 'code',
@@ -115,6 +124,29 @@ t(
     assert.is(page.fields.get('password'), null, 'the password is not carried on');
   },
 );
+
+t('the OpenID scopes in words, in the browser’s language; Allow → a token that reads UserInfo', async (c) => {
+  const user = await newAccount(c.server.url);
+  const { page, cookie } = await consentPage(c.server.url, user, 'openid profile email', OPENID_PARTNER);
+  assert.match(
+    page.html,
+    /Recognise your account when you sign in[\s\S]*See your name and username[\s\S]*See your email address/,
+  );
+  const form = await openForm(authorizeUrl(c.server.url, request('openid email', OPENID_PARTNER)));
+  const french = await pageOf(
+    await submit(c.server.url, form, user, () => {}, form.cookie, { 'Accept-Language': 'fr' }),
+  );
+  assert.match(french.html, /<html lang="fr">/);
+  assert.match(french.html, /Reconnaître votre compte lors de la connexion[\s\S]*Voir votre adresse e-mail/);
+  const res = await decide(c.server.url, page, 'allow', cookie);
+  const code = redirectedTo(res).searchParams.get('code') ?? '';
+  const tokens = (await (await redeem(c.server.url, code, OPENID_PARTNER)).json()) as TokenResponse;
+  assert.is(tokens.scope, 'openid profile email');
+  const info = await fetch(`${c.server.url}/userinfo`, { headers: bearer(tokens.access_token) });
+  const { updated_at: updatedAt, ...claims } = (await info.json()) as Record<string, unknown>;
+  assert.type(updatedAt, 'number');
+  assert.equal(claims, { sub: `account:${user.id}`, preferred_username: user.username }, 'no name and no email: none');
+});
 
 t('Allow → a code that redeems; the consent is remembered: no page the next time', async (c) => {
   const user = await newAccount(c.server.url);

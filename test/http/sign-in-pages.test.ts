@@ -13,7 +13,9 @@ import { byQuality, negotiate } from '../../http/oauth/pages/language.ts';
 import { colorProperties, loadSignInSite } from '../../http/oauth/pages/sign-in-site.ts';
 import { DEFAULT_THEME, loadTheme } from '../../http/oauth/pages/theme.ts';
 import { themedPages } from '../../http/oauth/pages/themed-pages.ts';
+import { escapeHtml } from '../../http/oauth/pages/html.ts';
 import { ConfigError } from '../../src/config.ts';
+import { OPENID_SCOPES } from '../../src/security/claims.ts';
 import { tempDir } from '../helpers/server.ts';
 
 const t = suite('sign-in pages: rendering');
@@ -175,6 +177,35 @@ t('consent: each scope with its description; a scope without one shows its name'
   assert.match(html, /<button type="submit" class="primary" name="decision" value="allow">Allow<\/button>/);
   assert.match(html, /<button type="submit" class="secondary" name="decision" value="deny">Deny<\/button>/);
   assert.match(html, /<form method="post" action="\/oauth\/authorize\/consent">/);
+});
+
+t('consent: the OpenID scopes in words, in every language of the default theme', () => {
+  const scopes = [...OPENID_SCOPES];
+  const words = {
+    en: ['Recognise your account when you sign in', 'See your name and username', 'See your email address'],
+    de: [
+      'Ihr Konto bei der Anmeldung wiedererkennen',
+      'Ihren Namen und Benutzernamen sehen',
+      'Ihre E-Mail-Adresse sehen',
+    ],
+    fr: [
+      'Reconnaître votre compte lors de la connexion',
+      'Voir votre nom et votre nom d’utilisateur',
+      'Voir votre adresse e-mail',
+    ],
+  };
+  for (const language of readdirSync(join(DEFAULT_THEME, 'messages')).map((f) => f.replace(/\.json$/, ''))) {
+    const messages = messagesOf(language);
+    for (const scope of scopes) assert.type(messages[`scope.${scope}`], 'string', `${language}: scope.${scope}`);
+    const html = pages().consent(consentView({ scopes }), { acceptLanguage: language });
+    const shown = [...html.matchAll(/<span class="scope-text">([^<]*)<\/span>/g)].map((m) => m[1]);
+    assert.equal(
+      shown,
+      scopes.map((scope) => escapeHtml(messages[`scope.${scope}`] ?? '')),
+      language,
+    );
+    if (language in words) assert.equal(shown, words[language as keyof typeof words].map(escapeHtml), language);
+  }
 });
 
 t('consent: new scopes are marked only when some were granted before', () => {
