@@ -32,6 +32,22 @@ export const REUSED_REFRESH_TOKEN = 'Refresh token already used; every token of 
  */
 export const ACCOUNT_CHANGED = 'The account no longer exists or is disabled, or its logins were ended';
 
+/**
+ * What a code is issued for: the authorization request as checked, alike in `Authorize` (the
+ * sign-in) and `AuthorizeConsented` (the consent step after it).
+ */
+export interface CodeTerms {
+  readonly clientId: string;
+  /** Already matched exactly against the client's registered ones. */
+  readonly redirectUri: string;
+  /** Undefined: every scope of the client. */
+  readonly scope: readonly string[] | undefined;
+  /** PKCE S256 challenge. */
+  readonly codeChallenge: string;
+  /** OpenID Connect: the request's `nonce`, which the code's id_token carries; undefined when none was sent. */
+  readonly nonce?: string | undefined;
+}
+
 export type Command =
   | {
       /** The token endpoint's one message: whichever grant type, answered with tokens. */
@@ -42,33 +58,24 @@ export type Command =
       readonly address?: string | undefined;
       readonly sender: Ref<GrantReply>;
     }
-  | {
+  | (CodeTerms & {
       readonly type: 'Authorize';
-      readonly clientId: string;
-      /** Already matched exactly against the client's registered ones. */
-      readonly redirectUri: string;
       readonly username: string;
       readonly password: string;
-      /** Undefined: every scope of the client. */
-      readonly scope: readonly string[] | undefined;
-      /** PKCE S256 challenge. */
-      readonly codeChallenge: string;
       /** Where the login comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
       readonly address?: string | undefined;
       readonly sender: Ref<AuthorizeReply>;
-    }
-  | {
+    })
+  | (CodeTerms & {
       readonly type: 'AuthorizeConsented';
-      readonly clientId: string;
-      readonly redirectUri: string;
-      readonly scope: readonly string[] | undefined;
-      readonly codeChallenge: string;
       /** The account whose password matched, at the security version it had then. */
       readonly accountId: number;
       readonly accountVersion: number;
+      /** When its password matched at the sign-in (epoch seconds), as the consent ticket carries it. */
+      readonly authTime: number;
       readonly ticket: ConsentTicket;
       readonly sender: Ref<ConsentedReply>;
-    }
+    })
   | { readonly type: 'DenyConsent'; readonly ticket: ConsentTicket; readonly sender: Ref<DenyReply> }
   | { readonly type: 'ListConsents'; readonly accountId: number; readonly sender: Ref<ConsentsReply> }
   | {
@@ -131,6 +138,7 @@ export const authorize =
     password: string;
     scope?: readonly string[] | undefined;
     codeChallenge: string;
+    nonce?: string | undefined;
     address?: string | undefined;
   }): RequestOf<Command, 'Authorize'> =>
   (sender) => ({
@@ -141,6 +149,7 @@ export const authorize =
     password: p.password,
     scope: p.scope,
     codeChallenge: p.codeChallenge,
+    nonce: p.nonce,
     address: p.address,
     sender,
   });
@@ -157,8 +166,10 @@ export const authorizeConsented =
     redirectUri: string;
     scope?: readonly string[] | undefined;
     codeChallenge: string;
+    nonce?: string | undefined;
     accountId: number;
     accountVersion: number;
+    authTime: number;
     ticket: ConsentTicket;
   }): RequestOf<Command, 'AuthorizeConsented'> =>
   (sender) => ({ type: 'AuthorizeConsented', ...p, scope: p.scope, sender });
@@ -202,6 +213,14 @@ export const introspect =
 
 const scope = z.array(z.string()).optional();
 const ticket = z.strictObject({ id: z.string(), expiresAt: z.number().int() });
+/** The fields of {@link CodeTerms}. */
+const codeTerms = {
+  clientId: z.string(),
+  redirectUri: z.string(),
+  scope,
+  codeChallenge: z.string(),
+  nonce: z.string().optional(),
+};
 
 /**
  * What makes each message valid besides its `type` and `sender`: strings where strings belong.
@@ -225,21 +244,16 @@ export const schemas = {
     address: z.string().optional(),
   }),
   Authorize: z.strictObject({
-    clientId: z.string(),
-    redirectUri: z.string(),
+    ...codeTerms,
     username: z.string(),
     password: z.string(),
-    scope,
-    codeChallenge: z.string(),
     address: z.string().optional(),
   }),
   AuthorizeConsented: z.strictObject({
-    clientId: z.string(),
-    redirectUri: z.string(),
-    scope,
-    codeChallenge: z.string(),
+    ...codeTerms,
     accountId: z.number().int(),
     accountVersion: z.number().int(),
+    authTime: z.number().int(),
     ticket,
   }),
   DenyConsent: z.strictObject({ ticket }),
@@ -260,7 +274,7 @@ export const examples = {
   Authorize:
     "Token.authorize({ clientId: 'web-app', redirectUri: 'https://app.example/callback', username: 'john.doe', password: 'john-password', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' })",
   AuthorizeConsented:
-    "Token.authorizeConsented({ clientId: 'web-app', redirectUri: 'https://app.example/callback', scope: ['read'], codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', accountId: 2, accountVersion: 0, ticket: { id: 'Hk3v9QpX2mL0sT7wYb4nEg', expiresAt: 1767225600 } })",
+    "Token.authorizeConsented({ clientId: 'web-app', redirectUri: 'https://app.example/callback', scope: ['openid', 'read'], codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', nonce: 'n-0S6_WzA2Mj', accountId: 2, accountVersion: 0, authTime: 1767225300, ticket: { id: 'Hk3v9QpX2mL0sT7wYb4nEg', expiresAt: 1767225600 } })",
   DenyConsent: "Token.denyConsent({ ticket: { id: 'Hk3v9QpX2mL0sT7wYb4nEg', expiresAt: 1767225600 } })",
   ListConsents: 'Token.listConsents({ accountId: 2 })',
   WithdrawConsent: "Token.withdrawConsent({ accountId: 2, clientId: 'web-app' })",

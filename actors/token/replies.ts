@@ -57,6 +57,8 @@ export interface ConsentNeeded {
     readonly accountId: number;
     readonly accountVersion: number;
     readonly username: string;
+    /** When the password matched (epoch seconds): the `auth_time` of the code the consent leads to. */
+    readonly authTime: number;
     /** The scopes asked (every scope of the client when none was). */
     readonly scopes: readonly string[];
     /** Those of {@link scopes} the account had allowed the client before. */

@@ -3,6 +3,7 @@
  * form. Its client and redirect URI are checked first: until both are known good, an error is a
  * page (an {@link AuthorizeError} without a target), never a redirect; after that it goes back to the client (one with its target).
  */
+import type { CodeTerms } from '../../actors/token/protocol.ts';
 import type { Client } from '../../src/security/clients.ts';
 import type { ErrorReason } from './page-views.ts';
 import { OAuthError } from '../problems.ts';
@@ -17,6 +18,8 @@ export const REQUEST_PARAMS = [
   'state',
   'code_challenge',
   'code_challenge_method',
+  // OpenID Connect: echoed in the id_token, so it travels through the forms to the code.
+  'nonce',
   // The pages' language (OpenID Connect): carried through the forms so that every page keeps it.
   'ui_locales',
 ] as const;
@@ -48,6 +51,8 @@ export interface AuthorizationRequest {
   /** Undefined: every scope of the client. */
   readonly scope: readonly string[] | undefined;
   readonly codeChallenge: string;
+  /** OpenID Connect's `nonce`, for the id_token; undefined when none was sent (or it was empty). */
+  readonly nonce: string | undefined;
   /** The parameters as sent (those of {@link REQUEST_PARAMS}), for the form to send back. */
   readonly params: ReadonlyMap<string, string>;
   /** Every parameter of the query or form the request was read from. */
@@ -55,11 +60,12 @@ export interface AuthorizationRequest {
 }
 
 /** What a code is issued for, as TokenActor's `Authorize` and `AuthorizeConsented` take it. */
-export const codeTerms = ({ client, redirectUri, scope, codeChallenge }: AuthorizationRequest) => ({
+export const codeTerms = ({ client, redirectUri, scope, codeChallenge, nonce }: AuthorizationRequest): CodeTerms => ({
   clientId: client.clientId,
   redirectUri,
   scope,
   codeChallenge,
+  nonce,
 });
 
 function only(params: URLSearchParams, name: string): string | undefined {
@@ -127,7 +133,8 @@ export function readAuthorizationRequest(params: URLSearchParams, clients: reado
     throw back('invalid_scope', (error as Error).message);
   }
   const sent = new Map(REQUEST_PARAMS.flatMap((name) => (params.has(name) ? [[name, params.get(name) ?? '']] : [])));
-  return { client, redirectUri, state, scope, codeChallenge, params: sent, rawParams: params };
+  const nonce = value('nonce');
+  return { client, redirectUri, state, scope, codeChallenge, nonce, params: sent, rawParams: params };
 }
 
 /** The redirect URI with `extra` added to its query (its own query kept). */

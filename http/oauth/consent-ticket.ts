@@ -1,7 +1,8 @@
 /**
  * The consent ticket: what the consent form carries to prove that this browser signed in, with the
  * right password, to this very authorization request, a short while ago. It names the account
- * (id, security version, username) and a random id of its own, and is bound, by an HMAC under a key
+ * (id, security version, username), when its password matched (the code's `auth_time`) and a random
+ * id of its own, and is bound, by an HMAC under a key
  * only the servers know, to the browser's CSRF cookie value (csrf.ts), the request's parameters and
  * its expiry: a ticket cannot be made without the key, used from another browser, used for another
  * request or client, or used past {@link TICKET_VALIDITY_S}. It decides once: TokenActor spends its
@@ -30,11 +31,12 @@ const TICKET = /^(\d{1,12})\.([A-Za-z0-9_-]{1,400})\.([A-Za-z0-9_-]{43})$/;
  */
 export const TICKET_VALIDITY_S = 300;
 
-/** The account that signed in, as it was when its password matched. */
+/** The account that signed in, as it was when its password matched, and when that was (epoch seconds). */
 export interface TicketAccount {
   readonly accountId: number;
   readonly accountVersion: number;
   readonly username: string;
+  readonly authTime: number;
 }
 
 /** A genuine ticket, as read: the account it names, and the ticket to spend with its decision. */
@@ -58,13 +60,19 @@ const TICKET_ID = /^[A-Za-z0-9_-]{22}$/;
 function parsed(payload: string, expiresAt: number): ReadTicket | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    if (!Array.isArray(value) || value.length !== 4) return undefined;
-    const [accountId, accountVersion, username, id] = value as unknown[];
+    if (!Array.isArray(value) || value.length !== 5) return undefined;
+    const [accountId, accountVersion, username, authTime, id] = value as unknown[];
     if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(accountVersion) || typeof username !== 'string')
       return undefined;
-    if (typeof id !== 'string' || !TICKET_ID.test(id)) return undefined;
+    if (!Number.isSafeInteger(authTime) || typeof id !== 'string' || !TICKET_ID.test(id)) return undefined;
     const ticket = { id, expiresAt };
-    return { accountId: accountId as number, accountVersion: accountVersion as number, username, ticket };
+    return {
+      accountId: accountId as number,
+      accountVersion: accountVersion as number,
+      username,
+      authTime: authTime as number,
+      ticket,
+    };
   } catch {
     return undefined;
   }
@@ -90,7 +98,7 @@ export function consentTickets(keys: KeyRing): ConsentTickets {
       const expiresAt = epochSeconds() + TICKET_VALIDITY_S;
       const id = randomBytes(16).toString('base64url');
       const payload = Buffer.from(
-        JSON.stringify([account.accountId, account.accountVersion, account.username, id]),
+        JSON.stringify([account.accountId, account.accountVersion, account.username, account.authTime, id]),
       ).toString('base64url');
       const key = await keys.signing();
       return `${expiresAt}.${payload}.${mac(key, cookie, expiresAt, payload, request).toString('base64url')}`;

@@ -41,10 +41,10 @@ function decisionOf(params: URLSearchParams): 'allow' | 'deny' {
 
 async function allow(ctx: Context, deps: Deps, request: AuthorizationRequest, account: ReadTicket) {
   const { client, scope } = request;
-  const { accountId, accountVersion, username, ticket } = account;
+  const { accountId, accountVersion, authTime, username, ticket } = account;
   const reply = await ask(
     deps.token,
-    Token.authorizeConsented({ ...codeTerms(request), accountId, accountVersion, ticket }),
+    Token.authorizeConsented({ ...codeTerms(request), accountId, accountVersion, authTime, ticket }),
     deps.askTimeoutMs,
   );
   if (reply.ok) {

@@ -214,6 +214,10 @@ export const AuthorizationRequest = z.object({
   state: z.string().optional(),
   code_challenge: z.string().meta({ description: 'PKCE S256 challenge (43 base64url characters); required' }),
   code_challenge_method: z.literal('S256'),
+  nonce: z.string().optional().meta({
+    description:
+      'OpenID Connect: kept with the code and returned in the id_token of an `openid` request; sent through the sign-in and consent forms',
+  }),
   ui_locales: z.string().optional().meta({
     description:
       'OpenID Connect: the languages of the pages, space-separated, most wanted first; the first with messages wins over Accept-Language',

@@ -6,23 +6,31 @@ import {
 } from './authorization-code-store.ts';
 import { guarded, type CollectionIndexes, type Runner } from './mongo.ts';
 
-interface CodeDoc extends Omit<AuthorizationCodeRecord, 'codeHash' | 'scope' | 'accountId' | 'accountVersion'> {
+interface CodeDoc extends Omit<
+  AuthorizationCodeRecord,
+  'codeHash' | 'scope' | 'accountId' | 'accountVersion' | 'nonce' | 'authTime'
+> {
   _id: string;
   scope: string[];
   /** Absent on codes stored before codes named their account. */
   accountId?: number | null;
   accountVersion?: number | null;
+  /** Absent on codes stored before OpenID Connect's nonce and auth_time were recorded. */
+  nonce?: string | null;
+  authTime?: number | null;
 }
 
 export const AUTHORIZATION_CODE_INDEXES: CollectionIndexes = {
   authorization_codes: [{ key: { expiresAt: 1 }, name: 'authorization_codes_expiry' }],
 };
 
-const toRecord = ({ _id, accountId, accountVersion, ...d }: CodeDoc): AuthorizationCodeRecord => ({
+const toRecord = ({ _id, accountId, accountVersion, nonce, authTime, ...d }: CodeDoc): AuthorizationCodeRecord => ({
   ...d,
   codeHash: _id,
   accountId: accountId ?? null,
   accountVersion: accountVersion ?? null,
+  nonce: nonce ?? null,
+  authTime: authTime ?? null,
 });
 
 /**

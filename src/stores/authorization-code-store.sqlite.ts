@@ -12,6 +12,8 @@ interface Row extends GrantRow {
   login_id: string;
   expires_at: number;
   used_at: number | null;
+  nonce: string | null;
+  auth_time: number | null;
 }
 
 const toRecord = (r: Row): AuthorizationCodeRecord => ({
@@ -20,6 +22,8 @@ const toRecord = (r: Row): AuthorizationCodeRecord => ({
   redirectUri: r.redirect_uri,
   codeChallenge: r.code_challenge,
   loginId: r.login_id,
+  nonce: r.nonce,
+  authTime: r.auth_time,
   expiresAt: r.expires_at,
   usedAt: r.used_at,
 });
@@ -27,12 +31,25 @@ const toRecord = (r: Row): AuthorizationCodeRecord => ({
 /** SQLite adapter of {@link AuthorizationCodeStore}: a spend is one write transaction, so one process wins it. */
 export function sqliteAuthorizationCodeStore(db: Db): AuthorizationCodeStore {
   const insertRow = db.prepare<
-    [string, string, string, string, string, string, string, number, number | null, number | null]
+    [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      number,
+      number | null,
+      number | null,
+      string | null,
+      number | null,
+    ]
   >(
     `insert into authorization_codes
        (code_hash, client_id, redirect_uri, code_challenge, scope, username, login_id, expires_at,
-        account_id, account_version)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        account_id, account_version, nonce, auth_time)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const findRow = db.prepare<[string], Row>('select * from authorization_codes where code_hash = ?');
   const markUsed = db.prepare<[number, string]>(
@@ -57,6 +74,8 @@ export function sqliteAuthorizationCodeStore(db: Db): AuthorizationCodeStore {
         r.expiresAt,
         r.accountId,
         r.accountVersion,
+        r.nonce,
+        r.authTime,
       );
     },
     spend: async (hash, now) => spend(hash, now),

@@ -21,6 +21,13 @@ export interface AuthorizationCodeRecord {
   readonly accountVersion: number | null;
   /** The login the code's tokens will belong to (their `sid`). */
   readonly loginId: string;
+  /** OpenID Connect: the `nonce` of the authorization request, for its id_token; null when none was sent. */
+  readonly nonce: string | null;
+  /**
+   * When the account's password was checked at the sign-in the code was issued after (epoch
+   * seconds): the `auth_time` of its id_token. Null for codes stored before it was recorded.
+   */
+  readonly authTime: number | null;
   readonly expiresAt: number;
   /** When it was redeemed; null while unspent. */
   readonly usedAt: number | null;

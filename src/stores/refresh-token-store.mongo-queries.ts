@@ -25,6 +25,8 @@ export interface RefreshTokenDoc {
   /** The account (its numeric id) and security version of the login; absent on older documents. */
   accountId?: number | null;
   accountVersion?: number | null;
+  /** Absent on documents written before it was recorded. */
+  authTime?: number | null;
 }
 
 export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
@@ -41,6 +43,7 @@ export const refreshTokenDoc = (r: RefreshTokenRecord): RefreshTokenDoc => ({
   generation: r.generation,
   accountId: r.accountId,
   accountVersion: r.accountVersion,
+  authTime: r.authTime,
 });
 
 export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
@@ -57,6 +60,7 @@ export const refreshTokenRecord = (d: RefreshTokenDoc): RefreshTokenRecord => ({
   generation: d.generation ?? 0,
   accountId: d.accountId ?? null,
   accountVersion: d.accountVersion ?? null,
+  authTime: d.authTime ?? null,
 });
 
 /** The latest access-token expiry of a login's documents; undefined when one lacks it or there are none. */

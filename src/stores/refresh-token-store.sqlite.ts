@@ -18,6 +18,7 @@ interface Row extends GrantRow {
   revoked_at: number | null;
   access_expires_at: number | null;
   generation: number;
+  auth_time: number | null;
 }
 
 const toRecord = (r: Row): RefreshTokenRecord => ({
@@ -30,17 +31,31 @@ const toRecord = (r: Row): RefreshTokenRecord => ({
   revokedAt: r.revoked_at,
   accessExpiresAt: r.access_expires_at,
   generation: r.generation,
+  authTime: r.auth_time,
 });
 
 /** SQLite adapter of {@link RefreshTokenStore}. */
 export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
   const insertRow = db.prepare<
-    [string, string, string, string, string, number, number, number | null, number, number | null, number | null]
+    [
+      string,
+      string,
+      string,
+      string,
+      string,
+      number,
+      number,
+      number | null,
+      number,
+      number | null,
+      number | null,
+      number | null,
+    ]
   >(
     `insert into refresh_tokens
        (token_hash, family_id, client_id, username, scope, issued_at, expires_at, access_expires_at, generation,
-        account_id, account_version)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        account_id, account_version, auth_time)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   // The accounts live in the same database: a login is written only while its account is current.
   const accountAt = db
@@ -93,6 +108,7 @@ export function sqliteRefreshTokenStore(db: Db): RefreshTokenStore {
       r.generation,
       r.accountId,
       r.accountVersion,
+      r.authTime,
     );
   };
   /** Whether a record naming an account may be written: the account is enabled at its version. */

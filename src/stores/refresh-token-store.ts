@@ -46,6 +46,12 @@ export interface RefreshTokenRecord {
    */
   readonly accountId: number | null;
   readonly accountVersion: number | null;
+  /**
+   * When the account's password was checked for a login begun with an authorization code (epoch
+   * seconds), carried by every rotation: the `auth_time` of the id_tokens its refreshes issue.
+   * Null for a login of the password grant, and for records stored before it was recorded.
+   */
+  readonly authTime: number | null;
 }
 
 /**

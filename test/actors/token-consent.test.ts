@@ -95,6 +95,7 @@ const consented = (
       codeChallenge: s256(VERIFIER),
       accountId: consent.accountId,
       accountVersion: consent.accountVersion,
+      authTime: consent.authTime,
       ticket,
     }),
   );
@@ -276,7 +277,7 @@ t('two processes: a withdrawal while a code is redeemed ends the login the redem
       ),
     );
     if (!('consent' in signedIn)) return assert.unreachable('a code without consent');
-    const { accountId, accountVersion } = signedIn.consent;
+    const { accountId, accountVersion, authTime } = signedIn.consent;
     const { code } = okValue(
       await sendToken(
         here,
@@ -287,6 +288,7 @@ t('two processes: a withdrawal while a code is redeemed ends the login the redem
           codeChallenge: s256(VERIFIER),
           accountId,
           accountVersion,
+          authTime,
           ticket: newTicket(),
         }),
       ),

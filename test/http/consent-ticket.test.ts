@@ -27,7 +27,7 @@ const REQUEST = new Map([
   ['redirect_uri', 'https://partner.example/callback'],
   ['scope', 'read'],
 ]);
-const ACCOUNT = { accountId: 7, accountVersion: 3, username: 'kim' };
+const ACCOUNT = { accountId: 7, accountVersion: 3, username: 'kim', authTime: 1_900_000_000 };
 const newKey = (): Promise<UsableKey> => usableKey(generatePrivateKey('ES256'), 'ES256');
 /** The account a ticket read names, without the ticket's own id and expiry. */
 const accountOf = (read: ReadTicket | undefined) => {
@@ -56,7 +56,7 @@ t('each ticket has an id of its own, read back with its expiry', async () => {
   assert.is(first?.ticket.expiresAt, Number(one.split('.')[0]));
 });
 
-t('refused for another browser, another request, a changed account or expiry, another key', async () => {
+t('refused for another browser, another request, a changed account, sign-in time or expiry, another key', async () => {
   const key = await newKey();
   const tickets = consentTickets(fixedKeyRing(key, []));
   const ctx = browser();
@@ -64,8 +64,11 @@ t('refused for another browser, another request, a changed account or expiry, an
   assert.is(await tickets.read(browser(), ticket, REQUEST), undefined, 'another cookie');
   assert.is(await tickets.read(ctx, ticket, new Map([...REQUEST, ['scope', 'read write']])), undefined);
   const [expiry = '', , mac = ''] = ticket.split('.');
-  const other = Buffer.from(JSON.stringify([1, 3, 'admin', 'A'.repeat(22)])).toString('base64url');
+  const forged = (...fields: unknown[]) => Buffer.from(JSON.stringify(fields)).toString('base64url');
+  const other = forged(1, 3, 'admin', ACCOUNT.authTime, 'A'.repeat(22));
   assert.is(await tickets.read(ctx, `${expiry}.${other}.${mac}`, REQUEST), undefined, 'another account');
+  const earlier = forged(7, 3, 'kim', ACCOUNT.authTime - 3600, 'A'.repeat(22));
+  assert.is(await tickets.read(ctx, `${expiry}.${earlier}.${mac}`, REQUEST), undefined, 'another sign-in time');
   assert.is(await tickets.read(ctx, ticket.replace(/^\d+/, String(Number(expiry) - 1)), REQUEST), undefined);
   assert.is(await tickets.read(ctx, undefined, REQUEST), undefined);
   assert.is(await consentTickets(fixedKeyRing(await newKey(), [])).read(ctx, ticket, REQUEST), undefined);

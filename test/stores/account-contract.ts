@@ -187,6 +187,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
       generation: 0,
       accountId: kim.id,
       accountVersion,
+      authTime: null,
     });
     assert.ok(await r.insert(login('a', 0)));
     assert.ok(await r.insert(login('b', 0)));
@@ -211,7 +212,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
     const kim = await stores().accounts.createAccount(account('kim'));
     assert.ok(typeof kim === 'object');
     const record = { clientId: 'troupe-client', username: 'kim', scope: ['read'], usedAt: null, revokedAt: null };
-    const rest = { expiresAt: 9000, accessExpiresAt: 1500, accountId: kim.id, accountVersion: 0 };
+    const rest = { expiresAt: 9000, accessExpiresAt: 1500, accountId: kim.id, accountVersion: 0, authTime: null };
     await r.insert({ ...record, ...rest, tokenHash: 'a', loginId: 'f1', issuedAt: 1000, generation: 0 });
     await r.rotate('a', { ...record, ...rest, tokenHash: 'b', loginId: 'f1', issuedAt: 1200, generation: 1 }, 1200);
     await r.insert({ ...record, ...rest, tokenHash: 'c', loginId: 'f2', issuedAt: 1100, generation: 0 });
@@ -240,6 +241,7 @@ export function accountContracts(name: string, target: ContractTarget): void {
         generation: 0,
         accountId: kim.id,
         accountVersion,
+        authTime: null,
       });
       assert.not.ok(await r.insert(tokenless('stale', 1)), 'a version the account does not have');
       assert.ok(await r.insert(tokenless('w1', 0)));

@@ -14,6 +14,8 @@ const code = (over: Partial<AuthorizationCodeRecord> = {}): AuthorizationCodeRec
   scope: ['read', 'write'],
   username: 'john.doe',
   loginId: 'login-1',
+  nonce: null,
+  authTime: null,
   accountId: 2,
   accountVersion: 0,
   expiresAt: 1060,
@@ -39,6 +41,16 @@ export function authorizationCodes(name: string, target: ContractTarget): void {
     assert.equal(await stores().codes.spend(record.codeHash, 1010), record);
     assert.equal(await stores().codes.spend(record.codeHash, 1020), { ...record, usedAt: 1010 });
     assert.is(await stores().codes.spend(newId(), 1010), undefined, 'an unknown code');
+  });
+
+  t("a code keeps the request's nonce and the sign-in's auth_time, or none", async () => {
+    const openid = code({ nonce: 'n-0S6_WzA2Mj', authTime: 995 });
+    await stores().codes.insert(openid);
+    assert.equal(await stores().codes.spend(openid.codeHash, 1010), openid);
+    const plain = code();
+    await stores().codes.insert(plain);
+    const read = await stores().codes.spend(plain.codeHash, 1010);
+    assert.equal([read?.nonce, read?.authTime], [null, null]);
   });
 
   t('two processes spending one code at once: exactly one of them spends it', async () => {

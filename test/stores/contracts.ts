@@ -157,6 +157,7 @@ const refreshRecord = (over: Partial<RefreshTokenRecord> = {}): RefreshTokenReco
   generation: 0,
   accountId: null,
   accountVersion: null,
+  authTime: null,
   ...over,
 });
 
@@ -173,6 +174,18 @@ function refreshTokens(name: string, target: ContractTarget): void {
     assert.equal(await r.find(next.tokenHash), next);
     assert.is(await r.rotate(first.tokenHash, refreshRecord(), 2001), 'spent', 'a used token rotates no more');
     assert.is(await r.find('nothing'), undefined);
+  });
+  t("a login's auth_time is kept as given, through a rotation; none is kept as none", async () => {
+    const r = stores().refreshTokens;
+    const first = refreshRecord({ authTime: 990 });
+    await r.insert(first);
+    assert.is((await r.find(first.tokenHash))?.authTime, 990);
+    const next = refreshRecord({ authTime: 990, generation: 1 });
+    assert.is(await r.rotate(first.tokenHash, next, 2000), 'rotated');
+    assert.equal(await r.find(next.tokenHash), next);
+    const none = refreshRecord({ loginId: 'login-2' });
+    await r.insert(none);
+    assert.is((await r.find(none.tokenHash))?.authTime, null);
   });
   t('a token presented to two processes at once is rotated by exactly one', async () => {
     const other = await ctx.sut?.another();

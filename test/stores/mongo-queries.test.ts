@@ -112,6 +112,7 @@ const token = (over: Doc = {}): Doc => ({
     generation: 0,
     accountId: 1,
     accountVersion: 0,
+    authTime: 1,
   }),
   ...over,
 });
@@ -140,6 +141,8 @@ t("refresh tokens: only an unused, unrevoked token is spent; a login's live toke
     RefreshTokens.refreshTokenRecord(RefreshTokens.refreshTokenDoc(RefreshTokens.refreshTokenRecord(fresh as never))),
     RefreshTokens.refreshTokenRecord(fresh as never),
   );
+  const { authTime: _authTime, ...older } = fresh;
+  assert.is(RefreshTokens.refreshTokenRecord(older as never).authTime, null, 'written before auth_time was recorded');
 });
 
 t(

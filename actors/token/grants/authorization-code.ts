@@ -30,6 +30,7 @@ import {
   ACCOUNT_CHANGED,
   type AuthorizationCode,
   type AuthorizeReply,
+  type CodeTerms,
   type Command,
   type ConsentedReply,
   type DenyReply,
@@ -53,7 +54,7 @@ type RedeemCode = GrantOf<'authorization_code'> & GrantRequest;
 type SignIn = Extract<Command, { type: 'Authorize' }>;
 type Consented = Extract<Command, { type: 'AuthorizeConsented' }>;
 type Denied = Extract<Command, { type: 'DenyConsent' }>;
-type CodeRequest = Pick<Consented, 'redirectUri' | 'codeChallenge' | 'scope'>;
+type CodeRequest = Omit<CodeTerms, 'clientId'>;
 
 /** The description of `grant.invalid` for a code whose consent was withdrawn before its redemption. */
 export const WITHDRAWN = 'The account withdrew its consent to this client';
@@ -78,8 +79,13 @@ export function createAuthorizationCode(
     return scopes.filter((s) => given.includes(s));
   };
 
-  /** A new code for `account`; stored by its hash only. */
-  const newCode = async (client: Client, account: AccountRecord, request: CodeRequest): Promise<AuthorizationCode> => {
+  /** A new code for `account`, whose password was checked at `authTime`; stored by its hash only. */
+  const newCode = async (
+    client: Client,
+    account: AccountRecord,
+    request: CodeRequest,
+    authTime: number,
+  ): Promise<AuthorizationCode> => {
     const code = newAuthorizationCode();
     await deps.codes.insert({
       codeHash: hashToken(code),
@@ -91,19 +97,25 @@ export function createAuthorizationCode(
       accountId: account.id,
       accountVersion: account.securityVersion,
       loginId: randomUUID(),
+      nonce: request.nonce ?? null,
+      authTime,
       expiresAt: seconds() + CODE_VALIDITY_S,
       usedAt: null,
     });
     return { code };
   };
 
-  /** After a password that matched: the code, or the consent the person must give first. */
+  /**
+   * After a password that matched (just now: the code's `auth_time`): the code, or the consent the
+   * person must give first, whose ticket carries that time to the code.
+   */
   const issue = async (client: Client, account: AccountRecord, request: CodeRequest): Promise<AuthorizeReply> => {
+    const authTime = seconds();
     const scopes = request.scope ?? client.scopes;
     const granted = await allowed(client, account.id, scopes);
-    if (granted.length === scopes.length) return ok(await newCode(client, account, request));
+    if (granted.length === scopes.length) return ok(await newCode(client, account, request, authTime));
     const { id: accountId, securityVersion: accountVersion, username } = account;
-    return ok({ consent: { accountId, accountVersion, username, scopes, granted } });
+    return ok({ consent: { accountId, accountVersion, username, authTime, scopes, granted } });
   };
 
   /** The authorization endpoint's sign-in: a password login, then the code or the consent asked. */
@@ -124,7 +136,7 @@ export function createAuthorizationCode(
       return fail('consent.ticket_spent', TICKET_SPENT);
     if (!(await deps.consents.grant(account.id, client.clientId, msg.scope ?? client.scopes, seconds())))
       return refuse();
-    const { code } = await newCode(client, account, msg);
+    const { code } = await newCode(client, account, msg, msg.authTime);
     return ok({ code, username: account.username });
   };
 
@@ -169,7 +181,8 @@ export function createAuthorizationCode(
     if (!account?.enabled || account.securityVersion !== record.accountVersion) return refuse(ACCOUNT_CHANGED);
     // A consent withdrawn while the code waited takes the code with it.
     if ((await allowed(client, account.id, record.scope)).length !== record.scope.length) return refuse(WITHDRAWN);
-    const granted = await grants.newLogin(client, account, record.scope, record.loginId);
+    const authentication = record.authTime === null ? undefined : { authTime: record.authTime, nonce: record.nonce };
+    const granted = await grants.newLogin(client, account, record.scope, record.loginId, authentication);
     if (!granted) return refuse(ACCOUNT_CHANGED);
     // A withdrawal that read the logins before this one was written did not see it: the consent is
     // read again now that the login exists, and a login it no longer allows is ended at once.

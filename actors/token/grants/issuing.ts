@@ -24,6 +24,16 @@ export interface IssuingDeps {
 
 export type Issuing = ReturnType<typeof createIssuing>;
 
+/**
+ * The sign-in a login began with at the authorization endpoint: when the account's password was
+ * checked (epoch seconds) and the request's `nonce` (OpenID Connect). A login of the password
+ * grant has none.
+ */
+export interface Authentication {
+  readonly authTime: number;
+  readonly nonce: string | null;
+}
+
 /** A login as its refresh-token records tell it: whose it is, for which client and scope, and until when. */
 export interface LoginTerms {
   readonly client: Client;
@@ -37,6 +47,8 @@ export interface LoginTerms {
   readonly accessExpiresAt: number;
   /** 0 (the default) for the login's first refresh token, one more with each rotation. */
   readonly generation?: number;
+  /** When the login's password was checked at the authorization endpoint; undefined for the password grant's. */
+  readonly authTime?: number | null | undefined;
 }
 
 export function createIssuing(deps: IssuingDeps) {
@@ -77,7 +89,7 @@ export function createIssuing(deps: IssuingDeps) {
   /** The store's record of a login whose token hashes to `tokenHash`; the account as read. */
   const recordOf = (
     tokenHash: string,
-    { client, account, scope, loginId, expiresAt, accessExpiresAt, generation = 0 }: LoginTerms,
+    { client, account, scope, loginId, expiresAt, accessExpiresAt, generation = 0, authTime }: LoginTerms,
   ): RefreshTokenRecord => ({
     tokenHash,
     loginId,
@@ -92,6 +104,7 @@ export function createIssuing(deps: IssuingDeps) {
     generation,
     accountId: account.id,
     accountVersion: account.securityVersion,
+    authTime: authTime ?? null,
   });
 
   /** A new refresh token of the login and its record; none for a client without the refresh_token grant. */
@@ -108,16 +121,18 @@ export function createIssuing(deps: IssuingDeps) {
    * refresh_token grant, under a key no token hashes to (`tokenlessLoginKey`), living as long as
    * its one access token. Undefined when the account changed since that read: the record is
    * written only while the account is enabled at the version read (checked with the write), and
-   * the access token carries that version, so nothing of the login outlives the change.
+   * the access token carries that version, so nothing of the login outlives the change. A login
+   * begun with a code keeps its `authentication`'s time on its records.
    */
   const newLogin = async (
     client: Client,
     account: AccountRecord,
     scope: readonly string[],
     loginId: string = randomUUID(),
+    authentication?: Authentication,
   ): Promise<TokenGrant | undefined> => {
     const issued = await sign(client, account, scope, loginId);
-    const terms = { client, account, scope, loginId, accessExpiresAt: issued.exp };
+    const terms = { client, account, scope, loginId, accessExpiresAt: issued.exp, authTime: authentication?.authTime };
     const refresh = newRefresh({ ...terms, expiresAt: seconds() + deps.refreshTokenValidity });
     const record = refresh?.record ?? recordOf(tokenlessLoginKey(loginId), { ...terms, expiresAt: issued.exp });
     if (!(await deps.refreshTokens.insert(record))) return undefined;

@@ -64,7 +64,7 @@ export function createRefresh(
     const scope = msg.scope ?? record.scope;
     const issued = await grants.sign(client, account, scope, record.loginId);
     const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
-    const { loginId, expiresAt, generation } = record;
+    const { loginId, expiresAt, generation, authTime } = record;
     const next = grants.newRefresh({
       client,
       account,
@@ -73,6 +73,7 @@ export function createRefresh(
       expiresAt,
       accessExpiresAt: lastExp,
       generation: generation + 1,
+      authTime,
     });
     if (!next) return refused('Invalid refresh token');
     const rotation = await deps.refreshTokens.rotate(record.tokenHash, next.record, seconds());
