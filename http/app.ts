@@ -51,8 +51,10 @@ export interface AppDeps {
   readonly config: Config;
   readonly refs: AppRefs;
   readonly verifyToken: BearerVerifier;
-  /** The signing keys: JWKS and token_key publish their public halves. */
+  /** The access-token keys: JWKS and token_key publish their public halves. */
   readonly keys: KeyRing;
+  /** The id_token keys: the JWKS publishes them too. */
+  readonly idTokenKeys: KeyRing;
   readonly logger: Logger;
   readonly ready: () => Promise<void>;
   readonly metrics: Metrics;
@@ -98,6 +100,7 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
     ...oauthRevokeIntrospectRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
     ...discoveryRoutes({
       keys: deps.keys,
+      idTokenKeys: deps.idTokenKeys,
       jwksMaxAge: Math.min(JWKS_MAX_AGE, config.security.keys.publishAheadSeconds),
       issuer: jwt.issuer,
       clients: oauth.clients,
@@ -149,14 +152,14 @@ const opsDeps = (deps: AppDeps) => ({ ready: deps.ready, metrics: deps.metrics.t
 
 /**
  * The client routes issue, revoke and describe tokens: once the client is authenticated, none of
- * them runs while the signing-key set cannot be used (503 with Retry-After, as its store being
- * out of reach is), so that every token operation answers alike and nothing is spent first (an
- * authorization code redeemed, a refresh token described as active).
+ * them runs while a lineage of the signing-key set cannot be used (503 with Retry-After, as its
+ * store being out of reach is), so that every token operation answers alike and nothing is spent
+ * first (an authorization code redeemed, a refresh token described as active).
  */
-function withUsableKeys(authenticate: Middleware<AppState>, keys: KeyRing): Middleware<AppState> {
+function withUsableKeys(authenticate: Middleware<AppState>, rings: readonly KeyRing[]): Middleware<AppState> {
   return (ctx, next) =>
     authenticate(ctx, async () => {
-      await keys.check();
+      for (const ring of rings) await ring.check();
       await next();
     });
 }
@@ -169,8 +172,11 @@ function guardsFor(deps: AppDeps, oauth: OAuthRouteDeps): Guards {
       realm: config.security.securityRealm,
       verify: deps.verifyToken,
     }),
-    client: withUsableKeys(clientAuthentication(oauth), deps.keys),
-    confidentialClient: withUsableKeys(clientAuthentication(oauth, { confidential: true }), deps.keys),
+    client: withUsableKeys(clientAuthentication(oauth), [deps.keys, deps.idTokenKeys]),
+    confidentialClient: withUsableKeys(clientAuthentication(oauth, { confidential: true }), [
+      deps.keys,
+      deps.idTokenKeys,
+    ]),
     realm: config.security.securityRealm,
     firstParty: (clientId) => firstParty.has(clientId),
   };

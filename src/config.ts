@@ -170,13 +170,10 @@ function guardPublishAhead(config: Config): void {
 function guardProduction(config: Config): void {
   if (!config.security.enabled)
     throw new ConfigError('Invalid configuration: security.enabled=false is refused when NODE_ENV=production');
-  if (
-    config.security.signingKey === undefined &&
-    config.mongodb.uri !== undefined &&
-    config.security.keys.encryptionSecret === undefined
-  )
+  // The id_token keys live in the store also beside a configured access key.
+  if (config.mongodb.uri !== undefined && config.security.keys.encryptionSecret === undefined)
     throw new ConfigError(
-      'Invalid configuration: security.keys.encryption-secret must be set when NODE_ENV=production and the key set lives in MongoDB (mongodb.uri without security.signing-key)',
+      'Invalid configuration: security.keys.encryption-secret must be set when NODE_ENV=production and the key set lives in MongoDB (mongodb.uri: its id_token keys, and its access keys without security.signing-key)',
     );
   if (config.security.jwt.clientSecret === DEV_CLIENT_SECRET_HASH)
     throw new ConfigError(

@@ -50,10 +50,13 @@ t('the compiled server starts with plain node and serves a login and each servic
       const env = { ...process.env, DATA_DIR: dataDir };
       const listed = JSON.parse(
         execFileSync(process.execPath, [join(out, 'scripts/keys.js'), 'list', '--json'], { env, encoding: 'utf8' }),
-      ) as { state: string }[];
+      ) as { use: string; state: string }[];
       assert.equal(
-        listed.map((k) => k.state),
-        ['active'],
+        listed.map((k) => [k.use, k.state]),
+        [
+          ['access', 'active'],
+          ['id_token', 'active'],
+        ],
       );
       const hash = execFileSync(process.execPath, [join(out, 'scripts/hash.js'), 'a-client-secret', '--cost', '4'], {
         encoding: 'utf8',

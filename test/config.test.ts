@@ -163,7 +163,8 @@ t('without a configured key the key set is used, also on MongoDB; there producti
   assert.is(why.split('\n').length, 1);
   const sealed = loadConfig({ env: { ...mongo, SECURITY_KEYS_ENCRYPTION_SECRET: 'a-long-enough-secret' } }, true);
   assert.is(sealed.security.keys.encryptionSecret, 'a-long-enough-secret');
-  assert.is(loadConfig({ env: { ...mongo, SECURITY_SIGNING_KEY: 'k'.repeat(32) } }, true).production, true);
+  // A configured access key leaves the id_token keys in MongoDB all the same.
+  rejects({ env: { ...mongo, SECURITY_SIGNING_KEY: 'k'.repeat(32) } }, /encryption-secret must be set/, true);
 });
 
 t('security.keys.*: publish-ahead in seconds (default 600); a short encryption secret is refused unechoed', () => {

@@ -8,7 +8,10 @@ import { PUBLIC } from '../guards.ts';
 import { serverMetadata } from './metadata.ts';
 
 export interface DiscoveryRouteDeps {
+  /** The access-token keys: `/oauth/token_key` shows the active one. */
   readonly keys: KeyRing;
+  /** The id_token keys, published beside the access-token keys. */
+  readonly idTokenKeys: KeyRing;
   /** `Cache-Control: max-age` of the JWKS, seconds: at most the publish-ahead time of a new key. */
   readonly jwksMaxAge: number;
   readonly issuer: string;
@@ -61,10 +64,11 @@ export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
         path: '/.well-known/jwks.json',
         access: PUBLIC,
         tag,
-        summary: 'Every public key that verifies access tokens, as a JSON Web Key Set (RFC 7517)',
+        summary: 'Every public key that verifies access tokens or id_tokens, as a JSON Web Key Set (RFC 7517)',
         replies: {
           200: {
-            description: 'The public keys that verify now, each with kid, alg and use; MAC keys are never listed',
+            description:
+              'The public keys that verify now, of access tokens and of id_tokens, each with kid, alg and use; MAC keys are never listed',
             schema: S.Jwks,
             headers: ['Cache-Control'],
           },
@@ -72,7 +76,8 @@ export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
         errors: ['unavailable'],
       },
       async function jwks(ctx) {
-        const published = (await keys.keys()).flatMap(({ key }) => (key.publicJwk ? [key.publicJwk] : []));
+        const every = [...(await keys.keys()), ...(await deps.idTokenKeys.keys())];
+        const published = every.flatMap(({ key }) => (key.publicJwk ? [key.publicJwk] : []));
         ctx.set('Cache-Control', `public, max-age=${deps.jwksMaxAge}`);
         ctx.body = { keys: published };
       },

@@ -8,7 +8,8 @@
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ConfigError, DEV_CLIENT_SECRET_HASH, type Config } from '../config.ts';
-import { loadInitialData, readInitialData, warnOfSeeding, type InitialData } from './initial-data.ts';
+import { readInitialData } from './initial-data.ts';
+import { prepare } from './preparation.ts';
 import type { Logger } from '../logger.ts';
 import { createClientAuthenticator, type ClientAuthenticator } from '../security/clients.ts';
 import { registeredClients } from './clients.ts';
@@ -28,10 +29,10 @@ import { refuseDevelopmentAccounts } from './development-accounts.ts';
 import { openConfiguredStores } from './stores.ts';
 import { PRIVATE_DIR } from '../stores/sqlite.ts';
 import { startActors, type ActorDeps, type Actors } from './actors.ts';
-import { openKeyRing } from './keys.ts';
+import { openIdTokenKeyRing, openKeyRing } from './keys.ts';
 import { withDataDirIssuer } from './issuer.ts';
 import { loginActorDeps, type CoreOverrides } from './login-actors.ts';
-import { causeOf, StoreUnavailableError } from '../stores/store-unavailable.ts';
+import { causeOf } from '../stores/store-unavailable.ts';
 import { tracingEnabled } from '../telemetry/tracing.ts';
 import { tracedHasher, tracedStores } from './traced.ts';
 
@@ -40,7 +41,10 @@ export interface Core {
   /** The configuration as served: the issuer the data directory keeps when none is configured. */
   readonly config: Config;
   readonly actors: Actors;
+  /** The access-token keys. */
   readonly keys: KeyRing;
+  /** The id_token keys (OpenID Connect): the id_token lineage of the set in the store. */
+  readonly idTokenKeys: KeyRing;
   /**
    * The resource server's verifier, TokenActor's too (introspection): a token's verdict kept until
    * its `exp`, the signing keys and revocations checked on every hit.
@@ -62,54 +66,6 @@ function openStores(config: Config): Stores {
   return tracingEnabled() ? tracedStores(stores) : stores;
 }
 
-/** Whether the stores are prepared; `stop` ends the retries. */
-type Preparation = Readonly<Record<'done', () => boolean> & Record<'stop', () => void>>;
-
-/**
- * The database made ready (indexes) and the initial accounts and roles seeded, each once per store. A database
- * that cannot be reached at start-up is no obstacle: the server starts (answering 503 where it is
- * needed, /ready naming it) and this is tried again every few seconds until it succeeds.
- */
-async function prepare(
-  stores: Stores,
-  initial: InitialData,
-  logger: Logger,
-  guard: (accounts: AccountStore) => Promise<void>,
-  production: boolean,
-): Promise<Preparation> {
-  let done = false;
-  const attempt = async (): Promise<void> => {
-    await stores.prepare(async (accounts) => {
-      warnOfSeeding(logger, await loadInitialData(accounts, initial), production);
-      await guard(accounts);
-    });
-    done = true;
-  };
-  try {
-    await attempt();
-    return { done: () => done, stop: () => {} };
-  } catch (error) {
-    if (!(error instanceof StoreUnavailableError)) throw error;
-    logger.warn(
-      { store: stores.kind, cause: causeOf(error) },
-      'the store cannot be reached; starting anyway, and retrying its preparation',
-    );
-  }
-  const retry = setInterval(() => {
-    attempt().then(
-      () => {
-        clearInterval(retry);
-        logger.info({ store: stores.kind }, 'the store is prepared');
-      },
-      (error: unknown) =>
-        logger.warn({ store: stores.kind, cause: causeOf(error) }, 'preparing the store failed; retrying'),
-    );
-  }, PREPARE_RETRY_MS).unref();
-  return { done: () => done, stop: () => clearInterval(retry) };
-}
-
-const PREPARE_RETRY_MS = 5000;
-
 /** The token actor's dependencies: signing key, password hashing, the client, the revocation list. */
 async function tokenDeps(
   config: Config,
@@ -120,13 +76,15 @@ async function tokenDeps(
 ): Promise<
   ActorDeps['token'] & {
     readonly keys: KeyRing;
+    readonly idTokenKeys: KeyRing;
     readonly unknownAccount: UnknownAccountHash;
     readonly passwordRehash: PasswordRehash;
     readonly accountActor: ActorDeps['accounts'];
     readonly authenticateClient: ClientAuthenticator;
   }
 > {
-  const keys = await openKeyRing(config, stores.keys, logger);
+  const keys = await openKeyRing(config, stores.keys.access, logger);
+  const idTokenKeys = await openIdTokenKeyRing(config, stores.keys.id_token, logger);
   const cost = config.security.password.bcryptCost;
   // The unknown-account comparison costs what most stored accounts' do, so the two take the same time.
   const unknownAccount = await createUnknownAccountHash({
@@ -189,6 +147,7 @@ async function tokenDeps(
   return {
     ...token,
     keys,
+    idTokenKeys,
     unknownAccount,
     passwordRehash,
     authenticateClient: createClientAuthenticator(clients, passwords),
@@ -197,10 +156,16 @@ async function tokenDeps(
 }
 
 /**
- * Resolves when the database answers and is prepared, and the signing-key set in it can be used;
- * rejects naming what is not, and logs why a database does not answer (the key ring logs its own).
+ * Resolves when the database answers and is prepared, and both lineages of the signing-key set in
+ * it can be used; rejects naming what is not, and logs why a database does not answer (the key
+ * rings log their own).
  */
-async function ready(stores: Stores, keys: KeyRing, prepared: () => boolean, logger: Logger): Promise<void> {
+async function ready(
+  stores: Stores,
+  rings: readonly KeyRing[],
+  prepared: () => boolean,
+  logger: Logger,
+): Promise<void> {
   try {
     await stores.ping();
   } catch (error) {
@@ -211,7 +176,7 @@ async function ready(stores: Stores, keys: KeyRing, prepared: () => boolean, log
   }
   if (!prepared()) throw new Error(`store "${stores.kind}" answers, but is still being prepared`);
   try {
-    await keys.check();
+    for (const ring of rings) await ring.check();
   } catch (error) {
     throw new Error(`key store "${stores.kind}": ${error instanceof Error ? error.message : 'error'}`, {
       cause: error,
@@ -249,18 +214,13 @@ export async function startCore(loaded: Config, logger: Logger, overrides: CoreO
   });
   // After the preparation: on MongoDB no store operation runs before it, the key set's included.
   // A key set that cannot be used stops the start (docs/security.md): what was opened is closed.
-  const { keys, unknownAccount, passwordRehash, accountActor, authenticateClient, ...token } = await tokenDeps(
-    config,
-    logger,
-    stores,
-    throttle,
-    passwords,
-  ).catch(async (error: unknown) => {
-    preparation.stop();
-    await passwords.close();
-    await stores.close();
-    throw error;
-  });
+  const { keys, idTokenKeys, unknownAccount, passwordRehash, accountActor, authenticateClient, ...token } =
+    await tokenDeps(config, logger, stores, throttle, passwords).catch(async (error: unknown) => {
+      preparation.stop();
+      await passwords.close();
+      await stores.close();
+      throw error;
+    });
   const actors = startActors({
     logger,
     mailboxLimit: config.actors.mailboxLimit,
@@ -283,10 +243,11 @@ export async function startCore(loaded: Config, logger: Logger, overrides: CoreO
     config,
     actors,
     keys,
+    idTokenKeys,
     verifyBearer: token.verifyAccessToken,
     throttle,
     authenticateClient,
-    ready: () => ready(stores, keys, preparation.done, logger),
+    ready: () => ready(stores, [keys, idTokenKeys], preparation.done, logger),
     async close() {
       stopSweeping();
       preparation.stop();

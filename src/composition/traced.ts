@@ -44,7 +44,10 @@ export function tracedStores(stores: Stores): Stores {
     activity: tracedPort(stores.activity, 'activity'),
     employees: tracedPort(stores.employees, 'employees'),
     throttle: tracedPort(stores.throttle, 'login_throttle'),
-    keys: tracedPort(stores.keys, 'signing_keys'),
+    keys: {
+      access: tracedPort(stores.keys.access, 'signing_keys'),
+      id_token: tracedPort(stores.keys.id_token, 'signing_keys'),
+    },
     codes: tracedPort(stores.codes, 'authorization_codes'),
     consents: tracedPort(stores.consents, 'consents'),
     tickets: tracedPort(stores.tickets, 'consent_tickets'),

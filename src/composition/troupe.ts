@@ -128,6 +128,7 @@ export async function startTroupe(loaded: Config, logger: Logger, overrides?: Co
     },
     verifyToken: core.verifyBearer,
     keys: core.keys,
+    idTokenKeys: core.idTokenKeys,
     ready: core.ready,
     throttle: core.throttle,
     authenticateClient: core.authenticateClient,

@@ -16,7 +16,7 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
-import type { KeyAlg, KeyRecord } from '../stores/key-store.ts';
+import type { KeyAlg, KeyRecord, KeyUse } from '../stores/key-store.ts';
 import { StoreUnavailableError } from '../stores/store-unavailable.ts';
 
 /** A key ready to sign and verify. */
@@ -87,9 +87,11 @@ export class KeyStoreUnreadableError extends StoreUnavailableError {
   override readonly name = 'KeyStoreUnreadableError';
 }
 
-/** What to do about a key whose private part cannot be used. */
-const takeOut = (kid: string): string =>
-  `restore its record from a backup, or take the key out: npm run keys -- retire ${kid} (npm run keys -- rotate first when it is the only signing key)`;
+/** What to do about a key of the lineage `use` whose private part cannot be used. */
+const takeOut = (kid: string, use: KeyUse): string => {
+  const lineage = use === 'access' ? '' : ` --use ${use}`;
+  return `restore its record from a backup, or take the key out: npm run keys -- retire ${kid}${lineage} (npm run keys -- rotate${lineage} first when it is the only signing key)`;
+};
 
 const SEALED = 'sealed:v1:';
 const SALT = 16;
@@ -122,7 +124,8 @@ export function createSealer(secret: string | undefined) {
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
       return `${SEALED}${Buffer.concat([salt, iv, cipher.getAuthTag(), body]).toString('base64url')}`;
     },
-    open(stored: string, kid: string): string {
+    /** The stored key `kid` (of the lineage `use`, which a refusal names) opened. */
+    open(stored: string, kid: string, use: KeyUse = 'access'): string {
       if (!stored.startsWith(SEALED)) return stored;
       if (secret === undefined)
         throw new KeyStoreUnreadableError(
@@ -138,7 +141,7 @@ export function createSealer(secret: string | undefined) {
         return Buffer.concat([decipher.update(raw.subarray(SALT + IV + TAG)), decipher.final()]).toString('utf8');
       } catch {
         throw new KeyStoreUnreadableError(
-          `signing key ${kid} cannot be decrypted: security.keys.encryption-secret is not the one it was sealed with, or its record is damaged; set that secret, or ${takeOut(kid)}`,
+          `signing key ${kid} cannot be decrypted: security.keys.encryption-secret is not the one it was sealed with, or its record is damaged; set that secret, or ${takeOut(kid, use)}`,
         );
       }
     },
@@ -173,10 +176,10 @@ const kindOf = (key: KeyObject): string => {
  * key and what to do, never the failure's own text (which could quote the record).
  */
 export async function openKeyRecord(record: KeyRecord, sealer: Sealer): Promise<UsableKey> {
-  const { kid, alg } = record;
+  const { kid, alg, use } = record;
   const unusable = (what: string): KeyStoreUnreadableError =>
-    new KeyStoreUnreadableError(`signing key ${kid} cannot be used: ${what}; ${takeOut(kid)}`);
-  const json = sealer.open(record.secret, kid);
+    new KeyStoreUnreadableError(`signing key ${kid} cannot be used: ${what}; ${takeOut(kid, use)}`);
+  const json = sealer.open(record.secret, kid, use);
   let signKey: KeyObject;
   try {
     signKey = keyFromJwkJson(json);

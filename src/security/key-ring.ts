@@ -1,5 +1,6 @@
 /**
- * A process's view of the signing keys: the key that signs now, and the keys that verify, by kid.
+ * A process's view of a lineage of signing keys (the access-token keys, or the id_token keys): the
+ * key that signs now, and the keys that verify, by kid. A process holds one ring per lineage.
  *
  * With a configured key the ring is fixed: `security.signing-key` signs, and
  * `security.previous-signing-keys` verify. Otherwise the key set in the store is the truth, and
@@ -12,7 +13,7 @@
  */
 import { secondsClock } from './epoch.ts';
 import type { Logger } from '../logger.ts';
-import type { KeyRecord, KeyStore } from '../stores/key-store.ts';
+import type { KeyRecord, KeyStore, KeyUse } from '../stores/key-store.ts';
 import { StoreUnavailableError } from '../stores/store-unavailable.ts';
 import { KeyStoreUnreadableError, openKeyRecord, type Sealer, type UsableKey } from './key-material.ts';
 import { initialize, viewAt, type KeyState, type NewKey, type SetView } from './key-set.ts';
@@ -23,6 +24,8 @@ export interface RingKey {
 }
 
 export interface KeyRing {
+  /** The lineage of the set the ring serves. */
+  readonly use: KeyUse;
   /** True when configuration fixes the keys (`security.signing-key`). */
   readonly configured: boolean;
   /** The key that signs now. */
@@ -45,7 +48,7 @@ export interface KeyRing {
   start(): Promise<void>;
 }
 
-/** The ring of configured keys: one signs, the previous ones verify. */
+/** The ring of configured keys (access tokens'): one signs, the previous ones verify. */
 export function fixedKeyRing(active: UsableKey, previous: readonly UsableKey[]): KeyRing {
   const keys: RingKey[] = [
     { key: active, state: 'active' },
@@ -53,6 +56,7 @@ export function fixedKeyRing(active: UsableKey, previous: readonly UsableKey[]):
   ];
   const byKid = new Map(keys.map((k) => [k.key.kid, k.key]));
   return {
+    use: 'access',
     configured: true,
     signing: async () => active,
     verifying: async (kid) => byKid.get(kid),
@@ -64,9 +68,11 @@ export function fixedKeyRing(active: UsableKey, previous: readonly UsableKey[]):
 }
 
 export interface StoredRingOptions {
+  /** The lineage of the set: `store` is its store. */
+  readonly use: KeyUse;
   readonly store: KeyStore;
   readonly sealer: Sealer;
-  /** Access-token validity, seconds: how long a retired key keeps verifying. */
+  /** Token validity (access tokens and id_tokens alike), seconds: how long a retired key keeps verifying. */
   readonly validity: number;
   readonly logger: Logger;
   /** The set's first key, made when the set is empty (a generated key, or an older version's MAC key). */
@@ -75,9 +81,14 @@ export interface StoredRingOptions {
   readonly now?: () => number;
 }
 
-/** The ring over the key set in the store. */
+/** How to add a key to the lineage `use`, for the messages that ask for one. */
+const rotateCommand = (use: KeyUse): string => `npm run keys -- rotate${use === 'access' ? '' : ` --use ${use}`}`;
+
+/** The ring over a lineage of the key set in the store. */
 export function storedKeyRing(options: StoredRingOptions): KeyRing {
-  const { store, sealer, validity, logger } = options;
+  const { use, store, sealer, validity } = options;
+  // Every line of the ring names its lineage.
+  const logger = options.logger.child({ use });
   const nowSeconds = secondsClock(options.now);
   /** Each key opened, with the record fields it was opened from: a record changed in the store is opened again. */
   const usable = new Map<string, { readonly secret: string; readonly alg: string; readonly key: UsableKey }>();
@@ -168,13 +179,14 @@ export function storedKeyRing(options: StoredRingOptions): KeyRing {
     if ((await current()).keys.length > 0) return;
     const { key, by } = await options.firstKey();
     const secret = sealer.seal(JSON.stringify(key.signKey.export({ format: 'jwk' })), key.kid);
-    const record: NewKey = { kid: key.kid, alg: key.alg, secret, createdAt: nowSeconds(), createdBy: by };
+    const record: NewKey = { kid: key.kid, alg: key.alg, use, secret, createdAt: nowSeconds(), createdBy: by };
     const made = await store.update((now) => initialize(now, record, nowSeconds(), validity));
     if (made) usable.set(key.kid, { secret, alg: key.alg, key });
     stale = true;
   };
 
   return {
+    use,
     configured: false,
     async signing() {
       let active = (await current()).active;
@@ -184,7 +196,9 @@ export function storedKeyRing(options: StoredRingOptions): KeyRing {
       }
       const key = active && byKid.get(active.record.kid)?.key;
       if (!key)
-        throw new KeyStoreUnreadableError('the signing-key set has no active key; add one: npm run keys -- rotate');
+        throw new KeyStoreUnreadableError(
+          `the signing-key set has no active ${use} key; add one: ${rotateCommand(use)}`,
+        );
       return key;
     },
     async verifying(kid) {

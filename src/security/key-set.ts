@@ -1,5 +1,6 @@
 /**
- * The lifecycle of the signing-key set, as pure functions of its records and the time:
+ * The lifecycle of a lineage of the signing-key set (its access-token keys, or its id_token keys),
+ * as pure functions of the lineage's records and the time:
  *
  * - `next`: published and verifying, not signing yet (its `activatesAt` is ahead);
  * - `active`: the one key that signs: of the keys whose `activatesAt` has come, the latest;
@@ -9,7 +10,7 @@
  * Records taken out by `keys retire` stay as tombstones while they still order the others, so a
  * retirement never brings an older key back or lengthens another's life.
  */
-import type { KeyAlg, KeyChange, KeyRecord } from '../stores/key-store.ts';
+import { KEY_USES, type KeyAlg, type KeyChange, type KeyRecord, type KeyUse } from '../stores/key-store.ts';
 import { CLOCK_SKEW } from './jwt.ts';
 import { KeyStoreUnreadableError } from './key-material.ts';
 
@@ -67,17 +68,23 @@ export const GENERATED_ALGS = [
   'RS512',
 ] as const satisfies readonly KeyAlg[];
 export type GeneratedAlg = (typeof GENERATED_ALGS)[number];
-/** The algorithm of a generated key: ES256 (see docs/security.md for why). */
-export const DEFAULT_ALG: GeneratedAlg = 'ES256';
+/**
+ * The algorithm of a generated key of each lineage: ES256 for access tokens (see docs/security.md
+ * for why), RS256 for id_tokens (the one algorithm OpenID Connect Core requires of every provider).
+ */
+export const DEFAULT_ALGS: { readonly [U in KeyUse]: GeneratedAlg } = { access: 'ES256', id_token: 'RS256' };
 
 /** Every algorithm a record may name: the generated ones, and those of an imported MAC secret. */
 const ALGS: ReadonlySet<string> = new Set<KeyAlg>([...GENERATED_ALGS, 'HS256', 'HS384', 'HS512']);
+
+const USES: ReadonlySet<string> = new Set<KeyUse>(KEY_USES);
 
 const isTime = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
 
 /** What is wrong with a record as the store gave it (a field missing or of the wrong kind), if anything. */
 function damage(r: Readonly<Record<string, unknown>>): string | undefined {
   if (typeof r['alg'] !== 'string' || !ALGS.has(r['alg'])) return 'alg is not an algorithm of the set';
+  if (typeof r['use'] !== 'string' || !USES.has(r['use'])) return 'use is neither access nor id_token';
   if (typeof r['secret'] !== 'string' || r['secret'] === '') return 'secret is missing';
   if (!isTime(r['createdAt'])) return 'createdAt is not a time';
   if (!isTime(r['activatesAt'])) return 'activatesAt is not a time';
@@ -156,6 +163,12 @@ function pruned(records: readonly KeyRecord[], at: number, validity: number): Ke
 /** A new key for the set: it signs from `activatesAt` on (set by {@link initialize} or {@link rotate}). */
 export type NewKey = Omit<KeyRecord, 'activatesAt' | 'removedAt' | 'removedBy'>;
 
+/** A key joins its own lineage only: the records changed are all of the new key's `use`. */
+function sameLineage(records: readonly KeyRecord[], key: NewKey): void {
+  const other = records.find((r) => r.use !== key.use);
+  if (other) throw new Error(`a key of the ${key.use} lineage cannot join the ${other.use} lineage`);
+}
+
 /** The set's first key, active at once, unless the set already has a key that signs or will. */
 export function initialize(
   records: readonly KeyRecord[],
@@ -163,6 +176,7 @@ export function initialize(
   at: number,
   validity: number,
 ): KeyChange<boolean> {
+  sameLineage(records, key);
   const view = viewAt(records, at, validity);
   if (view.keys.length > 0) return { records, result: false };
   return { records: [...records, { ...key, activatesAt: at, removedAt: null, removedBy: null }], result: true };
@@ -178,6 +192,7 @@ export function rotate(
   at: number,
   settings: { readonly validity: number; readonly publishAhead: number },
 ): KeyChange<KeyRecord> {
+  sameLineage(records, key);
   const view = viewAt(records, at, settings.validity);
   const pending = view.keys.find((k) => k.state === 'next');
   if (pending)

@@ -59,7 +59,10 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
     activity: mongoActivityStore(db, run),
     employees: mongoEmployeeStore(db, run),
     throttle: mongoLoginThrottleStore(db, run),
-    keys: mongoKeyStore(db, options.revocationSyncMs, run),
+    keys: {
+      access: mongoKeyStore(db, options.revocationSyncMs, 'access', run),
+      id_token: mongoKeyStore(db, options.revocationSyncMs, 'id_token', run),
+    },
     codes: mongoAuthorizationCodeStore(db, run),
     consents: mongoConsentStore(db, run),
     tickets: mongoConsentTicketStore(db, run),

@@ -26,7 +26,7 @@ export function openSqliteStores(dir: string, options: OpenOptions): Stores {
     activity: sqliteActivityStore(db),
     employees: sqliteEmployeeStore(db),
     throttle: sqliteLoginThrottleStore(db),
-    keys: sqliteKeyStore(db),
+    keys: { access: sqliteKeyStore(db, 'access'), id_token: sqliteKeyStore(db, 'id_token') },
     codes: sqliteAuthorizationCodeStore(db),
     consents: sqliteConsentStore(db),
     tickets: sqliteConsentTicketStore(db),

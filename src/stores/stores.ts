@@ -5,7 +5,7 @@ import type { ConsentStore } from './consent-store.ts';
 import type { ConsentTicketStore } from './consent-ticket-store.ts';
 import type { AccountStore } from './account-store.ts';
 import type { EmployeeStore } from './employee-store.ts';
-import type { KeyStore } from './key-store.ts';
+import type { KeyLineages } from './key-store.ts';
 import type { LoginThrottleStore } from './login-throttle-store.ts';
 import type { RefreshTokenStore } from './refresh-token-store.ts';
 import type { RevocationStore } from './revocation-store.ts';
@@ -21,8 +21,11 @@ export interface Stores {
   readonly activity: ActivityStore;
   readonly employees: EmployeeStore;
   readonly throttle: LoginThrottleStore;
-  /** The signing-key set (unused while configuration fixes the key). */
-  readonly keys: KeyStore;
+  /**
+   * The signing-key set, a store for each of its lineages: the access-token keys (unused while
+   * configuration fixes the access key) and the id_token keys.
+   */
+  readonly keys: KeyLineages;
   readonly codes: AuthorizationCodeStore;
   /** What accounts allowed clients at the authorization endpoint. */
   readonly consents: ConsentStore;

@@ -25,7 +25,7 @@ rsa('GET /.well-known/jwks.json › the public key verifies an issued token with
   const res = await fetch(`${server.url}/.well-known/jwks.json`);
   assert.is(res.status, 200);
   const jwks = (await res.json()) as JSONWebKeySet;
-  assert.is(jwks.keys.length, 1);
+  assert.is(jwks.keys.length, 2, 'the configured key, then the id_token key of the store');
   const [jwk] = jwks.keys;
   assert.is(jwk?.alg, 'RS256');
   assert.is(jwk?.use, 'sig');
@@ -110,12 +110,19 @@ rs512.run();
 const MAC = 'a-mac-signing-key-that-must-never-leave-the-server-0123456789';
 const mac = serverSuite('authorization server with a MAC key', { 'security.signing-key': MAC });
 
-mac('GET /oauth/token_key → 403; GET /.well-known/jwks.json → no keys', async ({ server }) => {
-  const res = await fetch(`${server.url}/oauth/token_key`);
-  assert.is(res.status, 403);
-  assert.is(((await res.json()) as { error: string }).error, 'access_denied');
-  assert.equal(await (await fetch(`${server.url}/.well-known/jwks.json`)).json(), { keys: [] });
-});
+mac(
+  'GET /oauth/token_key → 403; GET /.well-known/jwks.json → the id_token key alone, never the MAC key',
+  async ({ server }) => {
+    const res = await fetch(`${server.url}/oauth/token_key`);
+    assert.is(res.status, 403);
+    assert.is(((await res.json()) as { error: string }).error, 'access_denied');
+    const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
+    assert.equal(
+      jwks.keys.map((k) => [k.kty, k.alg]),
+      [['RSA', 'RS256']],
+    );
+  },
+);
 
 mac('the MAC key appears in no response', async ({ server }) => {
   const tokens = await login(server.url);

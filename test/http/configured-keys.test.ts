@@ -32,28 +32,37 @@ const t = serverSuite('configured keys: security.signing-key with security.previ
   'security.previous-signing-keys': `${PREVIOUS_MAC},${PREVIOUS_RSA.replaceAll('\n', '\\n')}`,
 });
 
-t('the configured EC key signs; the JWKS lists it and the previous RSA key, never the MAC key', async ({ server }) => {
-  const token = (await login(server.url)).access_token;
-  const header = decodeProtectedHeader(token);
-  assert.is(header.alg, 'ES256');
-  const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as {
-    keys: Record<string, string>[];
-  };
-  assert.equal(
-    jwks.keys.map((k) => [k['kty'], k['alg']]),
-    [
-      ['EC', 'ES256'],
-      ['RSA', 'RS256'],
-    ],
-  );
-  assert.is(jwks.keys[0]?.['kid'], header.kid);
-  assert.ok(
-    jwks.keys.every((k) => k['d'] === undefined && k['k'] === undefined),
-    'a private part is published',
-  );
-  const tokenKey = (await (await fetch(`${server.url}/oauth/token_key`)).json()) as { alg: string };
-  assert.is(tokenKey.alg, 'SHA256withECDSA');
-});
+t(
+  'the configured EC key signs; the JWKS lists it, the previous RSA key and the id_token key, never the MAC key',
+  async ({ server }) => {
+    const token = (await login(server.url)).access_token;
+    const header = decodeProtectedHeader(token);
+    assert.is(header.alg, 'ES256');
+    const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as {
+      keys: Record<string, string>[];
+    };
+    assert.equal(
+      jwks.keys.map((k) => [k['kty'], k['alg']]),
+      [
+        ['EC', 'ES256'],
+        ['RSA', 'RS256'],
+        ['RSA', 'RS256'],
+      ],
+    );
+    assert.is(jwks.keys[0]?.['kid'], header.kid);
+    assert.is.not(
+      jwks.keys[2]?.['kid'],
+      jwks.keys[1]?.['kid'],
+      'the id_token key of the store, beside the previous key',
+    );
+    assert.ok(
+      jwks.keys.every((k) => k['d'] === undefined && k['k'] === undefined),
+      'a private part is published',
+    );
+    const tokenKey = (await (await fetch(`${server.url}/oauth/token_key`)).json()) as { alg: string };
+    assert.is(tokenKey.alg, 'SHA256withECDSA');
+  },
+);
 
 t('a token of a previous key verifies; one of a key never configured is refused', async ({ server }) => {
   const previous = await forgeAccessToken(server.config, PREVIOUS_MAC);
@@ -95,7 +104,12 @@ upgrade('its key stays active (tokens issued before still verify); a rotation mo
     const first = (await login(server.url)).access_token;
     assert.is(decodeProtectedHeader(first).alg, 'HS256');
     assert.is(decodeProtectedHeader(first).kid, decodeProtectedHeader(before).kid);
-    assert.equal(await (await fetch(`${server.url}/.well-known/jwks.json`)).json(), { keys: [] });
+    const published = async () =>
+      ((await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string; alg: string }[] })
+        .keys;
+    const [idToken, ...macKeys] = await published();
+    assert.is(idToken?.alg, 'RS256', 'the id_token key alone');
+    assert.equal(macKeys, [], 'the MAC key is never published');
     const rotate = spawnSync(process.execPath, ['scripts/keys.ts', 'rotate'], {
       encoding: 'utf8',
       env: {
@@ -116,10 +130,9 @@ upgrade('its key stays active (tokens issued before still verify); a rotation mo
     assert.is(decodeProtectedHeader(after).alg, 'ES256');
     for (const token of [before, first, after])
       assert.is((await fetch(`${server.url}/app/listAll`, { headers: bearer(token) })).status, 200);
-    const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
     assert.equal(
-      jwks.keys.map((k) => k.kid),
-      [decodeProtectedHeader(after).kid],
+      (await published()).map((k) => k.kid),
+      [decodeProtectedHeader(after).kid, idToken?.kid],
       'the MAC key is never published',
     );
   } finally {

@@ -26,6 +26,7 @@ const ENCRYPTION_SECRET = 'an-encryption-secret-for-damage-tests';
 interface Row {
   kid: string;
   alg: string;
+  use: string;
   secret: string;
   created_at: unknown;
   activates_at: unknown;
@@ -90,24 +91,25 @@ const DAMAGES: readonly { name: string; set: (r: Row) => Partial<Row>; says: str
 
 const db = (dir: string) => new Database(join(dir, 'troupe.db'));
 
-function readRows(dir: string): Row[] {
+/** The rows of a lineage of the set (the access keys unless named). */
+function readRows(dir: string, use = 'access'): Row[] {
   const conn = db(dir);
   try {
-    return conn.prepare('select * from signing_keys').all() as Row[];
+    return conn.prepare('select * from signing_keys where use = ?').all(use) as Row[];
   } finally {
     conn.close();
   }
 }
 
-/** Replaces the set with `rows`, as another process writes it (the server's data_version moves). */
-function writeRows(dir: string, rows: readonly Row[]): void {
+/** Replaces a lineage of the set with `rows`, as another process writes it (the server's data_version moves). */
+function writeRows(dir: string, rows: readonly Row[], use = 'access'): void {
   const conn = db(dir);
   try {
     conn.transaction(() => {
-      conn.prepare('delete from signing_keys').run();
+      conn.prepare('delete from signing_keys where use = ?').run(use);
       const insert = conn.prepare(
-        `insert into signing_keys (kid, alg, secret, created_at, activates_at, removed_at, created_by, removed_by)
-         values (@kid, @alg, @secret, @created_at, @activates_at, @removed_at, @created_by, @removed_by)`,
+        `insert into signing_keys (kid, alg, use, secret, created_at, activates_at, removed_at, created_by, removed_by)
+         values (@kid, @alg, @use, @secret, @created_at, @activates_at, @removed_at, @created_by, @removed_by)`,
       );
       for (const row of rows) insert.run(row);
     })();
@@ -267,6 +269,33 @@ for (const damage of DAMAGES) {
     );
   });
 }
+
+t(
+  'a damaged id_token key: 503 on the token routes and the JWKS, /ready names it; access tokens still open /app',
+  async () => {
+    const { url, dataDir } = ctx.server;
+    const [idKey] = readRows(dataDir, 'id_token') as [Row];
+    assert.is(idKey.alg, 'RS256');
+    const held = await holdings(url);
+    writeRows(dataDir, [{ ...idKey, secret: '{"kty":"RSA",' }], 'id_token');
+    const says = `signing key ${idKey.kid} cannot be used: its private key is not JSON; restore its record from a backup, or take the key out: npm run keys -- retire ${idKey.kid} --use id_token`;
+    const ops = operations(url, held);
+    for (const name of ['password grant', 'authorization_code grant', 'refresh_token grant', 'the JWKS'] as const) {
+      const res = await ops[name].send();
+      assert.is(res.status, 503, `${name}: ${res.status}`);
+      assert.not.match(await res.text(), idKey.kid, `${name}: the body names no key`);
+    }
+    assert.is((await ops['a bearer token on /app (verified before)'].send()).status, 200);
+    assert.is((await ops['the token key'].send()).status, 200, 'the access key is shown');
+    const ready = await fetch(`${url}/ready`);
+    assert.is(ready.status, 503);
+    assert.ok(((await ready.json()) as { detail: string }).detail.includes(says));
+    writeRows(dataDir, [idKey], 'id_token');
+    assert.is((await fetch(`${url}/ready`)).status, 200);
+    assert.is((await ops['authorization_code grant'].send()).status, 200, 'the code was not spent by the 503');
+    assert.is((await ops['refresh_token grant'].send()).status, 200, 'the refresh token was not spent by the 503');
+  },
+);
 
 t('no key material reaches the logs', () => {
   const logs = ctx.logs.join('');

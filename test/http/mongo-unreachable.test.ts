@@ -60,7 +60,6 @@ t("every route that needs a store answers 503 with Retry-After, in its prefix's 
     '/docs/assets/:file',
     '/oauth/sign-in/style.css',
     '/oauth/sign-in/logo',
-    '/.well-known/jwks.json',
     '/.well-known/oauth-authorization-server',
     '/.well-known/openid-configuration',
     '/oauth/token_key',

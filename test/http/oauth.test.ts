@@ -41,11 +41,15 @@ t('access token › header alg/typ/kid and every claim of the contract', async (
   const header = decodeProtectedHeader(tokens.access_token);
   assert.is(header.alg, 'ES256', 'with no configured key, the generated key set signs with ES256');
   assert.is(header.typ, 'at+jwt');
-  const jwks = (await (await fetch(`${ctx.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
+  const jwks = (await (await fetch(`${ctx.url}/.well-known/jwks.json`)).json()) as {
+    keys: { kid: string; alg: string }[];
+  };
   assert.equal(
-    jwks.keys.map((k) => k.kid),
-    [header.kid],
+    jwks.keys.map((k) => k.alg),
+    ['ES256', 'RS256'],
+    'the access key, then the id_token key',
   );
+  assert.is(jwks.keys[0]?.kid, header.kid);
   const c = decodeJwt(tokens.access_token);
   assert.is(c.iss, ctx.server.config.security.jwt.issuer);
   assert.is(c.sub, `account:${String(c['account_id'])}`, "an account's subject, from its id");

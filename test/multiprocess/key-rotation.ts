@@ -126,9 +126,12 @@ export function keyRotationSuite(target: RotationTarget): void {
       await wait(target.changeBoundMs);
       for (const server of [ctx.a, ctx.b]) {
         const res = await fetch(`${server.url}/.well-known/jwks.json`);
+        const published = ((await res.json()) as { keys: { kid: string; alg: string }[] }).keys;
+        // The access keys, then the id_token lineage's one key.
+        assert.equal(published.map((k) => k.kid).slice(0, 2), [first, next]);
         assert.equal(
-          ((await res.json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid),
-          [first, next],
+          published.slice(2).map((k) => k.alg),
+          ['RS256'],
         );
         assert.is(res.headers.get('cache-control'), `public, max-age=${AHEAD}`);
       }

@@ -21,6 +21,7 @@ import { storedKeyRing, type KeyRing } from '../../src/security/key-ring.ts';
 import { loadConfiguredKey } from '../../src/composition/configured-keys.ts';
 import { sqliteKeyStore } from '../../src/stores/key-store.sqlite.ts';
 import { openDatabase, type Db } from '../../src/stores/sqlite.ts';
+import type { KeyUse } from '../../src/stores/key-store.ts';
 import { tempDir } from '../helpers/server.ts';
 
 const VALIDITY = 600;
@@ -48,10 +49,10 @@ t.after.each(() => {
   rmSync(ctx.dir, { recursive: true, force: true });
 });
 
-function store() {
+function store(use: KeyUse = 'access') {
   const db = openDatabase(ctx.dir, { synchronous: 'NORMAL' });
   ctx.dbs.push(db);
-  return sqliteKeyStore(db);
+  return sqliteKeyStore(db, use);
 }
 
 const sink = new Writable({
@@ -65,9 +66,11 @@ async function ring(
   secret?: string,
   firstKey?: () => Promise<{ key: Awaited<ReturnType<typeof usableKey>>; by: string }>,
   start = true,
+  use: KeyUse = 'access',
 ) {
   const r = storedKeyRing({
-    store: store(),
+    use,
+    store: store(use),
     sealer: createSealer(secret),
     validity: VALIDITY,
     logger: createLogger('info', sink),
@@ -152,6 +155,67 @@ t('a key retired by another process is refused at once, though it verified a mom
   assert.ok(await tools(b).verify(fresh), 'the next key took over at once');
   assert.match(ctx.logs.join(''), /"to":"gone","cause":"retired at once by alice"/);
 });
+
+/** A process's ring of id_token keys, whose first key is RS256 (as the server makes it). */
+const idTokenRing = () =>
+  ring(
+    undefined,
+    async () => ({ key: await usableKey(generatePrivateKey('RS256'), 'RS256'), by: 'test start' }),
+    true,
+    'id_token',
+  );
+
+t(
+  'the id_token lineage beside the access lineage: a first key of its own, rotated and retired on its own',
+  async () => {
+    const [a, aIds] = [await ring(), await idTokenRing()];
+    const [b, bIds] = [await ring(), await idTokenRing()];
+    const access = (await a.signing()).kid;
+    const first = await aIds.signing();
+    assert.is(first.alg, 'RS256');
+    assert.is((await bIds.signing()).kid, first.kid, 'both processes sign id_tokens with the one first key');
+    assert.is.not(first.kid, access);
+    assert.is(await a.verifying(first.kid), undefined, 'an id_token key verifies no access token');
+    assert.is(await aIds.verifying(access), undefined, 'an access key is no id_token key');
+
+    const idCommands = { ...commands, use: 'id_token' as const };
+    const next = await rotateKeys(store('id_token'), idCommands, ctx.clock.now);
+    assert.is(next.alg, 'RS256', 'rotate --use id_token generates RS256');
+    for (const r of [aIds, bIds])
+      assert.equal(
+        (await r.keys()).map((k) => [k.key.kid, k.state]),
+        [
+          [first.kid, 'active'],
+          [next.kid, 'next'],
+        ],
+      );
+    assert.equal(
+      (await b.keys()).map((k) => k.key.kid),
+      [access],
+      'the access keys are as they were',
+    );
+    try {
+      await rotateKeys(store('id_token'), idCommands, ctx.clock.now);
+      assert.unreachable('a second rotation of the lineage');
+    } catch (error) {
+      assert.match((error as Error).message, /a rotation is pending/);
+    }
+    // The other lineage rotates on its own, and a kid of one lineage is unknown to the other.
+    await rotateKeys(store(), commands, ctx.clock.now);
+    try {
+      await retireKey(store(), first.kid, { ...commands, by: 'test' }, ctx.clock.now);
+      assert.unreachable('an id_token key retired from the access lineage');
+    } catch (error) {
+      assert.match((error as Error).message, /no key .* in the set/);
+    }
+    ctx.clock.now += AHEAD * 1000;
+    assert.is((await bIds.signing()).kid, next.kid);
+    await retireKey(store('id_token'), first.kid, { ...commands, by: 'alice' }, ctx.clock.now);
+    assert.is(await bIds.verifying(first.kid), undefined, 'retired at once, in the other process too');
+    assert.is((await aIds.signing()).kid, next.kid);
+    assert.is((await a.keys()).length, 2, 'the access lineage: its active key and the one it retired');
+  },
+);
 
 t("an older version's MAC key stays active (its tokens verify); the next rotation moves to ES256", async () => {
   const legacy = await loadConfiguredKey('m'.repeat(86), 256, 'test');

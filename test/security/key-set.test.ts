@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { initialize, KeySetError, retire, rotate, viewAt, type NewKey } from '../../src/security/key-set.ts';
-import type { KeyRecord } from '../../src/stores/key-store.ts';
+import type { KeyRecord, KeyUse } from '../../src/stores/key-store.ts';
 
 const t = suite('security: the key set lifecycle');
 
@@ -10,9 +10,10 @@ const SKEW = 30;
 const AHEAD = 600;
 const T0 = 1_900_000_000;
 const settings = { validity: VALIDITY, publishAhead: AHEAD };
-const newKey = (kid: string, createdAt: number): NewKey => ({
+const newKey = (kid: string, createdAt: number, use: KeyUse = 'access'): NewKey => ({
   kid,
   alg: 'ES256',
+  use,
   secret: '{}',
   createdAt,
   createdBy: 'test',
@@ -131,6 +132,16 @@ t('a rotation prunes records that verify nothing any more', () => {
     records.map((r) => r.kid),
     ['b', 'c'],
   );
+});
+
+t('a key joins its own lineage alone; a record of neither use is damaged', () => {
+  const access = initialize([], newKey('a', T0), T0, VALIDITY).records;
+  assert.throws(() => rotate(access, newKey('i', T0, 'id_token'), T0, settings), /id_token lineage cannot join/);
+  assert.throws(() => initialize(access, newKey('i', T0, 'id_token'), T0, VALIDITY), /cannot join the access/);
+  const idTokens = rotate([], newKey('i', T0, 'id_token'), T0, settings).records;
+  assert.equal(states(idTokens, T0), { i: 'active' });
+  const odd = [{ ...(access[0] as KeyRecord), use: 'refresh' }] as unknown as KeyRecord[];
+  assert.throws(() => viewAt(odd, T0, VALIDITY), /its record is damaged \(use is neither access nor id_token\)/);
 });
 
 t.run();

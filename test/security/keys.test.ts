@@ -73,45 +73,52 @@ t("an older version's generated MAC key is read from the data dir, with the kid 
   rmSync(join(ctx.dir, 'signing.key'));
 });
 
-t('no key configured: processes starting together on one data dir make one key set with one ES256 key', async () => {
-  const dir = tempDir('troupe-keys-race-');
-  try {
-    const runs = Array.from(
-      { length: 4 },
-      () =>
-        new Promise<string>((resolve, reject) => {
-          const child = spawn(process.execPath, ['test/fixtures/generated-key.ts'], {
-            env: { ...process.env, MONGODB_URI: '', DATA_DIR: dir },
-          });
-          let out = '';
-          let err = '';
-          child.stdout.on('data', (c: Buffer) => {
-            out += c.toString();
-          });
-          child.stderr.on('data', (c: Buffer) => {
-            err += c.toString();
-          });
-          child.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(err))));
-        }),
-    );
-    const kids = await Promise.all(runs);
-    assert.is(new Set(kids).size, 1, 'the processes signed with different keys');
-    const db = new Database(join(dir, 'troupe.db'), { readonly: true });
-    const rows = db.prepare('select kid, alg, secret from signing_keys').all() as {
-      kid: string;
-      alg: string;
-      secret: string;
-    }[];
-    db.close();
-    assert.is(rows.length, 1);
-    assert.is(rows[0]?.alg, 'ES256');
-    assert.is(rows[0]?.kid, kids[0]);
-    for (const file of ['troupe.db', 'troupe.db-wal', 'troupe.db-shm'])
-      assert.is(statSync(join(dir, file)).mode & 0o777, 0o600, `${file} is readable by others`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+t(
+  'no key configured: processes starting together on one data dir make one key set: one ES256 access key, one RS256 id_token key',
+  async () => {
+    const dir = tempDir('troupe-keys-race-');
+    try {
+      const runs = Array.from(
+        { length: 4 },
+        () =>
+          new Promise<string>((resolve, reject) => {
+            const child = spawn(process.execPath, ['test/fixtures/generated-key.ts'], {
+              env: { ...process.env, MONGODB_URI: '', DATA_DIR: dir },
+            });
+            let out = '';
+            let err = '';
+            child.stdout.on('data', (c: Buffer) => {
+              out += c.toString();
+            });
+            child.stderr.on('data', (c: Buffer) => {
+              err += c.toString();
+            });
+            child.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(err))));
+          }),
+      );
+      const kids = await Promise.all(runs);
+      assert.is(new Set(kids).size, 1, 'the processes signed with different keys');
+      const db = new Database(join(dir, 'troupe.db'), { readonly: true });
+      const rows = db.prepare('select kid, alg, use from signing_keys order by use').all() as {
+        kid: string;
+        alg: string;
+        use: string;
+      }[];
+      db.close();
+      assert.equal(
+        rows.map((r) => [r.use, r.alg, r.kid]),
+        [
+          ['access', 'ES256', kids[0]?.split('\n')[0]],
+          ['id_token', 'RS256', kids[0]?.split('\n')[1]],
+        ],
+      );
+      for (const file of ['troupe.db', 'troupe.db-wal', 'troupe.db-shm'])
+        assert.is(statSync(join(dir, file)).mode & 0o777, 0o600, `${file} is readable by others`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 t('an EC key (PEM SEC1 or PKCS#8) signs with the algorithm of its curve', async () => {
   for (const [curve, alg] of [

@@ -11,11 +11,12 @@ keyStoreContract('SQLite', {
     const dir = tempDir('troupe-key-store-');
     const dbs: Db[] = [openDatabase(dir, { synchronous: 'NORMAL' })];
     return {
-      store: sqliteKeyStore(dbs[0] as Db),
-      async another() {
+      store: sqliteKeyStore(dbs[0] as Db, 'access'),
+      lineage: (use) => sqliteKeyStore(dbs[0] as Db, use),
+      async another(use = 'access') {
         const db = openDatabase(dir, { synchronous: 'NORMAL' });
         dbs.push(db);
-        return sqliteKeyStore(db);
+        return sqliteKeyStore(db, use);
       },
       async dispose() {
         for (const db of dbs) db.close();

@@ -16,6 +16,7 @@ import * as Revocations from '../../src/stores/revocation-store.mongo-queries.ts
 import * as Throttle from '../../src/stores/login-throttle-store.mongo-queries.ts';
 import * as Users from '../../src/stores/user-store.mongo-queries.ts';
 import { INDEXES } from '../../src/stores/stores.mongo.ts';
+import { lineageRecords, withLineage, type StoredKey } from '../../src/stores/key-store.mongo.ts';
 
 type Doc = Record<string, unknown>;
 
@@ -307,6 +308,41 @@ t('accounts: the preparation stamps only the accounts saved before updatedAt was
   assert.is(Accounts.toAccount(updated(kim, Accounts.stamped(99) as Doc) as typeof kim, []).updatedAt, 99);
   assert.is(Accounts.toAccount({ ...kim, updatedAt: 5 }, []).updatedAt, 5);
   assert.is(Accounts.toAccount(kim, []).updatedAt, 0, 'written by an older release since: unknown');
+});
+
+t('signing keys: a record stored without a use is an access key; a change to one lineage keeps the other', () => {
+  const stored = (kid: string, use?: 'access' | 'id_token'): StoredKey => ({
+    kid,
+    alg: use === 'id_token' ? 'RS256' : 'ES256',
+    ...(use === undefined ? {} : { use }),
+    secret: '{}',
+    createdAt: 1,
+    activatesAt: 1,
+    removedAt: null,
+    createdBy: 'test',
+    removedBy: null,
+  });
+  const set = [stored('old'), stored('a', 'access'), stored('i', 'id_token')];
+  assert.equal(
+    lineageRecords(set, 'access').map((r) => [r.kid, r.use]),
+    [
+      ['old', 'access'],
+      ['a', 'access'],
+    ],
+  );
+  assert.equal(
+    lineageRecords(set, 'id_token').map((r) => r.kid),
+    ['i'],
+  );
+  const [, a] = lineageRecords(set, 'access');
+  const changed = withLineage(set, 'access', a ? [a] : []);
+  assert.equal(
+    changed.map((k) => [k.kid, k.use]),
+    [
+      ['i', 'id_token'],
+      ['a', 'access'],
+    ],
+  );
 });
 
 t.run();

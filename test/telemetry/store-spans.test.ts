@@ -19,13 +19,13 @@ test('revoking a login is the span `revokeLogin refresh_tokens`', async () => {
       'activity',
       'employees',
       'throttle',
-      'keys',
       'codes',
       'consents',
       'tickets',
     ];
     const others = Object.fromEntries(names.map((name) => [name, {}]));
-    const stores = tracedStores({ kind: 'SQLite', ...others, refreshTokens: port } as unknown as Stores);
+    const keys = { access: {}, id_token: {} };
+    const stores = tracedStores({ kind: 'SQLite', ...others, keys, refreshTokens: port } as unknown as Stores);
     assert.is(await stores.refreshTokens.revokeLogin('login-1', 10), 2);
     await waitFor(() => exporter.getFinishedSpans().length > 0, 'the span', 5000);
     const [span] = exporter.getFinishedSpans();
