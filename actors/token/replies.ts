@@ -26,6 +26,11 @@ export interface TokenGrant {
   readonly expiresIn: number;
   readonly scope: readonly string[];
   readonly jti: string;
+  /**
+   * OpenID Connect: the id_token of a login begun at the authorization endpoint with `openid` in
+   * its scope (a redeemed code, a refresh of such a login); absent for every other grant.
+   */
+  readonly idToken?: string | undefined;
 }
 
 /** RFC 7662 introspection, in this project's casing; HTTP writes the wire names. */

@@ -111,6 +111,7 @@ function tokenBody(grant: Token.TokenGrant): Record<string, string | number> {
     expires_in: grant.expiresIn,
     scope: grant.scope.join(' '),
     jti: grant.jti,
+    ...(grant.idToken === undefined ? {} : { id_token: grant.idToken }),
   };
 }
 
@@ -121,7 +122,12 @@ const TOKEN = {
   tag: 'secured',
   summary: 'Tokens for a client: from an authorization code, its own credentials, a refresh token or a password',
   body: tokenForm,
-  replies: { 200: { description: 'Tokens (Cache-Control: no-store)', schema: S.TokenResponse } },
+  replies: {
+    200: {
+      description: 'Tokens (Cache-Control: no-store); with an id_token for a code or refresh of an `openid` login',
+      schema: S.TokenResponse,
+    },
+  },
   errors: [
     'request.invalid',
     'grant.unauthorized',

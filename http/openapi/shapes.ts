@@ -31,6 +31,10 @@ export const TokenResponse = z
     expires_in: z.number().int(),
     scope: z.string(),
     jti: z.string(),
+    id_token: z.string().optional().meta({
+      description:
+        'OpenID Connect: for a code, or a refresh of its login, whose scope has `openid`; signed with a key of the JWKS (RS256 unless rotated otherwise)',
+    }),
   })
   .meta({ title: 'TokenResponse' });
 

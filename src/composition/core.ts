@@ -125,6 +125,7 @@ async function tokenDeps(
     consents: stores.consents,
     tickets: stores.tickets,
     keys,
+    idTokenKeys,
     settings,
     clients,
     passwords,

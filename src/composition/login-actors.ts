@@ -8,6 +8,7 @@ import type { AccountEvent } from '../../actors/accounts/administration.ts';
 import type { TokenActorDeps } from '../../actors/token/actor.ts';
 import type { Client } from '../security/clients.ts';
 import { createDenylist, type Denylist } from '../security/denylist.ts';
+import { createIdTokenSigner } from '../security/id-token.ts';
 import {
   createTokenSigner,
   createTokenVerifier,
@@ -37,6 +38,8 @@ export interface LoginActorParts {
   readonly consents: ConsentStore;
   readonly tickets: ConsentTicketStore;
   readonly keys: Pick<KeyRing, 'signing' | 'verifying' | 'verifiesNow'>;
+  /** The id_token keys, of their own lineage: their active key signs id_tokens. */
+  readonly idTokenKeys: Pick<KeyRing, 'signing'>;
   readonly settings: TokenSettings;
   readonly clients: readonly Client[];
   readonly passwords: PasswordHasher;
@@ -119,6 +122,11 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
       tickets: parts.tickets,
       passwords: parts.passwords,
       signAccessToken: createTokenSigner(parts.keys.signing, parts.settings),
+      // An id_token names the issuer the access tokens name, and lives as long as one.
+      signIdToken: createIdTokenSigner(parts.idTokenKeys.signing, {
+        issuer: parts.settings.issuer,
+        validity: parts.settings.validity,
+      }),
       verifyAccessToken,
       dummyHash: parts.dummyHash,
       rehash: parts.rehash,

@@ -1,9 +1,12 @@
 /**
  * OpenID Connect in TokenActor: the `nonce` of an authorization request and the time the account's
  * password matched travel from the sign-in (and the consent step after it) into the code, and from
- * the code into the login's records, which keep that time through every rotation.
+ * the code into the login's records, which keep that time through every rotation. A code whose
+ * scope has `openid` redeems with an id_token, signed by the id_token key; no other grant has one.
  */
+import { createHash } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
+import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as Token from '../../actors/token/protocol.ts';
@@ -14,7 +17,15 @@ import { s256 } from '../../src/security/pkce.ts';
 import { hashToken } from '../../src/security/refresh-tokens.ts';
 import { sqliteAuthorizationCodeStore } from '../../src/stores/authorization-code-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
-import { CLIENT, okValue, sendToken, startTokenActor, type TokenActorSetup } from '../helpers/token-actor.ts';
+import {
+  CLIENT,
+  ID_TOKEN_KEY,
+  okValue,
+  sendToken,
+  SETTINGS,
+  startTokenActor,
+  type TokenActorSetup,
+} from '../helpers/token-actor.ts';
 
 const REDIRECT = 'https://app.example/callback';
 /** A first-party client that may ask `openid`. */
@@ -80,11 +91,31 @@ async function codeOf(client: Client, nonce?: string): Promise<string> {
 const codeRecord = (code: string) =>
   sqliteAuthorizationCodeStore(ctx.setup.db).spend(hashToken(code), seconds(ctx.clock.now));
 
-const redeem = (code: string) =>
+const redeem = (code: string, client: Client = WEB) =>
   sendToken(
     ctx.setup,
-    Token.redeemCode({ clientId: WEB.clientId, code, redirectUri: REDIRECT, codeVerifier: VERIFIER }),
+    Token.redeemCode({ clientId: client.clientId, code, redirectUri: REDIRECT, codeVerifier: VERIFIER }),
   );
+
+/** An id_token's claims, once its signature (by the id_token key, RS256), issuer, audience and times hold. */
+async function verified(idToken: string | undefined, client: Client = WEB): Promise<JWTPayload> {
+  if (idToken === undefined) return assert.unreachable('no id_token') as never;
+  const key = await ID_TOKEN_KEY();
+  assert.equal(decodeProtectedHeader(idToken), { alg: 'RS256', typ: 'JWT', kid: key.kid });
+  const { payload } = await jwtVerify(idToken, key.verifyKey, {
+    algorithms: ['RS256'],
+    issuer: SETTINGS.issuer,
+    audience: client.clientId,
+    typ: 'JWT',
+    currentDate: new Date(ctx.clock.now),
+    requiredClaims: ['sub', 'exp', 'iat', 'auth_time', 'at_hash'],
+  });
+  return payload;
+}
+
+/** Core §3.1.3.6 for RS256: the left half of the access token's SHA-256, base64url. */
+const atHashOf = (accessToken: string): string =>
+  createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
 
 const loginRecord = (refreshToken: string | undefined) =>
   sqliteRefreshTokenStore(ctx.setup.db).find(hashToken(refreshToken ?? ''));
@@ -125,9 +156,11 @@ t("AuthorizeConsented › the code keeps the request's nonce and the sign-in's t
       }),
     ),
   );
-  const record = await codeRecord(code);
-  assert.is(record?.nonce, 'n-consent');
-  assert.is(record?.authTime, seconds(T0));
+  ctx.clock.now += 5_000;
+  const tokens = okValue(await redeem(code, PARTNER));
+  const claims = await verified(tokens.idToken, PARTNER);
+  assert.is(claims['auth_time'], seconds(T0));
+  assert.is(claims['nonce'], 'n-consent');
 });
 
 t("authorization_code › the login keeps the code's auth_time through its rotations", async () => {
@@ -140,6 +173,56 @@ t("authorization_code › the login keeps the code's auth_time through its rotat
     await sendToken(ctx.setup, Token.refresh({ clientId: WEB.clientId, refreshToken: tokens.refreshToken ?? '' })),
   );
   assert.is((await loginRecord(refreshed.refreshToken))?.authTime, seconds(T0));
+});
+
+t('authorization_code › with openid: an id_token of every claim, signed RS256 by the id_token key', async () => {
+  const code = await codeOf(WEB, 'n-0S6_WzA2Mj');
+  ctx.clock.now += 20_000;
+  const tokens = okValue(await redeem(code));
+  const claims = await verified(tokens.idToken);
+  const account = claims.sub?.replace(/^account:/, '');
+  assert.equal(claims, {
+    iss: SETTINGS.issuer,
+    sub: `account:${account ?? ''}`,
+    aud: WEB.clientId,
+    iat: seconds(ctx.clock.now),
+    exp: seconds(ctx.clock.now) + SETTINGS.validity,
+    auth_time: seconds(T0),
+    nonce: 'n-0S6_WzA2Mj',
+    at_hash: atHashOf(tokens.accessToken),
+  });
+  const access = JSON.parse(Buffer.from(tokens.accessToken.split('.')[1] ?? '', 'base64url').toString()) as {
+    sub: string;
+  };
+  assert.is(claims.sub, access.sub, "the access token's subject");
+  assert.is.not(decodeProtectedHeader(tokens.accessToken).kid, (await ID_TOKEN_KEY()).kid);
+});
+
+t('authorization_code › with openid and no nonce: an id_token without one', async () => {
+  const tokens = okValue(await redeem(await codeOf(WEB)));
+  const claims = await verified(tokens.idToken);
+  assert.not.ok('nonce' in claims);
+});
+
+t('authorization_code › without openid in the scope: no id_token', async () => {
+  const reply = await sendToken(
+    ctx.setup,
+    Token.authorize({
+      clientId: WEB.clientId,
+      redirectUri: REDIRECT,
+      username: 'john.doe',
+      password: 'john-password',
+      scope: ['read'],
+      codeChallenge: s256(VERIFIER),
+      nonce: 'n-ignored',
+    }),
+  );
+  if ('retryAfter' in reply) return assert.unreachable('throttled');
+  const value = okValue(reply);
+  if (!('code' in value)) return assert.unreachable('consent asked');
+  const tokens = okValue(await redeem(value.code));
+  assert.is(tokens.idToken, undefined);
+  assert.not.ok('idToken' in tokens);
 });
 
 t('password › a login of the password grant keeps no auth_time, whatever its scope', async () => {
@@ -155,6 +238,7 @@ t('password › a login of the password grant keeps no auth_time, whatever its s
   if ('retryAfter' in reply) return assert.unreachable('throttled');
   const tokens = okValue(reply);
   assert.is((await loginRecord(tokens.refreshToken))?.authTime, null);
+  assert.is(tokens.idToken, undefined, 'no id_token from the password grant, openid or not');
 });
 
 t.run();

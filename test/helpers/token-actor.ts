@@ -14,6 +14,7 @@ import type { Client } from '../../src/security/clients.ts';
 import type { TokenSettings, TokenSigner } from '../../src/security/jwt.ts';
 import type { CachedVerifier } from '../../src/security/token-cache.ts';
 import { fixedKeyRing } from '../../src/security/key-ring.ts';
+import { generatePrivateKey, usableKey, type UsableKey } from '../../src/security/key-material.ts';
 import { loadConfiguredKey } from '../../src/composition/configured-keys.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/security/passwords.ts';
 import { createUnknownAccountHash, type UnknownAccountHash } from '../../src/security/unknown-account-hash.ts';
@@ -49,6 +50,10 @@ export const CLIENT: Client = {
   redirectUris: [],
   consent: 'implicit',
 };
+
+/** The id_token key of every actor suite's TokenActor: made once (an RSA key takes a while), RS256 as a server's first. */
+let idTokenKey: Promise<UsableKey> | undefined;
+export const ID_TOKEN_KEY = (): Promise<UsableKey> => (idTokenKey ??= usableKey(generatePrivateKey('RS256'), 'RS256'));
 
 export interface TokenActorSetup {
   /** The actor system both actors run in (one per process a test stands for). */
@@ -129,6 +134,7 @@ export async function startTokenActor(
     consents: (options.consents ?? ((store) => store))(sqliteConsentStore(db)),
     tickets: sqliteConsentTicketStore(db),
     keys,
+    idTokenKeys: { signing: ID_TOKEN_KEY },
     settings: SETTINGS,
     clients: options.clients ?? [CLIENT],
     passwords: options.hasher,

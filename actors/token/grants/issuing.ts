@@ -1,13 +1,16 @@
 /**
  * What TokenActor's grants share: the client's checks before any credential is looked at, and
- * minting an access token with the record of its login (its refresh token, when the client has them).
+ * minting an access token with the record of its login (its refresh token, when the client has
+ * them), and the id_token of an OpenID login beside it.
  */
 import { secondsClock } from '../../../src/security/epoch.ts';
 import { randomUUID } from 'node:crypto';
 import { fail } from '../../../src/messaging/reply.ts';
 import type { RegisteredGrant } from '../../../src/security/client-registry.ts';
 import type { Client } from '../../../src/security/clients.ts';
+import type { IdTokenSigner } from '../../../src/security/id-token.ts';
 import type { IssuedToken as Issued, TokenSigner } from '../../../src/security/jwt.ts';
+import { accountSubject } from '../../../src/security/subjects.ts';
 import { hashToken, newRefreshToken, tokenlessLoginKey } from '../../../src/security/refresh-tokens.ts';
 import type { AccountRecord } from '../../../src/stores/account-store.ts';
 import type { RefreshTokenRecord, RefreshTokenStore } from '../../../src/stores/refresh-token-store.ts';
@@ -17,6 +20,8 @@ export interface IssuingDeps {
   readonly clients: readonly Client[];
   readonly refreshTokens: RefreshTokenStore;
   readonly signAccessToken: TokenSigner;
+  /** Signs id_tokens with the id_token lineage's active key. */
+  readonly signIdToken: IdTokenSigner;
   /** Seconds a login's refresh tokens live, counted from the login. */
   readonly refreshTokenValidity: number;
   readonly now?: () => number;
@@ -80,10 +85,35 @@ export function createIssuing(deps: IssuingDeps) {
       now(),
     );
 
-  /** The answer to the client: the access token, with its refresh token if any. */
-  const granted = (issued: Issued, scope: readonly string[], refreshToken: string | undefined): TokenGrant => {
+  /**
+   * The id_token beside `issued` for a login begun at the authorization endpoint (its
+   * `authentication`) whose scope has `openid`; undefined for every other (the password grant's,
+   * whatever its scope).
+   */
+  const idToken = async (
+    client: Client,
+    account: AccountRecord,
+    scope: readonly string[],
+    issued: Issued,
+    authentication: Authentication | undefined,
+  ): Promise<string | undefined> => {
+    if (authentication === undefined || !scope.includes('openid')) return undefined;
+    const { authTime, nonce } = authentication;
+    const subject = accountSubject(account.id);
+    const request = { subject, clientId: client.clientId, authTime, accessToken: issued.token };
+    return deps.signIdToken(nonce === null ? request : { ...request, nonce }, now());
+  };
+
+  /** The answer to the client: the access token, with its refresh token and id_token when it has them. */
+  const granted = (
+    issued: Issued,
+    scope: readonly string[],
+    refreshToken: string | undefined,
+    idToken?: string,
+  ): TokenGrant => {
     const expiresIn = Math.floor((issued.exp * 1000 - now()) / 1000);
-    return { accessToken: issued.token, tokenType: 'bearer', refreshToken, expiresIn, scope, jti: issued.jti };
+    const grant = { accessToken: issued.token, tokenType: 'bearer' as const, refreshToken, expiresIn, scope };
+    return { ...grant, jti: issued.jti, ...(idToken === undefined ? {} : { idToken }) };
   };
 
   /** The store's record of a login whose token hashes to `tokenHash`; the account as read. */
@@ -122,7 +152,8 @@ export function createIssuing(deps: IssuingDeps) {
    * its one access token. Undefined when the account changed since that read: the record is
    * written only while the account is enabled at the version read (checked with the write), and
    * the access token carries that version, so nothing of the login outlives the change. A login
-   * begun with a code keeps its `authentication`'s time on its records.
+   * begun with a code keeps its `authentication`'s time on its records, and with `openid` in its
+   * scope gets an id_token, signed before anything is written.
    */
   const newLogin = async (
     client: Client,
@@ -132,12 +163,13 @@ export function createIssuing(deps: IssuingDeps) {
     authentication?: Authentication,
   ): Promise<TokenGrant | undefined> => {
     const issued = await sign(client, account, scope, loginId);
+    const openid = await idToken(client, account, scope, issued, authentication);
     const terms = { client, account, scope, loginId, accessExpiresAt: issued.exp, authTime: authentication?.authTime };
     const refresh = newRefresh({ ...terms, expiresAt: seconds() + deps.refreshTokenValidity });
     const record = refresh?.record ?? recordOf(tokenlessLoginKey(loginId), { ...terms, expiresAt: issued.exp });
     if (!(await deps.refreshTokens.insert(record))) return undefined;
-    return granted(issued, scope, refresh?.token);
+    return granted(issued, scope, refresh?.token, openid);
   };
 
-  return { checkGrant, sign, granted, newRefresh, newLogin };
+  return { checkGrant, sign, idToken, granted, newRefresh, newLogin };
 }

@@ -1,0 +1,74 @@
+/**
+ * OpenID Connect id_tokens (Core §2, §3.1.3.6, §12.2): a JWS with `typ: JWT` and the `kid` of the
+ * active key of the id_token lineage, never of the access-token keys. It says who signed in and
+ * when, to the client alone: `iss`, `sub` (the account's subject), `aud` (the client), `exp`,
+ * `iat`, `auth_time`, `nonce` when the authorization request sent one, and `at_hash` of the access
+ * token issued with it. No profile or email claim: those are UserInfo's (as node-oidc-provider
+ * does by default). `azp` is left out: the audience is the one client, which is then the
+ * authorized party (Core §2).
+ */
+import { createHash } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { KeyAlg } from '../stores/key-store.ts';
+import { epochSeconds } from './epoch.ts';
+import type { UsableKey } from './key-material.ts';
+
+export interface IdTokenSettings {
+  /** `iss`: the issuer, as the access tokens and the metadata name it. */
+  readonly issuer: string;
+  /** Seconds from `iat` to `exp`: the access tokens' validity. */
+  readonly validity: number;
+}
+
+export interface IdTokenRequest {
+  /** `sub`: the account's subject (`account:<id>`, src/security/subjects.ts). */
+  readonly subject: string;
+  /** `aud`: the client the token is issued to. */
+  readonly clientId: string;
+  /** `auth_time`: when the account's password was checked at the sign-in, epoch seconds. */
+  readonly authTime: number;
+  /** The authorization request's `nonce`; none on a refresh, or when none was sent. */
+  readonly nonce?: string | undefined;
+  /** The access token issued with it, which `at_hash` names. */
+  readonly accessToken: string;
+}
+
+/** The hash of each algorithm's signature, which `at_hash` uses too. */
+const HASHES: { readonly [A in KeyAlg]: 'sha256' | 'sha384' | 'sha512' } = {
+  ES256: 'sha256',
+  RS256: 'sha256',
+  HS256: 'sha256',
+  ES384: 'sha384',
+  RS384: 'sha384',
+  HS384: 'sha384',
+  ES512: 'sha512',
+  RS512: 'sha512',
+  HS512: 'sha512',
+};
+
+/**
+ * Core §3.1.3.6: the left half of the hash of the access token's ASCII octets, by the hash of the
+ * id_token's algorithm (SHA-256 for RS256), base64url.
+ */
+export function atHash(accessToken: string, alg: KeyAlg): string {
+  const digest = createHash(HASHES[alg]).update(accessToken, 'ascii').digest();
+  return digest.subarray(0, digest.length / 2).toString('base64url');
+}
+
+/** `signingKey` answers the id_token lineage's key that signs now (it changes with a rotation). */
+export function createIdTokenSigner(signingKey: () => Promise<UsableKey>, settings: IdTokenSettings) {
+  return async function signIdToken(req: IdTokenRequest, nowMs = Date.now()): Promise<string> {
+    const key = await signingKey();
+    const iat = epochSeconds(nowMs);
+    return new SignJWT({ auth_time: req.authTime, nonce: req.nonce, at_hash: atHash(req.accessToken, key.alg) })
+      .setProtectedHeader({ alg: key.alg, typ: 'JWT', kid: key.kid })
+      .setIssuer(settings.issuer)
+      .setSubject(req.subject)
+      .setAudience(req.clientId)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + settings.validity)
+      .sign(key.signKey);
+  };
+}
+
+export type IdTokenSigner = ReturnType<typeof createIdTokenSigner>;
