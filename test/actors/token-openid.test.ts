@@ -2,7 +2,8 @@
  * OpenID Connect in TokenActor: the `nonce` of an authorization request and the time the account's
  * password matched travel from the sign-in (and the consent step after it) into the code, and from
  * the code into the login's records, which keep that time through every rotation. A code whose
- * scope has `openid` redeems with an id_token, signed by the id_token key; no other grant has one.
+ * scope has `openid` redeems with an id_token, signed by the id_token key, and each refresh of its
+ * login with a fresh one naming the original sign-in; no other grant has one.
  */
 import { createHash } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
@@ -225,6 +226,41 @@ t('authorization_code › without openid in the scope: no id_token', async () =>
   assert.not.ok('idToken' in tokens);
 });
 
+const refresh = (refreshToken: string | undefined, scope?: readonly string[]) =>
+  sendToken(ctx.setup, Token.refresh({ clientId: WEB.clientId, refreshToken: refreshToken ?? '', scope }));
+
+t(
+  'refresh_token › an OpenID login: a fresh id_token, its sub, aud and auth_time, a new iat and exp, no nonce',
+  async () => {
+    const code = await codeOf(WEB, 'n-login');
+    ctx.clock.now += 20_000;
+    const first = okValue(await redeem(code));
+    const original = await verified(first.idToken);
+    ctx.clock.now += 120_000;
+    const refreshed = okValue(await refresh(first.refreshToken));
+    const claims = await verified(refreshed.idToken);
+    assert.equal(claims, {
+      iss: SETTINGS.issuer,
+      sub: original.sub,
+      aud: WEB.clientId,
+      iat: seconds(ctx.clock.now),
+      exp: seconds(ctx.clock.now) + SETTINGS.validity,
+      auth_time: seconds(T0),
+      at_hash: atHashOf(refreshed.accessToken),
+    });
+    ctx.clock.now += 60_000;
+    const again = okValue(await refresh(refreshed.refreshToken));
+    assert.is((await verified(again.idToken))['auth_time'], seconds(T0), 'through every rotation');
+  },
+);
+
+t('refresh_token › narrowed to a scope without openid: no id_token', async () => {
+  const first = okValue(await redeem(await codeOf(WEB)));
+  const narrowed = okValue(await refresh(first.refreshToken, ['read']));
+  assert.equal(narrowed.scope, ['read']);
+  assert.not.ok('idToken' in narrowed);
+});
+
 t('password › a login of the password grant keeps no auth_time, whatever its scope', async () => {
   const reply = await sendToken(
     ctx.setup,
@@ -239,6 +275,14 @@ t('password › a login of the password grant keeps no auth_time, whatever its s
   const tokens = okValue(reply);
   assert.is((await loginRecord(tokens.refreshToken))?.authTime, null);
   assert.is(tokens.idToken, undefined, 'no id_token from the password grant, openid or not');
+  const refreshed = okValue(
+    await sendToken(
+      ctx.setup,
+      Token.refresh({ clientId: PASSWORD_CLIENT.clientId, refreshToken: tokens.refreshToken ?? '' }),
+    ),
+  );
+  assert.equal(refreshed.scope, ['openid', 'read']);
+  assert.not.ok('idToken' in refreshed, 'nor from a refresh of its login');
 });
 
 t.run();

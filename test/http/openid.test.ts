@@ -148,6 +148,31 @@ t('POST /oauth/token › without a nonce: an id_token without one; without openi
   assert.not.ok('id_token' in oauth);
 });
 
+t(
+  'POST /oauth/token › a refresh of an openid login: a fresh id_token, its sub, aud and auth_time, no nonce',
+  async (c) => {
+    const tokens = await codeFlow(c.server.url);
+    const jwks = createLocalJWKSet(await jwksOf(c.server.url));
+    const options = {
+      algorithms: ['RS256'],
+      issuer: c.server.config.security.jwt.issuer,
+      audience: WEB.id,
+      typ: 'JWT',
+    };
+    const { payload: original } = await jwtVerify(tokens.id_token ?? '', jwks, options);
+    const form = { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '' };
+    const res = await postToken(c.server.url, { ...form, client_id: WEB.id, client_secret: WEB.secret }, {});
+    assert.is(res.status, 200);
+    const refreshed = (await res.json()) as Tokens;
+    const { payload } = await jwtVerify(refreshed.id_token ?? '', jwks, options);
+    assert.equal(Object.keys(payload).sort(), ['at_hash', 'aud', 'auth_time', 'exp', 'iat', 'iss', 'sub']);
+    assert.equal([payload.sub, payload['auth_time']], [original.sub, original['auth_time']]);
+    assert.ok((payload.iat ?? 0) >= (original.iat ?? 0));
+    const digest = createHash('sha256').update(refreshed.access_token, 'ascii').digest();
+    assert.is(payload['at_hash'], digest.subarray(0, 16).toString('base64url'), 'of the new access token');
+  },
+);
+
 t('an id_token presented as a bearer token → 401 invalid_token; introspection says inactive', async (c) => {
   const { id_token: idToken = '' } = await codeFlow(c.server.url);
   const res = await fetch(`${c.server.url}/app/user`, { headers: bearer(idToken) });
@@ -180,43 +205,52 @@ t('the password and client_credentials grants never return an id_token, openid i
 
 t.run();
 
-const library = suite('openid-client: the code flow of an openid request, its id_token and nonce checked');
+const library = suite('openid-client: the code flow of an openid request, its id_token, nonce and refresh checked');
 
-library('openid-client redeems the code, checking the id_token and its nonce', async () => {
-  const setup = await startLibrarySetup({ web: { scope: 'openid read write' } });
-  try {
-    const nonce = client.randomNonce();
-    const start = await authorizationUrl(setup, 'openid read', { nonce });
-    const res = await submit(setup.server.url, await openForm(start.url.href));
-    const callback = new URL(res.headers.get('location') ?? '');
-    const tokens = await client.authorizationCodeGrant(setup.web, callback, {
-      pkceCodeVerifier: start.verifier,
-      expectedState: start.state,
-      expectedNonce: nonce,
-    });
-    const claims = tokens.claims();
-    assert.is(claims?.nonce, nonce);
-    assert.is(claims?.aud, WEB.id);
-    assert.match(claims?.sub ?? '', /^account:/);
-    // The same flow with another nonce expected is refused by the library.
-    const again = await authorizationUrl(setup, 'openid read', { nonce });
-    const back = new URL(
-      (await submit(setup.server.url, await openForm(again.url.href))).headers.get('location') ?? '',
-    );
-    const refused = await client
-      .authorizationCodeGrant(setup.web, back, {
-        pkceCodeVerifier: again.verifier,
-        expectedState: again.state,
-        expectedNonce: client.randomNonce(),
-      })
-      .then(
-        () => undefined,
-        (error: unknown) => error as { code?: string },
+library(
+  'openid-client redeems the code, checking the id_token and its nonce; a refresh keeps sub and auth_time',
+  async () => {
+    const setup = await startLibrarySetup({ web: { scope: 'openid read write' } });
+    try {
+      const nonce = client.randomNonce();
+      const start = await authorizationUrl(setup, 'openid read', { nonce });
+      const res = await submit(setup.server.url, await openForm(start.url.href));
+      const callback = new URL(res.headers.get('location') ?? '');
+      const tokens = await client.authorizationCodeGrant(setup.web, callback, {
+        pkceCodeVerifier: start.verifier,
+        expectedState: start.state,
+        expectedNonce: nonce,
+      });
+      const claims = tokens.claims();
+      assert.is(claims?.nonce, nonce);
+      assert.is(claims?.aud, WEB.id);
+      assert.match(claims?.sub ?? '', /^account:/);
+      const refreshed = await client.refreshTokenGrant(setup.web, tokens.refresh_token ?? '');
+      assert.equal(
+        [refreshed.claims()?.sub, refreshed.claims()?.auth_time],
+        [claims?.sub, claims?.auth_time],
+        "a refresh's id_token: the same sub and auth_time",
       );
-    assert.is(refused?.code, 'OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'a nonce other than the one sent was accepted');
-  } finally {
-    await setup.close();
-  }
-});
+      // The same flow with another nonce expected is refused by the library.
+      const again = await authorizationUrl(setup, 'openid read', { nonce });
+      const back = new URL(
+        (await submit(setup.server.url, await openForm(again.url.href))).headers.get('location') ?? '',
+      );
+      const refused = await client
+        .authorizationCodeGrant(setup.web, back, {
+          pkceCodeVerifier: again.verifier,
+          expectedState: again.state,
+          expectedNonce: client.randomNonce(),
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error as { code?: string },
+        );
+      assert.is(refused?.code, 'OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'a nonce other than the one sent was accepted');
+    } finally {
+      await setup.close();
+    }
+  },
+);
 
 library.run();

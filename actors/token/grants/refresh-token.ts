@@ -1,6 +1,7 @@
 /**
  * The refresh_token grant in TokenActor: a live refresh token of the client is spent for a new
- * access token and its successor. A token presented a second time, or spent by another request
+ * access token and its successor, and for a fresh id_token when the login began with a code and
+ * the refresh's scope has `openid`. A token presented a second time, or spent by another request
  * since it was read, revokes its whole login.
  */
 import { fail, ok } from '../../../src/messaging/reply.ts';
@@ -63,6 +64,9 @@ export function createRefresh(
     if (!account?.enabled || account.securityVersion !== record.accountVersion) return refused(ACCOUNT_CHANGED);
     const scope = msg.scope ?? record.scope;
     const issued = await grants.sign(client, account, scope, record.loginId);
+    // Of the login's original authentication (OpenID Core §12.2): its auth_time, and no nonce.
+    const authentication = record.authTime === null ? undefined : { authTime: record.authTime, nonce: null };
+    const idToken = await grants.idToken(client, account, scope, issued, authentication);
     const lastExp = Math.max(issued.exp, record.accessExpiresAt ?? 0);
     const { loginId, expiresAt, generation, authTime } = record;
     const next = grants.newRefresh({
@@ -84,7 +88,7 @@ export function createRefresh(
       await revokeLogin(loginId, expiresAt);
       return refused(REUSED_REFRESH_TOKEN);
     }
-    return ok(grants.granted(issued, scope, next.token));
+    return ok(grants.granted(issued, scope, next.token, idToken));
   };
 
   /**
