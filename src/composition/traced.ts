@@ -51,6 +51,7 @@ export function tracedStores(stores: Stores): Stores {
     codes: tracedPort(stores.codes, 'authorization_codes'),
     consents: tracedPort(stores.consents, 'consents'),
     tickets: tracedPort(stores.tickets, 'consent_tickets'),
+    sessions: tracedPort(stores.sessions, 'sessions'),
   };
 }
 

@@ -14,6 +14,7 @@ import { mongoRefreshTokenStore } from './refresh-token-store.mongo.ts';
 import { REFRESH_TOKEN_INDEXES } from './refresh-token-store.mongo-queries.ts';
 import { mongoRevocationStore } from './revocation-store.mongo.ts';
 import { REVOCATION_INDEXES } from './revocation-store.mongo-queries.ts';
+import { SESSION_INDEXES, mongoSessionStore } from './session-store.mongo.ts';
 import type { Stores } from './stores.ts';
 import { epochSeconds } from '../security/epoch.ts';
 import { mongoUserStore } from './user-store.mongo.ts';
@@ -30,6 +31,7 @@ export const INDEXES: CollectionIndexes = {
   ...AUTHORIZATION_CODE_INDEXES,
   ...CONSENT_INDEXES,
   ...CONSENT_TICKET_INDEXES,
+  ...SESSION_INDEXES,
 };
 
 export interface MongoStoreOptions {
@@ -66,6 +68,7 @@ export function openMongoStores(uri: string, options: MongoStoreOptions): Stores
     codes: mongoAuthorizationCodeStore(db, run),
     consents: mongoConsentStore(db, run),
     tickets: mongoConsentTicketStore(db, run),
+    sessions: mongoSessionStore(db, run),
     async prepare(load) {
       // One bounded operation per collection: a large collection may take a while to check.
       for (const [name, indexes] of Object.entries(INDEXES))

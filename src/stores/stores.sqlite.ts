@@ -8,6 +8,7 @@ import { sqliteKeyStore } from './key-store.sqlite.ts';
 import { sqliteLoginThrottleStore } from './login-throttle-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from './refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from './revocation-store.sqlite.ts';
+import { sqliteSessionStore } from './session-store.sqlite.ts';
 import { openDatabase, type OpenOptions } from './sqlite.ts';
 import type { Stores } from './stores.ts';
 import { sqliteUserStore } from './user-store.sqlite.ts';
@@ -30,6 +31,7 @@ export function openSqliteStores(dir: string, options: OpenOptions): Stores {
     codes: sqliteAuthorizationCodeStore(db),
     consents: sqliteConsentStore(db),
     tickets: sqliteConsentTicketStore(db),
+    sessions: sqliteSessionStore(db),
     prepare: (load) => load(accounts),
     ping: async () => {
       ping.get();

@@ -9,6 +9,7 @@ import type { KeyLineages } from './key-store.ts';
 import type { LoginThrottleStore } from './login-throttle-store.ts';
 import type { RefreshTokenStore } from './refresh-token-store.ts';
 import type { RevocationStore } from './revocation-store.ts';
+import type { SessionStore } from './session-store.ts';
 import type { UserStore } from './user-store.ts';
 
 export interface Stores {
@@ -31,6 +32,8 @@ export interface Stores {
   readonly consents: ConsentStore;
   /** The consent tickets already decided with. */
   readonly tickets: ConsentTicketStore;
+  /** The sign-in sessions of the authorization endpoint. */
+  readonly sessions: SessionStore;
   /**
    * Makes the database ready for the stores (SQLite: migrations, done on open; MongoDB: the
    * indexes, idempotently), then runs `load` (the initial data) on an account store that may

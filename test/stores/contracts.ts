@@ -14,6 +14,7 @@ import type { Stores } from '../../src/stores/stores.ts';
 import { authorizationCodes } from './authorization-code-store.contract.ts';
 import { consents } from './consent-store.contract.ts';
 import { consentTickets } from './consent-ticket-store.contract.ts';
+import { sessions } from './session-store.contract.ts';
 import { accountContracts } from './account-contract.ts';
 import { accountEmails } from './account-email.contract.ts';
 import { accountUpdatedAt } from './account-updated-at.contract.ts';
@@ -522,6 +523,7 @@ export function storeContracts(name: string, target: ContractTarget): void {
   authorizationCodes(name, target);
   consents(name, target);
   consentTickets(name, target);
+  sessions(name, target);
   const teardown = suite(`store contracts (${name}): teardown`);
   teardown('the database is released', async () => {
     await target.teardown?.();
