@@ -5,6 +5,7 @@ import { refuseUnknown } from '../../src/messaging/supervision.ts';
 import { createGrants, type GrantDeps } from './grants/table.ts';
 import { createConsents, type ConsentDeps } from './consents.ts';
 import { createInspection, type InspectionDeps } from './inspection.ts';
+import { createSessionHandlers } from './sessions.ts';
 import { createLogins, type LoginDeps } from '../../src/security/logins.ts';
 import { everyPurge } from '../../src/security/purge-schedule.ts';
 import { examples, type Command } from './protocol.ts';
@@ -30,12 +31,14 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const grants = createGrants(deps, { seconds, revokeLogin, afterLogin: endOldestLogins });
   const { onRevoke, onIntrospect } = createInspection(deps, now, revokeLogin, revokeAccessToken);
   const { onListConsents, onWithdrawConsent } = createConsents(deps, seconds, revokeLogin);
+  const { onEndSession, onListSessions, onEndSessions } = createSessionHandlers(deps.sessions);
 
   /** Expired records go; each purge is idempotent, so one overlapping another (or another process's) is harmless. */
   const onPurge = async (): Promise<void> => {
     await deps.refreshTokens.purgeExpired(seconds());
     await deps.codes.purgeExpired(seconds());
     await deps.tickets.purgeExpired(seconds());
+    await deps.sessions.purge();
     await deps.denylist.purge(seconds());
   };
 
@@ -45,6 +48,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return replyBeside(ctx.self, msg.sender, grants.onGrant(msg));
       case 'Authorize':
         return replyBeside(ctx.self, msg.sender, grants.onAuthorize(msg));
+      case 'AuthorizeSignedIn':
+        return replyBeside(ctx.self, msg.sender, grants.onAuthorizeSignedIn(msg));
       case 'AuthorizeConsented':
         return replyBeside(ctx.self, msg.sender, grants.onAuthorizeConsented(msg));
       case 'DenyConsent':
@@ -53,6 +58,12 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return replyBeside(ctx.self, msg.sender, onListConsents(msg));
       case 'WithdrawConsent':
         return replyBeside(ctx.self, msg.sender, onWithdrawConsent(msg));
+      case 'EndSession':
+        return replyBeside(ctx.self, msg.sender, onEndSession(msg));
+      case 'ListSessions':
+        return replyBeside(ctx.self, msg.sender, onListSessions(msg));
+      case 'EndSessions':
+        return replyBeside(ctx.self, msg.sender, onEndSessions(msg));
       case 'Revoke':
         return replyBeside(ctx.self, msg.sender, onRevoke(msg));
       case 'Introspect':

@@ -13,15 +13,20 @@ import type {
   ConsentsReply,
   ConsentTicket,
   DenyReply,
+  EndSessionReply,
+  EndSessionsReply,
   GrantReply,
   IntrospectReply,
   RevokeReply,
+  SessionsReply,
+  SignedInReply,
   WithdrawReply,
 } from './replies.ts';
 import type { Grant } from './grant-inputs.ts';
 
 export type * from './replies.ts';
 export type * from './grant-inputs.ts';
+export * from './sign-in-messages.ts';
 
 /** The description of `grant.invalid` for a refresh token presented again (its whole login is revoked then). */
 export const REUSED_REFRESH_TOKEN = 'Refresh token already used; every token of this login is revoked';
@@ -64,7 +69,19 @@ export type Command =
       readonly password: string;
       /** Where the login comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
       readonly address?: string | undefined;
+      /** The cookie of the browser's earlier session, if any: ended when this sign-in begins one. */
+      readonly replacing?: string | undefined;
       readonly sender: Ref<AuthorizeReply>;
+    })
+  | (CodeTerms & {
+      readonly type: 'AuthorizeSignedIn';
+      /** The browser's session cookie. */
+      readonly session: string;
+      /** OpenID `max_age`: the password is asked again once this many seconds have passed since it was checked. */
+      readonly maxAge?: number | undefined;
+      /** The subject an `id_token_hint` names: a session of another account signs no one in. */
+      readonly subject?: string | undefined;
+      readonly sender: Ref<SignedInReply>;
     })
   | (CodeTerms & {
       readonly type: 'AuthorizeConsented';
@@ -84,6 +101,9 @@ export type Command =
       readonly clientId: string;
       readonly sender: Ref<WithdrawReply>;
     }
+  | { readonly type: 'EndSession'; readonly session: string; readonly sender: Ref<EndSessionReply> }
+  | { readonly type: 'ListSessions'; readonly accountId: number; readonly sender: Ref<SessionsReply> }
+  | { readonly type: 'EndSessions'; readonly accountId: number; readonly sender: Ref<EndSessionsReply> }
   | { readonly type: 'Revoke'; readonly clientId: string; readonly token: string; readonly sender: Ref<RevokeReply> }
   | {
       readonly type: 'Introspect';
@@ -125,59 +145,6 @@ export const refresh = (p: {
 /** client_credentials grant for an already authenticated client: a token of the client itself, no refresh token, no roles. */
 export const clientCredentials = (p: { clientId: string; scope?: readonly string[] | undefined }) =>
   grant({ clientId: p.clientId, grant: { grantType: 'client_credentials', scope: p.scope } });
-
-/**
- * The authorization endpoint's sign-in: checks the password as the password grant does (throttled
- * alike), and answers a single-use code bound to the client, redirect URI, PKCE challenge and scope.
- */
-export const authorize =
-  (p: {
-    clientId: string;
-    redirectUri: string;
-    username: string;
-    password: string;
-    scope?: readonly string[] | undefined;
-    codeChallenge: string;
-    nonce?: string | undefined;
-    address?: string | undefined;
-  }): RequestOf<Command, 'Authorize'> =>
-  (sender) => ({
-    type: 'Authorize',
-    clientId: p.clientId,
-    redirectUri: p.redirectUri,
-    username: p.username,
-    password: p.password,
-    scope: p.scope,
-    codeChallenge: p.codeChallenge,
-    nonce: p.nonce,
-    address: p.address,
-    sender,
-  });
-
-/**
- * The consent step after a sign-in answered {@link ConsentNeeded}: records that the account allows
- * the client the scopes, and answers a code as `Authorize` does. No password: refused
- * (`grant.invalid`) when the account is gone, disabled or at another security version, and
- * (`consent.ticket_spent`) when the page's ticket was decided with before.
- */
-export const authorizeConsented =
-  (p: {
-    clientId: string;
-    redirectUri: string;
-    scope?: readonly string[] | undefined;
-    codeChallenge: string;
-    nonce?: string | undefined;
-    accountId: number;
-    accountVersion: number;
-    authTime: number;
-    ticket: ConsentTicket;
-  }): RequestOf<Command, 'AuthorizeConsented'> =>
-  (sender) => ({ type: 'AuthorizeConsented', ...p, scope: p.scope, sender });
-
-/** The consent page's Deny: records nothing, and spends its ticket (`consent.ticket_spent` when it was). */
-export const denyConsent =
-  (p: { ticket: ConsentTicket }): RequestOf<Command, 'DenyConsent'> =>
-  (sender) => ({ type: 'DenyConsent', ticket: p.ticket, sender });
 
 /** authorization_code grant: redeems a code once; a code presented again revokes every token issued from it. */
 export const redeemCode = (p: {
@@ -248,6 +215,13 @@ export const schemas = {
     username: z.string(),
     password: z.string(),
     address: z.string().optional(),
+    replacing: z.string().optional(),
+  }),
+  AuthorizeSignedIn: z.strictObject({
+    ...codeTerms,
+    session: z.string(),
+    maxAge: z.number().int().nonnegative().optional(),
+    subject: z.string().optional(),
   }),
   AuthorizeConsented: z.strictObject({
     ...codeTerms,
@@ -259,6 +233,9 @@ export const schemas = {
   DenyConsent: z.strictObject({ ticket }),
   ListConsents: z.strictObject({ accountId: z.number().int() }),
   WithdrawConsent: z.strictObject({ accountId: z.number().int(), clientId: z.string() }),
+  EndSession: z.strictObject({ session: z.string() }),
+  ListSessions: z.strictObject({ accountId: z.number().int() }),
+  EndSessions: z.strictObject({ accountId: z.number().int() }),
   Revoke: z.strictObject({ clientId: z.string(), token: z.string() }),
   Introspect: z.strictObject({ clientId: z.string(), token: z.string() }),
 } as const satisfies MessageSchemas<Command>;
@@ -275,7 +252,12 @@ export const examples = {
     "Token.authorize({ clientId: 'web-app', redirectUri: 'https://app.example/callback', username: 'john.doe', password: 'john-password', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' })",
   AuthorizeConsented:
     "Token.authorizeConsented({ clientId: 'web-app', redirectUri: 'https://app.example/callback', scope: ['openid', 'read'], codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', nonce: 'n-0S6_WzA2Mj', accountId: 2, accountVersion: 0, authTime: 1767225300, ticket: { id: 'Hk3v9QpX2mL0sT7wYb4nEg', expiresAt: 1767225600 } })",
+  AuthorizeSignedIn:
+    "Token.authorizeSignedIn({ clientId: 'web-app', redirectUri: 'https://app.example/callback', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', session: '<the session of an Authorize reply>' })",
   DenyConsent: "Token.denyConsent({ ticket: { id: 'Hk3v9QpX2mL0sT7wYb4nEg', expiresAt: 1767225600 } })",
+  EndSession: "Token.endSession({ session: '<the session of an Authorize reply>' })",
+  ListSessions: 'Token.listSessions({ accountId: 2 })',
+  EndSessions: 'Token.endSessions({ accountId: 2 })',
   ListConsents: 'Token.listConsents({ accountId: 2 })',
   WithdrawConsent: "Token.withdrawConsent({ accountId: 2, clientId: 'web-app' })",
   Revoke: "Token.revoke({ clientId: 'troupe-client', token: '<an access or refresh token>' })",

@@ -94,8 +94,37 @@ export interface AuthorizationCode {
   readonly code: string;
 }
 
-/** A password login (the password grant, `Authorize`) past the login throttle's limits is {@link Throttled}. */
-export type AuthorizeReply = Reply<AuthorizationCode | ConsentNeeded, ErrorCode> | Throttled;
+/** A sign-in session begun: the value of the browser's cookie, and when the session ends (epoch seconds). */
+export interface StartedSession {
+  readonly value: string;
+  readonly expiresAt: number;
+}
+
+/**
+ * A password login (the password grant, `Authorize`) past the login throttle's limits is
+ * {@link Throttled}. A sign-in whose password matched begins a session, whatever follows it.
+ */
+export type AuthorizeReply =
+  Reply<(AuthorizationCode | ConsentNeeded) & { readonly session: StartedSession }, ErrorCode> | Throttled;
+
+/** The session cannot sign the person in here: none, too old for `max_age`, or another account than the hint's. */
+export interface SignInRequired {
+  readonly signIn: 'required';
+}
+/** An authorization through a sign-in session: as after a password, or the password asked first. */
+export type SignedInReply = Reply<AuthorizationCode | ConsentNeeded | SignInRequired, ErrorCode>;
+
+/** A session as the REPL and the account see it: never its cookie or hash; times are epoch seconds. */
+export interface SessionSummary {
+  readonly authTime: number;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+export type SessionsReply = Reply<readonly SessionSummary[]>;
+/** A sign-out: the account whose session it was, or null when the cookie named no session going. */
+export type EndSessionReply = Reply<{ readonly accountId: number } | null>;
+/** How many of the account's sessions were going, and are ended now. */
+export type EndSessionsReply = Reply<{ readonly ended: number }>;
 /**
  * The consent page's ticket a decision is made with: its id and when it expires (epoch seconds).
  * The first decision, Allow or Deny, spends it; another with the same ticket is refused.

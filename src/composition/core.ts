@@ -124,6 +124,8 @@ async function tokenDeps(
     codes: stores.codes,
     consents: stores.consents,
     tickets: stores.tickets,
+    sessions: stores.sessions,
+    sessionMaxAge: config.security.signIn.sessionMaxAgeSeconds,
     keys,
     idTokenKeys,
     settings,

@@ -29,6 +29,8 @@ import type { ConsentStore } from '../stores/consent-store.ts';
 import type { ConsentTicketStore } from '../stores/consent-ticket-store.ts';
 import type { RefreshTokenStore } from '../stores/refresh-token-store.ts';
 import type { RevocationStore } from '../stores/revocation-store.ts';
+import type { SessionStore } from '../stores/session-store.ts';
+import { createSessions } from '../security/sign-in-sessions.ts';
 
 export interface LoginActorParts {
   readonly accounts: AccountStore;
@@ -37,6 +39,9 @@ export interface LoginActorParts {
   readonly codes: AuthorizationCodeStore;
   readonly consents: ConsentStore;
   readonly tickets: ConsentTicketStore;
+  readonly sessions: SessionStore;
+  /** Seconds a sign-in session lasts (`security.sign-in.session-max-age-seconds`). */
+  readonly sessionMaxAge: number;
   readonly keys: Pick<KeyRing, 'signing' | 'verifying' | 'verifiesNow'>;
   /** The id_token keys, of their own lineage: their active key signs id_tokens. */
   readonly idTokenKeys: Pick<KeyRing, 'signing'>;
@@ -120,6 +125,12 @@ export function loginActorDeps(parts: LoginActorParts): LoginActorDeps {
       codes: parts.codes,
       consents: parts.consents,
       tickets: parts.tickets,
+      sessions: createSessions({
+        store: parts.sessions,
+        accounts: parts.accounts,
+        maxAge: parts.sessionMaxAge,
+        ...clock,
+      }),
       passwords: parts.passwords,
       signAccessToken: createTokenSigner(parts.keys.signing, parts.settings),
       // An id_token names the issuer the access tokens name, and lives as long as one.

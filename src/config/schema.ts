@@ -150,6 +150,8 @@ export const schema = z.object({
     (url) => url === undefined || (/^https?:\/\/[^\s/?#]+/i.test(url) && URL.canParse(url)),
     'must be an http or https URL',
   ),
+  // how long a sign-in at /oauth/authorize lets the browser authorize again without the password, seconds
+  'security.sign-in.session-max-age-seconds': int(60, 2_592_000).default(28_800),
   // a folder whose files replace the default theme's (templates, style.css, messages/<language>.json)
   'security.sign-in.theme': optionalText.transform((dir) => (dir === undefined ? undefined : resolve(dir))),
   'app.initial-data': text.default('data/initial-data.json'), // roles and users loaded at start-up

@@ -81,5 +81,8 @@ export function createSessions(deps: SessionDeps) {
   const list = (accountId: number): Promise<readonly SessionRecord[]> =>
     deps.store.listForAccount(accountId, seconds());
 
-  return { start, current, end, endForAccount, list };
+  /** Forgets sessions expired or ended; idempotent, as every purge. */
+  const purge = (): Promise<number> => deps.store.purgeExpired(seconds());
+
+  return { start, current, end, endForAccount, list, purge };
 }

@@ -31,6 +31,7 @@ import type { AccountStore } from '../../src/stores/account-store.ts';
 import { sqliteAuthorizationCodeStore } from '../../src/stores/authorization-code-store.sqlite.ts';
 import { sqliteConsentStore } from '../../src/stores/consent-store.sqlite.ts';
 import type { ConsentStore } from '../../src/stores/consent-store.ts';
+import { sqliteSessionStore } from '../../src/stores/session-store.sqlite.ts';
 import { sqliteConsentTicketStore } from '../../src/stores/consent-ticket-store.sqlite.ts';
 import { sqliteRefreshTokenStore } from '../../src/stores/refresh-token-store.sqlite.ts';
 import { sqliteRevocationStore } from '../../src/stores/revocation-store.sqlite.ts';
@@ -133,6 +134,8 @@ export async function startTokenActor(
     codes: sqliteAuthorizationCodeStore(db),
     consents: (options.consents ?? ((store) => store))(sqliteConsentStore(db)),
     tickets: sqliteConsentTicketStore(db),
+    sessions: sqliteSessionStore(db),
+    sessionMaxAge: 3600,
     keys,
     idTokenKeys: { signing: ID_TOKEN_KEY },
     settings: SETTINGS,

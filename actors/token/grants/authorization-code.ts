@@ -25,6 +25,8 @@ import type { AccountRecord, AccountStore } from '../../../src/stores/account-st
 import type { ConsentStore } from '../../../src/stores/consent-store.ts';
 import type { ConsentTicketStore } from '../../../src/stores/consent-ticket-store.ts';
 import type { Client } from '../../../src/security/clients.ts';
+import type { Sessions } from '../../../src/security/sign-in-sessions.ts';
+import { accountSubject } from '../../../src/security/subjects.ts';
 import type { Issuing } from './issuing.ts';
 import {
   ACCOUNT_CHANGED,
@@ -33,9 +35,11 @@ import {
   type CodeTerms,
   type Command,
   type ConsentedReply,
+  type ConsentNeeded,
   type DenyReply,
   type GrantOf,
   type GrantReply,
+  type SignedInReply,
 } from '../protocol.ts';
 import type { GrantRequest } from './grant-request.ts';
 import type { PasswordLoginOf } from './password-login.ts';
@@ -45,6 +49,8 @@ export interface CodeDeps {
   readonly accounts: AccountStore;
   readonly consents: ConsentStore;
   readonly tickets: ConsentTicketStore;
+  /** The sign-in sessions a password that matched begins, and that authorize without one. */
+  readonly sessions: Sessions;
 }
 
 /** Seconds a code may wait for its redemption (RFC 6749 §4.1.2 recommends at most ten minutes). */
@@ -52,6 +58,7 @@ const CODE_VALIDITY_S = 60;
 
 type RedeemCode = GrantOf<'authorization_code'> & GrantRequest;
 type SignIn = Extract<Command, { type: 'Authorize' }>;
+type SessionSignIn = Extract<Command, { type: 'AuthorizeSignedIn' }>;
 type Consented = Extract<Command, { type: 'AuthorizeConsented' }>;
 type Denied = Extract<Command, { type: 'DenyConsent' }>;
 type CodeRequest = Omit<CodeTerms, 'clientId'>;
@@ -106,21 +113,51 @@ export function createAuthorizationCode(
   };
 
   /**
-   * After a password that matched (just now: the code's `auth_time`): the code, or the consent the
-   * person must give first, whose ticket carries that time to the code.
+   * After a password that matched at `authTime` (the code's `auth_time`): the code, or the consent
+   * the person must give first, whose ticket carries that time to the code.
    */
-  const issue = async (client: Client, account: AccountRecord, request: CodeRequest): Promise<AuthorizeReply> => {
-    const authTime = seconds();
+  const issue = async (
+    client: Client,
+    account: AccountRecord,
+    request: CodeRequest,
+    authTime: number,
+  ): Promise<AuthorizationCode | ConsentNeeded> => {
     const scopes = request.scope ?? client.scopes;
     const granted = await allowed(client, account.id, scopes);
-    if (granted.length === scopes.length) return ok(await newCode(client, account, request, authTime));
+    if (granted.length === scopes.length) return newCode(client, account, request, authTime);
     const { id: accountId, securityVersion: accountVersion, username } = account;
-    return ok({ consent: { accountId, accountVersion, username, authTime, scopes, granted } });
+    return { consent: { accountId, accountVersion, username, authTime, scopes, granted } };
   };
 
-  /** The authorization endpoint's sign-in: a password login, then the code or the consent asked. */
+  /**
+   * The authorization endpoint's sign-in: a password login, then the code or the consent asked. A
+   * password that matched begins a sign-in session (and ends the browser's earlier one).
+   */
   const onAuthorize = (msg: SignIn): Promise<AuthorizeReply> =>
-    passwordLogin(msg, 'authorization_code', (client, account) => issue(client, account, msg));
+    passwordLogin(msg, 'authorization_code', async (client, account) => {
+      const authTime = seconds();
+      const answer = await issue(client, account, msg, authTime);
+      const session = await deps.sessions.start(account, authTime);
+      if (msg.replacing !== undefined) await deps.sessions.end(msg.replacing);
+      return ok({ ...answer, session });
+    });
+
+  /**
+   * An authorization through the browser's sign-in session, for its account as read now: as after
+   * a password, at the session's `auth_time`; the password is asked for when the session does not
+   * count, is older than `max_age`, or is of another account than the `id_token_hint`'s.
+   */
+  const onAuthorizeSignedIn = async (msg: SessionSignIn): Promise<SignedInReply> => {
+    const client = grants.checkGrant(msg.clientId, 'authorization_code', msg.scope);
+    if ('ok' in client) return client;
+    const required = ok({ signIn: 'required' } as const);
+    const signedIn = await deps.sessions.current(msg.session);
+    if (!signedIn) return required;
+    const { session, account } = signedIn;
+    if (msg.maxAge !== undefined && seconds() - session.authTime >= msg.maxAge) return required;
+    if (msg.subject !== undefined && msg.subject !== accountSubject(account.id)) return required;
+    return ok(await issue(client, account, msg, session.authTime));
+  };
 
   /**
    * The person allowed the client: recorded, then a code as after the password, for the account as
@@ -194,5 +231,5 @@ export function createAuthorizationCode(
     return ok(granted);
   };
 
-  return { onAuthorize, onAuthorizeConsented, onDenyConsent, authorizationCodeGrant };
+  return { onAuthorize, onAuthorizeSignedIn, onAuthorizeConsented, onDenyConsent, authorizationCodeGrant };
 }

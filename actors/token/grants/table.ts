@@ -56,6 +56,8 @@ export function createGrants(deps: GrantDeps, logins: LoginEnds) {
       run(GRANTS, msg.grant, { clientId: msg.clientId, address: msg.address }),
     /** The authorization endpoint's sign-in: a password login, then a code (`authorization-code.ts`). */
     onAuthorize: codes.onAuthorize,
+    /** The authorization endpoint through a sign-in session: a code, or the password asked. */
+    onAuthorizeSignedIn: codes.onAuthorizeSignedIn,
     /** The consent step after a sign-in: the consent recorded, then a code. */
     onAuthorizeConsented: codes.onAuthorizeConsented,
     /** The consent step's Deny: its ticket spent. */

@@ -1,0 +1,96 @@
+/**
+ * TokenActor's messages of the authorization endpoint: the sign-in, the consent step, and the
+ * sign-in sessions that let a person authorize again without the password. Build them with these
+ * functions and send them with `ask` (`Token.authorize(…)` in the REPL, as every builder).
+ */
+import type { RequestOf } from '../../src/messaging/ask.ts';
+import type { CodeTerms, Command, ConsentTicket } from './protocol.ts';
+
+/**
+ * The authorization endpoint's sign-in: checks the password as the password grant does (throttled
+ * alike), and answers a single-use code bound to the client, redirect URI, PKCE challenge and scope.
+ * A password that matched begins a sign-in session (its cookie's value is in the reply), and ends
+ * the one `replacing` names.
+ */
+export const authorize =
+  (p: {
+    clientId: string;
+    redirectUri: string;
+    username: string;
+    password: string;
+    scope?: readonly string[] | undefined;
+    codeChallenge: string;
+    nonce?: string | undefined;
+    address?: string | undefined;
+    replacing?: string | undefined;
+  }): RequestOf<Command, 'Authorize'> =>
+  (sender) => ({
+    type: 'Authorize',
+    clientId: p.clientId,
+    redirectUri: p.redirectUri,
+    username: p.username,
+    password: p.password,
+    scope: p.scope,
+    codeChallenge: p.codeChallenge,
+    nonce: p.nonce,
+    address: p.address,
+    replacing: p.replacing,
+    sender,
+  });
+
+/**
+ * The consent step after a sign-in answered {@link ConsentNeeded}: records that the account allows
+ * the client the scopes, and answers a code as `Authorize` does. No password: refused
+ * (`grant.invalid`) when the account is gone, disabled or at another security version, and
+ * (`consent.ticket_spent`) when the page's ticket was decided with before.
+ */
+export const authorizeConsented =
+  (p: {
+    clientId: string;
+    redirectUri: string;
+    scope?: readonly string[] | undefined;
+    codeChallenge: string;
+    nonce?: string | undefined;
+    accountId: number;
+    accountVersion: number;
+    authTime: number;
+    ticket: ConsentTicket;
+  }): RequestOf<Command, 'AuthorizeConsented'> =>
+  (sender) => ({ type: 'AuthorizeConsented', ...p, scope: p.scope, sender });
+
+/** The consent page's Deny: records nothing, and spends its ticket (`consent.ticket_spent` when it was). */
+export const denyConsent =
+  (p: { ticket: ConsentTicket }): RequestOf<Command, 'DenyConsent'> =>
+  (sender) => ({ type: 'DenyConsent', ticket: p.ticket, sender });
+
+/**
+ * An authorization through the browser's sign-in session: as `Authorize` after a password that
+ * matched (the code, or the consent asked first), for the session's account, with the time of its
+ * sign-in as the code's `auth_time`; `{ signIn: 'required' }` when the session is none, ended,
+ * expired, older than `maxAge`, of an account changed since, or of another subject than the hint's.
+ */
+export const authorizeSignedIn =
+  (
+    p: Omit<CodeTerms, 'scope'> & {
+      scope?: readonly string[] | undefined;
+      session: string;
+      maxAge?: number | undefined;
+      subject?: string | undefined;
+    },
+  ): RequestOf<Command, 'AuthorizeSignedIn'> =>
+  (sender) => ({ type: 'AuthorizeSignedIn', ...p, scope: p.scope, sender });
+
+/** Signs out: ends the session the cookie's value names (in every process). */
+export const endSession =
+  (p: { session: string }): RequestOf<Command, 'EndSession'> =>
+  (sender) => ({ type: 'EndSession', session: p.session, sender });
+
+/** The account's sign-in sessions that are going (never their cookies). */
+export const listSessions =
+  (p: { accountId: number }): RequestOf<Command, 'ListSessions'> =>
+  (sender) => ({ type: 'ListSessions', accountId: p.accountId, sender });
+
+/** Signs the account out everywhere: ends every session of it. */
+export const endSessions =
+  (p: { accountId: number }): RequestOf<Command, 'EndSessions'> =>
+  (sender) => ({ type: 'EndSessions', accountId: p.accountId, sender });
