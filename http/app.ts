@@ -95,7 +95,13 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
   };
   return [
     ...oauthGrantRoutes(oauth),
-    ...oauthAuthorizeRoutes({ ...oauth, issuer: jwt.issuer, keys: deps.keys, pages: deps.signIn.pages }),
+    ...oauthAuthorizeRoutes({
+      ...oauth,
+      issuer: jwt.issuer,
+      keys: deps.keys,
+      idTokenKeys: deps.idTokenKeys,
+      pages: deps.signIn.pages,
+    }),
     ...signInAssetRoutes(deps.signIn),
     ...oauthRevokeIntrospectRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
     ...discoveryRoutes({

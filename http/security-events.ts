@@ -28,6 +28,7 @@ export const SECURITY_EVENTS = {
   'consent.granted': 'info',
   'consent.denied': 'info',
   'consent.withdrawn': 'info',
+  'session.started': 'info',
 } as const satisfies Record<string, 'info' | 'warn'>;
 
 export type SecurityEvent = keyof typeof SECURITY_EVENTS;

@@ -22,7 +22,14 @@ export const REQUEST_PARAMS = [
   'nonce',
   // The pages' language (OpenID Connect): carried through the forms so that every page keeps it.
   'ui_locales',
+  // OpenID Connect: whether and when the sign-in session may stand in for the password.
+  'prompt',
+  'max_age',
+  'id_token_hint',
 ] as const;
+
+/** The `prompt` values troupe honours (Core §3.1.2.1); `consent` and `select_account` ask nothing more of it. */
+const PROMPTS: ReadonlySet<string> = new Set(['none', 'login', 'consent', 'select_account']);
 
 export interface RedirectTarget {
   readonly redirectUri: string;
@@ -53,6 +60,15 @@ export interface AuthorizationRequest {
   readonly codeChallenge: string;
   /** OpenID Connect's `nonce`, for the id_token; undefined when none was sent (or it was empty). */
   readonly nonce: string | undefined;
+  /**
+   * OpenID Connect's `prompt`: `none` (no page at all: a code through the session, or an error
+   * back), `login` (the password, whatever the session).
+   */
+  readonly prompt: ReadonlySet<string>;
+  /** OpenID Connect's `max_age`: seconds since the password after which it is asked again. */
+  readonly maxAge: number | undefined;
+  /** OpenID Connect's `id_token_hint`, as sent (checked where the keys are). */
+  readonly idTokenHint: string | undefined;
   /** The parameters as sent (those of {@link REQUEST_PARAMS}), for the form to send back. */
   readonly params: ReadonlyMap<string, string>;
   /** Every parameter of the query or form the request was read from. */
@@ -134,7 +150,28 @@ export function readAuthorizationRequest(params: URLSearchParams, clients: reado
   }
   const sent = new Map(REQUEST_PARAMS.flatMap((name) => (params.has(name) ? [[name, params.get(name) ?? '']] : [])));
   const nonce = value('nonce');
-  return { client, redirectUri, state, scope, codeChallenge, nonce, params: sent, rawParams: params };
+  const prompt = new Set((value('prompt') ?? '').split(' ').filter(Boolean));
+  const unknown = [...prompt].find((p) => !PROMPTS.has(p));
+  if (unknown !== undefined) throw back('invalid_request', `Unsupported prompt value: ${unknown.slice(0, 40)}`);
+  if (prompt.has('none') && prompt.size > 1) throw back('invalid_request', 'prompt=none cannot be combined');
+  const maxAgeText = value('max_age');
+  if (maxAgeText !== undefined && !/^\d{1,9}$/.test(maxAgeText))
+    throw back('invalid_request', 'max_age must be a non-negative whole number of seconds');
+  const maxAge = maxAgeText === undefined ? undefined : Number(maxAgeText);
+  const idTokenHint = value('id_token_hint');
+  return {
+    client,
+    redirectUri,
+    state,
+    scope,
+    codeChallenge,
+    nonce,
+    prompt,
+    maxAge,
+    idTokenHint,
+    params: sent,
+    rawParams: params,
+  };
 }
 
 /** The redirect URI with `extra` added to its query (its own query kept). */

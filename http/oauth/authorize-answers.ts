@@ -21,6 +21,8 @@ export interface AuthorizeRouteDeps extends OAuthRouteDeps {
   readonly issuer: string;
   /** The signing keys: the sign-in form's CSRF key and the consent ticket's are derived from them. */
   readonly keys: KeyRing;
+  /** The id_token keys, which check an `id_token_hint`. */
+  readonly idTokenKeys: Pick<KeyRing, 'verifying'>;
   /** How the pages look and read (the theme of `security.sign-in.*`, `pages/sign-in-site.ts`). */
   readonly pages: Pages;
 }
@@ -77,9 +79,9 @@ export const page = (description: string, extra: string[] = []): ReplySpec => ({
   type: 'text/html',
   headers: [...PAGE_HEADERS, ...extra],
 });
-export const redirect = (description: string): ReplySpec => ({
+export const redirect = (description: string, extra: string[] = []): ReplySpec => ({
   ...page(description),
-  headers: ['Location', ...PAGE_HEADERS],
+  headers: ['Location', ...PAGE_HEADERS, ...extra],
 });
 
 /**

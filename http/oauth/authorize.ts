@@ -21,6 +21,8 @@ import { consentRoute } from './consent.ts';
 import { showConsent, showForm } from './pages/authorize-pages.ts';
 import { redirectBack, redirectError } from './redirects.ts';
 import { consentTickets } from './consent-ticket.ts';
+import { sessionCookie, setSessionCookie } from './session-cookie.ts';
+import { authorizedBySession } from './signed-in.ts';
 import type { SignInProblem } from './page-views.ts';
 import { formBody, formParams } from '../middleware/body.ts';
 import { replyValue } from '../problems.ts';
@@ -43,7 +45,7 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
   // TokenActor counts the sign-in as a login from the browser's address (429 before any BCrypt work).
   const reply = await ask(
     deps.token,
-    Token.authorize({ ...codeTerms(request), username, password, address: ctx.ip }),
+    Token.authorize({ ...codeTerms(request), username, password, address: ctx.ip, replacing: sessionCookie(ctx) }),
     deps.askTimeoutMs,
   );
   if (!reply.ok && reply.code === 'login.throttled') {
@@ -56,6 +58,8 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
   }
   if (reply.ok) {
     securityEvent(deps.logger, ctx, 'login.succeeded', subject);
+    setSessionCookie(ctx, reply.value.session.value, reply.value.session.expiresAt);
+    securityEvent(deps.logger, ctx, 'session.started', subject);
     if ('consent' in reply.value) return showConsent(ctx, deps, request, reply.value.consent);
     return redirectBack(ctx, request, { code: reply.value.code }, deps.issuer);
   }
@@ -71,7 +75,7 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
 }
 
 const BACK_WITH_ERROR =
-  'to the redirect_uri with `error` (`invalid_request`: missing or non-S256 PKCE, a repeated parameter; `unsupported_response_type`; `unauthorized_client`; `invalid_scope`), `error_description`, `state` and `iss`';
+  'to the redirect_uri with `error` (`invalid_request`: missing or non-S256 PKCE, a repeated parameter, a `prompt`, `max_age` or `id_token_hint` that cannot be honoured; `unsupported_response_type`; `unauthorized_client`; `invalid_scope`; with `prompt=none`, `login_required` or `consent_required`), `error_description`, `state` and `iss`';
 
 /** The query is read by the handler: its refusals are a page or a redirect, never the `validation` problem. */
 const AUTHORIZATION_FORM = {
@@ -81,8 +85,13 @@ const AUTHORIZATION_FORM = {
   summary: 'The sign-in page an application sends its user to for an authorization code (PKCE S256)',
   query: documented(S.AuthorizationRequest),
   replies: {
-    200: page('The sign-in form (no script, no external asset), with a CSRF cookie', ['Set-Cookie']),
-    302: redirect(`Back ${BACK_WITH_ERROR}`),
+    200: page(
+      'The sign-in form (no script, no external asset), with a CSRF cookie; or, through the sign-in session, the consent page',
+      ['Set-Cookie'],
+    ),
+    302: redirect(
+      `Through the sign-in session (its cookie): to the redirect_uri with \`code\`, \`state\` and \`iss\`, no page; or back ${BACK_WITH_ERROR}`,
+    ),
     400: page(
       'Error page, never a redirect: unknown client, unregistered `redirect_uri`, a repeated client_id or redirect_uri; on POST also a CSRF token that does not match its cookie and request',
     ),
@@ -98,7 +107,8 @@ const SIGN_IN = {
       ['Set-Cookie'],
     ),
     303: redirect(
-      `Signed in: to the redirect_uri with \`code\` (single use, valid 60 s), \`state\` and \`iss\`; or back ${BACK_WITH_ERROR}`,
+      `Signed in (the sign-in session's cookie set): to the redirect_uri with \`code\` (single use, valid 60 s), \`state\` and \`iss\`; or back ${BACK_WITH_ERROR}`,
+      ['Set-Cookie'],
     ),
     400: page('The form again with "Wrong username or password", or the error page', ['Set-Cookie']),
     429: page('The form again: too many failed sign-ins for the username or address', ['Retry-After', 'Set-Cookie']),
@@ -118,7 +128,8 @@ export function oauthAuthorizeRoutes(routeDeps: AuthorizeRouteDeps): Route[] {
       route({ ...AUTHORIZATION_FORM, access: PUBLIC }, async function authorizationForm(ctx) {
         const query = new URLSearchParams(ctx.querystring);
         await answering(ctx, deps, query, async () => {
-          await showForm(ctx, deps, readAuthorizationRequest(query, deps.clients), 200);
+          const request = readAuthorizationRequest(query, deps.clients);
+          if (!(await authorizedBySession(ctx, deps, request))) await showForm(ctx, deps, request, 200);
         });
       }),
     ),

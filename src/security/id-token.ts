@@ -8,10 +8,11 @@
  * authorized party (Core §2).
  */
 import { createHash } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { compactVerify, decodeProtectedHeader, errors, SignJWT } from 'jose';
 import type { KeyAlg } from '../stores/key-store.ts';
 import { epochSeconds } from './epoch.ts';
 import type { UsableKey } from './key-material.ts';
+import type { KeyRing } from './key-ring.ts';
 
 export interface IdTokenSettings {
   /** `iss`: the issuer, as the access tokens and the metadata name it. */
@@ -72,3 +73,34 @@ export function createIdTokenSigner(signingKey: () => Promise<UsableKey>, settin
 }
 
 export type IdTokenSigner = ReturnType<typeof createIdTokenSigner>;
+
+/**
+ * The subject of an id_token this server issued, given back as an `id_token_hint` (Core §3.1.2.1):
+ * its signature checked with an id_token key that verifies now, its issuer this one's; its expiry
+ * is not checked (a hint may be an id_token that has expired). Undefined for a hint that is not
+ * such an id_token; a key set that cannot be read throws, as it does for every token.
+ */
+export async function hintedSubject(
+  hint: string,
+  keys: Pick<KeyRing, 'verifying'>,
+  issuer: string,
+): Promise<string | undefined> {
+  let kid: unknown;
+  try {
+    kid = decodeProtectedHeader(hint).kid;
+  } catch {
+    return undefined;
+  }
+  const key = typeof kid === 'string' ? await keys.verifying(kid) : undefined;
+  if (key === undefined) return undefined;
+  try {
+    const { payload } = await compactVerify(hint, key.verifyKey, { algorithms: [key.alg] });
+    const claims: unknown = JSON.parse(new TextDecoder().decode(payload));
+    if (typeof claims !== 'object' || claims === null) return undefined;
+    const { iss, sub } = claims as { iss?: unknown; sub?: unknown };
+    return iss === issuer && typeof sub === 'string' ? sub : undefined;
+  } catch (error) {
+    if (error instanceof errors.JOSEError || error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}

@@ -18,6 +18,8 @@ export interface ServedForm {
   readonly html: string;
   /** `name=value` of the CSRF cookie, if one was set. */
   readonly cookie: string | undefined;
+  /** `name=value` of the sign-in session's cookie, if one was set (a sign-in that went through). */
+  readonly session: string | undefined;
   /** The hidden fields of the sign-in form. */
   readonly fields: URLSearchParams;
 }
@@ -29,6 +31,24 @@ const unescape = (s: string): string =>
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
+
+/** `name=value` of the cookie the answer set whose name ends with `name` (the `__Host-` one too). */
+export function setCookie(headers: Headers, name: string): string | undefined {
+  return headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0] ?? '')
+    .find((c) => c.split('=')[0]?.replace(/^__Host-/, '') === name);
+}
+
+/** What a page's answer carries for the browser: its hidden fields and the cookies it set. */
+const served = (res: Response, html: string): ServedForm => ({
+  status: res.status,
+  headers: res.headers,
+  html,
+  cookie: setCookie(res.headers, 'troupe_authorize'),
+  session: setCookie(res.headers, 'troupe_session'),
+  fields: hiddenFields(html),
+});
 
 function hiddenFields(html: string): URLSearchParams {
   const fields = new URLSearchParams();
@@ -44,9 +64,7 @@ export function authorizeUrl(base: string, params: Record<string, string>): stri
 /** GET of an authorization URL, redirects not followed; `headers` as a browser would send them (its cookie). */
 export async function openForm(url: string, headers: Record<string, string> = {}): Promise<ServedForm> {
   const res = await fetch(url, { redirect: 'manual', headers });
-  const html = await res.text();
-  const cookie = res.headers.getSetCookie()[0]?.split(';')[0];
-  return { status: res.status, headers: res.headers, html, cookie, fields: hiddenFields(html) };
+  return served(res, await res.text());
 }
 
 /** POST of the served form with `user`'s credentials; `change` edits the body before it goes. */
@@ -76,9 +94,7 @@ export function submit(
 
 /** A page answered to a POST (the consent page after a sign-in), as a served form. */
 export async function pageOf(res: Response): Promise<ServedForm> {
-  const html = await res.text();
-  const cookie = res.headers.getSetCookie()[0]?.split(';')[0];
-  return { status: res.status, headers: res.headers, html, cookie, fields: hiddenFields(html) };
+  return served(res, await res.text());
 }
 
 /** POST of the consent page's form with `decision` (Allow or Deny), as the browser holding `cookie` sends it. */
