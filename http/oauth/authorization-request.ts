@@ -109,6 +109,15 @@ function clientAndRedirect(params: URLSearchParams, clients: readonly Client[]) 
       undefined,
       'redirect_uri',
     );
+  // OpenID Connect makes it required (Core §3.1.2.1); plain OAuth may leave out the one registered.
+  const openId = (params.get('scope') ?? '').split(' ').includes('openid');
+  if (given === undefined && openId)
+    throw new AuthorizeError(
+      'invalid_request',
+      'Missing parameter: redirect_uri (required in an OpenID request)',
+      undefined,
+      'redirect_uri',
+    );
   const redirectUri = given ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
   if (redirectUri === undefined)
     throw new AuthorizeError('invalid_request', 'Missing parameter: redirect_uri', undefined, 'redirect_uri');
@@ -123,6 +132,13 @@ function requestedScope(raw: string | undefined, client: Client): readonly strin
   if (wider.length > 0) throw new Error(`Invalid scope: ${wider.join(' ').slice(0, 200)}`);
   return scope;
 }
+
+/**
+ * Whether a POST to the authorization endpoint is an authorization request itself (Core §3.1.2.1
+ * allows one by POST), not the sign-in form's post: it carries none of the form's own fields.
+ */
+export const isRequestByPost = (params: URLSearchParams): boolean =>
+  !params.has('csrf_token') && !params.has('username') && !params.has('password');
 
 /** The checked request; throws {@link AuthorizeError}. */
 export function readAuthorizationRequest(params: URLSearchParams, clients: readonly Client[]): AuthorizationRequest {

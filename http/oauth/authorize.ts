@@ -5,6 +5,7 @@ import { authorizeCsrf } from './csrf.ts';
 import {
   AuthorizeError,
   codeTerms,
+  isRequestByPost,
   readAuthorizationRequest,
   type AuthorizationRequest,
 } from './authorization-request.ts';
@@ -74,6 +75,12 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
   replyValue(reply);
 }
 
+/** An authorization request, by GET or POST: the code through the sign-in session, or the sign-in form. */
+async function authorizationRequest(ctx: Context, deps: Deps, params: URLSearchParams): Promise<void> {
+  const request = readAuthorizationRequest(params, deps.clients);
+  if (!(await authorizedBySession(ctx, deps, request))) await showForm(ctx, deps, request, 200);
+}
+
 const BACK_WITH_ERROR =
   'to the redirect_uri with `error` (`invalid_request`: missing or non-S256 PKCE, a repeated parameter, a `prompt`, `max_age` or `id_token_hint` that cannot be honoured; `unsupported_response_type`; `unauthorized_client`; `invalid_scope`; with `prompt=none`, `login_required` or `consent_required`), `error_description`, `state` and `iss`';
 
@@ -100,7 +107,11 @@ const AUTHORIZATION_FORM = {
 
 /** The form is read by the handler, as the query of {@link AUTHORIZATION_FORM}. */
 const SIGN_IN = {
-  ...pageForm('/oauth/authorize', 'Sign in; on success, back to the application with an authorization code', S.SignIn),
+  ...pageForm(
+    '/oauth/authorize',
+    'Sign in; on success, back to the application with an authorization code. A form without `csrf_token`, `username` and `password` is an authorization request by POST (OpenID Connect), answered as the GET is',
+    S.SignIn,
+  ),
   replies: {
     200: page(
       'Signed in, and the client asks consent for a scope the account has not allowed it: the consent page (Allow, Deny), posting to /oauth/authorize/consent',
@@ -127,16 +138,14 @@ export function oauthAuthorizeRoutes(routeDeps: AuthorizeRouteDeps): Route[] {
     oauthErrors(
       route({ ...AUTHORIZATION_FORM, access: PUBLIC }, async function authorizationForm(ctx) {
         const query = new URLSearchParams(ctx.querystring);
-        await answering(ctx, deps, query, async () => {
-          const request = readAuthorizationRequest(query, deps.clients);
-          if (!(await authorizedBySession(ctx, deps, request))) await showForm(ctx, deps, request, 200);
-        });
+        await answering(ctx, deps, query, () => authorizationRequest(ctx, deps, query));
       }),
     ),
     oauthErrors(
       route({ ...SIGN_IN, access: PUBLIC, parse: form }, async function authorizationSignIn(ctx) {
         const params = formParams(ctx);
         await answering(ctx, deps, params, async () => {
+          if (isRequestByPost(params)) return authorizationRequest(ctx, deps, params);
           const request = readAuthorizationRequest(params, deps.clients);
           if (!(await deps.csrf.valid(ctx, params.get('csrf_token') ?? undefined, request.params)))
             throw expired('sign-in');

@@ -235,4 +235,34 @@ t('every login of the account ended: its session signs no one in, in every proce
   assert.is(redirectedTo(res as unknown as Response).searchParams.get('error'), 'login_required');
 });
 
+t(
+  'an authorization request by POST is answered as by GET: the sign-in form, or a code through the session',
+  async (c) => {
+    const post = (cookie: string) =>
+      fetch(`${c.server.url}/oauth/authorize`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(cookie === '' ? {} : { Cookie: cookie }) },
+        body: new URLSearchParams(request(APP)).toString(),
+      });
+    const fresh = await post('');
+    assert.is(fresh.status, 200);
+    assert.match(await fresh.text(), /name="password"/);
+    const { session } = await signIn(c.server.url);
+    const signedIn = await post(session);
+    assert.is(signedIn.status, 303);
+    assert.ok(redirectedTo(signedIn).searchParams.get('code'));
+  },
+);
+
+t('an OpenID request names its redirect_uri: without it, the error page, never a redirect', async (c) => {
+  const { redirect_uri: _left, ...rest } = request(APP);
+  const res = await openForm(authorizeUrl(c.server.url, rest));
+  assert.is(res.status, 400);
+  assert.is(res.headers.get('location'), null);
+  assert.match(res.html, /redirect_uri/);
+  const plain = await openForm(authorizeUrl(c.server.url, { ...rest, scope: 'read' }));
+  assert.is(plain.status, 200, 'without openid, the one registered URI stands in');
+});
+
 t.run();
