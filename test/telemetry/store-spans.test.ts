@@ -22,6 +22,7 @@ test('revoking a login is the span `revokeLogin refresh_tokens`', async () => {
       'codes',
       'consents',
       'tickets',
+      'sessions',
     ];
     const others = Object.fromEntries(names.map((name) => [name, {}]));
     const keys = { access: {}, id_token: {} };
