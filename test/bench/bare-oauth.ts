@@ -9,54 +9,19 @@
  * Loaded by `bare-server.ts` when BARE_SIGNING_KEY is set, with BARE_CLIENTS_FILE (a
  * `security.clients-file`), BARE_TOKEN_ISSUER, BARE_TOKEN_AUDIENCE and BARE_TOKEN_VALIDITY (seconds).
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import bcrypt from 'bcryptjs';
+import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Middleware } from 'koa';
 import type { AppState } from '../../http/state.ts';
-import { parseBasic } from '../../src/security/clients.ts';
 import { loadConfiguredKey } from '../../src/composition/configured-keys.ts';
-
-interface Registered {
-  readonly client_id: string;
-  readonly client_secret: string;
-  readonly scope: string;
-}
-
-const required = (env: NodeJS.ProcessEnv, name: string): string => {
-  const value = env[name];
-  if (value === undefined) throw new Error(`${name} is required`);
-  return value;
-};
-
-async function formOf(req: NodeJS.ReadableStream): Promise<URLSearchParams> {
-  let text = '';
-  for await (const chunk of req) text += String(chunk);
-  return new URLSearchParams(text);
-}
+import { cachedClientCheck, formOf, readRegistered, required, type Registered } from './bare-clients.ts';
 
 export async function bareOAuth(env: NodeJS.ProcessEnv): Promise<Middleware<AppState>> {
   const key = await loadConfiguredKey(required(env, 'BARE_SIGNING_KEY'), 256, 'security.signing-key');
-  const clients = JSON.parse(readFileSync(required(env, 'BARE_CLIENTS_FILE'), 'utf8')) as Registered[];
+  const authenticate = cachedClientCheck(readRegistered(required(env, 'BARE_CLIENTS_FILE')));
   const issuer = required(env, 'BARE_TOKEN_ISSUER');
   const audience = required(env, 'BARE_TOKEN_AUDIENCE');
   const validity = Number(required(env, 'BARE_TOKEN_VALIDITY'));
-  const verified = new Map<string, Registered>();
-
-  const authenticate = async (header: string): Promise<Registered | undefined> => {
-    const credentials = parseBasic(header);
-    if (!credentials) return undefined;
-    const cacheKey = createHash('sha256')
-      .update(`${credentials.clientId}\0${credentials.clientSecret}`)
-      .digest('base64url');
-    const hit = verified.get(cacheKey);
-    if (hit) return hit;
-    const client = clients.find((c) => c.client_id === credentials.clientId);
-    if (!client || !(await bcrypt.compare(credentials.clientSecret, client.client_secret))) return undefined;
-    verified.set(cacheKey, client);
-    return client;
-  };
 
   const token = async (client: Registered, params: URLSearchParams) => {
     const scope = params.get('scope') ?? client.scope;
