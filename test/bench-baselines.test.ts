@@ -8,8 +8,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startBare, startTroupe, tempDir, type Child } from './bench/harness.ts';
 import { MACHINE_CLIENT, sameMachineAnswers, startMachinePair } from './bench/scenarios-machine.ts';
+import { fetchCode, redeemBody } from './bench/codes.ts';
+import { sameOpenIdAnswers } from './bench/openid-answers.ts';
+import { OPENID_CLIENT, startOpenIdPair, TOKEN_FORM } from './bench/openid-pair.ts';
 import { seedEmployees } from './bench/seed.ts';
-import { basic, login } from './helpers/tokens.ts';
+import { pkce } from './helpers/authorize.ts';
+import { basic, login, USERS } from './helpers/tokens.ts';
 
 let troupe: Child;
 let bare: Child;
@@ -80,6 +84,32 @@ test('POST /oauth/token (client_credentials) and POST /oauth/introspect: the sam
       body: 'grant_type=client_credentials',
     });
     assert.is(wrong.status, 401, 'the bare handler checks the credentials too');
+  } finally {
+    await pair.stop();
+  }
+});
+
+test('POST /oauth/token (authorization_code) and GET /userinfo: the same answers (claims 21 and 22)', async () => {
+  const pair = await startOpenIdPair(tempDir('openid-baselines'));
+  try {
+    const admin = (await login(pair.troupe.url, USERS.admin)).access_token;
+    const token = await sameOpenIdAnswers(pair, admin);
+    const account = pair.accounts[1];
+    if (!account) throw new Error('no second account');
+    const redeem = (held: Awaited<ReturnType<typeof fetchCode>>, headers = TOKEN_FORM) =>
+      fetch(`${pair.bare.url}/oauth/token`, { method: 'POST', headers, body: redeemBody(OPENID_CLIENT, held) });
+    const held = await fetchCode(pair.troupe.url, OPENID_CLIENT, account);
+    const wrongClient = await redeem(held, { ...TOKEN_FORM, Authorization: basic(OPENID_CLIENT.id, 'wrong') });
+    assert.is(wrongClient.status, 401, 'the bare handler checks the client');
+    assert.is((await redeem({ ...held, verifier: pkce().verifier })).status, 400, 'and the verifier');
+    assert.is((await redeem(held)).status, 400, 'a code tried with a wrong verifier is spent');
+    const fresh = await fetchCode(pair.troupe.url, OPENID_CLIENT, account);
+    assert.is((await redeem(fresh)).status, 200);
+    assert.is((await redeem(fresh)).status, 400, 'a code is redeemed once');
+    const forged = await fetch(`${pair.bare.url}/userinfo`, {
+      headers: { Authorization: `Bearer ${token.slice(0, -4)}AAAA` },
+    });
+    assert.is(forged.status, 401, 'the bare UserInfo verifies the token');
   } finally {
     await pair.stop();
   }

@@ -6,7 +6,8 @@
  * - GET /api/employee/:id: the primary-key read;
  * - POST /api/users/activity: the same insert, in its own transaction;
  * - with BARE_SIGNING_KEY, POST /oauth/token (client_credentials) and POST /oauth/introspect
- *   (`bare-oauth.ts`).
+ *   (`bare-oauth.ts`);
+ * - with BARE_OPENID, POST /oauth/token (authorization_code) and GET /userinfo (`bare-openid.ts`).
  * Run as a child process: PORT, DB_FILE and SQLITE_SYNCHRONOUS from the environment.
  *
  * With BARE_LAYERS=1–4 or floor (and BARE_ISSUER, the full server's URL, whose tokens rungs 3–4 accept) the
@@ -51,6 +52,10 @@ if (layers !== 0) {
 if (process.env['BARE_SIGNING_KEY'] !== undefined) {
   const { bareOAuth } = await import('./bare-oauth.ts');
   app.use(await bareOAuth(process.env));
+}
+if (process.env['BARE_OPENID'] !== undefined) {
+  const { bareOpenId } = await import('./bare-openid.ts');
+  app.use(await bareOpenId(db, process.env));
 }
 app.use(async function bare(ctx) {
   if (ctx.method === 'GET' && ctx.path === '/app/listAll') {
