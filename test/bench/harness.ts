@@ -194,6 +194,11 @@ export interface LoadSpec {
   /** Seconds; ignored when `amount` is set. */
   readonly duration?: number;
   readonly amount?: number;
+  /**
+   * Milliseconds between autocannon's samples (default 1000). A run of `amount` requests ends at
+   * the first sample after its last answer, so its duration is counted in these steps.
+   */
+  readonly sampleMs?: number;
   /** Requests per second from all connections; unset → as fast as the server answers. */
   readonly overallRate?: number;
   readonly idReplacement?: boolean;

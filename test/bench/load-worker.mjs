@@ -21,6 +21,7 @@ const result = await autocannon({
   connections: spec.connections ?? 10,
   duration: spec.duration ?? 5,
   ...(spec.amount ? { amount: spec.amount } : {}),
+  ...(spec.sampleMs ? { sampleInt: spec.sampleMs } : {}),
   ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
   idReplacement: spec.idReplacement ?? false,
   requests: [request()],
