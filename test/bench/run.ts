@@ -21,6 +21,7 @@ import { features } from './scenarios-features.ts';
 import { patches } from './scenarios-patches.ts';
 import { signingKeys } from './scenarios-keys.ts';
 import { machineToMachine } from './scenarios-machine.ts';
+import { OPENID_NOTE, openId } from './scenarios-openid.ts';
 import { tracing } from './scenarios-tracing.ts';
 
 const envInt = (name: string, fallback: number): number => {
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
   await patches(report, settings);
   await signingKeys(report, settings);
   await machineToMachine(report, settings);
+  await openId(report, settings);
   await tracing(report, settings);
   await employees(report, settings);
   await activity(report, settings, { users, idleMs });
@@ -87,6 +89,7 @@ function notes(seconds: number, users: number, idleMs: number): string[] {
     'The ladder (15) runs the bare server with 0 to 4 of the real layers in front of its handler, the floor (the bearer check and the actor ask alone on the bare server) and the full server on one data directory (1,000 employees), best of two interleaved rounds each, 10 connections; CPU µs/request is user + system time of the whole server process (/proc/<pid>/stat) over the round, the fewest of the rounds.',
     'Claim 16 runs a default server and one whose data directory has the features in use (a key set rotated twice by `npm run keys`: retired, active and next keys; 1,000 more accounts, 10 of them disabled through the admin API; a security.clients-file of 50 clients) on copies of one seeded file (1,000 employees), best of two interleaved rounds each, 10 connections; both must answer the same status, ETag and body first.',
     'Claims 18 and 19 run troupe and the bare OAuth handlers with one HS256 key (security.signing-key), issuer, audience and a security.clients-file client, 32 connections, best of two interleaved rounds each; both must answer the same token fields and claims and the same introspections first. Claim 20 runs the BCrypt pool of src/security/passwords.ts with a thread per core in the bench process, before and after the password grant (8 connections).',
+    OPENID_NOTE,
     'Claim 8 runs both servers on one data directory, one after the other, best of two interleaved rounds each; autocannon runs on the same 2 cores as the workers.',
   ];
 }
