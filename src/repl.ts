@@ -66,6 +66,7 @@ const server = await openRepl({
   historyFile: join(config.data.dir, 'repl_history'),
   banner: banner(config, memory),
   keys: core.keys,
+  idTokenKeys: core.idTokenKeys,
 });
 logLines.redraw = () => server.displayPrompt(true);
 server.once('exit', () => {

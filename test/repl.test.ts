@@ -276,6 +276,11 @@ t('--memory: a temporary data dir, removed on exit; it opens with the banner alo
     const keys = await repl.type('.keys');
     assert.match(keys, /signing keys, from the key set in the store:\n {2}active {2}ES256 {2}[\w-]{43}\n/);
     assert.match(keys, /next: published in the JWKS and verifying/);
+    assert.match(
+      keys,
+      /id_token keys, from the key set in the store:\n {2}active {2}RS256 {2}[\w-]{43}\n/,
+      'the id_token lineage',
+    );
     const dir = /actors on (\S+) \(temporary, removed on exit\)/.exec(repl.output())?.[1];
     assert.ok(dir, repl.output());
     assert.is.not(dir, dataDir);

@@ -24,11 +24,18 @@ export interface ReplOptions {
   readonly banner?: string | undefined;
   /** The signing keys, for `.keys`. */
   readonly keys?: KeyRing | undefined;
+  /** The id_token keys, for `.keys`. */
+  readonly idTokenKeys?: KeyRing | undefined;
 }
 
 export const PROMPT = 'troupe> ';
 
-function defineCommands(server: REPLServer, actors: Actors, keys: KeyRing | undefined): void {
+function defineCommands(
+  server: REPLServer,
+  actors: Actors,
+  keys: KeyRing | undefined,
+  idTokenKeys: KeyRing | undefined,
+): void {
   server.defineCommand('keys', {
     help: 'Print the signing keys this process sees (state, algorithm, kid) and their lifecycle',
     action() {
@@ -37,7 +44,9 @@ function defineCommands(server: REPLServer, actors: Actors, keys: KeyRing | unde
         this.displayPrompt();
       };
       if (!keys) return done('no signing keys in this session');
-      formatKeys(keys).then(done, (error: unknown) => done(`the key set cannot be read: ${(error as Error).message}`));
+      formatKeys(keys, idTokenKeys).then(done, (error: unknown) =>
+        done(`the key set cannot be read: ${(error as Error).message}`),
+      );
     },
   });
   server.defineCommand('actors', {
@@ -160,7 +169,7 @@ export async function openRepl(options: ReplOptions): Promise<REPLServer> {
       ioOf(() => server, options.colors),
     ),
   );
-  defineCommands(server, options.actors, options.keys);
+  defineCommands(server, options.actors, options.keys, options.idTokenKeys);
   const historyFile = options.historyFile;
   if (historyFile !== undefined) {
     await new Promise<void>((resolve, reject) =>
