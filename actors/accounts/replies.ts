@@ -2,6 +2,7 @@
 import type { Reply } from '../../src/messaging/reply.ts';
 import type { Throttled } from '../../src/security/login-attempts.ts';
 import type { AccountRefusal } from '../../src/stores/account-store.ts';
+import type { ProfileSource } from '../../src/security/claims.ts';
 
 export type ErrorCode =
   | 'account.not_found' // no account of that id (or, for an account's own password, of that username)
@@ -51,16 +52,7 @@ export interface AccountSummary {
  * What an account's own access token may read of it (OpenID UserInfo, as its scopes allow): never
  * its roles, password or security version.
  */
-export interface AccountProfile {
-  readonly id: number;
-  readonly username: string;
-  readonly firstName: string;
-  readonly lastName: string;
-  /** Null when the account has none. */
-  readonly email: string | null;
-  /** When a profile field last changed, epoch seconds; 0 when unknown. */
-  readonly updatedAt: number;
-}
+export type AccountProfile = ProfileSource;
 
 export interface AccountPage {
   readonly items: readonly AccountSummary[];

@@ -37,8 +37,9 @@ export interface ProfileSource {
   readonly username: string;
   readonly firstName: string;
   readonly lastName: string;
+  /** Null when the account has none. */
   readonly email: string | null;
-  /** Epoch seconds; 0 when unknown. */
+  /** When a profile field last changed, epoch seconds; 0 when unknown. */
   readonly updatedAt: number;
 }
 
