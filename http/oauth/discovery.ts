@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Client } from '../../src/security/clients.ts';
 import type { KeyRing } from '../../src/security/key-ring.ts';
 import { OAuthError } from '../problems.ts';
@@ -29,6 +30,15 @@ const JAVA_ALG: Readonly<Record<string, string>> = {
   ES384: 'SHA384withECDSA',
   ES512: 'SHA512withECDSA',
 };
+
+/** A public metadata document, built once: its only reply is 200 with `body`. */
+const metadataRoute = (path: string, summary: string, schema: z.ZodType, body: Readonly<Record<string, unknown>>) =>
+  route(
+    { method: 'GET', path, access: PUBLIC, tag, summary, replies: { 200: { description: 'Metadata', schema } } },
+    async function metadataDocument(ctx) {
+      ctx.body = body;
+    },
+  );
 
 /** Public key material and server metadata; a MAC key is never disclosed. */
 export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
@@ -82,31 +92,17 @@ export function discoveryRoutes(deps: DiscoveryRouteDeps): Route[] {
         ctx.body = { keys: published };
       },
     ),
-    route(
-      {
-        method: 'GET',
-        path: '/.well-known/oauth-authorization-server',
-        access: PUBLIC,
-        tag,
-        summary: 'Where the OAuth endpoints are and what they support (RFC 8414)',
-        replies: { 200: { description: 'Metadata', schema: S.Metadata } },
-      },
-      async function oauthMetadata(ctx) {
-        ctx.body = metadata.oauth;
-      },
+    metadataRoute(
+      '/.well-known/oauth-authorization-server',
+      'Where the OAuth endpoints are and what they support (RFC 8414)',
+      S.Metadata,
+      metadata.oauth,
     ),
-    route(
-      {
-        method: 'GET',
-        path: '/.well-known/openid-configuration',
-        access: PUBLIC,
-        tag,
-        summary: 'The OpenID Provider metadata (OpenID Connect Discovery 1.0): the RFC 8414 metadata and UserInfo',
-        replies: { 200: { description: 'Metadata', schema: S.OpenIdMetadata } },
-      },
-      async function openIdMetadata(ctx) {
-        ctx.body = metadata.openid;
-      },
+    metadataRoute(
+      '/.well-known/openid-configuration',
+      'The OpenID Provider metadata (OpenID Connect Discovery 1.0): the RFC 8414 metadata and UserInfo',
+      S.OpenIdMetadata,
+      metadata.openid,
     ),
   ];
 }
