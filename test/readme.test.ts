@@ -14,12 +14,19 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CONFIG_KEYS } from '../src/config.ts';
 import { documents, fencedBlocks } from './helpers/docs.ts';
+import { closedPort } from './helpers/ports.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 const ctx = {} as { server: TestServer; outputs: string[] };
 const t = suite('README sessions', ctx);
 t.before(async () => {
-  ctx.server = await startTestServer(startedWith());
+  // The issuer is the server's own address, as with `npm start`: discovery's URLs lead back to it.
+  const port = await closedPort();
+  ctx.server = await startTestServer({
+    ...startedWith(),
+    'server.port': String(port),
+    'security.jwt.issuer': `http://127.0.0.1:${port}`,
+  });
 });
 t.after(async () => ctx.server?.close());
 
@@ -67,7 +74,7 @@ async function pasted(script: string): Promise<string> {
   }
 }
 
-t('every documented block that calls curl is a session, and the README has the six', () => {
+t('every documented block that calls curl is a session, and the README has the seven', () => {
   for (const doc of documents()) {
     for (const block of fencedBlocks(doc.text)) {
       if (/\bcurl\b/.test(block.body))
@@ -78,7 +85,7 @@ t('every documented block that calls curl is a session, and the README has the s
         );
     }
   }
-  assert.is(sessions().length, 6);
+  assert.is(sessions().length, 7);
 });
 
 /** Every session, each after its mark, as one script against `url`. */
@@ -96,7 +103,7 @@ t('the sessions run as written, in order, in one shell', async () => {
   });
   assert.is(result.stderr, '');
   ctx.outputs = result.stdout.split(/^@@session \d+@@\n/m).slice(1);
-  assert.is(ctx.outputs.length, 6);
+  assert.is(ctx.outputs.length, 7);
   // Each answer is on a line of its own: every line that starts a JSON value is one whole value.
   for (const line of result.stdout.split('\n').filter((l) => /^[{[]/.test(l))) {
     assert.not.throws(() => JSON.parse(line), `not one JSON value per line: ${line.slice(0, 200)}`);
@@ -257,6 +264,27 @@ t('applications and services: the code flow with PKCE, a replayed code, client_c
   );
   assert.is(lines[7], '{"error":"access_denied","error_description":"Access is denied"}');
   assert.is(lines.length, 8);
+});
+
+t('OpenID Connect: discovery, an id_token checked by jose, userinfo, single sign-on', () => {
+  const lines = out(6).trim().split('\n');
+  const issuer = ctx.server.config.security.jwt.issuer;
+  assert.equal(JSON.parse(lines[0] ?? ''), {
+    issuer,
+    userinfo_endpoint: `${issuer}/userinfo`,
+    id_token_signing_alg_values_supported: ['RS256'],
+  });
+  const checked = JSON.parse(lines[1] ?? '') as Record<string, unknown>;
+  assert.match(String(checked['sub']), /^account:\d+$/);
+  assert.equal([checked['aud'], checked['nonce_matches']], ['example-web', true]);
+  assert.is(typeof checked['auth_time'], 'number');
+  const userinfo = JSON.parse(lines[2] ?? '') as Record<string, unknown>;
+  assert.equal(
+    [userinfo['sub'], userinfo['preferred_username'], userinfo['name']],
+    [checked['sub'], 'john.doe', 'John Doe'],
+  );
+  assert.is(lines[3], 'a code, no password');
+  assert.is(lines.length, 4);
 });
 
 t("docs/security.md's openssl recipe makes a PKCE verifier and its S256 challenge", async () => {
