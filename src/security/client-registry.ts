@@ -27,6 +27,8 @@ export interface ClientRegistration {
    */
   readonly authMethod: AuthMethod | undefined;
   readonly redirectUris: readonly string[];
+  /** Where RP-initiated logout may send the browser back (OpenID RP-Initiated Logout 1.0 §3.1). */
+  readonly postLogoutRedirectUris: readonly string[];
   readonly grantTypes: readonly RegisteredGrant[];
   readonly scopes: readonly string[];
   readonly consent: ConsentMode;
@@ -66,6 +68,17 @@ export function redirectUriProblem(uri: string): string | undefined {
     return 'must be https:, http: to a loopback host, or a private-use scheme in reverse domain name form (com.example.app:/callback)';
   return undefined;
 }
+/** A list of redirect URIs, each held to {@link redirectUriProblem}. */
+const redirectUriList = () =>
+  z
+    .array(
+      z.string().superRefine((uri, ctx) => {
+        const problem = redirectUriProblem(uri);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    )
+    .default([]);
+
 const entry = z
   .strictObject({
     client_id: z.string().regex(/^[\x21-\x7E]{1,128}$/, 'must be 1 to 128 printable ASCII characters'),
@@ -75,14 +88,8 @@ const entry = z
       .regex(BCRYPT_HASH, 'must be a BCrypt hash ($2a$, $2b$ or $2y$), never the secret itself')
       .optional(),
     token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
-    redirect_uris: z
-      .array(
-        z.string().superRefine((uri, ctx) => {
-          const problem = redirectUriProblem(uri);
-          if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-        }),
-      )
-      .default([]),
+    redirect_uris: redirectUriList(),
+    post_logout_redirect_uris: redirectUriList(),
     grant_types: z
       .array(z.enum(['authorization_code', 'refresh_token', 'client_credentials', 'password']))
       .min(1, 'must name at least one grant')
@@ -112,6 +119,7 @@ const entry = z
     secretHash: c.client_secret === undefined ? undefined : withoutBcryptPrefix(c.client_secret),
     authMethod: c.token_endpoint_auth_method,
     redirectUris: c.redirect_uris,
+    postLogoutRedirectUris: c.post_logout_redirect_uris,
     grantTypes: [...new Set(c.grant_types)],
     scopes: c.scope,
     consent: c.consent,

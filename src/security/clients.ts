@@ -18,6 +18,8 @@ export interface Client {
   readonly scopes: readonly string[];
   /** Compared exactly (no prefix, no normalisation) with an authorization request's redirect_uri. */
   readonly redirectUris: readonly string[];
+  /** Compared exactly with a logout request's post_logout_redirect_uri; undefined: none. */
+  readonly postLogoutRedirectUris?: readonly string[] | undefined;
   /** Whether the authorization endpoint asks the person's consent; undefined: `explicit`. */
   readonly consent?: ConsentMode | undefined;
 }

@@ -148,6 +148,29 @@ t('every bad redirect URI is named, in one line', () => {
   }
 });
 
+t("post_logout_redirect_uris are read, held to the redirect URIs' rules; none when left out", () => {
+  const uris = ['https://app.example/signed-out', 'http://127.0.0.1:9/bye', 'com.example.app:/bye'];
+  const [spa, other] = load([
+    { ...publicClient, post_logout_redirect_uris: uris },
+    { ...publicClient, client_id: 'b' },
+  ]).security.clientsFile;
+  assert.equal(spa?.postLogoutRedirectUris, uris);
+  assert.equal(other?.postLogoutRedirectUris, []);
+  refused(
+    [{ ...publicClient, post_logout_redirect_uris: ['https://app.example/ok', 'javascript:alert(1)'] }],
+    /\[0\]\.post_logout_redirect_uris\[1\]: must not use the javascript: scheme/,
+  );
+  refused(
+    [{ ...publicClient, post_logout_redirect_uris: ['http://app.example/bye'] }],
+    /\[0\]\.post_logout_redirect_uris\[0\]: http: is for a loopback host only/,
+  );
+  refused(
+    [{ ...publicClient, post_logout_redirect_uris: ['/bye#x'] }],
+    /post_logout_redirect_uris\[0\]: must be an absolute URI/,
+  );
+  refused([{ ...publicClient, post_logout_redirect_uris: 'https://app.example/bye' }], /post_logout_redirect_uris/);
+});
+
 t('authorization_code without a redirect URI is refused', () => {
   refused([{ ...publicClient, redirect_uris: [] }], /\[0\]\.redirect_uris: authorization_code needs a redirect URI/);
 });
