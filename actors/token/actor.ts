@@ -31,7 +31,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const grants = createGrants(deps, { seconds, revokeLogin, afterLogin: endOldestLogins });
   const { onRevoke, onIntrospect } = createInspection(deps, now, revokeLogin, revokeAccessToken);
   const { onListConsents, onWithdrawConsent } = createConsents(deps, seconds, revokeLogin);
-  const { onEndSession, onListSessions, onEndSessions } = createSessionHandlers(deps.sessions);
+  const { onEndSession, onSignOut, onListSessions, onEndSessions } = createSessionHandlers(deps.sessions);
 
   /** Expired records go; each purge is idempotent, so one overlapping another (or another process's) is harmless. */
   const onPurge = async (): Promise<void> => {
@@ -60,6 +60,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return replyBeside(ctx.self, msg.sender, onWithdrawConsent(msg));
       case 'EndSession':
         return replyBeside(ctx.self, msg.sender, onEndSession(msg));
+      case 'SignOut':
+        return replyBeside(ctx.self, msg.sender, onSignOut(msg));
       case 'ListSessions':
         return replyBeside(ctx.self, msg.sender, onListSessions(msg));
       case 'EndSessions':

@@ -20,6 +20,7 @@ import type {
   RevokeReply,
   SessionsReply,
   SignedInReply,
+  SignOutReply,
   WithdrawReply,
 } from './replies.ts';
 import type { Grant } from './grant-inputs.ts';
@@ -102,6 +103,14 @@ export type Command =
       readonly sender: Ref<WithdrawReply>;
     }
   | { readonly type: 'EndSession'; readonly session: string; readonly sender: Ref<EndSessionReply> }
+  | {
+      readonly type: 'SignOut';
+      /** The browser's session cookie. */
+      readonly session: string;
+      /** The subject an `id_token_hint` names: a session of another account is left going. */
+      readonly subject?: string | undefined;
+      readonly sender: Ref<SignOutReply>;
+    }
   | { readonly type: 'ListSessions'; readonly accountId: number; readonly sender: Ref<SessionsReply> }
   | { readonly type: 'EndSessions'; readonly accountId: number; readonly sender: Ref<EndSessionsReply> }
   | { readonly type: 'Revoke'; readonly clientId: string; readonly token: string; readonly sender: Ref<RevokeReply> }
@@ -234,6 +243,7 @@ export const schemas = {
   ListConsents: z.strictObject({ accountId: z.number().int() }),
   WithdrawConsent: z.strictObject({ accountId: z.number().int(), clientId: z.string() }),
   EndSession: z.strictObject({ session: z.string() }),
+  SignOut: z.strictObject({ session: z.string(), subject: z.string().optional() }),
   ListSessions: z.strictObject({ accountId: z.number().int() }),
   EndSessions: z.strictObject({ accountId: z.number().int() }),
   Revoke: z.strictObject({ clientId: z.string(), token: z.string() }),
@@ -256,6 +266,7 @@ export const examples = {
     "Token.authorizeSignedIn({ clientId: 'web-app', redirectUri: 'https://app.example/callback', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', session: '<the session of an Authorize reply>' })",
   DenyConsent: "Token.denyConsent({ ticket: { id: 'Hk3v9QpX2mL0sT7wYb4nEg', expiresAt: 1767225600 } })",
   EndSession: "Token.endSession({ session: '<the session of an Authorize reply>' })",
+  SignOut: "Token.signOut({ session: '<the session of an Authorize reply>', subject: 'account:2' })",
   ListSessions: 'Token.listSessions({ accountId: 2 })',
   EndSessions: 'Token.endSessions({ accountId: 2 })',
   ListConsents: 'Token.listConsents({ accountId: 2 })',

@@ -123,6 +123,15 @@ export interface SessionSummary {
 export type SessionsReply = Reply<readonly SessionSummary[]>;
 /** A sign-out: the account whose session it was, or null when the cookie named no session going. */
 export type EndSessionReply = Reply<{ readonly accountId: number } | null>;
+/**
+ * An RP-initiated logout: the session it ended (whose account), null when the cookie named no
+ * session that counts, or `otherAccount` when the session is of another account than the hint's
+ * (left going: the person is asked first).
+ */
+export type SignedOut =
+  | { readonly ended: { readonly accountId: number; readonly username: string } | null }
+  | { readonly otherAccount: true };
+export type SignOutReply = Reply<SignedOut>;
 /** How many of the account's sessions were going, and are ended now. */
 export type EndSessionsReply = Reply<{ readonly ended: number }>;
 /**

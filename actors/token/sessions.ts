@@ -1,11 +1,12 @@
 /**
  * TokenActor's sign-in sessions apart from an authorization (`grants/authorization-code.ts` begins
- * and uses them): signing out one browser, and an account's sessions listed or all ended (the REPL,
+ * and uses them): signing out one browser (the account page's, RP-initiated logout's), and an account's sessions listed or all ended (the REPL,
  * the account's own page). Each reads and writes the store, so an end is seen by every process.
  */
 import { ok } from '../../src/messaging/reply.ts';
 import type { Sessions } from '../../src/security/sign-in-sessions.ts';
-import type { Command, EndSessionReply, EndSessionsReply, SessionsReply } from './protocol.ts';
+import { accountSubject } from '../../src/security/subjects.ts';
+import type { Command, EndSessionReply, EndSessionsReply, SessionsReply, SignOutReply } from './protocol.ts';
 
 type Of<T extends Command['type']> = Extract<Command, { type: T }>;
 
@@ -14,6 +15,14 @@ export function createSessionHandlers(sessions: Sessions) {
     onEndSession: async (msg: Of<'EndSession'>): Promise<EndSessionReply> => {
       const ended = await sessions.end(msg.session);
       return ok(ended ? { accountId: ended.accountId } : null);
+    },
+    onSignOut: async (msg: Of<'SignOut'>): Promise<SignOutReply> => {
+      const signedIn = await sessions.current(msg.session);
+      if (signedIn === undefined) return ok({ ended: null });
+      const { id, username } = signedIn.account;
+      if (msg.subject !== undefined && msg.subject !== accountSubject(id)) return ok({ otherAccount: true });
+      // Ended once: of two sign-outs at once, in any processes, one ends it and the other finds it ended.
+      return ok({ ended: (await sessions.end(msg.session)) ? { accountId: id, username } : null });
     },
     onListSessions: async (msg: Of<'ListSessions'>): Promise<SessionsReply> =>
       ok(

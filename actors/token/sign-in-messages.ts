@@ -85,6 +85,15 @@ export const endSession =
   (p: { session: string }): RequestOf<Command, 'EndSession'> =>
   (sender) => ({ type: 'EndSession', session: p.session, sender });
 
+/**
+ * RP-initiated logout: ends the session the cookie's value names (in every process), with its
+ * account as read now; when `subject` (an id_token_hint's) is given, only a session of that
+ * account, another's being left going.
+ */
+export const signOut =
+  (p: { session: string; subject?: string | undefined }): RequestOf<Command, 'SignOut'> =>
+  (sender) => ({ type: 'SignOut', session: p.session, subject: p.subject, sender });
+
 /** The account's sign-in sessions that are going (never their cookies). */
 export const listSessions =
   (p: { accountId: number }): RequestOf<Command, 'ListSessions'> =>

@@ -74,17 +74,26 @@ export function createIdTokenSigner(signingKey: () => Promise<UsableKey>, settin
 
 export type IdTokenSigner = ReturnType<typeof createIdTokenSigner>;
 
+/** What an `id_token_hint` says, once it proved to be an id_token of this server. */
+export interface Hint {
+  /** `sub`: the account's subject. */
+  readonly subject: string;
+  /** `aud`: the client (or clients) it was issued to. */
+  readonly audience: readonly string[];
+}
+
 /**
- * The subject of an id_token this server issued, given back as an `id_token_hint` (Core §3.1.2.1):
- * its signature checked with an id_token key that verifies now, its issuer this one's; its expiry
- * is not checked (a hint may be an id_token that has expired). Undefined for a hint that is not
- * such an id_token; a key set that cannot be read throws, as it does for every token.
+ * An id_token this server issued, given back as an `id_token_hint` (Core §3.1.2.1, RP-Initiated
+ * Logout 1.0 §2): its signature checked with an id_token key that verifies now (so never `alg:
+ * none`, an access token, or a token of another signer), its issuer this one's; its expiry is not
+ * checked (a hint may be an id_token that has expired). Undefined for a hint that is not such an
+ * id_token; a key set that cannot be read throws, as it does for every token.
  */
-export async function hintedSubject(
+export async function readHint(
   hint: string,
   keys: Pick<KeyRing, 'verifying'>,
   issuer: string,
-): Promise<string | undefined> {
+): Promise<Hint | undefined> {
   let kid: unknown;
   try {
     kid = decodeProtectedHeader(hint).kid;
@@ -97,10 +106,21 @@ export async function hintedSubject(
     const { payload } = await compactVerify(hint, key.verifyKey, { algorithms: [key.alg] });
     const claims: unknown = JSON.parse(new TextDecoder().decode(payload));
     if (typeof claims !== 'object' || claims === null) return undefined;
-    const { iss, sub } = claims as { iss?: unknown; sub?: unknown };
-    return iss === issuer && typeof sub === 'string' ? sub : undefined;
+    const { iss, sub, aud } = claims as { iss?: unknown; sub?: unknown; aud?: unknown };
+    const audience = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
+    if (iss !== issuer || typeof sub !== 'string' || !audience.every((a) => typeof a === 'string')) return undefined;
+    return { subject: sub, audience: audience as string[] };
   } catch (error) {
     if (error instanceof errors.JOSEError || error instanceof SyntaxError) return undefined;
     throw error;
   }
+}
+
+/** The subject of an id_token this server issued, given back as an `id_token_hint` ({@link readHint}). */
+export async function hintedSubject(
+  hint: string,
+  keys: Pick<KeyRing, 'verifying'>,
+  issuer: string,
+): Promise<string | undefined> {
+  return (await readHint(hint, keys, issuer))?.subject;
 }

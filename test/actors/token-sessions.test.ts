@@ -92,6 +92,28 @@ t('a new sign-in ends the session it replaces; EndSession signs out once, in eve
   assert.equal(gone.ok && gone.value, { signIn: 'required' });
 });
 
+t('SignOut: a hint of another account leaves the session going; its own ends it once, in every process', async () => {
+  const [one, two] = [await aProcess(), await aProcess()];
+  const session = await signIn(one);
+  const account = await sqliteAccountStore(one.db).findByUsername('john.doe');
+  const id = account?.id ?? 0;
+  const other = await ask(two.token, Token.signOut({ session: session.value, subject: accountSubject(id + 1) }), 5000);
+  assert.equal(other, { ok: true, value: { otherAccount: true } });
+  const still = await bySession(one, session.value);
+  assert.ok(still.ok && 'code' in still.value, 'left going');
+  const out = await ask(two.token, Token.signOut({ session: session.value, subject: accountSubject(id) }), 5000);
+  assert.equal(out, { ok: true, value: { ended: { accountId: id, username: 'john.doe' } } });
+  const gone = await bySession(one, session.value);
+  assert.equal(gone.ok && gone.value, { signIn: 'required' }, 'ended in the other process');
+  assert.equal(await ask(one.token, Token.signOut({ session: session.value }), 5000), {
+    ok: true,
+    value: { ended: null },
+  });
+  const unhinted = await signIn(one);
+  const any = await ask(one.token, Token.signOut({ session: unhinted.value }), 5000);
+  assert.ok(any.ok && 'ended' in any.value && any.value.ended?.username === 'john.doe', 'no subject: any account');
+});
+
 t('ListSessions shows times only; EndSessions ends every session of the account', async () => {
   const [one, two] = [await aProcess(), await aProcess()];
   const a = await signIn(one);
