@@ -26,6 +26,7 @@ import { docsRoutes } from './routes/docs.ts';
 import { homeRoutes } from './routes/home.ts';
 import { employeeRoutes } from './routes/employee.ts';
 import { oauthAuthorizeRoutes } from './oauth/authorize.ts';
+import { logoutRoutes } from './oauth/logout.ts';
 import { signInAssetRoutes } from './oauth/pages/assets.ts';
 import type { SignInSite } from './oauth/pages/sign-in-site.ts';
 import { oauthGrantRoutes } from './oauth/token.ts';
@@ -93,15 +94,17 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
     scopeWrite: jwt.scopeWrite,
     logger: deps.logger,
   };
+  const pageDeps = {
+    ...oauth,
+    issuer: jwt.issuer,
+    keys: deps.keys,
+    idTokenKeys: deps.idTokenKeys,
+    pages: deps.signIn.pages,
+  };
   return [
     ...oauthGrantRoutes(oauth),
-    ...oauthAuthorizeRoutes({
-      ...oauth,
-      issuer: jwt.issuer,
-      keys: deps.keys,
-      idTokenKeys: deps.idTokenKeys,
-      pages: deps.signIn.pages,
-    }),
+    ...oauthAuthorizeRoutes(pageDeps),
+    ...logoutRoutes(pageDeps),
     ...signInAssetRoutes(deps.signIn),
     ...oauthRevokeIntrospectRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
     ...discoveryRoutes({

@@ -29,6 +29,7 @@ export const SECURITY_EVENTS = {
   'consent.denied': 'info',
   'consent.withdrawn': 'info',
   'session.started': 'info',
+  'session.ended': 'info',
 } as const satisfies Record<string, 'info' | 'warn'>;
 
 export type SecurityEvent = keyof typeof SECURITY_EVENTS;

@@ -34,7 +34,7 @@ export type Deps = AuthorizeRouteDeps & {
 };
 
 /** Every answer of the endpoint: never cached, never framed, never leaking its URL onwards. */
-function secureHeaders(ctx: Context, pages: Pages): void {
+export function secureHeaders(ctx: Context, pages: Pages): void {
   ctx.set({
     'Content-Security-Policy': pages.csp,
     'X-Frame-Options': 'DENY',

@@ -5,6 +5,7 @@
  */
 import { CLAIMS_SUPPORTED, OPENID_SCOPES } from '../../src/security/claims.ts';
 import type { Client } from '../../src/security/clients.ts';
+import { LOGOUT_PATH } from './logout.ts';
 import { USERINFO_PATH } from './userinfo.ts';
 
 const union = <T>(lists: readonly (readonly T[])[]): T[] => [...new Set(lists.flat())];
@@ -18,7 +19,7 @@ export interface ServerMetadata {
 
 /**
  * Only what this server supports: no `*_auth_signing_alg_values_supported` (no JWT client
- * authentication), no `end_session_endpoint` (RP-initiated logout is not served), and the request
+ * authentication), `end_session_endpoint` (RP-initiated logout) in the OpenID document alone, and the request
  * parameters it does not take said so, where Discovery's default would claim them.
  */
 export function serverMetadata(issuer: string, clients: readonly Client[]): ServerMetadata {
@@ -45,6 +46,7 @@ export function serverMetadata(issuer: string, clients: readonly Client[]): Serv
   const openid = {
     ...oauth,
     userinfo_endpoint: `${issuer}${USERINFO_PATH}`,
+    end_session_endpoint: `${issuer}${LOGOUT_PATH}`,
     subject_types_supported: ['public'],
     // id_tokens are signed RS256, the one algorithm every OpenID Provider must offer (Core §15.1).
     id_token_signing_alg_values_supported: ['RS256'],

@@ -3,6 +3,8 @@
  * how), and the {@link Pages} that render them as HTML in the person's language.
  */
 
+import type { LogoutPages } from './pages/logout-pages.ts';
+
 /** Name and value pairs sent back with a form as hidden fields (the request, the CSRF token…). */
 export type HiddenFields = ReadonlyMap<string, string>;
 
@@ -63,6 +65,8 @@ export interface Pages {
   signIn(view: SignInView, request: PageRequest): string;
   consent(view: ConsentView, request: PageRequest): string;
   error(view: ErrorView, request: PageRequest): string;
+  /** RP-initiated logout's pages (`pages/logout-pages.ts`). */
+  readonly logout: LogoutPages;
   /** The page's Content-Security-Policy. */
   readonly csp: string;
 }

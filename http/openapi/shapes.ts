@@ -175,6 +175,7 @@ export const OpenIdMetadata = z
     authorization_endpoint: z.string(),
     token_endpoint: z.string(),
     userinfo_endpoint: z.string(),
+    end_session_endpoint: z.string(),
     jwks_uri: z.string(),
     response_types_supported: z.array(z.string()),
     subject_types_supported: z.array(z.string()),
@@ -242,4 +243,32 @@ export const ConsentForm = AuthorizationRequest.extend({
     .string()
     .meta({ description: 'From the consent form: the sign-in it follows, bound to the cookie and the request' }),
   decision: z.enum(['allow', 'deny']),
+});
+
+/** An RP-initiated logout request (OpenID Connect RP-Initiated Logout 1.0 §2), by GET or POST. */
+export const LogoutRequest = z.object({
+  id_token_hint: z.string().optional().meta({
+    description:
+      'An id_token this server issued (expired ones too): its account’s session ends without asking; refused when it is not one',
+  }),
+  client_id: z.string().optional().meta({ description: 'The client; must be the hint’s audience when both are sent' }),
+  post_logout_redirect_uri: z.string().optional().meta({
+    description:
+      'Where to go back: exactly one of the client’s registered `post_logout_redirect_uris`; needs `client_id` or `id_token_hint`',
+  }),
+  state: z.string().optional().meta({ description: 'Sent back with the redirect' }),
+  ui_locales: z.string().optional().meta({ description: 'The languages of the pages, space-separated' }),
+  logout_hint: z.string().optional().meta({ description: 'Ignored' }),
+});
+
+/** The logout request by POST, or the confirmation form's fields (those with `csrf_token` and `decision`). */
+export const LogoutForm = LogoutRequest.extend({
+  csrf_token: z
+    .string()
+    .optional()
+    .meta({ description: 'The confirmation form’s: from the page, valid with the session it was served to' }),
+  decision: z
+    .enum(['logout', 'stay'])
+    .optional()
+    .meta({ description: 'The confirmation form’s: Sign out (`logout`) or Stay signed in (`stay`)' }),
 });

@@ -90,24 +90,29 @@ t('authentication failures under /api speak OAuth JSON with a challenge', async 
   }
 });
 
-t('the OAuth endpoints declare OAuth errors: every client route, the authorization form, token_key, UserInfo', () => {
-  assert.equal(
-    ctx.routes.filter((r) => r.errorFormat === 'oauth').map((r) => `${r.method} ${r.path}`),
-    [
-      'POST /oauth/token',
-      'GET /oauth/authorize',
-      'POST /oauth/authorize',
-      'POST /oauth/authorize/consent',
-      'POST /oauth/revoke',
-      'POST /oauth/introspect',
-      'POST /oauth/check_token',
-      'GET /oauth/token_key',
-      'GET /userinfo',
-      'POST /userinfo',
-    ],
-  );
-  for (const r of ctx.routes) if (r.access.kind === 'client') assert.is(r.errorFormat, 'oauth', r.path);
-});
+t(
+  'the OAuth endpoints declare OAuth errors: every client route, the authorization form, logout, token_key, UserInfo',
+  () => {
+    assert.equal(
+      ctx.routes.filter((r) => r.errorFormat === 'oauth').map((r) => `${r.method} ${r.path}`),
+      [
+        'POST /oauth/token',
+        'GET /oauth/authorize',
+        'POST /oauth/authorize',
+        'POST /oauth/authorize/consent',
+        'GET /oauth/logout',
+        'POST /oauth/logout',
+        'POST /oauth/revoke',
+        'POST /oauth/introspect',
+        'POST /oauth/check_token',
+        'GET /oauth/token_key',
+        'GET /userinfo',
+        'POST /userinfo',
+      ],
+    );
+    for (const r of ctx.routes) if (r.access.kind === 'client') assert.is(r.errorFormat, 'oauth', r.path);
+  },
+);
 
 t('a path no route has under /oauth → 404 problem+json (no route declares its body)', async () => {
   const res = await fetch(`${ctx.server.url}/oauth/nothing-here`);

@@ -216,6 +216,19 @@ t('the authorization endpoint', async () => {
   });
   assert.is(allowedAgain.status, 303);
   assert.is((await call('DELETE', ownOne, `${own}/${PARTNER.id}`)).status, 204);
+  // RP-initiated logout: the confirmation page, its choices, and the error page.
+  const logout = '/oauth/logout';
+  assert.is((await call('GET', logout, `${logout}?client_id=nobody`, { token: null })).status, 400);
+  const confirm = await pageOf(await fetch(`${ctx.server.url}${logout}?client_id=${WEB.id}`));
+  const chose = (decision: string, token = confirm.fields.get('csrf_token') ?? '') =>
+    call('POST', logout, logout, {
+      token: null,
+      form: { ...Object.fromEntries(confirm.fields), csrf_token: token, decision },
+    });
+  assert.is((await chose('logout', 'forged')).status, 400);
+  assert.is((await chose('stay')).status, 200);
+  assert.is((await chose('logout')).status, 200);
+  assert.is((await call('GET', logout, logout, { token: null })).status, 200);
 });
 
 t('account administration', async () => {

@@ -19,6 +19,7 @@ const read = async (url: string, path: string): Promise<Metadata> => {
 /** What only an OpenID Provider's metadata says, beside every field of RFC 8414's. */
 const OPENID_ONLY = [
   'userinfo_endpoint',
+  'end_session_endpoint',
   'subject_types_supported',
   'id_token_signing_alg_values_supported',
   'claims_supported',
@@ -57,7 +58,7 @@ t('GET /.well-known/openid-configuration › every field Discovery 1.0 requires,
     'email_verified',
   ]);
   assert.is(meta['request_uri_parameter_supported'], false, 'Discovery’s default (true) would claim it');
-  assert.is(meta['end_session_endpoint'], undefined, 'RP-initiated logout is not served');
+  assert.is(meta['end_session_endpoint'], `${issuer}/oauth/logout`, 'RP-initiated logout');
 });
 
 t('GET /.well-known/openid-configuration › every field of the RFC 8414 metadata, the same', async ({ server }) => {
@@ -78,6 +79,7 @@ t('GET /.well-known/openid-configuration › each endpoint it names is served he
     authorization_endpoint: 'GET',
     token_endpoint: 'POST',
     userinfo_endpoint: 'GET',
+    end_session_endpoint: 'GET',
     jwks_uri: 'GET',
     revocation_endpoint: 'POST',
     introspection_endpoint: 'POST',

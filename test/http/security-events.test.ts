@@ -77,6 +77,7 @@ s('the documented events are the stable set', () => {
     'login.throttled',
     'password.change_failed',
     'password.changed',
+    'session.ended',
     'session.started',
     'token.refreshed',
     'token.reuse_detected',

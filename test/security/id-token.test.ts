@@ -1,9 +1,9 @@
 /** id_tokens: `at_hash` as OpenID Connect Core computes it, and what the signer puts in the header and claims. */
 import { createHash } from 'node:crypto';
-import { decodeProtectedHeader, jwtVerify } from 'jose';
+import { base64url, decodeProtectedHeader, jwtVerify } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { atHash, createIdTokenSigner } from '../../src/security/id-token.ts';
+import { atHash, createIdTokenSigner, readHint } from '../../src/security/id-token.ts';
 import { generatePrivateKey, usableKey } from '../../src/security/key-material.ts';
 
 const t = suite('security: id_tokens');
@@ -47,6 +47,32 @@ t(
     });
     const { payload: without } = await jwtVerify(await sign(request, at), key.verifyKey, { currentDate: new Date(at) });
     assert.not.ok('nonce' in without);
+  },
+);
+
+t(
+  'readHint › an id_token of ours, expired too: its subject and audience; alg none, another signer or issuer: none',
+  async () => {
+    const key = await usableKey(generatePrivateKey('RS256'), 'RS256');
+    const other = await usableKey(generatePrivateKey('RS256'), 'RS256');
+    const issuer = 'http://issuer.test';
+    const ring = { verifying: async (kid: string) => (kid === key.kid ? key : undefined) };
+    const request = { subject: 'account:7', clientId: 'web-app', authTime: 1, accessToken: 'at' };
+    const long = Date.UTC(2001, 0, 1);
+    const expired = await createIdTokenSigner(async () => key, { issuer, validity: 60 })(request, long);
+    assert.equal(await readHint(expired, ring, issuer), { subject: 'account:7', audience: ['web-app'] });
+    const [, payload] = expired.split('.');
+    const none = `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'JWT', kid: key.kid }))}.${payload}.`;
+    // Signed by another key under our kid, and under its own kid.
+    const sameKid = await createIdTokenSigner(async () => ({ ...other, kid: key.kid }), { issuer, validity: 60 })(
+      request,
+    );
+    const ownKid = await createIdTokenSigner(async () => other, { issuer, validity: 60 })(request);
+    const elsewhere = await createIdTokenSigner(async () => key, { issuer: 'http://other.test', validity: 60 })(
+      request,
+    );
+    for (const hint of [none, sameKid, ownKid, elsewhere, 'not-a-token', `${expired}x`])
+      assert.is(await readHint(hint, ring, issuer), undefined);
   },
 );
 

@@ -15,6 +15,7 @@ import type {
 } from '../page-views.ts';
 import { escapeHtml } from './html.ts';
 import { negotiate } from './language.ts';
+import { logoutPages } from './logout-pages.ts';
 import type { Messages, TemplateName, Theme } from './theme.ts';
 
 export const STYLESHEET_PATH = '/oauth/sign-in/style.css';
@@ -68,7 +69,7 @@ function nested(messages: Messages, values: Readonly<Record<string, string>>): T
 const hiddenList = (hidden: HiddenFields) => [...hidden].map(([name, value]) => ({ name, value }));
 
 /** A message of the page's language with its `{values}` filled in; `fallback` (else the key) when there is none. */
-type Say = (key: string, extra?: Readonly<Record<string, string>>, fallback?: string) => string;
+export type Say = (key: string, extra?: Readonly<Record<string, string>>, fallback?: string) => string;
 
 function problemText(problem: SignInProblem, say: Say): string {
   switch (problem.kind) {
@@ -84,6 +85,18 @@ function problemText(problem: SignInProblem, say: Say): string {
       return say('signIn.problem.invalid', { detail: problem.message });
   }
 }
+
+/**
+ * A page of the theme: template `name` in the request's language, titled by the message `titleKey`,
+ * its messages filled with `values` (and the product's name), `view` giving the template's own values.
+ */
+export type Render = (
+  name: TemplateName,
+  request: PageRequest,
+  titleKey: string,
+  values: Record<string, string>,
+  view: (say: Say) => Record<string, unknown>,
+) => string;
 
 /** The pages of `theme`, branded. */
 export function themedPages(theme: Theme, branding: Branding): Pages {
@@ -152,5 +165,6 @@ export function themedPages(theme: Theme, branding: Branding): Pages {
         error: view.error,
         description: view.description,
       })),
+    logout: logoutPages(render),
   };
 }
