@@ -398,10 +398,12 @@ t(
   },
 );
 
-t('POST › a decision other than logout or stay → 400 error page', async (c) => {
+t('POST › a decision repeated or other than logout or stay → 400 error page', async (c) => {
   const { cookie } = await signIn(c.server.url);
   const page = await logout(c.server.url, {}, cookie);
   errorPage(await pageOf(await choose(c.server.url, page, 'maybe', cookie)), /decision must be logout or stay/);
+  const twice = await choose(c.server.url, page, 'logout', cookie, (b) => b.append('decision', 'stay'));
+  errorPage(await pageOf(twice), /decision must be logout or stay/);
   assert.ok(await signedIn(c.server.url, cookie));
 });
 
