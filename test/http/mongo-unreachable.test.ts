@@ -66,6 +66,8 @@ t("every route that needs a store answers 503 with Retry-After, in its prefix's 
     // Answered from the request alone (these requests are no sign-in: no client, no form body).
     '/oauth/authorize',
     '/oauth/authorize/consent',
+    // No hint and no session cookie: the confirmation page, from the request alone.
+    '/oauth/logout',
   ]);
   for (const r of routesOf(ctx.server.troupe.app)) {
     const path = r.path.replace(':id', '0123456789abcdef01234567').replace(':file', 'swagger-ui.css');
