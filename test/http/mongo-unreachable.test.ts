@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { routesOf } from '../../http/app.ts';
+import { pageOf } from '../helpers/authorize.ts';
 import { closedPort } from '../helpers/ports.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { basic, bearer, forgeAccessToken, postToken, USERS } from '../helpers/tokens.ts';
@@ -94,6 +95,25 @@ t("every route that needs a store answers 503 with Retry-After, in its prefix's 
     else if (r.path === '/ready') assert.is(shape['status'], 'unavailable');
     else assert.is(shape['status'], 503, r.path);
   }
+});
+
+t('/oauth/logout signing a session out fails closed: 503, no redirect, the cookie not cleared', async () => {
+  const cookie = `troupe_session=${'A'.repeat(43)}`;
+  const page = await pageOf(await timed('/oauth/logout', { headers: { Cookie: cookie } }));
+  assert.is(page.status, 200, 'the confirmation page needs no store');
+  const body = new URLSearchParams(page.fields);
+  body.set('decision', 'logout');
+  const res = await timed('/oauth/logout', {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+    body: body.toString(),
+  });
+  assert.is(res.status, 503);
+  assert.is(res.headers.get('retry-after'), '1');
+  assert.is(res.headers.get('location'), null);
+  assert.equal(res.headers.getSetCookie(), []);
+  assert.is(((await res.json()) as { error: string }).error, 'temporarily_unavailable');
 });
 
 t.run();
