@@ -8,10 +8,12 @@ import { guarded, type CollectionIndexes, type Runner } from './mongo.ts';
 
 interface CodeDoc extends Omit<
   AuthorizationCodeRecord,
-  'codeHash' | 'scope' | 'accountId' | 'accountVersion' | 'nonce' | 'authTime'
+  'codeHash' | 'scope' | 'accountId' | 'accountVersion' | 'nonce' | 'authTime' | 'codeChallenge'
 > {
   _id: string;
   scope: string[];
+  /** Null (or absent) on a code issued without a PKCE challenge. */
+  codeChallenge?: string | null;
   /** Absent on codes stored before codes named their account. */
   accountId?: number | null;
   accountVersion?: number | null;
@@ -24,9 +26,18 @@ export const AUTHORIZATION_CODE_INDEXES: CollectionIndexes = {
   authorization_codes: [{ key: { expiresAt: 1 }, name: 'authorization_codes_expiry' }],
 };
 
-const toRecord = ({ _id, accountId, accountVersion, nonce, authTime, ...d }: CodeDoc): AuthorizationCodeRecord => ({
+const toRecord = ({
+  _id,
+  codeChallenge,
+  accountId,
+  accountVersion,
+  nonce,
+  authTime,
+  ...d
+}: CodeDoc): AuthorizationCodeRecord => ({
   ...d,
   codeHash: _id,
+  codeChallenge: codeChallenge ?? null,
   accountId: accountId ?? null,
   accountVersion: accountVersion ?? null,
   nonce: nonce ?? null,

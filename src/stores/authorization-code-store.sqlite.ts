@@ -8,7 +8,7 @@ import { grantFields, scopeColumn, writeTransaction, type Db, type GrantRow } fr
 interface Row extends GrantRow {
   code_hash: string;
   redirect_uri: string;
-  code_challenge: string;
+  code_challenge: string | null;
   login_id: string;
   expires_at: number;
   used_at: number | null;
@@ -35,7 +35,7 @@ export function sqliteAuthorizationCodeStore(db: Db): AuthorizationCodeStore {
       string,
       string,
       string,
-      string,
+      string | null,
       string,
       string,
       string,

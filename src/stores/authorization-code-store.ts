@@ -9,8 +9,11 @@ export interface AuthorizationCodeRecord {
   readonly clientId: string;
   /** The redirect_uri of the authorization request, as it was sent. */
   readonly redirectUri: string;
-  /** PKCE S256 challenge (RFC 7636). */
-  readonly codeChallenge: string;
+  /**
+   * PKCE S256 challenge (RFC 7636); null for a code issued without one (a confidential client that
+   * may leave PKCE out of an OpenID request with a nonce): its redemption then sends no verifier.
+   */
+  readonly codeChallenge: string | null;
   readonly scope: readonly string[];
   readonly username: string;
   /**

@@ -74,6 +74,7 @@ export async function bareOpenId(db: Db, env: NodeJS.ProcessEnv): Promise<Middle
       record.clientId !== client.client_id ||
       record.expiresAt <= now ||
       record.redirectUri !== params.get('redirect_uri') ||
+      record.codeChallenge === null ||
       !verifierMatches(verifier, record.codeChallenge)
     )
       return undefined;

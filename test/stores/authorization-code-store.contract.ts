@@ -53,6 +53,16 @@ export function authorizationCodes(name: string, target: ContractTarget): void {
     assert.equal([read?.nonce, read?.authTime], [null, null]);
   });
 
+  t('a code issued without a PKCE challenge keeps none, and one with a challenge keeps it', async () => {
+    const bare = code({ codeChallenge: null, nonce: 'n-0S6_WzA2Mj', authTime: 995 });
+    await stores().codes.insert(bare);
+    assert.equal(await stores().codes.spend(bare.codeHash, 1010), bare);
+    assert.is((await stores().codes.spend(bare.codeHash, 1020))?.codeChallenge, null, 'spent, still without one');
+    const withChallenge = code();
+    await stores().codes.insert(withChallenge);
+    assert.is((await stores().codes.spend(withChallenge.codeHash, 1010))?.codeChallenge, withChallenge.codeChallenge);
+  });
+
   t('two processes spending one code at once: exactly one of them spends it', async () => {
     const other = await ctx.sut?.another();
     assert.ok(other);

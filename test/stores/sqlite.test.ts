@@ -40,6 +40,44 @@ t('migration 021: the accounts of an older database get the migration time as up
   db.close();
 });
 
+t('migration 023: the codes of an older database stay, and a code may then have no challenge', () => {
+  const db = new Database(':memory:');
+  const dir = 'src/stores/migrations';
+  for (const name of readdirSync(dir)
+    .filter((f) => /^0[01]\d-|^02[0-2]-/.test(f))
+    .sort())
+    db.exec(readFileSync(join(dir, name), 'utf8'));
+  db.pragma('user_version = 22');
+  const insert = `insert into authorization_codes (code_hash, client_id, redirect_uri, code_challenge, scope, username,
+    login_id, expires_at, account_id, account_version, nonce, auth_time) values (?, 'web-app', 'https://app.example/cb',
+    ?, 'openid', 'kim', 'login-1', 1060, 7, 0, 'n-1', 995)`;
+  db.prepare(insert).run('old', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
+  assert.throws(() => db.prepare(insert).run('bare', null), /NOT NULL/, 'before 023 a challenge is required');
+  migrate(db);
+  db.prepare(insert).run('bare', null);
+  const rows = db
+    .prepare(
+      'select code_hash, code_challenge, account_id, nonce, auth_time from authorization_codes order by code_hash',
+    )
+    .all();
+  assert.equal(rows, [
+    { code_hash: 'bare', code_challenge: null, account_id: 7, nonce: 'n-1', auth_time: 995 },
+    {
+      code_hash: 'old',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      account_id: 7,
+      nonce: 'n-1',
+      auth_time: 995,
+    },
+  ]);
+  const index = db
+    .prepare("select name from sqlite_master where type = 'index' and tbl_name = 'authorization_codes'")
+    .pluck()
+    .all();
+  assert.ok(index.includes('authorization_codes_expiry'), 'the expiry index is kept');
+  db.close();
+});
+
 t('initial data with a plain-text password is refused, naming the setting', () => {
   try {
     readInitialData('test/fixtures/initial-data-plain.json');

@@ -188,7 +188,8 @@ export function createAuthorizationCode(
     if (record.clientId !== msg.clientId) return 'Invalid authorization code';
     if (record.expiresAt <= seconds()) return 'Authorization code expired';
     if (record.redirectUri !== msg.redirectUri) return 'redirect_uri does not match the authorization request';
-    if (!verifierMatches(msg.codeVerifier, record.codeChallenge)) return 'code_verifier does not match the challenge';
+    if (record.codeChallenge === null || !verifierMatches(msg.codeVerifier, record.codeChallenge))
+      return 'code_verifier does not match the challenge';
     return undefined;
   };
 
