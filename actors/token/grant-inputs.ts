@@ -27,7 +27,8 @@ export interface GrantInputs {
   readonly authorization_code: {
     readonly code: string;
     readonly redirectUri: string;
-    readonly codeVerifier: string;
+    /** Required for a code issued with a PKCE challenge; refused for one issued without (RFC 9700 §4.8.2). */
+    readonly codeVerifier?: string | undefined;
   };
 }
 

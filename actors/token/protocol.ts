@@ -48,8 +48,11 @@ export interface CodeTerms {
   readonly redirectUri: string;
   /** Undefined: every scope of the client. */
   readonly scope: readonly string[] | undefined;
-  /** PKCE S256 challenge. */
-  readonly codeChallenge: string;
+  /**
+   * PKCE S256 challenge. Undefined only for a client registered with `pkce_required: false`, in an
+   * OpenID request with a nonce (`mayOmitChallenge`); otherwise refused (`request.invalid`).
+   */
+  readonly codeChallenge?: string | undefined;
   /** OpenID Connect: the request's `nonce`, which the code's id_token carries; undefined when none was sent. */
   readonly nonce?: string | undefined;
 }
@@ -155,12 +158,15 @@ export const refresh = (p: {
 export const clientCredentials = (p: { clientId: string; scope?: readonly string[] | undefined }) =>
   grant({ clientId: p.clientId, grant: { grantType: 'client_credentials', scope: p.scope } });
 
-/** authorization_code grant: redeems a code once; a code presented again revokes every token issued from it. */
+/**
+ * authorization_code grant: redeems a code once; a code presented again revokes every token issued
+ * from it. The verifier goes with a code issued with a challenge, and never with one issued without.
+ */
 export const redeemCode = (p: {
   clientId: string;
   code: string;
   redirectUri: string;
-  codeVerifier: string;
+  codeVerifier?: string | undefined;
 }): RequestOf<Command, 'Grant'> =>
   grant({
     clientId: p.clientId,
@@ -194,7 +200,7 @@ const codeTerms = {
   clientId: z.string(),
   redirectUri: z.string(),
   scope,
-  codeChallenge: z.string(),
+  codeChallenge: z.string().optional(),
   nonce: z.string().optional(),
 };
 
@@ -214,7 +220,7 @@ export const schemas = {
         grantType: z.literal('authorization_code'),
         code: z.string(),
         redirectUri: z.string(),
-        codeVerifier: z.string(),
+        codeVerifier: z.string().optional(),
       }),
     ]),
     address: z.string().optional(),

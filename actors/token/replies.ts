@@ -6,7 +6,7 @@ import type { Throttled } from '../../src/security/login-attempts.ts';
 export type ErrorCode =
   | 'client.invalid' // unknown client or wrong secret
   | 'grant.invalid' // bad account credentials; unknown, expired, revoked or reused refresh token
-  | 'request.invalid' // a password over 72 bytes, which no login may present (BCrypt would truncate it)
+  | 'request.invalid' // a password over 72 bytes (BCrypt would truncate it); a code asked without the PKCE it needs
   | 'grant.unauthorized' // the grant type is not enabled for the client
   | 'scope.invalid' // a scope the client (or the refresh token) does not have
   | 'client.mismatch'; // the token was issued to another client

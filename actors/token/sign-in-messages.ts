@@ -19,7 +19,7 @@ export const authorize =
     username: string;
     password: string;
     scope?: readonly string[] | undefined;
-    codeChallenge: string;
+    codeChallenge?: string | undefined;
     nonce?: string | undefined;
     address?: string | undefined;
     replacing?: string | undefined;
@@ -49,7 +49,7 @@ export const authorizeConsented =
     clientId: string;
     redirectUri: string;
     scope?: readonly string[] | undefined;
-    codeChallenge: string;
+    codeChallenge?: string | undefined;
     nonce?: string | undefined;
     accountId: number;
     accountVersion: number;

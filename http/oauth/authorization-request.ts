@@ -8,7 +8,7 @@ import type { Client } from '../../src/security/clients.ts';
 import type { ErrorReason } from './page-views.ts';
 import { OAuthError } from '../problems.ts';
 import { SCOPE_TOKEN } from '../../src/security/formats.ts';
-import { isS256Challenge } from '../../src/security/pkce.ts';
+import { isS256Challenge, mayOmitChallenge, PKCE_REQUIRED } from '../../src/security/pkce.ts';
 
 export const REQUEST_PARAMS = [
   'response_type',
@@ -57,7 +57,8 @@ export interface AuthorizationRequest {
   readonly state: string | undefined;
   /** Undefined: every scope of the client. */
   readonly scope: readonly string[] | undefined;
-  readonly codeChallenge: string;
+  /** Undefined only when the client may leave PKCE out of this request (`mayOmitChallenge`). */
+  readonly codeChallenge: string | undefined;
   /** OpenID Connect's `nonce`, for the id_token; undefined when none was sent (or it was empty). */
   readonly nonce: string | undefined;
   /**
@@ -155,17 +156,23 @@ export function readAuthorizationRequest(params: URLSearchParams, clients: reado
   if (!client.grantTypes.includes('authorization_code'))
     throw back('unauthorized_client', 'The client may not use the authorization_code grant');
   const codeChallenge = value('code_challenge');
-  if (codeChallenge === undefined) throw back('invalid_request', 'PKCE is required: missing code_challenge');
-  if (value('code_challenge_method') !== 'S256') throw back('invalid_request', 'code_challenge_method must be S256');
-  if (!isS256Challenge(codeChallenge)) throw back('invalid_request', 'Malformed code_challenge');
+  if (codeChallenge !== undefined && value('code_challenge_method') !== 'S256')
+    throw back('invalid_request', 'code_challenge_method must be S256');
+  if (codeChallenge !== undefined && !isS256Challenge(codeChallenge))
+    throw back('invalid_request', 'Malformed code_challenge');
   let scope: readonly string[] | undefined;
   try {
     scope = requestedScope(value('scope'), client);
   } catch (error) {
+    // Without a challenge, PKCE is what is refused first, as for every client.
+    if (codeChallenge === undefined) throw back('invalid_request', PKCE_REQUIRED);
     throw back('invalid_scope', (error as Error).message);
   }
-  const sent = new Map(REQUEST_PARAMS.flatMap((name) => (params.has(name) ? [[name, params.get(name) ?? '']] : [])));
   const nonce = value('nonce');
+  // Only a confidential client registered without it, in an OpenID request with a nonce (RFC 9700 §2.1.1).
+  if (codeChallenge === undefined && !mayOmitChallenge(client, scope, nonce))
+    throw back('invalid_request', PKCE_REQUIRED);
+  const sent = new Map(REQUEST_PARAMS.flatMap((name) => (params.has(name) ? [[name, params.get(name) ?? '']] : [])));
   const prompt = new Set((value('prompt') ?? '').split(' ').filter(Boolean));
   const unknown = [...prompt].find((p) => !PROMPTS.has(p));
   if (unknown !== undefined) throw back('invalid_request', `Unsupported prompt value: ${unknown.slice(0, 40)}`);

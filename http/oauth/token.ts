@@ -67,7 +67,10 @@ const GRANT_FORMS = {
       grant_type: z.literal('authorization_code'),
       code: S.FormParameter.meta({ description: 'The code from the redirect' }),
       redirect_uri: S.FormParameter.meta({ description: 'As in the authorization request' }),
-      code_verifier: S.FormParameter.meta({ description: 'The PKCE verifier' }),
+      code_verifier: S.FormParameter.optional().meta({
+        description:
+          'The PKCE verifier: required for a code issued with a challenge, refused (invalid_grant) for one issued without',
+      }),
       ...S.ClientParameters,
     })
     .transform((form) => ({
@@ -133,7 +136,7 @@ const TOKEN = {
     'grant.unauthorized',
     [
       'grant.invalid',
-      'Bad credentials; refresh token unknown, expired, revoked or reused; code unknown, expired, already used (its tokens are then revoked), of another client or redirect_uri, or a code_verifier that does not match',
+      'Bad credentials; refresh token unknown, expired, revoked or reused; code unknown, expired, already used (its tokens are then revoked), of another client or redirect_uri, or a code_verifier that does not match, is missing, or is sent for a code issued without a challenge',
     ],
     'scope.invalid',
     ['login.throttled', 'too many failed logins for the username or address, before a password is checked'],

@@ -217,8 +217,11 @@ export const AuthorizationRequest = z.object({
     .meta({ description: 'Compared exactly with the registered ones; may be left out when the client has one' }),
   scope: z.string().optional().meta({ description: 'Space-separated; within the client’s scope. Default: all of it' }),
   state: z.string().optional(),
-  code_challenge: z.string().meta({ description: 'PKCE S256 challenge (43 base64url characters); required' }),
-  code_challenge_method: z.literal('S256'),
+  code_challenge: z.string().optional().meta({
+    description:
+      'PKCE S256 challenge (43 base64url characters); required, but for a confidential client registered with `pkce_required: false` in an `openid` request with a `nonce`',
+  }),
+  code_challenge_method: z.literal('S256').optional().meta({ description: 'S256; required with a code_challenge' }),
   nonce: z.string().optional().meta({
     description:
       'OpenID Connect: kept with the code and returned in the id_token of an `openid` request; sent through the sign-in and consent forms',

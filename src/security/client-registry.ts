@@ -32,6 +32,11 @@ export interface ClientRegistration {
   readonly grantTypes: readonly RegisteredGrant[];
   readonly scopes: readonly string[];
   readonly consent: ConsentMode;
+  /**
+   * `pkce_required` (default true): false lets a confidential client leave PKCE out of an OpenID
+   * request that sends a nonce (RFC 9700 §2.1.1); a public client always uses PKCE.
+   */
+  readonly pkceRequired: boolean;
 }
 
 /** Loopback hosts an `http:` redirect URI may name (RFC 8252 §7.3, §8.3), as the URL parser writes them. */
@@ -100,11 +105,14 @@ const entry = z
       .transform((s) => [...new Set(s.split(' ').filter(Boolean))])
       .refine((scopes) => scopes.every((s) => SCOPE_TOKEN.test(s)), 'must be space-separated scope tokens'),
     consent: z.enum(['implicit', 'explicit']).default('explicit'),
+    pkce_required: z.boolean().default(true),
   })
   .superRefine((c, ctx) => {
     const isPublic = c.token_endpoint_auth_method === 'none';
     if (isPublic && c.client_secret !== undefined)
       ctx.addIssue({ code: 'custom', path: ['client_secret'], message: 'a public client (none) has no secret' });
+    if (isPublic && !c.pkce_required)
+      ctx.addIssue({ code: 'custom', path: ['pkce_required'], message: 'a public client (none) always uses PKCE' });
     if (!isPublic && c.client_secret === undefined)
       ctx.addIssue({ code: 'custom', path: ['client_secret'], message: 'is required for a confidential client' });
     for (const grant of ['client_credentials', 'password'] as const)
@@ -123,6 +131,7 @@ const entry = z
     grantTypes: [...new Set(c.grant_types)],
     scopes: c.scope,
     consent: c.consent,
+    pkceRequired: c.pkce_required,
   }));
 
 const file = z.array(entry).superRefine((clients, ctx) => {

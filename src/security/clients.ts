@@ -22,6 +22,11 @@ export interface Client {
   readonly postLogoutRedirectUris?: readonly string[] | undefined;
   /** Whether the authorization endpoint asks the person's consent; undefined: `explicit`. */
   readonly consent?: ConsentMode | undefined;
+  /**
+   * False: the client, a confidential one, may leave PKCE out of an OpenID request that sends a
+   * nonce (RFC 9700 §2.1.1); undefined or true: every authorization request needs a challenge.
+   */
+  readonly pkceRequired?: boolean | undefined;
 }
 
 export interface ClientCredentials {

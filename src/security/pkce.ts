@@ -1,5 +1,6 @@
 /** PKCE (RFC 7636) with S256 only, and the form of authorization codes. */
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Client } from './clients.ts';
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
 export const isCodeVerifier = (v: string): boolean => /^[A-Za-z0-9._~-]{43,128}$/.test(v);
@@ -15,6 +16,25 @@ export function verifierMatches(verifier: string, challenge: string): boolean {
   const expected = Buffer.from(challenge);
   return made.length === expected.length && timingSafeEqual(made, expected);
 }
+
+/** Why a code may not be issued without a challenge: the authorization endpoint's `invalid_request`. */
+export const PKCE_REQUIRED = 'PKCE is required: missing code_challenge';
+
+/**
+ * Whether a code may be issued without a PKCE challenge: only to a confidential client registered
+ * with `pkce_required: false`, in an OpenID request (its scope names `openid`) that sends a nonce,
+ * which the client checks in the id_token as PKCE would be checked (RFC 9700 §2.1.1).
+ */
+export const mayOmitChallenge = (
+  client: Pick<Client, 'pkceRequired' | 'secretHash'>,
+  scope: readonly string[] | undefined,
+  nonce: string | undefined,
+): boolean =>
+  client.pkceRequired === false &&
+  client.secretHash !== undefined &&
+  nonce !== undefined &&
+  nonce !== '' &&
+  scope?.includes('openid') === true;
 
 /** Authorization codes: 256 random bits, base64url; stored only as their SHA-256 (`hashToken`). */
 export const newAuthorizationCode = (): string => randomBytes(32).toString('base64url');

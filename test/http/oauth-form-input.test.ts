@@ -116,7 +116,15 @@ http('POST /oauth/token › the same OAuth errors as the handler gave', async ({
     [`grant_type=password&username=${username}&username=admin`, '400 invalid_request: Parameter username is repeated'],
     ['grant_type=refresh-token', '400 invalid_request: Missing parameter: refresh_token'],
     ['grant_type=authorization_code&code=c&redirect_uri=', '400 invalid_request: Missing parameter: redirect_uri'],
-    ['grant_type=authorization_code&code=c&redirect_uri=r', '400 invalid_request: Missing parameter: code_verifier'],
+    [
+      'grant_type=authorization_code&code=c&redirect_uri=r&code_verifier=',
+      '400 invalid_request: Invalid parameter: code_verifier',
+    ],
+    // code_verifier may be left out (a code issued without a challenge): the form goes on to the grant.
+    [
+      'grant_type=authorization_code&code=c&redirect_uri=r',
+      '400 unauthorized_client: The client may not use the authorization_code grant',
+    ],
   ];
   for (const [form, expected] of cases) assert.is(await answer(await token(form)), expected, form);
 });

@@ -46,6 +46,18 @@ t('consent: explicit unless the entry says implicit; any other value is refused'
   refused([{ ...publicClient, consent: 'never' }], /\[0\]\.consent: /);
 });
 
+t('pkce_required: true unless a confidential entry says false; false on a public client is refused', () => {
+  const [service, web] = load([{ ...confidential, pkce_required: false }, { ...publicClient }]).security.clientsFile;
+  assert.is(service?.pkceRequired, false);
+  assert.is(web?.pkceRequired, true);
+  assert.is(load([{ ...publicClient, pkce_required: true }]).security.clientsFile[0]?.pkceRequired, true);
+  refused(
+    [{ ...publicClient, pkce_required: false }],
+    /\[0\]\.pkce_required: a public client \(none\) always uses PKCE/,
+  );
+  refused([{ ...confidential, pkce_required: 'false' }], /\[0\]\.pkce_required: /);
+});
+
 t('an entry naming no token_endpoint_auth_method registers none: either secret method is taken', () => {
   const [, , , console] = load(CLIENTS).security.clientsFile;
   assert.is(console?.authMethod, undefined);

@@ -12,11 +12,13 @@
  * here), so a withdrawal through any process is seen by the next sign-in and redemption.
  */
 import { randomUUID } from 'node:crypto';
-import { fail, ok } from '../../../src/messaging/reply.ts';
+import { fail, ok, type Failure } from '../../../src/messaging/reply.ts';
 import {
   isCodeVerifier,
   looksLikeAuthorizationCode,
+  mayOmitChallenge,
   newAuthorizationCode,
+  PKCE_REQUIRED,
   verifierMatches,
 } from '../../../src/security/pkce.ts';
 import { hashToken } from '../../../src/security/refresh-tokens.ts';
@@ -37,6 +39,7 @@ import {
   type ConsentedReply,
   type ConsentNeeded,
   type DenyReply,
+  type ErrorCode,
   type GrantOf,
   type GrantReply,
   type SignedInReply,
@@ -98,7 +101,7 @@ export function createAuthorizationCode(
       codeHash: hashToken(code),
       clientId: client.clientId,
       redirectUri: request.redirectUri,
-      codeChallenge: request.codeChallenge,
+      codeChallenge: request.codeChallenge ?? null,
       scope: request.scope ?? client.scopes,
       username: account.username,
       accountId: account.id,
@@ -110,6 +113,17 @@ export function createAuthorizationCode(
       usedAt: null,
     });
     return { code };
+  };
+
+  /**
+   * The refusal of a code asked without a PKCE challenge by a client that may not leave it out
+   * (`mayOmitChallenge`), before anything is counted or read; undefined when the request may go on.
+   */
+  const challengeRefused = (terms: CodeTerms): Failure<ErrorCode> | undefined => {
+    if (terms.codeChallenge !== undefined) return undefined;
+    const client = grants.checkGrant(terms.clientId, 'authorization_code', terms.scope);
+    if ('ok' in client) return client;
+    return mayOmitChallenge(client, terms.scope, terms.nonce) ? undefined : fail('request.invalid', PKCE_REQUIRED);
   };
 
   /**
@@ -133,7 +147,8 @@ export function createAuthorizationCode(
    * The authorization endpoint's sign-in: a password login, then the code or the consent asked. A
    * password that matched begins a sign-in session (and ends the browser's earlier one).
    */
-  const onAuthorize = (msg: SignIn): Promise<AuthorizeReply> =>
+  const onAuthorize = async (msg: SignIn): Promise<AuthorizeReply> =>
+    challengeRefused(msg) ??
     passwordLogin(msg, 'authorization_code', async (client, account) => {
       const authTime = seconds();
       const answer = await issue(client, account, msg, authTime);
@@ -148,6 +163,8 @@ export function createAuthorizationCode(
    * count, is older than `max_age`, or is of another account than the `id_token_hint`'s.
    */
   const onAuthorizeSignedIn = async (msg: SessionSignIn): Promise<SignedInReply> => {
+    const refused = challengeRefused(msg);
+    if (refused) return refused;
     const client = grants.checkGrant(msg.clientId, 'authorization_code', msg.scope);
     if ('ok' in client) return client;
     const required = ok({ signIn: 'required' } as const);
@@ -165,6 +182,8 @@ export function createAuthorizationCode(
    */
   const onAuthorizeConsented = async (msg: Consented): Promise<ConsentedReply> => {
     const refuse = () => fail('grant.invalid', ACCOUNT_CHANGED);
+    const refused = challengeRefused(msg);
+    if (refused) return refused;
     const client = grants.checkGrant(msg.clientId, 'authorization_code', msg.scope);
     if ('ok' in client) return client;
     const account = await deps.accounts.findById(msg.accountId);
@@ -188,8 +207,11 @@ export function createAuthorizationCode(
     if (record.clientId !== msg.clientId) return 'Invalid authorization code';
     if (record.expiresAt <= seconds()) return 'Authorization code expired';
     if (record.redirectUri !== msg.redirectUri) return 'redirect_uri does not match the authorization request';
-    if (record.codeChallenge === null || !verifierMatches(msg.codeVerifier, record.codeChallenge))
-      return 'code_verifier does not match the challenge';
+    // A code issued without a challenge takes no verifier: one sent is a PKCE downgrade (RFC 9700 §4.8.2).
+    if (record.codeChallenge === null)
+      return msg.codeVerifier === undefined ? undefined : 'code_verifier sent for a code issued without a challenge';
+    if (msg.codeVerifier === undefined) return 'Missing code_verifier: the code was issued with a challenge';
+    if (!verifierMatches(msg.codeVerifier, record.codeChallenge)) return 'code_verifier does not match the challenge';
     return undefined;
   };
 
@@ -202,7 +224,7 @@ export function createAuthorizationCode(
     const refuse = (description: string) => fail('grant.invalid', description);
     const client = grants.checkGrant(msg.clientId, 'authorization_code', undefined);
     if ('ok' in client) return client;
-    if (!looksLikeAuthorizationCode(msg.code) || !isCodeVerifier(msg.codeVerifier))
+    if (!looksLikeAuthorizationCode(msg.code) || (msg.codeVerifier !== undefined && !isCodeVerifier(msg.codeVerifier)))
       return refuse('Invalid authorization code or code_verifier');
     // Spent whatever follows: a code is presented once, by its client or by anyone else.
     const record = await deps.codes.spend(hashToken(msg.code), seconds());
