@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { CONFIG_KEYS, ConfigError, DEV_CLIENT_SECRET_HASH, loadConfig } from '../src/config.ts';
 import { parseArgs, UsageError } from '../src/config/args.ts';
+import { registeredClients } from '../src/composition/clients.ts';
 import { tempDir } from './helpers/server.ts';
 
 const t = suite('config');
@@ -68,7 +69,7 @@ t('development defaults', () => {
   assert.is(c.security.securityRealm, 'troupe');
   assert.is(c.security.jwt.clientId, 'troupe-client');
   assert.is(c.security.jwt.clientSecret, DEV_CLIENT_SECRET_HASH);
-  assert.equal(c.security.jwt.grantType, ['password', 'refresh_token']);
+  assert.equal(c.security.jwt.grantType, ['password', 'refresh_token', 'authorization_code']);
   assert.is(c.security.jwt.resourceIds, 'troupe-api');
   assert.is(c.security.jwt.issuer, 'http://127.0.0.1:8080');
   assert.is(c.security.jwt.accessTokenValidity, 3600);
@@ -112,6 +113,21 @@ t('mongodb.operation-timeout-ms: 5000 by default, MONGODB_OPERATION_TIMEOUT_MS s
   rejects({ properties: { 'mongodb.operation-timeout-ms': '50' } }, /mongodb\.operation-timeout-ms/);
   rejects({ properties: { 'mongodb.operation-timeout-ms': 'soon' } }, /mongodb\.operation-timeout-ms/);
 });
+
+t(
+  'the original client comes back to /docs with a code at the issuer, when it may (https:, or http: to loopback)',
+  () => {
+    const redirects = (properties: Record<string, string>) =>
+      registeredClients(loadConfig({ properties }))[0]?.redirectUris;
+    assert.equal(redirects({}), ['http://127.0.0.1:8080/docs/oauth2-redirect.html']);
+    assert.equal(redirects({ 'security.jwt.issuer': 'https://api.example/' }), [
+      'https://api.example/docs/oauth2-redirect.html',
+    ]);
+    assert.equal(redirects({ 'security.jwt.issuer': 'http://api.example' }), [], 'no code over http: to another host');
+    assert.equal(redirects({ 'security.jwt.grant-type': 'password,refresh_token' }), [], 'without the grant');
+    assert.is(registeredClients(loadConfig())[0]?.consent, 'implicit', 'first-party: no consent page');
+  },
+);
 
 t('the seed spelling refresh-token is accepted', () => {
   assert.equal(

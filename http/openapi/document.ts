@@ -181,9 +181,12 @@ export interface DocumentInfo {
   readonly version: string;
   /** The configured scope names. */
   readonly scopes: readonly string[];
+  /** Whether the original client signs in with the code flow too (`src/security/docs-client.ts`). */
+  readonly codeFlow: boolean;
 }
 
 export function buildDocument(routes: readonly DescribedRoute[], info: DocumentInfo): Json {
+  const scopes = Object.fromEntries(info.scopes.map((s) => [s, s]));
   const paths: Record<string, Json> = {};
   for (const r of routes) paths[r.path] = { ...paths[r.path], [r.method.toLowerCase()]: operation(r) };
   return {
@@ -207,14 +210,15 @@ export function buildDocument(routes: readonly DescribedRoute[], info: DocumentI
         // The order of the Authorize dialog: signing in first, then a token pasted as it is.
         oauth2: {
           type: 'oauth2',
-          description:
-            'Sign in with a username and password (the password grant); the client id is filled in, its secret is yours to give',
+          description: info.codeFlow
+            ? "Sign in on this server's sign-in page (the authorization code flow with PKCE), or with a username and password here (the password grant); the client id is filled in, its secret is yours to give"
+            : 'Sign in with a username and password (the password grant); the client id is filled in, its secret is yours to give',
           flows: {
-            password: {
-              // Relative: the token endpoint of the server that serves this page, whatever the issuer names.
-              tokenUrl: '/oauth/token',
-              scopes: Object.fromEntries(info.scopes.map((s) => [s, s])),
-            },
+            // Relative: the endpoints of the server that serves this page, whatever the issuer names.
+            ...(info.codeFlow
+              ? { authorizationCode: { authorizationUrl: '/oauth/authorize', tokenUrl: '/oauth/token', scopes } }
+              : {}),
+            password: { tokenUrl: '/oauth/token', scopes },
           },
         },
         bearer: {

@@ -1,6 +1,7 @@
 /** The OpenAPI document of the services this configuration serves, derived from the routes as mounted. */
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../src/config.ts';
+import { docsCodeFlow } from '../../src/security/docs-client.ts';
 import { type RouteInfo, type Tag } from '../route-table.ts';
 import { buildDocument, type DescribedRoute } from './document.ts';
 
@@ -30,5 +31,9 @@ export function openApiFor(config: Config, routes: readonly RouteInfo[]): Record
       };
     })
     .sort((a, b) => TAG_ORDER.indexOf(a.doc.tag) - TAG_ORDER.indexOf(b.doc.tag));
-  return buildDocument(described, { version: VERSION, scopes: [jwt.scopeRead, jwt.scopeWrite] });
+  return buildDocument(described, {
+    version: VERSION,
+    scopes: [jwt.scopeRead, jwt.scopeWrite],
+    codeFlow: docsCodeFlow(jwt.grantType, jwt.issuer),
+  });
 }

@@ -24,6 +24,7 @@ const ASSETS: ReadonlyMap<string, string> = new Map([
   ['swagger-ui.css', 'text/css; charset=utf-8'],
   ['swagger-ui-bundle.js', 'application/javascript; charset=utf-8'],
   ['favicon-32x32.png', 'image/png'],
+  ['oauth2-redirect.js', 'application/javascript; charset=utf-8'],
 ]);
 
 const tag = 'operations';
@@ -31,13 +32,16 @@ const tag = 'operations';
 /**
  * Swagger UI's start: the Authorize dialog's sign-in (the password grant) comes with the client id
  * and scopes filled in, and the dialog opens at it, its username focused (Swagger UI puts the
- * other schemes, a token pasted as it is among them, above). The authorization is not persisted
+ * other schemes, a token pasted as it is among them, above). The code flow sends a PKCE challenge
+ * and comes back to `/docs/oauth2-redirect.html` on this page's origin (the one redirect URI
+ * the client has, at the issuer), which hands the code to this window. The authorization is not persisted
  * (`persistAuthorization` stays off): a token kept in the browser's storage would outlive the
  * page and the visit.
  */
 const init = (oauth: DocsRouteDeps['oauth']): string => `window.addEventListener('load', function () {
-  window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, displayRequestDuration: true });
-  window.ui.initOAuth(${JSON.stringify({ clientId: oauth.clientId, scopes: oauth.scopes })});
+  var redirect = location.origin + '/docs/oauth2-redirect.html';
+  window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, displayRequestDuration: true, oauth2RedirectUrl: redirect });
+  window.ui.initOAuth(${JSON.stringify({ clientId: oauth.clientId, scopes: oauth.scopes, usePkceWithAuthorizationCodeGrant: true })});
   // The Authorize dialog lists the sign-in last: each time it opens, it opens there.
   var shown = null;
   new MutationObserver(function () {
@@ -62,6 +66,19 @@ const PAGE = `<!doctype html>
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script src="/docs/assets/init.js"></script>
+</body>
+</html>
+`;
+
+/**
+ * Where the code flow of the Authorize dialog comes back to: Swagger UI's own script (served as an
+ * asset, as its bundle is) reads the code and hands it to the window that opened this one.
+ */
+const REDIRECT_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>troupe API: signing in</title></head>
+<body>
+  <script src="/docs/assets/oauth2-redirect.js"></script>
 </body>
 </html>
 `;
@@ -110,6 +127,24 @@ export function docsRoutes(deps: DocsRouteDeps): Route[] {
         ctx.set({ 'Content-Security-Policy': CSP, 'X-Frame-Options': 'DENY' });
         ctx.type = 'text/html; charset=utf-8';
         ctx.body = PAGE;
+      },
+    ),
+    route(
+      whole('/docs/oauth2-redirect.html', 'Where the Authorize of /docs comes back to with a code', {
+        description: 'HTML',
+        schema: z.string(),
+        type: 'text/html',
+      }),
+      // Its address carries the code: not kept, and not sent on as a referrer.
+      async function docsRedirect(ctx) {
+        ctx.set({
+          'Content-Security-Policy': CSP,
+          'X-Frame-Options': 'DENY',
+          'Cache-Control': 'no-store',
+          'Referrer-Policy': 'no-referrer',
+        });
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = REDIRECT_PAGE;
       },
     ),
     route(

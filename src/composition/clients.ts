@@ -4,8 +4,15 @@
  */
 import type { Config } from '../config.ts';
 import type { Client } from '../security/clients.ts';
+import { docsCodeFlow, docsRedirectUri } from '../security/docs-client.ts';
 
-/** The original client of `security.jwt.*` first, then those of `security.clients-file`. */
+/**
+ * The original client of `security.jwt.*` first, then those of `security.clients-file`. With the
+ * authorization_code grant (by default), the original client is registered with one redirect URI,
+ * `/docs`'s at the issuer, so that its Authorize offers the code flow (with PKCE, the secret typed
+ * into the dialog); none when the issuer is no redirect URI a code may go to (`http:` to another
+ * host than loopback). It is first-party: no consent page.
+ */
 export function registeredClients(config: Config): readonly Client[] {
   const jwt = config.security.jwt;
   // Registers no method: it has always been used both with HTTP Basic and with its secret in the body.
@@ -15,7 +22,8 @@ export function registeredClients(config: Config): readonly Client[] {
     authMethod: undefined,
     grantTypes: jwt.grantType,
     scopes: [jwt.scopeRead, jwt.scopeWrite],
-    redirectUris: [],
+    redirectUris: docsCodeFlow(jwt.grantType, jwt.issuer) ? [docsRedirectUri(jwt.issuer)] : [],
+    consent: 'implicit',
   };
   return [original, ...config.security.clientsFile];
 }

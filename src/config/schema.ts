@@ -12,7 +12,7 @@ import { readClientsFile, type ClientRegistration } from '../security/client-reg
 export const DEV_CLIENT_SECRET_HASH = '$2b$10$CtwJ021qq4KpCLS.FFEvWunroJJ73yOVmMkbon/8OFghalB.4a1q.';
 
 export type ServiceName = 'secured' | 'employee' | 'userdata';
-export type GrantType = 'password' | 'refresh_token';
+export type GrantType = 'password' | 'refresh_token' | 'authorization_code';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const int = (min: number, max: number) =>
@@ -99,8 +99,9 @@ export const schema = z.object({
         .map((name) => grantTypeName(name.trim()))
         .join(','),
     )
-    .pipe(list(['password', 'refresh_token'] as const))
-    .default(['password', 'refresh_token']),
+    .pipe(list(['password', 'refresh_token', 'authorization_code'] as const))
+    // authorization_code: the code flow of /docs's Authorize, back to <issuer>/docs/oauth2-redirect.html
+    .default(['password', 'refresh_token', 'authorization_code']),
   // JSON file of more clients (RFC 7591 fields); unset → only the security.jwt.* client. Read as the clients it registers
   'security.clients-file': z
     .string()

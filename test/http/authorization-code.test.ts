@@ -299,7 +299,7 @@ t('token › wrong code_verifier, redirect_uri, client, or an unknown code → i
   assert.is(await errorOf(await redeem(c.server.url, 'A'.repeat(43))), 'invalid_grant');
 });
 
-t('token › a missing code_verifier → invalid_request; a client without the grant → unauthorized_client', async (c) => {
+t('token › an empty code_verifier → invalid_request; a client without the grant → unauthorized_client', async (c) => {
   const code = await codeFor(c.server.url, WEB.id, WEB.redirect, challenge);
   assert.is(await errorOf(await redeem(c.server.url, code, { code_verifier: '' })), 'invalid_request');
   const service = { Authorization: basic(SERVICE.id, SERVICE.secret) };

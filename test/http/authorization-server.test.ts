@@ -88,7 +88,7 @@ rsa('GET /.well-known/oauth-authorization-server › RFC 8414 metadata', async (
   assert.is(meta['revocation_endpoint'], `${issuer}/oauth/revoke`);
   assert.is(meta['introspection_endpoint'], `${issuer}/oauth/introspect`);
   assert.is(meta['jwks_uri'], `${issuer}/.well-known/jwks.json`);
-  assert.equal(meta['grant_types_supported'], ['password', 'refresh_token']);
+  assert.equal(meta['grant_types_supported'], ['password', 'refresh_token', 'authorization_code']);
   assert.equal(meta['scopes_supported'], ['openid', 'profile', 'email', 'read', 'write']);
   assert.equal(meta['token_endpoint_auth_methods_supported'], ['client_secret_basic', 'client_secret_post']);
 });

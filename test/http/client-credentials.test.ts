@@ -213,7 +213,7 @@ t('metadata lists every client grant, scope and the none method', async (c) => {
     string,
     unknown
   >;
-  assert.equal(m['grant_types_supported'], ['password', 'refresh_token', 'client_credentials', 'authorization_code']);
+  assert.equal(m['grant_types_supported'], ['password', 'refresh_token', 'authorization_code', 'client_credentials']);
   assert.equal(m['token_endpoint_auth_methods_supported'], ['client_secret_basic', 'client_secret_post', 'none']);
 });
 

@@ -36,7 +36,7 @@ t('CI=true: the suite fails, with the same reason', async () => {
   const { code, out } = await runWithoutBrowser({ CI: 'true' });
   assert.is(code, 1, out);
   assert.ok(out.includes(CHROMIUM_MISSING), out);
-  assert.match(out, /Total:\s+3\b/); // each test of the suite ran, and failed
+  assert.match(out, /Total:\s+4\b/); // each test of the suite ran, and failed
   assert.match(out, /Passed:\s+0\b/);
 });
 

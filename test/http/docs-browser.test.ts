@@ -2,8 +2,9 @@ import type { Browser, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BROWSER_REQUIRED, CHROMIUM_MISSING, CHROMIUM_PATH, launchChromium } from '../helpers/chromium.ts';
+import { closedPort } from '../helpers/ports.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { login } from '../helpers/tokens.ts';
+import { login, USERS } from '../helpers/tokens.ts';
 import { skipSuite } from '../helpers/skip.ts';
 
 const NAME = '/docs in a real browser';
@@ -23,8 +24,17 @@ async function closeDialogAndTryOut(page: Page, op: string): Promise<string> {
 }
 
 t.before(async () => {
-  ctx.server = await startTestServer();
+  // The issuer is the address the page is browsed at: the code flow comes back to its /docs.
+  const port = await closedPort();
+  ctx.server = await startTestServer({
+    'server.port': String(port),
+    'security.jwt.issuer': `http://127.0.0.1:${port}`,
+  });
 });
+
+/** The Authorize dialog's block of the flow `flow` (`authorizationCode`, `password`). */
+const flowBlock = (page: Page, flow: string) =>
+  page.locator('.modal-ux .auth-container').filter({ has: page.locator(`h4:has-text("${flow}")`) });
 t.after(async () => {
   await ctx.browser?.close();
   await ctx.server?.close();
@@ -88,10 +98,53 @@ t('signing in through the dialog (the password grant, at this server) opens a se
   await page.locator('#oauth_username').waitFor({ timeout: 10_000 });
   await page.fill('#oauth_username', 'john.doe');
   await page.fill('#oauth_password', 'john-password');
-  await page.fill('input[data-name="clientSecret"]', 'troupe-secret');
-  await page.click('.modal-ux button[aria-label="Apply given OAuth2 credentials"]');
+  await flowBlock(page, 'password').locator('input[data-name="clientSecret"]').fill('troupe-secret');
+  await flowBlock(page, 'password').locator('button[aria-label="Apply given OAuth2 credentials"]').click();
   await page.locator('.modal-ux button[aria-label="Remove authorization"]').last().waitFor({ timeout: 10_000 });
   assert.is(await closeDialogAndTryOut(page, '#operations-secured-getAppUser'), '200');
+  await page.close();
+});
+
+t("Authorize with the code flow and PKCE: troupe's sign-in page, back to /docs, then a secured route", async () => {
+  ctx.browser ??= await launchChromium();
+  const page = await ctx.browser.newPage();
+  const sent: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/oauth/token')) sent.push(r.postData() ?? '');
+  });
+  await page.goto(`${ctx.server.url}/docs`);
+  await page.waitForSelector('#operations-tag-secured', { timeout: 20_000 });
+  await page.click('.auth-wrapper .btn.authorize');
+  const block = flowBlock(page, 'authorizationCode with PKCE');
+  await block.waitFor({ timeout: 10_000 });
+  assert.is(
+    await block.locator('input[data-name="clientId"]').inputValue(),
+    'troupe-client',
+    'the client id is filled in',
+  );
+  assert.is(await block.locator('input[data-name="clientSecret"]').inputValue(), '', 'no secret in the page');
+  await block.locator('input[data-name="clientSecret"]').fill('troupe-secret');
+  const [popup] = await Promise.all([
+    page.waitForEvent('popup'),
+    block.locator('button[aria-label="Apply given OAuth2 credentials"]').click(),
+  ]);
+  await popup.waitForSelector('#username', { timeout: 10_000 });
+  const authorizeUrl = new URL(popup.url());
+  assert.is(authorizeUrl.pathname, '/oauth/authorize');
+  assert.is(authorizeUrl.searchParams.get('code_challenge_method'), 'S256');
+  assert.is(authorizeUrl.searchParams.get('redirect_uri'), `${ctx.server.url}/docs/oauth2-redirect.html`);
+  await popup.fill('#username', USERS.john.username);
+  await popup.fill('#password', USERS.john.password);
+  await Promise.all([popup.waitForEvent('close', { timeout: 20_000 }), popup.click('button')]);
+  await block.locator('button[aria-label="Remove authorization"]').waitFor({ timeout: 10_000 });
+  assert.is(sent.length, 1, 'one token request');
+  const form = new URLSearchParams(sent[0]);
+  assert.is(form.get('grant_type'), 'authorization_code');
+  assert.match(form.get('code_verifier') ?? '', /^[A-Za-z0-9._~-]{43,128}$/);
+  const op = '#operations-secured-getAppUser';
+  assert.is(await closeDialogAndTryOut(page, op), '200');
+  const curl = await page.locator(`${op} .curl-command`).first().innerText();
+  assert.match(curl, /Authorization: Bearer ey/, 'the token of the code flow was sent');
   await page.close();
 });
 

@@ -284,7 +284,7 @@ s('RFC 8414 metadata claims only what the server supports', async (c) => {
   >;
   assert.is(meta['token_endpoint_auth_signing_alg_values_supported'], undefined, 'no JWT client authentication here');
   assert.equal(meta['token_endpoint_auth_methods_supported'], ['client_secret_basic', 'client_secret_post']);
-  assert.equal(meta['grant_types_supported'], ['password', 'refresh_token']);
+  assert.equal(meta['grant_types_supported'], ['password', 'refresh_token', 'authorization_code']);
   assert.equal(
     Object.keys(meta).filter((k) => k.includes('signing_alg')),
     [],

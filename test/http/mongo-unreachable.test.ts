@@ -58,6 +58,7 @@ t("every route that needs a store answers 503 with Retry-After, in its prefix's 
     '/metrics',
     '/openapi.json',
     '/docs',
+    '/docs/oauth2-redirect.html',
     '/docs/assets/:file',
     '/oauth/sign-in/style.css',
     '/oauth/sign-in/logo',

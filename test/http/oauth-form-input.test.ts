@@ -123,7 +123,7 @@ http('POST /oauth/token › the same OAuth errors as the handler gave', async ({
     // code_verifier may be left out (a code issued without a challenge): the form goes on to the grant.
     [
       'grant_type=authorization_code&code=c&redirect_uri=r',
-      '400 unauthorized_client: The client may not use the authorization_code grant',
+      '400 invalid_grant: Invalid authorization code or code_verifier',
     ],
   ];
   for (const [form, expected] of cases) assert.is(await answer(await token(form)), expected, form);

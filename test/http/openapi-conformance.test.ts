@@ -418,7 +418,7 @@ t('the user-data service', async () => {
 });
 
 t('operations, and 405 on every documented route', async () => {
-  for (const path of ['/', '/health', '/ready', '/metrics', '/openapi.json', '/docs'])
+  for (const path of ['/', '/health', '/ready', '/metrics', '/openapi.json', '/docs', '/docs/oauth2-redirect.html'])
     assert.is((await call('GET', path, path, { token: null })).status, 200, path);
   const page = await call('GET', '/', '/', { token: null, headers: { Accept: 'text/html' } });
   assert.match(page.headers.get('content-type') ?? '', /^text\/html/);

@@ -222,6 +222,21 @@ t('GET /docs › a page that loads Swagger UI from this server (no CDN)', async 
   }
 });
 
+t('GET /docs/oauth2-redirect.html › the code comes back to a page of Swagger UI’s script, kept nowhere', async () => {
+  const res = await fetch(`${ctx.server.url}/docs/oauth2-redirect.html?code=x&state=y`);
+  assert.is(res.status, 200);
+  assert.match(await res.text(), /<script src="\/docs\/assets\/oauth2-redirect\.js"><\/script>/);
+  const csp = (res.headers.get('content-security-policy') ?? '').split(';').map((d) => d.trim());
+  for (const kept of ["default-src 'self'", "script-src 'self'", "frame-ancestors 'none'"])
+    assert.ok(csp.includes(kept), `${kept} is kept`);
+  assert.is(res.headers.get('x-frame-options'), 'DENY');
+  assert.is(res.headers.get('cache-control'), 'no-store');
+  assert.is(res.headers.get('referrer-policy'), 'no-referrer');
+  const script = await fetch(`${ctx.server.url}/docs/assets/oauth2-redirect.js`);
+  assert.is(script.status, 200);
+  assert.match(await script.text(), /swaggerUIRedirectOauth2/);
+});
+
 t('a bearer route takes a pasted token (http bearer, JWT) or one got by signing in (the password grant)', () => {
   const schemes = (ctx.doc['components'] as { securitySchemes: Record<string, Record<string, unknown>> })
     .securitySchemes;
@@ -231,9 +246,21 @@ t('a bearer route takes a pasted token (http bearer, JWT) or one got by signing 
     bearerFormat: 'JWT',
     description: schemes['bearer']?.['description'],
   });
-  const flows = schemes['oauth2']?.['flows'] as { password: { tokenUrl: string; scopes: Record<string, string> } };
+  type Flow = { authorizationUrl?: string; tokenUrl: string; scopes: Record<string, string> };
+  const flows = schemes['oauth2']?.['flows'] as { password: Flow; authorizationCode?: Flow };
   assert.is(flows.password.tokenUrl, '/oauth/token');
   assert.equal(Object.keys(flows.password.scopes), ['read', 'write']);
+  // The code flow (with PKCE: the page's initOAuth) of the original client, which has the grant by default.
+  assert.equal(flows.authorizationCode, {
+    authorizationUrl: '/oauth/authorize',
+    tokenUrl: '/oauth/token',
+    scopes: { read: 'read', write: 'write' },
+  });
+  assert.equal(
+    Object.keys(flows),
+    ['authorizationCode', 'password'],
+    'the password grant last, where the dialog opens',
+  );
   assert.equal(Object.keys(schemes), ['oauth2', 'bearer', 'clientBasic']);
 });
 

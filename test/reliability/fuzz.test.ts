@@ -269,6 +269,7 @@ function routes(): Route[] {
     fc.constantFrom(
       'swagger-ui.css',
       'init.js',
+      'oauth2-redirect.js',
       'constructor',
       '__proto__',
       'toString',
@@ -485,6 +486,14 @@ function routes(): Route[] {
     get('/metrics'),
     get('/openapi.json'),
     get('/docs'),
+    {
+      covers: ['GET /docs/oauth2-redirect.html'],
+      method: 'GET',
+      path: q('/docs/oauth2-redirect.html', ['code', 'state', 'iss', 'error']),
+      body: none,
+      type: undefined,
+      auth: 'none',
+    },
     get('/oauth/sign-in/style.css'),
     get('/oauth/sign-in/logo'),
     {
@@ -694,6 +703,7 @@ const ROUTE_NAMES = [
   'GET /metrics',
   'GET /openapi.json',
   'GET /docs',
+  'GET /docs/oauth2-redirect.html',
   'GET /docs/assets/:file',
   'GET /oauth/sign-in/style.css',
   'GET /oauth/sign-in/logo',
