@@ -6,6 +6,7 @@ import { createGrants, type GrantDeps } from './grants/table.ts';
 import { createConsents, type ConsentDeps } from './consents.ts';
 import { createInspection, type InspectionDeps } from './inspection.ts';
 import { createSessionHandlers } from './sessions.ts';
+import { createAccountLogin } from './grants/password-login.ts';
 import { createLogins, type LoginDeps } from '../../src/security/logins.ts';
 import { everyPurge } from '../../src/security/purge-schedule.ts';
 import { examples, type Command } from './protocol.ts';
@@ -31,7 +32,11 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const grants = createGrants(deps, { seconds, revokeLogin, afterLogin: endOldestLogins });
   const { onRevoke, onIntrospect } = createInspection(deps, now, revokeLogin, revokeAccessToken);
   const { onListConsents, onWithdrawConsent } = createConsents(deps, seconds, revokeLogin);
-  const { onEndSession, onSignOut, onListSessions, onEndSessions } = createSessionHandlers(deps.sessions);
+  const { onSignIn, onCurrentSession, onEndSession, onSignOut, onListSessions, onEndSessions } = createSessionHandlers(
+    deps.sessions,
+    createAccountLogin(deps),
+    seconds,
+  );
 
   /** Expired records go; each purge is idempotent, so one overlapping another (or another process's) is harmless. */
   const onPurge = async (): Promise<void> => {
@@ -58,6 +63,10 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return replyBeside(ctx.self, msg.sender, onListConsents(msg));
       case 'WithdrawConsent':
         return replyBeside(ctx.self, msg.sender, onWithdrawConsent(msg));
+      case 'SignIn':
+        return replyBeside(ctx.self, msg.sender, onSignIn(msg));
+      case 'CurrentSession':
+        return replyBeside(ctx.self, msg.sender, onCurrentSession(msg));
       case 'EndSession':
         return replyBeside(ctx.self, msg.sender, onEndSession(msg));
       case 'SignOut':

@@ -12,6 +12,7 @@ import type {
   ConsentedReply,
   ConsentsReply,
   ConsentTicket,
+  CurrentSessionReply,
   DenyReply,
   EndSessionReply,
   EndSessionsReply,
@@ -21,6 +22,7 @@ import type {
   SessionsReply,
   SignedInReply,
   SignOutReply,
+  SignInReply,
   WithdrawReply,
 } from './replies.ts';
 import type { Grant } from './grant-inputs.ts';
@@ -105,6 +107,17 @@ export type Command =
       readonly clientId: string;
       readonly sender: Ref<WithdrawReply>;
     }
+  | {
+      readonly type: 'SignIn';
+      readonly username: string;
+      readonly password: string;
+      /** Where the sign-in comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
+      readonly address?: string | undefined;
+      /** The cookie of the browser's earlier session, if any: ended when this sign-in begins one. */
+      readonly replacing?: string | undefined;
+      readonly sender: Ref<SignInReply>;
+    }
+  | { readonly type: 'CurrentSession'; readonly session: string; readonly sender: Ref<CurrentSessionReply> }
   | { readonly type: 'EndSession'; readonly session: string; readonly sender: Ref<EndSessionReply> }
   | {
       readonly type: 'SignOut';
@@ -248,6 +261,13 @@ export const schemas = {
   DenyConsent: z.strictObject({ ticket }),
   ListConsents: z.strictObject({ accountId: z.number().int() }),
   WithdrawConsent: z.strictObject({ accountId: z.number().int(), clientId: z.string() }),
+  SignIn: z.strictObject({
+    username: z.string(),
+    password: z.string(),
+    address: z.string().optional(),
+    replacing: z.string().optional(),
+  }),
+  CurrentSession: z.strictObject({ session: z.string() }),
   EndSession: z.strictObject({ session: z.string() }),
   SignOut: z.strictObject({ session: z.string(), subject: z.string().optional() }),
   ListSessions: z.strictObject({ accountId: z.number().int() }),
@@ -271,6 +291,8 @@ export const examples = {
   AuthorizeSignedIn:
     "Token.authorizeSignedIn({ clientId: 'web-app', redirectUri: 'https://app.example/callback', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', session: '<the session of an Authorize reply>' })",
   DenyConsent: "Token.denyConsent({ ticket: { id: 'Hk3v9QpX2mL0sT7wYb4nEg', expiresAt: 1767225600 } })",
+  SignIn: "Token.signIn({ username: 'john.doe', password: 'john-password' })",
+  CurrentSession: "Token.currentSession({ session: '<the session of an Authorize or SignIn reply>' })",
   EndSession: "Token.endSession({ session: '<the session of an Authorize reply>' })",
   SignOut: "Token.signOut({ session: '<the session of an Authorize reply>', subject: 'account:2' })",
   ListSessions: 'Token.listSessions({ accountId: 2 })',

@@ -80,6 +80,31 @@ export const authorizeSignedIn =
   ): RequestOf<Command, 'AuthorizeSignedIn'> =>
   (sender) => ({ type: 'AuthorizeSignedIn', ...p, scope: p.scope, sender });
 
+/**
+ * The account page's sign-in: checks the password as `Authorize` does (throttled alike), for no
+ * client, and begins a sign-in session (ending the one `replacing` names). No code, no consent.
+ */
+export const signIn =
+  (p: {
+    username: string;
+    password: string;
+    address?: string | undefined;
+    replacing?: string | undefined;
+  }): RequestOf<Command, 'SignIn'> =>
+  (sender) => ({
+    type: 'SignIn',
+    username: p.username,
+    password: p.password,
+    address: p.address,
+    replacing: p.replacing,
+    sender,
+  });
+
+/** The account the browser's session cookie signs in now, read from the store; null when none counts. */
+export const currentSession =
+  (p: { session: string }): RequestOf<Command, 'CurrentSession'> =>
+  (sender) => ({ type: 'CurrentSession', session: p.session, sender });
+
 /** Signs out: ends the session the cookie's value names (in every process). */
 export const endSession =
   (p: { session: string }): RequestOf<Command, 'EndSession'> =>
