@@ -26,6 +26,7 @@ import { docsRoutes } from './routes/docs.ts';
 import { homeRoutes } from './routes/home.ts';
 import { employeeRoutes } from './routes/employee.ts';
 import { oauthAuthorizeRoutes } from './oauth/authorize.ts';
+import { oauthAccountRoutes } from './oauth/account.ts';
 import { logoutRoutes } from './oauth/logout.ts';
 import { signInAssetRoutes } from './oauth/pages/assets.ts';
 import type { SignInSite } from './oauth/pages/sign-in-site.ts';
@@ -105,6 +106,7 @@ function securedRoutes(deps: AppDeps, oauth: OAuthRouteDeps): Route[] {
     ...oauthGrantRoutes(oauth),
     ...oauthAuthorizeRoutes(pageDeps),
     ...logoutRoutes(pageDeps),
+    ...oauthAccountRoutes(pageDeps),
     ...signInAssetRoutes(deps.signIn),
     ...oauthRevokeIntrospectRoutes({ ...oauth, issuer: jwt.issuer, audience: jwt.resourceIds }),
     ...discoveryRoutes({

@@ -37,9 +37,10 @@ export type SecurityEvent = keyof typeof SECURITY_EVENTS;
 /** Who the event is about: a user of a client, or a client alone. */
 export type Subject = { readonly username: string; readonly clientId?: string } | { readonly clientId: string };
 
-/** What an event may carry besides its subject: the scope granted, space-separated. */
+/** What an event may carry besides its subject: the scope granted, space-separated; why a session ended. */
 export interface Details {
   readonly scope?: string;
+  readonly reason?: string;
 }
 
 /** What an event reads of the request. */
@@ -87,6 +88,7 @@ export function securityEvent(
       ...('username' in subject ? { username: subject.username.slice(0, SUBJECT_MAX) } : {}),
       ...(subject.clientId === undefined ? {} : { client_id: subject.clientId.slice(0, SUBJECT_MAX) }),
       ...(details.scope === undefined ? {} : { scope: details.scope }),
+      ...(details.reason === undefined ? {} : { reason: details.reason }),
       client_address: ctx.ip,
       request_id: ctx.state.requestId,
       caller_request_id: ctx.state.callerRequestId ?? null,

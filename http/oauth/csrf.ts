@@ -83,7 +83,11 @@ export interface AuthorizeCsrf {
   valid(ctx: Context, token: string | undefined, request: ReadonlyMap<string, string>): Promise<boolean>;
 }
 
-export function authorizeCsrf(keys: KeyRing): AuthorizeCsrf {
+/**
+ * The CSRF tokens of the forms served under `plainPath` (the path of the cookie over plain HTTP;
+ * over HTTPS it is `/`, as the `__Host-` name requires).
+ */
+export function authorizeCsrf(keys: KeyRing, plainPath = '/oauth/authorize'): AuthorizeCsrf {
   const formKey = derivedKeys(HKDF_INFO);
   const mac = (key: UsableKey, value: string, issuedAt: number, request: ReadonlyMap<string, string>): Buffer =>
     createHmac('sha256', formKey(key))
@@ -100,7 +104,7 @@ export function authorizeCsrf(keys: KeyRing): AuthorizeCsrf {
         httpOnly: true,
         sameSite: 'lax',
         secure: ctx.secure,
-        path: ctx.secure ? '/' : '/oauth/authorize',
+        path: ctx.secure ? '/' : plainPath,
         maxAge: FORM_VALIDITY_S * 1000,
         overwrite: true,
       });

@@ -3,6 +3,7 @@
  * how), and the {@link Pages} that render them as HTML in the person's language.
  */
 
+import type { AccountView } from './pages/account-pages.ts';
 import type { LogoutPages } from './pages/logout-pages.ts';
 
 /** Name and value pairs sent back with a form as hidden fields (the request, the CSRF token…). */
@@ -67,6 +68,8 @@ export interface Pages {
   error(view: ErrorView, request: PageRequest): string;
   /** RP-initiated logout's pages (`pages/logout-pages.ts`). */
   readonly logout: LogoutPages;
+  /** The account page (`pages/account-pages.ts`). */
+  account(view: AccountView, request: PageRequest): string;
   /** The page's Content-Security-Policy. */
   readonly csp: string;
 }

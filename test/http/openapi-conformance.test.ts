@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { routesOf } from '../../http/app.ts';
 import { authorizeUrl, openForm, pageOf, pkce, submit } from '../helpers/authorize.ts';
+import { accountPage, csrfOf, Jar } from '../helpers/account-page.ts';
 import { CLIENTS, clientsFile, OPENID_APP, OPENID_APP_CLIENT, PARTNER, SERVICE, WEB } from '../helpers/clients.ts';
 import { conformance, type Mismatches, type OpenApiDoc } from '../helpers/openapi-conformance.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -229,6 +230,34 @@ t('the authorization endpoint', async () => {
   assert.is((await chose('stay')).status, 200);
   assert.is((await chose('logout')).status, 200);
   assert.is((await call('GET', logout, logout, { token: null })).status, 200);
+});
+
+t('the account page', async () => {
+  const jar = new Jar();
+  const send = async (method: string, template: string, form?: Record<string, string>) => {
+    const answer = await call(method, template, template, {
+      token: null,
+      headers: jar.header(),
+      ...(form === undefined ? {} : { form }),
+    });
+    jar.take(answer);
+    return answer.status;
+  };
+  assert.is(await send('GET', '/oauth/account'), 200);
+  const form = await accountPage(ctx.server.url, jar);
+  const signIn = (password: string) =>
+    send('POST', '/oauth/account', { csrf_token: csrfOf(form), username: USERS.john.username, password });
+  assert.is(await signIn('not-johns-password'), 400);
+  assert.is(await signIn(USERS.john.password), 303);
+  assert.is(await send('GET', '/oauth/account'), 200);
+  const page = await accountPage(ctx.server.url, jar);
+  const withdraw = (csrf_token: string) =>
+    send('POST', '/oauth/account/withdraw', { csrf_token, client_id: PARTNER.id });
+  assert.is(await withdraw('stale'), 400);
+  assert.is(await withdraw(csrfOf(page)), 303);
+  assert.is(await send('POST', '/oauth/account/sign-out', { csrf_token: 'stale' }), 400);
+  assert.is(await send('POST', '/oauth/account/sign-out', { csrf_token: csrfOf(page) }), 200);
+  assert.is(await send('POST', '/oauth/account/sign-out', { csrf_token: csrfOf(page) }), 303);
 });
 
 t('account administration', async () => {
@@ -487,9 +516,16 @@ t('every answer above conforms; every operation was seen succeeding', () => {
     .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`);
   // 403 with the default MAC key; 200 in authorization-server.test.ts
   operations.splice(operations.indexOf('GET /oauth/token_key'), 1);
-  // A sign-in succeeds with 303 to the client, the code in its Location.
+  // A sign-in succeeds with 303 to the client, the code in its Location; the account page's forms with 303 back to it.
   const success = (op: string) =>
-    op === 'POST /oauth/authorize' || op === 'POST /oauth/authorize/consent' ? `${op} 303` : `${op} 2`;
+    [
+      'POST /oauth/authorize',
+      'POST /oauth/authorize/consent',
+      'POST /oauth/account',
+      'POST /oauth/account/withdraw',
+    ].includes(op)
+      ? `${op} 303`
+      : `${op} 2`;
   const succeeded = operations.filter((op) => [...ctx.seen].some((s) => s.startsWith(success(op))));
   assert.equal(
     operations.filter((op) => !succeeded.includes(op)),

@@ -13,7 +13,14 @@ import Mustache from 'mustache';
 import { ConfigError } from '../../../src/config.ts';
 import { DEFAULT_LANGUAGE } from './language.ts';
 
-export const TEMPLATES = ['sign-in.html', 'consent.html', 'error.html', 'logout.html', 'signed-out.html'] as const;
+export const TEMPLATES = [
+  'sign-in.html',
+  'consent.html',
+  'error.html',
+  'logout.html',
+  'signed-out.html',
+  'account.html',
+] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
 
 /** What the templates include as `{{> head}}`, `{{> brand}}` and `{{> support}}`; a template replaced whole may leave them out. */

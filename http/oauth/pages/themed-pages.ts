@@ -13,6 +13,7 @@ import type {
   SignInProblem,
   SignInView,
 } from '../page-views.ts';
+import { accountPage, type AccountView } from './account-pages.ts';
 import { escapeHtml } from './html.ts';
 import { negotiate } from './language.ts';
 import { logoutPages } from './logout-pages.ts';
@@ -107,7 +108,7 @@ export function themedPages(theme: Theme, branding: Branding): Pages {
     request: PageRequest,
     titleKey: string,
     values: Record<string, string>,
-    view: (say: Say) => Record<string, unknown>,
+    view: (say: Say, lang: string) => Record<string, unknown>,
   ): string {
     const lang = negotiate(languages, request.acceptLanguage, request.uiLocales);
     const messages = theme.messages.get(lang) ?? {};
@@ -127,7 +128,7 @@ export function themedPages(theme: Theme, branding: Branding): Pages {
         stylesheet: STYLESHEET_PATH,
         supportUrl: branding.supportUrl ?? false,
         t: nested(messages, all),
-        ...view(say),
+        ...view(say, lang),
       },
       theme.partials,
       { escape: escapeHtml },
@@ -166,5 +167,6 @@ export function themedPages(theme: Theme, branding: Branding): Pages {
         description: view.description,
       })),
     logout: logoutPages(render),
+    account: (view: AccountView, request: PageRequest) => accountPage(render, problemText, view, request),
   };
 }
