@@ -136,6 +136,14 @@ t('the sign-in refuses a wrong password (400), a form not served to the browser 
   assert.is(wrong.status, 400);
   assert.match(await wrong.text(), /Wrong username or password/);
   assert.is(jar.get('troupe_session'), undefined);
+  for (const empty of [
+    { username: '', password: 'x' },
+    { username: 'jane.roe', password: '' },
+  ]) {
+    const res = await postAccount(c.server.url, '', jar, { csrf_token: csrfOf(form), ...empty });
+    assert.is(res.status, 400, JSON.stringify(empty));
+    assert.match(await res.text(), /Wrong username or password/);
+  }
   const forged = await postAccount(c.server.url, '', new Jar(), {
     csrf_token: csrfOf(form),
     ...USERS.john,
