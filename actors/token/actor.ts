@@ -32,7 +32,7 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
   const grants = createGrants(deps, { seconds, revokeLogin, afterLogin: endOldestLogins });
   const { onRevoke, onIntrospect } = createInspection(deps, now, revokeLogin, revokeAccessToken);
   const { onListConsents, onWithdrawConsent } = createConsents(deps, seconds, revokeLogin);
-  const { onSignIn, onCurrentSession, onEndSession, onSignOut, onListSessions, onEndSessions } = createSessionHandlers(
+  const { onSignIn, onGetSession, onEndSession, onSignOut, onListSessions, onEndSessions } = createSessionHandlers(
     deps.sessions,
     createAccountLogin(deps),
     seconds,
@@ -65,8 +65,8 @@ export function spawnTokenActor(parent: Ref<never>, deps: TokenActorDeps): Ref<C
         return replyBeside(ctx.self, msg.sender, onWithdrawConsent(msg));
       case 'SignIn':
         return replyBeside(ctx.self, msg.sender, onSignIn(msg));
-      case 'CurrentSession':
-        return replyBeside(ctx.self, msg.sender, onCurrentSession(msg));
+      case 'GetSession':
+        return replyBeside(ctx.self, msg.sender, onGetSession(msg));
       case 'EndSession':
         return replyBeside(ctx.self, msg.sender, onEndSession(msg));
       case 'SignOut':

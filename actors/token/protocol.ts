@@ -12,7 +12,7 @@ import type {
   ConsentedReply,
   ConsentsReply,
   ConsentTicket,
-  CurrentSessionReply,
+  GetSessionReply,
   DenyReply,
   EndSessionReply,
   EndSessionsReply,
@@ -117,7 +117,7 @@ export type Command =
       readonly replacing?: string | undefined;
       readonly sender: Ref<SignInReply>;
     }
-  | { readonly type: 'CurrentSession'; readonly session: string; readonly sender: Ref<CurrentSessionReply> }
+  | { readonly type: 'GetSession'; readonly session: string; readonly sender: Ref<GetSessionReply> }
   | { readonly type: 'EndSession'; readonly session: string; readonly sender: Ref<EndSessionReply> }
   | {
       readonly type: 'SignOut';
@@ -267,7 +267,7 @@ export const schemas = {
     address: z.string().optional(),
     replacing: z.string().optional(),
   }),
-  CurrentSession: z.strictObject({ session: z.string() }),
+  GetSession: z.strictObject({ session: z.string() }),
   EndSession: z.strictObject({ session: z.string() }),
   SignOut: z.strictObject({ session: z.string(), subject: z.string().optional() }),
   ListSessions: z.strictObject({ accountId: z.number().int() }),
@@ -292,7 +292,7 @@ export const examples = {
     "Token.authorizeSignedIn({ clientId: 'web-app', redirectUri: 'https://app.example/callback', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', session: '<the session of an Authorize reply>' })",
   DenyConsent: "Token.denyConsent({ ticket: { id: 'Hk3v9QpX2mL0sT7wYb4nEg', expiresAt: 1767225600 } })",
   SignIn: "Token.signIn({ username: 'john.doe', password: 'john-password' })",
-  CurrentSession: "Token.currentSession({ session: '<the session of an Authorize or SignIn reply>' })",
+  GetSession: "Token.getSession({ session: '<the session of an Authorize or SignIn reply>' })",
   EndSession: "Token.endSession({ session: '<the session of an Authorize reply>' })",
   SignOut: "Token.signOut({ session: '<the session of an Authorize reply>', subject: 'account:2' })",
   ListSessions: 'Token.listSessions({ accountId: 2 })',

@@ -117,7 +117,7 @@ export type SignedInReply = Reply<AuthorizationCode | ConsentNeeded | SignInRequ
 /** The account page's sign-in: the session begun, and the username of its account. */
 export type SignInReply = Reply<{ readonly session: StartedSession; readonly username: string }, ErrorCode> | Throttled;
 /** The account a session cookie signs in now, or null when it names no session that counts. */
-export type CurrentSessionReply = Reply<{ readonly accountId: number; readonly username: string } | null>;
+export type GetSessionReply = Reply<{ readonly accountId: number; readonly username: string } | null>;
 
 /** A session as the REPL and the account see it: never its cookie or hash; times are epoch seconds. */
 export interface SessionSummary {

@@ -11,7 +11,7 @@ import { accountSubject } from '../../src/security/subjects.ts';
 import type { AccountLoginOf } from './grants/password-login.ts';
 import type {
   Command,
-  CurrentSessionReply,
+  GetSessionReply,
   EndSessionReply,
   EndSessionsReply,
   SessionsReply,
@@ -29,7 +29,7 @@ export function createSessionHandlers(sessions: Sessions, accountLogin: AccountL
         if (msg.replacing !== undefined) await sessions.end(msg.replacing);
         return ok({ session, username: account.username });
       }),
-    onCurrentSession: async (msg: Of<'CurrentSession'>): Promise<CurrentSessionReply> => {
+    onGetSession: async (msg: Of<'GetSession'>): Promise<GetSessionReply> => {
       const signedIn = await sessions.current(msg.session);
       return ok(signedIn ? { accountId: signedIn.account.id, username: signedIn.account.username } : null);
     },

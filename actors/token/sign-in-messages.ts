@@ -101,9 +101,9 @@ export const signIn =
   });
 
 /** The account the browser's session cookie signs in now, read from the store; null when none counts. */
-export const currentSession =
-  (p: { session: string }): RequestOf<Command, 'CurrentSession'> =>
-  (sender) => ({ type: 'CurrentSession', session: p.session, sender });
+export const getSession =
+  (p: { session: string }): RequestOf<Command, 'GetSession'> =>
+  (sender) => ({ type: 'GetSession', session: p.session, sender });
 
 /** Signs out: ends the session the cookie's value names (in every process). */
 export const endSession =

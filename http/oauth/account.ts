@@ -58,7 +58,7 @@ const BAD_CREDENTIALS: SignInProblem = { kind: 'credentials' };
 async function signedIn(ctx: Context, deps: Deps): Promise<SignedIn | undefined> {
   const session = sessionCookie(ctx);
   if (session === undefined) return undefined;
-  const reply = await ask(deps.token, Token.currentSession({ session }), deps.askTimeoutMs);
+  const reply = await ask(deps.token, Token.getSession({ session }), deps.askTimeoutMs);
   return replyValue(reply) ?? undefined;
 }
 

@@ -2,7 +2,7 @@
  * Sign-in sessions in TokenActor: a sign-in whose password matched begins one; `AuthorizeSignedIn`
  * issues a code through it at the time of that sign-in (or asks for the password); `EndSession`,
  * `ListSessions` and `EndSessions` sign out, across processes (two TokenActors on one SQLite file);
- * the account page's `SignIn` begins one for no client, and `CurrentSession` names its account.
+ * the account page's `SignIn` begins one for no client, and `GetSession` names its account.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -131,7 +131,7 @@ t('ListSessions shows times only; EndSessions ends every session of the account'
   assert.equal(await ask(two.token, Token.listSessions({ accountId: id }), 5000), { ok: true, value: [] });
 });
 
-t('SignIn: a session for no client, as the sign-in checks the password; CurrentSession reads it anywhere', async () => {
+t('SignIn: a session for no client, as the sign-in checks the password; GetSession reads it anywhere', async () => {
   const [one, two] = [await aProcess(), await aProcess()];
   const wrong = await ask(one.token, Token.signIn({ username: 'john.doe', password: 'not-johns' }), 5000);
   assert.equal(wrong.ok ? 'signed in' : wrong.code, 'grant.invalid');
@@ -140,7 +140,7 @@ t('SignIn: a session for no client, as the sign-in checks the password; CurrentS
   assert.is(reply.value.username, 'john.doe');
   const session = reply.value.session.value;
   const id = (await sqliteAccountStore(one.db).findByUsername('john.doe'))?.id ?? 0;
-  const current = await ask(two.token, Token.currentSession({ session }), 5000);
+  const current = await ask(two.token, Token.getSession({ session }), 5000);
   assert.equal(current, { ok: true, value: { accountId: id, username: 'john.doe' } });
   const code = await bySession(two, session);
   assert.ok(code.ok && 'code' in code.value, 'the session signs in at the authorization endpoint too');
@@ -150,11 +150,11 @@ t('SignIn: a session for no client, as the sign-in checks the password; CurrentS
     5000,
   );
   assert.ok(again.ok, 'a new sign-in');
-  assert.equal(await ask(one.token, Token.currentSession({ session }), 5000), { ok: true, value: null }, 'replaced');
-  assert.equal(await ask(one.token, Token.currentSession({ session: 'nonsense' }), 5000), { ok: true, value: null });
+  assert.equal(await ask(one.token, Token.getSession({ session }), 5000), { ok: true, value: null }, 'replaced');
+  assert.equal(await ask(one.token, Token.getSession({ session: 'nonsense' }), 5000), { ok: true, value: null });
   if (!again.ok) return;
   await ask(one.token, Token.endSessions({ accountId: id }), 5000);
-  const ended = await ask(two.token, Token.currentSession({ session: again.value.session.value }), 5000);
+  const ended = await ask(two.token, Token.getSession({ session: again.value.session.value }), 5000);
   assert.equal(ended, { ok: true, value: null });
 });
 
