@@ -70,6 +70,10 @@ t("every route that needs a store answers 503 with Retry-After, in its prefix's 
     '/oauth/authorize/consent',
     // No hint and no session cookie: the confirmation page, from the request alone.
     '/oauth/logout',
+    // No session cookie, no form: the sign-in form, or a refusal, from the request alone (below with a cookie).
+    '/oauth/account',
+    '/oauth/account/withdraw',
+    '/oauth/account/sign-out',
   ]);
   for (const r of routesOf(ctx.server.troupe.app)) {
     const path = r.path.replace(':id', '0123456789abcdef01234567').replace(':file', 'swagger-ui.css');
@@ -96,6 +100,10 @@ t("every route that needs a store answers 503 with Retry-After, in its prefix's 
     else if (r.path === '/ready') assert.is(shape['status'], 'unavailable');
     else assert.is(shape['status'], 503, r.path);
   }
+  const signedIn = await timed('/oauth/account', { headers: { Cookie: `troupe_session=${'A'.repeat(43)}` } });
+  assert.is(signedIn.status, 503, 'a session cookie is read from the store');
+  assert.is(signedIn.headers.get('retry-after'), '1');
+  await signedIn.body?.cancel();
 });
 
 t('/oauth/logout signing a session out fails closed: 503, no redirect, the cookie not cleared', async () => {
