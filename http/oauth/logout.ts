@@ -52,7 +52,7 @@ async function signOut(ctx: Context, deps: Deps, request: LogoutRequest, subject
   if (reply.ended !== null) {
     const clientId = request.client?.clientId;
     const who = { username: reply.ended.username, ...(clientId === undefined ? {} : { clientId }) };
-    securityEvent(deps.logger, ctx, 'session.ended', who);
+    securityEvent(deps.logger, ctx, 'session.ended', who, { reason: 'logout' });
   }
   return true;
 }

@@ -185,6 +185,7 @@ t(
     const record = ended(c).at(-1) ?? {};
     assert.is(record['username'], 'john.doe');
     assert.is(record['client_id'], APP.id);
+    assert.is(record['reason'], 'logout');
     assert.is(record['level'], 30);
     for (const line of c.lines) {
       assert.not.ok(line.includes(idToken), 'no id_token logged');
