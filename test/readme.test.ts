@@ -266,12 +266,13 @@ t('applications and services: the code flow with PKCE, a replayed code, client_c
   assert.is(lines.length, 8);
 });
 
-t('OpenID Connect: discovery, an id_token checked by jose, userinfo, single sign-on', () => {
+t('OpenID Connect: discovery, an id_token checked by jose, userinfo, single sign-on, logout', () => {
   const lines = out(6).trim().split('\n');
   const issuer = ctx.server.config.security.jwt.issuer;
   assert.equal(JSON.parse(lines[0] ?? ''), {
     issuer,
     userinfo_endpoint: `${issuer}/userinfo`,
+    end_session_endpoint: `${issuer}/oauth/logout`,
     id_token_signing_alg_values_supported: ['RS256'],
   });
   const checked = JSON.parse(lines[1] ?? '') as Record<string, unknown>;
@@ -284,7 +285,9 @@ t('OpenID Connect: discovery, an id_token checked by jose, userinfo, single sign
     [checked['sub'], 'john.doe', 'John Doe'],
   );
   assert.is(lines[3], 'a code, no password');
-  assert.is(lines.length, 4);
+  assert.is(lines[4], 'http://127.0.0.1:3000/signed-out?state=bye');
+  assert.is(lines[5], 'login_required', 'the session ended by the logout');
+  assert.is(lines.length, 6);
 });
 
 t("docs/security.md's openssl recipe makes a PKCE verifier and its S256 challenge", async () => {
