@@ -76,6 +76,38 @@ export function browserValue(ctx: Context): string | undefined {
 export const sorted = (request: ReadonlyMap<string, string>): [string, string][] =>
   [...request].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
+/**
+ * Form tokens under the key derived for `info`: `<issued at>.<HMAC of the binding, that time and
+ * the request>`, checked against every key that verifies now and fresh for {@link FORM_VALIDITY_S}.
+ * The binding is what ties a form to one browser (its CSRF cookie's value, its session cookie's).
+ */
+export function formTokens(keys: KeyRing, info: string) {
+  const formKey = derivedKeys(info);
+  const mac = (key: UsableKey, binding: string, issuedAt: number, request: ReadonlyMap<string, string>): Buffer =>
+    createHmac('sha256', formKey(key))
+      .update(JSON.stringify([binding, issuedAt, sorted(request)]))
+      .digest();
+  return {
+    async issue(binding: string, request: ReadonlyMap<string, string>): Promise<string> {
+      const key = await keys.signing();
+      const issuedAt = epochSeconds();
+      return `${issuedAt}.${mac(key, binding, issuedAt, request).toString('base64url')}`;
+    },
+    async valid(token: string | undefined, binding: string, request: ReadonlyMap<string, string>): Promise<boolean> {
+      const m = TOKEN.exec(token ?? '');
+      if (!m?.[1] || !m[2]) return false;
+      const issuedAt = Number(m[1]);
+      const age = epochSeconds() - issuedAt;
+      if (age < 0 || age > FORM_VALIDITY_S) return false;
+      const given = Buffer.from(m[2], 'base64url');
+      let matched = false;
+      for (const { key } of await keys.keys())
+        if (timingSafeEqual(mac(key, binding, issuedAt, request), given)) matched = true;
+      return matched;
+    },
+  };
+}
+
 export interface AuthorizeCsrf {
   /** The browser's value in the cookie (kept when it has one), and the form's token for `request`. */
   issue(ctx: Context, request: ReadonlyMap<string, string>): Promise<string>;
@@ -88,17 +120,11 @@ export interface AuthorizeCsrf {
  * over HTTPS it is `/`, as the `__Host-` name requires).
  */
 export function authorizeCsrf(keys: KeyRing, plainPath = '/oauth/authorize'): AuthorizeCsrf {
-  const formKey = derivedKeys(HKDF_INFO);
-  const mac = (key: UsableKey, value: string, issuedAt: number, request: ReadonlyMap<string, string>): Buffer =>
-    createHmac('sha256', formKey(key))
-      .update(JSON.stringify([value, issuedAt, sorted(request)]))
-      .digest();
-
+  const tokens = formTokens(keys, HKDF_INFO);
   return {
     async issue(ctx, request) {
-      const key = await keys.signing();
       const value = browserValue(ctx) ?? randomBytes(32).toString('base64url');
-      const issuedAt = epochSeconds();
+      const token = await tokens.issue(value, request);
       // Set again even when kept: its lifetime runs from the newest form.
       ctx.cookies.set(cookieName(ctx), value, {
         httpOnly: true,
@@ -108,20 +134,11 @@ export function authorizeCsrf(keys: KeyRing, plainPath = '/oauth/authorize'): Au
         maxAge: FORM_VALIDITY_S * 1000,
         overwrite: true,
       });
-      return `${issuedAt}.${mac(key, value, issuedAt, request).toString('base64url')}`;
+      return token;
     },
     async valid(ctx, token, request) {
       const value = browserValue(ctx);
-      const m = TOKEN.exec(token ?? '');
-      if (value === undefined || !m?.[1] || !m[2]) return false;
-      const issuedAt = Number(m[1]);
-      const age = epochSeconds() - issuedAt;
-      if (age < 0 || age > FORM_VALIDITY_S) return false;
-      const given = Buffer.from(m[2], 'base64url');
-      let matched = false;
-      for (const { key } of await keys.keys())
-        if (timingSafeEqual(mac(key, value, issuedAt, request), given)) matched = true;
-      return matched;
+      return value !== undefined && tokens.valid(token, value, request);
     },
   };
 }
