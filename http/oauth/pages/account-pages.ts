@@ -105,6 +105,8 @@ export function accountPage(
           notice,
           signIn: {
             csrfToken: view.csrfToken,
+            // Apart from the notice's `problem`: both can stand on the page.
+            problemId: 'sign-in-problem',
             username: view.username ?? '',
             problem: view.problem === undefined ? false : { text: problemText(view.problem, say) },
             invalid: view.problem !== undefined && view.problem.kind !== 'throttled',

@@ -24,7 +24,7 @@ export const TEMPLATES = [
 export type TemplateName = (typeof TEMPLATES)[number];
 
 /** What the templates include as `{{> head}}`, `{{> brand}}` and `{{> support}}`; a template replaced whole may leave them out. */
-export const PARTIALS = ['head.html', 'brand.html', 'support.html'] as const;
+export const PARTIALS = ['head.html', 'brand.html', 'support.html', 'credentials.html'] as const;
 
 /** Message key → text, `{name}` standing for a value of the page. */
 export type Messages = Readonly<Record<string, string>>;

@@ -141,6 +141,7 @@ export function themedPages(theme: Theme, branding: Branding): Pages {
       render('sign-in.html', request, 'signIn.title', { client: view.clientName }, (say) => ({
         client: view.clientName,
         hidden: hiddenList(view.hidden),
+        problemId: 'problem',
         username: view.username ?? '',
         problem: view.problem === undefined ? false : { text: problemText(view.problem, say) },
         invalid: view.problem !== undefined && view.problem.kind !== 'throttled',
