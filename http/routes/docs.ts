@@ -105,6 +105,13 @@ export function docsRoutes(deps: DocsRouteDeps): Route[] {
     summary: string,
     reply: { readonly description: string; readonly schema: S; readonly type?: string },
   ) => ({ ...open, path, summary, replies: { 200: reply } });
+  /** An HTML page of /docs: its sources only, never framed, with `headers` besides. */
+  const htmlPage = (path: string, summary: string, body: string, headers: Record<string, string> = {}): Route =>
+    route(whole(path, summary, { description: 'HTML', schema: z.string(), type: 'text/html' }), async (ctx) => {
+      ctx.set({ 'Content-Security-Policy': CSP, 'X-Frame-Options': 'DENY', ...headers });
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = body;
+    });
   return [
     route(
       whole('/openapi.json', 'This API description (OpenAPI 3.1)', {
@@ -117,36 +124,12 @@ export function docsRoutes(deps: DocsRouteDeps): Route[] {
         ctx.body = documentJson;
       },
     ),
-    route(
-      whole('/docs', 'This API description as a page to browse and try', {
-        description: 'HTML',
-        schema: z.string(),
-        type: 'text/html',
-      }),
-      async function docsPage(ctx) {
-        ctx.set({ 'Content-Security-Policy': CSP, 'X-Frame-Options': 'DENY' });
-        ctx.type = 'text/html; charset=utf-8';
-        ctx.body = PAGE;
-      },
-    ),
-    route(
-      whole('/docs/oauth2-redirect.html', 'Where the Authorize of /docs comes back to with a code', {
-        description: 'HTML',
-        schema: z.string(),
-        type: 'text/html',
-      }),
-      // Its address carries the code: not kept, and not sent on as a referrer.
-      async function docsRedirect(ctx) {
-        ctx.set({
-          'Content-Security-Policy': CSP,
-          'X-Frame-Options': 'DENY',
-          'Cache-Control': 'no-store',
-          'Referrer-Policy': 'no-referrer',
-        });
-        ctx.type = 'text/html; charset=utf-8';
-        ctx.body = REDIRECT_PAGE;
-      },
-    ),
+    htmlPage('/docs', 'This API description as a page to browse and try', PAGE),
+    // Its address carries the code: not kept, and not sent on as a referrer.
+    htmlPage('/docs/oauth2-redirect.html', 'Where the Authorize of /docs comes back to with a code', REDIRECT_PAGE, {
+      'Cache-Control': 'no-store',
+      'Referrer-Policy': 'no-referrer',
+    }),
     route(
       {
         ...open,
