@@ -60,7 +60,8 @@ for (const method of ['GET', 'POST'] as const) {
     ['name with a control character (ESC)', { name: 'Jane\u001bRoe', dateOfBirth: '1990-04-12' }, ['name']],
     ['dateOfBirth 2023-02-30 (not a calendar date)', { name: 'Jane', dateOfBirth: '2023-02-30' }, ['dateOfBirth']],
     ['dateOfBirth not YYYY-MM-DD', { name: 'Jane', dateOfBirth: '12/04/1990' }, ['dateOfBirth']],
-    ['dateOfBirth in the future', { name: 'Jane', dateOfBirth: dayFromToday(1) }, ['dateOfBirth']],
+    // Two days ahead: the table is made when the file loads, and midnight may pass before the request.
+    ['dateOfBirth in the future', { name: 'Jane', dateOfBirth: dayFromToday(2) }, ['dateOfBirth']],
     ['dateOfBirth before 1900-01-01', { name: 'Jane', dateOfBirth: '1899-12-31' }, ['dateOfBirth']],
     ['unknown field', { name: 'Jane', dateOfBirth: '1990-04-12', salary: '1' }, ['salary']],
   ];
