@@ -12,17 +12,11 @@ import type {
   ConsentedReply,
   ConsentsReply,
   ConsentTicket,
-  GetSessionReply,
   DenyReply,
-  EndSessionReply,
-  EndSessionsReply,
   GrantReply,
   IntrospectReply,
   RevokeReply,
-  SessionsReply,
   SignedInReply,
-  SignOutReply,
-  SignInReply,
   WithdrawReply,
 } from './replies.ts';
 import type { Grant } from './grant-inputs.ts';
@@ -30,6 +24,7 @@ import type { Grant } from './grant-inputs.ts';
 export type * from './replies.ts';
 export type * from './grant-inputs.ts';
 export * from './sign-in-messages.ts';
+import type { SessionCommand } from './sign-in-messages.ts';
 
 /** The description of `grant.invalid` for a refresh token presented again (its whole login is revoked then). */
 export const REUSED_REFRESH_TOKEN = 'Refresh token already used; every token of this login is revoked';
@@ -107,28 +102,7 @@ export type Command =
       readonly clientId: string;
       readonly sender: Ref<WithdrawReply>;
     }
-  | {
-      readonly type: 'SignIn';
-      readonly username: string;
-      readonly password: string;
-      /** Where the sign-in comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
-      readonly address?: string | undefined;
-      /** The cookie of the browser's earlier session, if any: ended when this sign-in begins one. */
-      readonly replacing?: string | undefined;
-      readonly sender: Ref<SignInReply>;
-    }
-  | { readonly type: 'GetSession'; readonly session: string; readonly sender: Ref<GetSessionReply> }
-  | { readonly type: 'EndSession'; readonly session: string; readonly sender: Ref<EndSessionReply> }
-  | {
-      readonly type: 'SignOut';
-      /** The browser's session cookie. */
-      readonly session: string;
-      /** The subject an `id_token_hint` names: a session of another account is left going. */
-      readonly subject?: string | undefined;
-      readonly sender: Ref<SignOutReply>;
-    }
-  | { readonly type: 'ListSessions'; readonly accountId: number; readonly sender: Ref<SessionsReply> }
-  | { readonly type: 'EndSessions'; readonly accountId: number; readonly sender: Ref<EndSessionsReply> }
+  | SessionCommand
   | { readonly type: 'Revoke'; readonly clientId: string; readonly token: string; readonly sender: Ref<RevokeReply> }
   | {
       readonly type: 'Introspect';

@@ -4,7 +4,41 @@
  * functions and send them with `ask` (`Token.authorize(…)` in the REPL, as every builder).
  */
 import type { RequestOf } from '../../src/messaging/ask.ts';
+import type { Ref } from '../../src/messaging/nact.ts';
 import type { CodeTerms, Command, ConsentTicket } from './protocol.ts';
+import type {
+  EndSessionReply,
+  EndSessionsReply,
+  GetSessionReply,
+  SessionsReply,
+  SignInReply,
+  SignOutReply,
+} from './replies.ts';
+
+/** The commands of the sign-in sessions apart from an authorization: part of {@link Command}. */
+export type SessionCommand =
+  | {
+      readonly type: 'SignIn';
+      readonly username: string;
+      readonly password: string;
+      /** Where the sign-in comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
+      readonly address?: string | undefined;
+      /** The cookie of the browser's earlier session, if any: ended when this sign-in begins one. */
+      readonly replacing?: string | undefined;
+      readonly sender: Ref<SignInReply>;
+    }
+  | { readonly type: 'GetSession'; readonly session: string; readonly sender: Ref<GetSessionReply> }
+  | { readonly type: 'EndSession'; readonly session: string; readonly sender: Ref<EndSessionReply> }
+  | {
+      readonly type: 'SignOut';
+      /** The browser's session cookie. */
+      readonly session: string;
+      /** The subject an `id_token_hint` names: a session of another account is left going. */
+      readonly subject?: string | undefined;
+      readonly sender: Ref<SignOutReply>;
+    }
+  | { readonly type: 'ListSessions'; readonly accountId: number; readonly sender: Ref<SessionsReply> }
+  | { readonly type: 'EndSessions'; readonly accountId: number; readonly sender: Ref<EndSessionsReply> };
 
 /**
  * The authorization endpoint's sign-in: checks the password as the password grant does (throttled
