@@ -18,7 +18,8 @@ import { authorizeCsrf, type AuthorizeCsrf } from './csrf.ts';
 import type { SignInProblem } from './page-views.ts';
 import type { AccountNotice } from './pages/account-pages.ts';
 import { html, pageRequest } from './pages/authorize-pages.ts';
-import { clearSessionCookie, sessionCookie, setSessionCookie } from './session-cookie.ts';
+import { clearSessionCookie, sessionCookie } from './session-cookie.ts';
+import { BAD_CREDENTIALS, refusedSignIn, signInSucceeded } from './sign-in-outcome.ts';
 import { formBody, formParams } from '../middleware/body.ts';
 import { replyValue } from '../problems.ts';
 import { route, type Declared, type Route } from '../route-table.ts';
@@ -51,8 +52,6 @@ const accountForms = (account: SignedIn): ReadonlyMap<string, string> =>
     ['form', 'account'],
     ['account', String(account.accountId)],
   ]);
-
-const BAD_CREDENTIALS: SignInProblem = { kind: 'credentials' };
 
 /** The account the browser's session cookie signs in now, read from the store. */
 async function signedIn(ctx: Context, deps: Deps): Promise<SignedIn | undefined> {
@@ -105,24 +104,12 @@ async function signIn(ctx: Context, deps: Deps): Promise<void> {
     Token.signIn({ username, password, address: ctx.ip, replacing: sessionCookie(ctx) }),
     deps.askTimeoutMs,
   );
-  if (!reply.ok && reply.code === 'login.throttled') {
-    securityEvent(deps.logger, ctx, 'login.throttled', subject);
-    ctx.set('Retry-After', String(reply.retryAfter));
-    const problem = { kind: 'throttled', retryAfter: reply.retryAfter, inFlight: reply.inFlight } as const;
-    return showSignIn(ctx, deps, 429, { username, problem });
-  }
   if (reply.ok) {
-    securityEvent(deps.logger, ctx, 'login.succeeded', subject);
-    setSessionCookie(ctx, reply.value.session.value, reply.value.session.expiresAt);
-    securityEvent(deps.logger, ctx, 'session.started', subject);
+    signInSucceeded(ctx, deps.logger, subject, reply.value.session);
     return backToPage(ctx);
   }
-  if (reply.code === 'grant.invalid') {
-    securityEvent(deps.logger, ctx, 'login.failed', subject);
-    return showSignIn(ctx, deps, 400, { username, problem: BAD_CREDENTIALS });
-  }
-  if (reply.code === 'request.invalid')
-    return showSignIn(ctx, deps, 400, { username, problem: { kind: 'invalid', message: reply.message } });
+  const again = refusedSignIn(ctx, deps.logger, subject, reply);
+  if (again !== undefined) return showSignIn(ctx, deps, again.status, { username, problem: again.problem });
   replyValue(reply);
 }
 

@@ -22,20 +22,17 @@ import { consentRoute } from './consent.ts';
 import { showConsent, showForm } from './pages/authorize-pages.ts';
 import { redirectBack, redirectError } from './redirects.ts';
 import { consentTickets } from './consent-ticket.ts';
-import { sessionCookie, setSessionCookie } from './session-cookie.ts';
+import { sessionCookie } from './session-cookie.ts';
+import { BAD_CREDENTIALS, refusedSignIn, signInSucceeded } from './sign-in-outcome.ts';
 import { authorizedBySession } from './signed-in.ts';
-import type { SignInProblem } from './page-views.ts';
 import { formBody, formParams } from '../middleware/body.ts';
 import { replyValue } from '../problems.ts';
 import * as S from '../openapi/shapes.ts';
 import { oauthErrors, route, type Declared, type Route } from '../route-table.ts';
 import { PUBLIC } from '../guards.ts';
 import { documented } from '../validation.ts';
-import { securityEvent } from '../security-events.ts';
 
 export type { AuthorizeRouteDeps } from './authorize-answers.ts';
-
-const BAD_CREDENTIALS: SignInProblem = { kind: 'credentials' };
 
 async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, params: URLSearchParams) {
   const username = params.get('username') ?? '';
@@ -49,27 +46,13 @@ async function signIn(ctx: Context, deps: Deps, request: AuthorizationRequest, p
     Token.authorize({ ...codeTerms(request), username, password, address: ctx.ip, replacing: sessionCookie(ctx) }),
     deps.askTimeoutMs,
   );
-  if (!reply.ok && reply.code === 'login.throttled') {
-    securityEvent(deps.logger, ctx, 'login.throttled', subject);
-    ctx.set('Retry-After', String(reply.retryAfter));
-    return showForm(ctx, deps, request, 429, {
-      username,
-      problem: { kind: 'throttled', retryAfter: reply.retryAfter, inFlight: reply.inFlight },
-    });
-  }
   if (reply.ok) {
-    securityEvent(deps.logger, ctx, 'login.succeeded', subject);
-    setSessionCookie(ctx, reply.value.session.value, reply.value.session.expiresAt);
-    securityEvent(deps.logger, ctx, 'session.started', subject);
+    signInSucceeded(ctx, deps.logger, subject, reply.value.session);
     if ('consent' in reply.value) return showConsent(ctx, deps, request, reply.value.consent);
     return redirectBack(ctx, request, { code: reply.value.code }, deps.issuer);
   }
-  if (reply.code === 'grant.invalid') {
-    securityEvent(deps.logger, ctx, 'login.failed', subject);
-    return showForm(ctx, deps, request, 400, { username, problem: BAD_CREDENTIALS });
-  }
-  if (reply.code === 'request.invalid')
-    return showForm(ctx, deps, request, 400, { username, problem: { kind: 'invalid', message: reply.message } });
+  const again = refusedSignIn(ctx, deps.logger, subject, reply);
+  if (again !== undefined) return showForm(ctx, deps, request, again.status, { username, problem: again.problem });
   const error = redirectError(reply.code);
   if (error !== undefined) throw new AuthorizeError(error, reply.message, request);
   replyValue(reply);
