@@ -16,6 +16,7 @@ import { AuthorizeError, redirectTo } from './authorization-request.ts';
 import { page, pageForm, redirect, secureHeaders, type AuthorizeRouteDeps } from './authorize-answers.ts';
 import { logoutCsrf, type LogoutCsrf } from './logout-form.ts';
 import { readLogoutRequest, type LogoutRequest } from './logout-request.ts';
+import { sendBack } from './redirects.ts';
 import { html, pageRequest, showError } from './pages/authorize-pages.ts';
 import { clearSessionCookie, sessionCookie } from './session-cookie.ts';
 import { formBody, formParams } from '../middleware/body.ts';
@@ -61,11 +62,7 @@ async function signOut(ctx: Context, deps: Deps, request: LogoutRequest, subject
 function finish(ctx: Context, deps: Deps, request: LogoutRequest, params: URLSearchParams, signedOut: boolean) {
   if (request.redirectUri === undefined)
     return html(ctx, 200, deps.pages.logout.done({ signedOut }, pageRequest(ctx, params)));
-  ctx.status = 303;
-  ctx.redirect(redirectTo(request.redirectUri, { state: request.state }));
-  // Koa's own body would repeat the URL; a browser follows the Location anyway.
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = '<!doctype html><title>Redirecting</title><p>Back to the application…</p>';
+  sendBack(ctx, 303, redirectTo(request.redirectUri, { state: request.state }));
 }
 
 /** The application's request, by GET or POST. */

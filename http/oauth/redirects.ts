@@ -13,8 +13,17 @@ export function redirectBack(
   params: Record<string, string>,
   issuer: string,
 ): void {
-  ctx.status = ctx.method === 'POST' ? 303 : 302;
-  ctx.redirect(redirectTo(target.redirectUri, { ...params, state: target.state, iss: issuer }));
+  sendBack(
+    ctx,
+    ctx.method === 'POST' ? 303 : 302,
+    redirectTo(target.redirectUri, { ...params, state: target.state, iss: issuer }),
+  );
+}
+
+/** The browser sent back to the application at `url` (a registered URI with its parameters). */
+export function sendBack(ctx: Context, status: 302 | 303, url: string): void {
+  ctx.status = status;
+  ctx.redirect(url);
   // Koa's own body would repeat the URL, code included; a browser follows the Location anyway.
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = '<!doctype html><title>Redirecting</title><p>Back to the application…</p>';
