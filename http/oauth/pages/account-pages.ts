@@ -6,7 +6,7 @@
  * the messages of the person's language.
  */
 import type { PageRequest, SignInProblem } from '../page-views.ts';
-import type { TemplateName } from './theme.ts';
+import type { Render, Say } from './page-parts.ts';
 
 /** An application the account allowed, as the page lists it. */
 export interface AccountApplication {
@@ -41,18 +41,6 @@ export type AccountView =
     }
   | { readonly state: 'signed-out' };
 
-/** A message of the page's language with its `{values}` filled in; `fallback` (else the key) when there is none. */
-export type Say = (key: string, extra?: Readonly<Record<string, string>>, fallback?: string) => string;
-
-/** How `themed-pages.ts` renders a template in the person's language. */
-export type RenderPage = (
-  name: TemplateName,
-  request: PageRequest,
-  titleKey: string,
-  values: Record<string, string>,
-  view: (say: Say, lang: string) => Record<string, unknown>,
-) => string;
-
 /** A date as the page's language writes it (the day in UTC: the server knows no time zone of the person). */
 function dateIn(lang: string, iso: string): string | undefined {
   const time = Date.parse(iso);
@@ -72,7 +60,7 @@ const TITLES = {
 
 /** The account page for `view`, rendered by `render`; `problemText` says a sign-in's problem. */
 export function accountPage(
-  render: RenderPage,
+  render: Render,
   problemText: (problem: SignInProblem, say: Say) => string,
   view: AccountView,
   request: PageRequest,

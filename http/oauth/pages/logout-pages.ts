@@ -5,7 +5,7 @@
  * authorization endpoint's pages are (`themed-pages.ts`), with no script.
  */
 import type { HiddenFields, PageRequest } from '../page-views.ts';
-import type { Render } from './themed-pages.ts';
+import { decisionForm, hiddenList, type Render } from './page-parts.ts';
 
 export interface LogoutView {
   /** The client that asks the logout, by name or id, when it is known. */
@@ -34,7 +34,8 @@ export function logoutPages(render: Render): LogoutPages {
       render('logout.html', request, 'logout.title', { client: view.clientName ?? '' }, (say) => ({
         intro: say(view.clientName === undefined ? 'logout.intro' : 'logout.introClient'),
         expired: view.expired,
-        hidden: [...view.hidden].map(([name, value]) => ({ name, value })),
+        hidden: hiddenList(view.hidden),
+        decision: decisionForm(say, '/oauth/logout', ['logout', 'logout.confirm'], ['stay', 'logout.stay']),
       })),
     done: (view, request) => {
       const key = view.signedOut ? 'signedOut' : 'stayedIn';

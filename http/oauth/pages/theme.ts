@@ -23,8 +23,20 @@ export const TEMPLATES = [
 ] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
 
-/** What the templates include as `{{> head}}`, `{{> brand}}` and `{{> support}}`; a template replaced whole may leave them out. */
-export const PARTIALS = ['head.html', 'brand.html', 'support.html', 'credentials.html'] as const;
+/**
+ * What the templates include as `{{> top}}` (`{{> head}}` and `{{> brand}}` in the page's card),
+ * `{{> end}}` (`{{> support}}` and the card's close), `{{> credentials}}` and `{{> decision}}`; a
+ * template replaced whole may leave them out.
+ */
+export const PARTIALS = [
+  'top.html',
+  'head.html',
+  'brand.html',
+  'end.html',
+  'support.html',
+  'credentials.html',
+  'decision.html',
+] as const;
 
 /** Message key → text, `{name}` standing for a value of the page. */
 export type Messages = Readonly<Record<string, string>>;

@@ -4,19 +4,12 @@
  * every value escaped. Nothing but the stylesheet and the logo of this server loads; no script.
  */
 import Mustache from 'mustache';
-import type {
-  ConsentView,
-  ErrorView,
-  HiddenFields,
-  Pages,
-  PageRequest,
-  SignInProblem,
-  SignInView,
-} from '../page-views.ts';
+import type { ConsentView, ErrorView, Pages, PageRequest, SignInProblem, SignInView } from '../page-views.ts';
 import { accountPage, type AccountView } from './account-pages.ts';
 import { escapeHtml } from './html.ts';
 import { negotiate } from './language.ts';
 import { logoutPages } from './logout-pages.ts';
+import { decisionForm, hiddenList, type Say } from './page-parts.ts';
 import type { Messages, TemplateName, Theme } from './theme.ts';
 
 export const STYLESHEET_PATH = '/oauth/sign-in/style.css';
@@ -67,11 +60,6 @@ function nested(messages: Messages, values: Readonly<Record<string, string>>): T
   return root;
 }
 
-const hiddenList = (hidden: HiddenFields) => [...hidden].map(([name, value]) => ({ name, value }));
-
-/** A message of the page's language with its `{values}` filled in; `fallback` (else the key) when there is none. */
-export type Say = (key: string, extra?: Readonly<Record<string, string>>, fallback?: string) => string;
-
 function problemText(problem: SignInProblem, say: Say): string {
   switch (problem.kind) {
     case 'credentials':
@@ -86,18 +74,6 @@ function problemText(problem: SignInProblem, say: Say): string {
       return say('signIn.problem.invalid', { detail: problem.message });
   }
 }
-
-/**
- * A page of the theme: template `name` in the request's language, titled by the message `titleKey`,
- * its messages filled with `values` (and the product's name), `view` giving the template's own values.
- */
-export type Render = (
-  name: TemplateName,
-  request: PageRequest,
-  titleKey: string,
-  values: Record<string, string>,
-  view: (say: Say) => Record<string, unknown>,
-) => string;
 
 /** The pages of `theme`, branded. */
 export function themedPages(theme: Theme, branding: Branding): Pages {
@@ -158,6 +134,7 @@ export function themedPages(theme: Theme, branding: Branding): Pages {
           isNew: view.granted.length > 0 && !view.granted.includes(scope),
         })),
         hidden: hiddenList(view.hidden),
+        decision: decisionForm(say, '/oauth/authorize/consent', ['allow', 'consent.allow'], ['deny', 'consent.deny']),
       })),
     error: (view: ErrorView, request: PageRequest) =>
       render('error.html', request, 'error.title', {}, (say) => ({
