@@ -24,7 +24,7 @@ import type { Grant } from './grant-inputs.ts';
 export type * from './replies.ts';
 export type * from './grant-inputs.ts';
 export * from './sign-in-messages.ts';
-import type { SessionCommand } from './sign-in-messages.ts';
+import type { Credentials, SessionCommand } from './sign-in-messages.ts';
 
 /** The description of `grant.invalid` for a refresh token presented again (its whole login is revoked then). */
 export const REUSED_REFRESH_TOKEN = 'Refresh token already used; every token of this login is revoked';
@@ -64,16 +64,7 @@ export type Command =
       readonly address?: string | undefined;
       readonly sender: Ref<GrantReply>;
     }
-  | (CodeTerms & {
-      readonly type: 'Authorize';
-      readonly username: string;
-      readonly password: string;
-      /** Where the login comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
-      readonly address?: string | undefined;
-      /** The cookie of the browser's earlier session, if any: ended when this sign-in begins one. */
-      readonly replacing?: string | undefined;
-      readonly sender: Ref<AuthorizeReply>;
-    })
+  | (CodeTerms & Credentials & { readonly type: 'Authorize'; readonly sender: Ref<AuthorizeReply> })
   | (CodeTerms & {
       readonly type: 'AuthorizeSignedIn';
       /** The browser's session cookie. */
@@ -191,6 +182,13 @@ const codeTerms = {
   nonce: z.string().optional(),
 };
 
+const credentials = {
+  username: z.string(),
+  password: z.string(),
+  address: z.string().optional(),
+  replacing: z.string().optional(),
+};
+
 /**
  * What makes each message valid besides its `type` and `sender`: strings where strings belong.
  * HTTP reads these fields from OAuth forms, whose own rules (RFC 6749) it applies there.
@@ -212,13 +210,7 @@ export const schemas = {
     ]),
     address: z.string().optional(),
   }),
-  Authorize: z.strictObject({
-    ...codeTerms,
-    username: z.string(),
-    password: z.string(),
-    address: z.string().optional(),
-    replacing: z.string().optional(),
-  }),
+  Authorize: z.strictObject({ ...codeTerms, ...credentials }),
   AuthorizeSignedIn: z.strictObject({
     ...codeTerms,
     session: z.string(),
@@ -235,12 +227,7 @@ export const schemas = {
   DenyConsent: z.strictObject({ ticket }),
   ListConsents: z.strictObject({ accountId: z.number().int() }),
   WithdrawConsent: z.strictObject({ accountId: z.number().int(), clientId: z.string() }),
-  SignIn: z.strictObject({
-    username: z.string(),
-    password: z.string(),
-    address: z.string().optional(),
-    replacing: z.string().optional(),
-  }),
+  SignIn: z.strictObject(credentials),
   GetSession: z.strictObject({ session: z.string() }),
   EndSession: z.strictObject({ session: z.string() }),
   SignOut: z.strictObject({ session: z.string(), subject: z.string().optional() }),

@@ -15,18 +15,30 @@ import type {
   SignOutReply,
 } from './replies.ts';
 
+/** What a sign-in form sends, as `Authorize` and `SignIn` carry it. */
+export interface Credentials {
+  readonly username: string;
+  readonly password: string;
+  /** Where the sign-in comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
+  readonly address?: string | undefined;
+  /** The cookie of the browser's earlier session, if any: ended when this sign-in begins one. */
+  readonly replacing?: string | undefined;
+}
+
+/** The {@link Credentials} of `p`, and nothing else of it. */
+const credentials = (p: Credentials): Credentials => ({
+  username: p.username,
+  password: p.password,
+  address: p.address,
+  replacing: p.replacing,
+});
+
+/** What an authorization asks a code for, as its builders take it: {@link CodeTerms}, the scope optional. */
+type CodeRequest = Omit<CodeTerms, 'scope'> & { readonly scope?: readonly string[] | undefined };
+
 /** The commands of the sign-in sessions apart from an authorization: part of {@link Command}. */
 export type SessionCommand =
-  | {
-      readonly type: 'SignIn';
-      readonly username: string;
-      readonly password: string;
-      /** Where the sign-in comes from, for the login throttle; undefined: `UNADDRESSED` (the REPL). */
-      readonly address?: string | undefined;
-      /** The cookie of the browser's earlier session, if any: ended when this sign-in begins one. */
-      readonly replacing?: string | undefined;
-      readonly sender: Ref<SignInReply>;
-    }
+  | (Credentials & { readonly type: 'SignIn'; readonly sender: Ref<SignInReply> })
   | { readonly type: 'GetSession'; readonly session: string; readonly sender: Ref<GetSessionReply> }
   | { readonly type: 'EndSession'; readonly session: string; readonly sender: Ref<EndSessionReply> }
   | {
@@ -47,28 +59,15 @@ export type SessionCommand =
  * the one `replacing` names.
  */
 export const authorize =
-  (p: {
-    clientId: string;
-    redirectUri: string;
-    username: string;
-    password: string;
-    scope?: readonly string[] | undefined;
-    codeChallenge?: string | undefined;
-    nonce?: string | undefined;
-    address?: string | undefined;
-    replacing?: string | undefined;
-  }): RequestOf<Command, 'Authorize'> =>
+  (p: CodeRequest & Credentials): RequestOf<Command, 'Authorize'> =>
   (sender) => ({
     type: 'Authorize',
     clientId: p.clientId,
     redirectUri: p.redirectUri,
-    username: p.username,
-    password: p.password,
     scope: p.scope,
     codeChallenge: p.codeChallenge,
     nonce: p.nonce,
-    address: p.address,
-    replacing: p.replacing,
+    ...credentials(p),
     sender,
   });
 
@@ -79,17 +78,9 @@ export const authorize =
  * (`consent.ticket_spent`) when the page's ticket was decided with before.
  */
 export const authorizeConsented =
-  (p: {
-    clientId: string;
-    redirectUri: string;
-    scope?: readonly string[] | undefined;
-    codeChallenge?: string | undefined;
-    nonce?: string | undefined;
-    accountId: number;
-    accountVersion: number;
-    authTime: number;
-    ticket: ConsentTicket;
-  }): RequestOf<Command, 'AuthorizeConsented'> =>
+  (
+    p: CodeRequest & { accountId: number; accountVersion: number; authTime: number; ticket: ConsentTicket },
+  ): RequestOf<Command, 'AuthorizeConsented'> =>
   (sender) => ({ type: 'AuthorizeConsented', ...p, scope: p.scope, sender });
 
 /** The consent page's Deny: records nothing, and spends its ticket (`consent.ticket_spent` when it was). */
@@ -105,12 +96,7 @@ export const denyConsent =
  */
 export const authorizeSignedIn =
   (
-    p: Omit<CodeTerms, 'scope'> & {
-      scope?: readonly string[] | undefined;
-      session: string;
-      maxAge?: number | undefined;
-      subject?: string | undefined;
-    },
+    p: CodeRequest & { session: string; maxAge?: number | undefined; subject?: string | undefined },
   ): RequestOf<Command, 'AuthorizeSignedIn'> =>
   (sender) => ({ type: 'AuthorizeSignedIn', ...p, scope: p.scope, sender });
 
@@ -119,20 +105,8 @@ export const authorizeSignedIn =
  * client, and begins a sign-in session (ending the one `replacing` names). No code, no consent.
  */
 export const signIn =
-  (p: {
-    username: string;
-    password: string;
-    address?: string | undefined;
-    replacing?: string | undefined;
-  }): RequestOf<Command, 'SignIn'> =>
-  (sender) => ({
-    type: 'SignIn',
-    username: p.username,
-    password: p.password,
-    address: p.address,
-    replacing: p.replacing,
-    sender,
-  });
+  (p: Credentials): RequestOf<Command, 'SignIn'> =>
+  (sender) => ({ type: 'SignIn', ...credentials(p), sender });
 
 /** The account the browser's session cookie signs in now, read from the store; null when none counts. */
 export const getSession =
