@@ -42,9 +42,38 @@ t('a request during the drain is 503, Retry-After, Connection: close; the one in
 
     const answer = await held.finish();
     assert.match(answer, /^HTTP\/1\.1 200 /);
-    assert.match(answer, /\r\nConnection: close\r\n/i, 'the connection of a request begun before is not kept');
+    // Its connection is kept: the client's next request, on it, is told (closing it would have the
+    // client open another, perhaps as the listener closes).
+    assert.not.match(answer, /\r\nConnection: close\r\n/i, 'the connection of a request begun before is kept');
     assert.match(answer, /"access_token":"/);
     await stopped;
+    assert.is(await request(server.url, '/health'), 'ECONNREFUSED');
+  } finally {
+    await server.close();
+  }
+});
+
+t('a request begun before keeps its connection: the next request on it is the 503, which closes it', async () => {
+  // A window far longer than the test may take: the listener closes without waiting for it.
+  const server = await startTestServer({ 'server.drain-window-ms': '600000', 'server.shutdown-timeout-ms': '600000' });
+  try {
+    const held = await holdLogin(server.url);
+    const stopped = server.stop();
+    const answer = await held.finish();
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    assert.not.match(answer, /\r\nConnection: close\r\n/i);
+    const next = await held.again('/health');
+    assert.match(next, /^HTTP\/1\.1 503 /);
+    assert.match(next, /\r\nRetry-After: 1\r\n/i);
+    assert.match(next, /\r\nConnection: close\r\n/i);
+    // Its only connection closed, and none came since: nothing can be under way, the listener closes.
+    let bound: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      stopped.then(() => 'stopped'),
+      new Promise<string>((resolve) => (bound = setTimeout(() => resolve('still draining after 10 s'), 10_000))),
+    ]);
+    clearTimeout(bound);
+    assert.is(outcome, 'stopped');
     assert.is(await request(server.url, '/health'), 'ECONNREFUSED');
   } finally {
     await server.close();

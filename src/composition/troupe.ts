@@ -26,7 +26,8 @@ export interface Troupe {
   readonly managementUrl: string | undefined;
   /**
    * Drains (`drain.ts`: new requests 503 for `server.drain-window-ms`, in-flight ones finish,
-   * bounded by `server.shutdown-timeout-ms`), closes the listeners, stops the actors, closes the stores.
+   * bounded by `server.shutdown-timeout-ms`; no connection reset), closes the listeners, stops the
+   * actors, closes the stores.
    */
   close(): Promise<void>;
 }
@@ -139,6 +140,7 @@ export async function startTroupe(loaded: Config, logger: Logger, overrides?: Co
   };
   const app = createApp(appDeps);
   const { server, url } = await serve(drain.track(app.callback()), config, { ...config.server, key: 'server' });
+  drain.watch(server);
   // Second, so that the first address a worker reports to its primary is the main one.
   const { port: managementPort, host: managementHost } = config.management;
   const management =
@@ -152,6 +154,7 @@ export async function startTroupe(loaded: Config, logger: Logger, overrides?: Co
           await closeServer(server, 0);
           throw error;
         });
+  if (management) drain.watch(management.server);
   const managementUrl = management?.url;
   return {
     config,

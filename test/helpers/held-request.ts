@@ -7,6 +7,19 @@ import { basic, USERS } from './tokens.ts';
 export interface HeldRequest {
   /** Sends the rest of the body; resolves with the whole answer as received (status line, headers, body). */
   finish(): Promise<string>;
+  /**
+   * After {@link HeldRequest.finish}: a GET of `path` on the same connection; resolves with all that
+   * arrives until the server closes it, or with the socket's error code.
+   */
+  again(path: string): Promise<string>;
+}
+
+/** Whether `received` holds a whole answer: its head and as much body as its Content-Length says. */
+function complete(received: string): boolean {
+  const split = received.indexOf('\r\n\r\n');
+  if (split < 0) return false;
+  const length = /\r\ncontent-length: *(\d+)\r\n/i.exec(received.slice(0, split + 2))?.[1];
+  return length !== undefined && Buffer.byteLength(received.slice(split + 4)) >= Number(length);
 }
 
 /**
@@ -28,7 +41,15 @@ export async function holdLogin(url: string): Promise<HeldRequest> {
     received += chunk;
     if (received.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) continued();
   });
-  const ended = once(socket, 'end');
+  let answered: () => void = () => {};
+  const answer = new Promise<void>((resolve) => (answered = resolve));
+  const ended = once(socket, 'end').then(
+    () => '',
+    (error: NodeJS.ErrnoException) => error.code ?? error.message,
+  );
+  socket.on('data', () => {
+    if (complete(received.replace('HTTP/1.1 100 Continue\r\n\r\n', ''))) answered();
+  });
   socket.write(
     [
       'POST /oauth/token HTTP/1.1',
@@ -45,8 +66,15 @@ export async function holdLogin(url: string): Promise<HeldRequest> {
   return {
     async finish() {
       socket.write(body.slice(half));
-      await ended;
+      // The answer is whole when its body is, or when the server closes the connection after it.
+      await Promise.race([answer, ended]);
       return received.replace('HTTP/1.1 100 Continue\r\n\r\n', '');
+    },
+    async again(path) {
+      const before = received.length;
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`);
+      const failure = await ended;
+      return failure === '' ? received.slice(before) : failure;
     },
   };
 }
