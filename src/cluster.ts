@@ -55,7 +55,8 @@ export function runPrimary(config: Config, logger: Logger, options: PrimaryOptio
 
   const finishWhenAllExited = (): void => {
     if (Object.keys(cluster.workers ?? {}).length > 0) return;
-    logger.info({ code: outcome }, 'every worker has stopped');
+    // The last line, as a single process's: every worker has stopped, and so does the primary.
+    logger.info({ code: outcome, workers: wanted }, 'troupe stopped');
     process.exit(outcome);
   };
 

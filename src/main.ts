@@ -24,7 +24,11 @@ function onSignals(troupe: Troupe, log: ReturnType<typeof createLogger>): void {
       .close()
       .then(shutdownTracing)
       .then(
-        () => process.exit(0),
+        () => {
+          // The last line: whoever reads the log knows the stop is complete, not cut short.
+          log.info({ signal }, cluster.isWorker ? 'worker stopped' : 'troupe stopped');
+          process.exit(0);
+        },
         (error: unknown) => {
           log.error({ err: error }, 'shutdown failed');
           process.exit(1);

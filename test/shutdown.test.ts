@@ -92,6 +92,44 @@ t('a second SIGINT while shutting down (Ctrl-C under npm comes twice) does not c
   }
 });
 
+for (const workers of [1, 2]) {
+  t(
+    `server.workers=${workers} › an idle SIGTERM stops well within the drain window, its last line "troupe stopped"; exit 0`,
+    async () => {
+      const dataDir = tempDir();
+      // A window no idle stop may wait for: with nothing open, the listener closes at once.
+      const server = await startChildServer(dataDir, {
+        SERVER_WORKERS: String(workers),
+        SERVER_DRAIN_WINDOW_MS: '20000',
+      });
+      try {
+        // Without keeping a connection: at the signal none is open.
+        await waitFor(
+          async () => {
+            const answer = await answerTo(`${server.url}/ready`);
+            return typeof answer !== 'string' && answer.status === 200;
+          },
+          '/ready answering 200',
+          30_000,
+          50,
+        );
+        const signalled = Date.now();
+        server.child.kill('SIGTERM');
+        assert.equal(await server.exited, [0, null]);
+        const took = Date.now() - signalled;
+        assert.ok(took < 5000, `the stop took ${took} ms of a 20000 ms window`);
+        const last = JSON.parse(server.output().trim().split('\n').at(-1) ?? '{}') as { msg?: string; level?: number };
+        assert.is(last.msg, 'troupe stopped');
+        assert.is(last.level, 30);
+        if (workers > 1) assert.is(server.output().split('"msg":"worker stopped"').length - 1, workers);
+      } finally {
+        await server.kill();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
+}
+
 /** Whether a new listener can bind `port` on loopback (nothing holds it any more). */
 function canListen(port: number): Promise<boolean> {
   const server = createServer();
