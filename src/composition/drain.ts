@@ -202,6 +202,9 @@ export function createDrain(): Drain {
           }
         }
         await closed;
+        // Nothing is left open: now `server.close()` only ends Node's periodic check of the
+        // connections' timeouts, which would otherwise keep the server from being collected.
+        server.close();
       };
       // What is still open when the bound runs out is cut.
       void deadline.done.then(() => {
