@@ -1,7 +1,8 @@
 /**
  * The only reader of the environment and of `application.properties`. Sources, later ones winning:
  * built-in development defaults, the properties file, environment variables by relaxed binding
- * (`SECURITY_JWT_CLIENT_ID` sets `security.jwt.client-id`), the command line (`--server.port=9090`).
+ * (`SECURITY_JWT_CLIENT_ID` sets `security.jwt.client-id`; a secret key's variable may instead name
+ * a file holding it, `SECURITY_JWT_CLIENT_SECRET_FILE`), the command line (`--server.port=9090`).
  * The result is typed and frozen. An unknown key in a file or on the command line, or an unknown
  * variable under one of the keys' prefixes (`SECURITY_…`), is a warning naming the closest known
  * one. The keys and their parsers are in `config/schema.ts`, the typed shape of the result in
@@ -78,7 +79,7 @@ function collect(sources: ConfigSources): Record<string, string> {
   const env = sources.env ?? {};
   if (env['PORT'] !== undefined) raw['server.port'] = env['PORT'];
   for (const key of CONFIG_KEYS) {
-    const value = env[envName(key)];
+    const value = envValue(env, key);
     if (value !== undefined) raw[key] = value;
   }
   warnOfUnknownVariables(env, sources);
@@ -86,8 +87,36 @@ function collect(sources: ConfigSources): Record<string, string> {
   return raw;
 }
 
-const ENV_NAMES: readonly string[] = CONFIG_KEYS.map(envName);
-const KNOWN_ENV: ReadonlyMap<string, string> = new Map(CONFIG_KEYS.map((key) => [envName(key), key]));
+/**
+ * A secret key's value from the environment: its variable, or the file its `_FILE` variable names
+ * (as container platforms hand secrets over: Docker and Kubernetes secrets are mounted files), with
+ * the file's trailing line break dropped. Both set, or a file that cannot be read, is refused,
+ * naming the variables and never a value.
+ */
+function envValue(env: Readonly<Record<string, string | undefined>>, key: string): string | undefined {
+  const name = envName(key);
+  const value = env[name];
+  const file = SECRET_KEYS.has(key) ? env[`${name}_FILE`] : undefined;
+  if (file === undefined) return value;
+  if (value !== undefined)
+    throw new ConfigError(`Invalid configuration: ${name} and ${name}_FILE are both set (${key}); set one of them`);
+  try {
+    return readFileSync(file, 'utf8').replace(/[\r\n]+$/, '');
+  } catch (error) {
+    throw new ConfigError(
+      `Invalid configuration: ${name}_FILE (${key}): cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+}
+
+const FILE_VARIABLES: readonly (readonly [string, string])[] = CONFIG_KEYS.filter((key) => SECRET_KEYS.has(key)).map(
+  (key) => [`${envName(key)}_FILE`, key],
+);
+const KNOWN_ENV: ReadonlyMap<string, string> = new Map([
+  ...CONFIG_KEYS.map((key): [string, string] => [envName(key), key]),
+  ...FILE_VARIABLES,
+]);
+const ENV_NAMES: readonly string[] = [...KNOWN_ENV.keys()];
 /** The first segments of the keys (`SERVER`, `SECURITY`, …): a variable under one of them is meant for us. */
 const OWN_PREFIXES: readonly string[] = [...new Set(CONFIG_KEYS.map((key) => envName(key.split('.')[0] ?? key)))];
 
@@ -167,18 +196,19 @@ function guardPublishAhead(config: Config): void {
     );
 }
 
+/** Refuses a production start in one line that names every secret it lacks, not only the first. */
 function guardProduction(config: Config): void {
   if (!config.security.enabled)
     throw new ConfigError('Invalid configuration: security.enabled=false is refused when NODE_ENV=production');
+  const missing: string[] = [];
+  if (config.security.jwt.clientSecret === DEV_CLIENT_SECRET_HASH)
+    missing.push('security.jwt.client-secret must be set when NODE_ENV=production (the development secret is refused)');
   // The id_token keys live in the store also beside a configured access key.
   if (config.mongodb.uri !== undefined && config.security.keys.encryptionSecret === undefined)
-    throw new ConfigError(
-      'Invalid configuration: security.keys.encryption-secret must be set when NODE_ENV=production and the key set lives in MongoDB (mongodb.uri: its id_token keys, and its access keys without security.signing-key)',
+    missing.push(
+      'security.keys.encryption-secret must be set when NODE_ENV=production and the key set lives in MongoDB (mongodb.uri: its id_token keys, and its access keys without security.signing-key)',
     );
-  if (config.security.jwt.clientSecret === DEV_CLIENT_SECRET_HASH)
-    throw new ConfigError(
-      'Invalid configuration: security.jwt.client-secret must be set when NODE_ENV=production (the development secret is refused)',
-    );
+  if (missing.length > 0) throw new ConfigError(`Invalid configuration: ${missing.join('; ')}`);
 }
 
 /**

@@ -183,6 +183,74 @@ t('without a configured key the key set is used, also on MongoDB; there producti
   rejects({ env: { ...mongo, SECURITY_SIGNING_KEY: 'k'.repeat(32) } }, /encryption-secret must be set/, true);
 });
 
+t('production without its secrets is one line naming each of them', () => {
+  const why = rejects({ env: { MONGODB_URI: 'mongodb://db.example:27017/troupe' } }, /client-secret must be set/, true);
+  assert.match(why, /security\.keys\.encryption-secret must be set/);
+  assert.is(why.split('\n').length, 1);
+});
+
+t('a secret key takes its value from the file NAME_FILE names, without its trailing line break', () => {
+  const dir = tempDir('troupe-secret-files-');
+  try {
+    const hash = join(dir, 'client-secret');
+    writeFileSync(hash, `${OTHER_HASH}\n`);
+    const sealing = join(dir, 'encryption-secret');
+    writeFileSync(sealing, 'a-long-enough-secret\r\n');
+    const env = {
+      MONGODB_URI_FILE: join(dir, 'uri'),
+      SECURITY_JWT_CLIENT_SECRET_FILE: hash,
+      SECURITY_KEYS_ENCRYPTION_SECRET_FILE: sealing,
+    };
+    writeFileSync(env.MONGODB_URI_FILE, 'mongodb://db.example:27017/troupe');
+    const warnings: string[] = [];
+    const c = loadConfig({ env, onWarning: (m) => warnings.push(m) }, true);
+    assert.is(
+      c.security.jwt.clientSecret,
+      loadConfig({ env: { SECURITY_JWT_CLIENT_SECRET: OTHER_HASH } }).security.jwt.clientSecret,
+    );
+    assert.is(c.security.keys.encryptionSecret, 'a-long-enough-secret');
+    assert.is(c.mongodb.uri, 'mongodb://db.example:27017/troupe');
+    assert.equal(warnings, [], 'a _FILE variable of a secret key is known');
+    // Only the secret keys take a file: another key's _FILE variable is unknown, and sets nothing.
+    const port = join(dir, 'port');
+    writeFileSync(port, '9000');
+    const other = loadConfig({ env: { SERVER_PORT_FILE: port }, onWarning: (m) => warnings.push(m) });
+    assert.is(other.server.port, 8080);
+    assert.match(warnings.join('\n'), /unknown configuration variable "SERVER_PORT_FILE"/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+t('a secret given both inline and as a file, or a file that cannot be read, is refused naming the variable', () => {
+  const dir = tempDir('troupe-secret-files-');
+  try {
+    const file = join(dir, 'encryption-secret');
+    writeFileSync(file, 'the-secret-in-the-file');
+    const both = rejects(
+      {
+        env: { SECURITY_KEYS_ENCRYPTION_SECRET: 'the-secret-inline-here', SECURITY_KEYS_ENCRYPTION_SECRET_FILE: file },
+      },
+      /SECURITY_KEYS_ENCRYPTION_SECRET and SECURITY_KEYS_ENCRYPTION_SECRET_FILE are both set/,
+    );
+    assert.not.match(both, /the-secret-in/);
+    const missing = rejects(
+      { env: { SECURITY_JWT_CLIENT_SECRET_FILE: join(dir, 'absent') } },
+      /^Invalid configuration: SECURITY_JWT_CLIENT_SECRET_FILE \(security\.jwt\.client-secret\): cannot read .*absent \(ENOENT\)$/,
+    );
+    assert.is(missing.split('\n').length, 1);
+    // A directory where the file should be: unreadable as a file, and nothing of the folder is shown.
+    const folder = rejects({ env: { SECURITY_SIGNING_KEY_FILE: dir } }, /SECURITY_SIGNING_KEY_FILE .*\(EISDIR\)$/);
+    assert.not.match(folder, /the-secret-in-the-file/);
+    // An empty file is an empty value, refused as such by the key's own rule.
+    const empty = join(dir, 'empty');
+    writeFileSync(empty, '\n');
+    rejects({ env: { SECURITY_KEYS_ENCRYPTION_SECRET_FILE: empty } }, /encryption-secret: must be at least 16/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 t('security.keys.*: publish-ahead in seconds (default 600); a short encryption secret is refused unechoed', () => {
   assert.is(loadConfig().security.keys.publishAheadSeconds, 600);
   assert.is(loadConfig().security.keys.encryptionSecret, undefined);
