@@ -50,6 +50,10 @@ s('the banner names the data dir; .actors lists the actors', async ({ repl, data
     assert.match(tree, new RegExp(`^  ${name} +mailbox 0$`, 'm'));
 });
 
+s('a fresh data directory: the REPL stores no issuer, as it serves no HTTP', ({ dataDir }) => {
+  assert.not.ok(existsSync(join(dataDir, 'issuer')));
+});
+
 s('create a user, record an activity, read the history newest first', async (ctx) => {
   const repl = ctx.repl!;
   ctx.id = await createUser(repl);

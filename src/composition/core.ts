@@ -188,7 +188,7 @@ async function ready(
 }
 
 export async function startCore(loaded: Config, logger: Logger, overrides: CoreOverrides = {}): Promise<Core> {
-  const config = withDataDirIssuer(loaded, logger);
+  const config = withDataDirIssuer(loaded);
   // The data directory holds the SQLite files (every BCrypt hash, the signing-key set), or with
   // MongoDB an older version's generated key: created for the owner alone, before either is written.
   if (config.mongodb.uri === undefined || config.security.signingKey === undefined)

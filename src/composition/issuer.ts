@@ -1,9 +1,10 @@
 /**
  * The issuer every token names, when `security.jwt.issuer` is unset: the default `http://HOST:PORT`
- * of the first start on a data directory, written there as `issuer` and read by every later start.
- * So a second process on the same data directory, on another port (or the REPL), issues and accepts
- * the same tokens as the first, and its metadata names the same issuer (RFC 8414: the `issuer` of
- * the metadata is the `iss` of the tokens).
+ * of the first server that listens on a data directory, written there as `issuer` and read by every
+ * later start. So a second process on the same data directory, on another port (or the REPL),
+ * issues and accepts the same tokens as the first, and its metadata names the same issuer (RFC
+ * 8414: the `issuer` of the metadata is the `iss` of the tokens). A start that never listens (its
+ * port taken) and the REPL, which serves no HTTP, store none: they would pin a URL nothing serves.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,52 +22,64 @@ function errno(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException).code;
 }
 
-/** Writes `issuer` as the data directory's, unless one is there: true when this call wrote it. */
-function storeFirst(path: string, dir: string, issuer: string): boolean {
-  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
-  try {
-    writeFileSync(path, `${issuer}\n`, { flag: 'wx', mode: 0o600 });
-    return true;
-  } catch (error) {
-    if (errno(error) === 'EEXIST') return false;
-    throw error;
-  }
-}
-
-/**
- * The configuration with the issuer it serves: a configured `security.jwt.issuer` as it is, else
- * the data directory's. A directory that cannot be written keeps the default of this start (with a
- * warning: another process on it would then name another issuer); a stored issuer that is not one
- * line of visible characters stops the start, naming the file and the key.
- */
-export function withDataDirIssuer(config: Config, logger: Logger): Config {
-  if (config.issuerConfigured) return config;
-  const dir = config.data.dir;
-  const path = join(dir, ISSUER_FILE);
-  const fallback = config.security.jwt.issuer;
-  try {
-    if (storeFirst(path, dir, fallback)) {
-      logger.info({ issuer: fallback, file: path }, 'issuer of this data directory stored (security.jwt.issuer unset)');
-      return config;
-    }
-  } catch (error) {
-    logger.warn(
-      { issuer: fallback, file: path, code: errno(error) },
-      'cannot store the issuer in the data directory: set security.jwt.issuer so that every process names the same',
-    );
-    return config;
-  }
+/** The stored issuer, undefined when there is no file; one that is not an issuer stops the start. */
+function readStored(path: string): string | undefined {
   let stored = '';
   try {
     stored = readFileSync(path, 'utf8').trim();
-  } catch {
+  } catch (error) {
+    if (errno(error) === 'ENOENT') return undefined;
     // unreadable: refused below as a file that holds no issuer
   }
   if (!ISSUER.test(stored))
     throw new ConfigError(
       `Invalid configuration: ${path} holds no issuer; set security.jwt.issuer, or remove the file to store this start's`,
     );
-  if (stored === fallback) return config;
+  return stored;
+}
+
+/**
+ * The configuration with the issuer it serves: a configured `security.jwt.issuer` as it is, else
+ * the data directory's, else this start's default. Writes nothing (see {@link storeDataDirIssuer}).
+ */
+export function withDataDirIssuer(config: Config): Config {
+  if (config.issuerConfigured) return config;
+  const stored = readStored(join(config.data.dir, ISSUER_FILE));
+  if (stored === undefined || stored === config.security.jwt.issuer) return config;
   const { security } = config;
   return deepFreeze({ ...config, security: { ...security, jwt: { ...security.jwt, issuer: stored } } });
+}
+
+/**
+ * Called once this start listens: stores its default as the data directory's issuer unless one is
+ * there (an atomic create, so that of several starting at once the first decides and all read it).
+ * A stored issuer other than where this server listens is served, with a warning naming both and
+ * the key; a directory that cannot be written keeps this start's default, with a warning too.
+ */
+export function storeDataDirIssuer(config: Config, logger: Logger): void {
+  if (config.issuerConfigured) return;
+  const dir = config.data.dir;
+  const file = join(dir, ISSUER_FILE);
+  const listening = config.security.jwt.issuer;
+  try {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
+    writeFileSync(file, `${listening}\n`, { flag: 'wx', mode: 0o600 });
+    logger.info({ issuer: listening, file }, 'issuer of this data directory stored (security.jwt.issuer unset)');
+    return;
+  } catch (error) {
+    if (errno(error) !== 'EEXIST') {
+      logger.warn(
+        { issuer: listening, file, code: errno(error) },
+        'cannot store the issuer in the data directory: set security.jwt.issuer so that every process names the same',
+      );
+      return;
+    }
+  }
+  const stored = readStored(file);
+  if (stored === undefined || stored === listening) return;
+  logger.warn(
+    { issuer: stored, listening, file, key: 'security.jwt.issuer' },
+    `tokens and metadata name the issuer ${stored} stored in ${file}, not ${listening} where this server listens: ` +
+      "set security.jwt.issuer to choose, or remove the file to store the next start's",
+  );
 }

@@ -1,7 +1,10 @@
-/** The served troupe: the core (`core.ts`: stores, security, actors) → metrics → Koa → listen, and the reverse on close. */
+/**
+ * The served troupe: the ports bound (requests held) → the data directory's issuer (`issuer.ts`) →
+ * the core (`core.ts`: stores, security, actors) → metrics → Koa, serving what was held; the reverse on close.
+ */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import { createApp, createManagementApp } from '../../http/app.ts';
 import { loadSignInSite } from '../../http/oauth/pages/sign-in-site.ts';
@@ -10,6 +13,7 @@ import { ConfigError, type Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { firstPartyClientIds, registeredClients } from './clients.ts';
 import { startCore } from './core.ts';
+import { storeDataDirIssuer } from './issuer.ts';
 import type { CoreOverrides } from './login-actors.ts';
 import { createDrain } from './drain.ts';
 import { createMetrics } from '../telemetry/metrics.ts';
@@ -108,13 +112,59 @@ export function checkSignInPages(config: Config): void {
   loadSignInSite(config.security.signIn);
 }
 
+/**
+ * A listener that holds each request until {@link Held.open} hands it the application: the ports
+ * are bound before the core is built, so that only a start that listens decides the issuer.
+ */
+interface Held {
+  readonly listener: RequestListener;
+  open(handler: RequestListener): void;
+}
+
+function heldUntilOpen(): Held {
+  let handler: RequestListener | undefined;
+  const waiting: [IncomingMessage, ServerResponse][] = [];
+  return {
+    listener: (req, res) => (handler ? handler(req, res) : void waiting.push([req, res])),
+    open(ready) {
+      handler = ready;
+      for (const [req, res] of waiting.splice(0)) ready(req, res);
+    },
+  };
+}
+
 export async function startTroupe(loaded: Config, logger: Logger, overrides?: CoreOverrides): Promise<Troupe> {
   // First: a theme file that does not parse stops the start before anything is opened.
   const signIn = loadSignInSite(loaded.security.signIn);
-  const core = await startCore(loaded, logger, overrides);
+  const main = heldUntilOpen();
+  const side = heldUntilOpen();
+  // Before the first connection: the drain counts every connection from it on.
+  const drain = createDrain();
+  const { server, url } = await serve(main.listener, loaded, { ...loaded.server, key: 'server' });
+  drain.watch(server);
+  // Second, so that the first address a worker reports to its primary is the main one.
+  const { port: managementPort, host: managementHost } = loaded.management;
+  const management =
+    managementPort === undefined
+      ? undefined
+      : await serve(side.listener, loaded, { host: managementHost, port: managementPort, key: 'management' }).catch(
+          async (error: unknown) => {
+            await closeServer(server, 0);
+            throw error;
+          },
+        );
+  if (management) drain.watch(management.server);
+  const listeners = management ? [server, management.server] : [server];
+  // Listening: this start may decide the data directory's issuer, if none is yet (issuer.ts).
+  const core = await Promise.resolve()
+    .then(() => storeDataDirIssuer(loaded, logger))
+    .then(() => startCore(loaded, logger, overrides))
+    .catch(async (error: unknown) => {
+      await Promise.all(listeners.map((listener) => closeServer(listener, 0)));
+      throw error;
+    });
   const { actors, config } = core;
   const metrics = createMetrics();
-  const drain = createDrain();
   metrics.watch(actors.system, [actors.activity]);
   const appDeps = {
     metrics,
@@ -139,31 +189,16 @@ export async function startTroupe(loaded: Config, logger: Logger, overrides?: Co
     signIn,
   };
   const app = createApp(appDeps);
-  const { server, url } = await serve(drain.track(app.callback()), config, { ...config.server, key: 'server' });
-  drain.watch(server);
-  // Second, so that the first address a worker reports to its primary is the main one.
-  const { port: managementPort, host: managementHost } = config.management;
-  const management =
-    managementPort === undefined
-      ? undefined
-      : await serve(drain.track(createManagementApp(appDeps).callback()), config, {
-          host: managementHost,
-          port: managementPort,
-          key: 'management',
-        }).catch(async (error: unknown) => {
-          await closeServer(server, 0);
-          throw error;
-        });
-  if (management) drain.watch(management.server);
-  const managementUrl = management?.url;
+  main.open(drain.track(app.callback()));
+  side.open(drain.track(createManagementApp(appDeps).callback()));
   return {
     config,
     server,
     url,
-    managementUrl,
+    managementUrl: management?.url,
     app,
     async close() {
-      await drain.close(management ? [server, management.server] : [server], {
+      await drain.close(listeners, {
         windowMs: config.server.drainWindowMs,
         timeoutMs: config.server.shutdownTimeoutMs,
       });
