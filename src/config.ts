@@ -157,7 +157,8 @@ function parse(raw: Record<string, string>): Parsed {
 
 /** Loads, validates and freezes the configuration. Throws {@link ConfigError}. */
 export function loadConfig(sources: ConfigSources = {}, production = false): Config {
-  const v = parse(collect(sources));
+  const raw = collect(sources);
+  const v = parse(raw);
   const headersTimeout = v['server.headers-timeout-ms'] ?? Math.min(10_000, v['server.request-timeout-ms']);
   if (headersTimeout > v['server.request-timeout-ms']) {
     throw new ConfigError(
@@ -173,7 +174,13 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
     throw new ConfigError(
       `Invalid configuration: security.clients-file: client_id ${v['security.jwt.client-id']} is security.jwt.client-id's`,
     );
-  const config = { production, issuerConfigured: v['security.jwt.issuer'] !== undefined, ...nest(resolved) } as Config;
+  const files = { properties: sources.file, clients: raw['security.clients-file']?.trim() || undefined };
+  const config = {
+    production,
+    issuerConfigured: v['security.jwt.issuer'] !== undefined,
+    files,
+    ...nest(resolved),
+  } as Config;
   if (production) guardProduction(config);
   if (config.security.previousSigningKeys !== undefined && config.security.signingKey === undefined)
     throw new ConfigError(

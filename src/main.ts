@@ -11,6 +11,7 @@ import { parseArgs, START_USAGE, UsageError } from './config/args.ts';
 import { createLogger, logFormat } from './logger.ts';
 import { checkSignInPages, startTroupe, type Troupe } from './composition/troupe.ts';
 import { exitOnUnusableKeys } from './composition/keys.ts';
+import { logConfiguration, startUpLogger } from './composition/start-up-lines.ts';
 import { shutdownTracing } from './telemetry/tracing.ts';
 
 function onSignals(troupe: Troupe, log: ReturnType<typeof createLogger>): void {
@@ -69,6 +70,9 @@ const config = await orExit(() =>
 );
 // Pretty lines at a terminal, JSON lines otherwise and always in production (src/logger.ts).
 const logger = createLogger(config.logging.level, process.stdout, logFormat(config.production));
+// Said whatever logging.level (but silent): what was read, and where it listens.
+const said = startUpLogger(logger);
+if (cluster.isPrimary) logConfiguration(said, config);
 if (config.server.workers > 1 && cluster.isPrimary) {
   await orExit(() => checkSignInPages(config));
   runPrimary(config, logger);
@@ -76,7 +80,7 @@ if (config.server.workers > 1 && cluster.isPrimary) {
   const troupe = await orExit(() => startTroupe(config, logger).catch(exitOnUnusableKeys));
   // Handlers first: whoever waits for the line below may signal at once, and node's default would kill.
   onSignals(troupe, logger);
-  logger.info(
+  said.info(
     { url: troupe.url, services: [...config.services], management: troupe.managementUrl },
     cluster.isWorker ? 'worker listening' : 'troupe listening',
   );

@@ -39,6 +39,8 @@ export type Config = Simplify<
      * which the first start on a data directory keeps for every later one (`composition/issuer.ts`).
      */
     readonly issuerConfigured: boolean;
+    /** The files this configuration was read from, for the start-up line: each path as given, or undefined. */
+    readonly files: { readonly properties: string | undefined; readonly clients: string | undefined };
   } & Intersect<{ [K in keyof Resolved & string]: Nest<K, Resolved[K]> }[keyof Resolved & string]>
 >;
 
