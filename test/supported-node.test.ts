@@ -70,15 +70,24 @@ t('npm start, npm run dev and npm run repl check the Node first, before any .ts 
   const started = runAs('v20.20.2', nodeArgs(manifest.scripts['start'] ?? ''));
   assert.is(started.status, 1);
   assert.is(started.stdout, '');
-  assert.is(started.stderr, `${refusal('v20.20.2')}\n`);
+  assert.is(started.stderr, `${refusal('v20.20.2', ['src/main.ts'])}\n`);
 });
 
 t('node scripts/test.mjs and node src/main.ts on an unsupported Node print the one line and exit 1', () => {
   for (const args of [['scripts/test.mjs', 'nothing-matches-this'], ['src/main.ts'], ['src/repl.ts']]) {
     const run = runAs('v23.11.0', args);
     assert.is(run.status, 1, args.join(' '));
-    assert.is(run.stderr, `${refusal('v23.11.0')}\n`, args.join(' '));
+    assert.is(run.stderr, `${refusal('v23.11.0', args)}\n`, args.join(' '));
   }
+});
+
+t('the refusal names the same command on the Node npm installed, which runs it', () => {
+  const line = refusal('v20.20.2', ['dist/src/main.js', '--server.port=9090', "it's"]) ?? '';
+  assert.ok(line.includes("node_modules/.bin/node dist/src/main.js --server.port=9090 'it'\\''s'"), line);
+  assert.ok(line.includes('npm exec -- node'), line);
+  const installed = spawnSync('node_modules/.bin/node', ['--version'], { encoding: 'utf8' });
+  assert.is(installed.stdout.trim(), `v${pinned}`, 'node_modules/.bin/node is the pinned Node');
+  assert.is(refusal(installed.stdout.trim()), undefined);
 });
 
 t.run();
