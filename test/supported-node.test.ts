@@ -40,6 +40,13 @@ t('the pinned Node is exact, supported, allowed its install script, and named by
   assert.is(readFileSync('.node-version', 'utf8').trim(), pinned);
 });
 
+t('.npmrc: an old Node installs, and npm prints its errors, not the EBADENGINE warnings that judge it', () => {
+  const settings = readFileSync('.npmrc', 'utf8')
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  assert.equal(settings, ['engine-strict=false', 'loglevel=error']);
+});
+
 t('.ci/run tests the pinned line, and an old Node installing and starting the project', () => {
   const ci = readFileSync('.ci/run', 'utf8');
   const lines = /^NODE_LINES=\(([^)]*)\)/m.exec(ci)?.[1]?.split(/\s+/).filter(Boolean) ?? [];
