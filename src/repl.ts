@@ -17,6 +17,7 @@ import { pendingSessionAsks } from './repl/context.ts';
 import { awaitAsksBetweenActors } from './repl/exit.ts';
 import { replLogLines } from './repl/log-lines.ts';
 import { openRepl } from './repl/session.ts';
+import { replBanner } from './repl/banner.ts';
 import { startCore } from './composition/core.ts';
 import { exitOnUnusableKeys } from './composition/keys.ts';
 
@@ -41,14 +42,6 @@ const loadConfig = (overrides: Readonly<Record<string, string>> = {}): Promise<C
  */
 const memoryConfig = (dataDir: string): Promise<Config> => loadConfig({ DATA_DIR: dataDir, MONGODB_URI: '' });
 
-const banner = (config: Config, memory: boolean): string =>
-  [
-    `troupe REPL: actors on ${config.data.dir}${memory ? ' (temporary, removed on exit)' : ''}; no HTTP port.`,
-    'In scope: token, employees, users, activity; ask(ref, msg, timeoutMs?), tell(ref, msg);',
-    '  Get, Post, Put, Delete (UserActor); Token, Employee, User, Activity (every protocol).',
-    'Commands: .actors, .protocol NAME, .keys, .help; .exit or Ctrl-D to leave.',
-  ].join('\n');
-
 const { memory } = readArgs(process.argv.slice(2));
 const memoryDir = memory ? mkdtempSync(join(tmpdir(), 'troupe-repl-')) : undefined;
 const config = await (memoryDir === undefined ? loadConfig() : memoryConfig(memoryDir));
@@ -64,7 +57,7 @@ const server = await openRepl({
   terminal,
   colors: terminal && process.stdout.hasColors(),
   historyFile: join(config.data.dir, 'repl_history'),
-  banner: banner(config, memory),
+  banner: replBanner(config.data.dir, memory),
   keys: core.keys,
   idTokenKeys: core.idTokenKeys,
 });

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { suite } from 'uvu';
@@ -43,8 +43,14 @@ s.after((ctx) => {
   rmSync(ctx.dataDir, { recursive: true, force: true });
 });
 
-s('the banner names the data dir; .actors lists the actors', async ({ repl, dataDir }) => {
+s('the banner names the data dir and every ref and protocol in scope; .actors lists the actors', async (ctx) => {
+  const { repl, dataDir } = ctx;
   assert.match(repl!.output(), `actors on ${dataDir}; no HTTP port.`);
+  const [, inScope = '', protocols = ''] = repl!.output().split('\n');
+  for (const name of ['token', 'accounts', 'employees', 'users', 'activity']) assert.match(inScope, `${name}`);
+  for (const name of ['Token', 'Accounts', 'Employee', 'User', 'Activity']) assert.match(protocols, ` ${name}`);
+  const documented = readFileSync('docs/repl.md', 'utf8');
+  assert.ok(documented.includes(`${inScope}\n${protocols}\n`), 'docs/repl.md shows the banner as printed');
   const tree = await repl!.type('.actors');
   for (const name of ['token', 'accounts', 'employees', 'users', 'activity'])
     assert.match(tree, new RegExp(`^  ${name} +mailbox 0$`, 'm'));
