@@ -167,12 +167,12 @@ t('secured service: login, role check, introspection, refresh, and reuse revokin
   const lines = out(1).trim().split('\n');
   assert.match(
     lines[0] ?? '',
-    /^\{"access_token":"ey[^"]+","token_type":"bearer","refresh_token":"[^"]+","expires_in":\d+,"scope":"read"/,
+    /^\{"access_token":"ey[^"]+","token_type":"Bearer","refresh_token":"[^"]+","expires_in":\d+,"scope":"read"/,
   );
   assert.is(lines[1], 'Hello admin, you are an administrator.');
   assert.is(lines[2], '{"error":"access_denied","error_description":"Access is denied"}');
   assert.match(lines[3] ?? '', /^\{"active":true,"scope":"read","client_id":"troupe-client","username":"admin"/);
-  assert.match(lines[4] ?? '', /^\{"access_token":"ey[^"]+","token_type":"bearer","refresh_token":"[^"]+"/);
+  assert.match(lines[4] ?? '', /^\{"access_token":"ey[^"]+","token_type":"Bearer","refresh_token":"[^"]+"/);
   assert.is(
     lines[5],
     '{"error":"invalid_grant","error_description":"Refresh token already used; every token of this login is revoked"}',
@@ -252,7 +252,7 @@ t('applications and services: the code flow with PKCE, a replayed code, client_c
   assert.is(back.searchParams.get('iss'), ctx.server.config.security.jwt.issuer);
   assert.match(
     lines[2] ?? '',
-    /^\{"access_token":"ey[^"]+","token_type":"bearer","refresh_token":"[^"]+",.*"scope":"read"/,
+    /^\{"access_token":"ey[^"]+","token_type":"Bearer","refresh_token":"[^"]+",.*"scope":"read"/,
   );
   assert.is(lines[3], 'Hello john.doe, you are a user.');
   assert.match(lines[4] ?? '', /^\{"error":"invalid_grant"/);

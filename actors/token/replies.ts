@@ -19,7 +19,7 @@ export interface ClientView {
 
 export interface TokenGrant {
   readonly accessToken: string;
-  readonly tokenType: 'bearer';
+  readonly tokenType: 'Bearer';
   /** Absent when the client may not use the refresh_token grant. */
   readonly refreshToken: string | undefined;
   /** Seconds until the access token expires. */

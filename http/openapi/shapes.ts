@@ -26,7 +26,7 @@ export const OAuthErrorBody = z
 export const TokenResponse = z
   .object({
     access_token: z.string(),
-    token_type: z.literal('bearer'),
+    token_type: z.literal('Bearer'),
     refresh_token: z.string().optional(),
     expires_in: z.number().int(),
     scope: z.string(),

@@ -69,7 +69,7 @@ function value(reply: Token.GrantReply): Token.TokenGrant {
 
 t("IssueToken: a signed access token with the user's authorities, and a refresh token", async () => {
   const g = value(await password('john.doe', 'john-password'));
-  assert.is(g.tokenType, 'bearer');
+  assert.is(g.tokenType, 'Bearer');
   assert.equal(g.scope, ['read', 'write']);
   assert.ok(g.expiresIn >= 3599 && g.expiresIn <= 3600);
   assert.match(g.refreshToken ?? '', /^[A-Za-z0-9_-]{43}$/);

@@ -36,7 +36,7 @@ export async function bareOAuth(env: NodeJS.ProcessEnv): Promise<Middleware<AppS
       .setExpirationTime(iat + validity)
       .setJti(jti)
       .sign(key.signKey);
-    return { access_token: signed, token_type: 'bearer', expires_in: validity, scope, jti };
+    return { access_token: signed, token_type: 'Bearer', expires_in: validity, scope, jti };
   };
 
   const introspect = async (client: Registered, params: URLSearchParams) => {

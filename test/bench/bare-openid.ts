@@ -135,7 +135,7 @@ export async function bareOpenId(db: Db, env: NodeJS.ProcessEnv): Promise<Middle
     if (!stored) return undefined;
     return {
       access_token: accessToken,
-      token_type: 'bearer',
+      token_type: 'Bearer',
       expires_in: validity,
       scope,
       jti,

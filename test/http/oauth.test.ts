@@ -31,7 +31,7 @@ t('password grant › 200 with the token response and no-store headers', async (
   assert.is(res.headers.get('pragma'), 'no-cache');
   const body = (await res.json()) as Record<string, unknown>;
   assert.equal(Object.keys(body).sort(), ['access_token', 'expires_in', 'jti', 'refresh_token', 'scope', 'token_type']);
-  assert.is(body['token_type'], 'bearer');
+  assert.is(body['token_type'], 'Bearer');
   assert.is(body['scope'], 'read write');
   assert.ok((body['expires_in'] as number) >= 3590 && (body['expires_in'] as number) <= 3600);
 });

@@ -65,7 +65,7 @@ const kindOf = (i: number): Kind => (i % 2 === 0 ? 'client_credentials' : 'passw
 function assertServed(answer: Answer, what: string): void {
   assert.is(answer.status, 200, `${what}: ${JSON.stringify(answer.body)}`);
   assert.type(answer.body['access_token'], 'string', what);
-  assert.is(answer.body['token_type'], 'bearer', what);
+  assert.is(answer.body['token_type'], 'Bearer', what);
 }
 
 function assertRefused(answer: Answer, what: string): void {

@@ -112,7 +112,7 @@ export function createIssuing(deps: IssuingDeps) {
     idToken?: string,
   ): TokenGrant => {
     const expiresIn = Math.floor((issued.exp * 1000 - now()) / 1000);
-    const grant = { accessToken: issued.token, tokenType: 'bearer' as const, refreshToken, expiresIn, scope };
+    const grant = { accessToken: issued.token, tokenType: 'Bearer' as const, refreshToken, expiresIn, scope };
     return { ...grant, jti: issued.jti, ...(idToken === undefined ? {} : { idToken }) };
   };
 
