@@ -7,24 +7,25 @@ import type { z } from 'zod';
 import { isOAuthForm, readOAuthForm, type OAuthFormBody } from './form-validation.ts';
 import { formParams } from './middleware/body.ts';
 import { invalidFields, type FieldError, type HttpProblem } from './problems.ts';
+import { plainWords } from '../src/fields.ts';
 import type { RouteContext, RouteMiddleware } from './state.ts';
 import { ifMatchVersion } from './versioning.ts';
 
+const plain = plainWords('request');
+
+/** One entry per field, in the house's words (`plain`): an unknown field each on its own. */
 function fieldErrors(error: z.ZodError): FieldError[] {
-  return error.issues.map((issue) => {
-    const field =
-      issue.path.length > 0
-        ? issue.path.join('.')
-        : issue.code === 'unrecognized_keys'
-          ? issue.keys.join(', ')
-          : '(body)';
-    return { field, message: issue.message };
+  return error.issues.flatMap((issue) => {
+    const at = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) => ({ field: [...at, key].join('.'), message: 'is not a field of this request' }));
+    return [{ field: at.length > 0 ? at.join('.') : '(body)', message: issue.message }];
   });
 }
 
 /** Parses `input` with `schema` or throws a 400 `validation` problem listing every bad field. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown, what = 'request'): z.infer<S> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { error: plain });
   if (result.success) return result.data;
   throw invalidFields(`The ${what} is not valid`, ...fieldErrors(result.error));
 }

@@ -6,6 +6,55 @@
 import { z } from 'zod';
 import { OBJECT_ID, type ObjectIdString } from './ids.ts';
 
+const article = (noun: string): string => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
+/** zod's names of types where they are not words: an `int` is a whole number. */
+const TYPE_WORDS: Readonly<Record<string, string>> = { int: 'whole number', bigint: 'whole number', nan: 'number' };
+const count = (n: number | bigint, one: string): string => `${n} ${one}${n === 1 || n === 1n ? '' : 's'}`;
+
+/** A bound as words: `at least 3 characters`, `at most 500`, `more than 0`. */
+function bound(
+  issue: { readonly origin: string; readonly inclusive?: boolean },
+  limit: number | bigint,
+  inclusive: readonly [string, string],
+): string {
+  const [within, beyond] = inclusive;
+  const words = issue.inclusive === false ? beyond : within;
+  if (issue.origin === 'string') return `must be ${words} ${count(limit, 'character')}`;
+  if (issue.origin === 'array' || issue.origin === 'set') return `must have ${words} ${count(limit, 'item')}`;
+  return `must be ${words} ${String(limit)}`;
+}
+
+/**
+ * The house's words for an issue whose schema gives no message of its own, so that zod's defaults
+ * (`Invalid input: expected string, received number`, `Unrecognized key: "salary"`) never reach a
+ * caller: `is required`, `must be a number`, `is not a field of this request`. `noun` names what the
+ * fields belong to: a `request` over HTTP, a `message` in the REPL. Pass as `safeParse`'s `error`.
+ */
+export const plainWords =
+  (noun: string) =>
+  (issue: z.core.$ZodRawIssue): string | undefined => {
+    switch (issue.code) {
+      case 'invalid_type':
+        return issue.input === undefined
+          ? 'is required'
+          : `must be ${article(TYPE_WORDS[issue.expected] ?? issue.expected)}`;
+      case 'unrecognized_keys':
+        return issue.keys.length === 1 ? `is not a field of this ${noun}` : `are not fields of this ${noun}`;
+      case 'invalid_value':
+        return issue.values.length === 1
+          ? `must be ${String(issue.values[0])}`
+          : `must be one of ${issue.values.map(String).join(', ')}`;
+      case 'too_small':
+        return bound(issue, issue.minimum, ['at least', 'more than']);
+      case 'too_big':
+        return bound(issue, issue.maximum, ['at most', 'less than']);
+      case 'invalid_format':
+        return issue.format === 'email' ? 'must be an email address' : 'is not in the expected form';
+      default:
+        return 'is not valid';
+    }
+  };
+
 /**
  * A record id, the one id schema of every service: the ObjectId form, 24 hexadecimal characters of
  * either case, read as lower case (the form ids are stored and sent in). A string schema, so that it

@@ -7,6 +7,7 @@ import { inspect } from 'node:util';
 import type { z } from 'zod';
 import type { Request } from '../messaging/ask.ts';
 import type { ProtocolEntry } from './protocols.ts';
+import { plainWords } from '../fields.ts';
 
 export type Checked =
   { readonly ok: true; readonly request: Request<unknown, unknown> } | { readonly ok: false; readonly line: string };
@@ -14,16 +15,7 @@ export type Checked =
 /** The message is built once to be read; the one sent gets the real sender. */
 const NO_SENDER = undefined as never;
 
-const article = (noun: string): string => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
-
-/** Plain words where a schema has none of its own: `is required` rather than zod's "Invalid input: expected …". */
-function plainWords(issue: z.core.$ZodRawIssue): string | undefined {
-  if (issue.code === 'invalid_type')
-    return issue.input === undefined ? 'is required' : `must be ${article(issue.expected)}`;
-  if (issue.code === 'unrecognized_keys')
-    return issue.keys.length === 1 ? 'is not a field of this message' : 'are not fields of this message';
-  return undefined;
-}
+const plain = plainWords('message');
 
 function describe(issue: z.core.$ZodIssue): string {
   const at = issue.path.map(String);
@@ -50,7 +42,7 @@ export function checkMessage(entry: ProtocolEntry, request: Request<unknown, unk
   const { type, sender: _, ...fields } = message as Record<string, unknown>;
   const schema = typeof type === 'string' && Object.hasOwn(entry.schemas, type) ? entry.schemas[type] : undefined;
   if (!schema) return { ok: false, line: unknownKind(entry, type) };
-  const result = schema.safeParse(fields, { error: plainWords });
+  const result = schema.safeParse(fields, { error: plain });
   if (!result.success)
     return {
       ok: false,

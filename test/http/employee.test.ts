@@ -80,6 +80,13 @@ for (const method of ['GET', 'POST'] as const) {
   });
 }
 
+t("POST /api/employee/create › an unknown field → 400 naming it in the house's words, not zod's", async () => {
+  const res = await createVia('POST', { name: 'Jane', dateOfBirth: '1990-04-12', salary: '1' });
+  assert.is(res.status, 400);
+  const body = (await res.json()) as { errors: unknown };
+  assert.equal(body.errors, [{ field: 'salary', message: 'is not a field of this request' }]);
+});
+
 t('GET /api/employee/create › 1900-01-01 and today are accepted; 200 characters too', async () => {
   for (const input of [
     { name: 'Old', dateOfBirth: '1900-01-01' },
