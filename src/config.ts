@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseProperties } from 'dot-properties';
-import { closestKey } from './config/args.ts';
+import { closestName as closestKey } from './spelling.ts';
 import { CONFIG_KEYS, DEV_CLIENT_SECRET_HASH, schema, SECRET_KEYS, type Parsed } from './config/schema.ts';
 import { deepFreeze, nest, type Config, type Resolved } from './config/typed-config.ts';
 

@@ -48,27 +48,3 @@ export function parseArgs(args: readonly string[]): ParsedArgs {
   }
   return { help, properties };
 }
-
-/** Edit distance between two short strings (insertions, deletions, substitutions). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
-/** The known key nearest to `unknown` in spelling. */
-export function closestKey(unknown: string, known: readonly string[]): string | undefined {
-  let best: { key: string; d: number } | undefined;
-  for (const key of known) {
-    const d = distance(unknown, key);
-    if (best === undefined || d < best.d) best = { key, d };
-  }
-  return best?.key;
-}

@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { BCRYPT_HASH, SCOPE_TOKEN, withoutBcryptPrefix } from './formats.ts';
+import { typoOf } from '../spelling.ts';
+import { plainWords } from '../fields.ts';
 
 export type RegisteredGrant = 'authorization_code' | 'refresh_token' | 'client_credentials' | 'password';
 export type AuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
@@ -84,29 +86,33 @@ const redirectUriList = () =>
     )
     .default([]);
 
+/** The fields of an entry (RFC 7591 names): any other is refused, with the nearest named. */
+const FIELDS = {
+  client_id: z.string().regex(/^[\x21-\x7E]{1,128}$/, 'must be 1 to 128 printable ASCII characters'),
+  client_name: z.string().max(200).optional(),
+  client_secret: z
+    .string()
+    .regex(BCRYPT_HASH, 'must be a BCrypt hash ($2a$, $2b$ or $2y$), never the secret itself')
+    .optional(),
+  token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
+  redirect_uris: redirectUriList(),
+  post_logout_redirect_uris: redirectUriList(),
+  grant_types: z
+    .array(z.enum(['authorization_code', 'refresh_token', 'client_credentials', 'password']))
+    .min(1, 'must name at least one grant')
+    .default(['authorization_code']),
+  scope: z
+    .string()
+    .default('')
+    .transform((s) => [...new Set(s.split(' ').filter(Boolean))])
+    .refine((scopes) => scopes.every((s) => SCOPE_TOKEN.test(s)), 'must be space-separated scope tokens'),
+  consent: z.enum(['implicit', 'explicit']).default('explicit'),
+  pkce_required: z.boolean().default(true),
+};
+const FIELD_NAMES = Object.keys(FIELDS);
+
 const entry = z
-  .strictObject({
-    client_id: z.string().regex(/^[\x21-\x7E]{1,128}$/, 'must be 1 to 128 printable ASCII characters'),
-    client_name: z.string().max(200).optional(),
-    client_secret: z
-      .string()
-      .regex(BCRYPT_HASH, 'must be a BCrypt hash ($2a$, $2b$ or $2y$), never the secret itself')
-      .optional(),
-    token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
-    redirect_uris: redirectUriList(),
-    post_logout_redirect_uris: redirectUriList(),
-    grant_types: z
-      .array(z.enum(['authorization_code', 'refresh_token', 'client_credentials', 'password']))
-      .min(1, 'must name at least one grant')
-      .default(['authorization_code']),
-    scope: z
-      .string()
-      .default('')
-      .transform((s) => [...new Set(s.split(' ').filter(Boolean))])
-      .refine((scopes) => scopes.every((s) => SCOPE_TOKEN.test(s)), 'must be space-separated scope tokens'),
-    consent: z.enum(['implicit', 'explicit']).default('explicit'),
-    pkce_required: z.boolean().default(true),
-  })
+  .strictObject(FIELDS)
   .superRefine((c, ctx) => {
     const isPublic = c.token_endpoint_auth_method === 'none';
     if (isPublic && c.client_secret !== undefined)
@@ -142,12 +148,24 @@ const file = z.array(entry).superRefine((clients, ctx) => {
   });
 });
 
-/** Where in the file, then what: `[1].redirect_uris[0]: must be …`; never a value from the file. */
-const located = (issue: z.core.$ZodIssue): string =>
-  `${issue.path
+const where = (path: readonly PropertyKey[]): string =>
+  path
     .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
     .join('')
-    .replace(/^\./, '')}: ${issue.message}`;
+    .replace(/^\./, '');
+
+/**
+ * Where in the file, then what: `[1].redirect_uris[0]: must be …`; never a value from the file. An
+ * unknown field is named with the one it likely meant: `[0].grant_type: is not a field of a
+ * client; did you mean grant_types?`.
+ */
+const located = (issue: z.core.$ZodIssue): string[] => {
+  if (issue.code !== 'unrecognized_keys') return [`${where(issue.path)}: ${issue.message}`];
+  return issue.keys.map((key) => {
+    const meant = typoOf(key, FIELD_NAMES);
+    return `${where([...issue.path, key])}: is not a field of a client${meant === undefined ? '' : `; did you mean ${meant}?`}`;
+  });
+};
 
 /**
  * Reads and validates the clients file; returns the problems (each naming where) instead of
@@ -161,6 +179,6 @@ export function readClientsFile(path: string): readonly ClientRegistration[] | {
     const why = error instanceof SyntaxError ? 'not valid JSON' : ((error as NodeJS.ErrnoException).code ?? 'error');
     return { problems: [`cannot read ${path} (${why})`] };
   }
-  const result = file.safeParse(json);
-  return result.success ? result.data : { problems: result.error.issues.map(located) };
+  const result = file.safeParse(json, { error: plainWords('client') });
+  return result.success ? result.data : { problems: result.error.issues.flatMap(located) };
 }

@@ -203,4 +203,26 @@ t('an unknown grant, a field of no meaning, a duplicate id, bad JSON are refused
   }
 });
 
+t("an unknown field is named with the field it likely meant; zod's own words never show", () => {
+  const { grant_types: grants, ...rest } = confidential;
+  refused(
+    [{ ...rest, grant_type: grants }],
+    /\[0\]\.grant_type: is not a field of a client; did you mean grant_types\?/,
+  );
+  refused(
+    [{ ...confidential, redirect_uri: 'https://a.example/cb' }],
+    /\[0\]\.redirect_uri: .*did you mean redirect_uris\?/,
+  );
+  refused(
+    [{ ...confidential, client_secret_expires_at: 0 }],
+    /client_secret_expires_at: is not a field of a client \(got /,
+  );
+  refused(
+    [{ ...confidential, grant_types: ['implicit'] }],
+    /\[0\]\.grant_types\[0\]: must be one of authorization_code, /,
+  );
+  refused([{ ...confidential, consent: 1 }], /\[0\]\.consent: must be one of implicit, explicit/);
+  refused([{ ...confidential, pkce_required: 'no' }], /\[0\]\.pkce_required: must be a boolean/);
+});
+
 t.run();
