@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { uvuOutput } from './test-output.mjs';
 
 // `node scripts/test.mjs [PATTERN]`: PATTERN is a regular expression over the paths of the
 // *.test.ts files under test/ (`actors/user`, `test/actors/user.test.ts` and `http/.*` all work).
@@ -28,45 +29,28 @@ const child = spawn(process.execPath, ['node_modules/uvu/bin.js', 'test', only, 
 });
 
 let out = '';
-// uvu's own "Skipped:" count leaves out the suites skipped with a reason (it is 0 above a summary
-// that says "6 skipped"), so that line is dropped and the summary counts both. All else is written
-// as it comes; only a line that may still turn out to be that one waits for its end.
-let line = ''; // the line being received
-let shown = 0; // how much of it is already written
+const output = uvuOutput((text) => process.stdout.write(text));
 child.stdout.setEncoding('utf8'); // a character split across two chunks arrives whole
 child.stdout.on('data', (chunk) => {
   out += chunk;
-  const pieces = chunk.split('\n');
-  const last = pieces.pop() ?? '';
-  for (const piece of pieces) {
-    const full = line + piece;
-    if (shown > 0 || !isUvuSkipped(full)) process.stdout.write(`${full.slice(shown)}\n`);
-    line = '';
-    shown = 0;
-  }
-  line += last;
-  if (shown > 0 || !mayBeUvuSkipped(line)) {
-    process.stdout.write(line.slice(shown));
-    shown = line.length;
-  }
+  output.receive(chunk);
 });
 
 // eslint-disable-next-line no-control-regex -- strips ANSI colour codes
 const plainText = (text) => text.replace(/\x1b\[[0-9;]*m/g, '');
-const isUvuSkipped = (text) => /^\s*Skipped:\s+\d+\s*$/.test(plainText(text));
-const mayBeUvuSkipped = (text) => {
-  const start = plainText(text).trimStart();
-  return 'Skipped:'.startsWith(start) || /^Skipped:\s*\d*$/.test(start);
-};
 
 child.on('close', (code) => {
-  if (shown === 0 && line !== '' && !isUvuSkipped(line)) process.stdout.write(line);
+  output.end();
   const plain = plainText(out);
-  const count = (label) => Number(plain.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'))?.[1] ?? NaN);
+  // uvu's counts are its last lines: a failed test's message may quote another run's above them.
+  const count = (label) => Number([...plain.matchAll(new RegExp(`^ {2}${label}:\\s+(\\d+)`, 'gm'))].at(-1)?.[1] ?? NaN);
   const total = count('Total');
   const passed = count('Passed');
-  // Suites that cannot run here print one line each (test/helpers/skip.ts), with their reason.
-  const reasons = (plain.match(/^ {2}skipped: .*$/gm) ?? []).map((text) => text.slice('  skipped: '.length));
+  // Suites that cannot run here print one line each (test/helpers/skip.ts), with their reason:
+  // ` NAME  skipped: REASON  (0 / 0)`.
+  const reasons = [...plain.matchAll(/^ (\S.*?) {2}skipped: (.*?) {2}\(0 \/ 0\)$/gm)].map(
+    ([, name, why]) => `${name}: ${why}`,
+  );
   const marked = count('Skipped') || 0; // tests marked .skip, which uvu counts without a reason
   if (marked > 0) reasons.push(`${marked} test(s) marked .skip`);
   const skipped = reasons.length + (marked > 0 ? marked - 1 : 0);

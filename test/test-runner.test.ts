@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from './helpers/server.ts';
+import { uvuOutput } from '../scripts/test-output.mjs';
 
 const t = suite('scripts/test.mjs');
 
@@ -58,6 +59,38 @@ t("a skipped suite's reason is repeated above the summary, and uvu's own Skipped
   ]);
   assert.not.match(out, /Skipped:/, 'no "Skipped: 0" above "1 skipped"');
   assert.match(out, /^ {2}Total: {5}\d+$/m, "uvu's other counts stay");
+});
+
+/** What the runner writes of `chunks` of uvu's output. */
+function filtered(chunks: readonly string[]): string {
+  let text = '';
+  const output = uvuOutput((written) => (text += written));
+  for (const chunk of chunks) output.receive(chunk);
+  output.end();
+  return text;
+}
+
+t('a note in a row of dots is printed on a line of its own after the row, however the output is cut', () => {
+  const raw =
+    'reliability/load.test.ts\n load  • •  note: load window 1 of 2: 10 requests\n•' +
+    '  note: load window 2 of 2: 12 requests\n  (3 / 3)\n\n  Total:     3\n  Skipped:   0\n  Passed:    3\n';
+  const expected =
+    'reliability/load.test.ts\n load  • ••  (3 / 3)\n  load window 1 of 2: 10 requests\n' +
+    '  load window 2 of 2: 12 requests\n\n  Total:     3\n  Passed:    3\n';
+  assert.is(filtered([raw]), expected);
+  for (let cut = 1; cut < raw.length; cut++)
+    assert.is(filtered([raw.slice(0, cut), raw.slice(cut)]), expected, `cut at ${cut}`);
+  assert.is(filtered([...raw]), expected, 'one character at a time');
+});
+
+t('a skipped suite is one line under its file, naming its reason', async () => {
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: dirname(process.execPath) };
+  delete env['MONGODB_URI'];
+  const { out } = await runner(['stores/key-store\\.mongo\\.test\\.ts$'], env);
+  assert.match(
+    out,
+    /^stores\/key-store\.mongo\.test\.ts\n KeyStore contract \(MongoDB\) {2}skipped: no MongoDB server: .* {2}\(0 \/ 0\)$/m,
+  );
 });
 
 t('a path with its test/ prefix runs that one file, and only test files are ever loaded', async () => {

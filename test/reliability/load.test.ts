@@ -12,6 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectBelow } from '../helpers/bounds.ts';
 import { rssOf, startInspectedServer } from '../helpers/child.ts';
+import { note } from '../helpers/skip.ts';
 import type { Memory } from '../helpers/inspector.ts';
 import { tempDir } from '../helpers/server.ts';
 import { SOAK } from '../helpers/soak.ts';
@@ -126,8 +127,8 @@ t(
         const now = await window(WINDOW_MS);
         const prev = windows[n - 1] ?? warm;
         windows.push(now);
-        console.log(
-          `  load window ${n} of ${WINDOWS}: ${now.requests} requests; after full collections heap + external ` +
+        note(
+          `load window ${n} of ${WINDOWS}: ${now.requests} requests; after full collections heap + external ` +
             `${mib(retained(prev.memory))} → ${mib(retained(now.memory))} MiB, resident set ${mib(prev.memory.rss)} → ` +
             `${mib(now.memory.rss)} MiB (${mib(now.sampled)} MiB sampled before them)`,
         );
