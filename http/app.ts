@@ -227,7 +227,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   let served: ReadonlySet<string> | undefined;
   const root = mountRoutes(
     [
-      ...homeRoutes({ served: () => (served ??= new Set(routes.map((r) => r.path))) }),
+      ...homeRoutes({ served: () => (served ??= new Set(routes.map((r) => r.path))), pages: deps.signIn.pages }),
       ...serviceRoutes(deps, oauth),
       ...docsRoutes({
         document: () => openApiFor(config, routes),

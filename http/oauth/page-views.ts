@@ -55,6 +55,11 @@ export interface ErrorView {
   readonly description: string;
 }
 
+/** The index of the server (`GET /`): the links it serves, by the name its JSON gives each. */
+export interface IndexView {
+  readonly links: readonly { readonly name: string; readonly path: string }[];
+}
+
 /** What the person's browser asked for: the languages it accepts (and `ui_locales`, if sent). */
 export interface PageRequest {
   readonly acceptLanguage: string;
@@ -70,6 +75,8 @@ export interface Pages {
   readonly logout: LogoutPages;
   /** The account page (`pages/account-pages.ts`). */
   account(view: AccountView, request: PageRequest): string;
+  /** The server's index (`GET /`), each link with a line on what it is for. */
+  index(view: IndexView, request: PageRequest): string;
   /** The page's Content-Security-Policy. */
   readonly csp: string;
 }

@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { STYLESHEET_PATH, THEMED_CSP } from '../../http/oauth/pages/themed-pages.ts';
 import { routesOf, type RouteInfo } from '../../http/app.ts';
 import { REPLY_ERRORS, type ReplyCode } from '../../http/problems.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -312,6 +313,39 @@ t('GET / › a browser gets the links as a page it may not frame', async () => {
     assert.ok(html.includes(`href="${path}"`), path);
   assert.not.match(html, /secret|password/i);
 });
+
+t(
+  "GET / › the page has the sign-in pages' look and a line on what each link is for, in the browser's language",
+  async () => {
+    const get = (language: string) =>
+      fetch(`${ctx.server.url}/`, { headers: { Accept: 'text/html', 'Accept-Language': language } });
+    const res = await get('en');
+    assert.is(res.headers.get('content-security-policy'), THEMED_CSP);
+    const html = await res.text();
+    assert.ok(html.includes(`<link rel="stylesheet" href="${STYLESHEET_PATH}">`), 'the themed stylesheet');
+    assert.match(html, /<main class="card">/);
+    assert.match(html, /<p class="product">troupe<\/p>/);
+    assert.not.match(html, /<script|style=/);
+    const items = [...html.matchAll(/<li>\s*<a href="([^"]+)"><code>\1<\/code><\/a>\s*<p class="hint">([^<]+)<\/p>/g)];
+    assert.equal(
+      items.map(([, path]) => path),
+      [
+        '/docs',
+        '/openapi.json',
+        '/.well-known/oauth-authorization-server',
+        '/.well-known/openid-configuration',
+        '/.well-known/jwks.json',
+        '/health',
+        '/ready',
+      ],
+    );
+    assert.match(items[0]?.[2] ?? '', /try every route/);
+    assert.is((await fetch(`${ctx.server.url}${STYLESHEET_PATH}`)).status, 200, 'the stylesheet is served');
+    const german = await (await get('de')).text();
+    assert.match(german, /<html lang="de">/);
+    assert.match(german, /<h1>Erste Schritte<\/h1>/);
+  },
+);
 
 t('GET / › with a management port the health checks are not linked from the main one', async () => {
   const apart = await startTestServer({ 'management.port': '0' });

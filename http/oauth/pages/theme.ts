@@ -20,6 +20,7 @@ export const TEMPLATES = [
   'logout.html',
   'signed-out.html',
   'account.html',
+  'index.html',
 ] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
 

@@ -4,7 +4,15 @@
  * every value escaped. Nothing but the stylesheet and the logo of this server loads; no script.
  */
 import Mustache from 'mustache';
-import type { ConsentView, ErrorView, Pages, PageRequest, SignInProblem, SignInView } from '../page-views.ts';
+import type {
+  ConsentView,
+  ErrorView,
+  IndexView,
+  Pages,
+  PageRequest,
+  SignInProblem,
+  SignInView,
+} from '../page-views.ts';
 import { accountPage, type AccountView } from './account-pages.ts';
 import { escapeHtml } from './html.ts';
 import { negotiate } from './language.ts';
@@ -146,5 +154,11 @@ export function themedPages(theme: Theme, branding: Branding): Pages {
       })),
     logout: logoutPages(render),
     account: (view: AccountView, request: PageRequest) => accountPage(render, problemText, view, request),
+    index: (view: IndexView, request: PageRequest) =>
+      render('index.html', request, 'index.title', {}, (say) => ({
+        heading: say('index.title'),
+        intro: say('index.intro'),
+        links: view.links.map(({ name, path }) => ({ path, what: say(`index.link.${name}`) })),
+      })),
   };
 }
