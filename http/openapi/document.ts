@@ -177,12 +177,21 @@ function operation({ method, path, access, errorFormat, doc }: DescribedRoute): 
   };
 }
 
+/** Where the client secret typed into the Authorize dialog comes from: never the secret of a configured client. */
+function secretHint(secret: DocumentInfo['clientSecret']): string {
+  return secret === 'development'
+    ? "type the client's secret into `client_secret`: while `security.jwt.client-secret` is unset it is the development secret, `troupe-secret` (the README's Quick start; refused in production)"
+    : "type the client's secret into `client_secret`: the one whose BCrypt hash `security.jwt.client-secret` holds, from whoever runs this server";
+}
+
 export interface DocumentInfo {
   readonly version: string;
   /** The configured scope names. */
   readonly scopes: readonly string[];
   /** Whether the original client signs in with the code flow too (`src/security/docs-client.ts`). */
   readonly codeFlow: boolean;
+  /** Whether the `security.jwt.*` client has the development secret, or one configured. */
+  readonly clientSecret: 'development' | 'configured';
 }
 
 export function buildDocument(routes: readonly DescribedRoute[], info: DocumentInfo): Json {
@@ -210,9 +219,11 @@ export function buildDocument(routes: readonly DescribedRoute[], info: DocumentI
         // The order of the Authorize dialog: signing in first, then a token pasted as it is.
         oauth2: {
           type: 'oauth2',
-          description: info.codeFlow
-            ? "Sign in on this server's sign-in page (the authorization code flow with PKCE), or with a username and password here (the password grant); the client id is filled in, its secret is yours to give"
-            : 'Sign in with a username and password (the password grant); the client id is filled in, its secret is yours to give',
+          description: `${
+            info.codeFlow
+              ? "Sign in on this server's sign-in page (the authorization code flow with PKCE), or with a username and password here (the password grant)"
+              : 'Sign in with a username and password (the password grant)'
+          }. The client id is filled in; ${secretHint(info.clientSecret)}`,
           flows: {
             // Relative: the endpoints of the server that serves this page, whatever the issuer names.
             ...(info.codeFlow

@@ -1,6 +1,6 @@
 /** The OpenAPI document of the services this configuration serves, derived from the routes as mounted. */
 import { readFileSync } from 'node:fs';
-import type { Config } from '../../src/config.ts';
+import { DEV_CLIENT_SECRET_HASH, type Config } from '../../src/config.ts';
 import { docsCodeFlow } from '../../src/security/docs-client.ts';
 import { type RouteInfo, type Tag } from '../route-table.ts';
 import { buildDocument, type DescribedRoute } from './document.ts';
@@ -35,5 +35,6 @@ export function openApiFor(config: Config, routes: readonly RouteInfo[]): Record
     version: VERSION,
     scopes: [jwt.scopeRead, jwt.scopeWrite],
     codeFlow: docsCodeFlow(jwt.grantType, jwt.issuer),
+    clientSecret: jwt.clientSecret === DEV_CLIENT_SECRET_HASH ? 'development' : 'configured',
   });
 }

@@ -32,7 +32,7 @@ const tag = 'operations';
 /**
  * Swagger UI's start: the Authorize dialog's sign-in (the password grant) comes with the client id
  * and scopes filled in, and the dialog opens at it, its username focused (Swagger UI puts the
- * other schemes, a token pasted as it is among them, above). The code flow sends a PKCE challenge
+ * other schemes, a token pasted as it is among them, above); a scheme once authorized stays in view. The code flow sends a PKCE challenge
  * and comes back to `/docs/oauth2-redirect.html` on this page's origin (the one redirect URI
  * the client has, at the issuer), which hands the code to this window. The authorization is not persisted
  * (`persistAuthorization` stays off): a token kept in the browser's storage would outlive the
@@ -42,14 +42,48 @@ const init = (oauth: DocsRouteDeps['oauth']): string => `window.addEventListener
   var redirect = location.origin + '/docs/oauth2-redirect.html';
   window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, displayRequestDuration: true, oauth2RedirectUrl: redirect });
   window.ui.initOAuth(${JSON.stringify({ clientId: oauth.clientId, scopes: oauth.scopes, usePkceWithAuthorizationCodeGrant: true })});
-  // The Authorize dialog lists the sign-in last: each time it opens, it opens there.
+  // The Authorize dialog lists the sign-in last: each time it opens, it opens there, unless a
+  // scheme is authorized already. Once open it is left where the person is, but for a scheme that
+  // turns "Authorized", which is brought into view: the dialog re-renders then, and the sign-in's
+  // field with it, which must not pull the answer out of sight. Both flows of one scheme turn
+  // "Authorized" together: the one shown is the one the person used last.
+  var used = null;
+  var note = function (event) {
+    var block = event.target instanceof Element ? event.target.closest('.auth-container') : null;
+    var heading = block === null ? null : block.querySelector('h4');
+    if (heading !== null) used = heading.textContent;
+  };
+  document.addEventListener('focusin', note, true);
+  document.addEventListener('click', note, true);
+  var isAuthorized = function (block) {
+    return Array.prototype.some.call(block.querySelectorAll('h6'), function (h) { return h.textContent === 'Authorized'; });
+  };
+  var authorizedIn = function (root) {
+    var blocks = Array.prototype.filter.call(root.querySelectorAll('.auth-container'), isAuthorized);
+    var mine = blocks.filter(function (b) { var h = b.querySelector('h4'); return h !== null && h.textContent === used; });
+    return mine[0] || blocks[0] || null;
+  };
+  var dialog = null;
   var shown = null;
   new MutationObserver(function () {
-    var field = document.getElementById('oauth_username');
-    if (field === null || field === shown) return;
-    shown = field;
-    field.scrollIntoView({ block: 'center' });
-    field.focus();
+    var open = document.querySelector('.dialog-ux');
+    var done = open === null ? null : authorizedIn(open);
+    var key = done === null ? null : done.querySelector('h4').textContent;
+    if (open !== dialog) {
+      dialog = open;
+      shown = key;
+      var field = document.getElementById('oauth_username');
+      if (done !== null) done.scrollIntoView({ block: 'start' });
+      else if (field !== null) {
+        field.scrollIntoView({ block: 'center' });
+        field.focus();
+      }
+      return;
+    }
+    if (key !== shown) {
+      shown = key;
+      if (done !== null) done.scrollIntoView({ block: 'start' });
+    }
   }).observe(document.body, { childList: true, subtree: true });
 });
 `;

@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BROWSER_REQUIRED, CHROMIUM_MISSING, CHROMIUM_PATH, launchChromium } from '../helpers/chromium.ts';
@@ -31,6 +31,26 @@ t.before(async () => {
     'security.jwt.issuer': `http://127.0.0.1:${port}`,
   });
 });
+
+interface Rect {
+  readonly top: number;
+  readonly bottom: number;
+  readonly height: number;
+}
+interface Shown {
+  getBoundingClientRect(): Rect;
+  closest(selector: string): Shown | null;
+}
+
+/** Whether the element of `locator` lies within the window and the dialog's scrolled content. */
+async function inView(page: Page, locator: Locator): Promise<boolean> {
+  const height = page.viewportSize()?.height ?? 0;
+  return locator.evaluate((el: Shown, windowHeight: number) => {
+    const r = el.getBoundingClientRect();
+    const box = el.closest('.modal-ux-content')?.getBoundingClientRect() ?? { top: 0, bottom: windowHeight };
+    return r.height > 0 && r.top >= Math.max(0, box.top) - 1 && r.bottom <= Math.min(windowHeight, box.bottom) + 1;
+  }, height);
+}
 
 /** The Authorize dialog's block of the flow `flow` (`authorizationCode`, `password`). */
 const flowBlock = (page: Page, flow: string) =>
@@ -101,6 +121,10 @@ t('signing in through the dialog (the password grant, at this server) opens a se
   await flowBlock(page, 'password').locator('input[data-name="clientSecret"]').fill('troupe-secret');
   await flowBlock(page, 'password').locator('button[aria-label="Apply given OAuth2 credentials"]').click();
   await page.locator('.modal-ux button[aria-label="Remove authorization"]').last().waitFor({ timeout: 10_000 });
+  assert.ok(
+    await inView(page, flowBlock(page, 'password').locator('h6:has-text("Authorized")')),
+    '"Authorized" is in view',
+  );
   assert.is(await closeDialogAndTryOut(page, '#operations-secured-getAppUser'), '200');
   await page.close();
 });
@@ -123,6 +147,10 @@ t("Authorize with the code flow and PKCE: troupe's sign-in page, back to /docs, 
     'the client id is filled in',
   );
   assert.is(await block.locator('input[data-name="clientSecret"]').inputValue(), '', 'no secret in the page');
+  assert.match(
+    await block.innerText(),
+    /security\.jwt\.client-secret is unset it is the development secret, troupe-secret/,
+  );
   await block.locator('input[data-name="clientSecret"]').fill('troupe-secret');
   const [popup] = await Promise.all([
     page.waitForEvent('popup'),
@@ -137,6 +165,8 @@ t("Authorize with the code flow and PKCE: troupe's sign-in page, back to /docs, 
   await popup.fill('#password', USERS.john.password);
   await Promise.all([popup.waitForEvent('close', { timeout: 20_000 }), popup.click('button')]);
   await block.locator('button[aria-label="Remove authorization"]').waitFor({ timeout: 10_000 });
+  assert.ok(await inView(page, block.locator('h6:has-text("Authorized")')), '"Authorized" is in view');
+  assert.ok(await inView(page, block.locator('button[aria-label="Remove authorization"]')), 'and its Logout button');
   assert.is(sent.length, 1, 'one token request');
   const form = new URLSearchParams(sent[0]);
   assert.is(form.get('grant_type'), 'authorization_code');

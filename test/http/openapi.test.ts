@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { STYLESHEET_PATH, THEMED_CSP } from '../../http/oauth/pages/themed-pages.ts';
+import { buildDocument } from '../../http/openapi/document.ts';
 import { routesOf, type RouteInfo } from '../../http/app.ts';
 import { REPLY_ERRORS, type ReplyCode } from '../../http/problems.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -264,6 +265,33 @@ t('a bearer route takes a pasted token (http bearer, JWT) or one got by signing 
   );
   assert.equal(Object.keys(schemes), ['oauth2', 'bearer', 'clientBasic']);
 });
+
+t(
+  "the Authorize dialog's hint says where the client secret comes from, naming the development one only while it is used",
+  () => {
+    const schemes = (ctx.doc['components'] as { securitySchemes: Record<string, Record<string, unknown>> })
+      .securitySchemes;
+    const development = String(schemes['oauth2']?.['description']);
+    assert.match(development, /`client_secret`/);
+    assert.match(
+      development,
+      /while `security\.jwt\.client-secret` is unset it is the development secret, `troupe-secret`/,
+    );
+    const configured = buildDocument([], {
+      version: '1',
+      scopes: ['read'],
+      codeFlow: true,
+      clientSecret: 'configured',
+    });
+    const hint = String(
+      (configured['components'] as { securitySchemes: Record<string, Record<string, unknown>> }).securitySchemes[
+        'oauth2'
+      ]?.['description'],
+    );
+    assert.match(hint, /BCrypt hash `security\.jwt\.client-secret` holds/);
+    assert.not.match(hint, /troupe-secret/);
+  },
+);
 
 t(
   'GET / › JSON links to /docs, /openapi.json, the OAuth metadata and the health checks, each served here',
