@@ -14,15 +14,16 @@ import { exitOnUnusableKeys } from './composition/keys.ts';
 import { logConfiguration, startUpLogger } from './composition/start-up-lines.ts';
 import { shutdownTracing } from './telemetry/tracing.ts';
 
-function onSignals(troupe: Troupe, log: ReturnType<typeof createLogger>): void {
+function onSignals(starting: Promise<Troupe>, log: ReturnType<typeof createLogger>): void {
   let stopping = false;
   const shutdown = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    // A signal during the start stops the server once it has started (a start that fails exits by itself).
     // The spans still buffered are exported before the process ends (nothing to do when tracing is off).
-    troupe
-      .close()
+    starting
+      .then((troupe) => troupe.close())
       .then(shutdownTracing)
       .then(
         () => {
@@ -75,11 +76,14 @@ const said = startUpLogger(logger);
 if (cluster.isPrimary) logConfiguration(said, config);
 if (config.server.workers > 1 && cluster.isPrimary) {
   await orExit(() => checkSignInPages(config));
-  runPrimary(config, logger);
+  runPrimary(config, said);
 } else {
-  const troupe = await orExit(() => startTroupe(config, logger).catch(exitOnUnusableKeys));
-  // Handlers first: whoever waits for the line below may signal at once, and node's default would kill.
-  onSignals(troupe, logger);
+  const starting = orExit(() => startTroupe(config, logger).catch(exitOnUnusableKeys));
+  // Handlers from the start on: a signal while the core starts (a worker's, as its primary stops
+  // before it is ready) must stop it cleanly, not by node's default, and whoever waits for the line
+  // below may signal at once.
+  onSignals(starting, said);
+  const troupe = await starting;
   said.info(
     { url: troupe.url, services: [...config.services], management: troupe.managementUrl },
     cluster.isWorker ? 'worker listening' : 'troupe listening',
