@@ -92,9 +92,14 @@ t('the refusal names the same command on the Node npm installed, which runs it',
   const line = refusal('v20.20.2', ['dist/src/main.js', '--server.port=9090', "it's"]) ?? '';
   assert.ok(line.includes("node_modules/.bin/node dist/src/main.js --server.port=9090 'it'\\''s'"), line);
   assert.ok(line.includes('npm exec -- node'), line);
+  // The pinned Node after `npm install`; CI points the link at each supported line in turn.
   const installed = spawnSync('node_modules/.bin/node', ['--version'], { encoding: 'utf8' });
-  assert.is(installed.stdout.trim(), `v${pinned}`, 'node_modules/.bin/node is the pinned Node');
-  assert.is(refusal(installed.stdout.trim()), undefined);
+  assert.match(installed.stdout.trim(), /^v\d+\.\d+\.\d+$/, 'node_modules/.bin/node runs');
+  assert.is(
+    refusal(installed.stdout.trim()),
+    undefined,
+    `node_modules/.bin/node (${installed.stdout.trim()}) is supported`,
+  );
 });
 
 t.run();
