@@ -86,7 +86,7 @@ const redirectUriList = () =>
     )
     .default([]);
 
-/** The fields of an entry (RFC 7591 names): any other is refused, with the nearest named. */
+/** The fields of an entry (RFC 7591 names): every other is refused, with the nearest named. */
 const FIELDS = {
   client_id: z.string().regex(/^[\x21-\x7E]{1,128}$/, 'must be 1 to 128 printable ASCII characters'),
   client_name: z.string().max(200).optional(),
@@ -169,7 +169,7 @@ const located = (issue: z.core.$ZodIssue): string[] => {
 
 /**
  * Reads and validates the clients file; returns the problems (each naming where) instead of
- * clients when there are any. An unreadable file or bad JSON is one problem.
+ * clients when there are problems. An unreadable file or bad JSON is one problem.
  */
 export function readClientsFile(path: string): readonly ClientRegistration[] | { readonly problems: string[] } {
   let json: unknown;
