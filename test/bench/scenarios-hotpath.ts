@@ -2,49 +2,39 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { login } from '../helpers/tokens.ts';
-import {
-  load,
-  startBare,
-  startTroupe,
-  tempDir,
-  warmUp,
-  type Child,
-  type LoadResult,
-  type LoadSpec,
-} from './harness.ts';
+import { interleaved, startBare, startTroupe, tempDir, type BestRound, type Child, type LoadSpec } from './harness.ts';
 import type { Report } from './report.ts';
 import { row, type BenchSettings } from './scenarios-security.ts';
 import { seedEmployees, seedUsers } from './seed.ts';
 
-interface Pair {
-  readonly troupe: { r: LoadResult; rss: number };
-  readonly bare: { r: LoadResult; rss: number };
-}
-
-/** Best of two interleaved runs each, so a slow moment of the machine hits both alike. */
+/**
+ * Troupe and the bare handler, after a warm-up each, in interleaved rounds (best of each): their
+ * req/s and CPU µs per request.
+ */
 async function sideBySide(
   troupe: Child,
   bare: Child,
   spec: (child: Child) => LoadSpec,
   s: BenchSettings,
   what: string,
-): Promise<Pair> {
-  let best: Partial<Record<'troupe' | 'bare', { r: LoadResult; rss: number }>> = {};
-  await warmUp(spec(troupe));
-  await warmUp(spec(bare));
-  for (let round = 1; round <= 2; round++) {
-    for (const [name, child] of [
-      ['troupe', troupe],
-      ['bare', bare],
-    ] as const) {
-      const r = await load(spec(child));
-      s.log(`  ${what}, ${name} round ${round}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms`);
-      if (!best[name] || r.rps > (best[name]?.r.rps ?? 0)) best = { ...best, [name]: { r, rss: child.rss() } };
-    }
-  }
-  if (!best.troupe || !best.bare) throw new Error('a measurement is missing');
-  return { troupe: best.troupe, bare: best.bare };
+): Promise<Record<'troupe' | 'bare', BestRound>> {
+  const best = await interleaved(
+    [
+      { key: 'troupe', label: `${what}, troupe`, child: troupe, spec: spec(troupe) },
+      { key: 'bare', label: `${what}, bare`, child: bare, spec: spec(bare) },
+    ] as const,
+    2,
+    s.log,
+  );
+  const of = (key: 'troupe' | 'bare'): BestRound => {
+    const b = best.get(key);
+    if (!b) throw new Error('a measurement is missing');
+    return b;
+  };
+  return { troupe: of('troupe'), bare: of('bare') };
 }
+
+const cpu = (b: BestRound): string => `${b.cpuUs.toFixed(1)} CPU µs/request`;
 
 /** Scenarios 10 and 11, on one data directory: employees and users seeded, both servers on the file. */
 export async function hotPath(report: Report, s: BenchSettings): Promise<void> {
@@ -103,19 +93,24 @@ export async function hotPath(report: Report, s: BenchSettings): Promise<void> {
       'activity post',
     );
     report.measurements.push(
-      row('GET /api/employee/:id, bearer token', get.troupe.r, get.troupe.rss),
-      row('bare Koa: the same primary-key read and JSON', get.bare.r, get.bare.rss, 'baseline of claim 10'),
+      row('GET /api/employee/:id, bearer token', get.troupe.r, get.troupe.rss, cpu(get.troupe)),
+      row(
+        'bare Koa: the same primary-key read and JSON',
+        get.bare.r,
+        get.bare.rss,
+        `baseline of claim 10; ${cpu(get.bare)}`,
+      ),
       row(
         'POST /api/users/activity, bearer token',
         post.troupe.r,
         post.troupe.rss,
-        "through the activity router and the user's ActivityActor",
+        `through the activity router and the user's ActivityActor; ${cpu(post.troupe)}`,
       ),
       row(
         'bare Koa: the same insert, its own transaction',
         post.bare.r,
         post.bare.rss,
-        'baseline of claim 11 (synchronous=FULL in both)',
+        `baseline of claim 11 (synchronous=FULL in both); ${cpu(post.bare)}`,
       ),
     );
     report.claims.push(
@@ -125,6 +120,13 @@ export async function hotPath(report: Report, s: BenchSettings): Promise<void> {
         op: '>=',
         bound: 0.75,
         meaning: 'the cost of the stack itself, which keeping answers cannot hide',
+      },
+      {
+        claim: '10b. CPU per employee get, bare Koa / with a token',
+        ratio: get.bare.cpuUs / get.troupe.cpuUs,
+        op: 'info',
+        bound: 0,
+        meaning: `${get.bare.cpuUs.toFixed(1)} against ${get.troupe.cpuUs.toFixed(1)} CPU µs per request (less disturbed by other work on the machine than req/s)`,
       },
       {
         claim: '11. activity writes with a token / bare Koa insert',
