@@ -54,5 +54,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 CMD ["nod
 # The server runs as PID 1 and handles SIGTERM itself: it drains, stops and exits 0.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["node"]
-CMD ["--min-semi-space-size=16", "--max-semi-space-size=16", "--import", "./src/supported-node.mjs", \
+CMD ["--min-semi-space-size=16", "--max-semi-space-size=16", "--no-allocation-site-pretenuring", \
+     "--import", "./src/supported-node.mjs", \
      "--import", "./src/telemetry/register.ts", "src/main.ts"]

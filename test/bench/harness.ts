@@ -146,11 +146,15 @@ export interface StartOptions {
   readonly inspect?: boolean;
 }
 
-/** `npm start`'s fixed young generation (docs/operations.md says why). */
-export const YOUNG_GENERATION_ARGS: readonly string[] = ['--min-semi-space-size=16', '--max-semi-space-size=16'];
+/** `npm start`'s heap flags: a fixed young generation, no pretenuring (docs/operations.md says why). */
+export const HEAP_ARGS: readonly string[] = [
+  '--min-semi-space-size=16',
+  '--max-semi-space-size=16',
+  '--no-allocation-site-pretenuring',
+];
 
-/** `npm start`'s node arguments before `src/main.ts`: its young generation and its tracing register file. */
-export const START_ARGS: readonly string[] = [...YOUNG_GENERATION_ARGS, '--import', './src/telemetry/register.ts'];
+/** `npm start`'s node arguments before `src/main.ts`: its heap flags and its tracing register file. */
+export const START_ARGS: readonly string[] = [...HEAP_ARGS, '--import', './src/telemetry/register.ts'];
 
 /** `npm start`'s node command on loopback with its own data directory and an empty properties file. */
 export async function startTroupe(

@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { login } from '../helpers/tokens.ts';
-import { startTroupe, tempDir, YOUNG_GENERATION_ARGS } from './harness.ts';
+import { startTroupe, tempDir, HEAP_ARGS } from './harness.ts';
 import type { Report } from './report.ts';
 import { interleaved, row, type BenchSettings, type Target } from './scenarios-security.ts';
 
@@ -48,7 +48,7 @@ export async function tracing(report: Report, s: BenchSettings): Promise<void> {
   const untraced = untracedTree();
   const collector = await discardingCollector();
   const off = await startTroupe(dir);
-  const without = await startTroupe(dir, {}, { root: untraced.root, nodeArgs: YOUNG_GENERATION_ARGS });
+  const without = await startTroupe(dir, {}, { root: untraced.root, nodeArgs: HEAP_ARGS });
   const on = await startTroupe(dir, {
     OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
