@@ -54,7 +54,10 @@ export function runPrimary(config: Config, logger: Logger, options: PrimaryOptio
   };
 
   const finishWhenAllExited = (): void => {
-    if (Object.keys(cluster.workers ?? {}).length > 0) return;
+    // A worker stays in cluster.workers until its channel has closed too, which can come after its
+    // exit: counted by that list, the last exit could leave nothing to call this, and the primary
+    // would end with an empty loop, exit 0 and no last line. A worker that has exited is dead.
+    if (Object.values(cluster.workers ?? {}).some((worker) => worker !== undefined && !worker.isDead())) return;
     // The last line, as a single process's: every worker has stopped, and so does the primary.
     logger.info({ code: outcome, workers: wanted }, 'troupe stopped');
     process.exit(outcome);
