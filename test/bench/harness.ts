@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startScriptArgs } from '../helpers/child.ts';
 import { inspectorAddress } from '../helpers/inspector.ts';
 
 const run = promisify(execFile);
@@ -146,12 +147,13 @@ export interface StartOptions {
   readonly inspect?: boolean;
 }
 
-/** `npm start`'s heap flags: a fixed young generation, no pretenuring (docs/operations.md says why). */
-export const HEAP_ARGS: readonly string[] = [
-  '--min-semi-space-size=16',
-  '--max-semi-space-size=16',
-  '--no-allocation-site-pretenuring',
-];
+const npmStart = startScriptArgs();
+
+/**
+ * `npm start`'s heap flags, read from its script: every argument before its first `--import` (a
+ * fixed young generation, no pretenuring; docs/operations.md says why).
+ */
+export const HEAP_ARGS: readonly string[] = npmStart.slice(0, Math.max(0, npmStart.indexOf('--import')));
 
 /** `npm start`'s node arguments before `src/main.ts`: its heap flags and its tracing register file. */
 export const START_ARGS: readonly string[] = [...HEAP_ARGS, '--import', './src/telemetry/register.ts'];

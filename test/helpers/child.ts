@@ -18,8 +18,9 @@ export interface ChildServer {
 }
 
 /** `npm start`'s node arguments, read from package.json's script (`exec node …`). */
-function startScriptArgs(): readonly string[] {
-  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+export function startScriptArgs(): readonly string[] {
+  const manifest = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  const { scripts } = JSON.parse(manifest) as { scripts: Record<string, string> };
   const args = /^exec node (.+)$/.exec(scripts['start'] ?? '')?.[1];
   if (args === undefined) throw new Error(`package.json: the start script is not "exec node …": ${scripts['start']}`);
   return args.split(' ');
