@@ -73,10 +73,12 @@ export function routeLookup(router: {
     const own = plain.get(path);
     if (own !== undefined) {
       const one = own.get(method);
-      return one && { ...one, params: {} };
+      return one && { layer: one.layer, run: one.run, params: {} };
     }
     const one = segment.get(path.slice(0, path.lastIndexOf('/') + 1))?.get(method);
     const captures = one?.layer.regexp.exec(path);
-    return one && captures ? { ...one, params: one.layer.params(path, captures.slice(1), {}) } : undefined;
+    return one && captures
+      ? { layer: one.layer, run: one.run, params: one.layer.params(path, captures.slice(1), {}) }
+      : undefined;
   };
 }

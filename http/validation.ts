@@ -12,6 +12,8 @@ import type { RouteContext, RouteMiddleware } from './state.ts';
 import { ifMatchVersion } from './versioning.ts';
 
 const plain = plainWords('request');
+/** zod's parse options, one object for every parse. */
+const inPlainWords = { error: plain };
 
 /** One entry per field, in the house's words (`plain`): an unknown field each on its own. */
 function fieldErrors(error: z.ZodError): FieldError[] {
@@ -25,7 +27,7 @@ function fieldErrors(error: z.ZodError): FieldError[] {
 
 /** Parses `input` with `schema` or throws a 400 `validation` problem listing every bad field. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown, what = 'request'): z.infer<S> {
-  const result = schema.safeParse(input, { error: plain });
+  const result = schema.safeParse(input, inPlainWords);
   if (result.success) return result.data;
   throw invalidFields(`The ${what} is not valid`, ...fieldErrors(result.error));
 }

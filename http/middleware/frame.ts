@@ -70,25 +70,8 @@ function protectAnswer(ctx: Context, state: AppState): void {
  */
 export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppState> {
   const observed = childrenOf(metrics);
-  const frame = async function frame(ctx: Context & { state: AppState }, next: () => Promise<unknown>): Promise<void> {
-    const started = performance.now();
-    const given = ctx.req.headers['x-request-id'];
-    const sane = typeof given === 'string' && SAFE_ID.test(given) ? given : undefined;
-    const state = ctx.state;
-    if (sane === undefined) state.requestId = randomUUID();
-    else if (proxyHeadersTrusted(ctx)) state.requestId = sane;
-    else {
-      state.requestId = randomUUID();
-      state.callerRequestId = sane;
-    }
-    ctx.res.setHeader('X-Request-Id', answeredRequestId(state));
-    try {
-      await next();
-      const unrouted = unroutedError(ctx);
-      if (unrouted) renderError(ctx, state, unrouted, logger);
-    } catch (error) {
-      renderError(ctx, state, error, logger);
-    }
+  /** After the rest has run or thrown: the security headers, the request's metrics and its log line. */
+  const finish = (ctx: Context & { state: AppState }, state: AppState, started: number): void => {
     protectAnswer(ctx, state);
     const route = state.route;
     const seconds = (performance.now() - started) / 1000;
@@ -106,6 +89,41 @@ export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppSt
         'request',
       );
     }
+  };
+  // Not an async function: the request's own promise and one `then`, where an async frame would
+  // add a promise and a suspended frame to every request.
+  const frame = function frame(ctx: Context & { state: AppState }, next: () => Promise<unknown>): Promise<void> {
+    const started = performance.now();
+    const given = ctx.req.headers['x-request-id'];
+    const sane = typeof given === 'string' && SAFE_ID.test(given) ? given : undefined;
+    const state = ctx.state;
+    if (sane === undefined) state.requestId = randomUUID();
+    else if (proxyHeadersTrusted(ctx)) state.requestId = sane;
+    else {
+      state.requestId = randomUUID();
+      state.callerRequestId = sane;
+    }
+    ctx.res.setHeader('X-Request-Id', answeredRequestId(state));
+    const failed = (error: unknown): void => {
+      renderError(ctx, state, error, logger);
+      finish(ctx, state, started);
+    };
+    let rest: Promise<unknown>;
+    try {
+      rest = next();
+    } catch (error) {
+      failed(error);
+      return Promise.resolve();
+    }
+    return rest.then(() => {
+      try {
+        const unrouted = unroutedError(ctx);
+        if (unrouted) renderError(ctx, state, unrouted, logger);
+      } catch (error) {
+        renderError(ctx, state, error, logger);
+      }
+      finish(ctx, state, started);
+    }, failed);
   };
   // Decided once: while tracing is off, the frame is the only function around the request.
   if (!tracingEnabled()) return frame;
