@@ -108,19 +108,13 @@ export function requestFrame(logger: Logger, metrics: Metrics): Middleware<AppSt
       renderError(ctx, state, error, logger);
       finish(ctx, state, started);
     };
-    let rest: Promise<unknown>;
-    try {
-      rest = next();
-    } catch (error) {
-      failed(error);
-      return Promise.resolve();
-    }
-    return rest.then(() => {
+    // `next` is koa-compose's dispatch: a throw anywhere after the frame arrives as a rejection.
+    return next().then(() => {
       try {
         const unrouted = unroutedError(ctx);
         if (unrouted) renderError(ctx, state, unrouted, logger);
       } catch (error) {
-        renderError(ctx, state, error, logger);
+        return failed(error);
       }
       finish(ctx, state, started);
     }, failed);
