@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startBare, startTroupe, tempDir, type Child } from './bench/harness.ts';
+import { countsDown, startBare, startTroupe, tempDir, type Child } from './bench/harness.ts';
 import { MACHINE_CLIENT, sameMachineAnswers, startMachinePair } from './bench/scenarios-machine.ts';
 import { fetchCode, redeemBody } from './bench/codes.ts';
 import { sameOpenIdAnswers } from './bench/openid-answers.ts';
@@ -59,6 +59,19 @@ test('GET /api/employee/:id: the same JSON and ETag (claim 10)', async () => {
   const served = await get(troupe, `/api/employee/${id}`, true);
   assert.is(served.status, 200);
   assert.equal(await get(bare, `/api/employee/${id}`), served);
+});
+
+test('expires_in: the lifetime or the whole seconds left at the answer, even across a second', () => {
+  const iat = 1_795_945_906;
+  const exp = iat + 3600;
+  // Signed at iat + 0.9995 s, answered 1 ms later: 3598.9995 s left, floored.
+  const answeredAt = (iat + 1) * 1000 + 1;
+  assert.ok(countsDown(3598, exp, 3600, answeredAt));
+  assert.ok(countsDown(3599, exp, 3600, answeredAt));
+  assert.ok(countsDown(3600, exp, 3600, answeredAt), 'the lifetime itself');
+  assert.not.ok(countsDown(3597, exp, 3600, answeredAt), 'more than the time taken');
+  assert.not.ok(countsDown(3601, exp, 3600, answeredAt), 'longer than the lifetime');
+  assert.not.ok(countsDown(3598.5, exp, 3600, answeredAt), 'not whole seconds');
 });
 
 test('POST /oauth/token (client_credentials) and POST /oauth/introspect: the same answers (claims 18 and 19)', async () => {

@@ -16,6 +16,15 @@ const BARE_SERVER = new URL('./bare-server.ts', import.meta.url).pathname;
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Whether `expiresIn` is an honest count of a token's lifetime: at most `validity` seconds, and no
+ * fewer than the whole seconds left to `exp` (seconds since the epoch) when the answer had arrived
+ * (`answeredAt`, ms). A server may give the lifetime, or the time left at its answer floored (one
+ * second less again for a token signed just before a second's boundary and answered just after).
+ */
+export const countsDown = (expiresIn: number, exp: number, validity: number, answeredAt: number): boolean =>
+  Number.isInteger(expiresIn) && expiresIn <= validity && expiresIn >= Math.floor((exp * 1000 - answeredAt) / 1000);
+
 export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), `troupe-bench-${prefix}-`));
 
 export async function freePort(): Promise<number> {

@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { atHash } from '../../src/security/id-token.ts';
 import { fetchCode, redeemBody, type HeldCode } from './codes.ts';
-import type { Child } from './harness.ts';
+import { countsDown, type Child } from './harness.ts';
 import { OPENID_CLIENT, SHARED, TOKEN_FORM, type OpenIdPair } from './openid-pair.ts';
 
 type Keys = ReturnType<typeof createLocalJWKSet>;
@@ -20,19 +20,24 @@ interface Answer {
   readonly body: string;
 }
 
+/** A token answer, with when its body had arrived (ms). */
+interface Redeemed extends Answer {
+  readonly answeredAt: number;
+}
+
 async function answer(response: Response): Promise<Answer> {
   const headers = ['content-type', 'cache-control', 'pragma'].map((h) => response.headers.get(h));
   return { status: response.status, headers, body: await response.text() };
 }
 
-const redeem = async (child: Child, held: HeldCode): Promise<Answer> =>
-  answer(
-    await fetch(`${child.url}/oauth/token`, {
-      method: 'POST',
-      headers: TOKEN_FORM,
-      body: redeemBody(OPENID_CLIENT, held),
-    }),
-  );
+const redeem = async (child: Child, held: HeldCode): Promise<Redeemed> => {
+  const response = await fetch(`${child.url}/oauth/token`, {
+    method: 'POST',
+    headers: TOKEN_FORM,
+    body: redeemBody(OPENID_CLIENT, held),
+  });
+  return { ...(await answer(response)), answeredAt: Date.now() };
+};
 
 const userInfo = async (child: Child, token: string): Promise<Answer> =>
   answer(await fetch(`${child.url}/userinfo`, { headers: { Authorization: `Bearer ${token}` } }));
@@ -42,7 +47,7 @@ const userInfo = async (child: Child, token: string): Promise<Answer> =>
  * `sid`, the `nonce` and `at_hash`), each of those checked against the rest; the tokens verified
  * with troupe's published keys.
  */
-async function comparable(body: string, held: HeldCode, keys: Keys) {
+async function comparable({ body, answeredAt }: Redeemed, held: HeldCode, keys: Keys) {
   const {
     access_token: access,
     id_token: id,
@@ -69,8 +74,7 @@ async function comparable(body: string, held: HeldCode, keys: Keys) {
     same: {
       fields: Object.keys(JSON.parse(body) as object),
       rest,
-      // expires_in is counted to the second at the answer: the validity, or one less.
-      long: expiresIn >= validity - 1,
+      counts: countsDown(expiresIn, exp, validity, answeredAt),
       access: { header: decodeProtectedHeader(access), claims },
       id: { header: decodeProtectedHeader(id), claims: idClaims },
     },
@@ -97,7 +101,7 @@ export async function sameOpenIdAnswers(pair: OpenIdPair, adminToken: string): P
   const [served, bare] = [await redeem(pair.troupe, held[0]), await redeem(pair.bare, held[1])];
   if (served.status !== 200 || bare.status !== 200)
     throw new Error(`token answers ${served.status} and ${bare.status}:\n${served.body}\n${bare.body}`);
-  const [a, b] = [await comparable(served.body, held[0], keys), await comparable(bare.body, held[1], keys)];
+  const [a, b] = [await comparable(served, held[0], keys), await comparable(bare, held[1], keys)];
   if (!isDeepStrictEqual(a.same, b.same) || !isDeepStrictEqual(served.headers, bare.headers))
     throw new Error(`the bare server's token answer differs:\n${served.body}\n${bare.body}`);
   const logins = await fetch(`${pair.troupe.url}/app/admin/users/${account.id}/sessions`, {

@@ -20,6 +20,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { costOf, createPasswordHasher } from '../../src/security/passwords.ts';
 import { basic, USERS } from '../helpers/tokens.ts';
 import {
+  countsDown,
   interleaved,
   load,
   startBare,
@@ -100,24 +101,24 @@ const FORM = {
 };
 const TOKEN_BODY = 'grant_type=client_credentials';
 
-const post = async (child: Child, path: string, body: string) => {
-  const response = await fetch(`${child.url}${path}`, { method: 'POST', headers: FORM, body });
-  return { status: response.status, cacheControl: response.headers.get('cache-control'), body: await response.text() };
+const post = async (child: Child, path: string, form: string) => {
+  const response = await fetch(`${child.url}${path}`, { method: 'POST', headers: FORM, body: form });
+  const body = await response.text();
+  return { status: response.status, cacheControl: response.headers.get('cache-control'), body, answeredAt: Date.now() };
 };
 
 /** A token answer with what differs by issue (the token, its `jti`, `iat` and `exp`) left out. */
-function comparable(body: string): unknown {
+function comparable({ body, answeredAt }: { body: string; answeredAt: number }): unknown {
   const { access_token: token, jti, expires_in: expiresIn, ...rest } = JSON.parse(body) as Record<string, unknown>;
   if (typeof token !== 'string' || typeof expiresIn !== 'number') throw new Error(`not a token answer: ${body}`);
   const { jti: claimed, iat, exp, ...claims } = decodeJwt(token);
   if (claimed !== jti || typeof iat !== 'number' || exp !== iat + VALIDITY) throw new Error('an inconsistent token');
-  // expires_in is counted to the second at the answer: VALIDITY, or one less.
   return {
     fields: Object.keys(JSON.parse(body) as object),
     rest,
     header: decodeProtectedHeader(token),
     claims,
-    long: expiresIn >= VALIDITY - 1,
+    counts: countsDown(expiresIn, exp, VALIDITY, answeredAt),
   };
 }
 
@@ -134,7 +135,7 @@ export async function sameMachineAnswers(pair: MachinePair): Promise<string> {
   if (served.status !== 200 || bare.status !== 200)
     throw new Error(`token answers ${served.status} and ${bare.status}`);
   if (
-    JSON.stringify(comparable(served.body)) !== JSON.stringify(comparable(bare.body)) ||
+    JSON.stringify(comparable(served)) !== JSON.stringify(comparable(bare)) ||
     served.cacheControl !== bare.cacheControl
   )
     throw new Error(`the bare server's token answer differs:\n${served.body}\n${bare.body}`);
