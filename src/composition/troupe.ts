@@ -133,7 +133,12 @@ function heldUntilOpen(): Held {
   };
 }
 
-export async function startTroupe(loaded: Config, logger: Logger, overrides?: CoreOverrides): Promise<Troupe> {
+/** Awaited once the core is built, before the ports answer what they hold: a test's gate. */
+export interface TroupeOverrides extends CoreOverrides {
+  readonly beforeOpen?: ((servers: readonly Server[]) => Promise<void>) | undefined;
+}
+
+export async function startTroupe(loaded: Config, logger: Logger, overrides?: TroupeOverrides): Promise<Troupe> {
   // First: a theme file that does not parse stops the start before anything is opened.
   const signIn = loadSignInSite(loaded.security.signIn);
   const main = heldUntilOpen();
@@ -189,6 +194,7 @@ export async function startTroupe(loaded: Config, logger: Logger, overrides?: Co
     signIn,
   };
   const app = createApp(appDeps);
+  await overrides?.beforeOpen?.(listeners);
   main.open(drain.track(app.callback()));
   side.open(drain.track(createManagementApp(appDeps).callback()));
   return {

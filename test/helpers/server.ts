@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { suite, type Test } from 'uvu';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import type { CoreOverrides } from '../../src/composition/login-actors.ts';
-import { startTroupe, type Troupe } from '../../src/composition/troupe.ts';
+import { startTroupe, type Troupe, type TroupeOverrides } from '../../src/composition/troupe.ts';
 
 export interface TestServer {
   readonly url: string;
@@ -34,13 +33,13 @@ function testRunLog(): WriteStream | undefined {
 
 /**
  * `logTo` receives the JSON log lines (use with a `logging.level` other than silent); `overrides`
- * wrap parts of the server, e.g. its signer to hold signatures at a gate.
+ * wrap parts of the server, e.g. its signer to hold signatures at a gate, or hold its start.
  */
 export async function startTestServer(
   properties: Record<string, string> = {},
   dataDir = tempDir(),
   logTo?: NodeJS.WritableStream,
-  overrides?: CoreOverrides,
+  overrides?: TroupeOverrides,
 ): Promise<TestServer> {
   const sink = logTo ?? testRunLog();
   const config = loadConfig({
