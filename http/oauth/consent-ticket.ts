@@ -18,7 +18,7 @@ import type { Context } from 'koa';
 import { epochSeconds } from '../../src/security/epoch.ts';
 import type { UsableKey } from '../../src/security/key-material.ts';
 import type { KeyRing } from '../../src/security/key-ring.ts';
-import { browserValue, derivedKeys, sorted } from './csrf.ts';
+import { answeredBrowserValue, browserValue, derivedKeys, sorted } from './csrf.ts';
 
 const HKDF_INFO = 'troupe consent ticket v1';
 const TICKET = /^(\d{1,12})\.([A-Za-z0-9_-]{1,400})\.([A-Za-z0-9_-]{43})$/;
@@ -92,9 +92,11 @@ export function consentTickets(keys: KeyRing): ConsentTickets {
       .digest();
   return {
     async issue(ctx, request, account) {
-      // Only after the sign-in form's CSRF check, which needs the browser's cookie.
-      const cookie = browserValue(ctx);
-      if (cookie === undefined) throw new Error('a consent ticket is issued only to a browser with its CSRF cookie');
+      // Beside the page's CSRF token, whose issue sets the browser's cookie when it came without
+      // one: after the sign-in form it has one, but through the sign-in session it may have none
+      // (it never served a form here, or its form's cookie expired).
+      const cookie = answeredBrowserValue(ctx);
+      if (cookie === undefined) throw new Error('a consent ticket is issued only beside a CSRF token');
       const expiresAt = epochSeconds() + TICKET_VALIDITY_S;
       const id = randomBytes(16).toString('base64url');
       const payload = Buffer.from(

@@ -72,6 +72,15 @@ export function browserValue(ctx: Context): string | undefined {
   return value !== undefined && BROWSER_VALUE.test(value) ? value : undefined;
 }
 
+/** The value each answer set the CSRF cookie to: a browser that came without one has it from then on. */
+const answered = new WeakMap<Context, string>();
+
+/**
+ * The browser's value as this answer leaves it: the one {@link AuthorizeCsrf.issue} just set, else
+ * the one the browser sent. What a consent ticket served beside a form's token is bound to.
+ */
+export const answeredBrowserValue = (ctx: Context): string | undefined => answered.get(ctx) ?? browserValue(ctx);
+
 /** The request's parameters in one order, for a MAC. */
 export const sorted = (request: ReadonlyMap<string, string>): [string, string][] =>
   [...request].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -124,6 +133,7 @@ export function authorizeCsrf(keys: KeyRing, plainPath = '/oauth/authorize'): Au
   return {
     async issue(ctx, request) {
       const value = browserValue(ctx) ?? randomBytes(32).toString('base64url');
+      answered.set(ctx, value);
       const token = await tokens.issue(value, request);
       // Set again even when kept: its lifetime runs from the newest form.
       ctx.cookies.set(cookieName(ctx), value, {

@@ -77,6 +77,29 @@ t('refused for another browser, another request, a changed account, sign-in time
   assert.equal(accountOf(await rotated.read(ctx, ticket, REQUEST)), ACCOUNT);
 });
 
+t('beside the CSRF token of a browser that came without the cookie: bound to the value that token set', async () => {
+  const ring = fixedKeyRing(await newKey(), []);
+  const set = new Map<string, string>();
+  const bare = {
+    secure: false,
+    cookies: { get: () => undefined, set: (name: string, value: string) => void set.set(name, value) },
+  } as unknown as Context;
+  await authorizeCsrf(ring).issue(bare, REQUEST);
+  const ticket = await consentTickets(ring).issue(bare, REQUEST, ACCOUNT);
+  const value = set.get(CSRF_COOKIE);
+  assert.type(value, 'string');
+  assert.equal(accountOf(await consentTickets(ring).read(browser(value), ticket, REQUEST)), ACCOUNT);
+  assert.is(await consentTickets(ring).read(browser(), ticket, REQUEST), undefined, 'another browser');
+  const alone = { secure: false, cookies: { get: () => undefined, set: () => {} } } as unknown as Context;
+  const refused = await consentTickets(ring)
+    .issue(alone, REQUEST, ACCOUNT)
+    .then(
+      () => 'issued',
+      (error: unknown) => String(error),
+    );
+  assert.match(refused, 'only beside a CSRF token', 'never bound to no cookie at all');
+});
+
 t('not a CSRF token: the two keys are derived apart', async () => {
   const ring = fixedKeyRing(await newKey(), []);
   const ctx = browser();

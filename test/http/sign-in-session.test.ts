@@ -7,7 +7,7 @@
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import * as assert from 'uvu/assert';
-import { authorizeUrl, openForm, pkce, redirectedTo, submit, type ServedForm } from '../helpers/authorize.ts';
+import { authorizeUrl, decide, openForm, pkce, redirectedTo, submit, type ServedForm } from '../helpers/authorize.ts';
 import { clientsFile, SPA } from '../helpers/clients.ts';
 import { serverSuite } from '../helpers/server.ts';
 import { bearer, login, postToken, USERS } from '../helpers/tokens.ts';
@@ -70,6 +70,19 @@ async function signIn(
   const session = setCookies.find((c) => c.startsWith('troupe_session='));
   assert.ok(session, 'a session cookie');
   return { back: redirectedTo(res), session: session.split(';')[0] ?? '', setCookie: session };
+}
+
+let accounts = 0;
+/** A new USER account of its own, which has allowed no client anything. */
+async function newAccount(base: string): Promise<{ username: string; password: string }> {
+  const user = { username: `session-${++accounts}`, password: `session-password-${accounts}` };
+  const res = await fetch(`${base}/app/admin/users`, {
+    method: 'POST',
+    headers: { ...bearer((await login(base, USERS.admin)).access_token), 'Content-Type': 'application/json' },
+    body: JSON.stringify({ ...user, roles: ['USER'] }),
+  });
+  assert.is(res.status, 201);
+  return user;
 }
 
 /** GET of an authorization with the browser's cookie. */
@@ -206,6 +219,19 @@ t(
     }
   },
 );
+
+t('through the session, a client that asks consent: its page, for a browser without the form cookie too', async (c) => {
+  const { session } = await signIn(c.server.url, await newAccount(c.server.url));
+  // The session cookie alone: the sign-in form's cookie lasts 10 minutes, the session 8 hours.
+  const page = await authorize(c.server.url, PARTNER, session);
+  assert.is(page.status, 200, 'the consent page');
+  assert.match(page.html, /action="\/oauth\/authorize\/consent"/);
+  assert.ok(page.cookie, 'which sets the form cookie its ticket is bound to');
+  const allowed = await decide(c.server.url, page, 'allow', `${page.cookie}; ${session}`);
+  assert.is(allowed.status, 303);
+  assert.ok(redirectedTo(allowed).searchParams.get('code'));
+  assert.is((await authorize(c.server.url, PARTNER, session)).status, 302, 'allowed: no page the next time');
+});
 
 t('prompt and max_age that cannot be honoured are refused back to the application', async (c) => {
   for (const more of [{ prompt: 'none login' }, { prompt: 'sometimes' }, { max_age: '-1' }, { max_age: 'soon' }]) {
