@@ -52,6 +52,11 @@ export interface CodeTerms {
   readonly codeChallenge?: string | undefined;
   /** OpenID Connect: the request's `nonce`, which the code's id_token carries; undefined when none was sent. */
   readonly nonce?: string | undefined;
+  /**
+   * OpenID Connect's `prompt=consent`: a client that asks consent shows its page even when the
+   * account allowed every scope asked before (a first-party client still asks nothing).
+   */
+  readonly askConsent?: boolean | undefined;
 }
 
 export type Command =
@@ -180,6 +185,7 @@ const codeTerms = {
   scope,
   codeChallenge: z.string().optional(),
   nonce: z.string().optional(),
+  askConsent: z.boolean().optional(),
 };
 
 const credentials = {

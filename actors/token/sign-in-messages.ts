@@ -67,6 +67,7 @@ export const authorize =
     scope: p.scope,
     codeChallenge: p.codeChallenge,
     nonce: p.nonce,
+    askConsent: p.askConsent,
     ...credentials(p),
     sender,
   });

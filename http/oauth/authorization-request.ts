@@ -28,7 +28,10 @@ export const REQUEST_PARAMS = [
   'id_token_hint',
 ] as const;
 
-/** The `prompt` values troupe honours (Core §3.1.2.1); `consent` and `select_account` ask nothing more of it. */
+/**
+ * The `prompt` values troupe honours (Core §3.1.2.1); `select_account` asks nothing more of it: one
+ * account signs in at a time.
+ */
 const PROMPTS: ReadonlySet<string> = new Set(['none', 'login', 'consent', 'select_account']);
 
 export interface RedirectTarget {
@@ -63,7 +66,8 @@ export interface AuthorizationRequest {
   readonly nonce: string | undefined;
   /**
    * OpenID Connect's `prompt`: `none` (no page at all: a code through the session, or an error
-   * back), `login` (the password, whatever the session).
+   * back), `login` (the password, whatever the session), `consent` (the consent page, whatever
+   * was allowed before, for a client that asks consent).
    */
   readonly prompt: ReadonlySet<string>;
   /** OpenID Connect's `max_age`: seconds since the password after which it is asked again. */
@@ -77,12 +81,20 @@ export interface AuthorizationRequest {
 }
 
 /** What a code is issued for, as TokenActor's `Authorize` and `AuthorizeConsented` take it. */
-export const codeTerms = ({ client, redirectUri, scope, codeChallenge, nonce }: AuthorizationRequest): CodeTerms => ({
+export const codeTerms = ({
+  client,
+  redirectUri,
+  scope,
+  codeChallenge,
+  nonce,
+  prompt,
+}: AuthorizationRequest): CodeTerms => ({
   clientId: client.clientId,
   redirectUri,
   scope,
   codeChallenge,
   nonce,
+  askConsent: prompt.has('consent'),
 });
 
 function only(params: URLSearchParams, name: string): string | undefined {

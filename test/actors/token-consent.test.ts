@@ -36,6 +36,8 @@ const PARTNER: Client = {
 };
 /** A third-party client without the refresh_token grant: its logins have access tokens only. */
 const WIDGET: Client = { ...PARTNER, clientId: 'widget', grantTypes: ['authorization_code', 'password'] };
+/** The service's own application: never asks consent. */
+const OWN: Client = { ...PARTNER, clientId: 'own-app', consent: 'implicit' };
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 
 /** A consent page's ticket, as the page would carry it. */
@@ -50,7 +52,7 @@ const t = suite('TokenActor: consents', ctx);
 t.before.each(async () => {
   ctx.hasher = createPasswordHasher(2);
   ctx.system = startSystem('token-consent-test');
-  ctx.setup = await startTokenActor(ctx.system, { hasher: ctx.hasher, clients: [CLIENT, PARTNER, WIDGET] });
+  ctx.setup = await startTokenActor(ctx.system, { hasher: ctx.hasher, clients: [CLIENT, PARTNER, WIDGET, OWN] });
 });
 t.after.each(async () => {
   stopSystem(ctx.system);
@@ -58,7 +60,7 @@ t.after.each(async () => {
   await ctx.hasher.close();
 });
 
-const signIn = (scope?: readonly string[], client: Client = PARTNER) =>
+const signIn = (scope?: readonly string[], client: Client = PARTNER, askConsent?: boolean) =>
   sendToken(
     ctx.setup,
     Token.authorize({
@@ -68,6 +70,7 @@ const signIn = (scope?: readonly string[], client: Client = PARTNER) =>
       password: 'john-password',
       scope,
       codeChallenge: s256(VERIFIER),
+      askConsent,
     }),
   );
 
@@ -124,6 +127,21 @@ t('asked until allowed, asked again for more; a consent makes a code that redeem
     [['read']],
   );
 });
+
+t(
+  'askConsent (prompt=consent): asked though every scope was allowed, all marked granted; not of a first-party client',
+  async () => {
+    okValue(await consented(await asked(['read', 'write']), ['read', 'write']));
+    const again = await signIn(['read'], PARTNER, true);
+    if ('retryAfter' in again) return assert.unreachable('throttled');
+    const value = okValue(again);
+    assert.ok('consent' in value, 'the consent asked again');
+    assert.equal(value.consent.scopes, ['read']);
+    assert.equal(value.consent.granted, ['read']);
+    const firstParty = await signIn(['read'], OWN, true);
+    assert.ok('ok' in firstParty && firstParty.ok && 'code' in firstParty.value, 'a first-party client: the code');
+  },
+);
 
 t('AuthorizeConsented refuses an account changed since its password matched, and records nothing', async () => {
   const consent = await asked(['read']);

@@ -193,6 +193,39 @@ t('Deny → back with access_denied, state and iss, no code; nothing remembered'
   assert.is((await signIn(c.server.url, user, 'read')).res.status, 200, 'asked again');
 });
 
+t('prompt=consent: the page again for scopes allowed before, none marked new; Allow → a code', async (c) => {
+  const user = await newAccount(c.server.url);
+  await allowed(c.server.url, user, 'read write');
+  assert.is((await signIn(c.server.url, user, 'read')).res.status, 303, 'allowed: no page');
+  const form = await openForm(authorizeUrl(c.server.url, { ...request('read'), prompt: 'consent' }));
+  const res = await submit(c.server.url, form, user);
+  assert.is(res.status, 200, 'the consent page, though every scope asked was allowed');
+  const page = await pageOf(res);
+  assert.match(page.html, /Read your data/);
+  assert.not.match(page.html, /class="badge"/, 'nothing new');
+  const back = redirectedTo(await decide(c.server.url, page, 'allow', page.cookie ?? form.cookie ?? ''));
+  const code = back.searchParams.get('code') ?? '';
+  assert.is(((await (await redeem(c.server.url, code)).json()) as TokenResponse).scope, 'read');
+});
+
+t('prompt=consent, then Deny: access_denied, and the consent given before stands', async (c) => {
+  const user = await newAccount(c.server.url);
+  await allowed(c.server.url, user, 'read');
+  const form = await openForm(authorizeUrl(c.server.url, { ...request('read'), prompt: 'consent' }));
+  const page = await pageOf(await submit(c.server.url, form, user));
+  const back = redirectedTo(await decide(c.server.url, page, 'deny', page.cookie ?? form.cookie ?? ''));
+  assert.is(back.searchParams.get('error'), 'access_denied');
+  assert.is((await signIn(c.server.url, user, 'read')).res.status, 303, 'still allowed');
+});
+
+t('prompt=consent at a first-party client (consent: implicit): still no page', async (c) => {
+  const user = await newAccount(c.server.url);
+  const form = await openForm(authorizeUrl(c.server.url, { ...request('read write', WEB), prompt: 'consent' }));
+  const res = await submit(c.server.url, form, user);
+  assert.is(res.status, 303);
+  assert.ok(redirectedTo(res).searchParams.get('code'));
+});
+
 t('a first-party client (consent: implicit) never asks', async (c) => {
   const user = await newAccount(c.server.url);
   const { res } = await signIn(c.server.url, user, 'read write', WEB);

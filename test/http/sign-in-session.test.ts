@@ -233,6 +233,19 @@ t('through the session, a client that asks consent: its page, for a browser with
   assert.is((await authorize(c.server.url, PARTNER, session)).status, 302, 'allowed: no page the next time');
 });
 
+t('prompt=consent through the session: the consent page though allowed; a first-party code at once', async (c) => {
+  const { session } = await signIn(c.server.url, await newAccount(c.server.url));
+  const page = await authorize(c.server.url, PARTNER, session);
+  assert.is((await decide(c.server.url, page, 'allow', `${page.cookie}; ${session}`)).status, 303);
+  assert.is((await authorize(c.server.url, PARTNER, session)).status, 302, 'allowed: no page');
+  const asked = await authorize(c.server.url, PARTNER, session, { prompt: 'consent' });
+  assert.is(asked.status, 200, 'prompt=consent: the page again');
+  assert.match(asked.html, /action="\/oauth\/authorize\/consent"/);
+  const app = await authorize(c.server.url, APP, session, { prompt: 'consent' });
+  assert.is(app.status, 302, 'a first-party client asks nothing');
+  assert.ok(redirectedTo(app as unknown as Response).searchParams.get('code'));
+});
+
 t('prompt and max_age that cannot be honoured are refused back to the application', async (c) => {
   for (const more of [{ prompt: 'none login' }, { prompt: 'sometimes' }, { max_age: '-1' }, { max_age: 'soon' }]) {
     const res = await authorize(c.server.url, APP, '', more);

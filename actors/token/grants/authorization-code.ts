@@ -5,11 +5,13 @@
  * a second time revokes that login: every access and refresh token issued from the code.
  *
  * A client that asks consent (`explicit`, the default) gets a code only for scopes the account
- * allowed it: the sign-in answers `ConsentNeeded` otherwise, and `AuthorizeConsented` records the
- * person's consent and issues the code (`DenyConsent` records nothing). Either spends the consent
- * page's ticket in the store, in one atomic step: a page decides once, whichever process its form
- * is posted to, and a form posted again (after a withdrawal too) is refused, not granted anew. The consents are read from the store each time (no copy
- * here), so a withdrawal through any process is seen by the next sign-in and redemption.
+ * allowed it, and for `prompt=consent` (`askConsent`) not even then: the sign-in answers
+ * `ConsentNeeded` otherwise, and `AuthorizeConsented` records the person's consent and issues the
+ * code (`DenyConsent` records nothing). Either spends the consent page's ticket in the store, in
+ * one atomic step: a page decides once, whichever process its form is posted to, and a form posted
+ * again (after a withdrawal too) is refused, not granted anew. The consents are read from the
+ * store each time (no copy here), so a withdrawal through any process is seen by the next sign-in
+ * and redemption.
  */
 import { randomUUID } from 'node:crypto';
 import { fail, ok, type Failure } from '../../../src/messaging/reply.ts';
@@ -138,7 +140,8 @@ export function createAuthorizationCode(
   ): Promise<AuthorizationCode | ConsentNeeded> => {
     const scopes = request.scope ?? client.scopes;
     const granted = await allowed(client, account.id, scopes);
-    if (granted.length === scopes.length) return newCode(client, account, request, authTime);
+    const asked = request.askConsent === true && client.consent !== 'implicit';
+    if (granted.length === scopes.length && !asked) return newCode(client, account, request, authTime);
     const { id: accountId, securityVersion: accountVersion, username } = account;
     return { consent: { accountId, accountVersion, username, authTime, scopes, granted } };
   };
