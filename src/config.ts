@@ -155,6 +155,10 @@ function parse(raw: Record<string, string>): Parsed {
   throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
 }
 
+/** `http://HOST:PORT` where the server listens: an IPv6 address in brackets (RFC 3986 §3.2.2). */
+const defaultIssuer = (host: string, port: number): string =>
+  `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
 /** Loads, validates and freezes the configuration. Throws {@link ConfigError}. */
 export function loadConfig(sources: ConfigSources = {}, production = false): Config {
   const raw = collect(sources);
@@ -168,7 +172,7 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
   const resolved: Resolved = {
     ...v,
     'server.headers-timeout-ms': headersTimeout,
-    'security.jwt.issuer': v['security.jwt.issuer'] ?? `http://${v['server.host']}:${v['server.port']}`,
+    'security.jwt.issuer': v['security.jwt.issuer'] ?? defaultIssuer(v['server.host'], v['server.port']),
   };
   if (v['security.clients-file'].some((c) => c.clientId === v['security.jwt.client-id']))
     throw new ConfigError(

@@ -79,6 +79,15 @@ t('development defaults', () => {
   assert.ok(Object.isFrozen(c.security.jwt));
 });
 
+t('unset, the issuer is where the server listens: an IPv6 address in brackets', () => {
+  const issuer = (host: string) => loadConfig({ properties: { 'server.host': host } }).security.jwt.issuer;
+  assert.is(issuer('::1'), 'http://[::1]:8080');
+  assert.is(issuer('::'), 'http://[::]:8080');
+  assert.is(issuer('0.0.0.0'), 'http://0.0.0.0:8080');
+  assert.is(issuer('localhost'), 'http://localhost:8080');
+  for (const host of ['::1', '::']) assert.ok(URL.canParse(issuer(host)), `a URL for ${host}`);
+});
+
 t('application.properties overrides defaults, the environment overrides the file', () => {
   const dir = tempDir();
   const file = join(dir, 'application.properties');
@@ -125,6 +134,7 @@ t(
     ]);
     assert.equal(redirects({ 'security.jwt.issuer': 'http://api.example' }), [], 'no code over http: to another host');
     assert.equal(redirects({ 'security.jwt.grant-type': 'password,refresh_token' }), [], 'without the grant');
+    assert.equal(redirects({ 'server.host': '::1' }), ['http://[::1]:8080/docs/oauth2-redirect.html'], 'IPv6 loopback');
     assert.is(registeredClients(loadConfig())[0]?.consent, 'implicit', 'first-party: no consent page');
   },
 );
