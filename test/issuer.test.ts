@@ -81,6 +81,39 @@ t('the stored issuer where this server listens: no warning', () => {
   assert.is(text(), '');
 });
 
+t('an issuer on the unspecified address (server.host 0.0.0.0 or ::): stored, with a warning naming the key', () => {
+  const lines = (dir: string, host: string, issuer?: string) => {
+    const { logger, text } = capture();
+    const loaded = loadConfig({
+      properties: {
+        'data.dir': dir,
+        'server.host': host,
+        ...(issuer === undefined ? {} : { 'security.jwt.issuer': issuer }),
+      },
+    });
+    storeDataDirIssuer(loaded, logger);
+    return text()
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  };
+  const unreachable = (l: Record<string, unknown>) => l['level'] === 40 && /no client reaches/.test(String(l['msg']));
+  for (const [host, issuer] of [
+    ['0.0.0.0', 'http://0.0.0.0:8080'],
+    ['::', 'http://[::]:8080'],
+  ] as const) {
+    const dir = fresh();
+    const first = lines(dir, host).find(unreachable);
+    assert.ok(first, `a warning for ${host}`);
+    assert.is(first['issuer'], issuer);
+    assert.is(first['key'], 'security.jwt.issuer');
+    assert.ok(lines(dir, '127.0.0.1').find(unreachable), 'and at every start that serves the stored one');
+  }
+  assert.not.ok(lines(fresh(), '127.0.0.1').find(unreachable), 'none for a loopback address');
+  assert.equal(lines(fresh(), '0.0.0.0', 'https://auth.example'), [], 'none when security.jwt.issuer is set');
+});
+
 t('configured: served as it is, and nothing is stored', () => {
   const dir = fresh();
   const loaded = configAt(dir, 8081, 'https://auth.example');

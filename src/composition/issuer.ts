@@ -50,6 +50,24 @@ export function withDataDirIssuer(config: Config): Config {
   return deepFreeze({ ...config, security: { ...security, jwt: { ...security.jwt, issuer: stored } } });
 }
 
+/** Hosts a server listens on to accept connections on every interface: no client reaches one by it. */
+const UNSPECIFIED = new Set(['0.0.0.0', '[::]']);
+
+/**
+ * A warning when the issuer served names the unspecified address (`server.host` 0.0.0.0 or ::, as
+ * in a container, with `security.jwt.issuer` unset): no client reaches a server at
+ * `http://0.0.0.0:8080`, so discovery (whose `issuer` must be the URL a client used) and the
+ * endpoints it names fail for every client.
+ */
+function warnIfUnreachable(issuer: string, logger: Logger): void {
+  if (!UNSPECIFIED.has(URL.parse(issuer)?.hostname ?? '')) return;
+  logger.warn(
+    { issuer, key: 'security.jwt.issuer' },
+    `tokens and metadata name the issuer ${issuer}, an address no client reaches: ` +
+      'set security.jwt.issuer to the URL clients use',
+  );
+}
+
 /**
  * Called once this start listens: stores its default as the data directory's issuer unless one is
  * there (an atomic create, so that of several starting at once the first decides and all read it).
@@ -65,6 +83,7 @@ export function storeDataDirIssuer(config: Config, logger: Logger): void {
     mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
     writeFileSync(file, `${listening}\n`, { flag: 'wx', mode: 0o600 });
     logger.info({ issuer: listening, file }, 'issuer of this data directory stored (security.jwt.issuer unset)');
+    warnIfUnreachable(listening, logger);
     return;
   } catch (error) {
     if (errno(error) !== 'EEXIST') {
@@ -72,10 +91,12 @@ export function storeDataDirIssuer(config: Config, logger: Logger): void {
         { issuer: listening, file, code: errno(error) },
         'cannot store the issuer in the data directory: set security.jwt.issuer so that every process names the same',
       );
+      warnIfUnreachable(listening, logger);
       return;
     }
   }
   const stored = readStored(file);
+  warnIfUnreachable(stored ?? listening, logger);
   if (stored === undefined || stored === listening) return;
   logger.warn(
     { issuer: stored, listening, file, key: 'security.jwt.issuer' },
