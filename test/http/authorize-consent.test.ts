@@ -26,6 +26,7 @@ import {
   WIDGET,
 } from '../helpers/clients.ts';
 import { serverSuite } from '../helpers/server.ts';
+import { newUserAccount } from '../helpers/accounts.ts';
 import { basic, bearer, login, postToken, USERS, type TokenResponse } from '../helpers/tokens.ts';
 
 const t = serverSuite('POST /oauth/authorize/consent and the consents API', {
@@ -76,18 +77,8 @@ async function adminToken(url: string): Promise<string> {
   return (await login(url, USERS.admin)).access_token;
 }
 
-let accounts = 0;
-/** A new USER account; its id and credentials. */
-async function newAccount(url: string): Promise<User & { id: number }> {
-  const user = { username: `consent-${++accounts}`, password: `consent-password-${accounts}` };
-  const res = await fetch(`${url}/app/admin/users`, {
-    method: 'POST',
-    headers: { ...bearer(await adminToken(url)), 'Content-Type': 'application/json' },
-    body: JSON.stringify({ ...user, roles: ['USER'] }),
-  });
-  assert.is(res.status, 201);
-  return { ...user, id: ((await res.json()) as { id: number }).id };
-}
+/** A new USER account of this suite. */
+const newAccount = (url: string) => newUserAccount(url, 'consent');
 
 /** Allows the consent page of a sign-in; the code it sends back. */
 async function allowed(url: string, user: User, scope?: string, client: ThirdParty = PARTNER): Promise<string> {

@@ -9,6 +9,7 @@ import bcrypt from 'bcryptjs';
 import * as assert from 'uvu/assert';
 import { authorizeUrl, decide, openForm, pageOf, pkce, redirectedTo, submit } from '../helpers/authorize.ts';
 import { CLIENTS, clientsFile, PARTNER, SERVICE, WEB } from '../helpers/clients.ts';
+import { newUserAccount } from '../helpers/accounts.ts';
 import { serverSuite, startTestServer } from '../helpers/server.ts';
 import { basic, bearer, login, postToken, USERS, type TokenResponse } from '../helpers/tokens.ts';
 
@@ -30,19 +31,8 @@ const t = serverSuite('Self-service: first-party clients only', {
 type User = { username: string; password: string };
 const { challenge, verifier } = pkce();
 
-let made = 0;
 /** A new USER account, made by the admin. */
-async function newAccount(url: string): Promise<User> {
-  const user = { username: `self-${++made}`, password: `self-password-${made}` };
-  const admin = (await login(url, USERS.admin)).access_token;
-  const res = await fetch(`${url}/app/admin/users`, {
-    method: 'POST',
-    headers: { ...bearer(admin), 'Content-Type': 'application/json' },
-    body: JSON.stringify({ ...user, roles: ['USER'] }),
-  });
-  assert.is(res.status, 201);
-  return user;
-}
+const newAccount = (url: string): Promise<User> => newUserAccount(url, 'self');
 
 /** The code flow of `client` signed in as `user` (Allow on the consent page when one is shown); its tokens. */
 async function codeFlow(

@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { authorizeUrl, decide, openForm, pkce, redirectedTo, submit, type ServedForm } from '../helpers/authorize.ts';
 import { clientsFile, SPA } from '../helpers/clients.ts';
 import { serverSuite } from '../helpers/server.ts';
+import { newUserAccount } from '../helpers/accounts.ts';
 import { bearer, login, postToken, USERS } from '../helpers/tokens.ts';
 
 /** A first-party OpenID application: no consent asked. */
@@ -72,18 +73,8 @@ async function signIn(
   return { back: redirectedTo(res), session: session.split(';')[0] ?? '', setCookie: session };
 }
 
-let accounts = 0;
-/** A new USER account of its own, which has allowed no client anything. */
-async function newAccount(base: string): Promise<{ username: string; password: string }> {
-  const user = { username: `session-${++accounts}`, password: `session-password-${accounts}` };
-  const res = await fetch(`${base}/app/admin/users`, {
-    method: 'POST',
-    headers: { ...bearer((await login(base, USERS.admin)).access_token), 'Content-Type': 'application/json' },
-    body: JSON.stringify({ ...user, roles: ['USER'] }),
-  });
-  assert.is(res.status, 201);
-  return user;
-}
+/** A new USER account of this suite, which has allowed no client anything. */
+const newAccount = (base: string) => newUserAccount(base, 'session');
 
 /** GET of an authorization with the browser's cookie. */
 const authorize = (base: string, c: { id: string; redirect: string }, cookie: string, more = {}): Promise<ServedForm> =>
