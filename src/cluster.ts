@@ -9,7 +9,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { serveClusterMetrics } from './telemetry/cluster-metrics.ts';
-import { urlOf } from './composition/troupe.ts';
+import { urlOf } from './listen-url.ts';
 import { defaultBudget, type RestartBudget } from './messaging/supervision.ts';
 
 export interface PrimaryOptions {

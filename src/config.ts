@@ -13,6 +13,7 @@ import { parse as parseProperties } from 'dot-properties';
 import { closestName as closestKey } from './spelling.ts';
 import { CONFIG_KEYS, DEV_CLIENT_SECRET_HASH, schema, SECRET_KEYS, type Parsed } from './config/schema.ts';
 import { deepFreeze, nest, type Config, type Resolved } from './config/typed-config.ts';
+import { urlOf } from './listen-url.ts';
 
 export { CONFIG_KEYS, DEV_CLIENT_SECRET_HASH, type GrantType, type ServiceName } from './config/schema.ts';
 export type { Config } from './config/typed-config.ts';
@@ -155,10 +156,6 @@ function parse(raw: Record<string, string>): Parsed {
   throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
 }
 
-/** `http://HOST:PORT` where the server listens: an IPv6 address in brackets (RFC 3986 §3.2.2). */
-const defaultIssuer = (host: string, port: number): string =>
-  `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-
 /** Loads, validates and freezes the configuration. Throws {@link ConfigError}. */
 export function loadConfig(sources: ConfigSources = {}, production = false): Config {
   const raw = collect(sources);
@@ -172,7 +169,7 @@ export function loadConfig(sources: ConfigSources = {}, production = false): Con
   const resolved: Resolved = {
     ...v,
     'server.headers-timeout-ms': headersTimeout,
-    'security.jwt.issuer': v['security.jwt.issuer'] ?? defaultIssuer(v['server.host'], v['server.port']),
+    'security.jwt.issuer': v['security.jwt.issuer'] ?? urlOf({ address: v['server.host'], port: v['server.port'] }),
   };
   if (v['security.clients-file'].some((c) => c.clientId === v['security.jwt.client-id']))
     throw new ConfigError(

@@ -10,6 +10,7 @@ import { createApp, createManagementApp } from '../../http/app.ts';
 import { loadSignInSite } from '../../http/oauth/pages/sign-in-site.ts';
 import type { AppState } from '../../http/state.ts';
 import { ConfigError, type Config } from '../config.ts';
+import { urlOf } from '../listen-url.ts';
 import type { Logger } from '../logger.ts';
 import { firstPartyClientIds, registeredClients } from './clients.ts';
 import { startCore } from './core.ts';
@@ -86,10 +87,6 @@ function cannotListen(
     return new ConfigError(`Cannot listen on ${where}: no such local address; check ${key}.host`);
   return undefined;
 }
-
-/** A bound address as `http://host:port` (an IPv6 host in brackets): a server's URL, or a worker's. */
-export const urlOf = (address: { readonly address: string; readonly port: number }): string =>
-  `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
 
 /** Listens with `app` on `host:port`; resolves with the URL as bound, or rejects naming the key. */
 async function serve(
