@@ -72,10 +72,16 @@ function warnIfUnreachable(issuer: string, logger: Logger): void {
  * Called once this start listens: stores its default as the data directory's issuer unless one is
  * there (an atomic create, so that of several starting at once the first decides and all read it).
  * A stored issuer other than where this server listens is served, with a warning naming both and
- * the key; a directory that cannot be written keeps this start's default, with a warning too.
+ * the key; a directory that cannot be written keeps this start's default, with a warning too. An
+ * issuer served on the unspecified address is warned about ({@link warnIfUnreachable}).
  */
 export function storeDataDirIssuer(config: Config, logger: Logger): void {
   if (config.issuerConfigured) return;
+  warnIfUnreachable(storeOrRead(config, logger), logger);
+}
+
+/** The issuer this start serves: its default, stored now or not storable, or the one stored before. */
+function storeOrRead(config: Config, logger: Logger): string {
   const dir = config.data.dir;
   const file = join(dir, ISSUER_FILE);
   const listening = config.security.jwt.issuer;
@@ -83,24 +89,22 @@ export function storeDataDirIssuer(config: Config, logger: Logger): void {
     mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
     writeFileSync(file, `${listening}\n`, { flag: 'wx', mode: 0o600 });
     logger.info({ issuer: listening, file }, 'issuer of this data directory stored (security.jwt.issuer unset)');
-    warnIfUnreachable(listening, logger);
-    return;
+    return listening;
   } catch (error) {
     if (errno(error) !== 'EEXIST') {
       logger.warn(
         { issuer: listening, file, code: errno(error) },
         'cannot store the issuer in the data directory: set security.jwt.issuer so that every process names the same',
       );
-      warnIfUnreachable(listening, logger);
-      return;
+      return listening;
     }
   }
   const stored = readStored(file);
-  warnIfUnreachable(stored ?? listening, logger);
-  if (stored === undefined || stored === listening) return;
+  if (stored === undefined || stored === listening) return listening;
   logger.warn(
     { issuer: stored, listening, file, key: 'security.jwt.issuer' },
     `tokens and metadata name the issuer ${stored} stored in ${file}, not ${listening} where this server listens: ` +
       "set security.jwt.issuer to choose, or remove the file to store the next start's",
   );
+  return stored;
 }
